@@ -1,0 +1,38 @@
+// The `triage` command: shared pieces of its subcommands. Reference: bindings/cli/README.md.
+#ifndef TRIAGE_CLI_CLI_H_
+#define TRIAGE_CLI_CLI_H_
+
+#include <string>
+#include <vector>
+
+#include "triage/triage.h"
+
+namespace triage::cli {
+
+// Exit codes (documented in README.md and bindings/cli/README.md).
+constexpr int kExitFound = 0;     // a diagnosis was found / the command succeeded
+constexpr int kExitNone = 1;      // no diagnosis / a check failed (rules test, eval thresholds)
+constexpr int kExitUsage = 2;     // usage, input or rule-loading error
+
+// Options common to every subcommand that loads rules.
+struct RuleFlags {
+  std::vector<std::string> dirs;  // --rules DIR (repeatable)
+  bool bundled = true;            // --no-bundled clears it
+  bool strict = false;            // --strict
+};
+
+// Tries to consume a rule flag at argv[*i]; returns true if it did. Sets *error on a bad value.
+bool ParseRuleFlag(int argc, char** argv, int* i, RuleFlags* flags, std::string* error);
+
+// Loads rules per flags; prints every problem to stderr. Returns the result (rules never null).
+LoadResult LoadWithFlags(const RuleFlags& flags, bool quiet_warnings);
+
+int RunRules(int argc, char** argv);    // triage rules list|lint|test ...
+int RunExplain(int argc, char** argv);  // triage explain RULE_ID
+int RunEval(int argc, char** argv);     // triage eval DIR
+
+void PrintError(const std::string& message);  // "triage: message" to stderr
+
+}  // namespace triage::cli
+
+#endif  // TRIAGE_CLI_CLI_H_

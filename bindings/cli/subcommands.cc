@@ -1,0 +1,238 @@
+// triage rules list|lint|test, triage explain, triage eval.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "cli.h"
+#include "triage/tools.h"
+
+namespace triage::cli {
+namespace {
+
+std::string JsonEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); out += b; }
+        else out += c;
+    }
+  }
+  return out;
+}
+
+bool UnderDir(const std::string& file, const std::string& dir) {
+  std::error_code ec;
+  auto f = std::filesystem::weakly_canonical(file, ec).string();
+  auto d = std::filesystem::weakly_canonical(dir, ec).string();
+  return f == d || f.rfind(d + "/", 0) == 0;
+}
+
+int Lint(int argc, char** argv) {
+  RuleFlags flags;
+  bool json = false;
+  std::vector<std::string> dirs;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string error;
+    if (a == "--format=json" || (a == "--format" && i + 1 < argc && std::string(argv[i + 1]) == "json")) {
+      json = true;
+      if (a == "--format") ++i;
+    } else if (a == "--format=text" || (a == "--format" && i + 1 < argc && std::string(argv[i + 1]) == "text")) {
+      if (a == "--format") ++i;
+    } else if (ParseRuleFlag(argc, argv, &i, &flags, &error)) {
+      if (!error.empty()) { PrintError(error); return kExitUsage; }
+    } else if (!a.empty() && a[0] == '-') {
+      PrintError("rules lint: unknown option '" + a + "'");
+      return kExitUsage;
+    } else {
+      dirs.push_back(a);
+    }
+  }
+  LoadOptions o;
+  o.strict = flags.strict;
+  if (!dirs.empty()) {  // lint exactly what was named
+    o.bundled = false;
+    o.env_path = false;
+    o.dirs = dirs;
+  } else {
+    o.bundled = flags.bundled;
+    o.dirs = flags.dirs;
+  }
+  LoadResult r = LoadRules(o);
+  if (json) {
+    std::string out = "{\"problems\":[";
+    for (size_t i = 0; i < r.problems.size(); ++i) {
+      const Problem& p = r.problems[i];
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "\"line\":%d,\"column\":%d,", p.line, p.column);
+      out += std::string(i ? "," : "") + "{\"severity\":\"" + (p.severity == Problem::Severity::kError ? "error" : "warning") +
+             "\",\"code\":\"" + JsonEscape(p.code) + "\",\"file\":\"" + JsonEscape(p.file) + "\"," + buf +
+             "\"rule\":\"" + JsonEscape(p.rule_id) + "\",\"message\":\"" + JsonEscape(p.message) + "\"}";
+    }
+    out += "],\"rules\":" + std::to_string(ListRules(*r.rules).size()) + ",\"errors\":" + std::to_string(r.errors()) +
+           ",\"warnings\":" + std::to_string(r.warnings()) + "}\n";
+    std::fputs(out.c_str(), stdout);
+  } else {
+    for (const Problem& p : r.problems) std::printf("%s\n", p.ToString().c_str());
+    std::printf("rules lint: %zu rules loaded, %d errors, %d warnings\n", ListRules(*r.rules).size(), r.errors(),
+                r.warnings());
+  }
+  return r.errors() ? kExitNone : kExitFound;
+}
+
+int Test(int argc, char** argv) {
+  RuleFlags flags;
+  bool verbose = false;
+  std::string only;
+  std::vector<std::string> dirs;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string error;
+    if (a == "-v" || a == "--verbose") {
+      verbose = true;
+    } else if (a == "--rule" && i + 1 < argc) {
+      only = argv[++i];
+    } else if (ParseRuleFlag(argc, argv, &i, &flags, &error)) {
+      if (!error.empty()) { PrintError(error); return kExitUsage; }
+    } else if (!a.empty() && a[0] == '-') {
+      PrintError("rules test: unknown option '" + a + "'");
+      return kExitUsage;
+    } else {
+      dirs.push_back(a);
+    }
+  }
+  for (const std::string& d : dirs) flags.dirs.push_back(d);
+  LoadResult loaded = LoadWithFlags(flags, /*quiet_warnings=*/true);
+  RuleTestReport total;
+  for (const RuleInfo& info : ListRules(*loaded.rules)) {
+    if (!only.empty() && info.id != only) continue;
+    bool selected = dirs.empty();
+    for (const std::string& d : dirs) selected = selected || UnderDir(info.file, d);
+    if (!selected) continue;
+    RuleTestReport one = RunRuleExamples(*loaded.rules, info.id);
+    total.rules += one.rules;
+    total.failed += one.failed;
+    total.gaps += one.gaps;
+    total.gaps_closed += one.gaps_closed;
+    for (auto& r : one.results) total.results.push_back(std::move(r));
+  }
+  std::fputs(total.ToText(verbose).c_str(), stdout);
+  if (loaded.errors()) {
+    std::printf("rules test: %d rule file error(s): the rules they hold were not tested\n", loaded.errors());
+    return kExitNone;
+  }
+  if (!only.empty() && total.rules == 0) {
+    PrintError("rules test: no rule '" + only + "'");
+    return kExitUsage;
+  }
+  return total.failed ? kExitNone : kExitFound;
+}
+
+int List(int argc, char** argv) {
+  RuleFlags flags;
+  bool origin = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string error;
+    if (a == "--origin") origin = true;
+    else if (ParseRuleFlag(argc, argv, &i, &flags, &error)) {
+      if (!error.empty()) { PrintError(error); return kExitUsage; }
+    } else {
+      PrintError("rules list: unknown argument '" + a + "'");
+      return kExitUsage;
+    }
+  }
+  LoadResult loaded = LoadWithFlags(flags, /*quiet_warnings=*/true);
+  for (const RuleInfo& r : ListRules(*loaded.rules)) {
+    if (origin) {
+      std::printf("%-40s %-34s %s%s\n", r.id.c_str(), r.category.c_str(), r.file.c_str(),
+                  r.overrides.empty() ? "" : (" (overrides " + r.overrides + ")").c_str());
+    } else {
+      std::printf("%-40s %-34s %s\n", r.id.c_str(), r.category.c_str(), r.title.c_str());
+    }
+  }
+  return loaded.errors() ? kExitUsage : kExitFound;
+}
+
+}  // namespace
+
+int RunRules(int argc, char** argv) {
+  if (argc < 2) {
+    PrintError("usage: triage rules list|lint|test [ARGS]");
+    return kExitUsage;
+  }
+  std::string sub = argv[1];
+  if (sub == "list") return List(argc - 1, argv + 1);
+  if (sub == "lint") return Lint(argc - 1, argv + 1);
+  if (sub == "test") return Test(argc - 1, argv + 1);
+  PrintError("unknown rules command '" + sub + "' (list, lint, test)");
+  return kExitUsage;
+}
+
+int RunExplain(int argc, char** argv) {
+  RuleFlags flags;
+  std::string id;
+  for (int i = 1; i < argc; ++i) {
+    std::string error;
+    if (ParseRuleFlag(argc, argv, &i, &flags, &error)) {
+      if (!error.empty()) { PrintError(error); return kExitUsage; }
+    } else if (id.empty()) {
+      id = argv[i];
+    } else {
+      PrintError("explain takes one rule id");
+      return kExitUsage;
+    }
+  }
+  if (id.empty()) {
+    PrintError("usage: triage explain RULE_ID");
+    return kExitUsage;
+  }
+  LoadResult loaded = LoadWithFlags(flags, /*quiet_warnings=*/true);
+  bool found = false;
+  std::string text = ExplainRule(*loaded.rules, id, &found);
+  if (!found) {
+    PrintError("no rule '" + id + "' (see triage rules list)");
+    return kExitUsage;
+  }
+  std::fputs(text.c_str(), stdout);
+  return kExitFound;
+}
+
+int RunEval(int argc, char** argv) {
+  RuleFlags flags;
+  std::string dir;
+  double min_top1 = -1, min_top3 = -1;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string error;
+    if ((a == "--min-top1" || a == "--min-top3") && i + 1 < argc) {
+      (a == "--min-top1" ? min_top1 : min_top3) = std::atof(argv[++i]);
+    } else if (ParseRuleFlag(argc, argv, &i, &flags, &error)) {
+      if (!error.empty()) { PrintError(error); return kExitUsage; }
+    } else if (dir.empty() && !a.empty() && a[0] != '-') {
+      dir = a;
+    } else {
+      PrintError("usage: triage eval DIR [--min-top1 PCT] [--min-top3 PCT]");
+      return kExitUsage;
+    }
+  }
+  if (dir.empty() || !std::filesystem::is_directory(dir)) {
+    PrintError("eval needs a corpus directory");
+    return kExitUsage;
+  }
+  LoadResult loaded = LoadWithFlags(flags, /*quiet_warnings=*/true);
+  EvalReport report = EvaluateCorpus(Engine(loaded.rules), dir);
+  std::fputs(report.ToText().c_str(), stdout);
+  if (report.errors) return kExitUsage;
+  bool pass = report.negatives_flagged == 0 && (min_top1 < 0 || 100 * report.Top1Rate() >= min_top1) &&
+              (min_top3 < 0 || 100 * report.Top3Rate() >= min_top3);
+  return pass ? kExitFound : kExitNone;
+}
+
+}  // namespace triage::cli

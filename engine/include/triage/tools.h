@@ -1,0 +1,72 @@
+// Tools over a rule set: run every rule's own examples, explain a rule, evaluate a labelled corpus.
+// Used by `triage rules test`, `triage explain`, `triage eval` and the test suite.
+//
+//   triage::LoadResult rules = triage::LoadRules({});
+//   triage::RuleTestReport t = triage::RunRuleExamples(*rules.rules);
+//   std::cout << t.ToText();   // per-rule table; t.failed == 0 when every example holds
+#ifndef TRIAGE_TOOLS_H_
+#define TRIAGE_TOOLS_H_
+
+#include <string>
+#include <vector>
+
+#include "triage/triage.h"
+
+namespace triage {
+
+struct ExampleResult {
+  std::string rule;
+  std::string file;
+  int line = 0;          // of the example in the rule file
+  std::string kind;      // match | no_match | known_gap
+  bool passed = false;   // for known_gap: true when the gap still exists (the rule still misses)
+  std::string detail;    // why it failed, or what a known gap produced
+};
+
+struct RuleTestReport {
+  std::vector<ExampleResult> results;
+  int rules = 0;
+  int failed = 0;        // failed examples (known gaps never count)
+  int gaps = 0;          // known gaps that still miss
+  int gaps_closed = 0;   // known gaps the rule now handles (the annotation can go)
+  // Returns a per-rule pass/fail table, failures in detail, and a summary line.
+  std::string ToText(bool verbose = false) const;
+};
+
+// Runs the examples of every rule (or only `only_rule`) through the whole engine with `rules`.
+RuleTestReport RunRuleExamples(const RuleSet& rules, const std::string& only_rule = "");
+
+// Returns a person-readable account of a rule: patterns, hypotheses, checks, fixes, examples.
+// Sets *found to false (and returns "") when there is no such rule.
+std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found);
+
+struct EvalCase {
+  std::string dir;
+  std::string expected;               // category, or "none"
+  std::vector<std::string> also;      // other accepted categories
+  std::vector<Diagnosis> got;         // the top 3 diagnoses
+  bool top1 = false;
+  bool top3 = false;
+  std::string error;                  // unreadable case
+};
+
+struct EvalReport {
+  std::vector<EvalCase> cases;
+  int total = 0;
+  int top1 = 0;
+  int top3 = 0;
+  int negatives = 0;
+  int negatives_flagged = 0;          // negatives that got a diagnosis
+  int errors = 0;
+  double Top1Rate() const;
+  double Top3Rate() const;
+  // Per-category table, every miss, a calibration table and a headline line.
+  std::string ToText() const;
+};
+
+// Evaluates every case under `dir` (folders holding label.yaml and log.txt).
+EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir);
+
+}  // namespace triage
+
+#endif  // TRIAGE_TOOLS_H_

@@ -1,0 +1,209 @@
+// triage: diagnose PyTorch failures from logs.
+//
+// Usage:
+//
+//   triage::LoadOptions load;                       // bundled rules + TRIAGE_RULES_PATH
+//   triage::LoadResult rules = triage::LoadRules(load);
+//   for (const triage::Problem& p : rules.problems) std::cerr << p.ToString() << "\n";
+//   if (!rules.ok()) return 2;                      // no usable rule set at all
+//
+//   triage::Engine engine(rules.rules);
+//   triage::Report report = engine.DiagnoseText(log_text);   // or a Session for streams
+//   if (report.diagnoses.empty()) { /* no PyTorch failure found */ }
+//   std::cout << triage::ToText(report, {}) << triage::ToJson(report);
+//
+// Nothing in this API throws: problems are returned as values (Problem, Report::warnings). A RuleSet is
+// immutable once loaded and may be shared by any number of threads; an Engine is cheap to copy; a
+// Session is used by one thread at a time.
+#ifndef TRIAGE_TRIAGE_H_
+#define TRIAGE_TRIAGE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace triage {
+
+// A problem found while loading rules or reading input: where, what, and how bad.
+struct Problem {
+  enum class Severity { kWarning, kError };
+  Severity severity = Severity::kError;
+  std::string code;      // stable kebab-case id, e.g. "unknown-key", "bad-regex"
+  std::string file;      // empty when not tied to a file
+  int line = 0;          // 1-based; 0 when unknown
+  int column = 0;        // 1-based; 0 when unknown
+  std::string rule_id;   // empty when not tied to a rule
+  std::string message;
+
+  // Returns "file:line:column: error: message [code] (rule ID)", omitting absent parts.
+  std::string ToString() const;
+};
+
+// One frame of a traceback, outermost first (Python's order).
+struct Frame {
+  std::string file;
+  int line = 0;
+  std::string function;
+  std::string source;  // the source line Python printed under the frame, trimmed; may be empty
+  bool user = false;   // true for the user's code, false for torch / site-packages / stdlib / C++ frames
+};
+
+// One failure found in the input.
+struct Incident {
+  enum class Kind {
+    kTraceback,  // a Python traceback ending in an exception line
+    kErrorLine,  // a bare "SomethingError: message" line without a traceback
+    kCxxError,   // C++ c10::Error / std::exception text ("what():", "Exception raised from ...")
+    kLogLine,    // log lines a rule recognised outside any traceback (warnings, kernel assertions, prints)
+  };
+  Kind kind = Kind::kErrorLine;
+  std::string exception;             // type as printed ("RuntimeError", "torch.cuda.OutOfMemoryError"); may be empty
+  std::string message;               // without the type prefix; may span lines
+  std::vector<Frame> frames;
+  int culprit = -1;                  // index into frames of the deepest user frame, or -1
+  int line_start = 0;                // 1-based, inclusive, in the input
+  int line_end = 0;
+  int caused_by = -1;                // index of the incident that caused this one (chained / wrapped), or -1
+  std::vector<std::string> context;  // nearby lines kept as evidence (e.g. kernel assertions), bounded
+  int count = 1;                     // identical incidents merged into this one (ranks, repeated lines)
+  std::string rank;                  // process rank prefix when the lines carried one ("3"), else empty
+
+  // Returns "model.py:42 in forward: x = self.fc(x)" for the culprit frame, or "" if none.
+  std::string CulpritText() const;
+};
+
+// A hypothesis of a diagnosis: a possible cause, how to test it, how to fix it.
+struct Hypothesis {
+  std::string id;
+  std::string text;
+  std::string status = "untested";  // untested | confirmed | refuted
+  std::string test;                 // rendered: a command, snippet, or "probe NAME"
+  std::string probe;                // probe name when the test is a probe, else empty
+  std::string fix;
+  std::string evidence;             // what confirmed/refuted it, when tested
+};
+
+// One ranked answer.
+struct Diagnosis {
+  std::string rule;
+  std::string category;
+  double confidence = 0;
+  std::string title;
+  std::string explanation;
+  std::vector<Hypothesis> hypotheses;
+  std::vector<std::string> checks;
+  std::string verify;
+  int incident = -1;                           // index into Report::incidents
+  std::map<std::string, std::string> captures;
+  int occurrences = 1;                         // incidents this rule matched (reported once, on the best)
+  double specificity = 0;
+};
+
+// The answer for one input.
+struct Report {
+  std::string source;                  // input name ("-" for stdin)
+  std::vector<Diagnosis> diagnoses;    // best first; empty: no PyTorch failure found
+  std::vector<Incident> incidents;
+  std::vector<Problem> warnings;       // input problems (unreadable bytes, truncated lines, ...)
+  std::uint64_t lines = 0;             // lines read
+  std::uint64_t bytes = 0;             // bytes read
+};
+
+class RuleSet;  // compiled rules; opaque, immutable, thread-safe
+
+// Where rules come from. Directories are read in order; a later rule with the same id replaces an
+// earlier one (the replacement is reported in RuleSet origins).
+struct LoadOptions {
+  bool bundled = true;                 // the rules shipped with triage
+  bool env_path = true;                // directories in TRIAGE_RULES_PATH (':'-separated)
+  std::vector<std::string> dirs;       // more directories or single .yaml files, read last
+  bool strict = false;                 // warnings count as errors: the rule is skipped
+};
+
+struct LoadResult {
+  std::shared_ptr<const RuleSet> rules;  // never null; may hold zero rules
+  std::vector<Problem> problems;         // every problem found, in file order
+
+  // Returns true when no problem is an error (warnings allowed).
+  bool ok() const;
+  int errors() const;
+  int warnings() const;
+};
+
+// Loads, validates and compiles rules. Every problem in every file is reported; bad rules are skipped
+// and the rest load.
+LoadResult LoadRules(const LoadOptions& options);
+
+// Loads rules from in-memory files: {file name, YAML content}. For tests and embedders.
+LoadResult LoadRulesFromStrings(const std::vector<std::pair<std::string, std::string>>& files,
+                                bool strict = false);
+
+// Returns the directory holding the bundled rules (TRIAGE_BUNDLED_RULES env var overrides).
+std::string BundledRulesDir();
+
+// Summary of one loaded rule, for listings.
+struct RuleInfo {
+  std::string id, category, title, file;
+  std::string overrides;  // file of the rule this one replaced, or empty
+};
+std::vector<RuleInfo> ListRules(const RuleSet& rules);
+
+struct DiagnoseOptions {
+  double min_confidence = 0.35;  // abstain below this (see Note: [Ranking] in rules/README.md)
+  int top = 0;                   // keep at most this many diagnoses; 0 keeps all
+};
+
+// Diagnoses whole inputs. Cheap to copy; thread-safe.
+class Engine {
+ public:
+  explicit Engine(std::shared_ptr<const RuleSet> rules);
+  // Diagnoses a complete log.
+  Report DiagnoseText(std::string_view text, const DiagnoseOptions& options = {}) const;
+  const RuleSet& rules() const { return *rules_; }
+  std::shared_ptr<const RuleSet> shared_rules() const { return rules_; }
+
+ private:
+  std::shared_ptr<const RuleSet> rules_;
+};
+
+// Diagnoses a stream fed in pieces of any size, with memory bounded by the incidents kept, not by
+// the input. One thread at a time.
+class Session {
+ public:
+  Session(std::shared_ptr<const RuleSet> rules, DiagnoseOptions options = {}, std::string source = "-");
+  ~Session();
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+
+  // Feeds bytes; lines may be split across calls.
+  void Feed(std::string_view bytes);
+  // Returns the number of incidents completed so far (for follow mode).
+  int CompletedIncidents() const;
+  // Returns a report over everything fed so far, ending any open incident. Feeding may continue.
+  Report Snapshot() const;
+  // Ends the input and returns the report.
+  Report Finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Output. ToJson follows the output contract (docs: engine/README.md).
+struct TextOptions {
+  bool color = false;
+  bool verbose = false;  // show every hypothesis and check of alternatives too
+};
+std::string ToJson(const Report& report);
+std::string ToText(const Report& report, const TextOptions& options);
+
+// The library version, "MAJOR.MINOR.PATCH".
+const char* Version();
+
+}  // namespace triage
+
+#endif  // TRIAGE_TRIAGE_H_

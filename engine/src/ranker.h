@@ -1,0 +1,32 @@
+// Matching incidents against rules and ranking the candidates (Note: [Ranking], rules/README.md).
+#ifndef TRIAGE_ENGINE_RANKER_H_
+#define TRIAGE_ENGINE_RANKER_H_
+
+#include <vector>
+
+#include "rule.h"
+#include "triage/triage.h"
+
+namespace triage {
+
+// One rule matched on one incident, before ranking.
+struct Candidate {
+  int rule = -1;
+  int incident = -1;
+  std::map<std::string, std::string> captures;
+  double specificity = 0;
+  double confidence = 0;
+};
+
+// Returns every candidate the rules produce for one incident (unranked).
+std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Incident>& incidents, int index);
+
+// Matches and ranks all incidents; fills report->diagnoses.
+void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* report);
+
+// Renders a candidate into a Diagnosis (templates filled from captures).
+Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incident);
+
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_RANKER_H_

@@ -1,0 +1,217 @@
+// Report output: JSON (the output contract, engine/README.md) and text for terminals.
+#include <cstdio>
+
+#include "json.h"
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+
+class JsonObject {
+ public:
+  explicit JsonObject(std::string* out) : out_(out) { out_->push_back('{'); }
+  ~JsonObject() { out_->push_back('}'); }
+  void Key(std::string_view k) {
+    if (!first_) out_->push_back(',');
+    first_ = false;
+    AppendJsonString(out_, k);
+    out_->push_back(':');
+  }
+  void Str(std::string_view k, std::string_view v) { Key(k); AppendJsonString(out_, v); }
+  void Int(std::string_view k, long long v) { Key(k); *out_ += std::to_string(v); }
+  void Bool(std::string_view k, bool v) { Key(k); *out_ += v ? "true" : "false"; }
+  void Num(std::string_view k, double v) {
+    Key(k);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    *out_ += buf;
+  }
+  void StrList(std::string_view k, const std::vector<std::string>& v) {
+    Key(k);
+    out_->push_back('[');
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i) out_->push_back(',');
+      AppendJsonString(out_, v[i]);
+    }
+    out_->push_back(']');
+  }
+
+ private:
+  std::string* out_;
+  bool first_ = true;
+};
+
+template <typename T, typename F>
+void List(std::string* out, JsonObject& obj, std::string_view key, const std::vector<T>& items, F write) {
+  obj.Key(key);
+  out->push_back('[');
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out->push_back(',');
+    JsonObject o(out);
+    write(o, items[i]);
+  }
+  out->push_back(']');
+}
+
+const char* KindName(Incident::Kind k) {
+  switch (k) {
+    case Incident::Kind::kTraceback: return "traceback";
+    case Incident::Kind::kErrorLine: return "error_line";
+    case Incident::Kind::kCxxError: return "cxx_error";
+    case Incident::Kind::kLogLine: return "log_line";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+std::string ToJson(const Report& report) {
+  std::string out;
+  {
+    JsonObject root(&out);
+    root.Str("source", report.source);
+    List(&out, root, "diagnoses", report.diagnoses, [&](JsonObject& o, const Diagnosis& d) {
+      o.Str("rule", d.rule);
+      o.Str("category", d.category);
+      o.Num("confidence", d.confidence);
+      o.Str("title", d.title);
+      o.Str("explanation", d.explanation);
+      List(&out, o, "hypotheses", d.hypotheses, [&](JsonObject& h, const Hypothesis& hy) {
+        h.Str("id", hy.id);
+        h.Str("text", hy.text);
+        h.Str("status", hy.status);
+        h.Str("test", hy.test);
+        if (!hy.probe.empty()) h.Str("probe", hy.probe);
+        h.Str("fix", hy.fix);
+        if (!hy.evidence.empty()) h.Str("evidence", hy.evidence);
+      });
+      o.StrList("checks", d.checks);
+      o.Str("verify", d.verify);
+      o.Int("incident", d.incident);
+      o.Key("captures");
+      {
+        JsonObject c(&out);
+        for (const auto& [k, v] : d.captures) c.Str(k, v);
+      }
+      o.Int("occurrences", d.occurrences);
+    });
+    List(&out, root, "incidents", report.incidents, [&](JsonObject& o, const Incident& inc) {
+      o.Str("exception", inc.exception);
+      o.Str("message", inc.message);
+      o.Int("line_start", inc.line_start);
+      o.Int("line_end", inc.line_end);
+      o.Str("kind", KindName(inc.kind));
+      o.Str("culprit", inc.CulpritText());
+      List(&out, o, "frames", inc.frames, [&](JsonObject& f, const Frame& fr) {
+        f.Str("file", fr.file);
+        f.Int("line", fr.line);
+        f.Str("function", fr.function);
+        f.Str("source", fr.source);
+        f.Bool("user", fr.user);
+      });
+      o.Int("caused_by", inc.caused_by);
+      o.Int("count", inc.count);
+      if (!inc.rank.empty()) o.Str("rank", inc.rank);
+      o.StrList("context", inc.context);
+    });
+    List(&out, root, "warnings", report.warnings, [&](JsonObject& o, const Problem& p) {
+      o.Str("code", p.code);
+      o.Str("message", p.message);
+      o.Str("text", p.ToString());
+    });
+    root.Int("lines", static_cast<long long>(report.lines));
+  }
+  out.push_back('\n');
+  return out;
+}
+
+namespace {
+
+struct Style {
+  bool on;
+  std::string Bold(const std::string& s) const { return on ? "\x1b[1m" + s + "\x1b[0m" : s; }
+  std::string Red(const std::string& s) const { return on ? "\x1b[1;31m" + s + "\x1b[0m" : s; }
+  std::string Dim(const std::string& s) const { return on ? "\x1b[2m" + s + "\x1b[0m" : s; }
+  std::string Green(const std::string& s) const { return on ? "\x1b[32m" + s + "\x1b[0m" : s; }
+};
+
+std::string Indent(const std::string& text, const std::string& pad) {
+  std::string out = pad;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += pad;
+  }
+  return out;
+}
+
+std::string Percent(double v) { return std::to_string(static_cast<int>(v * 100 + 0.5)) + "%"; }
+
+std::string FirstLines(const std::string& s, int n) {
+  size_t pos = 0;
+  for (int i = 0; i < n; ++i) {
+    size_t nl = s.find('\n', pos);
+    if (nl == std::string::npos) return s;
+    pos = nl + 1;
+  }
+  return s.substr(0, pos - 1) + " ...";
+}
+
+}  // namespace
+
+std::string ToText(const Report& report, const TextOptions& options) {
+  Style st{options.color};
+  std::string out;
+  std::string src = report.source == "-" ? "stdin" : report.source;
+  if (report.diagnoses.empty()) {
+    out += "triage: no PyTorch failure recognised in " + src + " (" + std::to_string(report.lines) + " lines, " +
+           std::to_string(report.incidents.size()) + " incident(s))\n";
+    for (const Incident& inc : report.incidents) {
+      if (inc.kind == Incident::Kind::kLogLine) continue;
+      out += "  unrecognised: " + (inc.exception.empty() ? std::string() : inc.exception + ": ") +
+             FirstLines(SanitizeUtf8(inc.message), 1) + " (line " + std::to_string(inc.line_start) + ")\n";
+    }
+  }
+  for (size_t k = 0; k < report.diagnoses.size(); ++k) {
+    const Diagnosis& d = report.diagnoses[k];
+    const Incident* inc = d.incident >= 0 && d.incident < static_cast<int>(report.incidents.size())
+                              ? &report.incidents[d.incident] : nullptr;
+    bool main = k == 0;
+    if (k == 1) out += "\n" + st.Bold("Also possible:") + "\n";
+    out += (main ? "" : "\n") + st.Red(d.category) + "  " + st.Bold(d.title) + "\n";
+    out += st.Dim("  confidence " + Percent(d.confidence) + ", rule " + d.rule +
+                  (d.occurrences > 1 ? ", seen " + std::to_string(d.occurrences) + " times" : "")) + "\n";
+    if (inc) {
+      std::string where = inc->exception.empty() ? "" : inc->exception;
+      std::string culprit = inc->CulpritText();
+      if (!culprit.empty()) where += (where.empty() ? "in " : " in ") + culprit;
+      where += (where.empty() ? "" : ", ") + std::string("line") +
+               (inc->line_end > inc->line_start ? "s " + std::to_string(inc->line_start) + "-" + std::to_string(inc->line_end)
+                                                : " " + std::to_string(inc->line_start)) + " of " + src;
+      if (!inc->rank.empty()) where += ", rank " + inc->rank;
+      out += "  " + SanitizeUtf8(where) + "\n";
+      if (main) out += Indent(SanitizeUtf8(FirstLines(inc->message, 3)), "  | ") + "\n";
+    }
+    out += "\n" + Indent(SanitizeUtf8(d.explanation), "  ") + "\n";
+    if (!main && !options.verbose) continue;
+    if (!d.hypotheses.empty()) {
+      out += "\n  " + st.Bold("Likely causes, most likely first:") + "\n";
+      for (size_t i = 0; i < d.hypotheses.size(); ++i) {
+        const Hypothesis& h = d.hypotheses[i];
+        std::string status = h.status == "untested" ? "" : " [" + h.status + "]";
+        out += "  " + std::to_string(i + 1) + ". " + SanitizeUtf8(h.text) + status + "\n";
+        out += Indent("test: " + SanitizeUtf8(h.test), "       ") + "\n";
+        out += Indent("fix:  " + SanitizeUtf8(h.fix), "       ") + "\n";
+        if (!h.evidence.empty()) out += Indent("evidence: " + SanitizeUtf8(h.evidence), "       ") + "\n";
+      }
+    }
+    if (!d.checks.empty()) {
+      out += "\n  " + st.Bold("Checks you can run:") + "\n";
+      for (const std::string& c : d.checks) out += Indent(SanitizeUtf8(c), "    ") + "\n";
+    }
+    if (!d.verify.empty()) out += "\n  " + st.Bold("Verify the fix: ") + SanitizeUtf8(d.verify) + "\n";
+  }
+  for (const Problem& p : report.warnings) out += st.Dim("note: " + p.ToString()) + "\n";
+  return out;
+}
+
+}  // namespace triage

@@ -1,0 +1,122 @@
+#include "rule.h"
+
+#include <algorithm>
+
+namespace triage {
+
+RE2::Options RegexOptions() {
+  RE2::Options o;
+  o.set_log_errors(false);
+  o.set_encoding(RE2::Options::EncodingUTF8);
+  return o;
+}
+
+const RE2& LazyRegex::Get() const {
+  std::call_once(once_, [this] { re_ = std::make_unique<RE2>(pattern_, RegexOptions()); });
+  return *re_;
+}
+
+std::vector<int> RuleSet::Match(std::string_view text) const {
+  std::vector<int> hits;
+  if (set) set->Match(re2::StringPiece(text.data(), text.size()), &hits);
+  std::sort(hits.begin(), hits.end());
+  return hits;
+}
+
+const Rule* RuleSet::Find(const std::string& id) const {
+  for (const Rule& r : rules) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+namespace {
+const char* const kCategories[] = {
+#include "taxonomy_categories.inc"
+};
+}  // namespace
+
+const std::vector<std::string>& KnownCategories() {
+  static const std::vector<std::string> kList(std::begin(kCategories), std::end(kCategories));
+  return kList;
+}
+
+bool IsKnownCategory(const std::string& category) {
+  const auto& list = KnownCategories();
+  return std::find(list.begin(), list.end(), category) != list.end();
+}
+
+int LiteralChars(const std::string& pattern) {
+  // Counts characters that match themselves: letters, digits, spaces and escaped punctuation,
+  // skipping group syntax, classes and quantifiers. An estimate, used only for ranking and lint.
+  int count = 0;
+  int depth_class = 0;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (depth_class) {
+      if (c == '\\') ++i;
+      else if (c == ']') --depth_class;
+      continue;
+    }
+    switch (c) {
+      case '\\':
+        if (i + 1 < pattern.size()) {
+          char n = pattern[i + 1];
+          bool is_class = (n == 'd' || n == 'w' || n == 's' || n == 'D' || n == 'W' || n == 'S' ||
+                           n == 'b' || n == 'B' || n == 'A' || n == 'z' || n == 'p' || n == 'P');
+          if (!is_class) ++count;
+          ++i;
+        }
+        break;
+      case '[': depth_class = 1; break;
+      case '(':
+        if (i + 1 < pattern.size() && pattern[i + 1] == '?') {
+          // Skip "(?:", "(?i)", "(?P<name>".
+          size_t end = pattern.find_first_of(":)>", i + 2);
+          if (end != std::string::npos) i = end;
+        }
+        break;
+      case ')': case '|': case '*': case '+': case '?': case '.': case '^': case '$':
+        break;
+      case '{': {
+        size_t end = pattern.find('}', i);
+        if (end != std::string::npos) i = end;
+        break;
+      }
+      default:
+        ++count;
+    }
+  }
+  return count;
+}
+
+std::string Problem::ToString() const {
+  std::string out;
+  if (!file.empty()) {
+    out += file;
+    if (line > 0) {
+      out += ":" + std::to_string(line);
+      if (column > 0) out += ":" + std::to_string(column);
+    }
+    out += ": ";
+  }
+  out += severity == Severity::kError ? "error: " : "warning: ";
+  out += message;
+  if (!code.empty()) out += " [" + code + "]";
+  if (!rule_id.empty()) out += " (rule " + rule_id + ")";
+  return out;
+}
+
+bool LoadResult::ok() const { return errors() == 0; }
+
+int LoadResult::errors() const {
+  return static_cast<int>(std::count_if(problems.begin(), problems.end(), [](const Problem& p) {
+    return p.severity == Problem::Severity::kError;
+  }));
+}
+
+int LoadResult::warnings() const { return static_cast<int>(problems.size()) - errors(); }
+
+const char* Version() { return TRIAGE_VERSION; }
+
+}  // namespace triage

@@ -1,0 +1,112 @@
+// Internal model of a rule and of a compiled rule set.
+#ifndef TRIAGE_ENGINE_RULE_H_
+#define TRIAGE_ENGINE_RULE_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include "triage/triage.h"
+
+namespace triage {
+
+// Where something sits in a rule file (1-based).
+struct SourcePos {
+  int line = 0;
+  int column = 0;
+};
+
+// A template string with its position, for error messages.
+struct Text {
+  std::string value;
+  SourcePos pos;
+};
+
+struct HypothesisSpec {
+  std::string id;
+  Text text;
+  Text test;          // rendered when probe is empty
+  std::string probe;  // `test: { probe: NAME }`
+  std::map<std::string, std::string> probe_args;
+  Text fix;
+};
+
+struct Example {
+  enum class Kind { kMatch, kNoMatch, kKnownGap };
+  Kind kind = Kind::kMatch;
+  std::string text;
+  std::map<std::string, std::string> captures;
+  std::string why;
+  SourcePos pos;
+};
+
+struct Rule {
+  std::string id;
+  std::string file;
+  std::string category;
+  std::string title;
+  double prior = 0.8;
+  std::vector<Text> patterns;          // match.message
+  std::vector<std::string> exceptions; // match.exception
+  Text context;                        // match.context (empty: none)
+  int specificity = -1;                // -1: computed from the pattern
+  Text explain;
+  std::vector<HypothesisSpec> hypotheses;
+  std::vector<Text> checks;
+  Text verify;
+  std::string verify_probe;
+  std::vector<std::string> refs;
+  std::vector<Example> examples;
+  std::string overrides;               // file of the rule this one replaced
+};
+
+// A pattern's own regex, compiled on first use (most patterns never hit a given log).
+class LazyRegex {
+ public:
+  explicit LazyRegex(std::string pattern) : pattern_(std::move(pattern)) {}
+  const RE2& Get() const;
+  const std::string& pattern() const { return pattern_; }
+
+ private:
+  std::string pattern_;
+  mutable std::once_flag once_;
+  mutable std::unique_ptr<RE2> re_;
+};
+
+// Options every regex of the engine is built with: quiet (a library does not log), UTF-8.
+RE2::Options RegexOptions();
+
+class RuleSet {
+ public:
+  struct PatternRef {
+    int rule;           // index into rules
+    int pattern;        // index into the rule's patterns
+    int literal_chars;  // specificity contribution
+  };
+
+  std::vector<Rule> rules;
+  std::vector<PatternRef> patterns;                // RE2::Set index -> pattern
+  std::vector<std::unique_ptr<LazyRegex>> regexes; // parallel to patterns
+  std::vector<std::unique_ptr<LazyRegex>> contexts;// parallel to rules; null when no context
+  std::unique_ptr<RE2::Set> set;                   // all patterns; null when there are none
+
+  // Returns the Set indexes of the patterns that match `text` (empty when none).
+  std::vector<int> Match(std::string_view text) const;
+  const Rule* Find(const std::string& id) const;
+};
+
+// Validates the taxonomy categories compiled into the binary.
+bool IsKnownCategory(const std::string& category);
+const std::vector<std::string>& KnownCategories();
+
+// Counts the literal characters of a regex: a rough measure of how specific it is.
+int LiteralChars(const std::string& pattern);
+
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_RULE_H_

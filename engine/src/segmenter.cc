@@ -1,0 +1,492 @@
+#include "segmenter.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+namespace triage {
+namespace {
+
+bool StartsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.compare(0, p.size(), p) == 0;
+}
+
+std::string_view LTrim(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return s.substr(i);
+}
+
+std::string_view Trim(std::string_view s) {
+  s = LTrim(s);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Parses "Type: message" / "Type" where Type is a (dotted or ::-qualified) identifier. Returns the
+// length of the type, or 0 when the line does not start with one.
+size_t TypePrefix(std::string_view s) {
+  if (s.empty() || !IsIdentStart(s[0])) return 0;
+  size_t i = 0;
+  while (i < s.size()) {
+    if (IsIdentChar(s[i])) { ++i; continue; }
+    if (s[i] == '.' && i + 1 < s.size() && IsIdentStart(s[i + 1])) { ++i; continue; }
+    if (s[i] == ':' && i + 2 < s.size() && s[i + 1] == ':' && IsIdentStart(s[i + 2])) { i += 2; continue; }
+    break;
+  }
+  return i;
+}
+
+// True for type names that announce an exception ("RuntimeError", "torch.cuda.OutOfMemoryError",
+// "c10::Error", "KeyboardInterrupt"), not for warnings or ordinary words.
+bool LooksLikeExceptionType(std::string_view type) {
+  size_t dot = type.find_last_of(".:");
+  std::string_view last = dot == std::string_view::npos ? type : type.substr(dot + 1);
+  auto ends = [&](std::string_view suf) {
+    return last.size() >= suf.size() && last.compare(last.size() - suf.size(), suf.size(), suf) == 0;
+  };
+  if (last.empty() || !std::isupper(static_cast<unsigned char>(last[0]))) return false;
+  return ends("Error") || ends("Exception") || ends("Interrupt") || ends("Failure") || last == "StopIteration" ||
+         last == "SystemExit" || ends("ExceptionGroup");
+}
+
+// Lines that continue an exception message after its first line.
+bool IsMessageContinuation(std::string_view line) {
+  if (line.empty()) return false;
+  if (line[0] == ' ' || line[0] == '\t') return true;
+  static const char* const kHeads[] = {
+      "CUDA kernel errors might be", "For debugging consider passing", "Compile with `TORCH_USE_CUDA_DSA`",
+      "Exception raised from ", "frame #", "Missing key(s)", "Unexpected key(s)", "size mismatch for ",
+      "Original Traceback (most recent call last):", "Traceback of TorchScript", "The following operation failed",
+      "Serialized   File", "Device-side assertion", "HINT:", "Tried to allocate", "If reserved but unallocated",
+      "Set the environment variable", "Note that", "See documentation for Memory Management",
+      "If you want to use the", "Please ", "You can ", "It seems", "This error"};
+  for (const char* h : kHeads) {
+    if (StartsWith(line, h)) return true;
+  }
+  return false;
+}
+
+void StripAnsi(std::string* s) {
+  if (s->find('\x1b') == std::string::npos) return;
+  std::string out;
+  out.reserve(s->size());
+  for (size_t i = 0; i < s->size(); ++i) {
+    char c = (*s)[i];
+    if (c != '\x1b') { out += c; continue; }
+    if (i + 1 >= s->size()) break;
+    char n = (*s)[i + 1];
+    if (n == '[') {  // CSI: parameters then one final byte in @..~
+      size_t j = i + 2;
+      while (j < s->size() && !((*s)[j] >= '@' && (*s)[j] <= '~')) ++j;
+      i = j;
+    } else if (n == ']') {  // OSC: until BEL or ESC backslash
+      size_t j = i + 2;
+      while (j < s->size() && (*s)[j] != '\x07' && !((*s)[j] == '\x1b' && j + 1 < s->size() && (*s)[j + 1] == '\\')) ++j;
+      i = (j < s->size() && (*s)[j] == '\x1b') ? j + 1 : j;
+    } else {
+      i += 1;  // two-byte escape
+    }
+  }
+  s->swap(out);
+}
+
+}  // namespace
+
+Segmenter::Segmenter(SegmenterOptions options, Classifier classify)
+    : options_(options), classify_(std::move(classify)) {}
+
+std::string Segmenter::Normalize(std::string_view raw, std::string* rank) {
+  while (!raw.empty() && (raw.back() == '\r' || raw.back() == '\n')) raw.remove_suffix(1);
+  // A progress bar rewrites its line with '\r': what the terminal shows is the last non-empty part.
+  if (size_t cr = raw.rfind('\r'); cr != std::string_view::npos) {
+    std::string_view tail = raw.substr(cr + 1);
+    while (Trim(tail).empty() && cr != std::string_view::npos && cr > 0) {
+      size_t prev = raw.rfind('\r', cr - 1);
+      tail = raw.substr(prev == std::string_view::npos ? 0 : prev + 1, cr - (prev == std::string_view::npos ? 0 : prev + 1));
+      cr = prev;
+    }
+    raw = tail;
+  }
+  std::string line(raw);
+  StripAnsi(&line);
+  // Rank prefixes: "[rank3]:" (torch 2.x), "[default0]:" (torchrun --tee), "[rank3]" without colon.
+  rank->clear();
+  if (!line.empty() && line[0] == '[') {
+    size_t close = line.find(']');
+    if (close != std::string::npos && close < 24) {
+      std::string_view tag(line.data() + 1, close - 1);
+      size_t digits = tag.find_first_of("0123456789");
+      std::string_view word = tag.substr(0, digits);
+      if (digits != std::string_view::npos && (word == "rank" || word == "default" || word == "Rank") &&
+          tag.find_first_not_of("0123456789", digits) == std::string_view::npos) {
+        *rank = std::string(tag.substr(digits));
+        size_t cut = close + 1;
+        if (cut < line.size() && line[cut] == ':') ++cut;
+        line.erase(0, cut);
+      }
+    }
+  }
+  return line;
+}
+
+bool Segmenter::IsLibraryFile(std::string_view f) {
+  static const char* const kLibraryMarks[] = {
+      "site-packages", "dist-packages", "/torch/", "\\torch\\", "/lib/python", "\\lib\\python", "\\Lib\\",
+      "<frozen ", "/usr/lib/", "/usr/local/lib/", "/aten/src/", "/c10/", "lib/libtorch", "libc10",
+      "/torch/csrc/", ".so"};
+  for (const char* m : kLibraryMarks) {
+    if (f.find(m) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+void Segmenter::AppendMessage(Incident* inc, std::string_view text) {
+  if (inc->message.size() >= options_.max_message) return;
+  if (!inc->message.empty()) inc->message += '\n';
+  size_t room = options_.max_message - inc->message.size();
+  inc->message.append(text.substr(0, room));
+}
+
+void Segmenter::StartTraceback() {
+  open_ = Incident();
+  open_.kind = Incident::Kind::kTraceback;
+  open_.line_start = static_cast<int>(line_no_);
+  open_.line_end = open_.line_start;
+  open_.rank = rank_;
+  state_ = State::kFrames;
+  frame_expects_source_ = false;
+}
+
+bool Segmenter::ParseFrameLine(const std::string& line) {
+  std::string_view t = LTrim(line);
+  if (!StartsWith(t, "File \"")) return false;
+  size_t end_quote = t.find("\", line ", 6);
+  if (end_quote == std::string_view::npos) return false;
+  Frame f;
+  f.file = std::string(t.substr(6, end_quote - 6));
+  std::string_view rest = t.substr(end_quote + 8);
+  size_t i = 0;
+  while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i]))) {
+    f.line = f.line * 10 + (rest[i] - '0');
+    if (f.line > 100000000) break;
+    ++i;
+  }
+  rest = rest.substr(i);
+  if (StartsWith(rest, ", in ")) f.function = std::string(Trim(rest.substr(5)));
+  f.user = !IsLibraryFile(f.file);
+  if (static_cast<int>(open_.frames.size()) >= options_.max_frames) {
+    open_.frames.erase(open_.frames.begin());  // keep the innermost frames: they name the failure
+  }
+  open_.frames.push_back(std::move(f));
+  frame_expects_source_ = true;
+  return true;
+}
+
+void Segmenter::ParseExceptionLine(const std::string& line, Incident* inc) {
+  std::string_view t = Trim(line);
+  size_t n = TypePrefix(t);
+  if (n > 0 && (n == t.size() || (t[n] == ':' && (n + 1 == t.size() || t[n + 1] == ' ')))) {
+    inc->exception = std::string(t.substr(0, n));
+    std::string_view msg = n + 1 < t.size() ? Trim(t.substr(n + 1)) : std::string_view();
+    inc->message.clear();
+    AppendMessage(inc, msg);
+    if (msg.empty()) inc->message.clear();
+  } else {
+    inc->exception.clear();
+    inc->message.clear();
+    AppendMessage(inc, t);
+  }
+}
+
+void Segmenter::AttachContext(Incident* inc) {
+  // Log-line incidents shortly before an exception are its context (kernel assertions, warnings).
+  for (int i = static_cast<int>(incidents_.size()) - 1; i >= 0; --i) {
+    const Incident& prev = incidents_[i];
+    if (inc->line_start - prev.line_end > options_.context_window) break;
+    if (prev.kind != Incident::Kind::kLogLine) continue;
+    if (static_cast<int>(inc->context.size()) >= options_.max_context) break;
+    inc->context.insert(inc->context.begin(), prev.message.substr(0, 1024));
+  }
+}
+
+void Segmenter::Emit(Incident inc) {
+  if (inc.culprit < 0) {
+    for (int i = static_cast<int>(inc.frames.size()) - 1; i >= 0; --i) {
+      if (inc.frames[i].user) { inc.culprit = i; break; }
+    }
+  }
+  if (inc.kind != Incident::Kind::kLogLine) AttachContext(&inc);
+  if (static_cast<int>(incidents_.size()) >= options_.max_incidents) {
+    ++dropped_;
+    return;
+  }
+  if (pending_cause_ >= 0 && inc.kind == Incident::Kind::kTraceback && inc.caused_by < 0) {
+    inc.caused_by = pending_cause_;
+    pending_cause_ = -1;
+  }
+  bool is_exception = inc.kind != Incident::Kind::kLogLine;
+  incidents_.push_back(std::move(inc));
+  if (is_exception) last_exception_ = static_cast<int>(incidents_.size()) - 1;
+  completed_ = static_cast<int>(incidents_.size());
+}
+
+void Segmenter::CloseOpen() {
+  if (state_ == State::kIdle) return;
+  if (state_ == State::kFrames) {
+    // A traceback cut before its exception line: the last frame's source line is the only evidence.
+    if (!open_.frames.empty()) {
+      open_.message = open_.frames.back().source;
+      open_.exception.clear();
+    }
+  }
+  State was = state_;
+  state_ = State::kIdle;
+  if (was == State::kFrames && open_.frames.empty()) return;
+  Incident inc = std::move(open_);
+  open_ = Incident();
+  // Resume an outer incident suspended by a nested "Original Traceback" once the inner one is done.
+  if (!stack_.empty()) {
+    Incident outer = std::move(stack_.back());
+    stack_.pop_back();
+    Emit(std::move(inc));
+    outer.caused_by = static_cast<int>(incidents_.size()) - 1;
+    open_ = std::move(outer);
+    state_ = State::kMessage;
+    return;
+  }
+  Emit(std::move(inc));
+}
+
+void Segmenter::AddLogLine(const std::string& line, int key) {
+  if (log_index_ >= 0 && key == log_key_ && line_no_ - log_last_line_ <= static_cast<std::uint64_t>(options_.merge_gap) &&
+      log_index_ < static_cast<int>(incidents_.size())) {
+    Incident& inc = incidents_[log_index_];
+    inc.line_end = static_cast<int>(line_no_);
+    ++inc.count;
+    if (inc.count <= 8) AppendMessage(&inc, Trim(line));
+    log_last_line_ = line_no_;
+    return;
+  }
+  Incident inc;
+  inc.kind = Incident::Kind::kLogLine;
+  inc.line_start = inc.line_end = static_cast<int>(line_no_);
+  inc.rank = rank_;
+  AppendMessage(&inc, Trim(line));
+  // A log line shortly after an exception (kernel assertions printed late) is that exception's context too.
+  if (last_exception_ >= 0) {
+    Incident& ex = incidents_[last_exception_];
+    if (static_cast<int>(line_no_) - ex.line_end <= options_.context_window &&
+        static_cast<int>(ex.context.size()) < options_.max_context) {
+      ex.context.push_back(inc.message.substr(0, 1024));
+    }
+  }
+  Emit(std::move(inc));
+  log_index_ = static_cast<int>(incidents_.size()) - 1;
+  log_key_ = key;
+  log_last_line_ = line_no_;
+}
+
+void Segmenter::AddLine(std::string_view raw) {
+  ++line_no_;
+  std::string line = Normalize(raw.substr(0, options_.max_line), &rank_);
+  std::string_view trimmed = Trim(line);
+
+  switch (state_) {
+    case State::kFrames: {
+      if (ParseFrameLine(line)) { open_.line_end = static_cast<int>(line_no_); break; }
+      if (trimmed.empty()) { open_.line_end = static_cast<int>(line_no_); break; }
+      bool indented = line[0] == ' ' || line[0] == '\t';
+      if (indented) {
+        // Source line under a frame, caret markers (^^^^, ~~~), "[Previous line repeated N more times]".
+        bool carets = trimmed.find_first_not_of("^~ ") == std::string_view::npos;
+        if (frame_expects_source_ && !carets && !open_.frames.empty() && trimmed[0] != '[') {
+          open_.frames.back().source = std::string(trimmed.substr(0, 512));
+          frame_expects_source_ = false;
+        }
+        open_.line_end = static_cast<int>(line_no_);
+        break;
+      }
+      if (StartsWith(trimmed, "Traceback (most recent call last):")) {
+        CloseOpen();
+        StartTraceback();
+        break;
+      }
+      ParseExceptionLine(line, &open_);
+      open_.line_end = static_cast<int>(line_no_);
+      state_ = State::kMessage;
+      break;
+    }
+    case State::kMessage: {
+      if (StartsWith(trimmed, "Original Traceback (most recent call last):")) {
+        // DataLoader worker re-raise: the inner traceback is the failure; the outer one wraps it.
+        open_.line_end = static_cast<int>(line_no_);
+        stack_.push_back(std::move(open_));
+        StartTraceback();
+        break;
+      }
+      if (IsMessageContinuation(line) && !StartsWith(trimmed, "Traceback (most recent call last):") &&
+          !StartsWith(trimmed, "File \"")) {
+        if (StartsWith(trimmed, "Exception raised from ") || StartsWith(trimmed, "frame #")) {
+          // C++ backtrace attached to a Python exception (TORCH_SHOW_CPP_STACKTRACES=1): not message text.
+          open_.line_end = static_cast<int>(line_no_);
+          break;
+        }
+        AppendMessage(&open_, line);
+        open_.line_end = static_cast<int>(line_no_);
+        break;
+      }
+      CloseOpen();
+      if (state_ == State::kMessage) {  // resumed an outer incident: this line may continue it
+        --line_no_;                     // re-dispatch without counting the line twice
+        AddLine(raw);
+        return;
+      }
+      HandleIdle(line, trimmed);
+      break;
+    }
+    case State::kCxxWhat: {
+      if (StartsWith(trimmed, "Exception raised from ") || StartsWith(trimmed, "frame #")) {
+        state_ = State::kCxxFrames;
+        open_.line_end = static_cast<int>(line_no_);
+        break;
+      }
+      if (trimmed.empty() || StartsWith(trimmed, "Aborted") || StartsWith(trimmed, "terminate called")) {
+        CloseOpen();
+        HandleIdle(line, trimmed);
+        break;
+      }
+      AppendMessage(&open_, line);
+      open_.line_end = static_cast<int>(line_no_);
+      break;
+    }
+    case State::kCxxFrames: {
+      if (StartsWith(trimmed, "frame #")) {
+        // "frame #3: at::native::foo(...) + 0x12 (0x7f... in /usr/lib/libtorch_cpu.so)"
+        Frame f;
+        size_t colon = trimmed.find(": ");
+        std::string_view rest = colon == std::string_view::npos ? trimmed : trimmed.substr(colon + 2);
+        size_t in = rest.rfind(" in ");
+        size_t plus = rest.find(" + 0x");
+        f.function = std::string(rest.substr(0, std::min(plus, rest.size())).substr(0, 300));
+        if (in != std::string_view::npos) {
+          std::string_view lib = rest.substr(in + 4);
+          if (!lib.empty() && lib.back() == ')') lib.remove_suffix(1);
+          f.file = std::string(lib);
+        }
+        f.user = !f.file.empty() && !IsLibraryFile(f.file);
+        if (static_cast<int>(open_.frames.size()) < options_.max_frames) open_.frames.push_back(std::move(f));
+        open_.line_end = static_cast<int>(line_no_);
+        break;
+      }
+      if (StartsWith(trimmed, "Exception raised from ") || trimmed.empty() ||
+          trimmed.find_first_not_of(' ') == std::string_view::npos) {
+        open_.line_end = static_cast<int>(line_no_);
+        if (trimmed.empty()) { CloseOpen(); }
+        break;
+      }
+      CloseOpen();
+      HandleIdle(line, trimmed);
+      break;
+    }
+    case State::kIdle:
+      HandleIdle(line, trimmed);
+      break;
+  }
+  if (!trimmed.empty()) {
+    prev_line_ = std::string(trimmed.substr(0, 4096));
+    prev_line_no_ = line_no_;
+  }
+}
+
+void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
+  if (trimmed.empty()) return;
+  if (StartsWith(trimmed, "Traceback (most recent call last):")) {
+    StartTraceback();
+    return;
+  }
+  if (StartsWith(trimmed, "During handling of the above exception, another exception occurred") ||
+      StartsWith(trimmed, "The above exception was the direct cause of the following exception")) {
+    if (!incidents_.empty()) pending_cause_ = static_cast<int>(incidents_.size()) - 1;
+    return;
+  }
+  if (StartsWith(trimmed, "terminate called after throwing an instance of '")) {
+    open_ = Incident();
+    open_.kind = Incident::Kind::kCxxError;
+    size_t q = trimmed.find('\'');
+    size_t q2 = trimmed.find('\'', q + 1);
+    open_.exception = std::string(trimmed.substr(q + 1, q2 == std::string_view::npos ? std::string_view::npos : q2 - q - 1));
+    open_.line_start = open_.line_end = static_cast<int>(line_no_);
+    open_.rank = rank_;
+    state_ = State::kCxxWhat;
+    return;
+  }
+  if (StartsWith(trimmed, "what():")) {
+    // "  what():  message" after a terminate line, or printed alone.
+    if (state_ != State::kCxxWhat) {
+      open_ = Incident();
+      open_.kind = Incident::Kind::kCxxError;
+      open_.exception = "c10::Error";
+      open_.line_start = static_cast<int>(line_no_);
+      open_.rank = rank_;
+    }
+    AppendMessage(&open_, Trim(trimmed.substr(7)));
+    open_.line_end = static_cast<int>(line_no_);
+    state_ = State::kCxxWhat;
+    return;
+  }
+  if (StartsWith(trimmed, "Exception raised from ") && trimmed.find("(most recent call first)") != std::string_view::npos) {
+    // A c10::Error's what() printed by the program: the message is the line(s) before.
+    open_ = Incident();
+    open_.kind = Incident::Kind::kCxxError;
+    open_.exception = "c10::Error";
+    open_.line_start = static_cast<int>(prev_line_no_ ? prev_line_no_ : line_no_);
+    open_.line_end = static_cast<int>(line_no_);
+    open_.rank = rank_;
+    std::string msg = prev_line_;
+    // If the previous line was itself a "Type: message" line, keep its type.
+    size_t n = TypePrefix(msg);
+    if (n > 0 && n + 1 < msg.size() && msg[n] == ':' && LooksLikeExceptionType(std::string_view(msg).substr(0, n))) {
+      open_.exception = msg.substr(0, n);
+      msg = std::string(Trim(std::string_view(msg).substr(n + 1)));
+    }
+    // The line before was probably reported as a bare error line already: replace it.
+    if (!incidents_.empty() && incidents_.back().kind == Incident::Kind::kErrorLine &&
+        incidents_.back().line_start == open_.line_start) {
+      incidents_.pop_back();
+      completed_ = static_cast<int>(incidents_.size());
+      if (last_exception_ >= static_cast<int>(incidents_.size())) last_exception_ = -1;
+    }
+    AppendMessage(&open_, msg);
+    state_ = State::kCxxFrames;
+    return;
+  }
+  // A bare "SomethingError: message" line.
+  size_t n = TypePrefix(trimmed);
+  if (n > 0 && n < trimmed.size() && trimmed[n] == ':' && LooksLikeExceptionType(trimmed.substr(0, n)) &&
+      trimmed == LTrim(line)) {
+    Incident inc;
+    inc.kind = Incident::Kind::kErrorLine;
+    inc.line_start = inc.line_end = static_cast<int>(line_no_);
+    inc.rank = rank_;
+    ParseExceptionLine(line, &inc);
+    // Its message may continue on the next lines (CUDA hints, state_dict key lists).
+    open_ = std::move(inc);
+    state_ = State::kMessage;
+    return;
+  }
+  if (classify_) {
+    int key = classify_(trimmed);
+    if (key >= 0) AddLogLine(line, key);
+  }
+}
+
+void Segmenter::Finish() {
+  while (state_ != State::kIdle) CloseOpen();
+  completed_ = static_cast<int>(incidents_.size());
+}
+
+}  // namespace triage

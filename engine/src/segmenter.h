@@ -1,0 +1,96 @@
+// Segmenter: turns log lines into Incidents (tracebacks, bare error lines, C++ errors, and log lines a
+// rule recognises), with memory bounded by the incidents kept, not by the input.
+//
+//   Segmenter seg(options, [&](std::string_view line) { return rules.Match(line).empty() ? -1 : 0; });
+//   for (each line without its '\n') seg.AddLine(line);
+//   seg.Finish();
+//   for (const Incident& inc : seg.incidents()) ...
+//
+// Lines are normalised before parsing: trailing CR removed, text before the last '\r' of a progress
+// bar dropped, ANSI escapes removed, a rank prefix ("[rank3]:", "[default0]:") recorded and removed.
+#ifndef TRIAGE_ENGINE_SEGMENTER_H_
+#define TRIAGE_ENGINE_SEGMENTER_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "triage/triage.h"
+
+namespace triage {
+
+struct SegmenterOptions {
+  size_t max_line = 64 * 1024;      // longer lines are cut (the rest is skipped, counted in warnings)
+  size_t max_message = 16 * 1024;   // bytes of an incident message kept
+  int max_frames = 200;             // frames kept per incident (the innermost ones)
+  int max_context = 24;             // context lines kept per incident
+  int max_incidents = 2000;         // distinct incidents kept; later ones are only counted
+  int merge_gap = 5;                // log lines of one key within this many lines form one incident
+  int context_window = 200;         // log-line incidents this close before/after an exception join its context
+};
+
+class Segmenter {
+ public:
+  // `classify` is called for lines outside any traceback; it returns -1 for an ordinary line, or a
+  // key >= 0 (e.g. the first rule that matched) to make the line a kLogLine incident.
+  using Classifier = std::function<int(std::string_view line)>;
+
+  Segmenter(SegmenterOptions options, Classifier classify);
+
+  // Adds one line (without its '\n'; a trailing '\r' is fine).
+  void AddLine(std::string_view raw);
+  // Ends the input: closes any open incident.
+  void Finish();
+
+  const std::vector<Incident>& incidents() const { return incidents_; }
+  std::vector<Incident>& mutable_incidents() { return incidents_; }
+  // Incidents that are complete (no longer extended by more input).
+  int completed() const { return completed_; }
+  std::uint64_t lines() const { return line_no_; }
+  std::uint64_t dropped_incidents() const { return dropped_; }
+
+  // Exposed for tests: normalises one line as AddLine does; `rank` receives a rank prefix.
+  static std::string Normalize(std::string_view raw, std::string* rank);
+  // Exposed for tests: true for frames of torch, site-packages, the standard library and C++ frames.
+  static bool IsLibraryFile(std::string_view file);
+
+ private:
+  enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames };
+
+  void HandleIdle(const std::string& line, std::string_view raw_trimmed);
+  void StartTraceback();
+  bool ParseFrameLine(const std::string& line);
+  void ParseExceptionLine(const std::string& line, Incident* inc);
+  void CloseOpen();
+  void Emit(Incident inc);
+  void AppendMessage(Incident* inc, std::string_view text);
+  void AddLogLine(const std::string& line, int key);
+  void AttachContext(Incident* inc);
+
+  SegmenterOptions options_;
+  Classifier classify_;
+  State state_ = State::kIdle;
+  Incident open_;                 // the incident being built (valid unless state_ == kIdle)
+  std::vector<Incident> stack_;   // outer incidents suspended by a nested "Original Traceback"
+  bool frame_expects_source_ = false;
+  int pending_cause_ = -1;        // set by a chain separator line
+  std::vector<Incident> incidents_;
+  int completed_ = 0;
+  std::uint64_t line_no_ = 0;
+  std::uint64_t dropped_ = 0;
+  std::string rank_;
+  // Log-line incident being merged: index into incidents_, its key, and the last line it covered.
+  int log_index_ = -1;
+  int log_key_ = -1;
+  std::uint64_t log_last_line_ = 0;
+  std::string prev_line_;         // the previous normalised line (a c10::Error message precedes its trace)
+  std::uint64_t prev_line_no_ = 0;
+  int last_exception_ = -1;       // index of the last exception incident (for context after it)
+};
+
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_SEGMENTER_H_

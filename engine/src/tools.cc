@@ -1,0 +1,291 @@
+#include "triage/tools.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "ranker.h"
+#include "rule.h"
+
+namespace triage {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string Shorten(const std::string& s, size_t n = 100) {
+  std::string one = s.substr(0, s.find('\n'));
+  return one.size() > n ? one.substr(0, n) + "..." : one;
+}
+
+std::string Pct(int a, int b) {
+  if (b == 0) return "  -  ";
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%5.1f%%", 100.0 * a / b);
+  return buf;
+}
+
+}  // namespace
+
+RuleTestReport RunRuleExamples(const RuleSet& rules, const std::string& only_rule) {
+  RuleTestReport report;
+  Engine engine(std::shared_ptr<const RuleSet>(std::shared_ptr<const RuleSet>(), &rules));
+  DiagnoseOptions all;
+  all.min_confidence = 0;  // an example asks whether the rule fires, not whether it wins
+  for (const Rule& rule : rules.rules) {
+    if (!only_rule.empty() && rule.id != only_rule) continue;
+    ++report.rules;
+    for (const Example& ex : rule.examples) {
+      ExampleResult r;
+      r.rule = rule.id;
+      r.file = rule.file;
+      r.line = ex.pos.line;
+      Report got = engine.DiagnoseText(ex.text, all);
+      const Diagnosis* mine = nullptr;
+      for (const Diagnosis& d : got.diagnoses) {
+        if (d.rule == rule.id) { mine = &d; break; }
+      }
+      switch (ex.kind) {
+        case Example::Kind::kMatch: {
+          r.kind = "match";
+          if (!mine) {
+            std::string others;
+            for (const Diagnosis& d : got.diagnoses) others += (others.empty() ? "" : ", ") + d.rule;
+            r.detail = "rule did not fire on: " + Shorten(ex.text) +
+                       (others.empty() ? " (nothing fired)" : " (fired instead: " + others + ")");
+            break;
+          }
+          r.passed = true;
+          for (const auto& [name, want] : ex.captures) {
+            auto it = mine->captures.find(name);
+            std::string have = it == mine->captures.end() ? "<none>" : it->second;
+            if (have != want) {
+              r.passed = false;
+              r.detail += "capture '" + name + "': expected '" + want + "', got '" + have + "'; ";
+            }
+          }
+          break;
+        }
+        case Example::Kind::kNoMatch:
+          r.kind = "no_match";
+          r.passed = mine == nullptr;
+          if (!r.passed) r.detail = "rule fired on a no_match example: " + Shorten(ex.text);
+          break;
+        case Example::Kind::kKnownGap:
+          r.kind = "known_gap";
+          r.passed = true;
+          if (mine) {
+            ++report.gaps_closed;
+            r.detail = "known gap now matches (remove the annotation): " + Shorten(ex.text);
+          } else {
+            ++report.gaps;
+            r.detail = ex.why;
+          }
+          break;
+      }
+      if (!r.passed) ++report.failed;
+      report.results.push_back(std::move(r));
+    }
+  }
+  return report;
+}
+
+std::string RuleTestReport::ToText(bool verbose) const {
+  std::ostringstream out;
+  std::map<std::string, std::pair<int, int>> per_rule;  // id -> (passed, total), known gaps excluded
+  std::vector<std::string> order;
+  for (const ExampleResult& r : results) {
+    if (!per_rule.count(r.rule)) order.push_back(r.rule);
+    auto& pr = per_rule[r.rule];
+    if (r.kind == "known_gap") continue;
+    pr.second++;
+    if (r.passed) pr.first++;
+  }
+  for (const std::string& id : order) {
+    auto [ok, n] = per_rule[id];
+    bool pass = ok == n;
+    if (!pass || verbose) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "%-4s %-44s %d/%d examples\n", pass ? "PASS" : "FAIL", id.c_str(), ok, n);
+      out << buf;
+    }
+  }
+  for (const ExampleResult& r : results) {
+    if (!r.passed) out << r.file << ":" << r.line << ": " << r.kind << " failed (rule " << r.rule << "): " << r.detail << "\n";
+    else if (r.kind == "known_gap" && (verbose || !r.detail.empty()) && r.detail.rfind("known gap now", 0) == 0)
+      out << r.file << ":" << r.line << ": note: " << r.detail << "\n";
+  }
+  int total = 0;
+  for (const ExampleResult& r : results) total += r.kind != "known_gap";
+  out << "rules test: " << rules << " rules, " << (total - failed) << " passed, " << failed << " failed";
+  if (gaps || gaps_closed) out << ", " << gaps << " known gaps" << (gaps_closed ? ", " + std::to_string(gaps_closed) + " gaps now closed" : "");
+  out << "\n";
+  return out.str();
+}
+
+std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found) {
+  const Rule* r = rules.Find(id);
+  *found = r != nullptr;
+  if (!r) return "";
+  std::ostringstream out;
+  out << r->id << "  [" << r->category << "]\n" << r->title << "\n";
+  out << "file: " << r->file << (r->overrides.empty() ? "" : " (overrides " + r->overrides + ")") << "\n";
+  out << "prior confidence: " << r->prior << "\n\n";
+  out << "Matches messages like:\n";
+  for (const Text& p : r->patterns) out << "  /" << p.value << "/\n";
+  if (!r->exceptions.empty()) {
+    out << "raised as:";
+    for (const std::string& e : r->exceptions) out << " " << e;
+    out << "\n";
+  }
+  if (!r->context.value.empty()) out << "only when the surrounding lines match: /" << r->context.value << "/\n";
+  out << "\nExplanation:\n  " << r->explain.value << "\n\nHypotheses, most likely first:\n";
+  int k = 1;
+  for (const HypothesisSpec& h : r->hypotheses) {
+    out << "  " << k++ << ". " << h.id << ": " << h.text.value << "\n";
+    out << "     test: " << (h.probe.empty() ? h.test.value : "probe " + h.probe) << "\n";
+    out << "     fix:  " << h.fix.value << "\n";
+  }
+  if (!r->checks.empty()) {
+    out << "\nChecks:\n";
+    for (const Text& c : r->checks) out << "  " << c.value << "\n";
+  }
+  out << "\nVerify: " << (r->verify_probe.empty() ? "" : "probe " + r->verify_probe + ": ") << r->verify.value << "\n";
+  if (!r->refs.empty()) {
+    out << "\nReferences:";
+    for (const std::string& ref : r->refs) out << "\n  " << ref;
+    out << "\n";
+  }
+  out << "\nExamples:\n";
+  for (const Example& ex : r->examples) {
+    const char* kind = ex.kind == Example::Kind::kMatch ? "match" : ex.kind == Example::Kind::kNoMatch ? "no match" : "known gap";
+    out << "  " << kind << ": " << Shorten(ex.text, 140) << "\n";
+  }
+  return out.str();
+}
+
+double EvalReport::Top1Rate() const { return total ? static_cast<double>(top1) / total : 0; }
+double EvalReport::Top3Rate() const { return total ? static_cast<double>(top3) / total : 0; }
+
+EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir) {
+  EvalReport report;
+  std::vector<fs::path> labels;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename() == "label.yaml") labels.push_back(it->path());
+  }
+  std::sort(labels.begin(), labels.end());
+  for (const fs::path& label : labels) {
+    EvalCase c;
+    c.dir = label.parent_path().string();
+    try {
+      YAML::Node node = YAML::LoadFile(label.string());
+      c.expected = node["category"] ? node["category"].as<std::string>() : "";
+      if (node["also"]) {
+        for (const YAML::Node& a : node["also"]) c.also.push_back(a.as<std::string>());
+      }
+    } catch (const YAML::Exception& e) {
+      c.error = label.string() + ": " + e.what();
+    }
+    std::ifstream in(label.parent_path() / "log.txt", std::ios::binary);
+    if (c.error.empty() && !in) c.error = c.dir + ": no log.txt";
+    if (c.error.empty() && c.expected.empty()) c.error = label.string() + ": no category";
+    if (!c.error.empty()) {
+      ++report.errors;
+      report.cases.push_back(std::move(c));
+      continue;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    Report r = engine.DiagnoseText(ss.str());
+    for (size_t i = 0; i < r.diagnoses.size() && i < 3; ++i) c.got.push_back(r.diagnoses[i]);
+    auto accepted = [&](const std::string& cat) {
+      return cat == c.expected || std::find(c.also.begin(), c.also.end(), cat) != c.also.end();
+    };
+    ++report.total;
+    if (c.expected == "none") {
+      ++report.negatives;
+      c.top1 = c.top3 = r.diagnoses.empty();
+      if (!c.top1) ++report.negatives_flagged;
+    } else {
+      c.top1 = !c.got.empty() && accepted(c.got[0].category);
+      c.top3 = std::any_of(c.got.begin(), c.got.end(), [&](const Diagnosis& d) { return accepted(d.category); });
+    }
+    report.top1 += c.top1;
+    report.top3 += c.top3;
+    report.cases.push_back(std::move(c));
+  }
+  return report;
+}
+
+std::string EvalReport::ToText() const {
+  std::ostringstream out;
+  struct Row { int n = 0, t1 = 0, t3 = 0; };
+  std::map<std::string, Row> rows;
+  for (const EvalCase& c : cases) {
+    if (!c.error.empty()) continue;
+    Row& r = rows[c.expected];
+    r.n++;
+    r.t1 += c.top1;
+    r.t3 += c.top3;
+  }
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-36s %4s %7s %7s\n", "category", "n", "top-1", "top-3");
+  out << buf;
+  for (const auto& [cat, r] : rows) {
+    std::snprintf(buf, sizeof buf, "%-36s %4d %7s %7s\n", cat.c_str(), r.n, Pct(r.t1, r.n).c_str(), Pct(r.t3, r.n).c_str());
+    out << buf;
+  }
+  bool any_miss = false;
+  for (const EvalCase& c : cases) {
+    if (!c.error.empty()) {
+      out << (any_miss ? "" : "\nmisses:\n") << "  ERROR " << c.error << "\n";
+      any_miss = true;
+      continue;
+    }
+    if (c.top1) continue;
+    if (!any_miss) out << "\nmisses:\n";
+    any_miss = true;
+    out << "  " << c.dir << ": expected " << c.expected << ", got ";
+    if (c.got.empty()) out << "nothing";
+    for (size_t i = 0; i < c.got.size(); ++i) {
+      std::snprintf(buf, sizeof buf, "%s%s (%.2f, %s)", i ? ", " : "", c.got[i].category.c_str(), c.got[i].confidence,
+                    c.got[i].rule.c_str());
+      out << buf;
+    }
+    out << "\n";
+  }
+  // Calibration: does a top-1 answer given confidence p turn out right about p of the time?
+  const double edges[] = {0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01};
+  out << "\ncalibration (top-1 answers on positive cases):\n";
+  std::snprintf(buf, sizeof buf, "  %-12s %5s %9s %9s\n", "confidence", "n", "accuracy", "mean conf");
+  out << buf;
+  for (int b = 0; b + 1 < 7; ++b) {
+    int n = 0, right = 0;
+    double sum = 0;
+    for (const EvalCase& c : cases) {
+      if (!c.error.empty() || c.expected == "none" || c.got.empty()) continue;
+      double p = c.got[0].confidence;
+      if (p < edges[b] || p >= edges[b + 1]) continue;
+      ++n;
+      right += c.top1;
+      sum += p;
+    }
+    if (n == 0) continue;
+    std::snprintf(buf, sizeof buf, "  %.2f-%.2f    %5d %9s %9.2f\n", edges[b], std::min(edges[b + 1], 1.0), n,
+                  Pct(right, n).c_str(), sum / n);
+    out << buf;
+  }
+  std::snprintf(buf, sizeof buf,
+                "\neval: %d cases, top-1 %s (%d/%d), top-3 %s (%d/%d), negatives %d/%d clean, %d errors\n", total,
+                Pct(top1, total).c_str(), top1, total, Pct(top3, total).c_str(), top3, total,
+                negatives - negatives_flagged, negatives, errors);
+  out << buf;
+  return out.str();
+}
+
+}  // namespace triage
