@@ -1,0 +1,6 @@
+#!/bin/sh
+# Feeds cells.ipy to Debian's IPython (8.5, on /usr/bin/python3) one cell per input; without colours.
+set -u
+cd "$(dirname "$0")"
+/usr/bin/ipython3 --simple-prompt --colors=NoColor --no-banner < cells.ipy > log.txt 2>&1
+exit 0
