@@ -1,21 +1,20 @@
-# A fallback path that fails while the first failure is being handled:
-# Python prints both tracebacks joined by "During handling of the above exception ...".
+# The handler of a PyTorch error fails itself (a typo in the recovery code): Python prints both
+# tracebacks joined by "During handling of the above exception, another exception occurred". The first
+# exception is the failure to diagnose; the second only hides it.
 import torch
 import torch.nn as nn
 
 model = nn.Sequential(nn.Flatten(), nn.Linear(64, 10))
-batch = torch.randn(8, 4, 4, 4)
+checkpoint_every = 100
 
 
-def forward_fast(x):
-    return model.half()(x.half())
+def train_step(step, batch):
+    try:
+        return model(batch).sum()
+    except RuntimeError:
+        print(f"step {step} failed, saving an emergency checkpoint")
+        torch.save(model.state_dict(), f"emergency-{step // checkpoint_evry}.pt")
+        raise
 
 
-def forward_safe(x):
-    return model.float()(x.float().view(-1, 128))
-
-
-try:
-    out = forward_fast(batch)
-except RuntimeError:
-    out = forward_safe(batch)
+train_step(0, torch.randn(8, 4, 4, 4).half())
