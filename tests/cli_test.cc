@@ -1,0 +1,183 @@
+// End-to-end: the built `triage` binary on files and stdin; JSON, text and exit codes.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <yaml-cpp/yaml.h>
+
+namespace {
+
+struct ShellResult {
+  int status = -1;
+  std::string out;
+};
+
+// Runs a shell command line; returns its exit status and stdout (stderr goes to stdout when asked).
+ShellResult Shell(const std::string& cmd) {
+  ShellResult r;
+  std::FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return r;
+}
+
+const std::string kBin = TRIAGE_BINARY;
+const std::string kSrc = TRIAGE_SOURCE_DIR;
+const std::string kFixture = kSrc + "/tests/fixtures/chained_direct_cause/log.txt";
+
+// A private rule directory so these tests do not depend on the bundled knowledge base.
+std::string RuleDir() {
+  static const std::string dir = [] {
+    namespace fs = std::filesystem;
+    fs::path d = fs::temp_directory_path() / ("triage_cli_rules_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    std::ofstream(d / "linear-features.yaml") << R"(id: linear-features
+category: shape.matmul_mismatch
+title: Linear layer gets a different number of features than it was built for
+match:
+  message: 'mat1 and mat2 shapes cannot be multiplied \((?P<rows>\d+)x(?P<got>\d+) and (?P<want>\d+)x(?P<out>\d+)\)'
+  exception: [RuntimeError]
+explain: 'The layer expects {want} input features but receives {got}.'
+hypotheses:
+  - id: flattened
+    text: 'A feature map flattened to {got} features.'
+    test: 'print(x.shape) before the layer'
+    fix: 'Linear({got}, {out})'
+verify: 'one step runs'
+examples:
+  - match: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)'
+  - no_match: 'RuntimeError: shape ''[4, 2]'' is invalid for input of size 6'
+)";
+    return d.string();
+  }();
+  return dir;
+}
+
+std::string Triage(const std::string& args) {
+  return "NO_COLOR=1 TRIAGE_RULES_PATH= " + kBin + " --no-bundled --rules " + RuleDir() + " " + args;
+}
+
+TEST(Cli, JsonFollowsTheOutputContract) {
+  ShellResult r = Shell(Triage("--format json " + kFixture));
+  ASSERT_EQ(r.status, 0) << r.out;
+  YAML::Node j = YAML::Load(r.out);  // JSON is YAML: parse it with what we have
+  ASSERT_TRUE(j["diagnoses"].IsSequence()) << r.out;
+  ASSERT_EQ(j["diagnoses"].size(), 1u) << r.out;
+  YAML::Node d = j["diagnoses"][0];
+  EXPECT_EQ(d["rule"].as<std::string>(), "linear-features");
+  EXPECT_EQ(d["category"].as<std::string>(), "shape.matmul_mismatch");
+  double c = d["confidence"].as<double>();
+  EXPECT_GT(c, 0.35);
+  EXPECT_LE(c, 1.0);
+  EXPECT_EQ(d["explanation"].as<std::string>(), "The layer expects 64 input features but receives 57600.");
+  ASSERT_TRUE(d["hypotheses"].IsSequence());
+  EXPECT_EQ(d["hypotheses"][0]["status"].as<std::string>(), "untested");
+  EXPECT_EQ(d["hypotheses"][0]["fix"].as<std::string>(), "Linear(57600, 128)");
+  EXPECT_TRUE(d["checks"].IsSequence());
+  EXPECT_EQ(d["incident"].as<int>(), 0);
+  YAML::Node inc = j["incidents"][d["incident"].as<int>()];
+  EXPECT_EQ(inc["exception"].as<std::string>(), "RuntimeError");
+  EXPECT_EQ(inc["line_start"].as<int>(), 1);
+  EXPECT_EQ(inc["line_end"].as<int>(), 11);
+  EXPECT_EQ(j["incidents"].size(), 2u);
+}
+
+TEST(Cli, ReadsStdinAndFiles) {
+  ShellResult file = Shell(Triage("--format json " + kFixture));
+  ShellResult in = Shell(Triage("--format json < " + kFixture));
+  ShellResult dash = Shell("cat " + kFixture + " | " + Triage("--format json -"));
+  EXPECT_EQ(in.status, 0);
+  EXPECT_EQ(dash.status, 0);
+  // Identical apart from the source name.
+  auto strip = [](std::string s) { return s.substr(s.find(",\"diagnoses\"")); };
+  EXPECT_EQ(strip(file.out), strip(in.out));
+  EXPECT_EQ(strip(in.out), strip(dash.out));
+}
+
+TEST(Cli, TextPutsTheVerdictFirst) {
+  ShellResult r = Shell(Triage(kFixture));
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("shape.matmul_mismatch  Linear layer gets", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("The layer expects 64 input features but receives 57600."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("program.py:12 in train_step: return model(x)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "no colour when not a terminal";
+}
+
+TEST(Cli, ColourOnlyWhenAskedAndNeverWithNoColor) {
+  EXPECT_NE(Shell(Triage("--color always " + kFixture)).out.find('\x1b'), std::string::npos);
+  // NO_COLOR wins over auto (Triage() sets it); --color never always wins.
+  EXPECT_EQ(Shell(Triage("--color never " + kFixture)).out.find('\x1b'), std::string::npos);
+}
+
+TEST(Cli, ExitCodes) {
+  EXPECT_EQ(Shell(Triage(kFixture + " > /dev/null")).status, 0);
+  EXPECT_EQ(Shell("echo 'epoch 1 loss 0.3' | " + Triage("> /dev/null")).status, 1);
+  EXPECT_EQ(Shell(Triage("--frobnicate 2>/dev/null")).status, 2);
+  EXPECT_EQ(Shell(Triage("--format xml 2>/dev/null")).status, 2);
+  EXPECT_EQ(Shell(Triage("--top 0 2>/dev/null")).status, 2);
+  EXPECT_EQ(Shell(Triage("/nonexistent/file.log 2>/dev/null")).status, 2);
+}
+
+TEST(Cli, ErrorsAreOneClearLine) {
+  ShellResult r = Shell(Triage("/nonexistent/file.log 2>&1 >/dev/null"));
+  EXPECT_EQ(r.out, "triage: cannot read /nonexistent/file.log: No such file or directory\n");
+  r = Shell(Triage("--frobnicate 2>&1 >/dev/null"));
+  EXPECT_EQ(r.out, "triage: unknown option '--frobnicate' (see triage --help)\n");
+}
+
+TEST(Cli, EmptyDiagnosesWhenNothingIsFound) {
+  ShellResult r = Shell("printf 'epoch 1 loss 0.31\\nepoch 2 loss 0.29\\n' | " + Triage("--format json"));
+  EXPECT_EQ(r.status, 1);
+  YAML::Node j = YAML::Load(r.out);
+  ASSERT_TRUE(j["diagnoses"].IsSequence()) << r.out;
+  EXPECT_EQ(j["diagnoses"].size(), 0u);
+}
+
+TEST(Cli, SeveralFilesGiveJsonLines) {
+  ShellResult r = Shell(Triage("--format json " + kFixture + " " + kFixture));
+  ASSERT_EQ(r.status, 0);
+  size_t first = r.out.find('\n');
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(r.out.find('\n', first + 1), r.out.size() - 1) << "two lines, one object each";
+}
+
+TEST(Cli, RulesTestLintListExplain) {
+  EXPECT_EQ(Shell(Triage("> /dev/null; " + kBin + " rules test --no-bundled --rules " + RuleDir() + " > /dev/null")).status, 0);
+  ShellResult list = Shell(kBin + " rules list --no-bundled --rules " + RuleDir());
+  EXPECT_EQ(list.status, 0);
+  EXPECT_NE(list.out.find("linear-features"), std::string::npos);
+  ShellResult explain = Shell(kBin + " explain --no-bundled --rules " + RuleDir() + " linear-features");
+  EXPECT_EQ(explain.status, 0);
+  EXPECT_NE(explain.out.find("Linear({got}, {out})"), std::string::npos) << explain.out;
+  EXPECT_EQ(Shell(kBin + " explain --no-bundled --rules " + RuleDir() + " no-such-rule 2>/dev/null").status, 2);
+}
+
+TEST(Cli, LintListsEveryProblemWithPositions) {
+  namespace fs = std::filesystem;
+  fs::path d = fs::temp_directory_path() / ("triage_cli_broken_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  std::ofstream(d / "one.yaml") << "id: one\ncategory: shape.nope\ntitle: t\n";
+  std::ofstream(d / "two.yaml") << "id: two\ncategory: [\n";
+  std::ofstream(d / "three.yaml") << "id: three\ncategory: cuda.oom\ntitle: t\nmatch:\n  message: '(unclosed'\n";
+  ShellResult r = Shell(kBin + " rules lint " + d.string());
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("one.yaml:2:11: error: unknown category 'shape.nope'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("two.yaml:3:1: error:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("three.yaml:5:12: error: match.message: missing ): (unclosed [bad-regex] (rule three)"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("three.yaml:1:1: error: missing required key 'explain'"), std::string::npos) << r.out;
+  ShellResult json = Shell(kBin + " rules lint --format json " + d.string());
+  YAML::Node j = YAML::Load(json.out);
+  EXPECT_GE(j["errors"].as<int>(), 6) << json.out;
+  fs::remove_all(d);
+}
+
+}  // namespace

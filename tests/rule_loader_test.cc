@@ -1,0 +1,203 @@
+// Rule loading: inline YAML, every problem asserted with its code and position.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "rule.h"
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+
+// A valid rule; tests derive broken variants from it.
+constexpr char kGood[] = R"(id: good-rule
+category: shape.matmul_mismatch
+title: A good rule
+confidence: 0.9
+match:
+  message: 'mat1 and mat2 shapes cannot be multiplied \((?P<rows>\d+)x(?P<got>\d+) and (?P<want>\d+)x(?P<out>\d+)\)'
+  exception: [RuntimeError]
+explain: 'expects {want}, gets {got}'
+hypotheses:
+  - id: flattened
+    text: 'flattened {got}'
+    test: { probe: shape-trace }
+    fix: 'Linear({got}, {out})'
+verify: 'runs'
+examples:
+  - match: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)'
+    captures: { got: 57600 }
+)";
+
+std::string Describe(const LoadResult& r) {
+  std::string s;
+  for (const Problem& p : r.problems) s += p.ToString() + "\n";
+  return s;
+}
+
+const Problem* FindCode(const LoadResult& r, const std::string& code) {
+  for (const Problem& p : r.problems) {
+    if (p.code == code) return &p;
+  }
+  return nullptr;
+}
+
+TEST(RuleLoader, LoadsAValidRule) {
+  LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", kGood}});
+  EXPECT_TRUE(r.ok()) << Describe(r);
+  EXPECT_TRUE(r.problems.empty()) << Describe(r);
+  ASSERT_EQ(r.rules->rules.size(), 1u);
+  const Rule& rule = r.rules->rules[0];
+  EXPECT_EQ(rule.id, "good-rule");
+  EXPECT_DOUBLE_EQ(rule.prior, 0.9);
+  EXPECT_EQ(rule.hypotheses[0].probe, "shape-trace");
+  EXPECT_EQ(rule.exceptions, std::vector<std::string>{"RuntimeError"});
+}
+
+struct BadCase {
+  const char* name;
+  std::string yaml;
+  const char* code;
+  int line;
+  int column;
+};
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  size_t p = s.find(from);
+  if (p == std::string::npos) return "<<replace failed: " + from + ">>";
+  return s.replace(p, from.size(), to);
+}
+
+TEST(RuleLoader, ReportsEachProblemWithItsPosition) {
+  const std::string g = kGood;
+  const std::vector<BadCase> cases = {
+      {"unknown category", Replace(g, "shape.matmul_mismatch", "shape.nope"), "unknown-category", 2, 11},
+      {"bad regex", Replace(g, "\\((?P<rows>", "((?P<rows>"), "bad-regex", 6, 12},
+      {"unknown capture in explain", Replace(g, "gets {got}'", "gets {gotten}'"), "unknown-capture", 8, 10},
+      {"missing title", Replace(g, "title: A good rule\n", ""), "missing-key", 1, 1},
+      {"bad confidence", Replace(g, "confidence: 0.9", "confidence: 1.5"), "bad-value", 4, 13},
+      {"unknown probe", Replace(g, "probe: shape-trace", "probe: crystal-ball"), "unknown-probe", 12, 11},
+      {"id differs from file stem", Replace(g, "id: good-rule", "id: other-rule"), "id-not-file-stem", 1, 5},
+      {"hypothesis without fix", Replace(g, "    fix: 'Linear({got}, {out})'\n", ""), "missing-key", 10, 5},
+      {"example capture not defined", Replace(g, "captures: { got: 57600 }", "captures: { nope: 1 }"), "unknown-capture", 16, 5},
+      {"no match example", Replace(g, "  - match: 'RuntimeError: mat1", "  - no_match: 'RuntimeError: mat1"), "missing-example", 16, 3},
+      {"yaml syntax", Replace(g, "title: A good rule", "title: [unclosed"), "bad-yaml", 4, 11},
+      {"unterminated template", Replace(g, "explain: 'expects {want}", "explain: 'expects {want"), "bad-template", 8, 10},
+      {"hypotheses not a list", Replace(g, "hypotheses:\n  - id: flattened", "hypotheses: 3\nxx:\n  - id: flattened"), "bad-type", 9, 13},
+  };
+  for (const BadCase& c : cases) {
+    LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", c.yaml}});
+    const Problem* p = FindCode(r, c.code);
+    ASSERT_NE(p, nullptr) << c.name << ": expected code " << c.code << ", got:\n" << Describe(r) << "\n" << c.yaml;
+    EXPECT_EQ(p->severity, Problem::Severity::kError) << c.name << ": " << p->ToString();
+    EXPECT_EQ(p->line, c.line) << c.name << ": " << p->ToString();
+    EXPECT_EQ(p->column, c.column) << c.name << ": " << p->ToString();
+    EXPECT_EQ(p->file, "good-rule.yaml") << c.name;
+    EXPECT_TRUE(r.rules->rules.empty()) << c.name << ": a broken rule must be skipped";
+  }
+}
+
+TEST(RuleLoader, NamesTheRuleInEveryProblem) {
+  LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", Replace(kGood, "shape.matmul_mismatch", "nope")}});
+  ASSERT_FALSE(r.problems.empty());
+  EXPECT_EQ(r.problems[0].rule_id, "good-rule") << r.problems[0].ToString();
+  EXPECT_EQ(r.problems[0].ToString(),
+            "good-rule.yaml:2:11: error: unknown category 'nope' (see rules/taxonomy.yaml) [unknown-category] (rule good-rule)");
+}
+
+TEST(RuleLoader, ReportsEveryProblemOfAFileAtOnce) {
+  std::string y = Replace(kGood, "shape.matmul_mismatch", "nope");
+  y = Replace(y, "probe: shape-trace", "probe: crystal-ball");
+  y = Replace(y, "gets {got}'", "gets {gotten}'");
+  LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", y}});
+  EXPECT_TRUE(FindCode(r, "unknown-category")) << Describe(r);
+  EXPECT_TRUE(FindCode(r, "unknown-probe")) << Describe(r);
+  EXPECT_TRUE(FindCode(r, "unknown-capture")) << Describe(r);
+  EXPECT_EQ(r.errors(), 3) << Describe(r);
+}
+
+TEST(RuleLoader, SkipsBadRulesAndKeepsLoadingTheRest) {
+  std::string other = Replace(kGood, "id: good-rule", "id: other-rule");
+  LoadResult r = LoadRulesFromStrings({{"bad-rule.yaml", "id: bad-rule\ncategory: [\n"},
+                                       {"good-rule.yaml", kGood},
+                                       {"other-rule.yaml", other}});
+  EXPECT_EQ(r.errors(), 1) << Describe(r);
+  EXPECT_EQ(r.rules->rules.size(), 2u);
+  Engine engine(r.rules);
+  Report rep = engine.DiagnoseText("RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)\n");
+  EXPECT_FALSE(rep.diagnoses.empty());
+}
+
+TEST(RuleLoader, UnknownKeysAreWarningsUnlessStrict) {
+  std::string y = Replace(kGood, "title: A good rule", "title: A good rule\nsevertiy: high");
+  LoadResult lax = LoadRulesFromStrings({{"good-rule.yaml", y}});
+  ASSERT_TRUE(FindCode(lax, "unknown-key")) << Describe(lax);
+  EXPECT_EQ(FindCode(lax, "unknown-key")->severity, Problem::Severity::kWarning);
+  EXPECT_EQ(FindCode(lax, "unknown-key")->line, 4);
+  EXPECT_EQ(lax.rules->rules.size(), 1u);
+  EXPECT_TRUE(lax.ok());
+
+  LoadResult strict = LoadRulesFromStrings({{"good-rule.yaml", y}}, /*strict=*/true);
+  ASSERT_TRUE(FindCode(strict, "unknown-key")) << Describe(strict);
+  EXPECT_EQ(FindCode(strict, "unknown-key")->severity, Problem::Severity::kError);
+  EXPECT_TRUE(strict.rules->rules.empty());
+}
+
+TEST(RuleLoader, PartialCaptureIsAWarning) {
+  std::string y = Replace(kGood, "  exception: [RuntimeError]",
+                          "    - 'size mismatch, m1: \\[(?P<rows>\\d+) x (?P<got>\\d+)\\]'\n  exception: [RuntimeError]");
+  y = Replace(y, "  message: 'mat1", "  message:\n    - 'mat1");
+  LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", y}});
+  const Problem* p = FindCode(r, "partial-capture");
+  ASSERT_NE(p, nullptr) << Describe(r) << y;
+  EXPECT_EQ(p->severity, Problem::Severity::kWarning);
+  EXPECT_EQ(r.rules->rules.size(), 1u) << Describe(r);
+}
+
+TEST(RuleLoader, DuplicateIdInOneSourceIsAnError) {
+  LoadResult r = LoadRulesFromStrings({{"a/good-rule.yaml", kGood}, {"b/good-rule.yaml", kGood}});
+  ASSERT_TRUE(FindCode(r, "duplicate-id")) << Describe(r);
+  EXPECT_EQ(r.rules->rules.size(), 1u);
+}
+
+TEST(RuleLoader, LaterDirectoryOverridesById) {
+  namespace fs = std::filesystem;
+  fs::path base = fs::temp_directory_path() / ("triage_loader_" + std::to_string(::getpid()));
+  fs::create_directories(base / "one");
+  fs::create_directories(base / "two");
+  std::ofstream(base / "one" / "good-rule.yaml") << kGood;
+  std::ofstream(base / "two" / "good-rule.yaml") << Replace(kGood, "title: A good rule", "title: The override");
+  LoadOptions o;
+  o.bundled = false;
+  o.env_path = false;
+  o.dirs = {(base / "one").string(), (base / "two").string()};
+  LoadResult r = LoadRules(o);
+  EXPECT_TRUE(r.ok()) << Describe(r);
+  ASSERT_EQ(r.rules->rules.size(), 1u);
+  EXPECT_EQ(r.rules->rules[0].title, "The override");
+  EXPECT_EQ(r.rules->rules[0].overrides, (base / "one" / "good-rule.yaml").string());
+  fs::remove_all(base);
+}
+
+TEST(RuleLoader, MissingDirectoryIsReported) {
+  LoadOptions o;
+  o.bundled = false;
+  o.env_path = false;
+  o.dirs = {"/nonexistent/triage/rules"};
+  LoadResult r = LoadRules(o);
+  ASSERT_TRUE(FindCode(r, "missing-dir")) << Describe(r);
+  EXPECT_EQ(FindCode(r, "missing-dir")->file, "/nonexistent/triage/rules");
+}
+
+TEST(LiteralChars, CountsOnlyLiteralCharacters) {
+  EXPECT_EQ(LiteralChars("abc"), 3);
+  EXPECT_EQ(LiteralChars("a\\d+b"), 2);
+  EXPECT_EQ(LiteralChars("(?P<got>\\d+)x"), 1);
+  EXPECT_EQ(LiteralChars("\\(x\\)"), 3);
+  EXPECT_EQ(LiteralChars("[abc]+d{2,3}"), 1);
+}
+
+}  // namespace
+}  // namespace triage

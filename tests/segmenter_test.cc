@@ -1,0 +1,157 @@
+// Segmenter on real PyTorch output (tests/fixtures/*/log.txt, produced by the program.py beside each).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "segmenter.h"
+
+namespace triage {
+namespace {
+
+std::string ReadFixture(const std::string& name) {
+  std::ifstream in(std::string(TRIAGE_SOURCE_DIR) + "/tests/fixtures/" + name + "/log.txt", std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<Incident> Segment(const std::string& text, Segmenter::Classifier classify = nullptr) {
+  Segmenter seg(SegmenterOptions(), std::move(classify));
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) seg.AddLine(line);
+  seg.Finish();
+  return seg.incidents();
+}
+
+std::string Dump(const std::vector<Incident>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) {
+    s += "#" + std::to_string(i) + " [" + v[i].exception + "] " + v[i].message.substr(0, 80) + " lines " +
+         std::to_string(v[i].line_start) + "-" + std::to_string(v[i].line_end) + " cause " +
+         std::to_string(v[i].caused_by) + " culprit '" + v[i].CulpritText() + "'\n";
+  }
+  return s;
+}
+
+TEST(Segmenter, ChainedDuringHandlingKeepsTheOriginalAsCause) {
+  auto v = Segment(ReadFixture("chained_during_handling"));
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "IndexError");
+  EXPECT_EQ(v[0].message, "Target 10 is out of bounds.");
+  EXPECT_EQ(v[0].kind, Incident::Kind::kTraceback);
+  EXPECT_EQ(v[0].line_start, 1);
+  EXPECT_EQ(v[0].line_end, 8);
+  EXPECT_EQ(v[0].CulpritText(), "program.py:9 in <module>: loss = F.cross_entropy(logits, labels)");
+  EXPECT_EQ(v[0].frames.size(), 2u);
+  EXPECT_FALSE(v[0].frames[1].user);
+  EXPECT_EQ(v[1].exception, "KeyError");
+  EXPECT_EQ(v[1].message, "'fallback_lr'");
+  EXPECT_EQ(v[1].caused_by, 0) << Dump(v);
+}
+
+TEST(Segmenter, DirectCauseLinksTheWrapperToTheCause) {
+  auto v = Segment(ReadFixture("chained_direct_cause"));
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].message, "mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)");
+  EXPECT_EQ(v[0].CulpritText(), "program.py:12 in train_step: return model(x)");
+  EXPECT_EQ(v[1].exception, "StepFailed");
+  EXPECT_EQ(v[1].caused_by, 0);
+}
+
+TEST(Segmenter, DataLoaderReRaiseMakesTheWorkerErrorTheCause) {
+  auto v = Segment(ReadFixture("dataloader_reraise"));
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  // The worker's own traceback is emitted first and the main-process wrapper points at it.
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  EXPECT_EQ(v[0].message.rfind("stack expects each tensor to be equal size", 0), 0u) << Dump(v);
+  EXPECT_EQ(v[0].culprit, -1) << "every frame of the worker is library code";
+  EXPECT_EQ(v[1].message, "Caught RuntimeError in DataLoader worker process 0.");
+  EXPECT_EQ(v[1].caused_by, 0);
+  EXPECT_EQ(v[1].CulpritText(), "program.py:15 in <module>: for batch in DataLoader(Ragged(), batch_size=4, num_workers=1):");
+}
+
+TEST(Segmenter, CppStackTraceIsNotPartOfTheMessage) {
+  auto v = Segment(ReadFixture("cpp_stacktrace"));
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].message, "mat1 and mat2 shapes cannot be multiplied (3x4 and 5x6)");
+  EXPECT_EQ(v[0].line_end, 38) << "the C++ frames belong to the incident's span";
+}
+
+TEST(Segmenter, BareErrorLine) {
+  auto v = Segment(ReadFixture("bare_error_line"));
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].kind, Incident::Kind::kErrorLine);
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  EXPECT_EQ(v[0].message, "shape '[4, 2]' is invalid for input of size 6");
+  EXPECT_EQ(v[0].line_start, 2);
+}
+
+TEST(Segmenter, TracebackCutBeforeItsExceptionKeepsTheLastSourceLine) {
+  std::string text = ReadFixture("chained_direct_cause");
+  // Keep the first 9 lines: the paste stops inside linear.py's frame.
+  size_t pos = 0;
+  for (int i = 0; i < 9; ++i) pos = text.find('\n', pos) + 1;
+  auto v = Segment(text.substr(0, pos));
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "");
+  EXPECT_EQ(v[0].message, "return F.linear(input, self.weight, self.bias)");
+}
+
+TEST(Segmenter, ClassifiedLogLinesMergeWhenClose) {
+  std::string text =
+      "epoch 1 loss 0.5\n"
+      "Assertion `t >= 0 && t < n_classes` failed. A\n"
+      "Assertion `t >= 0 && t < n_classes` failed. B\n"
+      "ordinary\n"
+      "Assertion `t >= 0 && t < n_classes` failed. C\n"
+      "1\n2\n3\n4\n5\n6\n7\n"
+      "Assertion `t >= 0 && t < n_classes` failed. D\n";
+  auto v = Segment(text, [](std::string_view line) { return line.find("Assertion") != std::string_view::npos ? 7 : -1; });
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].kind, Incident::Kind::kLogLine);
+  EXPECT_EQ(v[0].count, 3);
+  EXPECT_EQ(v[0].line_start, 2);
+  EXPECT_EQ(v[0].line_end, 5);
+  EXPECT_EQ(v[1].line_start, 13);
+}
+
+TEST(Segmenter, LogLinesBeforeAnExceptionBecomeItsContext) {
+  std::string text =
+      "/pytorch/aten/src/ATen/native/cuda/Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], "
+      "thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.\n"
+      "RuntimeError: CUDA error: device-side assert triggered\n";
+  auto v = Segment(text, [](std::string_view line) { return line.find("Assertion") != std::string_view::npos ? 1 : -1; });
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  ASSERT_EQ(v[1].context.size(), 1u);
+  EXPECT_NE(v[1].context[0].find("t < n_classes"), std::string::npos);
+}
+
+TEST(SegmenterNormalize, StripsLineNoise) {
+  std::string rank;
+  EXPECT_EQ(Segmenter::Normalize("RuntimeError: x\r", &rank), "RuntimeError: x");
+  EXPECT_EQ(Segmenter::Normalize("\x1b[31mRuntimeError\x1b[0m: x", &rank), "RuntimeError: x");
+  EXPECT_EQ(Segmenter::Normalize(" 10%|#    | 1/10\r 20%|##   | 2/10\rTraceback (most recent call last):", &rank),
+            "Traceback (most recent call last):");
+  EXPECT_EQ(Segmenter::Normalize("[rank3]:RuntimeError: x", &rank), "RuntimeError: x");
+  EXPECT_EQ(rank, "3");
+  EXPECT_EQ(Segmenter::Normalize("[default1]:  File \"a.py\", line 3, in f", &rank), "  File \"a.py\", line 3, in f");
+  EXPECT_EQ(rank, "1");
+  EXPECT_EQ(Segmenter::Normalize("[W NNPACK.cpp:53] Could not initialize NNPACK!", &rank),
+            "[W NNPACK.cpp:53] Could not initialize NNPACK!");
+  EXPECT_EQ(rank, "");
+}
+
+TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {
+  EXPECT_TRUE(Segmenter::IsLibraryFile("/usr/lib/python3/dist-packages/torch/nn/modules/module.py"));
+  EXPECT_TRUE(Segmenter::IsLibraryFile("/home/u/.venv/lib/python3.11/site-packages/transformers/trainer.py"));
+  EXPECT_TRUE(Segmenter::IsLibraryFile("C:\\Python311\\Lib\\site-packages\\torch\\nn\\functional.py"));
+  EXPECT_TRUE(Segmenter::IsLibraryFile("<frozen runpy>"));
+  EXPECT_FALSE(Segmenter::IsLibraryFile("/home/u/project/train.py"));
+  EXPECT_FALSE(Segmenter::IsLibraryFile("C:\\Users\\me\\train.py"));
+  EXPECT_FALSE(Segmenter::IsLibraryFile("<string>"));
+}
+
+}  // namespace
+}  // namespace triage
