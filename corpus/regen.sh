@@ -35,6 +35,11 @@ trap 'rm -f "$tmp"' EXIT
 
 changed=0 skipped=0 failed=0 total=0
 for dir in "${cases[@]}"; do
+  if [[ ! -d "$dir" ]]; then
+    echo "error   $dir: not a folder" >&2
+    failed=$((failed + 1))
+    continue
+  fi
   dir="$(cd "$dir" && pwd)"
   name="${dir#"$corpus_dir"/}"
   if [[ ! -f "$dir/label.yaml" ]]; then
