@@ -7,18 +7,18 @@ import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
-model = nn.Sequential(nn.Linear(256, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10))
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
 opt = torch.optim.SGD(model.parameters(), lr=0.01)
 cache = {}
-for step in range(1, 101):
-    x = torch.randn(128, 256)
-    y = torch.randint(0, 10, (128,))
+for step in range(1, 61):
+    x = torch.randn(4096, 32)
+    y = torch.randint(0, 10, (4096,))
     logits = model(x)
     loss = nn.functional.cross_entropy(logits, y)
     opt.zero_grad()
     loss.backward(retain_graph=True)
     opt.step()
     cache[step] = logits                     # should be logits.detach()
-    if step % 20 == 0:
+    if step % 10 == 0:
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print({"step": step, "loss": round(loss.item(), 4), "cached": len(cache), "max_rss_mb": round(rss, 1)})

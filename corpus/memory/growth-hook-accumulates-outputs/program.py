@@ -5,8 +5,8 @@ import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
-model = nn.Sequential(nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.Conv2d(32, 32, 3, padding=1),
-                      nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 10))
+model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 8, 3, padding=1),
+                      nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 10))
 captured = []
 model[1].register_forward_hook(lambda m, i, o: captured.append(o))
 opt = torch.optim.SGD(model.parameters(), lr=0.01)
