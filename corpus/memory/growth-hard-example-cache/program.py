@@ -19,6 +19,6 @@ for step in range(1, 61):
     loss.backward(retain_graph=True)
     opt.step()
     cache[step] = logits                     # should be logits.detach()
-    if step % 10 == 0:
+    if step % 5 == 0:
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print({"step": step, "loss": round(loss.item(), 4), "cached": len(cache), "max_rss_mb": round(rss, 1)})

@@ -17,6 +17,6 @@ for it in range(1, 61):
     opt.zero_grad()
     loss.backward()
     opt.step()
-    if it % 10 == 0:
+    if it % 5 == 0:
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"iter {it:3d}  loss={loss.item():.3f}  captured={len(captured)}  maxrss={rss_mb:.0f}MB")

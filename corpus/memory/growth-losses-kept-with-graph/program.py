@@ -17,6 +17,6 @@ for step in range(1, 61):
     loss.backward(retain_graph=True)
     opt.step()
     history.append(loss)                   # keeps the graph and its saved activations
-    if step % 10 == 0:
+    if step % 5 == 0:
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"step {step:4d} | loss {loss.item():.4f} | max RSS {rss_mb:8.1f} MB")
