@@ -1,0 +1,52 @@
+// triage evidence: applying the verdicts of live probes to a report (torch-free).
+//
+// Usage:
+//
+//   triage::Report report = engine.DiagnoseText(log);
+//   std::vector<triage::ProbeEvidence> ev = ...;   // from triage::probes::RunProbe, or your own checks
+//   triage::ApplyEvidence(report, ev);               // statuses, evidence text, confidence, order
+//
+// Kept apart from triage.h so the probe layer can grow without touching the core header; include
+// "triage/triage.h" alone for log triage.
+#ifndef TRIAGE_EVIDENCE_H_
+#define TRIAGE_EVIDENCE_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "triage/triage.h"
+
+namespace triage {
+
+// Evidence from one live probe (probes/, or any checker an embedder writes): the torch-free half of
+// hypothesis testing. See Note: [Evidence] in engine/src/evidence.cc.
+struct ProbeEvidence {
+  std::string probe;                  // probe name, as rules name it in `test: { probe: NAME }`
+  std::string verdict = "inconclusive";  // confirmed | refuted | inconclusive: is the fault present?
+  std::string summary;                // one line of what was verified, e.g. "fc expects 64 features, ..."
+  std::vector<std::pair<std::string, std::string>> facts;  // measurements, in probe order
+  std::string category;               // taxonomy category of the fault, when the probe names one
+  std::string hypothesis;             // hypothesis id for a diagnosis made from this finding
+  std::string title;                  // title / hypothesis text / fix for that diagnosis
+  std::string text;
+  std::string fix;
+  double strength = 0.8;              // how sure a confirmed verdict is, in (0, 1]
+  double seconds = 0;                 // time the probe took
+};
+
+struct EvidenceOptions {
+  bool add_findings = true;  // a confirmed finding whose category no diagnosis has becomes a diagnosis
+  double min_confidence = 0.35;  // as DiagnoseOptions: diagnoses left below it are dropped
+};
+
+// Applies probe evidence to a report: marks each hypothesis that names a probe confirmed / refuted
+// with the evidence text, raises the confidence of diagnoses with a confirmed hypothesis and lowers
+// those whose every probe-tested hypothesis was refuted, adds diagnoses for confirmed findings no
+// rule produced, and re-sorts. Hypotheses no probe ran for stay "untested".
+void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
+                   const EvidenceOptions& options = {});
+
+}  // namespace triage
+
+#endif  // TRIAGE_EVIDENCE_H_

@@ -1,0 +1,151 @@
+// Applying probe verdicts to a report. Torch-free: the probes live in probes/ and only hand over
+// plain ProbeEvidence values, so the engine never links LibTorch.
+//
+// Note: [Evidence]
+// A rule hypothesis names the probe that tests it (`test: { probe: NAME }`). A probe answers the
+// question "is the fault I look for present?" with confirmed / refuted / inconclusive, and may name
+// the taxonomy category of what it found. For each hypothesis naming probe P in a diagnosis of
+// category C:
+//   - confirmed  when P confirmed a fault of category C (or of no stated category), or a finding
+//                whose `hypothesis` equals the hypothesis id;
+//   - refuted    when P ran and refuted (found nothing of that kind);
+//   - untested   otherwise (P not run, out of budget, or inconclusive: the reason goes to evidence).
+// A confirmed hypothesis moves the diagnosis' confidence towards 1 by 70% of the finding's
+// strength; refuted hypotheses scale it down in proportion to the share of hypotheses refuted (all
+// refuted: halved). A confirmed finding whose category no diagnosis has becomes a diagnosis of its
+// own (rule "probe:P"): silent failures (no exception, no log line) are found this way.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "triage/evidence.h"
+
+namespace triage {
+namespace {
+
+constexpr double kConfirmGain = 0.7;
+constexpr double kRefutePenalty = 0.5;
+constexpr double kMaxConfidence = 0.99;
+constexpr size_t kMaxFactsShown = 4;
+
+std::string EvidenceText(const ProbeEvidence& e) {
+  std::string out = e.verdict + ": " + e.summary;
+  size_t shown = 0;
+  for (const auto& [key, value] : e.facts) {
+    if (shown == kMaxFactsShown) break;
+    out += (shown == 0 ? " (" : "; ") + key + "=" + value;
+    ++shown;
+  }
+  if (shown > 0) out += ")";
+  return out;
+}
+
+bool SameCategory(const ProbeEvidence& e, const std::string& category) {
+  return e.category.empty() || e.category == category;
+}
+
+Hypothesis FindingHypothesis(const ProbeEvidence& e) {
+  Hypothesis h;
+  h.id = e.hypothesis.empty() ? e.probe : e.hypothesis;
+  h.text = e.text.empty() ? e.summary : e.text;
+  h.status = "confirmed";
+  h.test = "probe " + e.probe;
+  h.probe = e.probe;
+  h.fix = e.fix;
+  h.evidence = EvidenceText(e);
+  return h;
+}
+
+double Boost(double confidence, double strength) {
+  return std::min(kMaxConfidence, confidence + (1.0 - confidence) * kConfirmGain * strength);
+}
+
+}  // namespace
+
+void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
+                   const EvidenceOptions& options) {
+  std::vector<bool> used(evidence.size(), false);
+  for (Diagnosis& d : report.diagnoses) {
+    double best_strength = 0;
+    int refuted = 0;
+    for (Hypothesis& h : d.hypotheses) {
+      if (h.probe.empty()) continue;
+      const ProbeEvidence* confirmed = nullptr;
+      const ProbeEvidence* refuting = nullptr;
+      const ProbeEvidence* inconclusive = nullptr;
+      for (size_t i = 0; i < evidence.size(); ++i) {
+        const ProbeEvidence& e = evidence[i];
+        if (e.probe != h.probe) continue;
+        bool about_this = (!e.hypothesis.empty() && e.hypothesis == h.id) || SameCategory(e, d.category);
+        if (e.verdict == "confirmed" && about_this) {
+          if (confirmed == nullptr || e.strength > confirmed->strength) confirmed = &e;
+          used[i] = true;
+        } else if (e.verdict == "refuted" && about_this) {
+          refuting = &e;
+        } else if (e.verdict == "inconclusive") {
+          inconclusive = &e;
+        }
+      }
+      if (confirmed != nullptr) {
+        h.status = "confirmed";
+        h.evidence = EvidenceText(*confirmed);
+        best_strength = std::max(best_strength, confirmed->strength);
+      } else if (refuting != nullptr) {
+        h.status = "refuted";
+        h.evidence = EvidenceText(*refuting);
+        ++refuted;
+      } else if (inconclusive != nullptr) {
+        h.evidence = EvidenceText(*inconclusive);
+      }
+    }
+    // A confirmed finding of this diagnosis' category from a probe no hypothesis names still
+    // supports it: it is attached as a confirmed hypothesis.
+    for (size_t i = 0; i < evidence.size(); ++i) {
+      const ProbeEvidence& e = evidence[i];
+      if (used[i] || e.verdict != "confirmed" || e.category.empty() || e.category != d.category) continue;
+      d.hypotheses.insert(d.hypotheses.begin(), FindingHypothesis(e));
+      best_strength = std::max(best_strength, e.strength);
+      used[i] = true;
+    }
+    if (best_strength > 0) {
+      d.confidence = Boost(d.confidence, best_strength);
+      // The confirmed hypothesis is the answer: show it first, keeping the others' order.
+      std::stable_partition(d.hypotheses.begin(), d.hypotheses.end(),
+                            [](const Hypothesis& h) { return h.status == "confirmed"; });
+    } else if (refuted > 0 && !d.hypotheses.empty()) {
+      d.confidence *= 1.0 - kRefutePenalty * refuted / static_cast<double>(d.hypotheses.size());
+    }
+  }
+
+  if (options.add_findings) {
+    for (size_t i = 0; i < evidence.size(); ++i) {
+      const ProbeEvidence& e = evidence[i];
+      if (used[i] || e.verdict != "confirmed" || e.category.empty()) continue;
+      auto same = std::find_if(report.diagnoses.begin(), report.diagnoses.end(),
+                               [&](const Diagnosis& d) { return d.category == e.category; });
+      if (same != report.diagnoses.end()) {
+        same->hypotheses.push_back(FindingHypothesis(e));
+        same->confidence = std::max(same->confidence, std::min(kMaxConfidence, e.strength));
+        continue;
+      }
+      Diagnosis d;
+      d.rule = "probe:" + e.probe;
+      d.category = e.category;
+      d.confidence = std::min(kMaxConfidence, e.strength);
+      d.title = e.title.empty() ? e.summary : e.title;
+      d.explanation = e.summary;
+      d.hypotheses.push_back(FindingHypothesis(e));
+      d.verify = "Run probe " + e.probe + " again after the fix: it reports refuted.";
+      report.diagnoses.push_back(std::move(d));
+    }
+  }
+
+  std::stable_sort(report.diagnoses.begin(), report.diagnoses.end(),
+                   [](const Diagnosis& a, const Diagnosis& b) { return a.confidence > b.confidence; });
+  report.diagnoses.erase(
+      std::remove_if(report.diagnoses.begin(), report.diagnoses.end(),
+                     [&](const Diagnosis& d) { return d.confidence < options.min_confidence; }),
+      report.diagnoses.end());
+}
+
+}  // namespace triage

@@ -1,0 +1,305 @@
+// Hypothesis testing (which probes to run for a report), the step guard and the monitor.
+#include "triage/guard.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "internal.h"
+
+namespace triage::probes {
+namespace {
+
+// Probes that test a category even when the matching rule names none (rules written before a
+// probe existed, or findings from the monitor). Prefix match on the category.
+struct CategoryProbes {
+  const char* category_prefix;
+  std::vector<const char*> probes;
+};
+
+const std::vector<CategoryProbes>& CategoryTable() {
+  static const std::vector<CategoryProbes> kTable = {
+      {"numerics.", {"nan-source", "grad-health"}},
+      {"autograd.anomaly_nan", {"nan-source"}},
+      {"autograd.", {"autograd-anomaly", "grad-health"}},
+      {"training.not_learning", {"weight-update", "grad-health", "init-loss", "overfit-one-batch"}},
+      {"training.missing_zero_grad", {"weight-update"}},
+      {"training.eval_mode", {"mode-audit"}},
+      {"training.softmax_before_loss", {"init-loss"}},
+      {"training.unused_parameters", {"grad-health"}},
+      {"distributed.unused_parameters", {"grad-health"}},
+      {"training.dead_activations", {"dead-activations"}},
+      {"training.unstable_loss", {"grad-health", "init-loss"}},
+      {"shape.", {"shape-trace"}},
+      {"dtype.", {"dtype-audit"}},
+      {"device.", {"device-audit"}},
+      {"loss.target_out_of_range", {"label-range"}},
+      {"cuda.device_side_assert", {"label-range", "index-range"}},
+      {"index.", {"index-range", "label-range"}},
+      {"memory.", {"memory-growth"}},
+      {"cuda.oom", {"memory-growth"}},
+  };
+  return kTable;
+}
+
+std::vector<ProbeEvidence> RunAll(const std::vector<std::string>& names, ProbeContext& ctx, double budget_s) {
+  std::vector<std::string> order = names;
+  std::stable_sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
+    const ProbeInfo* pa = FindProbe(a);
+    const ProbeInfo* pb = FindProbe(b);
+    return (pa ? pa->cost : 1000) < (pb ? pb->cost : 1000);
+  });
+  std::vector<ProbeEvidence> evidence;
+  Deadline deadline(budget_s);
+  auto start = std::chrono::steady_clock::now();
+  double per_probe = ctx.probe_budget_s;
+  for (const std::string& name : order) {
+    if (deadline.Passed()) {
+      ProbeEvidence e;
+      e.probe = name;
+      e.summary = "not run: the probe budget of " + std::to_string(budget_s) + " s was spent";
+      evidence.push_back(e);
+      continue;
+    }
+    double left = budget_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ctx.probe_budget_s = std::max(0.1, std::min(per_probe, left));
+    auto got = RunProbe(name, ctx);
+    evidence.insert(evidence.end(), got.begin(), got.end());
+  }
+  ctx.probe_budget_s = per_probe;
+  return evidence;
+}
+
+std::vector<std::string> AllProbeNames() {
+  std::vector<std::string> out;
+  for (const ProbeInfo& info : ProbeList()) out.emplace_back(info.name);
+  return out;
+}
+
+std::string ExceptionType(const std::exception& e) {
+  // The Python names these C++ types surface as, so rules written against Python logs match.
+  if (dynamic_cast<const c10::IndexError*>(&e)) return "IndexError";
+  if (dynamic_cast<const c10::ValueError*>(&e)) return "ValueError";
+  if (dynamic_cast<const c10::TypeError*>(&e)) return "TypeError";
+  if (dynamic_cast<const c10::NotImplementedError*>(&e)) return "NotImplementedError";
+  if (dynamic_cast<const c10::OutOfMemoryError*>(&e)) return "torch.cuda.OutOfMemoryError";
+  return "RuntimeError";
+}
+
+}  // namespace
+
+std::vector<ProbeEvidence> TestHypotheses(Report& report, ProbeContext& ctx, const TestOptions& options) {
+  std::vector<std::string> names;
+  std::vector<ProbeEvidence> unknown;
+  auto add = [&](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  int n = 0;
+  bool named_by_rule = false;
+  for (const Diagnosis& d : report.diagnoses) {
+    if (options.top > 0 && n++ >= options.top) break;
+    for (const Hypothesis& h : d.hypotheses) {
+      if (h.probe.empty()) continue;
+      if (FindProbe(h.probe) == nullptr) {
+        ProbeEvidence e;
+        e.probe = h.probe;
+        e.summary = "no probe named '" + h.probe + "' in this build";
+        unknown.push_back(e);
+        continue;
+      }
+      named_by_rule = true;
+      add(h.probe);
+    }
+    for (const CategoryProbes& row : CategoryTable()) {
+      if (d.category.rfind(row.category_prefix, 0) == 0) {
+        for (const char* p : row.probes) add(p);
+        break;
+      }
+    }
+  }
+  if (options.checkup_if_empty && (report.diagnoses.empty() || (!named_by_rule && names.empty()))) names = AllProbeNames();
+  std::vector<ProbeEvidence> evidence = RunAll(names, ctx, options.budget_s);
+  evidence.insert(evidence.end(), unknown.begin(), unknown.end());
+  ApplyEvidence(report, evidence);
+  return evidence;
+}
+
+Report Checkup(ProbeContext& ctx, double budget_s, std::vector<ProbeEvidence>* evidence) {
+  Report report;
+  report.source = "checkup";
+  std::vector<ProbeEvidence> ev = RunAll(AllProbeNames(), ctx, budget_s);
+  ApplyEvidence(report, ev);
+  if (evidence != nullptr) *evidence = std::move(ev);
+  return report;
+}
+
+// ---- Monitor --------------------------------------------------------------------------------
+
+Monitor::Monitor(Model model, MonitorOptions options) : model_(std::move(model)), options_(options) {
+  params_ = model_.Parameters();
+}
+
+void Monitor::Raise(const std::string& kind, const std::string& message) {
+  if (!alarm_.kind.empty()) return;
+  alarm_.kind = kind;
+  alarm_.step = step_;
+  alarm_.message = message;
+}
+
+bool Monitor::Observe(const torch::Tensor& loss) {
+  const bool had_alarm = alarmed();
+  const int64_t step = step_;
+  try {
+    // Reading the loss is one scalar read the trainer usually does anyway (logging).
+    if (loss.defined() && loss.numel() == 1) {
+      double value = loss.detach().item<double>();
+      if (!std::isfinite(value)) {
+        Raise("non-finite-loss", std::string("Loss is ") + (std::isnan(value) ? "nan" : "inf") + " at step " + std::to_string(step));
+      }
+    }
+    if (options_.grad_every > 0 && step % options_.grad_every == 0) {
+      // One fused pass: per-tensor norms in one call, one scalar read.
+      std::vector<torch::Tensor> grads;
+      for (const auto& [name, p] : params_) {
+        if (p.grad().defined()) grads.push_back(p.grad());
+      }
+      if (!grads.empty()) {
+        double total = at::stack(at::_foreach_norm(grads)).norm().item<double>();
+        if (grad_norms_.size() == 64) grad_norms_.erase(grad_norms_.begin());
+        grad_norms_.push_back(total);
+        if (!std::isfinite(total)) {
+          Raise("non-finite-grad", "Gradient norm is " + std::string(std::isnan(total) ? "nan" : "inf") + " at step " + std::to_string(step));
+        } else if (total > options_.explode_norm || (first_norm_ > 0 && total > options_.explode_ratio * first_norm_)) {
+          Raise("exploding-grad", "gradient norm " + std::to_string(total) + " at step " + std::to_string(step) +
+                                      " (first seen " + std::to_string(first_norm_) + ")");
+        } else if (total < options_.vanish_norm) {
+          Raise("vanishing-grad", "gradient norm " + std::to_string(total) + " at step " + std::to_string(step));
+        }
+        if (first_norm_ < 0 && total > 0 && std::isfinite(total)) first_norm_ = total;
+      }
+    }
+    if (options_.weight_every > 0 && step % options_.weight_every == 0) {
+      // A few leading elements of every parameter: enough to see an optimizer that never steps.
+      std::vector<torch::Tensor> sample;
+      for (const auto& [name, p] : params_) {
+        if (p.numel() > 0) sample.push_back(p.detach().reshape({-1}).narrow(0, 0, std::min<int64_t>(p.numel(), 32)).clone());
+      }
+      if (!weight_sample_.empty() && weight_sample_.size() == sample.size()) {
+        bool any_moved = false;
+        for (size_t i = 0; i < sample.size() && !any_moved; ++i) any_moved = !torch::equal(sample[i], weight_sample_[i]);
+        if (!any_moved) {
+          Raise("weights-frozen", "weights did not change between step " + std::to_string(step - options_.weight_every) +
+                                      " and step " + std::to_string(step));
+        }
+      }
+      weight_sample_ = std::move(sample);
+    }
+  } catch (const std::exception&) {
+    // The monitor must never break training; a step it cannot read is skipped.
+  }
+  ++step_;
+  return !had_alarm && alarmed();
+}
+
+// ---- Guard ----------------------------------------------------------------------------------
+
+Guard::Guard(ProbeContext ctx, GuardOptions options) : ctx_(std::move(ctx)), options_(std::move(options)) {
+  LoadOptions load;
+  load.dirs = options_.rule_dirs;
+  LoadResult loaded = LoadRules(load);
+  rules_ = loaded.rules;
+  problems_ = std::move(loaded.problems);
+}
+
+StepResult Guard::Step(const std::function<void()>& step) {
+  StepResult result;
+  try {
+    step();
+    return result;
+  } catch (const std::exception& e) {
+    result.ok = false;
+    result.error = std::current_exception();
+    result.message = ErrorText(e);
+    try {
+      Session session(rules_, options_.diagnose, "guard");
+      session.Feed(ExceptionType(e) + ": " + result.message + "\n");
+      result.report = session.Finish();
+      TestHypotheses(result.report, ctx_, options_.test);
+    } catch (const std::exception& inner) {
+      result.report.warnings.push_back({Problem::Severity::kWarning, "probe-failed", "", 0, 0, "", inner.what()});
+    }
+  } catch (...) {
+    result.ok = false;
+    result.error = std::current_exception();
+    result.message = "non-standard exception";
+  }
+  return result;
+}
+
+Report Guard::Diagnose(const std::string& message) {
+  Report report;
+  try {
+    Session session(rules_, options_.diagnose, "guard");
+    session.Feed(message + "\n");
+    report = session.Finish();
+    TestHypotheses(report, ctx_, options_.test);
+  } catch (const std::exception& e) {
+    report.warnings.push_back({Problem::Severity::kWarning, "probe-failed", "", 0, 0, "", e.what()});
+  }
+  return report;
+}
+
+Report Guard::Investigate(const Monitor& monitor) {
+  Report report;
+  const Alarm& alarm = monitor.alarm();
+  if (alarm.kind.empty()) return report;
+  try {
+    Session session(rules_, options_.diagnose, "monitor");
+    session.Feed(alarm.message + "\n");
+    report = session.Finish();
+    // The monitor's own measurement is evidence too.
+    ProbeEvidence seen;
+    seen.probe = "monitor";
+    seen.verdict = "confirmed";
+    seen.summary = alarm.message;
+    seen.strength = 0.6;
+    const auto& norms = monitor.grad_norms();
+    if (!norms.empty()) {
+      seen.facts.emplace_back("grad_norm_first", std::to_string(norms.front()));
+      seen.facts.emplace_back("grad_norm_last", std::to_string(norms.back()));
+    }
+    std::vector<std::string> probes;
+    if (alarm.kind == "non-finite-loss" || alarm.kind == "non-finite-grad") {
+      seen.category = "numerics.nan_loss";
+      probes = {"nan-source", "grad-health"};
+    } else if (alarm.kind == "exploding-grad") {
+      seen.category = "numerics.exploding_gradients";
+      // Gradients that grow step after step are also what a missing zero_grad() looks like.
+      probes = {"grad-health", "nan-source", "weight-update"};
+    } else if (alarm.kind == "vanishing-grad") {
+      seen.category = "numerics.vanishing_gradients";
+      probes = {"grad-health"};
+    } else if (alarm.kind == "weights-frozen") {
+      seen.category = "training.not_learning";
+      probes = {"weight-update", "grad-health"};
+    }
+    std::vector<ProbeEvidence> evidence = RunAll(probes, ctx_, options_.test.budget_s);
+    evidence.push_back(seen);
+    ApplyEvidence(report, evidence);
+  } catch (const std::exception& e) {
+    report.warnings.push_back({Problem::Severity::kWarning, "probe-failed", "", 0, 0, "", e.what()});
+  }
+  return report;
+}
+
+Report Guard::Checkup(double budget_s) {
+  try {
+    return probes::Checkup(ctx_, budget_s);
+  } catch (const std::exception& e) {
+    Report report;
+    report.warnings.push_back({Problem::Severity::kWarning, "probe-failed", "", 0, 0, "", e.what()});
+    return report;
+  }
+}
+
+}  // namespace triage::probes

@@ -1,0 +1,108 @@
+// Shared by the probe translation units: state snapshots and the op tracer.
+#ifndef TRIAGE_PROBES_INTERNAL_H_
+#define TRIAGE_PROBES_INTERNAL_H_
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "triage/probes.h"
+
+namespace triage::probes {
+
+// Everything a probe must restore. Taken before a probe runs; Restore() puts it back in place
+// (parameters and buffers are copied into the same tensors, so optimizers keep their references).
+class StateSnapshot {
+ public:
+  explicit StateSnapshot(const ProbeContext& ctx);
+  void Restore();
+
+ private:
+  Model model_;
+  torch::optim::Optimizer* optimizer_;
+  NamedTensors params_, params_saved_, grads_saved_, buffers_, buffers_saved_;
+  std::vector<bool> requires_grad_;
+  std::vector<Submodule> modes_;
+  bool grad_mode_;
+  torch::Tensor cpu_rng_;
+  std::vector<torch::Tensor> cuda_rng_;
+  std::string optimizer_state_;
+};
+
+// Serialises an optimizer's state (empty string when null or when it cannot be saved).
+std::string SaveOptimizer(torch::optim::Optimizer* optimizer);
+void LoadOptimizer(torch::optim::Optimizer* optimizer, const std::string& bytes);
+
+// One op seen by the tracer (RecordFunction callbacks, FUNCTION scope, this thread only).
+struct OpRecord {
+  std::string name;                               // "aten::linear"
+  int depth = 0;                                  // 0: called by the user's code, >0: inside another op
+  std::vector<std::vector<int64_t>> in_shapes;    // tensor inputs only
+  std::vector<std::string> in_params;             // parameter names among the inputs ("fc.weight")
+  std::vector<std::vector<int64_t>> out_shapes;
+  bool ended = false;
+  bool failed = false;                            // ended by an exception
+  bool in_nonfinite = false;                      // some floating input had NaN/Inf (when checked)
+  bool out_nonfinite = false;                     // some floating output had NaN/Inf (when checked)
+  bool in_has_zero = false;                       // some floating input holds an exact 0 (when checked)
+  double out_zero_fraction = -1;                  // relu-like ops: share of units zero for every row
+  double in_max_index = -1;                       // embedding: largest index seen; weight rows in in_shapes
+};
+
+// Installs thread-local RecordFunction callbacks for its lifetime. Only one tracer per thread.
+// Checks run with recording disabled so the tracer does not observe itself.
+class OpTracer {
+ public:
+  struct Options {
+    bool check_finite = false;   // isfinite on inputs and outputs of every top-level op
+    bool dead_units = false;     // zero fraction of relu outputs
+    bool embedding = false;      // index range of embedding inputs
+  };
+  OpTracer(const Model& model, Options options);
+  ~OpTracer();
+  OpTracer(const OpTracer&) = delete;
+  OpTracer& operator=(const OpTracer&) = delete;
+
+  const std::vector<OpRecord>& ops() const { return ops_; }
+  // Returns the index of the op that failed (deepest top-level op ended by an exception), or -1.
+  int FailedOp() const;
+
+  // Called by the callbacks.
+  void Start(const at::RecordFunction& fn);
+  void End(const at::RecordFunction& fn);
+
+ private:
+  Options options_;
+  std::map<const void*, std::string> param_names_;  // data pointer -> parameter name
+  std::vector<OpRecord> ops_;
+  std::vector<int> open_;
+  uint64_t handle_ = 0;
+  bool installed_ = false;
+};
+
+// Returns "[4, 64, 30, 30]".
+std::string ShapeText(const std::vector<int64_t>& shape);
+// Returns "fc" for "fc.weight".
+std::string ModuleOf(const std::string& param);
+// Returns true when every floating element is finite (non-floating tensors are finite).
+bool AllFinite(const torch::Tensor& t);
+
+// A deadline for probe loops.
+class Deadline {
+ public:
+  explicit Deadline(double seconds)
+      : end_(std::chrono::steady_clock::now() +
+             std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds))) {}
+  bool Passed() const { return std::chrono::steady_clock::now() > end_; }
+
+ private:
+  std::chrono::steady_clock::time_point end_;
+};
+
+// Returns e.what() without the C++ backtrace c10::Error appends (msg() for c10::Error).
+std::string ErrorText(const std::exception& e);
+
+}  // namespace triage::probes
+
+#endif  // TRIAGE_PROBES_INTERNAL_H_

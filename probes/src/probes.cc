@@ -1,0 +1,942 @@
+// The probes. Each one answers "is the fault I look for present on this model and batch?" and says
+// what it measured; RunProbe wraps each in a state snapshot and a catch-all, so a probe body may
+// throw and may change the model freely.
+#include <malloc.h>
+
+#include <torch/csrc/autograd/anomaly_mode.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <set>
+#include <sstream>
+
+#ifdef TRIAGE_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
+#include "internal.h"
+
+namespace triage::probes {
+namespace {
+
+using Evidence = std::vector<ProbeEvidence>;
+
+ProbeEvidence Make(const char* probe, const char* verdict, std::string summary) {
+  ProbeEvidence e;
+  e.probe = probe;
+  e.verdict = verdict;
+  e.summary = std::move(summary);
+  return e;
+}
+
+ProbeEvidence Finding(const char* probe, const char* category, const char* hypothesis, double strength,
+                      std::string summary, std::string fix) {
+  ProbeEvidence e = Make(probe, "confirmed", std::move(summary));
+  e.category = category;
+  e.hypothesis = hypothesis;
+  e.strength = strength;
+  e.fix = std::move(fix);
+  return e;
+}
+
+std::string Num(double v, int precision = 4) {
+  std::ostringstream os;
+  os << std::setprecision(precision) << v;
+  return os.str();
+}
+
+std::string Join(const std::vector<std::string>& items, size_t max_items = 6) {
+  std::string out;
+  for (size_t i = 0; i < items.size() && i < max_items; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > max_items) out += ", ... (" + std::to_string(items.size()) + " in all)";
+  return out;
+}
+
+double Norm(const torch::Tensor& t) { return t.detach().to(torch::kDouble).norm().item<double>(); }
+
+// The module a traced op ran in: its own parameters, else the closest earlier op with parameters.
+std::string WhereOp(const std::vector<OpRecord>& ops, int index) {
+  if (!ops[index].in_params.empty()) return "in " + ModuleOf(ops[index].in_params.front());
+  for (int i = index - 1; i >= 0; --i) {
+    if (ops[i].depth == 0 && !ops[i].in_params.empty()) return "after " + ModuleOf(ops[i].in_params.front());
+  }
+  return "before any layer with parameters";
+}
+
+void ClearGrads(const ProbeContext& ctx) {
+  for (auto& [name, p] : ctx.model.Parameters()) p.mutable_grad() = torch::Tensor();
+}
+
+bool IsReshape(const std::string& op) {
+  return op == "aten::flatten" || op == "aten::view" || op == "aten::reshape" || op == "aten::_unsafe_view";
+}
+
+// ---- nan-source -------------------------------------------------------------------------------
+
+Evidence NanSource(ProbeContext& ctx) {
+  const char* kName = "nan-source";
+  if (!AllFinite(ctx.inputs)) {
+    return {Finding(kName, "numerics.nan_loss", "bad-inputs", 0.9,
+                    "the input batch already holds NaN/Inf values", "Clean or filter the data (check the loader and the preprocessing).")};
+  }
+  std::vector<std::string> bad_params;
+  for (const auto& [name, p] : ctx.model.Parameters()) {
+    if (!AllFinite(p)) bad_params.push_back(name);
+  }
+  if (!bad_params.empty()) {
+    return {Finding(kName, "numerics.nan_loss", "exploding-updates", 0.9,
+                    "the parameters themselves are already non-finite (" + Join(bad_params) +
+                        "): earlier updates blew the weights up (learning rate too high or exploding gradients)",
+                    "Lower the learning rate (try 10x smaller), add gradient clipping "
+                    "(torch::nn::utils::clip_grad_norm_), and restart from a finite checkpoint.")};
+  }
+  {
+    torch::NoGradGuard no_grad;
+    OpTracer::Options options;
+    options.check_finite = true;
+    OpTracer tracer(ctx.model, options);
+    torch::Tensor out = ctx.Forward(ctx.inputs);
+    torch::Tensor loss = ctx.Loss(out, ctx.targets);
+    const auto& ops = tracer.ops();
+    for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
+      const OpRecord& op = ops[i];
+      if (op.depth != 0 || !op.out_nonfinite || op.in_nonfinite) continue;
+      std::string where = WhereOp(ops, i);
+      std::string summary = "first non-finite value comes from " + op.name + " " + where;
+      ProbeEvidence e = Make(kName, "confirmed", "");
+      e.category = "numerics.nan_loss";
+      e.strength = 0.9;
+      if (op.name == "aten::log" || op.name == "aten::log_" || op.name == "aten::log2" || op.name == "aten::log10") {
+        e.hypothesis = "log-of-zero";
+        summary += op.in_has_zero ? ": its input holds exact zeros, and log(0) = -inf" : ": log of a non-positive value";
+        e.fix = "Use log_softmax / cross_entropy on logits, or clamp the input (x.clamp_min(1e-12)) before log.";
+      } else if (op.name == "aten::div" || op.name == "aten::div_" || op.name == "aten::reciprocal") {
+        e.hypothesis = "division-by-zero";
+        summary += op.in_has_zero ? ": it divides by exact zeros (0/0 = nan, x/0 = inf)" : ": division overflowed";
+        e.fix = "Add an epsilon to the divisor (x / (std + 1e-8)) or drop constant features before normalising.";
+      } else if (op.name == "aten::sqrt" || op.name == "aten::rsqrt" || op.name == "aten::pow") {
+        e.hypothesis = "invalid-math";
+        summary += ": a root/power of a negative or zero value";
+        e.fix = "Clamp the input to the valid domain, or add an epsilon inside the root.";
+      } else if (op.name == "aten::exp") {
+        e.hypothesis = "overflow";
+        summary += ": exp overflowed";
+        e.fix = "Subtract the maximum before exp (or use logsumexp / softmax).";
+      } else {
+        e.hypothesis = "non-finite-op";
+        e.fix = "Inspect the inputs of that operation; lower the learning rate if activations are huge.";
+      }
+      e.summary = summary;
+      e.facts.emplace_back("op", op.name);
+      e.facts.emplace_back("input_has_zero", op.in_has_zero ? "yes" : "no");
+      e.facts.emplace_back("ops_traced", std::to_string(ops.size()));
+      return {e};
+    }
+    if (!AllFinite(out) || !AllFinite(loss)) {
+      return {Make(kName, "inconclusive", "the output is non-finite but no single traced op produced it first")};
+    }
+  }
+  // Forward is finite: look for the first backward node that produces NaN (anomaly mode).
+  ClearGrads(ctx);
+  try {
+    torch::autograd::DetectAnomalyGuard anomaly;
+    torch::Tensor loss = ctx.Loss(ctx.Forward(ctx.inputs), ctx.targets);
+    if (loss.requires_grad()) loss.backward();
+  } catch (const c10::Error& err) {
+    std::string msg = err.msg();
+    if (msg.find("nan values") != std::string::npos) {
+      return {Finding(kName, "numerics.nan_loss", "backward-nan", 0.85,
+                      "forward is finite; in backward (anomaly mode): " + msg.substr(0, msg.find('\n')),
+                      "Guard the op whose backward is named (e.g. sqrt at 0, norm of a zero vector) with an epsilon.")};
+    }
+    throw;
+  }
+  return {Make(kName, "refuted", "forward, loss and backward are finite on this batch")};
+}
+
+// ---- grad-health ------------------------------------------------------------------------------
+
+Evidence GradHealth(ProbeContext& ctx) {
+  const char* kName = "grad-health";
+  ClearGrads(ctx);
+  std::set<std::string> used;
+  torch::Tensor loss;
+  {
+    OpTracer tracer(ctx.model, {});
+    torch::AutoGradMode grad_on(true);
+    loss = ctx.Loss(ctx.Forward(ctx.inputs), ctx.targets);
+    for (const OpRecord& op : tracer.ops()) used.insert(op.in_params.begin(), op.in_params.end());
+  }
+  if (!loss.requires_grad()) {
+    return {Finding(kName, "autograd.no_grad_fn", "graph-cut", 0.9,
+                    "the loss does not require grad: no parameter is connected to it (detach(), no_grad or frozen parameters)",
+                    "Remove the detach()/NoGradGuard between the parameters and the loss.")};
+  }
+  loss.backward();
+  Evidence out;
+  std::vector<std::string> unused, cut, nonfinite, huge, tiny;
+  std::map<std::string, double> layer_sq;
+  std::vector<std::string> layer_order;
+  double max_norm = 0, min_norm = INFINITY;
+  for (const auto& [name, p] : ctx.model.Parameters()) {
+    if (!p.requires_grad()) continue;
+    std::string layer = ModuleOf(name);
+    if (!layer_sq.count(layer)) layer_order.push_back(layer);
+    layer_sq[layer] += 0;
+    if (!p.grad().defined()) {
+      (used.count(name) ? cut : unused).push_back(name);
+      continue;
+    }
+    if (!AllFinite(p.grad())) {
+      nonfinite.push_back(name);
+      continue;
+    }
+    double n = Norm(p.grad());
+    layer_sq[layer] += n * n;
+    max_norm = std::max(max_norm, n);
+    min_norm = std::min(min_norm, n);
+    if (n > 100) huge.push_back(name + "=" + Num(n));
+    if (n < 1e-7) tiny.push_back(name + "=" + Num(n));
+  }
+  std::vector<std::pair<std::string, std::string>> facts;
+  for (const std::string& layer : layer_order) facts.emplace_back("grad_norm[" + layer + "]", Num(std::sqrt(layer_sq[layer])));
+  auto with_facts = [&](ProbeEvidence e) {
+    e.facts = facts;
+    return e;
+  };
+  if (!unused.empty()) {
+    out.push_back(with_facts(Finding(kName, "training.unused_parameters", "unused-layer", 0.85,
+                                     "parameters get no gradient because forward never uses them: " + Join(unused),
+                                     "Use the layer in forward(), or remove it (and keep it out of the optimizer).")));
+  }
+  if (!cut.empty()) {
+    out.push_back(with_facts(Finding(kName, "training.unused_parameters", "graph-cut", 0.85,
+                                     "parameters are used in forward but get no gradient (the graph is cut after them: "
+                                     "detach(), .data, NoGradGuard): " + Join(cut),
+                                     "Remove the detach()/.data/no_grad between these layers and the loss.")));
+  }
+  if (!nonfinite.empty()) {
+    out.push_back(with_facts(Finding(kName, "numerics.nan_loss", "non-finite-gradients", 0.75,
+                                     "gradients are NaN/Inf for " + Join(nonfinite),
+                                     "Run nan-source to find the op; lower the learning rate; clip gradients.")));
+  }
+  if (!huge.empty()) {
+    out.push_back(with_facts(Finding(kName, "numerics.exploding_gradients", "huge-gradients", 0.6,
+                                     "gradient norms above 100: " + Join(huge),
+                                     "Clip gradients (clip_grad_norm_), lower the learning rate, normalise inputs.")));
+  }
+  if (!tiny.empty() && max_norm > 1e-3) {
+    out.push_back(with_facts(Finding(kName, "numerics.vanishing_gradients", "vanishing-gradients", 0.6,
+                                     "gradient norms below 1e-7 while others reach " + Num(max_norm) + ": " + Join(tiny),
+                                     "Use ReLU-family activations, residual connections or normalisation; check the init.")));
+  }
+  if (out.empty()) {
+    out.push_back(with_facts(Make(kName, "refuted",
+                                  "every trainable parameter gets a finite gradient; norms " + Num(min_norm) + " to " + Num(max_norm))));
+  }
+  return out;
+}
+
+// ---- weight-update ----------------------------------------------------------------------------
+
+Evidence WeightUpdate(ProbeContext& ctx) {
+  const char* kName = "weight-update";
+  NamedTensors params = ctx.model.Parameters();
+  std::vector<torch::Tensor> before;
+  for (auto& [name, p] : params) before.push_back(p.detach().clone());
+  torch::Tensor loss = ctx.train_step(ctx.inputs, ctx.targets);
+  std::vector<std::string> still;
+  std::vector<double> ratios;
+  std::vector<torch::Tensor> g1;
+  double grad_norm_sq = 0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const torch::Tensor& p = params[i].second;
+    double delta = Norm(p.detach() - before[i]);
+    double w = Norm(before[i]);
+    if (delta == 0) still.push_back(params[i].first);
+    else ratios.push_back(w > 0 ? delta / w : INFINITY);
+    g1.push_back(p.grad().defined() ? p.grad().detach().clone() : torch::Tensor());
+    if (p.grad().defined()) grad_norm_sq += std::pow(Norm(p.grad()), 2);
+  }
+  std::vector<std::pair<std::string, std::string>> facts;
+  facts.emplace_back("params_unchanged", std::to_string(still.size()) + "/" + std::to_string(params.size()));
+  if (!ratios.empty()) {
+    std::sort(ratios.begin(), ratios.end());
+    facts.emplace_back("update_ratio_median", Num(ratios[ratios.size() / 2]));
+  }
+  facts.emplace_back("grad_norm", Num(std::sqrt(grad_norm_sq)));
+  if (ctx.optimizer != nullptr && !ctx.optimizer->param_groups().empty()) {
+    facts.emplace_back("lr", Num(ctx.optimizer->param_groups()[0].options().get_lr()));
+  }
+  Evidence out;
+  if (!params.empty() && still.size() == params.size()) {
+    ProbeEvidence e;
+    if (grad_norm_sq == 0) {
+      e = Finding(kName, "training.not_learning", "no-gradients", 0.85,
+                  "no parameter changed in one training step and no gradient reached them (backward() not called on the loss?)",
+                  "Call loss.backward() before optimizer.step().");
+    } else if (ctx.optimizer != nullptr && !ctx.optimizer->param_groups().empty() &&
+               ctx.optimizer->param_groups()[0].options().get_lr() == 0) {
+      e = Finding(kName, "training.not_learning", "zero-learning-rate", 0.9,
+                  "no parameter changed in one training step although the gradient norm is " +
+                      Num(std::sqrt(grad_norm_sq)) + ": the optimizer's learning rate is 0",
+                  "Set a positive learning rate (check the scheduler and the config value).");
+    } else {
+      e = Finding(kName, "training.not_learning", "missing-optimizer-step", 0.9,
+                  "no parameter changed in one training step although the gradient norm is " +
+                      Num(std::sqrt(grad_norm_sq)) + ": optimizer.step() is not called (or updates nothing)",
+                  "Call optimizer.step() after loss.backward() in every step, on an optimizer built over model.parameters().");
+    }
+    e.facts = facts;
+    out.push_back(e);
+    return out;
+  }
+  // Missing zero_grad: after the step the trainer's next step must leave the fresh gradient, not
+  // the fresh gradient plus the one left over. Compare against a fresh gradient at the same weights
+  // with the same RNG state (dropout masks).
+  bool have_grads = std::any_of(g1.begin(), g1.end(), [](const torch::Tensor& g) { return g.defined() && Norm(g) > 0; });
+  if (have_grads) {
+    torch::Tensor rng;
+    {
+      auto gen = at::detail::getDefaultCPUGenerator();
+      std::lock_guard<std::mutex> lock(gen.mutex());
+      rng = gen.get_state();
+    }
+    ClearGrads(ctx);
+    ctx.Loss(ctx.Forward(ctx.inputs), ctx.targets).backward();
+    std::vector<torch::Tensor> fresh;
+    for (auto& [name, p] : params) fresh.push_back(p.grad().defined() ? p.grad().detach().clone() : torch::Tensor());
+    for (size_t i = 0; i < params.size(); ++i) params[i].second.mutable_grad() = g1[i].defined() ? g1[i].clone() : torch::Tensor();
+    {
+      auto gen = at::detail::getDefaultCPUGenerator();
+      std::lock_guard<std::mutex> lock(gen.mutex());
+      gen.set_state(rng);
+    }
+    // The trainer's own step, which may or may not zero the gradients first. Its optimizer step
+    // changes the weights after backward, but the gradients stay the ones backward produced.
+    ctx.train_step(ctx.inputs, ctx.targets);
+    double err_zeroed = 0, err_accumulated = 0, norm2 = 0;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const torch::Tensor& g2 = params[i].second.grad();
+      if (!g2.defined() || !fresh[i].defined()) continue;
+      norm2 += std::pow(Norm(g2), 2);
+      err_zeroed += std::pow(Norm(g2 - fresh[i]), 2);
+      torch::Tensor acc = g1[i].defined() ? g1[i] + fresh[i] : fresh[i];
+      err_accumulated += std::pow(Norm(g2 - acc), 2);
+    }
+    double n2 = std::sqrt(norm2);
+    facts.emplace_back("grad_vs_fresh", Num(std::sqrt(err_zeroed) / std::max(n2, 1e-30)));
+    facts.emplace_back("grad_vs_accumulated", Num(std::sqrt(err_accumulated) / std::max(n2, 1e-30)));
+    if (n2 > 0 && std::sqrt(err_accumulated) < 1e-3 * n2 && std::sqrt(err_zeroed) > 0.1 * n2) {
+      ProbeEvidence e = Finding(kName, "training.missing_zero_grad", "missing-zero-grad", 0.9,
+                                "gradients accumulate across steps: after the trainer's second step each gradient equals "
+                                "the fresh gradient plus the one left by the first step (zero_grad() is never called)",
+                                "Call optimizer.zero_grad() (or model.zero_grad()) before loss.backward() in every step.");
+      e.facts = facts;
+      out.push_back(e);
+      return out;
+    }
+  }
+  ProbeEvidence e = Make(kName, "refuted",
+                         std::to_string(params.size() - still.size()) + " of " + std::to_string(params.size()) +
+                             " parameters moved in one training step" +
+                             (still.empty() ? std::string() : "; unchanged: " + Join(still)));
+  e.facts = facts;
+  out.push_back(e);
+  return out;
+}
+
+// ---- overfit-one-batch ------------------------------------------------------------------------
+
+Evidence OverfitOneBatch(ProbeContext& ctx) {
+  const char* kName = "overfit-one-batch";
+  constexpr int kSteps = 60;
+  Deadline deadline(ctx.probe_budget_s);
+  std::vector<double> losses;
+  for (int i = 0; i < kSteps && !deadline.Passed(); ++i) {
+    losses.push_back(ctx.train_step(ctx.inputs, ctx.targets).detach().item<double>());
+    if (!std::isfinite(losses.back())) break;
+  }
+  if (losses.size() < 5) return {Make(kName, "inconclusive", "fewer than 5 steps fitted in the time budget")};
+  double first = losses.front(), last = losses.back();
+  std::vector<std::pair<std::string, std::string>> facts = {
+      {"steps", std::to_string(losses.size())}, {"loss_first", Num(first)}, {"loss_last", Num(last)}};
+  ProbeEvidence e;
+  if (!std::isfinite(last)) {
+    e = Finding(kName, "numerics.nan_loss", "diverges", 0.7,
+                "the loss became non-finite after " + std::to_string(losses.size()) + " steps on one batch",
+                "Lower the learning rate; run nan-source.");
+  } else if (last > 0.9 * first) {
+    e = Finding(kName, "training.not_learning", "cannot-overfit-one-batch", 0.6,
+                "the loss on one repeated batch went only from " + Num(first) + " to " + Num(last) + " in " +
+                    std::to_string(losses.size()) + " steps",
+                "Check that the optimizer steps over the model's parameters with a sane learning rate.");
+  } else if (last < 0.5 * first) {
+    e = Make(kName, "refuted", "the loss on one repeated batch fell from " + Num(first) + " to " + Num(last));
+  } else {
+    e = Make(kName, "inconclusive", "the loss on one repeated batch fell only from " + Num(first) + " to " + Num(last));
+  }
+  e.facts = facts;
+  return {e};
+}
+
+// ---- init-loss --------------------------------------------------------------------------------
+
+Evidence InitLoss(ProbeContext& ctx) {
+  const char* kName = "init-loss";
+  torch::NoGradGuard no_grad;
+  torch::Tensor out = ctx.Forward(ctx.inputs);
+  if (out.dim() != 2 || !out.is_floating_point()) {
+    return {Make(kName, "inconclusive", "the output is not a [batch, classes] score matrix")};
+  }
+  int64_t classes = out.size(1);
+  double expected = std::log(static_cast<double>(classes));
+  double loss = ctx.Loss(out, ctx.targets).item<double>();
+  std::vector<std::pair<std::string, std::string>> facts = {
+      {"loss", Num(loss)}, {"ln_classes", Num(expected)}, {"classes", std::to_string(classes)}};
+  torch::Tensor sums = out.sum(1);
+  bool probabilities = (out.min().item<double>() >= 0) && ((sums - 1).abs().max().item<double>() < 1e-3);
+  ProbeEvidence e;
+  if (probabilities && ctx.loss_name == "cross_entropy") {
+    e = Finding(kName, "training.softmax_before_loss", "softmax-before-cross-entropy", 0.9,
+                "the model outputs probabilities (every row is >= 0 and sums to 1) and cross_entropy applies "
+                "log_softmax to them again; the loss can only fall to about " + Num(std::log(classes - 1 + M_E) - 1),
+                "Return raw logits from the model (drop the final softmax) and keep CrossEntropyLoss; apply "
+                "softmax only for reporting.");
+  } else if (std::isfinite(loss) && loss > 3 * expected) {
+    e = Make(kName, "inconclusive", "initial loss " + Num(loss) + " is far above ln(" + std::to_string(classes) +
+                                        ") = " + Num(expected) + ": over-confident initial outputs (init scale, inputs not normalised)");
+  } else {
+    e = Make(kName, "refuted", "outputs are unnormalised scores; loss " + Num(loss) + " vs ln(" + std::to_string(classes) +
+                                   ") = " + Num(expected));
+  }
+  e.facts = facts;
+  return {e};
+}
+
+// ---- dead-activations -------------------------------------------------------------------------
+
+Evidence DeadActivations(ProbeContext& ctx) {
+  const char* kName = "dead-activations";
+  torch::NoGradGuard no_grad;
+  OpTracer::Options options;
+  options.dead_units = true;
+  OpTracer tracer(ctx.model, options);
+  ctx.Forward(ctx.inputs);
+  const auto& ops = tracer.ops();
+  std::vector<std::string> dead;
+  std::vector<std::pair<std::string, std::string>> facts;
+  int seen = 0;
+  for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
+    if (ops[i].out_zero_fraction < 0) continue;
+    ++seen;
+    std::string where = WhereOp(ops, i);
+    facts.emplace_back("dead[relu " + where + "]", Num(ops[i].out_zero_fraction));
+    if (ops[i].out_zero_fraction > 0.5) dead.push_back("relu " + where + " (" + Num(100 * ops[i].out_zero_fraction, 3) + "% dead)");
+  }
+  ProbeEvidence e;
+  if (seen == 0) {
+    e = Make(kName, "inconclusive", "no ReLU op seen in forward");
+  } else if (!dead.empty()) {
+    e = Finding(kName, "training.dead_activations", "dead-relu", 0.7,
+                "more than half of the units output 0 for every sample of the batch: " + Join(dead),
+                "Lower the learning rate, use LeakyReLU/GELU, check the init and the bias, normalise inputs.");
+  } else {
+    e = Make(kName, "refuted", std::to_string(seen) + " ReLU layers, none with more than half of the units dead");
+  }
+  e.facts = facts;
+  return {e};
+}
+
+// ---- label-range / index-range ----------------------------------------------------------------
+
+Evidence LabelRange(ProbeContext& ctx) {
+  const char* kName = "label-range";
+  if (!ctx.targets.defined() || ctx.targets.is_floating_point() || ctx.targets.numel() == 0) {
+    return {Make(kName, "inconclusive", "targets are not integer class indices")};
+  }
+  torch::Tensor t = ctx.targets.to(torch::kCPU);
+  int64_t lo = t.min().item<int64_t>(), hi = t.max().item<int64_t>();
+  int64_t classes = -1;
+  {
+    torch::NoGradGuard no_grad;
+    // The re-run on CPU of a batch whose CUDA run hit a device-side assert happens here: the same
+    // check, without the kernel.
+    try {
+      torch::Tensor out = ctx.Forward(ctx.inputs);
+      if (out.dim() >= 2) classes = out.size(1);
+    } catch (const std::exception&) {
+      // Fall back to the last Linear layer's width below.
+    }
+  }
+  if (classes < 0) {
+    for (const auto& [name, p] : ctx.model.Parameters()) {
+      if (p.dim() == 2) classes = p.size(0);
+    }
+  }
+  if (classes < 0) return {Make(kName, "inconclusive", "cannot tell the number of classes")};
+  int64_t bad = ((t < 0) | (t >= classes)).sum().item<int64_t>();
+  std::vector<std::pair<std::string, std::string>> facts = {
+      {"target_min", std::to_string(lo)}, {"target_max", std::to_string(hi)}, {"classes", std::to_string(classes)}};
+  ProbeEvidence e;
+  if (bad > 0) {
+    e = Finding(kName, "loss.target_out_of_range", "labels-exceed-classes", 0.95,
+                "targets range over [" + std::to_string(lo) + ", " + std::to_string(hi) + "] but the classifier has " +
+                    std::to_string(classes) + " outputs (valid 0.." + std::to_string(classes - 1) + "): " +
+                    std::to_string(bad) + " of " + std::to_string(t.numel()) + " labels are out of range",
+                hi >= classes && lo >= 1 && hi == classes
+                    ? "Labels look 1-based: subtract 1, or size the last layer for " + std::to_string(hi + 1) + " classes."
+                    : "Size the last layer for " + std::to_string(hi + 1) + " classes, or remap the labels into 0.." +
+                          std::to_string(classes - 1) + ".");
+  } else {
+    e = Make(kName, "refuted", "all targets lie in 0.." + std::to_string(classes - 1));
+  }
+  e.facts = facts;
+  return {e};
+}
+
+Evidence IndexRange(ProbeContext& ctx) {
+  const char* kName = "index-range";
+  torch::NoGradGuard no_grad;
+  OpTracer::Options options;
+  options.embedding = true;
+  OpTracer tracer(ctx.model, options);
+  std::string error;
+  try {
+    ctx.Forward(ctx.inputs);
+  } catch (const std::exception& e) {
+    error = ErrorText(e);
+  }
+  const auto& ops = tracer.ops();
+  int seen = 0;
+  for (const OpRecord& op : ops) {
+    if (op.name != "aten::embedding" || op.in_shapes.empty()) continue;
+    ++seen;
+    int64_t rows = op.in_shapes[0].empty() ? 0 : op.in_shapes[0][0];
+    std::string layer = op.in_params.empty() ? std::string("an embedding") : ModuleOf(op.in_params.front());
+    if (op.in_max_index >= rows) {
+      ProbeEvidence e = Finding(kName, "index.out_of_range", "index-exceeds-num-embeddings", 0.95,
+                                layer + " has " + std::to_string(rows) + " rows (num_embeddings) but receives index " +
+                                    Num(op.in_max_index, 12),
+                                "Build the embedding with num_embeddings = vocabulary size (max index + 1), or fix the "
+                                "tokenizer/vocabulary mapping.");
+      e.facts = {{"num_embeddings", std::to_string(rows)}, {"max_index", Num(op.in_max_index, 12)}};
+      if (!error.empty()) e.facts.emplace_back("cpu_error", error.substr(0, error.find('\n')));
+      return {e};
+    }
+  }
+  if (seen == 0) return {Make(kName, "inconclusive", "no embedding op seen in forward")};
+  return {Make(kName, "refuted", std::to_string(seen) + " embedding lookups, all indices within range")};
+}
+
+// ---- device-audit / dtype-audit ---------------------------------------------------------------
+
+Evidence DeviceAudit(ProbeContext& ctx) {
+  const char* kName = "device-audit";
+  std::map<std::string, std::vector<std::string>> by_device;
+  for (const auto& [name, p] : ctx.model.Parameters()) by_device[p.device().str()].push_back(name);
+  for (const auto& [name, b] : ctx.model.Buffers()) {
+    if (b.defined()) by_device[b.device().str()].push_back(name + " (buffer)");
+  }
+  std::vector<std::pair<std::string, std::string>> facts;
+  for (const auto& [device, names] : by_device) facts.emplace_back("on_" + device, std::to_string(names.size()));
+  std::string input_device = ctx.inputs.defined() ? ctx.inputs.device().str() : "?";
+  facts.emplace_back("inputs", input_device);
+  if (ctx.targets.defined()) facts.emplace_back("targets", ctx.targets.device().str());
+  ProbeEvidence e;
+  if (by_device.size() > 1) {
+    std::string parts;
+    for (const auto& [device, names] : by_device) parts += (parts.empty() ? "" : "; ") + device + ": " + Join(names, 3);
+    e = Finding(kName, "device.mixed_devices", "model-split-across-devices", 0.9,
+                "the model's tensors are on several devices (" + parts + ")",
+                "Call model->to(device) after building the whole model (layers added later stay on the CPU).");
+  } else if (by_device.size() == 1 && ctx.inputs.defined() && by_device.begin()->first != input_device) {
+    e = Finding(kName, "device.input_weight_mismatch", "input-on-other-device", 0.9,
+                "the inputs are on " + input_device + " but the parameters are on " + by_device.begin()->first,
+                "Move each batch to the model's device: x = x.to(device), y = y.to(device).");
+  } else if (ctx.targets.defined() && ctx.inputs.defined() && ctx.targets.device() != ctx.inputs.device()) {
+    e = Finding(kName, "device.mixed_devices", "targets-on-other-device", 0.85,
+                "the targets are on " + ctx.targets.device().str() + " but the inputs on " + input_device,
+                "Move the targets to the same device as the outputs.");
+  } else {
+    e = Make(kName, "refuted", "parameters, buffers, inputs and targets are all on " + input_device);
+  }
+  e.facts = facts;
+  return {e};
+}
+
+Evidence DtypeAudit(ProbeContext& ctx) {
+  const char* kName = "dtype-audit";
+  std::map<std::string, std::vector<std::string>> by_dtype;
+  for (const auto& [name, p] : ctx.model.Parameters()) {
+    if (p.is_floating_point()) by_dtype[std::string(c10::toString(p.scalar_type()))].push_back(name);
+  }
+  std::vector<std::pair<std::string, std::string>> facts;
+  for (const auto& [dtype, names] : by_dtype) facts.emplace_back("params_" + dtype, std::to_string(names.size()));
+  std::string in = ctx.inputs.defined() ? std::string(c10::toString(ctx.inputs.scalar_type())) : "?";
+  facts.emplace_back("inputs", in);
+  if (ctx.targets.defined()) facts.emplace_back("targets", std::string(c10::toString(ctx.targets.scalar_type())));
+  ProbeEvidence e;
+  if (by_dtype.size() > 1) {
+    std::string parts;
+    for (const auto& [dtype, names] : by_dtype) parts += (parts.empty() ? "" : "; ") + dtype + ": " + Join(names, 3);
+    e = Finding(kName, "dtype.mismatch", "mixed-parameter-dtypes", 0.85, "the parameters have several dtypes (" + parts + ")",
+                "Convert the whole model once: model->to(torch::kFloat32).");
+  } else if (by_dtype.size() == 1 && ctx.inputs.defined() && ctx.inputs.is_floating_point() && by_dtype.begin()->first != in) {
+    e = Finding(kName, "dtype.mismatch", "input-dtype-differs", 0.9,
+                "the inputs are " + in + " but the parameters are " + by_dtype.begin()->first + " (" +
+                    Join(by_dtype.begin()->second, 3) + ")",
+                "Convert the batch to the model's dtype (x.to(torch::kFloat32)); numpy float64 arrays are the usual source.");
+  } else {
+    e = Make(kName, "refuted", "inputs and parameters share one dtype (" + in + ")");
+  }
+  e.facts = facts;
+  return {e};
+}
+
+// ---- shape-trace ------------------------------------------------------------------------------
+
+Evidence ShapeTrace(ProbeContext& ctx) {
+  const char* kName = "shape-trace";
+  torch::NoGradGuard no_grad;
+  OpTracer tracer(ctx.model, {});
+  std::string error;
+  try {
+    ctx.Loss(ctx.Forward(ctx.inputs), ctx.targets);
+  } catch (const std::exception& e) {
+    error = ErrorText(e);
+  }
+  const auto& ops = tracer.ops();
+  std::map<std::string, std::vector<int64_t>> param_shapes;
+  for (const auto& [name, p] : ctx.model.Parameters()) param_shapes[name] = p.sizes().vec();
+  std::vector<std::pair<std::string, std::string>> facts;
+  for (const OpRecord& op : ops) {
+    if (op.depth != 0 || op.in_params.empty() || op.in_shapes.empty()) continue;
+    facts.emplace_back(ModuleOf(op.in_params.front()),
+                       ShapeText(op.in_shapes.front()) + " -> " + (op.out_shapes.empty() ? "(failed)" : ShapeText(op.out_shapes.front())));
+  }
+  if (error.empty()) {
+    ProbeEvidence e = Make(kName, "refuted", "forward and loss run on this batch without a shape error");
+    e.facts = facts;
+    return {e};
+  }
+  int failed = tracer.FailedOp();
+  if (failed < 0) {
+    ProbeEvidence e = Make(kName, "inconclusive", "forward failed outside any traced op: " + error.substr(0, error.find('\n')));
+    e.facts = facts;
+    return {e};
+  }
+  const OpRecord& op = ops[failed];
+  ProbeEvidence e = Make(kName, "confirmed", "");
+  e.facts = facts;
+  e.strength = 0.9;
+  std::string weight;
+  for (const std::string& p : op.in_params) {
+    if (p.size() >= 6 && p.compare(p.size() - 6, 6, "weight") == 0) weight = p;
+  }
+  bool matmul_like = op.name == "aten::linear" || op.name == "aten::addmm" || op.name == "aten::matmul" || op.name == "aten::mm";
+  if (matmul_like && !weight.empty() && !op.in_shapes.empty() && param_shapes[weight].size() == 2) {
+    const std::vector<int64_t>& input = op.in_shapes.front();
+    int64_t want = param_shapes[weight][1];
+    int64_t got = input.empty() ? 0 : input.back();
+    std::string layer = ModuleOf(weight);
+    // Where the input came from: walk back over parameterless ops to the last layer, noting reshapes.
+    std::vector<int64_t> shape = input;
+    std::string via, source;
+    bool flattened = false;
+    for (int i = failed - 1; i >= 0; --i) {
+      const OpRecord& prev = ops[i];
+      if (prev.depth != 0 || prev.out_shapes.empty() || prev.out_shapes.front() != shape) continue;
+      if (!prev.in_params.empty()) {
+        source = ModuleOf(prev.in_params.front()) + "'s " + ShapeText(shape) + " output";
+        break;
+      }
+      std::string short_name = prev.name.substr(prev.name.find("::") == std::string::npos ? 0 : prev.name.find("::") + 2);
+      via = via.empty() ? short_name : short_name + ", " + via;
+      if (IsReshape(prev.name) && !prev.in_shapes.empty() && prev.in_shapes.front().size() > shape.size()) flattened = true;
+      if (!prev.in_shapes.empty()) shape = prev.in_shapes.front();
+    }
+    e.summary = layer + " expects " + std::to_string(want) + " features, receives " + std::to_string(got);
+    if (!source.empty()) e.summary += " from " + source;
+    if (!via.empty()) e.summary += " (via " + via + ")";
+    e.category = "shape.matmul_mismatch";
+    e.hypothesis = flattened ? "flattened-feature-map" : "config-in-features";
+    e.fix = "Build " + layer + " with in_features = " + std::to_string(got) + ", or pool/reshape its input to " +
+            std::to_string(want) + " features.";
+    e.facts.emplace_back("failed_op", op.name);
+  } else {
+    std::string where = weight.empty() ? WhereOp(ops, failed) : "in " + ModuleOf(weight);
+    std::string in_shapes;
+    for (const auto& s : op.in_shapes) in_shapes += (in_shapes.empty() ? "" : ", ") + ShapeText(s);
+    e.summary = op.name + " " + where + " failed on inputs " + in_shapes + ": " + error.substr(0, error.find('\n'));
+    if (op.name.find("conv") != std::string::npos) e.category = "shape.channel_mismatch";
+  }
+  return {e};
+}
+
+// ---- mode-audit -------------------------------------------------------------------------------
+
+bool ModeDependent(const std::string& type) {
+  return type.find("Dropout") != std::string::npos || type.find("BatchNorm") != std::string::npos ||
+         type.find("dropout") != std::string::npos || type.find("batchnorm") != std::string::npos;
+}
+
+Evidence ModeAudit(ProbeContext& ctx) {
+  const char* kName = "mode-audit";
+  std::vector<Submodule> modes;
+  std::string when;
+  if (ctx.train_step && ctx.expect_training) {
+    // The modes that matter are those in force when the trainer's step runs (it may switch modes
+    // itself); a step leaves them set, so they are read right after it.
+    ctx.train_step(ctx.inputs, ctx.targets);
+    modes = ctx.model.Modules();
+    when = "during the training step";
+  } else {
+    modes = ctx.model.Modules();
+    when = "now";
+  }
+  std::vector<std::string> wrong, dependent;
+  for (const Submodule& m : modes) {
+    if (!ModeDependent(m.type)) continue;
+    std::string name = m.name.empty() ? "(root)" : m.name;
+    dependent.push_back(name);
+    if (m.training != ctx.expect_training) wrong.push_back(name);
+  }
+  std::vector<std::pair<std::string, std::string>> facts = {
+      {"root_training", modes.empty() ? "?" : (modes.front().training ? "true" : "false")},
+      {"mode_dependent_modules", std::to_string(dependent.size())}};
+  if (dependent.empty()) {
+    ProbeEvidence e = Make(kName, "refuted", "no Dropout/BatchNorm modules: train/eval mode does not change the computation");
+    e.facts = facts;
+    return {e};
+  }
+  if (!wrong.empty()) {
+    ProbeEvidence e = Finding(kName, "training.eval_mode", ctx.expect_training ? "eval-during-training" : "train-during-eval", 0.85,
+                              Join(wrong) + (ctx.expect_training ? " run in eval mode " : " run in training mode ") + when +
+                                  (ctx.expect_training ? " (model->eval() left on; dropout off and BatchNorm statistics frozen)"
+                                                       : " (model->train() left on during evaluation)"),
+                              ctx.expect_training ? "Call model->train() at the start of every training epoch (after evaluation)."
+                                                  : "Call model->eval() before evaluating, and model->train() after.");
+    e.facts = facts;
+    return {e};
+  }
+  ProbeEvidence e = Make(kName, "refuted", std::to_string(dependent.size()) + " Dropout/BatchNorm modules, all in " +
+                                               (ctx.expect_training ? "training" : "eval") + " mode " + when);
+  e.facts = facts;
+  return {e};
+}
+
+// ---- memory-growth ----------------------------------------------------------------------------
+
+double HostBytes() {
+  struct mallinfo2 info = mallinfo2();
+  return static_cast<double>(info.uordblks + info.hblkhd);
+}
+
+double DeviceBytes() {
+#ifdef TRIAGE_WITH_CUDA
+  if (torch::cuda::is_available()) {
+    auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
+    return static_cast<double>(stats.allocated_bytes[0].current);
+  }
+#endif
+  return 0;
+}
+
+Evidence MemoryGrowth(ProbeContext& ctx) {
+  const char* kName = "memory-growth";
+  constexpr int kWarmup = 3;
+  constexpr int kSteps = 16;
+  constexpr double kMinGrowthPerStep = 16 * 1024;  // bytes: below this, allocator noise
+  Deadline deadline(ctx.probe_budget_s);
+  std::vector<double> host, device;
+  for (int i = 0; i < kWarmup + kSteps && !deadline.Passed(); ++i) {
+    ctx.train_step(ctx.inputs, ctx.targets);
+    if (i >= kWarmup - 1) {
+      host.push_back(HostBytes());
+      device.push_back(DeviceBytes());
+    }
+  }
+  if (host.size() < 6) return {Make(kName, "inconclusive", "too few steps fitted in the time budget")};
+  auto grows = [&](const std::vector<double>& series, double* per_step) {
+    int rises = 0;
+    for (size_t i = 1; i < series.size(); ++i) rises += series[i] > series[i - 1];
+    *per_step = (series.back() - series.front()) / static_cast<double>(series.size() - 1);
+    return *per_step > kMinGrowthPerStep && rises >= static_cast<int>(0.8 * (series.size() - 1));
+  };
+  double host_rate = 0, device_rate = 0;
+  bool host_grows = grows(host, &host_rate);
+  bool device_grows = grows(device, &device_rate);
+  std::vector<std::pair<std::string, std::string>> facts = {
+      {"steps", std::to_string(host.size() - 1)}, {"host_bytes_per_step", Num(host_rate, 6)}};
+#ifdef TRIAGE_WITH_CUDA
+  facts.emplace_back("cuda_bytes_per_step", Num(device_rate, 6));
+#endif
+  ProbeEvidence e;
+  if (host_grows || device_grows) {
+    e = Finding(kName, "memory.growth", "tensors-kept-across-steps", 0.8,
+                std::string(host_grows ? "host" : "CUDA") + " memory grows by about " +
+                    Num((host_grows ? host_rate : device_rate) / 1024, 4) + " KiB every training step over " +
+                    std::to_string(host.size() - 1) + " steps: each step keeps tensors alive (a loss accumulated "
+                    "with its graph, outputs appended to a list)",
+                "Accumulate loss.item<double>() (or loss.detach()) instead of the loss tensor; store detached copies.");
+  } else {
+    e = Make(kName, "refuted", "memory is flat across " + std::to_string(host.size() - 1) + " training steps");
+  }
+  e.facts = facts;
+  return {e};
+}
+
+// ---- determinism ------------------------------------------------------------------------------
+
+Evidence Determinism(ProbeContext& ctx) {
+  const char* kName = "determinism";
+  torch::NoGradGuard no_grad;
+  auto gen = at::detail::getDefaultCPUGenerator();
+  torch::Tensor state;
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    state = gen.get_state();
+  }
+  torch::Tensor a = ctx.Forward(ctx.inputs).detach().clone();
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(state);
+  }
+  torch::Tensor b = ctx.Forward(ctx.inputs).detach();
+  double diff = (a - b).abs().max().item<double>();
+  ProbeEvidence e = diff == 0 ? Make(kName, "refuted", "two forward passes with the same RNG state give identical outputs")
+                              : Make(kName, "confirmed", "two forward passes with the same RNG state differ by up to " + Num(diff) +
+                                                             " (non-deterministic kernels or state kept between calls)");
+  e.facts = {{"max_abs_diff", Num(diff)}};
+  return {e};
+}
+
+// ---- autograd-anomaly -------------------------------------------------------------------------
+
+Evidence AutogradAnomaly(ProbeContext& ctx) {
+  const char* kName = "autograd-anomaly";
+  ClearGrads(ctx);
+  OpTracer tracer(ctx.model, {});
+  std::string error;
+  try {
+    torch::autograd::DetectAnomalyGuard anomaly;
+    torch::Tensor loss = ctx.Loss(ctx.Forward(ctx.inputs), ctx.targets);
+    loss.backward();
+  } catch (const std::exception& e) {
+    error = ErrorText(e);
+  }
+  if (error.empty()) return {Make(kName, "refuted", "forward and backward run under anomaly mode without an error")};
+  std::string first_line = error.substr(0, error.find('\n'));
+  if (error.find("inplace operation") != std::string::npos) {
+    const auto& ops = tracer.ops();
+    std::vector<std::string> inplace;
+    for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
+      const std::string& n = ops[i].name;
+      if (ops[i].depth == 0 && n.size() > 1 && n.back() == '_' && n[n.size() - 2] != '_') inplace.push_back(n + " " + WhereOp(ops, i));
+    }
+    ProbeEvidence e = Finding(kName, "autograd.inplace_modified", "inplace-op-on-saved-tensor", 0.9,
+                              (inplace.empty() ? std::string("an in-place op") : Join(inplace)) +
+                                  " modified a tensor that backward needs: " + first_line,
+                              "Use the out-of-place form (torch::relu(x), ReLU without inplace, x = x + y), or clone() "
+                              "before modifying.");
+    e.facts.emplace_back("inplace_ops", std::to_string(inplace.size()));
+    return {e};
+  }
+  if (error.find("does not require grad") != std::string::npos) {
+    return {Finding(kName, "autograd.no_grad_fn", "graph-cut", 0.85, "backward fails: " + first_line,
+                    "Remove the detach()/no_grad between the parameters and the loss.")};
+  }
+  return {Make(kName, "inconclusive", "backward fails under anomaly mode: " + first_line)};
+}
+
+// ---- registry ---------------------------------------------------------------------------------
+
+using ProbeFn = Evidence (*)(ProbeContext&);
+struct Entry {
+  ProbeInfo info;
+  ProbeFn fn;
+};
+
+// Explicit list (no static self-registration): the order is the checkup order, cheapest first.
+const std::vector<Entry>& Registry() {
+  static const std::vector<Entry> kEntries = {
+      {{"device-audit", "devices of parameters, buffers, inputs and targets", 0, false}, DeviceAudit},
+      {{"dtype-audit", "dtypes of parameters vs inputs", 0, false}, DtypeAudit},
+      {{"label-range", "targets vs classifier width (CPU re-run of a device-side assert)", 1, false}, LabelRange},
+      {{"index-range", "embedding indices vs num_embeddings", 1, false}, IndexRange},
+      {{"shape-trace", "shapes into/out of each layer; the layer whose expected size disagrees", 1, false}, ShapeTrace},
+      {{"init-loss", "loss vs ln(classes); probabilities fed to cross-entropy", 1, false}, InitLoss},
+      {{"dead-activations", "ReLU units zero for the whole batch", 1, false}, DeadActivations},
+      {{"determinism", "two forward passes with one RNG state agree", 2, false}, Determinism},
+      {{"mode-audit", "Dropout/BatchNorm train/eval flags during the step", 2, false}, ModeAudit},
+      {{"nan-source", "first op producing NaN/Inf; anomaly-mode backward", 3, false}, NanSource},
+      {{"grad-health", "None/zero/NaN/huge/tiny gradients per parameter; flow per layer", 3, false}, GradHealth},
+      {{"autograd-anomaly", "backward under anomaly mode; in-place ops on saved tensors", 3, false}, AutogradAnomaly},
+      {{"weight-update", "parameters move in one step; update/weight ratio; gradient accumulation", 6, true}, WeightUpdate},
+      {{"memory-growth", "host (and CUDA) allocator growth across steps", 20, true}, MemoryGrowth},
+      {{"overfit-one-batch", "loss falls when fitting one batch", 60, true}, OverfitOneBatch},
+  };
+  return kEntries;
+}
+
+}  // namespace
+
+const std::vector<ProbeInfo>& ProbeList() {
+  static const std::vector<ProbeInfo> kList = [] {
+    std::vector<ProbeInfo> out;
+    for (const Entry& e : Registry()) out.push_back(e.info);
+    return out;
+  }();
+  return kList;
+}
+
+const ProbeInfo* FindProbe(std::string_view name) {
+  for (const ProbeInfo& info : ProbeList()) {
+    if (name == info.name) return &info;
+  }
+  return nullptr;
+}
+
+std::vector<ProbeEvidence> RunProbe(std::string_view name, ProbeContext& ctx) {
+  std::string probe(name);
+  auto fail = [&](const std::string& why) {
+    ProbeEvidence e;
+    e.probe = probe;
+    e.verdict = "inconclusive";
+    e.summary = why;
+    return std::vector<ProbeEvidence>{e};
+  };
+  const Entry* entry = nullptr;
+  for (const Entry& e : Registry()) {
+    if (name == e.info.name) entry = &e;
+  }
+  if (entry == nullptr) return fail("no probe named '" + probe + "'");
+  if (!ctx.model.valid() || !ctx.inputs.defined()) return fail("no model or no sample batch in the probe context");
+  if (entry->info.needs_train_step && !ctx.train_step) return fail("needs the trainer's step function (none given)");
+  auto start = std::chrono::steady_clock::now();
+  std::optional<StateSnapshot> snapshot;
+  std::vector<ProbeEvidence> out;
+  try {
+    snapshot.emplace(ctx);
+    out = entry->fn(ctx);
+  } catch (const std::exception& e) {
+    out = fail("probe failed: " + ErrorText(e).substr(0, 400));
+  } catch (...) {
+    out = fail("probe failed with a non-standard exception");
+  }
+  try {
+    if (snapshot) snapshot->Restore();
+  } catch (const std::exception& e) {
+    out.push_back(fail("could not restore the model state: " + ErrorText(e)).front());
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (ProbeEvidence& e : out) {
+    e.probe = probe;
+    e.seconds = seconds;
+  }
+  return out;
+}
+
+}  // namespace triage::probes

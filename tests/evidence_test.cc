@@ -1,0 +1,103 @@
+// ApplyEvidence (engine/src/evidence.cc): probe verdicts on a report, torch-free.
+#include <gtest/gtest.h>
+
+#include "triage/evidence.h"
+
+namespace triage {
+namespace {
+
+Diagnosis MakeDiagnosis(const std::string& rule, const std::string& category, double confidence,
+                        std::vector<std::pair<std::string, std::string>> hypotheses) {
+  Diagnosis d;
+  d.rule = rule;
+  d.category = category;
+  d.confidence = confidence;
+  for (auto& [id, probe] : hypotheses) {
+    Hypothesis h;
+    h.id = id;
+    h.probe = probe;
+    d.hypotheses.push_back(h);
+  }
+  return d;
+}
+
+ProbeEvidence Verdict(const std::string& probe, const std::string& verdict, const std::string& category = "",
+                      const std::string& summary = "s") {
+  ProbeEvidence e;
+  e.probe = probe;
+  e.verdict = verdict;
+  e.category = category;
+  e.summary = summary;
+  return e;
+}
+
+TEST(ApplyEvidence, ConfirmedHypothesisIsMarkedRaisedAndMovedFirst) {
+  Report r;
+  r.diagnoses.push_back(MakeDiagnosis("a", "dtype.mismatch", 0.8, {{"x", ""}}));
+  r.diagnoses.push_back(MakeDiagnosis("linear-in-features", "shape.matmul_mismatch", 0.6,
+                                      {{"config", ""}, {"flattened-feature-map", "shape-trace"}}));
+  ApplyEvidence(r, {Verdict("shape-trace", "confirmed", "shape.matmul_mismatch",
+                            "fc expects 64 features, receives 57600 from conv1's [4, 64, 30, 30] output")});
+  ASSERT_EQ(r.diagnoses.size(), 2u);
+  EXPECT_EQ(r.diagnoses[0].rule, "linear-in-features");  // 0.6 -> 0.6 + 0.4 * 0.7 * 0.8 = 0.824 > 0.8
+  EXPECT_NEAR(r.diagnoses[0].confidence, 0.824, 1e-9);
+  EXPECT_EQ(r.diagnoses[0].hypotheses[0].id, "flattened-feature-map");
+  EXPECT_EQ(r.diagnoses[0].hypotheses[0].status, "confirmed");
+  EXPECT_EQ(r.diagnoses[0].hypotheses[0].evidence,
+            "confirmed: fc expects 64 features, receives 57600 from conv1's [4, 64, 30, 30] output");
+  EXPECT_EQ(r.diagnoses[0].hypotheses[1].status, "untested");
+}
+
+TEST(ApplyEvidence, RefutedHypothesesLowerConfidence) {
+  Report r;
+  r.diagnoses.push_back(MakeDiagnosis("a", "numerics.nan_loss", 0.8, {{"h1", "nan-source"}, {"h2", "grad-health"}}));
+  ApplyEvidence(r, {Verdict("nan-source", "refuted"), Verdict("grad-health", "inconclusive", "", "no step function")});
+  ASSERT_EQ(r.diagnoses.size(), 1u);
+  EXPECT_EQ(r.diagnoses[0].hypotheses[0].status, "refuted");
+  EXPECT_EQ(r.diagnoses[0].hypotheses[1].status, "untested");
+  EXPECT_EQ(r.diagnoses[0].hypotheses[1].evidence, "inconclusive: no step function");
+  EXPECT_NEAR(r.diagnoses[0].confidence, 0.8 * 0.75, 1e-9);
+}
+
+TEST(ApplyEvidence, AllRefutedBelowThresholdIsDropped) {
+  Report r;
+  r.diagnoses.push_back(MakeDiagnosis("a", "numerics.nan_loss", 0.5, {{"h1", "nan-source"}}));
+  ApplyEvidence(r, {Verdict("nan-source", "refuted")});
+  EXPECT_TRUE(r.diagnoses.empty());
+}
+
+TEST(ApplyEvidence, FindingWithoutRuleBecomesDiagnosis) {
+  Report r;
+  ProbeEvidence e = Verdict("weight-update", "confirmed", "training.not_learning", "no parameter changed");
+  e.hypothesis = "missing-optimizer-step";
+  e.strength = 0.9;
+  e.fix = "call step()";
+  ApplyEvidence(r, {e, Verdict("grad-health", "refuted")});
+  ASSERT_EQ(r.diagnoses.size(), 1u);
+  EXPECT_EQ(r.diagnoses[0].rule, "probe:weight-update");
+  EXPECT_EQ(r.diagnoses[0].category, "training.not_learning");
+  EXPECT_DOUBLE_EQ(r.diagnoses[0].confidence, 0.9);
+  ASSERT_EQ(r.diagnoses[0].hypotheses.size(), 1u);
+  EXPECT_EQ(r.diagnoses[0].hypotheses[0].id, "missing-optimizer-step");
+  EXPECT_EQ(r.diagnoses[0].hypotheses[0].status, "confirmed");
+  EXPECT_EQ(r.diagnoses[0].hypotheses[0].fix, "call step()");
+}
+
+TEST(ApplyEvidence, FindingOfOtherCategoryDoesNotConfirm) {
+  Report r;
+  r.diagnoses.push_back(MakeDiagnosis("a", "shape.matmul_mismatch", 0.7, {{"h", "shape-trace"}}));
+  ApplyEvidence(r, {Verdict("shape-trace", "confirmed", "shape.channel_mismatch")}, {false, 0.35});
+  EXPECT_EQ(r.diagnoses[0].hypotheses[0].status, "untested");
+  EXPECT_DOUBLE_EQ(r.diagnoses[0].confidence, 0.7);
+}
+
+TEST(ApplyEvidence, NoEvidenceChangesNothing) {
+  Report r;
+  r.diagnoses.push_back(MakeDiagnosis("a", "dtype.mismatch", 0.7, {{"h", "dtype-audit"}}));
+  ApplyEvidence(r, {});
+  EXPECT_EQ(r.diagnoses[0].hypotheses[0].status, "untested");
+  EXPECT_DOUBLE_EQ(r.diagnoses[0].confidence, 0.7);
+}
+
+}  // namespace
+}  // namespace triage
