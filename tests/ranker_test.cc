@@ -1,0 +1,124 @@
+// Ranking (Note: [Ranking] in rules/README.md): exception-type agreement, specificity, incident order.
+#include <gtest/gtest.h>
+
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+
+std::string MakeRule(const std::string& id, const std::string& category, const std::string& pattern,
+                     const std::string& extra_match = "", const std::string& extra = "") {
+  return "id: " + id + "\ncategory: " + category + "\ntitle: t\n" + extra + "match:\n  message: '" + pattern + "'\n" +
+         extra_match + "explain: e\nhypotheses:\n  - id: h\n    text: t\n    test: t\n    fix: f\nverify: v\n" +
+         "examples:\n  - match: 'x'\n";
+}
+
+Engine Make(const std::vector<std::pair<std::string, std::string>>& rules) {
+  LoadResult r = LoadRulesFromStrings(rules);
+  for (const Problem& p : r.problems) ADD_FAILURE() << p.ToString();
+  return Engine(r.rules);
+}
+
+TEST(Ranker, CxxErrorAgreesWithRuntimeError) {
+  Engine e = Make({{"a.yaml", MakeRule("a", "shape.matmul_mismatch", "mat1 and mat2", "  exception: [RuntimeError]\n")}});
+  Report r = e.DiagnoseText(
+      "terminate called after throwing an instance of 'c10::Error'\n"
+      "  what():  mat1 and mat2 shapes cannot be multiplied (8x300 and 256x64)\n");
+  ASSERT_EQ(r.diagnoses.size(), 1u);
+  // A different known Python type does not agree.
+  EXPECT_TRUE(e.DiagnoseText("ValueError: mat1 and mat2 shapes cannot be multiplied\n").diagnoses.empty());
+}
+
+TEST(Ranker, MissingTypeLowersConfidence) {
+  Engine e = Make({{"a.yaml", MakeRule("a", "cuda.oom", "CUDA out of memory", "  exception: [RuntimeError]\n",
+                                       "confidence: 0.8\n")}});
+  Report typed = e.DiagnoseText("RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB\n");
+  Report bare = e.DiagnoseText("CUDA out of memory. Tried to allocate 2.00 MiB\n");
+  ASSERT_EQ(typed.diagnoses.size(), 1u);
+  ASSERT_EQ(bare.diagnoses.size(), 1u);
+  EXPECT_DOUBLE_EQ(typed.diagnoses[0].confidence, 0.8);
+  EXPECT_DOUBLE_EQ(bare.diagnoses[0].confidence, 0.8 * 0.85);
+}
+
+TEST(Ranker, MostSpecificRuleWinsAndAlternativesStay) {
+  Engine e = Make({{"general.yaml", MakeRule("general", "cuda.library_error", "CUBLAS_STATUS")},
+                   {"specific.yaml", MakeRule("specific", "cuda.library_error", "CUBLAS_STATUS_EXECUTION_FAILED when calling")}});
+  Report r = e.DiagnoseText("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle)`\n");
+  ASSERT_EQ(r.diagnoses.size(), 2u);
+  EXPECT_EQ(r.diagnoses[0].rule, "specific");
+  EXPECT_EQ(r.diagnoses[1].rule, "general");
+  EXPECT_DOUBLE_EQ(r.diagnoses[1].confidence, r.diagnoses[0].confidence * 0.8);
+}
+
+TEST(Ranker, ContextMakesARuleMoreSpecific) {
+  Engine e = Make({{"lib.yaml", MakeRule("lib", "cuda.library_error", "CUBLAS_STATUS_EXECUTION_FAILED")},
+                   {"assert.yaml", MakeRule("assert", "cuda.device_side_assert", "Assertion `srcIndex < srcSelectDimSize` failed")},
+                   {"idx.yaml", MakeRule("idx", "index.out_of_range", "CUBLAS_STATUS_EXECUTION_FAILED",
+                                         "  context: 'srcIndex < srcSelectDimSize'\n")}});
+  Report r = e.DiagnoseText(
+      "/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1141: indexSelectLargeIndex: block: [0,0,0], thread: [0,0,0] "
+      "Assertion `srcIndex < srcSelectDimSize` failed.\n"
+      "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle)`\n");
+  ASSERT_GE(r.diagnoses.size(), 2u);
+  EXPECT_EQ(r.diagnoses[0].rule, "idx");
+  // Without the assertion before it, the context rule does not fire.
+  Report plain = e.DiagnoseText("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm`\n");
+  ASSERT_EQ(plain.diagnoses.size(), 1u);
+  EXPECT_EQ(plain.diagnoses[0].rule, "lib");
+}
+
+TEST(Ranker, ContextSeesFrames) {
+  Engine e = Make({{"collate.yaml", MakeRule("collate", "data.collate_mismatch", "stack expects each tensor",
+                                             "  context: '_utils/collate\\.py'\n")}});
+  Report r = e.DiagnoseText(
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/utils/data/_utils/collate.py\", line 163, in collate_tensor_fn\n"
+      "    return torch.stack(batch, 0, out=out)\n"
+      "RuntimeError: stack expects each tensor to be equal size, but got [3] at entry 0 and [4] at entry 1\n");
+  ASSERT_EQ(r.diagnoses.size(), 1u);
+  EXPECT_TRUE(e.DiagnoseText("RuntimeError: stack expects each tensor to be equal size\n").diagnoses.empty());
+}
+
+TEST(Ranker, MessagelessExceptionMatchesByType) {
+  Engine e = Make({{"rdzv.yaml", MakeRule("rdzv", "distributed.rendezvous", "RendezvousTimeoutError")}});
+  Report r = e.DiagnoseText(
+      "Traceback (most recent call last):\n"
+      "  File \"/w/run.py\", line 3, in <module>\n"
+      "    main()\n"
+      "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError\n");
+  ASSERT_EQ(r.diagnoses.size(), 1u);
+}
+
+TEST(Ranker, EarliestExceptionIsTheRootCause) {
+  Engine e = Make({{"oom.yaml", MakeRule("oom", "cuda.oom", "CUDA out of memory", "", "confidence: 0.8\n")},
+                   {"nccl.yaml", MakeRule("nccl", "distributed.collective_timeout", "Watchdog caught collective", "",
+                                          "confidence: 0.85\n")}});
+  Report r = e.DiagnoseText(
+      "[rank1]:RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+      "[rank0]:RuntimeError: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5)\n");
+  ASSERT_EQ(r.diagnoses.size(), 2u);
+  EXPECT_EQ(r.diagnoses[0].rule, "oom") << "0.8 on the root beats 0.85 x 0.9 on the consequence";
+  EXPECT_NEAR(r.diagnoses[1].confidence, 0.85 * 0.9, 1e-9);
+}
+
+TEST(Ranker, AbstainsBelowThreshold) {
+  Engine e = Make({{"weak.yaml", MakeRule("weak", "numerics.nan_loss", "loss is nan", "", "confidence: 0.3\n")}});
+  EXPECT_TRUE(e.DiagnoseText("RuntimeError: loss is nan\n").diagnoses.empty());
+  DiagnoseOptions all;
+  all.min_confidence = 0;
+  EXPECT_EQ(e.DiagnoseText("RuntimeError: loss is nan\n", all).diagnoses.size(), 1u);
+}
+
+TEST(Ranker, SameRuleOnManyIncidentsIsReportedOnceWithItsCount) {
+  Engine e = Make({{"a.yaml", MakeRule("a", "shape.view_invalid", "is invalid for input of size")}});
+  Report r = e.DiagnoseText(
+      "RuntimeError: shape '[4, 2]' is invalid for input of size 6\n"
+      "epoch 2\n"
+      "RuntimeError: shape '[5, 2]' is invalid for input of size 6\n");
+  ASSERT_EQ(r.diagnoses.size(), 1u);
+  EXPECT_EQ(r.diagnoses[0].occurrences, 2);
+  EXPECT_EQ(r.diagnoses[0].incident, 0);
+}
+
+}  // namespace
+}  // namespace triage
