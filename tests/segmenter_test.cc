@@ -67,6 +67,8 @@ TEST(Segmenter, DataLoaderReRaiseMakesTheWorkerErrorTheCause) {
   EXPECT_EQ(v[0].exception, "RuntimeError");
   EXPECT_EQ(v[0].message.rfind("stack expects each tensor to be equal size", 0), 0u) << Dump(v);
   EXPECT_EQ(v[0].culprit, -1) << "every frame of the worker is library code";
+  ASSERT_FALSE(v[0].context.empty());
+  EXPECT_EQ(v[0].context.back(), "Caught RuntimeError in DataLoader worker process 0.");
   EXPECT_EQ(v[1].message, "Caught RuntimeError in DataLoader worker process 0.");
   EXPECT_EQ(v[1].caused_by, 0);
   EXPECT_EQ(v[1].CulpritText(), "program.py:15 in <module>: for batch in DataLoader(Ragged(), batch_size=4, num_workers=1):");
@@ -136,11 +138,100 @@ TEST(SegmenterNormalize, StripsLineNoise) {
             "Traceback (most recent call last):");
   EXPECT_EQ(Segmenter::Normalize("[rank3]:RuntimeError: x", &rank), "RuntimeError: x");
   EXPECT_EQ(rank, "3");
-  EXPECT_EQ(Segmenter::Normalize("[default1]:  File \"a.py\", line 3, in f", &rank), "  File \"a.py\", line 3, in f");
+  EXPECT_EQ(Segmenter::Normalize("[rank1]:   File \"a.py\", line 3, in f", &rank), "  File \"a.py\", line 3, in f");
+  EXPECT_EQ(Segmenter::Normalize("[default1]:  File \"a.py\", line 3, in f", &rank), " File \"a.py\", line 3, in f");
   EXPECT_EQ(rank, "1");
   EXPECT_EQ(Segmenter::Normalize("[W NNPACK.cpp:53] Could not initialize NNPACK!", &rank),
             "[W NNPACK.cpp:53] Could not initialize NNPACK!");
   EXPECT_EQ(rank, "");
+}
+
+// Regression: "[rank1]: RuntimeError: ..." kept a leading space after the prefix, so the exception
+// line read as an indented source line and the traceback never closed.
+TEST(Segmenter, RankPrefixedTracebackCloses) {
+  auto v = Segment(
+      "[rank1]: Traceback (most recent call last):\n"
+      "[rank1]:   File \"/w/t.py\", line 3, in <module>\n"
+      "[rank1]:     main()\n"
+      "[rank1]: RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  EXPECT_EQ(v[0].message, "CUDA out of memory. Tried to allocate 20.00 MiB");
+  EXPECT_EQ(v[0].rank, "1");
+  EXPECT_EQ(v[0].CulpritText(), "t.py:3 in <module>: main()");
+}
+
+// Regression: after "terminate called after throwing an instance of 'c10::Error'" the what() line was
+// appended with its "  what():  " prefix, and the "./program" C++ frame (no line) became the culprit
+// "program:0" (corpus/formats/cpp-uncaught-c10-error).
+TEST(Segmenter, UncaughtC10ErrorMessageAndNoCxxCulprit) {
+  auto v = Segment(
+      "terminate called after throwing an instance of 'c10::Error'\n"
+      "  what():  mat1 and mat2 shapes cannot be multiplied (8x300 and 256x64)\n"
+      "Exception raised from meta at ./aten/src/ATen/native/LinearAlgebra.cpp:63 (most recent call first):\n"
+      "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x9e (0x7f62d4d2f9ae in /lib/x86_64-linux-gnu/libc10.so.1.13)\n"
+      "frame #11: <unknown function> + 0x23e1 (0x55ba11ef03e1 in ./program)\n"
+      "\n"
+      "Aborted\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "c10::Error");
+  EXPECT_EQ(v[0].message, "mat1 and mat2 shapes cannot be multiplied (8x300 and 256x64)");
+  ASSERT_EQ(v[0].frames.size(), 2u);
+  EXPECT_TRUE(v[0].frames[1].user) << "./program is the user's binary";
+  EXPECT_EQ(v[0].culprit, -1) << "a C++ frame has no line to point at";
+}
+
+// Regression: "(Pdb) Traceback (most recent call last):" (python -m pdb) was not a traceback header, so
+// the exception became a bare line without frames (corpus/formats/pdb-post-mortem).
+TEST(Segmenter, PdbPromptBeforeTracebackHeader) {
+  auto v = Segment(
+      "(Pdb) Traceback (most recent call last):\n"
+      "  File \"/usr/lib/python3.11/bdb.py\", line 597, in run\n"
+      "    exec(cmd, globals, locals)\n"
+      "  File \"/w/script.py\", line 7, in <module>\n"
+      "    y = net(x)\n"
+      "RuntimeError: mat1 and mat2 must have the same dtype\n"
+      "Uncaught exception. Entering post mortem debugging\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].kind, Incident::Kind::kTraceback);
+  EXPECT_EQ(v[0].CulpritText(), "script.py:7 in <module>: y = net(x)");
+}
+
+// Regression: a traceback cut before its exception line kept `raise ValueError("...")` as the message
+// with no type, so no rule saw the real message (corpus/formats/cut-before-final-line).
+TEST(Segmenter, CutTracebackRecoversTypeAndMessageFromRaise) {
+  auto v = Segment(
+      "Traceback (most recent call last):\n"
+      "  File \"/w/program.py\", line 9, in <module>\n"
+      "    out = model(single)\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/nn/functional.py\", line 2416, in _verify_batch_size\n"
+      "    raise ValueError(\"Expected more than 1 value per channel when training, got input size {}\".format(size))\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "ValueError");
+  EXPECT_EQ(v[0].message, "Expected more than 1 value per channel when training, got input size {}");
+  EXPECT_EQ(v[0].CulpritText(), "program.py:9 in <module>: out = model(single)");
+  // A cut source line that is not a raise keeps the old behaviour: the source line is the message.
+  auto w = Segment("Traceback (most recent call last):\n  File \"/w/a.py\", line 3, in f\n    raise\n");
+  ASSERT_EQ(w.size(), 1u) << Dump(w);
+  EXPECT_EQ(w[0].exception, "");
+  EXPECT_EQ(w[0].message, "raise");
+}
+
+// Regression: a warnings-module line "path:12: UserWarning: message" became a log line whose message
+// kept the path, with no type and no frame (corpus/formats/warning-only).
+TEST(Segmenter, WarningLineGetsTypeMessageAndFrame) {
+  auto v = Segment(
+      "/w/program.py:12: UserWarning: Using a target size (torch.Size([32])) that is different to the input "
+      "size (torch.Size([32, 1])).\n"
+      "  loss = nn.functional.mse_loss(model(x), y)\n"
+      "epoch 0 loss 1.3277\n",
+      [](std::string_view line) { return line.find("Using a target size") != std::string_view::npos ? 3 : -1; });
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].kind, Incident::Kind::kLogLine) << "a warning is not an exception";
+  EXPECT_EQ(v[0].exception, "UserWarning");
+  EXPECT_EQ(v[0].message.rfind("Using a target size", 0), 0u) << v[0].message;
+  EXPECT_EQ(v[0].CulpritText(), "program.py:12: loss = nn.functional.mse_loss(model(x), y)");
+  EXPECT_EQ(v[0].line_end, 2);
 }
 
 TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {

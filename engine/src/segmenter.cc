@@ -41,7 +41,8 @@ size_t TypePrefix(std::string_view s) {
 }
 
 // True for type names that announce an exception ("RuntimeError", "torch.cuda.OutOfMemoryError",
-// "c10::Error", "KeyboardInterrupt"), not for warnings or ordinary words.
+// "c10::Error", "KeyboardInterrupt"), not for warnings or ordinary words. Every suffix here must be in
+// Segmenter::IdleKeywords.
 bool LooksLikeExceptionType(std::string_view type) {
   size_t dot = type.find_last_of(".:");
   std::string_view last = dot == std::string_view::npos ? type : type.substr(dot + 1);
@@ -63,11 +64,66 @@ bool IsMessageContinuation(std::string_view line) {
       "Original Traceback (most recent call last):", "Traceback of TorchScript", "The following operation failed",
       "Serialized   File", "Device-side assertion", "HINT:", "Tried to allocate", "If reserved but unallocated",
       "Set the environment variable", "Note that", "See documentation for Memory Management",
-      "If you want to use the", "Please ", "You can ", "It seems", "This error"};
+      "If you want to use the", "Please ", "You can ", "It seems", "This error",
+      // DistributedDataParallel's unused-parameter error continues on unindented lines.
+      "making sure all `forward`", "If you already have done the above", "Parameters which did not receive grad",
+      "Parameter indices which did not receive grad", "Since `find_unused_parameters=True`",
+      "or try to use _set_static_graph", "mark_variable_ready"};
   for (const char* h : kHeads) {
     if (StartsWith(line, h)) return true;
   }
   return false;
+}
+
+// A traceback cut before its exception line whose last source line is `raise Type("message...")`:
+// the raise statement names the exception and starts its message, so take both from it.
+void RecoverFromRaise(Incident* inc) {
+  std::string_view src = inc->message;
+  if (!StartsWith(src, "raise ")) return;
+  std::string_view rest = LTrim(src.substr(6));
+  size_t n = TypePrefix(rest);
+  if (n == 0 || !LooksLikeExceptionType(rest.substr(0, n))) return;
+  std::string type(rest.substr(0, n));
+  std::string message;
+  rest = rest.substr(n);
+  if (StartsWith(rest, "(")) {
+    rest = LTrim(rest.substr(1));
+    if (!rest.empty() && (rest[0] == 'f' || rest[0] == 'r')) rest.remove_prefix(1);
+    if (!rest.empty() && (rest[0] == '"' || rest[0] == '\'')) {
+      // The literal up to its closing quote; a format placeholder later in it is kept as printed.
+      char q = rest[0];
+      size_t end = rest.find(q, 1);
+      message = std::string(rest.substr(1, end == std::string_view::npos ? std::string_view::npos : end - 1));
+    }
+  }
+  inc->exception = std::move(type);
+  inc->message = std::move(message);
+}
+
+// Parses a warning as the warnings module prints it, "path:12: UserWarning: message" (the source line
+// follows, indented). Returns false for any other line.
+bool ParseWarningLine(std::string_view line, Incident* inc) {
+  size_t w = line.find("Warning: ");
+  if (w == std::string_view::npos) return false;
+  size_t type_end = w + 7;
+  size_t type_start = w;
+  while (type_start > 0 && (IsIdentChar(line[type_start - 1]) || line[type_start - 1] == '.')) --type_start;
+  // Before the type: ": ", the line number, ':' and a path.
+  if (type_start < 4 || line[type_start - 1] != ' ' || line[type_start - 2] != ':') return false;
+  size_t digits_end = type_start - 2;
+  size_t digits = digits_end;
+  while (digits > 0 && std::isdigit(static_cast<unsigned char>(line[digits - 1]))) --digits;
+  if (digits == digits_end || digits < 2 || line[digits - 1] != ':') return false;
+  std::string_view file = Trim(line.substr(0, digits - 1));
+  if (file.empty() || file.find(' ') != std::string_view::npos) return false;
+  Frame f;
+  f.file = std::string(file);
+  for (size_t i = digits; i < digits_end && f.line < 100000000; ++i) f.line = f.line * 10 + (line[i] - '0');
+  inc->exception = std::string(line.substr(type_start, type_end - type_start));
+  inc->message = std::string(Trim(line.substr(type_end + 2)));
+  inc->frames.clear();
+  inc->frames.push_back(std::move(f));
+  return true;
 }
 
 void StripAnsi(std::string* s) {
@@ -124,10 +180,28 @@ std::string Segmenter::Normalize(std::string_view raw, std::string* rank) {
       if (digits != std::string_view::npos && (word == "rank" || word == "default" || word == "Rank") &&
           tag.find_first_not_of("0123456789", digits) == std::string_view::npos) {
         *rank = std::string(tag.substr(digits));
+        // torch 2.x writes "[rank1]: " + the original line: drop the one separating space too.
         size_t cut = close + 1;
         if (cut < line.size() && line[cut] == ':') ++cut;
+        if (cut < line.size() && line[cut] == ' ') ++cut;
         line.erase(0, cut);
       }
+    }
+  } else if (!line.empty() && (std::isdigit(static_cast<unsigned char>(line[0])) || line[0] == ' ')) {
+    // `srun --label` writes "2: " (right-aligned task number) before every line of task 2.
+    size_t i = line.find_first_not_of(' ');
+    size_t d = i == std::string::npos ? i : line.find_first_not_of("0123456789", i);
+    if (i != std::string::npos && i < 4 && d != std::string::npos && d > i && d - i <= 5 && d + 1 < line.size() &&
+        line[d] == ':' && line[d + 1] == ' ') {
+      *rank = line.substr(i, d - i);
+      line.erase(0, d + 2);
+    }
+  }
+  // A debugger prompt before the text it printed: "(Pdb) Traceback (most recent call last):".
+  for (const char* prompt : {"(Pdb) ", "(Pdb++) ", "ipdb> "}) {
+    if (StartsWith(line, prompt)) {
+      line.erase(0, std::strlen(prompt));
+      break;
     }
   }
   return line;
@@ -215,8 +289,10 @@ void Segmenter::AttachContext(Incident* inc) {
 
 void Segmenter::Emit(Incident inc) {
   if (inc.culprit < 0) {
+    // A C++ frame ("frame #13: <unknown function> + 0x49a8 (... in ./program)") has no line to point
+    // at: only frames with a line number can be the culprit.
     for (int i = static_cast<int>(inc.frames.size()) - 1; i >= 0; --i) {
-      if (inc.frames[i].user) { inc.culprit = i; break; }
+      if (inc.frames[i].user && inc.frames[i].line > 0) { inc.culprit = i; break; }
     }
   }
   if (inc.kind != Incident::Kind::kLogLine) AttachContext(&inc);
@@ -235,12 +311,14 @@ void Segmenter::Emit(Incident inc) {
 }
 
 void Segmenter::CloseOpen() {
+  if (state_ == State::kWarningSource) state_ = State::kIdle;  // the warning is already emitted
   if (state_ == State::kIdle) return;
   if (state_ == State::kFrames) {
     // A traceback cut before its exception line: the last frame's source line is the only evidence.
     if (!open_.frames.empty()) {
       open_.message = open_.frames.back().source;
       open_.exception.clear();
+      RecoverFromRaise(&open_);
     }
   }
   State was = state_;
@@ -252,6 +330,11 @@ void Segmenter::CloseOpen() {
   if (!stack_.empty()) {
     Incident outer = std::move(stack_.back());
     stack_.pop_back();
+    // The wrapper's first line ("Caught RuntimeError in DataLoader worker process 0.") tells rules
+    // where the inner failure happened: a stack error in a worker is a collate problem.
+    if (static_cast<int>(inc.context.size()) < options_.max_context) {
+      inc.context.push_back(outer.message.substr(0, outer.message.find('\n')));
+    }
     Emit(std::move(inc));
     outer.caused_by = static_cast<int>(incidents_.size()) - 1;
     open_ = std::move(outer);
@@ -276,6 +359,11 @@ void Segmenter::AddLogLine(const std::string& line, int key) {
   inc.line_start = inc.line_end = static_cast<int>(line_no_);
   inc.rank = rank_;
   AppendMessage(&inc, Trim(line));
+  bool warning = ParseWarningLine(line, &inc);
+  if (warning) {
+    inc.frames.back().user = !IsLibraryFile(inc.frames.back().file);
+    if (inc.message.size() > options_.max_message) inc.message.resize(options_.max_message);
+  }
   // A log line shortly after an exception (kernel assertions printed late) is that exception's context too.
   if (last_exception_ >= 0) {
     Incident& ex = incidents_[last_exception_];
@@ -288,6 +376,10 @@ void Segmenter::AddLogLine(const std::string& line, int key) {
   log_index_ = static_cast<int>(incidents_.size()) - 1;
   log_key_ = key;
   log_last_line_ = line_no_;
+  // The warnings module prints the warning's source line next: read it even if the scanner would skip it.
+  if (warning && log_index_ >= 0 && incidents_[log_index_].line_start == static_cast<int>(line_no_)) {
+    state_ = State::kWarningSource;
+  }
 }
 
 void Segmenter::AddLine(std::string_view raw) {
@@ -359,7 +451,8 @@ void Segmenter::AddLine(std::string_view raw) {
         HandleIdle(line, trimmed);
         break;
       }
-      AppendMessage(&open_, line);
+      // "  what():  message" after the terminate line: the prefix is not part of the message.
+      AppendMessage(&open_, StartsWith(trimmed, "what():") ? Trim(trimmed.substr(7)) : std::string_view(line));
       open_.line_end = static_cast<int>(line_no_);
       break;
     }
@@ -392,6 +485,17 @@ void Segmenter::AddLine(std::string_view raw) {
       HandleIdle(line, trimmed);
       break;
     }
+    case State::kWarningSource: {
+      state_ = State::kIdle;
+      Incident& w = incidents_[log_index_];
+      if ((line[0] == ' ' || line[0] == '\t') && !trimmed.empty() && !w.frames.empty()) {
+        w.frames.back().source = std::string(trimmed.substr(0, 512));
+        w.line_end = static_cast<int>(line_no_);
+        break;
+      }
+      HandleIdle(line, trimmed);
+      break;
+    }
     case State::kIdle:
       HandleIdle(line, trimmed);
       break;
@@ -400,6 +504,16 @@ void Segmenter::AddLine(std::string_view raw) {
     prev_line_ = std::string(trimmed.substr(0, 4096));
     prev_line_no_ = line_no_;
   }
+}
+
+const std::vector<std::string>& Segmenter::IdleKeywords() {
+  // Keep in step with HandleIdle and LooksLikeExceptionType: a line reaching HandleIdle without one of
+  // these is skipped unread by the log path (Note: [Line prefilter]). "During handling ..." and "The
+  // above exception ..." contain "exception"; "\x1b" because removing ANSI escapes can join a marker.
+  static const std::vector<std::string> kKeywords = {
+      "Traceback", "terminate called", "what():", "Error", "Exception", "Interrupt", "Failure",
+      "StopIteration", "SystemExit", "Warning", "\x1b"};
+  return kKeywords;
 }
 
 void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {

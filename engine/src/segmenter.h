@@ -45,6 +45,16 @@ class Segmenter {
   // Ends the input: closes any open incident.
   void Finish();
 
+  // Returns true when no incident is open: the next line is read by HandleIdle alone.
+  bool idle() const { return state_ == State::kIdle; }
+  // Counts `n` lines the caller has shown to be inert while idle: no idle keyword and no rule hit, and
+  // blank after Normalize unless it is followed by a line added with AddLine (which then sets the
+  // previous-line context). Precondition: idle(). See Note: [Line prefilter] in line_scanner.h.
+  void SkipLines(std::uint64_t n) { line_no_ += n; }
+  // Returns the literal keywords (any case) one of which every line HandleIdle acts on contains, other
+  // than lines a rule matches. Other states read every line and need none.
+  static const std::vector<std::string>& IdleKeywords();
+
   const std::vector<Incident>& incidents() const { return incidents_; }
   std::vector<Incident>& mutable_incidents() { return incidents_; }
   // Incidents that are complete (no longer extended by more input).
@@ -58,7 +68,7 @@ class Segmenter {
   static bool IsLibraryFile(std::string_view file);
 
  private:
-  enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames };
+  enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kWarningSource };
 
   void HandleIdle(const std::string& line, std::string_view raw_trimmed);
   void StartTraceback();
