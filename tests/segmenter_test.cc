@@ -144,6 +144,11 @@ TEST(SegmenterNormalize, StripsLineNoise) {
   EXPECT_EQ(Segmenter::Normalize("[W NNPACK.cpp:53] Could not initialize NNPACK!", &rank),
             "[W NNPACK.cpp:53] Could not initialize NNPACK!");
   EXPECT_EQ(rank, "");
+  EXPECT_EQ(Segmenter::Normalize(" 2: IndexError: Target -3 is out of bounds.", &rank), "IndexError: Target -3 is out of bounds.");
+  EXPECT_EQ(rank, "2");
+  EXPECT_EQ(Segmenter::Normalize("12:30 started", &rank), "12:30 started") << "a time is not a task label";
+  EXPECT_EQ(rank, "");
+  EXPECT_EQ(Segmenter::Normalize("ipdb> Traceback (most recent call last):", &rank), "Traceback (most recent call last):");
 }
 
 // Regression: "[rank1]: RuntimeError: ..." kept a leading space after the prefix, so the exception
@@ -232,6 +237,74 @@ TEST(Segmenter, WarningLineGetsTypeMessageAndFrame) {
   EXPECT_EQ(v[0].message.rfind("Using a target size", 0), 0u) << v[0].message;
   EXPECT_EQ(v[0].CulpritText(), "program.py:12: loss = nn.functional.mse_loss(model(x), y)");
   EXPECT_EQ(v[0].line_end, 2);
+}
+
+// Regression: a per-line prefix (docker --timestamps, journalctl, a logging formatter) hid the traceback
+// header and the exception line, so the incident was a bare line whose message kept the prefix
+// (corpus/formats/docker-timestamps, journalctl-service, logging-timestamp-every-line). Digit runs in
+// the prefix vary from line to line; a line with another prefix (systemd's own) is not part of it.
+TEST(Segmenter, LearnedLogPrefixIsStrippedFromEveryLine) {
+  auto v = Segment(
+      "Mar 02 10:15:30 infer-01 systemd[1]: Started infer.service - Image preview service.\n"
+      "Mar 02 10:15:31 infer-01 python3[48211]: Traceback (most recent call last):\n"
+      "Mar 02 10:15:31 infer-01 python3[48211]:   File \"/srv/program.py\", line 9, in <module>\n"
+      "Mar 02 10:15:31 infer-01 systemd[1]: infer.service: Watchdog ping\n"
+      "Mar 02 10:15:32 infer-01 python3[48211]:     preview = model(image)\n"
+      "Mar 02 10:15:32 infer-01 python3[48211]: RuntimeError: Input type (unsigned char) and bias type (float) "
+      "should be the same\n"
+      "Mar 02 10:15:32 infer-01 systemd[1]: infer.service: Main process exited, code=exited, status=1/FAILURE\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  EXPECT_EQ(v[0].message, "Input type (unsigned char) and bias type (float) should be the same");
+  EXPECT_EQ(v[0].CulpritText(), "program.py:9 in <module>: preview = model(image)");
+  EXPECT_EQ(v[0].line_start, 2);
+  EXPECT_EQ(v[0].line_end, 6);
+
+  // Variable-width digit runs (docker trims trailing zeros of the nanoseconds).
+  auto d = Segment(
+      "2024-03-02T10:15:31.482114377Z Traceback (most recent call last):\n"
+      "2024-03-02T10:15:31.48211Z   File \"/app/program.py\", line 8, in <module>\n"
+      "2024-03-02T10:15:31.4821Z     normalised = bn(activations)\n"
+      "2024-03-02T10:15:31.482132278Z RuntimeError: running_mean should contain 32 elements not 16\n");
+  ASSERT_EQ(d.size(), 1u) << Dump(d);
+  EXPECT_EQ(d[0].message, "running_mean should contain 32 elements not 16");
+  EXPECT_EQ(d[0].CulpritText(), "program.py:8 in <module>: normalised = bn(activations)");
+
+  // A header inside a quoted value is not a prefix (that is a flattened traceback, not a log prefix).
+  auto q = Segment("job 4711 error=\"Traceback (most recent call last):\\n  File ...\"\nRuntimeError: x\n");
+  ASSERT_EQ(q.size(), 1u) << Dump(q);
+  EXPECT_EQ(q[0].kind, Incident::Kind::kErrorLine);
+}
+
+// Regression: another rank's progress line inside rank 3's traceback ended it, and a source line
+// became the message (corpus/formats/rank-prefix-2x); `srun --label` task prefixes ("2: ") were not
+// rank prefixes at all (corpus/formats/slurm-srun-label).
+TEST(Segmenter, OtherRanksLinesDoNotBreakATraceback) {
+  auto v = Segment(
+      "[rank3]: Traceback (most recent call last):\n"
+      "[rank0]: step 3 loss 0.0464\n"
+      "[rank3]:   File \"/w/program.py\", line 13, in <module>\n"
+      "[rank1]: step 3 loss 0.0554\n"
+      "[rank3]:     loss = model(torch.randn(16, width)).pow(2).mean()\n"
+      "[rank3]: RuntimeError: mat1 and mat2 shapes cannot be multiplied (16x31 and 32x64)\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].rank, "3");
+  EXPECT_EQ(v[0].message, "mat1 and mat2 shapes cannot be multiplied (16x31 and 32x64)");
+  EXPECT_EQ(v[0].CulpritText(), "program.py:13 in <module>: loss = model(torch.randn(16, width)).pow(2).mean()");
+
+  auto s = Segment(
+      "2: Traceback (most recent call last):\n"
+      "3: step 0: loss 1.8340\n"
+      "2:   File \"/w/program.py\", line 14, in <module>\n"
+      " 0: step 1: loss 1.7657\n"
+      "2:     loss = nn.functional.nll_loss(out, targets)\n"
+      "2: IndexError: Target -3 is out of bounds.\n"
+      "srun: error: cpu-node-03: task 2: Exited with exit code 1\n");
+  ASSERT_EQ(s.size(), 1u) << Dump(s);
+  EXPECT_EQ(s[0].rank, "2");
+  EXPECT_EQ(s[0].exception, "IndexError");
+  EXPECT_EQ(s[0].message, "Target -3 is out of bounds.");
+  EXPECT_EQ(s[0].CulpritText(), "program.py:14 in <module>: loss = nn.functional.nll_loss(out, targets)");
 }
 
 TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {

@@ -126,6 +126,62 @@ bool ParseWarningLine(std::string_view line, Incident* inc) {
   return true;
 }
 
+// Note: [Learned prefix]
+// docker, journalctl, GitHub Actions and logging formatters put a prefix ("2024-03-02T10:15:31.48Z ",
+// "Mar 02 10:15:31 host python3[48211]: ", "[2024-01-01 12:00:00,123][ERROR] ") before EVERY line of a
+// traceback. Rather than list formats, the segmenter learns the prefix from the text before a
+// "Traceback (most recent call last):" header and strips lines of the same shape: the same bytes, except
+// that each run of digits matches any run of digits (timestamps, pids). Matching costs one pass over the
+// prefix, and only for lines the segmenter reads.
+constexpr char kDigitRun = '\x01';
+
+// True for text that can be a per-line log prefix: short, ends at a separator, holds a digit or a
+// bracket (a time, a pid, a level tag), and no quote or '=' (which mean the header sits inside a value:
+// `error="Traceback ...`).
+bool LooksLikeLogPrefix(std::string_view p) {
+  if (p.empty() || p.size() > 100) return false;
+  char last = p.back();
+  if (last != ' ' && last != ':' && last != ']' && last != '|') return false;
+  if (p.find_first_of("\"'=\\") != std::string_view::npos) return false;
+  return p.find_first_of("0123456789]") != std::string_view::npos;
+}
+
+std::string ShapeOf(std::string_view p) {
+  std::string shape;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (std::isdigit(static_cast<unsigned char>(p[i]))) {
+      while (i + 1 < p.size() && std::isdigit(static_cast<unsigned char>(p[i + 1]))) ++i;
+      shape += kDigitRun;
+    } else {
+      shape += p[i];
+    }
+  }
+  return shape;
+}
+
+// Returns the length of the prefix of `line` that has `shape`, or 0.
+size_t MatchShape(std::string_view shape, std::string_view line) {
+  size_t j = 0;
+  for (char c : shape) {
+    if (c == kDigitRun) {
+      if (j >= line.size() || !std::isdigit(static_cast<unsigned char>(line[j]))) return 0;
+      while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j;
+    } else {
+      if (j >= line.size() || line[j] != c) return 0;
+      ++j;
+    }
+  }
+  return j;
+}
+
+// True for a line that begins a new incident by itself (used to decide whether a line from another
+// stream may end the open one).
+bool StartsIncident(std::string_view t) {
+  if (StartsWith(t, "Traceback (most recent call last)") || StartsWith(t, "terminate called")) return true;
+  size_t n = TypePrefix(t);
+  return n > 0 && n < t.size() && t[n] == ':' && LooksLikeExceptionType(t.substr(0, n));
+}
+
 void StripAnsi(std::string* s) {
   if (s->find('\x1b') == std::string::npos) return;
   std::string out;
@@ -377,7 +433,8 @@ void Segmenter::AddLogLine(const std::string& line, int key) {
   log_key_ = key;
   log_last_line_ = line_no_;
   // The warnings module prints the warning's source line next: read it even if the scanner would skip it.
-  if (warning && log_index_ >= 0 && incidents_[log_index_].line_start == static_cast<int>(line_no_)) {
+  if (warning && state_ == State::kIdle && log_index_ >= 0 &&
+      incidents_[log_index_].line_start == static_cast<int>(line_no_)) {
     state_ = State::kWarningSource;
   }
 }
@@ -385,7 +442,36 @@ void Segmenter::AddLogLine(const std::string& line, int key) {
 void Segmenter::AddLine(std::string_view raw) {
   ++line_no_;
   std::string line = Normalize(raw.substr(0, options_.max_line), &rank_);
+  // Note: [Learned prefix]. Only a line that mentions a traceback header can teach a new prefix.
+  bool prefixed = false;
+  if (size_t n = prefix_shape_.empty() ? 0 : MatchShape(prefix_shape_, line); n > 0) {
+    line.erase(0, n);
+    prefixed = true;
+  } else if (state_ == State::kIdle) {
+    size_t p = line.find("Traceback (most recent call last):");
+    if (p != std::string::npos && p > 0 && LooksLikeLogPrefix(std::string_view(line).substr(0, p))) {
+      prefix_shape_ = ShapeOf(std::string_view(line).substr(0, p));
+      line.erase(0, p);
+      prefixed = true;
+    }
+  }
   std::string_view trimmed = Trim(line);
+
+  // Note: [Streams]. While an incident is open, a line from another stream (another rank prefix, or
+  // without the prefix its lines carry) is not part of it: other ranks' progress lines land between a
+  // rank's traceback lines. Such a line only ends the open incident when it starts one of its own.
+  if (state_ != State::kIdle && (rank_ != open_.rank || (open_prefixed_ && !prefixed)) && !StartsIncident(trimmed)) {
+    if (classify_ && !trimmed.empty()) {
+      int key = classify_(trimmed);
+      if (key >= 0) AddLogLine(line, key);
+    }
+    if (!trimmed.empty()) {
+      prev_line_ = std::string(trimmed.substr(0, 4096));
+      prev_line_no_ = line_no_;
+    }
+    return;
+  }
+  const bool was_idle = state_ == State::kIdle;
 
   switch (state_) {
     case State::kFrames: {
@@ -500,6 +586,7 @@ void Segmenter::AddLine(std::string_view raw) {
       HandleIdle(line, trimmed);
       break;
   }
+  if (was_idle && state_ != State::kIdle) open_prefixed_ = prefixed;
   if (!trimmed.empty()) {
     prev_line_ = std::string(trimmed.substr(0, 4096));
     prev_line_no_ = line_no_;

@@ -99,6 +99,8 @@ class Segmenter {
   std::string prev_line_;         // the previous normalised line (a c10::Error message precedes its trace)
   std::uint64_t prev_line_no_ = 0;
   int last_exception_ = -1;       // index of the last exception incident (for context after it)
+  std::string prefix_shape_;      // the per-line log prefix learned (Note: [Learned prefix]); may be empty
+  bool open_prefixed_ = false;    // the open incident's first line carried that prefix
 };
 
 }  // namespace triage
