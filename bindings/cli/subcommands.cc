@@ -59,6 +59,7 @@ int Lint(int argc, char** argv) {
   if (!dirs.empty()) {  // lint exactly what was named
     o.bundled = false;
     o.env_path = false;
+    o.system = o.user = o.project = false;
     o.dirs = dirs;
   } else {
     o.bundled = flags.bundled;
@@ -151,27 +152,105 @@ int List(int argc, char** argv) {
   LoadResult loaded = LoadWithFlags(flags, /*quiet_warnings=*/true);
   for (const RuleInfo& r : ListRules(*loaded.rules)) {
     if (origin) {
-      std::printf("%-40s %-34s %s%s\n", r.id.c_str(), r.category.c_str(), r.file.c_str(),
-                  r.overrides.empty() ? "" : (" (overrides " + r.overrides + ")").c_str());
+      std::string extra = r.lua.empty() ? "" : " + " + r.lua;
+      if (!r.overrides.empty()) extra += " (overrides " + r.overrides + ")";
+      std::printf("%-40s %-8s %s%s\n", r.id.c_str(), r.origin.c_str(), r.file.c_str(), extra.c_str());
     } else {
       std::printf("%-40s %-34s %s\n", r.id.c_str(), r.category.c_str(), r.title.c_str());
     }
   }
+  if (origin) {
+    for (const DisabledRule& d : ListDisabledRules(*loaded.rules)) {
+      std::printf("%-40s %-8s %s (disabled by %s)\n", d.id.c_str(), "off", d.file.c_str(), d.by.c_str());
+    }
+  }
   return loaded.errors() ? kExitUsage : kExitFound;
+}
+
+// triage rules new FAMILY/ID [--lua] [--dir DIR]: writes a rule (and Lua) scaffold that passes lint
+// and test as written, and refuses an id any loaded source already defines.
+int New(int argc, char** argv) {
+  RuleFlags flags;
+  bool lua = false;
+  std::string name, dir;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string error;
+    if (a == "--lua") {
+      lua = true;
+    } else if (a == "--dir" && i + 1 < argc) {
+      dir = argv[++i];
+    } else if (ParseRuleFlag(argc, argv, &i, &flags, &error)) {
+      if (!error.empty()) { PrintError(error); return kExitUsage; }
+    } else if (name.empty() && !a.empty() && a[0] != '-') {
+      name = a;
+    } else {
+      PrintError("usage: triage rules new FAMILY/ID [--lua] [--dir DIR]");
+      return kExitUsage;
+    }
+  }
+  size_t slash = name.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == name.size()) {
+    PrintError("usage: triage rules new FAMILY/ID [--lua] [--dir DIR]   (e.g. shape/cat-size-mismatch)");
+    return kExitUsage;
+  }
+  std::string family = name.substr(0, slash), id = name.substr(slash + 1);
+  RuleScaffold scaffold = ScaffoldRule(family, id, lua);
+  if (!scaffold.error.empty()) {
+    PrintError("rules new: " + scaffold.error);
+    return kExitUsage;
+  }
+  if (dir.empty()) dir = UserRulesDir();
+  if (dir.empty()) {
+    PrintError("rules new: no user rule directory (set HOME or XDG_CONFIG_HOME, or pass --dir DIR)");
+    return kExitUsage;
+  }
+  LoadResult loaded = LoadWithFlags(flags, /*quiet_warnings=*/true);
+  for (const RuleInfo& r : ListRules(*loaded.rules)) {
+    if (r.id == id) {
+      PrintError("rules new: rule '" + id + "' already exists in " + r.file + " (pick another id)");
+      return kExitUsage;
+    }
+  }
+  namespace fs = std::filesystem;
+  fs::path yaml = fs::path(dir) / family / (id + ".yaml");
+  fs::path lua_path = fs::path(dir) / family / (id + ".lua");
+  std::error_code ec;
+  if (fs::exists(yaml, ec) || (lua && fs::exists(lua_path, ec))) {
+    PrintError("rules new: " + (fs::exists(yaml, ec) ? yaml : lua_path).string() + " already exists");
+    return kExitUsage;
+  }
+  fs::create_directories(yaml.parent_path(), ec);
+  auto write = [](const fs::path& p, const std::string& text) {
+    std::FILE* f = std::fopen(p.string().c_str(), "wx");
+    if (!f) return false;
+    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    return std::fclose(f) == 0 && ok;
+  };
+  if (!write(yaml, scaffold.yaml) || (lua && !write(lua_path, scaffold.lua))) {
+    PrintError("rules new: cannot write " + yaml.string());
+    return kExitUsage;
+  }
+  std::printf("created %s\n", yaml.string().c_str());
+  if (lua) std::printf("created %s\n", lua_path.string().c_str());
+  std::printf("next: edit the FIXMEs, then run\n  triage rules lint %s\n  triage rules test --rule %s\n",
+              yaml.parent_path().string().c_str(), id.c_str());
+  return kExitFound;
 }
 
 }  // namespace
 
 int RunRules(int argc, char** argv) {
   if (argc < 2) {
-    PrintError("usage: triage rules list|lint|test [ARGS]");
+    PrintError("usage: triage rules list|lint|test|new [ARGS]");
     return kExitUsage;
   }
   std::string sub = argv[1];
   if (sub == "list") return List(argc - 1, argv + 1);
   if (sub == "lint") return Lint(argc - 1, argv + 1);
   if (sub == "test") return Test(argc - 1, argv + 1);
-  PrintError("unknown rules command '" + sub + "' (list, lint, test)");
+  if (sub == "new") return New(argc - 1, argv + 1);
+  PrintError("unknown rules command '" + sub + "' (list, lint, test, new)");
   return kExitUsage;
 }
 

@@ -1,8 +1,11 @@
 #include "ranker.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <set>
 
+#include "lua_runtime.h"
 #include "template.h"
 
 namespace triage {
@@ -36,23 +39,147 @@ bool CapturesOf(const RE2& re, std::string_view text, std::map<std::string, std:
   return true;
 }
 
+std::string ValueText(const LuaValue& v) {
+  switch (v.type) {
+    case LuaValue::Type::kString: return v.string;
+    case LuaValue::Type::kBool: return v.boolean ? "true" : "false";
+    case LuaValue::Type::kNumber: {
+      char buf[64];
+      if (std::isfinite(v.number) && v.number == std::floor(v.number) && std::fabs(v.number) < 1e15) {
+        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v.number));
+      } else {
+        std::snprintf(buf, sizeof buf, "%g", v.number);
+      }
+      return buf;
+    }
+    default: return "";
+  }
+}
+
+const char* TypeName(const LuaValue& v) {
+  switch (v.type) {
+    case LuaValue::Type::kNil: return "nil";
+    case LuaValue::Type::kBool: return "a boolean";
+    case LuaValue::Type::kNumber: return "a number";
+    case LuaValue::Type::kString: return "a string";
+    case LuaValue::Type::kTable: return "a table";
+    case LuaValue::Type::kOther: return "a function or userdata";
+  }
+  return "?";
+}
+
+// Runs one candidate's Lua: values, then score, then each hypothesis' when (rules/LUA_API.md).
+// Returns false when the candidate must go: the score vetoed it, or the rule failed, in which case
+// *error says why and the rule is off for the rest of this diagnosis.
+bool RunLua(const Rule& rule, int rule_index, LuaState* L, const std::vector<Incident>& incidents,
+            const MetricCollector* metrics, Candidate* c, LuaError* error, bool* failed) {
+  *failed = false;
+  LuaCallInput in;
+  in.metrics = metrics;
+  in.incidents = &incidents;
+  in.incident = c->incident;
+  in.captures = &c->captures;
+  in.values = &c->values;
+  in.rule_id = rule.id;
+  in.category = rule.category;
+  auto bad = [&](const LuaRef& ref, const std::string& what) {
+    error->code = "lua-bad-return";
+    error->file = rule.lua_file.empty() ? rule.file : rule.lua_file;
+    error->line = 0;
+    error->message = "'" + ref.name + "' (" + what;
+    *failed = true;
+    return false;
+  };
+  auto call = [&](const LuaRef& ref, LuaValue* out) {
+    in.confidence = c->confidence;
+    if (L->Call(rule_index, ref.name, &in, out, error)) return true;
+    *failed = true;
+    return false;
+  };
+  LuaValue v;
+  if (!rule.values_fn.name.empty()) {
+    if (!call(rule.values_fn, &v)) return false;
+    if (v.type == LuaValue::Type::kTable) {
+      for (const auto& [name, value] : v.fields) {
+        if (value.type != LuaValue::Type::kString && value.type != LuaValue::Type::kNumber &&
+            value.type != LuaValue::Type::kBool) {
+          return bad(rule.values_fn, "values) returned a table whose '" + name + "' is " + TypeName(value) +
+                                         "; values must be strings, numbers or booleans");
+        }
+        c->values[name] = ValueText(value);
+      }
+    } else if (v.type != LuaValue::Type::kNil) {
+      return bad(rule.values_fn, "values) must return a table of name = value, not " + std::string(TypeName(v)));
+    }
+    for (const auto& kv : c->values) c->captures[kv.first] = kv.second;
+  }
+  if (!rule.score_fn.name.empty()) {
+    if (!call(rule.score_fn, &v)) return false;
+    const LuaValue* conf = nullptr;
+    if (v.type == LuaValue::Type::kBool) {
+      if (!v.boolean) return false;  // the rule says it does not apply to this incident
+    } else if (v.type == LuaValue::Type::kNumber) {
+      conf = &v;
+    } else if (v.type == LuaValue::Type::kTable) {
+      for (const auto& [k, f] : v.fields) {
+        if (k == "confidence" && f.type == LuaValue::Type::kNumber) conf = &f;
+        else if (k == "note" && f.type == LuaValue::Type::kString) c->note = f.string;
+        else return bad(rule.score_fn, "score) returned a table with '" + k + "' = " + TypeName(f) +
+                                       "; expected confidence (number) and note (string)");
+      }
+    } else if (v.type != LuaValue::Type::kNil) {
+      return bad(rule.score_fn, "score) must return a number, a boolean, nil or {confidence=, note=}, not " +
+                                    std::string(TypeName(v)));
+    }
+    if (conf) {
+      if (!(conf->number >= 0 && conf->number <= 1)) {
+        return bad(rule.score_fn, "score) returned confidence " + ValueText(*conf) + ", outside [0, 1]");
+      }
+      c->confidence = conf->number;
+    }
+  }
+  c->hypothesis_off.assign(rule.hypotheses.size(), false);
+  for (size_t h = 0; h < rule.hypotheses.size(); ++h) {
+    const LuaRef& when = rule.hypotheses[h].when;
+    if (when.name.empty()) continue;
+    if (!call(when, &v)) return false;
+    if (v.type == LuaValue::Type::kString) {
+      c->evidence[static_cast<int>(h)] = v.string;
+    } else if (v.type == LuaValue::Type::kBool || v.type == LuaValue::Type::kNil) {
+      c->hypothesis_off[h] = !v.boolean;
+    } else {
+      return bad(when, "when of hypothesis '" + rule.hypotheses[h].id + "') must return a boolean or a string, not " +
+                           TypeName(v));
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Incident>& incidents, int index) {
   std::vector<Candidate> out;
   const Incident& inc = incidents[index];
-  if (inc.message.empty()) return out;
+  // An exception printed without a message (torchrun's "...RendezvousTimeoutError") is matched by
+  // its type: the type is then all the text there is.
+  const std::string& text = inc.message.empty() ? inc.exception : inc.message;
+  if (text.empty()) return out;
   std::set<int> seen_rules;
   std::string context;  // joined lazily: only rules with a context pattern need it
   bool context_built = false;
-  for (int hit : rules.Match(inc.message)) {
+  for (int hit : rules.Match(text)) {
     const RuleSet::PatternRef& ref = rules.patterns[hit];
     if (seen_rules.count(ref.rule)) continue;
     const Rule& rule = rules.rules[ref.rule];
     if (!rule.exceptions.empty() && !inc.exception.empty() && !TypeAgrees(rule, inc)) continue;
     if (rules.contexts[ref.rule]) {
       if (!context_built) {
+        // Context = nearby lines, then the frames ("file:line in function: source"), so a rule can
+        // tell a stack error in default_collate from one in user code.
         for (const std::string& c : inc.context) context += c + "\n";
+        for (const Frame& f : inc.frames) {
+          context += f.file + ":" + std::to_string(f.line) + " in " + f.function + ": " + f.source + "\n";
+        }
         context_built = true;
       }
       const RE2& cre = rules.contexts[ref.rule]->Get();
@@ -61,7 +188,7 @@ std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Inc
     Candidate c;
     c.rule = ref.rule;
     c.incident = index;
-    if (!CapturesOf(rules.regexes[hit]->Get(), inc.message, &c.captures)) continue;
+    if (!CapturesOf(rules.regexes[hit]->Get(), text, &c.captures)) continue;
     seen_rules.insert(ref.rule);
     c.specificity = rule.specificity >= 0 ? rule.specificity : ref.literal_chars + (rule.context.value.empty() ? 0 : 20);
     c.confidence = rule.prior;
@@ -95,8 +222,12 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
   d.confidence = c.confidence;
   d.title = rule.title;
   d.explanation = render(rule.explain);
-  for (const HypothesisSpec& h : rule.hypotheses) {
+  if (!c.note.empty()) d.explanation += (d.explanation.empty() ? "" : " ") + c.note;
+  for (size_t k = 0; k < rule.hypotheses.size(); ++k) {
+    const HypothesisSpec& h = rule.hypotheses[k];
+    if (k < c.hypothesis_off.size() && c.hypothesis_off[k]) continue;
     Hypothesis out;
+    if (auto it = c.evidence.find(static_cast<int>(k)); it != c.evidence.end()) out.evidence = it->second;
     out.id = h.id;
     out.text = render(h.text);
     out.probe = h.probe;
@@ -115,6 +246,7 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
 }
 
 void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* report) {
+  const MetricCollector* metrics = nullptr;  // series reach Lua once the metrics extractor lands
   const std::vector<Incident>& incidents = report->incidents;
   const int n = static_cast<int>(incidents.size());
 
@@ -139,8 +271,43 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
   }
 
   std::vector<Candidate> all;
+  // Lua runs in a state borrowed for this whole diagnosis, only if some Lua rule matched.
+  std::unique_ptr<LuaRuntime::Lease> lease;
+  std::set<int> lua_off;  // rules whose Lua failed: off for the rest of this call
+  std::set<std::string> reported;
   for (int i = 0; i < n; ++i) {
     std::vector<Candidate> cands = MatchIncident(rules, incidents, i);
+    for (size_t k = 0; k < cands.size();) {
+      const Rule& rule = rules.rules[cands[k].rule];
+      bool keep = true;
+      if (rule.has_lua() && rules.lua) {
+        if (!lease) lease = std::make_unique<LuaRuntime::Lease>(rules.lua->Acquire());
+        LuaError error;
+        bool failed = false;
+        if (lua_off.count(cands[k].rule)) {
+          keep = false;
+        } else if (!*lease) {
+          failed = true;
+          error = {"lua-unavailable", rule.file, 0, "could not start a Lua state"};
+        } else {
+          keep = RunLua(rule, cands[k].rule, lease->get(), incidents, metrics, &cands[k], &error, &failed);
+        }
+        if (failed) {
+          keep = false;
+          lua_off.insert(cands[k].rule);
+          Problem p;
+          p.severity = Problem::Severity::kWarning;
+          p.code = error.code;
+          p.file = error.file;
+          p.line = error.line;
+          p.rule_id = rule.id;
+          p.message = "rule disabled for this input: " + error.message;
+          if (reported.insert(p.ToString()).second) report->warnings.push_back(std::move(p));
+        }
+      }
+      if (keep) ++k;
+      else cands.erase(cands.begin() + static_cast<long>(k));
+    }
     std::stable_sort(cands.begin(), cands.end(), [&](const Candidate& a, const Candidate& b) {
       if (a.specificity != b.specificity) return a.specificity > b.specificity;
       return a.confidence > b.confidence;

@@ -16,6 +16,12 @@ struct Candidate {
   std::map<std::string, std::string> captures;
   double specificity = 0;
   double confidence = 0;
+  // Set by the rule's Lua (rules/LUA_API.md): values also merged into captures, hypotheses a `when`
+  // ruled out, evidence a `when` returned as a string, a note a `score` appended to the explanation.
+  std::map<std::string, std::string> values;
+  std::vector<bool> hypothesis_off;
+  std::map<int, std::string> evidence;
+  std::string note;
 };
 
 // Returns every candidate the rules produce for one incident (unranked).

@@ -11,6 +11,7 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
+#include "lua_runtime.h"
 #include "triage/triage.h"
 
 namespace triage {
@@ -34,6 +35,7 @@ struct HypothesisSpec {
   std::string probe;  // `test: { probe: NAME }`
   std::map<std::string, std::string> probe_args;
   Text fix;
+  LuaRef when;        // `when: lua:NAME` (or an inline expression): the hypothesis applies when true
 };
 
 struct Example {
@@ -43,6 +45,8 @@ struct Example {
   std::map<std::string, std::string> captures;
   std::string why;
   SourcePos pos;
+  std::vector<std::string> hypotheses;  // `hypotheses:` expected hypothesis ids, in order
+  bool check_hypotheses = false;
 };
 
 struct Rule {
@@ -63,6 +67,14 @@ struct Rule {
   std::vector<std::string> refs;
   std::vector<Example> examples;
   std::string overrides;               // file of the rule this one replaced
+  std::string origin;                  // bundled | system | user | project | env | cli | memory
+  // Lua parts (rules/LUA_API.md): the rule's chunks run in one environment of its own.
+  std::string lua_file;                // the sibling .lua, or the file of a whole-Lua rule
+  std::vector<LuaChunk> lua_chunks;
+  LuaRef values_fn;                    // `values: lua:NAME`: returns extra template names
+  LuaRef score_fn;                     // `score: lua:NAME`: adjusts or vetoes the confidence
+  std::vector<std::string> lua_tests;  // global test_* functions, run by `triage rules test`
+  bool has_lua() const { return !lua_chunks.empty(); }
 };
 
 // A pattern's own regex, compiled on first use (most patterns never hit a given log).
@@ -94,11 +106,17 @@ class RuleSet {
   std::vector<std::unique_ptr<LazyRegex>> regexes; // parallel to patterns
   std::vector<std::unique_ptr<LazyRegex>> contexts;// parallel to rules; null when no context
   std::unique_ptr<RE2::Set> set;                   // all patterns; null when there are none
+  std::shared_ptr<LuaRuntime> lua;                 // null when no rule has Lua (Note: [Lua threads])
+  std::vector<DisabledRule> disabled;              // rules left out by configuration
 
   // Returns the Set indexes of the patterns that match `text` (empty when none).
   std::vector<int> Match(std::string_view text) const;
   const Rule* Find(const std::string& id) const;
 };
+
+// LoadRules, keeping from `previous` (may be null) the last good version of every rule whose file now
+// fails to load (Note: [Rule reload] in rule_store.cc).
+LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous);
 
 // Validates the taxonomy categories compiled into the binary.
 bool IsKnownCategory(const std::string& category);

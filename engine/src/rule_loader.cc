@@ -121,6 +121,39 @@ const std::set<std::string>& BuiltinNames() {
   return kNames;
 }
 
+// Reads a `when:`/`values:`/`score:` value: "lua:NAME" names a global function of the rule's Lua;
+// "lua: EXPRESSION" is compiled into a function of its own (rules/LUA_API.md "Inline expressions").
+void ReadLuaRef(FileChecker& check, const YAML::Node& node, const std::string& key, const std::string& file,
+                std::vector<LuaChunk>* inline_chunks, LuaRef* ref) {
+  std::string v;
+  if (!check.GetString(node, key, &v)) return;
+  SourcePos pos = FileChecker::Pos(node);
+  ref->line = pos.line;
+  ref->column = pos.column;
+  if (v.rfind("lua:", 0) != 0) {
+    check.Error(node.Mark(), "bad-value", "'" + key + "' must be 'lua:FUNCTION' or 'lua: EXPRESSION'");
+    return;
+  }
+  std::string body = v.substr(4);
+  size_t b = body.find_first_not_of(" \t"), e = body.find_last_not_of(" \t\n");
+  body = b == std::string::npos ? "" : body.substr(b, e - b + 1);
+  if (body.empty()) {
+    check.Error(node.Mark(), "bad-value", "'" + key + "' names no Lua function");
+    return;
+  }
+  if (IsLuaName(body)) {
+    ref->name = body;
+    return;
+  }
+  // Padding with newlines makes Lua's line numbers the YAML file's.
+  ref->name = "__" + key + "_" + std::to_string(pos.line) + "_" + std::to_string(pos.column);
+  std::string code(pos.line > 1 ? pos.line - 1 : 0, '\n');
+  code += ref->name + " = function(ctx) local captures, values, incident, incidents, metrics, probes = "
+          "ctx.captures, ctx.values, ctx.incident, ctx.incidents, ctx.metrics, ctx.probes; return (" +
+          body + ") end";
+  inline_chunks->push_back({file, code});
+}
+
 // Reads a `test:` or `verify:` value: a template string or { probe: NAME, ...args }.
 void ReadTestLike(FileChecker& check, const YAML::Node& node, const std::string& key, Text* text,
                   std::string* probe, std::map<std::string, std::string>* args) {
@@ -188,6 +221,11 @@ void ReadExamples(FileChecker& check, const YAML::Node& node, Rule* rule) {
         }
       } else if (k == "why") {
         check.GetString(kv.second, k, &ex.why);
+      } else if (k == "hypotheses") {
+        std::vector<Text> ids;
+        check.GetStringList(kv.second, k, &ids);
+        for (const Text& t : ids) ex.hypotheses.push_back(t.value);
+        ex.check_hypotheses = true;
       } else {
         check.Warning(kv.first.Mark(), "unknown-key", "unknown example key '" + k + "'");
       }
@@ -205,7 +243,7 @@ void ReadExamples(FileChecker& check, const YAML::Node& node, Rule* rule) {
 
 // Checks that every {name} in a template is defined; `all` are names captured by every pattern.
 void CheckTemplate(FileChecker& check, const Text& text, const std::set<std::string>& any,
-                   const std::set<std::string>& all, const std::string& what) {
+                   const std::set<std::string>& all, const std::string& what, bool lua_values = false) {
   std::string error;
   std::vector<std::string> names = TemplateNames(text.value, &error);
   YAML::Mark mark;
@@ -217,6 +255,7 @@ void CheckTemplate(FileChecker& check, const Text& text, const std::set<std::str
   }
   for (const std::string& name : names) {
     if (BuiltinNames().count(name)) continue;
+    if (!any.count(name) && lua_values) continue;  // may come from `values:` (checked by the examples)
     if (!any.count(name)) {
       check.Error(mark, "unknown-capture", what + " uses {" + name + "}, which no pattern captures");
     } else if (!all.count(name)) {
@@ -254,7 +293,7 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
   }
   static const std::set<std::string> kKeys = {
       "id", "category", "title", "confidence", "match", "specificity", "explain",
-      "hypotheses", "checks", "verify", "refs", "examples"};
+      "hypotheses", "checks", "verify", "refs", "examples", "values", "score"};
   for (const auto& kv : root) {
     const std::string key = kv.first.Scalar();
     if (!kKeys.count(key)) {
@@ -298,6 +337,11 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
       rule->specificity = v;
     }
   }
+
+  std::vector<LuaChunk> inline_chunks;
+  if (YAML::Node n = root["values"]) ReadLuaRef(check, n, "values", file, &inline_chunks, &rule->values_fn);
+  if (YAML::Node n = root["score"]) ReadLuaRef(check, n, "score", file, &inline_chunks, &rule->score_fn);
+  const bool lua_values = !rule->values_fn.name.empty();
 
   std::set<std::string> any_names, all_names;
   if (YAML::Node match = require("match")) {
@@ -357,7 +401,7 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
 
   if (YAML::Node n = require("explain")) {
     if (check.GetText(n, "explain", &rule->explain)) {
-      CheckTemplate(check, rule->explain, any_names, all_names, "explain");
+      CheckTemplate(check, rule->explain, any_names, all_names, "explain", lua_values);
     }
   }
   if (YAML::Node hs = require("hypotheses")) {
@@ -373,7 +417,7 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
         HypothesisSpec spec;
         for (const auto& kv : h) {
           const std::string k = kv.first.Scalar();
-          if (k != "id" && k != "text" && k != "test" && k != "fix") {
+          if (k != "id" && k != "text" && k != "test" && k != "fix" && k != "when") {
             check.Warning(kv.first.Mark(), "unknown-key", "unknown hypothesis key '" + k + "'");
           }
         }
@@ -386,16 +430,17 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
           if (!IsKebabId(spec.id)) check.Error(id.Mark(), "bad-id", "hypothesis id must be lower-case letters, digits and '-'");
           if (!ids.insert(spec.id).second) check.Error(id.Mark(), "duplicate-id", "duplicate hypothesis id '" + spec.id + "'");
         }
+        if (YAML::Node when = h["when"]) ReadLuaRef(check, when, "when", file, &inline_chunks, &spec.when);
         if (check.GetText(text, "text", &spec.text)) {
-          CheckTemplate(check, spec.text, any_names, all_names, "hypothesis '" + spec.id + "' text");
+          CheckTemplate(check, spec.text, any_names, all_names, "hypothesis '" + spec.id + "' text", lua_values);
         }
         ReadTestLike(check, test, "test", &spec.test, &spec.probe, &spec.probe_args);
         CheckProbe(check, test, spec.probe);
         if (spec.probe.empty() && !spec.test.value.empty()) {
-          CheckTemplate(check, spec.test, any_names, all_names, "hypothesis '" + spec.id + "' test");
+          CheckTemplate(check, spec.test, any_names, all_names, "hypothesis '" + spec.id + "' test", lua_values);
         }
         if (check.GetText(fix, "fix", &spec.fix)) {
-          CheckTemplate(check, spec.fix, any_names, all_names, "hypothesis '" + spec.id + "' fix");
+          CheckTemplate(check, spec.fix, any_names, all_names, "hypothesis '" + spec.id + "' fix", lua_values);
         }
         rule->hypotheses.push_back(std::move(spec));
       }
@@ -403,12 +448,12 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
   }
   if (YAML::Node n = root["checks"]) {
     check.GetStringList(n, "checks", &rule->checks);
-    for (const Text& t : rule->checks) CheckTemplate(check, t, any_names, all_names, "check");
+    for (const Text& t : rule->checks) CheckTemplate(check, t, any_names, all_names, "check", lua_values);
   }
   if (YAML::Node n = require("verify")) {
     ReadTestLike(check, n, "verify", &rule->verify, &rule->verify_probe, nullptr);
     CheckProbe(check, n, rule->verify_probe);
-    if (rule->verify_probe.empty()) CheckTemplate(check, rule->verify, any_names, all_names, "verify");
+    if (rule->verify_probe.empty()) CheckTemplate(check, rule->verify, any_names, all_names, "verify", lua_values);
   }
   if (YAML::Node n = root["refs"]) {
     std::vector<Text> refs;
@@ -422,7 +467,7 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
     if (!has_match) check.Error(n.Mark(), "missing-example", "a rule needs at least one 'match' example");
     for (const Example& ex : rule->examples) {
       for (const auto& c : ex.captures) {
-        if (!any_names.count(c.first)) {
+        if (!any_names.count(c.first) && !lua_values) {
           YAML::Mark mark;
           mark.line = ex.pos.line - 1;
           mark.column = ex.pos.column - 1;
@@ -431,17 +476,73 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
       }
     }
   }
+  for (LuaChunk& c : inline_chunks) rule->lua_chunks.push_back(std::move(c));
   return !check.failed();
 }
 
 struct SourceFile {
   std::string path;
   std::string content;
-  int layer;  // which directory of the search path it came from
+  int layer;           // which directory of the search path it came from
+  std::string origin;  // bundled | system | user | project | env | cli | memory
 };
 
-void CollectFiles(const std::string& root, int layer, std::vector<SourceFile>* out,
-                  std::vector<Problem>* problems) {
+// Rule ids to leave out, each with what asked for it.
+using DisableList = std::vector<std::pair<std::string, std::string>>;
+
+void AddProblem(std::vector<Problem>* problems, Problem::Severity severity, const std::string& code,
+                const std::string& file, int line, int column, const std::string& rule_id, const std::string& message) {
+  Problem p;
+  p.severity = severity;
+  p.code = code;
+  p.file = file;
+  p.line = line;
+  p.column = column;
+  p.rule_id = rule_id;
+  p.message = message;
+  problems->push_back(std::move(p));
+}
+
+// Reads a directory's triage.yaml: `disable: [rule-id, ...]` (rules/README.md "Search path").
+void ReadConfig(const fs::path& f, DisableList* disable, std::vector<Problem>* problems) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(f.string());
+  } catch (const YAML::Exception& e) {
+    AddProblem(problems, Problem::Severity::kError, "bad-config", f.string(), e.mark.line + 1, e.mark.column + 1, "",
+               e.msg);
+    return;
+  }
+  if (!root || root.IsNull()) return;
+  if (!root.IsMap()) {
+    AddProblem(problems, Problem::Severity::kError, "bad-config", f.string(), 1, 1, "",
+               "triage.yaml must be a mapping (disable: [rule-id, ...])");
+    return;
+  }
+  for (const auto& kv : root) {
+    const std::string key = kv.first.Scalar();
+    YAML::Mark m = kv.first.Mark();
+    if (key != "disable") {
+      AddProblem(problems, Problem::Severity::kWarning, "unknown-key", f.string(), m.line + 1, m.column + 1, "",
+                 "unknown key '" + key + "' in triage.yaml");
+      continue;
+    }
+    const YAML::Node& list = kv.second;
+    if (list.IsScalar()) {
+      disable->push_back({list.Scalar(), f.string()});
+    } else if (list.IsSequence()) {
+      for (const YAML::Node& id : list) {
+        if (id.IsScalar()) disable->push_back({id.Scalar(), f.string()});
+      }
+    } else if (!list.IsNull()) {
+      AddProblem(problems, Problem::Severity::kError, "bad-config", f.string(), m.line + 1, m.column + 1, "",
+                 "'disable' must be a list of rule ids");
+    }
+  }
+}
+
+void CollectFiles(const std::string& root, int layer, const std::string& origin, bool must_exist,
+                  std::vector<SourceFile>* out, DisableList* disable, std::vector<Problem>* problems) {
   std::error_code ec;
   fs::path p(root);
   auto read = [&](const fs::path& f) {
@@ -456,13 +557,18 @@ void CollectFiles(const std::string& root, int layer, std::vector<SourceFile>* o
     }
     std::ostringstream ss;
     ss << in.rdbuf();
-    out->push_back({f.string(), ss.str(), layer});
+    out->push_back({f.string(), ss.str(), layer, origin});
   };
   if (fs::is_regular_file(p, ec)) {
     read(p);
+    // A single rule file brings its Lua sibling along.
+    fs::path lua = p;
+    lua.replace_extension(".lua");
+    if (p.extension() != ".lua" && fs::is_regular_file(lua, ec)) read(lua);
     return;
   }
   if (!fs::is_directory(p, ec)) {
+    if (!must_exist) return;
     Problem pr;
     pr.code = "missing-dir";
     pr.file = root;
@@ -470,44 +576,220 @@ void CollectFiles(const std::string& root, int layer, std::vector<SourceFile>* o
     problems->push_back(pr);
     return;
   }
+  if (fs::is_regular_file(p / "triage.yaml", ec)) ReadConfig(p / "triage.yaml", disable, problems);
   std::vector<fs::path> files;
   for (fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec), end;
        !ec && it != end; it.increment(ec)) {
     if (!it->is_regular_file(ec)) continue;
     const fs::path& f = it->path();
     std::string ext = f.extension().string();
-    if (ext != ".yaml" && ext != ".yml") continue;
-    if (f.filename() == "taxonomy.yaml") continue;
+    if (ext != ".yaml" && ext != ".yml" && ext != ".lua") continue;
+    if (f.filename() == "taxonomy.yaml" || f.filename() == "triage.yaml") continue;
     files.push_back(f);
   }
   std::sort(files.begin(), files.end());
   for (const fs::path& f : files) read(f);
 }
 
-LoadResult Build(std::vector<SourceFile> files, bool strict, std::vector<Problem> problems) {
+std::string StemOf(const std::string& path) {
+  fs::path p(path);
+  return (p.parent_path() / p.stem()).string();
+}
+
+bool IsLuaFile(const std::string& path) { return fs::path(path).extension() == ".lua"; }
+
+// Converts a Lua value (a whole-Lua rule's `rule` table) into the YAML the schema describes.
+YAML::Node ToYaml(const LuaValue& v) {
+  switch (v.type) {
+    case LuaValue::Type::kBool: return YAML::Node(v.boolean ? "true" : "false");
+    case LuaValue::Type::kNumber: {
+      char buf[64];
+      if (v.number == static_cast<double>(static_cast<long long>(v.number)) && v.number > -1e15 && v.number < 1e15) {
+        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v.number));
+      } else {
+        std::snprintf(buf, sizeof buf, "%.17g", v.number);
+      }
+      return YAML::Node(std::string(buf));
+    }
+    case LuaValue::Type::kString: return YAML::Node(v.string);
+    case LuaValue::Type::kTable: {
+      bool sequence = !v.fields.empty();
+      for (size_t i = 1; sequence && i <= v.fields.size(); ++i) sequence = v.fields.count(std::to_string(i)) > 0;
+      YAML::Node n(sequence ? YAML::NodeType::Sequence : YAML::NodeType::Map);
+      if (sequence) {
+        for (size_t i = 1; i <= v.fields.size(); ++i) n.push_back(ToYaml(v.fields.at(std::to_string(i))));
+      } else {
+        for (const auto& kv : v.fields) n[kv.first] = ToYaml(kv.second);
+      }
+      return n;
+    }
+    default: return YAML::Node();
+  }
+}
+
+struct BuildInput {
+  std::vector<SourceFile> files;
+  bool strict = false;
+  std::vector<Problem> problems;
+  DisableList disable;
+  LuaLimits limits;
+  const RuleSet* previous = nullptr;  // a reload keeps the last good version of a broken file's rule
+};
+
+// Lua checks shared by every rule of one load: one scratch state, one slot per rule.
+class LuaChecker {
+ public:
+  LuaChecker(const LuaLimits& limits, bool strict, std::vector<Problem>* problems)
+      : limits_(limits), strict_(strict), problems_(problems) {}
+
+  LuaState* state() {
+    if (!state_ && !failed_) {
+      state_ = LuaState::Create(limits_);
+      failed_ = state_ == nullptr;
+    }
+    return state_.get();
+  }
+
+  // Reads a whole-Lua rule: runs the file and converts its global `rule` table.
+  bool ReadLuaRule(const SourceFile& sf, YAML::Node* root) {
+    LuaState* L = state();
+    if (!L) return Fail(sf.path, 0, "", "lua-unavailable", "could not start Lua");
+    int slot = next_slot_++;
+    LuaError err;
+    if (!L->LoadRule(slot, {{sf.path, sf.content}}, &err)) return Fail(err.file, err.line, "", err.code, err.message);
+    LuaValue v;
+    if (!L->GetGlobal(slot, "rule", &v, &err) || v.type != LuaValue::Type::kTable) {
+      return Fail(sf.path, 1, "", "orphan-lua",
+                  "a .lua file must sit next to a YAML rule of the same stem, or define a global 'rule' table "
+                  "(rules/LUA_API.md \"Rules written in Lua\")");
+    }
+    *root = ToYaml(v);
+    return true;
+  }
+
+  // Loads the rule's chunks and checks the functions its YAML names; collects test_* functions.
+  bool Validate(Rule* rule) {
+    LuaState* L = state();
+    if (!L) return Fail(rule->file, 0, rule->id, "lua-unavailable", "could not start Lua");
+    int slot = next_slot_++;
+    LuaError err;
+    if (!L->LoadRule(slot, rule->lua_chunks, &err)) return Fail(err.file, err.line, rule->id, err.code, err.message);
+    std::map<std::string, int> fns = L->Functions(slot);
+    std::set<std::string> used;
+    bool ok = true;
+    auto need = [&](const LuaRef& ref, const std::string& what) {
+      if (ref.name.empty()) return;
+      used.insert(ref.name);
+      if (fns.count(ref.name)) return;
+      std::string where = rule->lua_file.empty()
+                              ? " (there is no " + fs::path(rule->file).stem().string() + ".lua next to the rule)"
+                              : " in " + rule->lua_file;
+      ok = Fail(rule->file, ref.line, rule->id, "unknown-lua-function",
+                what + " names Lua function '" + ref.name + "', which is not defined" + where, ref.column);
+    };
+    need(rule->values_fn, "'values'");
+    need(rule->score_fn, "'score'");
+    for (const HypothesisSpec& h : rule->hypotheses) need(h.when, "hypothesis '" + h.id + "' 'when'");
+    for (const auto& [name, line] : fns) {
+      if (name.rfind("test_", 0) == 0) {
+        rule->lua_tests.push_back(name);
+        continue;
+      }
+      if (name.rfind("__", 0) == 0 || used.count(name)) continue;
+      AddProblem(problems_, strict_ ? Problem::Severity::kError : Problem::Severity::kWarning, "unused-lua-function",
+                 rule->lua_file, line, 0, rule->id,
+                 "global function '" + name + "' is not used by the rule (make helpers local, or name it in "
+                 "'when'/'values'/'score')");
+      if (strict_) ok = false;
+    }
+    return ok;
+  }
+
+ private:
+  bool Fail(const std::string& file, int line, const std::string& rule_id, const std::string& code,
+            const std::string& message, int column = 0) {
+    AddProblem(problems_, Problem::Severity::kError, code, file, line, column, rule_id, message);
+    return false;
+  }
+
+  LuaLimits limits_;
+  bool strict_;
+  std::vector<Problem>* problems_;
+  std::unique_ptr<LuaState> state_;
+  bool failed_ = false;
+  int next_slot_ = 0;
+};
+
+LoadResult Build(BuildInput in) {
+  std::vector<Problem>& problems = in.problems;
   auto set = std::make_shared<RuleSet>();
   std::map<std::string, std::pair<int, int>> by_id;  // id -> (index in set->rules, layer)
-  for (SourceFile& sf : files) {
-    FileChecker check(sf.path, strict, &problems);
-    YAML::Node root;
-    try {
-      root = YAML::Load(sf.content);
-    } catch (const YAML::Exception& e) {
-      check.Error(e.mark, "bad-yaml", e.msg);
-      continue;
-    }
-    if (!root || root.IsNull()) {
-      check.Error(YAML::Mark(), "empty-file", "rule file is empty");
-      continue;
-    }
+  // A .lua file belongs to the YAML rule with the same path stem; an unpaired one is a whole-Lua rule.
+  std::map<std::string, const SourceFile*> lua_by_stem;
+  std::set<std::string> yaml_stems;
+  for (const SourceFile& sf : in.files) {
+    if (IsLuaFile(sf.path)) lua_by_stem[StemOf(sf.path)] = &sf;
+    else yaml_stems.insert(StemOf(sf.path));
+  }
+  LuaChecker lua(in.limits, in.strict, &problems);
+  for (SourceFile& sf : in.files) {
+    const bool is_lua = IsLuaFile(sf.path);
+    if (is_lua && yaml_stems.count(StemOf(sf.path))) continue;  // read with its YAML
+    FileChecker check(sf.path, in.strict, &problems);
     Rule rule;
     bool ok = false;
-    try {
-      ok = ReadRule(check, root, sf.path, &rule);
-    } catch (const YAML::Exception& e) {  // malformed structure yaml-cpp refuses to convert
-      check.Error(e.mark, "bad-yaml", e.msg);
+    YAML::Node root;
+    bool parsed = false;
+    if (is_lua) {
+      parsed = lua.ReadLuaRule(sf, &root);
+    } else {
+      try {
+        root = YAML::Load(sf.content);
+        parsed = true;
+      } catch (const YAML::Exception& e) {
+        check.Error(e.mark, "bad-yaml", e.msg);
+      }
+      if (parsed && (!root || root.IsNull())) {
+        check.Error(YAML::Mark(), "empty-file", "rule file is empty");
+        parsed = false;
+      }
     }
-    if (!ok) continue;
+    if (parsed) {
+      try {
+        ok = ReadRule(check, root, sf.path, &rule);
+      } catch (const YAML::Exception& e) {  // malformed structure yaml-cpp refuses to convert
+        check.Error(e.mark, "bad-yaml", e.msg);
+      }
+    }
+    if (ok) {
+      const SourceFile* lua_file = is_lua ? &sf : nullptr;
+      if (!is_lua) {
+        auto it = lua_by_stem.find(StemOf(sf.path));
+        if (it != lua_by_stem.end()) lua_file = it->second;
+      }
+      if (lua_file) {
+        rule.lua_file = lua_file->path;
+        rule.lua_chunks.insert(rule.lua_chunks.begin(), LuaChunk{lua_file->path, lua_file->content});
+      }
+      bool refs = !rule.values_fn.name.empty() || !rule.score_fn.name.empty() ||
+                  std::any_of(rule.hypotheses.begin(), rule.hypotheses.end(),
+                              [](const HypothesisSpec& h) { return !h.when.name.empty(); });
+      if (rule.has_lua() || refs) ok = lua.Validate(&rule);
+    }
+    if (!ok) {
+      // Hot reload: a file that used to load keeps its last good rule (Note: [Rule reload]).
+      const Rule* old = nullptr;
+      if (in.previous) {
+        for (const Rule& r : in.previous->rules) {
+          if (r.file == sf.path || (!r.lua_file.empty() && r.lua_file == sf.path)) old = &r;
+        }
+      }
+      if (!old) continue;
+      rule = *old;
+      AddProblem(&problems, Problem::Severity::kWarning, "kept-previous", sf.path, 0, 0, rule.id,
+                 "this file has errors: the previously loaded version of the rule stays in use");
+    }
+    rule.origin = sf.origin;
     auto it = by_id.find(rule.id);
     if (it != by_id.end()) {
       Rule& old = set->rules[it->second.first];
@@ -527,6 +809,27 @@ LoadResult Build(std::vector<SourceFile> files, bool strict, std::vector<Problem
     }
     by_id[rule.id] = {static_cast<int>(set->rules.size()), sf.layer};
     set->rules.push_back(std::move(rule));
+  }
+
+  // Configuration may leave rules out by id; the first source that names an id is reported.
+  if (!in.disable.empty()) {
+    std::map<std::string, std::string> off;
+    for (const auto& [id, by] : in.disable) off.emplace(id, by);
+    std::vector<Rule> kept;
+    for (Rule& r : set->rules) {
+      auto it = off.find(r.id);
+      if (it == off.end()) {
+        kept.push_back(std::move(r));
+        continue;
+      }
+      set->disabled.push_back({r.id, r.file, it->second});
+      off.erase(it);
+    }
+    for (const auto& [id, by] : off) {
+      AddProblem(&problems, Problem::Severity::kWarning, "unknown-disable", by.find('/') != std::string::npos ? by : "",
+                 0, 0, id, "'" + id + "' is disabled by " + by + " but no loaded rule has that id");
+    }
+    set->rules = std::move(kept);
   }
 
   // Compile: one Set over every pattern; individual regexes on first use.
@@ -553,6 +856,9 @@ LoadResult Build(std::vector<SourceFile> files, bool strict, std::vector<Problem
       set->set.reset();
     }
   }
+  if (std::any_of(set->rules.begin(), set->rules.end(), [](const Rule& r) { return r.has_lua(); })) {
+    set->lua = std::make_shared<LuaRuntime>(&set->rules, in.limits);
+  }
   LoadResult result;
   result.rules = std::move(set);
   result.problems = std::move(problems);
@@ -566,35 +872,59 @@ std::string BundledRulesDir() {
   return TRIAGE_BUNDLED_RULES_DIR;
 }
 
-LoadResult LoadRules(const LoadOptions& options) {
-  std::vector<SourceFile> files;
-  std::vector<Problem> problems;
+LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous) {
+  BuildInput in;
+  in.strict = options.strict;
+  in.limits = options.lua;
+  in.previous = previous;
   int layer = 0;
-  if (options.bundled) CollectFiles(BundledRulesDir(), layer++, &files, &problems);
+  std::set<std::string> seen;  // one directory reached twice (e.g. user == project) is read once
+  auto add = [&](const std::string& dir, const std::string& origin, bool must_exist) {
+    if (dir.empty()) return;
+    std::error_code ec;
+    std::string key = fs::weakly_canonical(dir, ec).string();
+    if (!seen.insert(ec ? dir : key).second) return;
+    CollectFiles(dir, layer++, origin, must_exist, &in.files, &in.disable, &in.problems);
+  };
+  if (options.bundled) add(BundledRulesDir(), "bundled", true);
+  if (options.system) add(SystemRulesDir(), "system", false);
+  if (options.user) add(UserRulesDir(), "user", false);
+  if (options.project) add(ProjectRulesDir(options.working_dir), "project", false);
   if (options.env_path) {
     if (const char* env = std::getenv("TRIAGE_RULES_PATH"); env && *env) {
       std::stringstream ss(env);
       std::string dir;
-      while (std::getline(ss, dir, ':')) {
-        if (!dir.empty()) CollectFiles(dir, layer++, &files, &problems);
-      }
+      while (std::getline(ss, dir, ':')) add(dir, "env", true);
+    }
+    if (const char* env = std::getenv("TRIAGE_DISABLE"); env && *env) {
+      std::string list = env;
+      for (char& c : list) if (c == ',' || c == ':' || c == ';') c = ' ';
+      std::stringstream ss(list);
+      std::string id;
+      while (ss >> id) in.disable.push_back({id, "TRIAGE_DISABLE"});
     }
   }
-  for (const std::string& dir : options.dirs) CollectFiles(dir, layer++, &files, &problems);
-  return Build(std::move(files), options.strict, std::move(problems));
+  for (const std::string& dir : options.dirs) add(dir, "cli", true);
+  for (const std::string& id : options.disable) in.disable.push_back({id, "LoadOptions"});
+  return Build(std::move(in));
 }
 
+LoadResult LoadRules(const LoadOptions& options) { return LoadRulesKeeping(options, nullptr); }
+
 LoadResult LoadRulesFromStrings(const std::vector<std::pair<std::string, std::string>>& files, bool strict) {
-  std::vector<SourceFile> sources;
-  for (const auto& f : files) sources.push_back({f.first, f.second, 0});
-  return Build(std::move(sources), strict, {});
+  BuildInput in;
+  in.strict = strict;
+  for (const auto& f : files) in.files.push_back({f.first, f.second, 0, "memory"});
+  return Build(std::move(in));
 }
 
 std::vector<RuleInfo> ListRules(const RuleSet& rules) {
   std::vector<RuleInfo> out;
-  for (const Rule& r : rules.rules) out.push_back({r.id, r.category, r.title, r.file, r.overrides});
+  for (const Rule& r : rules.rules) out.push_back({r.id, r.category, r.title, r.file, r.overrides, r.origin, r.lua_file});
   std::sort(out.begin(), out.end(), [](const RuleInfo& a, const RuleInfo& b) { return a.id < b.id; });
   return out;
 }
+
+std::vector<DisabledRule> ListDisabledRules(const RuleSet& rules) { return rules.disabled; }
 
 }  // namespace triage

@@ -57,9 +57,22 @@ RuleTestReport RunRuleExamples(const RuleSet& rules, const std::string& only_rul
             for (const Diagnosis& d : got.diagnoses) others += (others.empty() ? "" : ", ") + d.rule;
             r.detail = "rule did not fire on: " + Shorten(ex.text) +
                        (others.empty() ? " (nothing fired)" : " (fired instead: " + others + ")");
+            for (const Problem& p : got.warnings) {
+              if (p.rule_id == rule.id) r.detail += "; " + p.ToString();
+            }
             break;
           }
           r.passed = true;
+          if (ex.check_hypotheses) {
+            std::string ids;
+            for (const Hypothesis& h : mine->hypotheses) ids += (ids.empty() ? "" : ", ") + h.id;
+            std::string want_ids;
+            for (const std::string& h : ex.hypotheses) want_ids += (want_ids.empty() ? "" : ", ") + h;
+            if (ids != want_ids) {
+              r.passed = false;
+              r.detail += "hypotheses: expected [" + want_ids + "], got [" + ids + "]; ";
+            }
+          }
           for (const auto& [name, want] : ex.captures) {
             auto it = mine->captures.find(name);
             std::string have = it == mine->captures.end() ? "<none>" : it->second;
@@ -89,6 +102,27 @@ RuleTestReport RunRuleExamples(const RuleSet& rules, const std::string& only_rul
       }
       if (!r.passed) ++report.failed;
       report.results.push_back(std::move(r));
+    }
+    // Lua unit checks: every global test_* function of the rule's Lua must run without error.
+    if (!rule.lua_tests.empty() && rules.lua) {
+      LuaRuntime::Lease lease = rules.lua->Acquire();
+      int index = static_cast<int>(&rule - rules.rules.data());
+      for (const std::string& name : rule.lua_tests) {
+        ExampleResult r;
+        r.rule = rule.id;
+        r.file = rule.lua_file;
+        r.kind = "lua_test";
+        LuaValue ignored;
+        LuaError error;
+        r.passed = lease && lease->Call(index, name, nullptr, &ignored, &error);
+        if (!r.passed) {
+          r.line = error.line;
+          if (!error.file.empty()) r.file = error.file;
+          r.detail = name + ": " + (lease ? error.message : "could not start Lua");
+          ++report.failed;
+        }
+        report.results.push_back(std::move(r));
+      }
     }
   }
   return report;
@@ -166,6 +200,84 @@ std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found
     out << "  " << kind << ": " << Shorten(ex.text, 140) << "\n";
   }
   return out.str();
+}
+
+const std::vector<std::string>& TaxonomyCategories() { return KnownCategories(); }
+
+RuleScaffold ScaffoldRule(const std::string& family, const std::string& id, bool with_lua) {
+  RuleScaffold out;
+  bool kebab = !id.empty() && id.size() <= 80 && id.front() != '-' && id.back() != '-';
+  for (char c : id) kebab = kebab && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
+  if (!kebab) {
+    out.error = "rule id '" + id + "' must be lower-case letters, digits and '-'";
+    return out;
+  }
+  std::string category;
+  for (const std::string& c : KnownCategories()) {
+    if (c.rfind(family + ".", 0) == 0) { category = c; break; }
+  }
+  if (category.empty()) {
+    std::string families;
+    for (const std::string& c : KnownCategories()) {
+      std::string f = c.substr(0, c.find('.'));
+      if (families.find(" " + f + ",") == std::string::npos) families += " " + f + ",";
+    }
+    out.error = "unknown family '" + family + "' (one of:" + families.substr(0, families.size() - 1) + ")";
+    return out;
+  }
+  // The example is a real PyTorch 1.13 message (torch.ones(3) + torch.ones(4)), so the scaffold passes
+  // `triage rules test` as written; the first edit replaces it with the failure the rule is for.
+  out.yaml = "# Rule " + id + R"(: one rule per file, the file stem is the id. Schema: rules/README.md.
+# FIXME: every line marked FIXME. Run `triage rules lint` and `triage rules test` after each edit.
+id: )" + id + R"(
+category: )" + category + R"(   # FIXME: the right key of rules/taxonomy.yaml
+title: FIXME one line naming the failure
+confidence: 0.8                  # FIXME: how often the diagnosis is right when the pattern matches
+match:
+  # FIXME: a literal fragment of PyTorch's wording with (?P<name>...) captures for the numbers.
+  message: 'The size of tensor a \((?P<a>\d+)\) must match the size of tensor b \((?P<b>\d+)\)'
+  exception: [RuntimeError]
+)" + (with_lua ? "values: lua:values                 # " + id + ".lua computes {difference}\n" : "") +
+             R"(explain: 'FIXME what the message means: one side has {a} elements, the other {b})" +
+             (with_lua ? " ({difference} apart)" : "") + R"(.'
+hypotheses:
+  - id: fixme-most-likely-cause
+)" + (with_lua ? "    when: lua:off_by_one            # shown only when the Lua predicate says so\n" : "") +
+             R"(    text: 'FIXME the most likely cause.'
+    test: 'FIXME how to confirm it (print a shape, run a check).'
+    fix: 'FIXME how to fix it.'
+verify: 'FIXME what shows the fix worked.'
+examples:
+  # FIXME: paste the real output of the failure this rule is for; never invent a PyTorch message.
+  - match: 'RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0'
+    captures: { a: 3, b: 4)" + (with_lua ? ", difference: 1" : "") + R"( }
+)" + (with_lua ? "    hypotheses: [fixme-most-likely-cause]\n" : "");
+  if (with_lua) {
+    out.lua = "-- Lua for rule " + id + R"( (rules/LUA_API.md, API version 1).
+-- Global functions are the ones the YAML names (values/when/score) and test_* unit checks run by
+-- `triage rules test`; make every helper local. The sandbox offers string, table, math, utf8 and
+-- the triage helpers; no files, no os.
+
+-- values: extra template names computed from the captures.
+function values(ctx)
+  local a, b = triage.number(ctx.captures.a), triage.number(ctx.captures.b)
+  -- FIXME: compute what the message only implies.
+  return { difference = math.abs(a - b) }
+end
+
+-- when: true keeps the hypothesis, false drops it, a string keeps it and says why.
+function off_by_one(ctx)
+  if ctx.values.difference == "1" then return "the sizes differ by exactly one" end
+  return false
+end
+
+function test_values()
+  local v = values({ captures = { a = "3", b = "4" } })
+  assert(v.difference == 1, "expected 1, got " .. tostring(v.difference))
+end
+)";
+  }
+  return out;
 }
 
 double EvalReport::Top1Rate() const { return total ? static_cast<double>(top1) / total : 0; }

@@ -18,7 +18,7 @@ struct ExampleResult {
   std::string rule;
   std::string file;
   int line = 0;          // of the example in the rule file
-  std::string kind;      // match | no_match | known_gap
+  std::string kind;      // match | no_match | known_gap | lua_test
   bool passed = false;   // for known_gap: true when the gap still exists (the rule still misses)
   std::string detail;    // why it failed, or what a known gap produced
 };
@@ -33,7 +33,8 @@ struct RuleTestReport {
   std::string ToText(bool verbose = false) const;
 };
 
-// Runs the examples of every rule (or only `only_rule`) through the whole engine with `rules`.
+// Runs the examples of every rule (or only `only_rule`) through the whole engine with `rules`, and
+// the global test_* functions of each rule's Lua (rules/LUA_API.md "Testing Lua").
 RuleTestReport RunRuleExamples(const RuleSet& rules, const std::string& only_rule = "");
 
 // Returns a person-readable account of a rule: patterns, hypotheses, checks, fixes, examples.
@@ -66,6 +67,19 @@ struct EvalReport {
 
 // Evaluates every case under `dir` (folders holding label.yaml and log.txt).
 EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir);
+
+// Returns the taxonomy's category ids (rules/taxonomy.yaml, compiled in).
+const std::vector<std::string>& TaxonomyCategories();
+
+// A new rule's starting files, written by `triage rules new FAMILY/ID [--lua]`.
+struct RuleScaffold {
+  std::string yaml;   // FAMILY/ID.yaml: passes lint and test as written, FIXMEs mark what to change
+  std::string lua;    // FAMILY/ID.lua when asked for: a values function, a when predicate, a test_
+  std::string error;  // non-empty when the family or id is unusable; then the rest is empty
+};
+
+// Returns the scaffold for rule `id` in taxonomy family `family` ("shape", "cuda", ...).
+RuleScaffold ScaffoldRule(const std::string& family, const std::string& id, bool with_lua);
 
 }  // namespace triage
 

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,13 +116,28 @@ struct Report {
 
 class RuleSet;  // compiled rules; opaque, immutable, thread-safe
 
-// Where rules come from. Directories are read in order; a later rule with the same id replaces an
-// earlier one (the replacement is reported in RuleSet origins).
+// Limits on rules' Lua code (rules/LUA_API.md). Memory is capped per lua_State (there is one per
+// thread diagnosing with a rule set); instructions per call into Lua, counted in steps of 1000.
+struct LuaLimits {
+  std::size_t memory_bytes = 16u << 20;   // 16 MiB per state
+  std::uint64_t instructions = 1000000;   // per call (a predicate typically uses under 1000)
+};
+
+// Where rules come from, in this order (rules/README.md "Search path"): bundled, system, user,
+// project, TRIAGE_RULES_PATH, then `dirs`. A later rule with the same id replaces an earlier one
+// (the replacement is reported by ListRules). Directories that do not exist are skipped silently,
+// except those named in `dirs` and TRIAGE_RULES_PATH.
 struct LoadOptions {
   bool bundled = true;                 // the rules shipped with triage
   bool env_path = true;                // directories in TRIAGE_RULES_PATH (':'-separated)
-  std::vector<std::string> dirs;       // more directories or single .yaml files, read last
+  std::vector<std::string> dirs;       // more directories or single .yaml/.lua files, read last
   bool strict = false;                 // warnings count as errors: the rule is skipped
+  bool system = true;                  // SystemRulesDir() (TRIAGE_SYSTEM_RULES overrides)
+  bool user = true;                    // UserRulesDir(): $XDG_CONFIG_HOME/triage/rules
+  bool project = true;                 // .triage/rules in working_dir or its nearest ancestor holding one
+  std::string working_dir;             // where the project search starts; empty: the current directory
+  std::vector<std::string> disable;    // rule ids to leave out (added to triage.yaml and TRIAGE_DISABLE)
+  LuaLimits lua;
 };
 
 struct LoadResult {
@@ -144,13 +160,57 @@ LoadResult LoadRulesFromStrings(const std::vector<std::pair<std::string, std::st
 
 // Returns the directory holding the bundled rules (TRIAGE_BUNDLED_RULES env var overrides).
 std::string BundledRulesDir();
+// Returns the system rule directory: TRIAGE_SYSTEM_RULES, else the build's configured
+// TRIAGE_SYSTEM_RULES_DIR (default /etc/triage/rules).
+std::string SystemRulesDir();
+// Returns the user's rule directory: $XDG_CONFIG_HOME/triage/rules, else ~/.config/triage/rules;
+// "" when neither variable is set.
+std::string UserRulesDir();
+// Returns the nearest .triage/rules directory at or above `start` ("" for the current directory),
+// or "" when there is none.
+std::string ProjectRulesDir(const std::string& start = "");
 
 // Summary of one loaded rule, for listings.
 struct RuleInfo {
   std::string id, category, title, file;
   std::string overrides;  // file of the rule this one replaced, or empty
+  std::string origin;     // bundled | system | user | project | env | cli | memory
+  std::string lua;        // the rule's .lua file, or empty
 };
 std::vector<RuleInfo> ListRules(const RuleSet& rules);
+
+// A rule left out by configuration: its id, the file that defined it, and what disabled it
+// ("TRIAGE_DISABLE", "LoadOptions", or the triage.yaml path).
+struct DisabledRule {
+  std::string id, file, by;
+};
+std::vector<DisabledRule> ListDisabledRules(const RuleSet& rules);
+
+// Rules an embedder reloads while diagnosing (Note: [Rule reload] in engine/src/rule_store.cc).
+// Thread-safe: any thread may call Current() while another calls Reload().
+//
+//   triage::RuleStore store(options);                       // loads once
+//   triage::Engine(store.Current()).DiagnoseText(log);      // on any thread
+//   triage::LoadResult r = store.Reload();                  // e.g. on SIGHUP or a file watch
+class RuleStore {
+ public:
+  explicit RuleStore(LoadOptions options = {});
+  // Loads every source again and swaps the new set in atomically: diagnoses already holding the
+  // old set finish on it. A rule whose file now fails to load keeps its previous good version; the
+  // result reports why (the file's errors, then a "kept-previous" warning). Returns the new load.
+  LoadResult Reload();
+  // Returns the rule set in use now; never null.
+  std::shared_ptr<const RuleSet> Current() const;
+  // Returns how many times the set was swapped in (1 after construction).
+  int generation() const;
+
+ private:
+  LoadOptions options_;
+  mutable std::mutex mu_;      // guards current_ and generation_
+  std::mutex reload_mu_;       // one reload at a time
+  std::shared_ptr<const RuleSet> current_;
+  int generation_ = 0;
+};
 
 struct DiagnoseOptions {
   double min_confidence = 0.35;  // abstain below this (see Note: [Ranking] in rules/README.md)

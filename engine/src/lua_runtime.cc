@@ -1,0 +1,693 @@
+// Sandboxed Lua for rules: Note: [Lua sandbox] and Note: [Lua threads] in lua_runtime.h.
+//
+// Lua reports errors with longjmp (Debian's liblua5.4 is built as C), so every Lua API call that can
+// raise (any allocation can, under the memory cap) runs inside lua_pcall, in C functions whose frames
+// hold no C++ object with a destructor. Conversions back to C++ use only raw, non-raising calls.
+#include "lua_runtime.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <lua.hpp>
+
+#include "rule.h"
+
+namespace triage {
+namespace {
+
+constexpr int kHookStep = 1000;        // instructions between count-hook calls
+constexpr int kMaxDepth = 4;           // nesting converted out of a returned table
+constexpr int kMaxFields = 1000;       // fields converted out of one returned table
+
+// Trusted set-up code, run once per state with the full base library. It hardens the shared string
+// metatable, defines the `triage` helper table and returns the environment builder and freezer.
+constexpr char kSetup[] = R"lua(
+local string, table, math, utf8 = string, table, math, utf8
+string.dump = nil                        -- no bytecode out, and load is never offered to rules
+getmetatable("").__metatable = false     -- rules cannot reach the shared string metatable
+
+local triage = { api_version = 1 }
+
+function triage.number(s)
+  if type(s) == "number" then return s end
+  if type(s) ~= "string" then return nil end
+  s = s:gsub("[,_]", "")
+  return tonumber((s:match("^%s*(.-)%s*$")))
+end
+
+local units = { B = 1, KB = 1e3, MB = 1e6, GB = 1e9, TB = 1e12,
+                KiB = 1024, MiB = 1024^2, GiB = 1024^3, TiB = 1024^4 }
+function triage.bytes(s)
+  if type(s) == "number" then return s end
+  if type(s) ~= "string" then return nil end
+  local n, u = s:match("^%s*([%d%.]+)%s*(%a*)%s*$")
+  n = tonumber(n)
+  if n == nil then return nil end
+  if u == "" then return n end
+  local m = units[u]
+  if m == nil then return nil end
+  return n * m
+end
+
+function triage.format_bytes(n)
+  if type(n) ~= "number" then return "?" end
+  local names = { "B", "KiB", "MiB", "GiB", "TiB" }
+  local i = 1
+  while math.abs(n) >= 1024 and i < #names do n = n / 1024; i = i + 1 end
+  if i == 1 then return string.format("%d B", math.floor(n)) end
+  return string.format("%.2f %s", n, names[i])
+end
+
+function triage.shape(s)
+  if type(s) ~= "string" then return nil end
+  local t = {}
+  for d in s:gmatch("%-?%d+") do t[#t + 1] = math.tointeger(tonumber(d)) end
+  return t
+end
+
+function triage.numel(shape)
+  local p = 1
+  for _, d in ipairs(shape) do p = p * d end
+  return p
+end
+
+function triage.factor(n)
+  n = math.tointeger(n)
+  if n == nil or n < 2 then return {} end
+  local f, d = {}, 2
+  while d * d <= n do
+    while n % d == 0 do f[#f + 1] = d; n = n // d end
+    d = d + 1
+  end
+  if n > 1 then f[#f + 1] = n end
+  return f
+end
+
+function triage.divisors(n)
+  n = math.tointeger(n)
+  if n == nil or n < 1 then return {} end
+  local lo, hi, d = {}, {}, 1
+  while d * d <= n do
+    if n % d == 0 then
+      lo[#lo + 1] = d
+      if d ~= n // d then table.insert(hi, 1, n // d) end
+    end
+    d = d + 1
+  end
+  for _, v in ipairs(hi) do lo[#lo + 1] = v end
+  return lo
+end
+
+function triage.isqrt(n)
+  n = math.tointeger(n)
+  if n == nil or n < 0 then return nil end
+  local r = math.tointeger(math.floor(math.sqrt(n)))
+  while r * r > n do r = r - 1 end
+  while (r + 1) * (r + 1) <= n do r = r + 1 end
+  return r
+end
+
+local base = {
+  assert = assert, error = error, ipairs = ipairs, next = next, pairs = pairs, pcall = pcall,
+  select = select, tonumber = tonumber, tostring = tostring, type = type, xpcall = xpcall,
+  rawequal = rawequal, rawget = rawget, rawlen = rawlen, rawset = rawset,
+  getmetatable = getmetatable, _VERSION = _VERSION,
+}
+local raw_setmetatable = setmetatable
+-- Finalizers would run at arbitrary times (another rule's call, state shutdown): refuse them.
+base.setmetatable = function(t, mt)
+  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+    error("__gc metamethods are not allowed in rules", 2)
+  end
+  return raw_setmetatable(t, mt)
+end
+local libs = { string = string, table = table, math = math, utf8 = utf8, triage = triage }
+
+local function copy(t)
+  local c = {}
+  for k, v in next, t do c[k] = v end
+  return c
+end
+
+local function make_env()
+  local e = copy(base)
+  for name, lib in next, libs do e[name] = copy(lib) end
+  e._G = e
+  return e
+end
+
+local function readonly(_, k)
+  error("rule globals are read-only once the file has run (assigning '" .. tostring(k) ..
+        "'); use a local variable", 2)
+end
+
+-- Moves every global of a rule into a backing table and leaves the environment empty behind a
+-- metatable: reads still work, assignments fail.
+local function freeze(e)
+  local b = {}
+  for k, v in next, e do b[k] = v end
+  for k in next, b do e[k] = nil end
+  raw_setmetatable(e, { __index = b, __newindex = readonly, __metatable = false })
+  return b
+end
+
+return make_env, freeze
+)lua";
+
+// Registry keys for the two set-up functions.
+constexpr char kMakeEnvKey[] = "triage.make_env";
+constexpr char kFreezeKey[] = "triage.freeze";
+
+}  // namespace
+
+struct LuaState::Budget {
+  std::size_t used = 0;
+  std::size_t limit = 0;
+  std::uint64_t count = 0;
+  std::uint64_t max = 0;
+  bool overrun = false;
+};
+
+namespace {
+
+void* Alloc(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
+  auto* b = static_cast<LuaState::Budget*>(ud);
+  if (ptr == nullptr) osize = 0;  // osize is then a type tag, not a size
+  if (nsize == 0) {
+    std::free(ptr);
+    b->used -= osize;
+    return nullptr;
+  }
+  if (nsize > osize && b->used + (nsize - osize) > b->limit) return nullptr;
+  void* p = std::realloc(ptr, nsize);
+  if (p == nullptr) return nullptr;
+  b->used = b->used - osize + nsize;
+  return p;
+}
+
+LuaState::Budget* BudgetOf(lua_State* L) {
+  void* ud = nullptr;
+  lua_getallocf(L, &ud);
+  return static_cast<LuaState::Budget*>(ud);
+}
+
+void CountHook(lua_State* L, lua_Debug* ar) {
+  LuaState::Budget* b = BudgetOf(L);
+  b->count += kHookStep;
+  if (b->count <= b->max) return;
+  b->overrun = true;
+  lua_getinfo(L, "Sl", ar);
+  lua_pushfstring(L, "%s:%d: instruction budget exceeded (%I instructions per call)", ar->short_src,
+                  ar->currentline, static_cast<lua_Integer>(b->max));
+  lua_error(L);
+}
+
+// Message handler: keeps string errors, names the type of anything else (never calls __tostring,
+// which is rule code that could itself loop or fail).
+int MessageHandler(lua_State* L) {
+  if (lua_type(L, 1) == LUA_TSTRING) return 1;
+  lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  return 1;
+}
+
+int OpenLibs(lua_State* L) {
+  luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
+  luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
+  luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
+  luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
+  luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
+  lua_settop(L, 0);
+  if (luaL_loadbufferx(L, kSetup, sizeof kSetup - 1, "=triage-setup", "t") != LUA_OK) return lua_error(L);
+  lua_call(L, 0, 2);
+  lua_setfield(L, LUA_REGISTRYINDEX, kFreezeKey);
+  lua_setfield(L, LUA_REGISTRYINDEX, kMakeEnvKey);
+  // The state's own globals keep load, require & co. for nobody: rules only ever see their env.
+  return 0;
+}
+
+struct LoadArgs {
+  const std::vector<LuaChunk>* chunks;
+  int failed_chunk;
+  bool syntax;
+  int env_ref;
+};
+
+// Builds an environment, runs every chunk in it, freezes it; leaves the environment on the stack.
+int LoadChunks(lua_State* L) {
+  auto* a = static_cast<LoadArgs*>(lua_touserdata(L, 1));
+  lua_getfield(L, LUA_REGISTRYINDEX, kMakeEnvKey);
+  lua_call(L, 0, 1);
+  int env = lua_gettop(L);
+  for (int k = 0; k < static_cast<int>(a->chunks->size()); ++k) {
+    const LuaChunk& c = (*a->chunks)[k];
+    a->failed_chunk = k;
+    lua_pushfstring(L, "=%d", k);
+    int status = luaL_loadbufferx(L, c.code.data(), c.code.size(), lua_tostring(L, -1), "t");
+    if (status != LUA_OK) {
+      a->syntax = status == LUA_ERRSYNTAX;
+      return lua_error(L);
+    }
+    lua_pushvalue(L, env);
+    lua_setupvalue(L, -2, 1);  // _ENV of the main chunk
+    lua_call(L, 0, 0);
+    lua_pop(L, 1);             // the chunk name
+  }
+  a->failed_chunk = -1;
+  lua_getfield(L, LUA_REGISTRYINDEX, kFreezeKey);
+  lua_pushvalue(L, env);
+  lua_call(L, 1, 0);
+  lua_settop(L, env);
+  a->env_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  return 0;
+}
+
+void SetString(lua_State* L, const char* key, const std::string& v) {
+  lua_pushlstring(L, v.data(), v.size());
+  lua_setfield(L, -2, key);
+}
+void SetInt(lua_State* L, const char* key, lua_Integer v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, key);
+}
+
+const char* KindName(Incident::Kind k) {
+  switch (k) {
+    case Incident::Kind::kTraceback: return "traceback";
+    case Incident::Kind::kErrorLine: return "error_line";
+    case Incident::Kind::kCxxError: return "cxx_error";
+    case Incident::Kind::kLogLine: return "log_line";
+  }
+  return "unknown";
+}
+
+void PushIncident(lua_State* L, const Incident& inc, int index) {
+  lua_createtable(L, 0, 14);
+  SetInt(L, "index", index + 1);
+  lua_pushstring(L, KindName(inc.kind));
+  lua_setfield(L, -2, "kind");
+  SetString(L, "exception", inc.exception);
+  SetString(L, "message", inc.message);
+  SetInt(L, "line_start", inc.line_start);
+  SetInt(L, "line_end", inc.line_end);
+  SetInt(L, "count", inc.count);
+  SetString(L, "rank", inc.rank);
+  if (inc.culprit >= 0) SetInt(L, "culprit", inc.culprit + 1);
+  if (inc.caused_by >= 0) SetInt(L, "caused_by", inc.caused_by + 1);
+  lua_createtable(L, static_cast<int>(inc.frames.size()), 0);
+  for (size_t i = 0; i < inc.frames.size(); ++i) {
+    const Frame& f = inc.frames[i];
+    lua_createtable(L, 0, 5);
+    SetString(L, "file", f.file);
+    SetInt(L, "line", f.line);
+    SetString(L, "func", f.function);
+    SetString(L, "source", f.source);
+    lua_pushboolean(L, f.user);
+    lua_setfield(L, -2, "user");
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+  lua_setfield(L, -2, "frames");
+  lua_createtable(L, static_cast<int>(inc.context.size()), 0);
+  for (size_t i = 0; i < inc.context.size(); ++i) {
+    lua_pushlstring(L, inc.context[i].data(), inc.context[i].size());
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+  lua_setfield(L, -2, "context");
+}
+
+void PushStringMap(lua_State* L, const std::map<std::string, std::string>* m) {
+  lua_createtable(L, 0, m ? static_cast<int>(m->size()) : 0);
+  if (!m) return;
+  for (const auto& kv : *m) {
+    lua_pushlstring(L, kv.first.data(), kv.first.size());
+    lua_pushlstring(L, kv.second.data(), kv.second.size());
+    lua_rawset(L, -3);
+  }
+}
+
+// ctx.metrics: {name = {steps = {...}, values = {...}}} from the collector's downsampled points; x is
+// the printed step, else the epoch, else the position in the series.
+// ctx.metrics stays an empty table until the metrics extractor is part of the engine.
+using SeriesPoints = std::vector<int>;
+
+void PushMetrics(lua_State* L, const SeriesPoints*) { lua_newtable(L); }
+
+struct CallArgs {
+  const LuaCallInput* input;
+  int env_ref;
+  int* incidents_ref;
+  int* metrics_ref;
+  const SeriesPoints* series;  // copied out of the collector before the protected call
+  const char* name;
+  bool missing;
+};
+
+// Builds ctx and calls env[name](ctx); leaves the one result on the stack.
+int CallRuleFunction(lua_State* L) {
+  auto* a = static_cast<CallArgs*>(lua_touserdata(L, 1));
+  lua_rawgeti(L, LUA_REGISTRYINDEX, a->env_ref);
+  lua_getfield(L, -1, a->name);  // the frozen env's __index is a plain table: no rule code runs
+  if (lua_type(L, -1) != LUA_TFUNCTION) {
+    a->missing = true;
+    return luaL_error(L, "no Lua function '%s' in this rule", a->name);
+  }
+  const LuaCallInput* in = a->input;
+  if (in == nullptr) {
+    lua_call(L, 0, 1);
+    return 1;
+  }
+  lua_createtable(L, 0, 10);
+  if (in->incidents != nullptr) {
+    if (*a->incidents_ref == LUA_NOREF) {
+      lua_createtable(L, static_cast<int>(in->incidents->size()), 0);
+      for (size_t i = 0; i < in->incidents->size(); ++i) {
+        PushIncident(L, (*in->incidents)[i], static_cast<int>(i));
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+      }
+      *a->incidents_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, *a->incidents_ref);
+    if (in->incident >= 0) {
+      lua_rawgeti(L, -1, in->incident + 1);
+      lua_setfield(L, -3, "incident");
+    }
+    lua_setfield(L, -2, "incidents");
+  }
+  PushStringMap(L, in->captures);
+  lua_setfield(L, -2, "captures");
+  PushStringMap(L, in->values);
+  lua_setfield(L, -2, "values");
+  if (*a->metrics_ref == LUA_NOREF) {
+    PushMetrics(L, a->series);
+    *a->metrics_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, *a->metrics_ref);
+  lua_setfield(L, -2, "metrics");
+  lua_newtable(L);
+  lua_setfield(L, -2, "probes");
+  lua_pushnumber(L, in->confidence);
+  lua_setfield(L, -2, "confidence");
+  lua_createtable(L, 0, 2);
+  SetString(L, "id", in->rule_id);
+  SetString(L, "category", in->category);
+  lua_setfield(L, -2, "rule");
+  lua_call(L, 1, 1);
+  return 1;
+}
+
+// Converts the value at `idx` without raising and without running metamethods.
+void ToValue(lua_State* L, int idx, int depth, int* budget, LuaValue* out) {
+  idx = lua_absindex(L, idx);
+  switch (lua_type(L, idx)) {
+    case LUA_TNIL: out->type = LuaValue::Type::kNil; return;
+    case LUA_TBOOLEAN: out->type = LuaValue::Type::kBool; out->boolean = lua_toboolean(L, idx); return;
+    case LUA_TNUMBER: out->type = LuaValue::Type::kNumber; out->number = lua_tonumber(L, idx); return;
+    case LUA_TSTRING: {
+      size_t n = 0;
+      const char* s = lua_tolstring(L, idx, &n);
+      out->type = LuaValue::Type::kString;
+      out->string.assign(s, n);
+      return;
+    }
+    case LUA_TTABLE: {
+      out->type = LuaValue::Type::kTable;
+      if (depth >= kMaxDepth || !lua_checkstack(L, 4)) return;
+      lua_pushnil(L);
+      while (lua_next(L, idx) != 0) {
+        if (--*budget < 0) {
+          lua_pop(L, 2);
+          return;
+        }
+        std::string key;
+        if (lua_type(L, -2) == LUA_TSTRING) {
+          size_t n = 0;
+          const char* s = lua_tolstring(L, -2, &n);
+          key.assign(s, n);
+        } else if (lua_isinteger(L, -2)) {
+          key = std::to_string(lua_tointeger(L, -2));
+        } else {
+          lua_pop(L, 1);
+          continue;
+        }
+        ToValue(L, -1, depth + 1, budget, &out->fields[key]);
+        lua_pop(L, 1);
+      }
+      return;
+    }
+    default:
+      out->type = LuaValue::Type::kOther;
+      out->other = luaL_typename(L, idx);
+  }
+}
+
+// Splits "K:LINE: message" (K the chunk index used as chunk name) into file, line and message.
+void Locate(const std::string& raw, const std::vector<std::string>& files, LuaError* error) {
+  error->message = raw;
+  size_t c1 = raw.find(':');
+  if (c1 == std::string::npos || c1 == 0) return;
+  size_t c2 = raw.find(':', c1 + 1);
+  if (c2 == std::string::npos || c2 == c1 + 1) return;
+  for (size_t i = 0; i < c2; ++i) {
+    if (i != c1 && (raw[i] < '0' || raw[i] > '9')) return;
+  }
+  size_t k = std::strtoul(raw.c_str(), nullptr, 10);
+  if (k >= files.size()) return;
+  error->file = files[k];
+  error->line = std::atoi(raw.c_str() + c1 + 1);
+  size_t start = c2 + 1;
+  while (start < raw.size() && raw[start] == ' ') ++start;
+  error->message = raw.substr(start);
+}
+
+}  // namespace
+
+bool IsLuaName(const std::string& s) {
+  if (s.empty() || s.size() > 100) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+LuaState::LuaState(const LuaLimits& limits) : budget_(std::make_unique<Budget>()) {
+  budget_->limit = limits.memory_bytes;
+  budget_->max = limits.instructions;
+}
+
+std::unique_ptr<LuaState> LuaState::Create(const LuaLimits& limits) {
+  std::unique_ptr<LuaState> s(new LuaState(limits));
+  s->L_ = lua_newstate(Alloc, s->budget_.get());
+  if (s->L_ == nullptr) return nullptr;
+  lua_setwarnf(s->L_, nullptr, nullptr);  // an embedded library prints nothing
+  // Set-up is trusted and small: give it room even under a tiny instruction cap.
+  s->budget_->count = 0;
+  std::uint64_t saved = s->budget_->max;
+  s->budget_->max = ~std::uint64_t{0};
+  lua_sethook(s->L_, CountHook, LUA_MASKCOUNT, kHookStep);
+  lua_pushcfunction(s->L_, OpenLibs);
+  int status = lua_pcall(s->L_, 0, 0, 0);
+  s->budget_->max = saved;
+  if (status != LUA_OK) return nullptr;
+  return s;
+}
+
+LuaState::~LuaState() {
+  if (L_) lua_close(L_);
+}
+
+std::size_t LuaState::memory_used() const { return budget_->used; }
+
+bool LuaState::HasRule(int slot) const { return envs_.count(slot) > 0; }
+
+bool LuaState::LoadRule(int slot, const std::vector<LuaChunk>& chunks, LuaError* error) {
+  std::vector<std::string> files;
+  for (const LuaChunk& c : chunks) files.push_back(c.file);
+  LoadArgs args{&chunks, -1, false, LUA_NOREF};
+  int base = lua_gettop(L_);
+  lua_pushcfunction(L_, MessageHandler);
+  lua_pushcfunction(L_, LoadChunks);
+  lua_pushlightuserdata(L_, &args);
+  budget_->count = 0;
+  budget_->overrun = false;
+  int status = lua_pcall(L_, 1, 0, base + 1);
+  if (status != LUA_OK) {
+    std::string raw = lua_type(L_, -1) == LUA_TSTRING ? lua_tostring(L_, -1) : "error while loading";
+    lua_settop(L_, base);
+    Locate(raw, files, error);
+    if (error->file.empty() && args.failed_chunk >= 0) error->file = chunks[args.failed_chunk].file;
+    error->code = status == LUA_ERRMEM ? "lua-memory"
+                  : budget_->overrun   ? "lua-budget"
+                  : args.syntax        ? "lua-syntax"
+                                       : "lua-error";
+    if (status == LUA_ERRMEM) error->message = "out of memory while loading (limit " +
+                                               std::to_string(budget_->limit) + " bytes per state)";
+    lua_gc(L_, LUA_GCCOLLECT);
+    return false;
+  }
+  envs_[slot] = args.env_ref;
+  files_[slot] = std::move(files);
+  lua_settop(L_, base);
+  return true;
+}
+
+std::map<std::string, int> LuaState::Functions(int slot) const {
+  std::map<std::string, int> out;
+  auto it = envs_.find(slot);
+  if (it == envs_.end()) return out;
+  int base = lua_gettop(L_);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, it->second);
+  if (lua_getmetatable(L_, -1) && lua_getfield(L_, -1, "__index") == LUA_TTABLE) {
+    lua_pushnil(L_);
+    while (lua_next(L_, -2) != 0) {
+      if (lua_type(L_, -2) == LUA_TSTRING && lua_type(L_, -1) == LUA_TFUNCTION) {
+        lua_Debug ar;
+        lua_pushvalue(L_, -1);
+        lua_getinfo(L_, ">S", &ar);
+        // Only functions written in the rule's own chunks (named "=K") count, not the copied library.
+        if (ar.what[0] == 'L' && ar.source[0] == '=' && ar.source[1] >= '0' && ar.source[1] <= '9') {
+          out[lua_tostring(L_, -2)] = ar.linedefined;
+        }
+      }
+      lua_pop(L_, 1);
+    }
+  }
+  lua_settop(L_, base);
+  return out;
+}
+
+bool LuaState::GetGlobal(int slot, const std::string& name, LuaValue* out, LuaError* error) {
+  auto it = envs_.find(slot);
+  if (it == envs_.end()) {
+    error->code = "lua-error";
+    error->message = "rule not loaded";
+    return false;
+  }
+  int base = lua_gettop(L_);
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, it->second);
+  bool ok = false;
+  if (lua_getmetatable(L_, -1) && lua_getfield(L_, -1, "__index") == LUA_TTABLE) {
+    // Found by iteration, not lua_getfield: interning a new key string could raise out of pcall.
+    *out = LuaValue();
+    ok = true;
+    lua_pushnil(L_);
+    while (lua_next(L_, -2) != 0) {
+      size_t n = 0;
+      if (lua_type(L_, -2) == LUA_TSTRING) {
+        const char* k = lua_tolstring(L_, -2, &n);
+        if (name.size() == n && std::memcmp(k, name.data(), n) == 0) {
+          int budget = kMaxFields * 10;
+          ToValue(L_, -1, 0, &budget, out);
+          lua_pop(L_, 2);
+          break;
+        }
+      }
+      lua_pop(L_, 1);
+    }
+  }
+  lua_settop(L_, base);
+  return ok;
+}
+
+void LuaState::ResetInput() {
+  if (incidents_ref_ != LUA_NOREF) luaL_unref(L_, LUA_REGISTRYINDEX, incidents_ref_);
+  if (metrics_ref_ != LUA_NOREF) luaL_unref(L_, LUA_REGISTRYINDEX, metrics_ref_);
+  incidents_ref_ = metrics_ref_ = LUA_NOREF;
+  cached_for_ = nullptr;
+  // Garbage from the last input should not count against the next one's memory cap.
+  if (budget_->used > budget_->limit / 2) lua_gc(L_, LUA_GCCOLLECT);
+}
+
+bool LuaState::Call(int slot, const std::string& name, const LuaCallInput* input, LuaValue* result,
+                    LuaError* error) {
+  auto it = envs_.find(slot);
+  if (it == envs_.end()) {
+    error->code = "lua-error";
+    error->message = "the rule's Lua did not load in this state";
+    return false;
+  }
+  if (input != nullptr && input->incidents != cached_for_) {
+    if (incidents_ref_ != LUA_NOREF) luaL_unref(L_, LUA_REGISTRYINDEX, incidents_ref_);
+    if (metrics_ref_ != LUA_NOREF) luaL_unref(L_, LUA_REGISTRYINDEX, metrics_ref_);
+    incidents_ref_ = metrics_ref_ = LUA_NOREF;
+    cached_for_ = input->incidents;
+  }
+  SeriesPoints series;
+  CallArgs args{input, it->second, &incidents_ref_, &metrics_ref_, &series, name.c_str(), false};
+  int base = lua_gettop(L_);
+  lua_pushcfunction(L_, MessageHandler);
+  lua_pushcfunction(L_, CallRuleFunction);
+  lua_pushlightuserdata(L_, &args);
+  budget_->count = 0;
+  budget_->overrun = false;
+  int status = lua_pcall(L_, 1, 1, base + 1);
+  const std::vector<std::string>& files = files_[slot];
+  if (status != LUA_OK) {
+    std::string raw = lua_type(L_, -1) == LUA_TSTRING ? lua_tostring(L_, -1) : "error";
+    lua_settop(L_, base);
+    Locate(raw, files, error);
+    if (error->file.empty() && !files.empty()) error->file = files[0];
+    error->code = status == LUA_ERRMEM ? "lua-memory" : budget_->overrun ? "lua-budget" : "lua-error";
+    if (status == LUA_ERRMEM) {
+      error->message = "'" + name + "' ran out of memory (limit " + std::to_string(budget_->limit) +
+                       " bytes per state)";
+    }
+    if (args.missing) error->code = "lua-missing-function";
+    lua_gc(L_, LUA_GCCOLLECT);
+    return false;
+  }
+  int budget = kMaxFields;
+  *result = LuaValue();
+  ToValue(L_, -1, 0, &budget, result);
+  lua_settop(L_, base);
+  return true;
+}
+
+LuaRuntime::LuaRuntime(const std::vector<Rule>* rules, LuaLimits limits) : rules_(rules), limits_(limits) {}
+LuaRuntime::~LuaRuntime() = default;
+
+LuaRuntime::Lease::Lease(LuaRuntime* owner, std::unique_ptr<LuaState> state)
+    : owner_(owner), state_(std::move(state)) {}
+
+LuaRuntime::Lease::~Lease() {
+  if (owner_ && state_) owner_->Release(std::move(state_));
+}
+
+LuaRuntime::Lease LuaRuntime::Acquire() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!free_.empty()) {
+      std::unique_ptr<LuaState> s = std::move(free_.back());
+      free_.pop_back();
+      s->ResetInput();
+      return Lease(this, std::move(s));
+    }
+  }
+  std::unique_ptr<LuaState> s = LuaState::Create(limits_);
+  if (!s) return Lease(this, nullptr);
+  for (int r = 0; r < static_cast<int>(rules_->size()); ++r) {
+    const Rule& rule = (*rules_)[r];
+    if (rule.lua_chunks.empty()) continue;
+    LuaError ignored;  // the loader ran the same code; a failure here (memory) disables the rule per call
+    s->LoadRule(r, rule.lua_chunks, &ignored);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++created_;
+  }
+  return Lease(this, std::move(s));
+}
+
+void LuaRuntime::Release(std::unique_ptr<LuaState> state) {
+  std::lock_guard<std::mutex> lock(mu_);
+  free_.push_back(std::move(state));
+}
+
+int LuaRuntime::states_created() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return created_;
+}
+
+}  // namespace triage

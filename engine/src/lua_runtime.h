@@ -1,0 +1,160 @@
+// Sandboxed Lua for rules (the reference is rules/LUA_API.md; this file implements API version 1).
+//
+// Note: [Lua sandbox] Every rule's Lua runs in an environment of its own, built from a whitelist:
+// the base functions minus load/loadfile/dofile/require/collectgarbage/print, plus copies of string,
+// table, math and utf8 (string.dump removed everywhere), plus the `triage` helper table. Source is
+// loaded as text only (mode "t"), so bytecode never reaches the VM. Each lua_State has a memory cap
+// (custom allocator) and each call an instruction cap (count hook). After a rule's chunk has run,
+// its environment is frozen: globals can be read, not assigned, so no call leaves state behind that
+// another call (or another thread's state) would not see.
+//
+// Note: [Lua threads] A lua_State is never shared between threads. A RuleSet owns a LuaRuntime,
+// which keeps a pool of states, each with every Lua rule of the set loaded. A diagnosis takes one
+// state from the pool for its whole run (creating one when the pool is empty) and gives it back, so
+// there are at most as many states as threads diagnosing at once with that rule set.
+#ifndef TRIAGE_ENGINE_LUA_RUNTIME_H_
+#define TRIAGE_ENGINE_LUA_RUNTIME_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "triage/triage.h"
+
+struct lua_State;
+
+namespace triage {
+
+struct Rule;
+class MetricCollector;  // metrics.h
+
+// One piece of Lua source run in a rule's environment: its sibling .lua file, or an inline
+// expression from the YAML (padded with newlines so Lua's line numbers are the YAML's).
+struct LuaChunk {
+  std::string file;  // shown in errors as file:line
+  std::string code;
+};
+
+// A reference from the YAML to a Lua function of the rule ("lua:NAME").
+struct LuaRef {
+  std::string name;  // empty: none
+  int line = 0;      // of the YAML key, for lint
+  int column = 0;
+};
+
+// What a call into Lua produced, converted out of the VM.
+struct LuaValue {
+  enum class Type { kNil, kBool, kNumber, kString, kTable, kOther };
+  Type type = Type::kNil;
+  bool boolean = false;
+  double number = 0;
+  std::string string;
+  std::map<std::string, LuaValue> fields;  // kTable: string keys (integer keys as decimal strings)
+  std::string other;                       // kOther: the Lua type name
+};
+
+// An error out of Lua, with the position Lua reported (or the called function's definition).
+struct LuaError {
+  std::string code;     // lua-error | lua-budget | lua-memory | lua-bad-return | lua-syntax | ...
+  std::string file;
+  int line = 0;
+  std::string message;
+};
+
+// The incident-independent data a call sees (rules/LUA_API.md "ctx").
+struct LuaCallInput {
+  const std::vector<Incident>* incidents = nullptr;
+  int incident = -1;                                   // 0-based index into incidents
+  const std::map<std::string, std::string>* captures = nullptr;
+  const std::map<std::string, std::string>* values = nullptr;  // from `values:`; may be null
+  double confidence = 0;
+  std::string rule_id, category;
+  const MetricCollector* metrics = nullptr;            // series of the input; may be null
+};
+
+class LuaState;
+
+// Lua of one rule set: the per-state loader and the pool of states (Note: [Lua threads]).
+class LuaRuntime {
+ public:
+  LuaRuntime(const std::vector<Rule>* rules, LuaLimits limits);
+  ~LuaRuntime();
+
+  // A state borrowed from the pool; returned on destruction.
+  class Lease {
+   public:
+    Lease(LuaRuntime* owner, std::unique_ptr<LuaState> state);
+    ~Lease();
+    Lease(Lease&&) = default;
+    LuaState* get() const { return state_.get(); }
+    LuaState* operator->() const { return state_.get(); }
+    explicit operator bool() const { return state_ != nullptr; }
+
+   private:
+    LuaRuntime* owner_;
+    std::unique_ptr<LuaState> state_;
+  };
+
+  // Borrows a state with every Lua rule loaded. Thread-safe. Null only when Lua itself cannot start.
+  Lease Acquire();
+  const LuaLimits& limits() const { return limits_; }
+  int states_created() const;
+
+ private:
+  void Release(std::unique_ptr<LuaState> state);
+  const std::vector<Rule>* rules_;
+  LuaLimits limits_;
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<LuaState>> free_;
+  int created_ = 0;
+};
+
+// One sandboxed lua_State. Used by one thread at a time.
+class LuaState {
+ public:
+  static std::unique_ptr<LuaState> Create(const LuaLimits& limits);
+  ~LuaState();
+  LuaState(const LuaState&) = delete;
+  LuaState& operator=(const LuaState&) = delete;
+
+  // Runs `chunks` in a fresh environment for rule slot `slot` and freezes it. On failure the slot
+  // stays unusable and *error says why (syntax errors carry file:line).
+  bool LoadRule(int slot, const std::vector<LuaChunk>& chunks, LuaError* error);
+  bool HasRule(int slot) const;
+
+  // Returns the global functions a loaded rule defines, with the line each is defined on.
+  std::map<std::string, int> Functions(int slot) const;
+  // Returns the value of global `name` of a loaded rule converted (used for whole-Lua rules).
+  bool GetGlobal(int slot, const std::string& name, LuaValue* out, LuaError* error);
+
+  // Calls function `name` of rule `slot` with a ctx table built from `input` (nullptr: no argument).
+  // Returns false with *error on a Lua error, a budget overrun or a missing function.
+  bool Call(int slot, const std::string& name, const LuaCallInput* input, LuaValue* result, LuaError* error);
+
+  // Forgets per-diagnosis caches (incident tables); call when a new input starts.
+  void ResetInput();
+  std::size_t memory_used() const;
+
+  struct Budget;  // memory and instruction accounting; defined in lua_runtime.cc
+
+ private:
+  explicit LuaState(const LuaLimits& limits);
+  lua_State* L_ = nullptr;
+  std::unique_ptr<Budget> budget_;
+  std::map<int, int> envs_;   // slot -> registry ref of the environment
+  std::map<int, std::vector<std::string>> files_;  // slot -> file of each chunk (chunk k is named "=k")
+  const std::vector<Incident>* cached_for_ = nullptr;
+  int incidents_ref_ = -2;    // LUA_NOREF
+  int metrics_ref_ = -2;      // LUA_NOREF; ctx.metrics, built once per input
+};
+
+// Returns true when `s` is a Lua function name ("lua:NAME" references name a function).
+bool IsLuaName(const std::string& s);
+
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_LUA_RUNTIME_H_

@@ -1,0 +1,123 @@
+// Benchmark: the cost of rule loading and of Lua calls. Prints figures; asserts nothing.
+//
+//   cmake --build build --target lua_bench && build/tests/lua_bench [runs]
+//
+// Figures: loading all bundled rules (median of runs, split into reading+YAML parsing and the rest),
+// creating one Lua state with every bundled Lua rule, one `when` predicate call through the engine's
+// Lua path, and one whole diagnosis of a one-line log with and without a Lua rule matching.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "lua_runtime.h"
+#include "rule.h"
+#include "triage/triage.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Ms(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace triage;
+  const int runs = argc > 1 ? std::atoi(argv[1]) : 20;
+  LoadOptions o;
+  o.system = o.user = o.project = o.env_path = false;
+
+  // 1. Loading everything, end to end.
+  std::vector<double> load;
+  LoadResult last;
+  for (int i = 0; i < runs; ++i) {
+    auto a = Clock::now();
+    last = LoadRules(o);
+    load.push_back(Ms(a, Clock::now()));
+  }
+  int lua_rules = 0;
+  for (const Rule& r : last.rules->rules) lua_rules += r.has_lua();
+  std::printf("bundled rules: %zu (%d with Lua), %zu patterns\n", last.rules->rules.size(), lua_rules,
+              last.rules->patterns.size());
+  std::printf("LoadRules (read, parse, validate, compile Set, check Lua): median %.2f ms over %d runs\n",
+              Median(load), runs);
+
+  // 2. The YAML part alone: read every file and YAML::Load it.
+  std::vector<std::string> files;
+  for (auto& e : std::filesystem::recursive_directory_iterator(BundledRulesDir())) {
+    if (e.path().extension() == ".yaml" && e.path().filename() != "taxonomy.yaml") files.push_back(e.path().string());
+  }
+  std::vector<double> yaml;
+  size_t bytes = 0;
+  for (int i = 0; i < runs; ++i) {
+    bytes = 0;
+    auto a = Clock::now();
+    for (const std::string& f : files) {
+      std::ifstream in(f);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      bytes += ss.str().size();
+      YAML::Node n = YAML::Load(ss.str());
+      (void)n;
+    }
+    yaml.push_back(Ms(a, Clock::now()));
+  }
+  std::printf("  of which reading + YAML::Load of %zu files (%zu KB): median %.2f ms\n", files.size(), bytes / 1024,
+              Median(yaml));
+
+  // 3. One Lua state with every Lua rule of the set loaded (what a new thread pays once).
+  std::vector<double> state;
+  for (int i = 0; i < runs; ++i) {
+    auto a = Clock::now();
+    std::unique_ptr<LuaState> s = LuaState::Create(LuaLimits());
+    for (size_t r = 0; r < last.rules->rules.size(); ++r) {
+      LuaError e;
+      if (last.rules->rules[r].has_lua()) s->LoadRule(static_cast<int>(r), last.rules->rules[r].lua_chunks, &e);
+    }
+    state.push_back(Ms(a, Clock::now()));
+  }
+  std::printf("Lua state with %d rule chunks: median %.3f ms\n", lua_rules, Median(state));
+
+  // 4. A predicate call: a trivial `when` through LuaState::Call with a full ctx.
+  std::unique_ptr<LuaState> s = LuaState::Create(LuaLimits());
+  LuaError e;
+  s->LoadRule(0, {{"bench.lua", "function when(ctx) return ctx.captures.got ~= nil end\n"}}, &e);
+  std::vector<Incident> incidents(1);
+  incidents[0].exception = "RuntimeError";
+  incidents[0].message = "mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)";
+  std::map<std::string, std::string> captures = {{"got", "57600"}, {"want", "64"}};
+  LuaCallInput in;
+  in.incidents = &incidents;
+  in.incident = 0;
+  in.captures = &captures;
+  const int calls = 200000;
+  LuaValue v;
+  auto a = Clock::now();
+  for (int i = 0; i < calls; ++i) s->Call(0, "when", &in, &v, &e);
+  double per_call = Ms(a, Clock::now()) * 1e6 / calls;
+  std::printf("Lua predicate call (ctx with captures, incident cached): %.0f ns\n", per_call);
+
+  // 5. A whole diagnosis of one line, with the bundled rules (Lua rules included when they match).
+  Engine engine(last.rules);
+  const std::string log = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)\n";
+  const int diagnoses = 2000;
+  a = Clock::now();
+  for (int i = 0; i < diagnoses; ++i) engine.DiagnoseText(log);
+  std::printf("DiagnoseText of that line with all bundled rules: %.1f us\n", Ms(a, Clock::now()) * 1e3 / diagnoses);
+  return 0;
+}

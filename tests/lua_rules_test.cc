@@ -1,0 +1,397 @@
+// Lua in rules: schema keys, rendering, lint, the sandbox, threads (rules/LUA_API.md).
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "rule.h"
+#include "triage/tools.h"
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+
+// A real PyTorch 1.13 message (Conv2d(3, 64, 3) on 32x32 images flattened into Linear(64, 128)).
+constexpr char kMatmul[] = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)";
+// A real PyTorch 1.13 message from a different family, matched by the "good" neighbour rule.
+constexpr char kBroadcast[] =
+    "RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0";
+
+// A rule whose values/when/score come from Lua; `extra` adds YAML keys.
+std::string MatmulRule(const std::string& id, const std::string& extra) {
+  return "id: " + id + R"lua(
+category: shape.matmul_mismatch
+title: matmul
+match:
+  message: 'mat1 and mat2 shapes cannot be multiplied \((?P<rows>\d+)x(?P<got>\d+) and (?P<want>\d+)x(?P<out>\d+)\)'
+  exception: [RuntimeError]
+explain: 'got {got}, want {want}'
+hypotheses:
+  - id: only
+    text: 'text'
+    test: 'test'
+    fix: 'fix'
+verify: 'ok'
+examples:
+  - match: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)'
+)lua" + extra;
+}
+
+constexpr char kGoodRule[] = R"lua(id: good
+category: shape.broadcast_mismatch
+title: broadcast
+match:
+  message: 'The size of tensor a \((?P<a>\d+)\) must match the size of tensor b \((?P<b>\d+)\)'
+explain: 'a {a} vs b {b}'
+hypotheses:
+  - id: h
+    text: 't'
+    test: 't'
+    fix: 'f'
+verify: 'ok'
+examples:
+  - match: 'RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0'
+)lua";
+
+std::string Problems(const LoadResult& r) {
+  std::string out;
+  for (const Problem& p : r.problems) out += p.ToString() + "\n";
+  return out;
+}
+
+const Diagnosis* Find(const Report& r, const std::string& rule) {
+  for (const Diagnosis& d : r.diagnoses) {
+    if (d.rule == rule) return &d;
+  }
+  return nullptr;
+}
+
+TEST(LuaRules, ValuesWhenAndScoreShapeTheDiagnosis) {
+  const std::string yaml = R"lua(id: split
+category: shape.matmul_mismatch
+title: matmul
+match:
+  message: 'mat1 and mat2 shapes cannot be multiplied \((?P<rows>\d+)x(?P<got>\d+) and (?P<want>\d+)x(?P<out>\d+)\)'
+values: lua:split
+score: lua:score
+explain: '{got} = {want} x {side} x {side}'
+hypotheses:
+  - id: channels-only
+    when: lua:divisible
+    text: 'built for the {want} channels only'
+    test: t
+    fix: f
+  - id: never
+    when: 'lua: captures.got == "1"'
+    text: 'never shown'
+    test: t
+    fix: f
+verify: ok
+examples:
+  - match: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)'
+)lua";
+  const std::string lua = R"lua(
+function split(ctx)
+  local got, want = triage.number(ctx.captures.got), triage.number(ctx.captures.want)
+  local side = triage.isqrt(got // want)
+  return { side = side }
+end
+function divisible(ctx)
+  return ctx.captures.got .. " = " .. ctx.captures.want .. " x " .. ctx.values.side .. "^2"
+end
+function score(ctx) return { confidence = 0.97, note = "(Lua checked the arithmetic)" } end
+)lua";
+  LoadResult r = LoadRulesFromStrings({{"shape/split.yaml", yaml}, {"shape/split.lua", lua}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  Report rep = Engine(r.rules).DiagnoseText(kMatmul);
+  const Diagnosis* d = Find(rep, "split");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->explanation, "57600 = 64 x 30 x 30 (Lua checked the arithmetic)");
+  EXPECT_DOUBLE_EQ(d->confidence, 0.97);
+  ASSERT_EQ(d->hypotheses.size(), 1u);
+  EXPECT_EQ(d->hypotheses[0].id, "channels-only");
+  EXPECT_EQ(d->hypotheses[0].evidence, "57600 = 64 x 30^2");
+  EXPECT_EQ(d->captures.at("side"), "30");
+  EXPECT_TRUE(rep.warnings.empty()) << rep.warnings[0].ToString();
+}
+
+TEST(LuaRules, ScoreFalseVetoesTheCandidate) {
+  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: 'lua: captures.rows ~= \"4\"'\n")}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  EXPECT_EQ(Find(Engine(r.rules).DiagnoseText(kMatmul), "r"), nullptr);
+  Report other = Engine(r.rules).DiagnoseText(
+      "RuntimeError: mat1 and mat2 shapes cannot be multiplied (16x1568 and 1152x10)");
+  EXPECT_NE(Find(other, "r"), nullptr);
+}
+
+TEST(LuaRules, CrossIncidentContextSeesEveryIncident) {
+  // Two real incidents in one log; the rule fires only when an earlier incident exists.
+  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: 'lua: incident.index > 1 and #incidents == 2'\n")}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  EXPECT_EQ(Find(Engine(r.rules).DiagnoseText(kMatmul), "r"), nullptr);
+  std::string two = std::string(kBroadcast) + "\n" + kMatmul + "\n";
+  EXPECT_NE(Find(Engine(r.rules).DiagnoseText(two), "r"), nullptr);
+}
+
+TEST(LuaRules, WholeLuaRuleLoadsAndRuns) {
+  const std::string lua = R"lua(
+rule = {
+  id = "all-lua",
+  category = "shape.matmul_mismatch",
+  title = "written in Lua",
+  match = { message = [[mat1 and mat2 shapes cannot be multiplied \((?P<rows>\d+)x(?P<got>\d+) and (?P<want>\d+)x(?P<out>\d+)\)]] },
+  values = "lua:ratio",
+  explain = "ratio {ratio}",
+  hypotheses = { { id = "h", text = "t", test = "t", fix = "f" } },
+  verify = "ok",
+  examples = { { match = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)",
+                 captures = { ratio = 900 } } },
+}
+function ratio(ctx) return { ratio = triage.number(ctx.captures.got) // triage.number(ctx.captures.want) } end
+)lua";
+  LoadResult r = LoadRulesFromStrings({{"shape/all-lua.lua", lua}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  const Diagnosis* d = Find(Engine(r.rules).DiagnoseText(kMatmul), "all-lua");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->explanation, "ratio 900");
+  RuleTestReport t = RunRuleExamples(*r.rules);
+  EXPECT_EQ(t.failed, 0) << t.ToText();
+}
+
+TEST(LuaRules, LuaUnitTestsRunAndFail) {
+  const std::string lua = R"lua(
+function half(ctx) return { half = triage.number(ctx.captures.got) / 2 } end
+function test_half_passes() assert(half({ captures = { got = "10" } }).half == 5) end
+function test_half_fails() assert(half({ captures = { got = "10" } }).half == 6, "10/2 is not 6") end
+)lua";
+  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "values: lua:half\n")}, {"r.lua", lua}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  RuleTestReport t = RunRuleExamples(*r.rules);
+  EXPECT_EQ(t.failed, 1) << t.ToText();
+  bool saw = false;
+  for (const ExampleResult& e : t.results) {
+    if (e.kind == "lua_test" && !e.passed) {
+      saw = true;
+      EXPECT_EQ(e.file, "r.lua");
+      EXPECT_EQ(e.line, 4);
+      EXPECT_NE(e.detail.find("10/2 is not 6"), std::string::npos) << e.detail;
+    }
+  }
+  EXPECT_TRUE(saw) << t.ToText();
+}
+
+TEST(LuaRules, ExampleHypothesesAreChecked) {
+  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", R"lua(    hypotheses: [only, missing]
+)lua")}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  RuleTestReport t = RunRuleExamples(*r.rules);
+  ASSERT_EQ(t.failed, 1) << t.ToText();
+  EXPECT_NE(t.ToText().find("expected [only, missing], got [only]"), std::string::npos) << t.ToText();
+}
+
+// Lint: each broken rule gives the code and position listed.
+TEST(LuaLint, ReportsErrorsWithPositions) {
+  struct Case {
+    const char* name;
+    std::string yaml_extra;
+    std::string lua;
+    const char* code;
+    const char* file;
+    int line;
+  };
+  const std::vector<Case> cases = {
+      {"syntax", "values: lua:v\n", "function v(ctx)\n  return {\nend\n", "lua-syntax", "r.lua", 3},
+      {"unknown function", "values: lua:nope\n", "function v(ctx) return {} end\n", "unknown-lua-function", "r.yaml", 16},
+      {"no lua file", "values: lua:v\n", "", "unknown-lua-function", "r.yaml", 16},
+      {"top-level error", "values: lua:v\n", "function v() end\nlocal x = nil + 1\n", "lua-error", "r.lua", 2},
+      {"top-level loop", "values: lua:v\n", "function v() end\nwhile true do end\n", "lua-budget", "r.lua", 2},
+      {"top-level os", "values: lua:v\n", "function v() end\nos.exit(1)\n", "lua-error", "r.lua", 2},
+      {"bad inline", "score: 'lua: captures..'\n", "", "lua-syntax", "r.yaml", 16},
+      {"not lua", "values: split\n", "", "bad-value", "r.yaml", 16},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::pair<std::string, std::string>> files = {{"r.yaml", MatmulRule("r", c.yaml_extra)}};
+    if (!c.lua.empty()) files.push_back({"r.lua", c.lua});
+    LoadResult r = LoadRulesFromStrings(files);
+    EXPECT_FALSE(r.ok()) << c.name;
+    EXPECT_TRUE(r.rules->rules.empty()) << c.name;
+    bool found = false;
+    for (const Problem& p : r.problems) {
+      if (p.code == c.code) {
+        found = true;
+        EXPECT_EQ(p.file, c.file) << c.name << ": " << p.ToString();
+        EXPECT_EQ(p.line, c.line) << c.name << ": " << p.ToString();
+        EXPECT_EQ(p.rule_id, "r") << c.name << ": " << p.ToString();
+      }
+    }
+    EXPECT_TRUE(found) << c.name << " wanted " << c.code << ", got:\n" << Problems(r);
+  }
+}
+
+TEST(LuaLint, WarnsAboutUnusedGlobalFunctions) {
+  const std::string lua = "function v(ctx) return {} end\n\nfunction forgotten() end\nlocal function helper() end\n";
+  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "values: lua:v\n")}, {"r.lua", lua}});
+  EXPECT_TRUE(r.ok()) << Problems(r);
+  ASSERT_EQ(r.problems.size(), 1u) << Problems(r);
+  EXPECT_EQ(r.problems[0].code, "unused-lua-function");
+  EXPECT_EQ(r.problems[0].file, "r.lua");
+  EXPECT_EQ(r.problems[0].line, 3);
+  EXPECT_NE(r.problems[0].message.find("'forgotten'"), std::string::npos) << r.problems[0].message;
+  LoadResult strict = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "values: lua:v\n")}, {"r.lua", lua}}, true);
+  EXPECT_FALSE(strict.ok());
+}
+
+TEST(LuaLint, OrphanLuaFileIsAnError) {
+  LoadResult r = LoadRulesFromStrings({{"lonely.lua", "function f() end\n"}});
+  ASSERT_EQ(r.problems.size(), 1u) << Problems(r);
+  EXPECT_EQ(r.problems[0].code, "orphan-lua");
+  EXPECT_EQ(r.problems[0].file, "lonely.lua");
+}
+
+// Every escape attempt or runaway, run as a `values` function: the rule is disabled for that call and
+// reported with the rule id and the Lua file (and line where Lua knows it); the other rule still
+// diagnoses; the process survives.
+TEST(LuaSandbox, EscapesAndRunawaysDisableOnlyThatRule) {
+  struct Case {
+    const char* body;
+    const char* code;
+    int line;  // 0: Lua gives no line (memory errors)
+  };
+  const std::vector<Case> cases = {
+      {"return { x = io.open('/etc/passwd'):read('a') }", "lua-error", 2},
+      {"os.execute('touch /tmp/triage-escaped')", "lua-error", 2},
+      {"return require('os')", "lua-error", 2},
+      {"return load('return 1')()", "lua-error", 2},
+      {"return loadfile('/etc/passwd')", "lua-error", 2},
+      {"return dofile('/etc/passwd')", "lua-error", 2},
+      {"collectgarbage('stop')", "lua-error", 2},
+      {"print('hi')", "lua-error", 2},
+      {"return debug.getregistry()", "lua-error", 2},
+      {"return package.loaded", "lua-error", 2},
+      {"return getmetatable('').__index.rep('x', 3)", "lua-error", 2},
+      {"getmetatable('').__index = {}", "lua-error", 2},
+      {"return { b = string.dump(function() end) }", "lua-error", 2},
+      {"return { b = ('').dump(function() end) }", "lua-error", 2},
+      {"return { s = string.rep('x', math.maxinteger) }", "lua-error", 2},  // "resulting string too large"
+      {"return { s = string.rep('x', 1 << 28) }", "lua-memory", 0},
+      {"local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1000) .. i end", "lua-memory", 0},
+      {"while true do end", "lua-budget", 2},
+      // Which limit stops unbounded recursion first (stack, memory, instructions) is Lua's business.
+      {"local function f(n) return 1 + f(n + 1) end return { v = f(1) }", "lua-error|lua-memory|lua-budget", 0},
+      {"setmetatable({}, { __gc = function() end })", "lua-error", 2},
+      {"leaked = 1", "lua-error", 2},
+      {"error(setmetatable({}, { __tostring = function() while true do end end }))", "lua-error", 0},
+      {"return function() end", "lua-bad-return", 0},
+      {"return { nested = { 1 } }", "lua-bad-return", 0},
+      {"return 42", "lua-bad-return", 0},
+  };
+  for (const Case& c : cases) {
+    std::string lua = "function v(ctx)\n  " + std::string(c.body) + "\nend\n";
+    LoadResult r = LoadRulesFromStrings(
+        {{"bad.yaml", MatmulRule("bad", "values: lua:v\n")}, {"bad.lua", lua}, {"good.yaml", kGoodRule}});
+    ASSERT_TRUE(r.ok()) << c.body << "\n" << Problems(r);
+    Engine engine(r.rules);
+    std::string log = std::string(kBroadcast) + "\n" + kMatmul + "\n";
+    Report rep = engine.DiagnoseText(log);
+    EXPECT_EQ(Find(rep, "bad"), nullptr) << c.body;
+    EXPECT_NE(Find(rep, "good"), nullptr) << c.body;
+    ASSERT_EQ(rep.warnings.size(), 1u) << c.body;
+    const Problem& w = rep.warnings[0];
+    EXPECT_NE(("|" + std::string(c.code) + "|").find("|" + w.code + "|"), std::string::npos)
+        << c.body << ": " << w.ToString();
+    EXPECT_EQ(w.rule_id, "bad") << w.ToString();
+    EXPECT_EQ(w.file, "bad.lua") << w.ToString();
+    if (c.line) {
+      EXPECT_EQ(w.line, c.line) << c.body << ": " << w.ToString();
+    }
+    // The state is still usable: the next input diagnoses normally.
+    EXPECT_NE(Find(engine.DiagnoseText(kBroadcast), "good"), nullptr) << c.body;
+  }
+}
+
+TEST(LuaSandbox, NothingEscapedToTheFileSystem) {
+  // The os.execute case above must not have run: the file it would create does not exist.
+  std::FILE* f = std::fopen("/tmp/triage-escaped", "r");
+  EXPECT_EQ(f, nullptr);
+  if (f) std::fclose(f);
+}
+
+TEST(LuaSandbox, LimitsAreConfigurable) {
+  // A loop of ~60k instructions passes the default budget and fails a 10k one.
+  const std::string lua = "function v(ctx)\n  local s = 0\n  for i = 1, 20000 do s = s + i end\n  return { s = s }\nend\n";
+  std::string dir = ::testing::TempDir() + "/lua_limits";
+  std::filesystem::create_directories(dir);
+  { std::FILE* f = std::fopen((dir + "/r.yaml").c_str(), "w"); std::fputs(MatmulRule("r", "values: lua:v\n").c_str(), f); std::fclose(f); }
+  { std::FILE* f = std::fopen((dir + "/r.lua").c_str(), "w"); std::fputs(lua.c_str(), f); std::fclose(f); }
+  LoadOptions o;
+  o.bundled = o.system = o.user = o.project = o.env_path = false;
+  o.dirs = {dir};
+  LoadResult normal = LoadRules(o);
+  ASSERT_TRUE(normal.ok()) << Problems(normal);
+  const Diagnosis* d = Find(Engine(normal.rules).DiagnoseText(kMatmul), "r");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->captures.at("s"), "200010000");
+  o.lua.instructions = 10000;
+  LoadResult tight = LoadRules(o);
+  Report rep = Engine(tight.rules).DiagnoseText(kMatmul);
+  EXPECT_EQ(Find(rep, "r"), nullptr);
+  ASSERT_EQ(rep.warnings.size(), 1u);
+  EXPECT_EQ(rep.warnings[0].code, "lua-budget");
+  o.lua = LuaLimits();
+  o.lua.memory_bytes = 8 << 10;  // too small for even the standard libraries
+  LoadResult tiny = LoadRules(o);
+  EXPECT_FALSE(tiny.ok());
+  EXPECT_EQ(tiny.problems.at(0).code, "lua-unavailable") << Problems(tiny);
+}
+
+// Many threads diagnose different inputs with one rule set; each answer is checked against the
+// arithmetic for its own input, so a state shared across threads would show up as wrong values.
+TEST(LuaThreads, ManyThreadsGetTheirOwnAnswers) {
+  const std::string lua = R"lua(
+function v(ctx)
+  local got, want = triage.number(ctx.captures.got), triage.number(ctx.captures.want)
+  local f = triage.factor(got)
+  return { ratio = got // want, factors = table.concat(f, "*") }
+end
+)lua";
+  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "values: lua:v\n")}, {"r.lua", lua}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  Engine engine(r.rules);
+  std::atomic<int> wrong{0}, done{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 150; ++i) {
+        int want = 2 + (t * 150 + i) % 97;
+        int got = want * (3 + i % 11);
+        std::string msg = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x" + std::to_string(got) +
+                          " and " + std::to_string(want) + "x10)";
+        Report rep = engine.DiagnoseText(msg);
+        const Diagnosis* d = Find(rep, "r");
+        // Expected factorisation computed here, independently of the Lua helper.
+        std::string factors;
+        int n = got;
+        for (int p = 2; p * p <= n; ++p) {
+          while (n % p == 0) { factors += (factors.empty() ? "" : "*") + std::to_string(p); n /= p; }
+        }
+        if (n > 1) factors += (factors.empty() ? "" : "*") + std::to_string(n);
+        if (!d || d->captures.at("ratio") != std::to_string(got / want) || d->captures.at("factors") != factors) ++wrong;
+        ++done;
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(done.load(), 8 * 150);
+  EXPECT_EQ(wrong.load(), 0);
+  // States are pooled: never more than one per thread.
+  EXPECT_LE(r.rules->lua->states_created(), 8);
+  EXPECT_GE(r.rules->lua->states_created(), 1);
+}
+
+}  // namespace
+}  // namespace triage

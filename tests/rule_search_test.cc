@@ -1,0 +1,254 @@
+// The rule search path, overrides, disabling, and hot reload (rules/README.md "Search path").
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+namespace fs = std::filesystem;
+
+// Real PyTorch 1.13 output (torch.ones(3) + torch.ones(4)).
+constexpr char kBroadcast[] =
+    "RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0";
+
+std::string Rule(const std::string& id, const std::string& explain) {
+  return "id: " + id + R"x(
+category: shape.broadcast_mismatch
+title: broadcast
+match:
+  message: 'The size of tensor a \((?P<a>\d+)\) must match the size of tensor b \((?P<b>\d+)\)'
+explain: ')x" + explain + R"x('
+hypotheses:
+  - id: h
+    text: 't'
+    test: 't'
+    fix: 'f'
+verify: 'ok'
+examples:
+  - match: 'RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0'
+)x";
+}
+
+void Write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+// Sets an environment variable for one test and restores it after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) { had_ = true; old_ = old; }
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_, old_.c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+// A fresh directory tree per test: bundled/, system/, config/ (XDG), project/.triage/rules, cli/.
+class SearchPath : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::path(::testing::TempDir()) / ("search_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "bundled");
+    fs::create_directories(root_ / "project" / "src" / "deep");
+    env_.emplace_back(std::make_unique<ScopedEnv>("TRIAGE_BUNDLED_RULES", (root_ / "bundled").string()));
+    env_.emplace_back(std::make_unique<ScopedEnv>("TRIAGE_SYSTEM_RULES", (root_ / "system").string()));
+    env_.emplace_back(std::make_unique<ScopedEnv>("XDG_CONFIG_HOME", (root_ / "config").string()));
+    env_.emplace_back(std::make_unique<ScopedEnv>("TRIAGE_RULES_PATH", ""));
+    env_.emplace_back(std::make_unique<ScopedEnv>("TRIAGE_DISABLE", ""));
+  }
+  void TearDown() override { env_.clear(); }
+
+  LoadOptions Options() const {
+    LoadOptions o;
+    o.working_dir = (root_ / "project" / "src" / "deep").string();
+    return o;
+  }
+  fs::path user() const { return root_ / "config" / "triage" / "rules"; }
+  fs::path project() const { return root_ / "project" / ".triage" / "rules"; }
+
+  fs::path root_;
+  std::vector<std::unique_ptr<ScopedEnv>> env_;
+};
+
+std::string Explanation(const std::shared_ptr<const RuleSet>& rules, const std::string& id) {
+  Report r = Engine(rules).DiagnoseText(kBroadcast);
+  for (const Diagnosis& d : r.diagnoses) {
+    if (d.rule == id) return d.explanation;
+  }
+  return "<none>";
+}
+
+std::string Problems(const LoadResult& r) {
+  std::string out;
+  for (const Problem& p : r.problems) out += p.ToString() + "\n";
+  return out;
+}
+
+TEST_F(SearchPath, LaterSourcesOverrideEarlierOnesById) {
+  Write(root_ / "bundled" / "shape" / "b.yaml", Rule("b", "bundled"));
+  Write(root_ / "system" / "b.yaml", Rule("b", "system"));
+  Write(user() / "b.yaml", Rule("b", "user"));
+  Write(project() / "b.yaml", Rule("b", "project"));
+  Write(root_ / "cli" / "b.yaml", Rule("b", "cli"));
+  LoadOptions o = Options();
+  LoadResult r = LoadRules(o);
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  EXPECT_EQ(Explanation(r.rules, "b"), "project");
+  std::vector<RuleInfo> list = ListRules(*r.rules);
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].origin, "project");
+  EXPECT_EQ(list[0].overrides, (user() / "b.yaml").string());
+
+  o.dirs = {(root_ / "cli").string()};
+  r = LoadRules(o);
+  EXPECT_EQ(Explanation(r.rules, "b"), "cli");
+  EXPECT_EQ(ListRules(*r.rules)[0].origin, "cli");
+
+  o.project = false;
+  o.dirs.clear();
+  EXPECT_EQ(Explanation(LoadRules(o).rules, "b"), "user");
+  o.user = false;
+  EXPECT_EQ(Explanation(LoadRules(o).rules, "b"), "system");
+  o.system = false;
+  EXPECT_EQ(Explanation(LoadRules(o).rules, "b"), "bundled");
+}
+
+TEST_F(SearchPath, ProjectDirectoryIsFoundFromBelow) {
+  fs::create_directories(project());
+  EXPECT_EQ(ProjectRulesDir((root_ / "project" / "src" / "deep").string()), project().string());
+  EXPECT_EQ(ProjectRulesDir((root_ / "bundled").string()), "");
+  EXPECT_EQ(UserRulesDir(), user().string());
+}
+
+TEST_F(SearchPath, RulesAreDisabledByConfigEnvironmentAndOptions) {
+  Write(root_ / "bundled" / "a.yaml", Rule("a", "a"));
+  Write(root_ / "bundled" / "b.yaml", Rule("b", "b"));
+  Write(root_ / "bundled" / "c.yaml", Rule("c", "c"));
+  Write(user() / "triage.yaml", "disable: [a, no-such-rule]\n");
+  ScopedEnv env("TRIAGE_DISABLE", "b");
+  LoadOptions o = Options();
+  o.disable = {"c"};
+  LoadResult r = LoadRules(o);
+  EXPECT_TRUE(ListRules(*r.rules).empty());
+  std::vector<DisabledRule> off = ListDisabledRules(*r.rules);
+  ASSERT_EQ(off.size(), 3u);
+  EXPECT_EQ(off[0].id, "a");
+  EXPECT_EQ(off[0].by, (user() / "triage.yaml").string());
+  EXPECT_EQ(off[1].by, "TRIAGE_DISABLE");
+  EXPECT_EQ(off[2].by, "LoadOptions");
+  ASSERT_EQ(r.problems.size(), 1u) << Problems(r);
+  EXPECT_EQ(r.problems[0].code, "unknown-disable");
+  EXPECT_EQ(r.problems[0].rule_id, "no-such-rule");
+}
+
+TEST_F(SearchPath, MissingOptionalDirectoriesAreSilentNamedOnesAreNot) {
+  Write(root_ / "bundled" / "a.yaml", Rule("a", "a"));
+  LoadOptions o = Options();
+  LoadResult r = LoadRules(o);
+  EXPECT_TRUE(r.problems.empty()) << Problems(r);
+  o.dirs = {(root_ / "nope").string()};
+  r = LoadRules(o);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].code, "missing-dir");
+}
+
+// A rule dropped into the user directory is picked up by the next `triage` run.
+TEST_F(SearchPath, UserRuleIsPickedUpByTheNextCliRun) {
+  const std::string log = (root_ / "log.txt").string();
+  Write(log, std::string(kBroadcast) + "\n");
+  const std::string cmd = std::string(TRIAGE_BINARY) + " --format json " + log + " 2>&1";
+  auto run = [&] {
+    std::string out;
+    std::FILE* p = popen(cmd.c_str(), "r");
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    pclose(p);
+    return out;
+  };
+  EXPECT_EQ(run().find("\"rule\":\"mine\""), std::string::npos);
+  Write(user() / "shape" / "mine.yaml", Rule("mine", "from the user directory"));
+  std::string out = run();
+  EXPECT_NE(out.find("\"rule\":\"mine\""), std::string::npos) << out;
+  EXPECT_NE(out.find("from the user directory"), std::string::npos) << out;
+}
+
+// Hot reload: a rule added to the user directory appears after Reload(); threads diagnosing during
+// reloads always see a complete rule set (either version, never a mix or a crash).
+TEST_F(SearchPath, RuleStoreReloadsWhileThreadsDiagnose) {
+  Write(root_ / "bundled" / "base.yaml", Rule("base", "v1"));
+  RuleStore store(Options());
+  ASSERT_EQ(ListRules(*store.Current()).size(), 1u);
+  std::atomic<bool> stop{false};
+  std::atomic<int> bad{0}, runs{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      while (!stop) {
+        std::shared_ptr<const RuleSet> rules = store.Current();
+        std::string e = Explanation(rules, "base");
+        // The set a diagnosis started with decides the answer: v1..v9 only, never "<none>".
+        if (e.size() != 2 || e[0] != 'v') ++bad;
+        ++runs;
+      }
+    });
+  }
+  for (int v = 2; v <= 9; ++v) {
+    Write(root_ / "bundled" / "base.yaml", Rule("base", "v" + std::to_string(v)));
+    LoadResult r = store.Reload();
+    EXPECT_TRUE(r.ok()) << Problems(r);
+    EXPECT_EQ(Explanation(store.Current(), "base"), "v" + std::to_string(v));
+  }
+  Write(user() / "added.yaml", Rule("added", "new"));
+  store.Reload();
+  stop = true;
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_GT(runs.load(), 0);
+  EXPECT_EQ(Explanation(store.Current(), "added"), "new");
+  EXPECT_EQ(store.generation(), 10);
+}
+
+TEST_F(SearchPath, BrokenReloadKeepsThePreviousGoodRule) {
+  Write(root_ / "bundled" / "base.yaml", Rule("base", "good"));
+  Write(root_ / "bundled" / "lua.yaml", Rule("lua", "{n}") + "values: lua:v\n");
+  Write(root_ / "bundled" / "lua.lua", "function v(ctx) return { n = 1 } end\n");
+  RuleStore store(Options());
+  ASSERT_EQ(ListRules(*store.Current()).size(), 2u);
+  // Break the YAML of one rule and the Lua of the other.
+  Write(root_ / "bundled" / "base.yaml", "id: base\ncategory: [unclosed\n");
+  Write(root_ / "bundled" / "lua.lua", "function v(ctx) return { n = 2 \n");
+  LoadResult r = store.Reload();
+  EXPECT_FALSE(r.ok());
+  int kept = 0;
+  for (const Problem& p : r.problems) kept += p.code == "kept-previous";
+  EXPECT_EQ(kept, 2) << Problems(r);
+  EXPECT_EQ(Explanation(store.Current(), "base"), "good");
+  EXPECT_EQ(Explanation(store.Current(), "lua"), "1");
+  // Fixed files load again.
+  Write(root_ / "bundled" / "lua.lua", "function v(ctx) return { n = 3 } end\n");
+  r = store.Reload();
+  EXPECT_EQ(Explanation(store.Current(), "lua"), "3");
+}
+
+}  // namespace
+}  // namespace triage
