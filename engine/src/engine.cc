@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <map>
 
+#include "metrics.h"
 #include "ranker.h"
 #include "rule.h"
 #include "segmenter.h"
@@ -63,13 +64,17 @@ struct Session::Impl {
   std::uint64_t bytes = 0;
   std::uint64_t long_lines = 0;
   size_t max_line;
+  bool collect_metrics;        // some rule reads metric series (signal_rules.h)
+  MetricCollector metrics;     // fed every byte before any line is skipped
 
   Impl(std::shared_ptr<const RuleSet> r, DiagnoseOptions o, std::string s)
       : rules(std::move(r)),
         options(o),
         source(std::move(s)),
         segmenter(SegmenterOptions(), [this](std::string_view line) { return Classify(line); }),
-        max_line(SegmenterOptions().max_line) {}
+        max_line(SegmenterOptions().max_line),
+        collect_metrics(std::any_of(rules->rules.begin(), rules->rules.end(),
+                                    [](const Rule& rule) { return rule.signal != nullptr; })) {}
 
   int Classify(std::string_view line) const {
     std::vector<int> hits = rules->Match(line);
@@ -79,6 +84,7 @@ struct Session::Impl {
 
   void Feed(std::string_view data) {
     bytes += data.size();
+    if (collect_metrics) metrics.Feed(data);
     while (!data.empty()) {
       size_t nl = data.find('\n');
       std::string_view piece = data.substr(0, nl);
@@ -131,7 +137,13 @@ struct Session::Impl {
                   std::to_string(SegmenterOptions().max_incidents) + " were not kept";
       report.warnings.push_back(p);
     }
-    Diagnose(*rules, options, &report);
+    if (collect_metrics) {
+      MetricCollector all = metrics;  // a copy: a snapshot must not end the input
+      all.FinishInput();
+      Diagnose(*rules, options, &report, &all);
+    } else {
+      Diagnose(*rules, options, &report);
+    }
     return report;
   }
 };

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "lua_runtime.h"
+#include "signal_rules.h"
 #include "template.h"
 
 namespace triage {
@@ -245,8 +246,7 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
   return d;
 }
 
-void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* report) {
-  const MetricCollector* metrics = nullptr;  // series reach Lua once the metrics extractor lands
+void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* report, const MetricCollector* metrics) {
   const std::vector<Incident>& incidents = report->incidents;
   const int n = static_cast<int>(incidents.size());
 
@@ -320,6 +320,9 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
       all.push_back(std::move(c));
     }
   }
+  // Metric signatures: one incident and one candidate per signal rule that holds.
+  std::vector<SignalHit> signal_hits;
+  if (metrics) AddSignalCandidates(rules, *metrics, report, &all, &signal_hits);
   // One entry per rule: the best incident it matched, with the number of incidents it matched.
   std::map<int, std::pair<int, int>> best;  // rule -> (index in all, count)
   for (int k = 0; k < static_cast<int>(all.size()); ++k) {
@@ -334,11 +337,14 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
   std::vector<Diagnosis> out;
   for (const auto& [rule, entry] : best) {
     const Candidate& c = all[entry.first];
-    if (c.confidence < options.min_confidence) continue;
+    // With signatures, weak candidates may still lend their evidence (FoldSignals drops them after).
+    if (c.confidence < options.min_confidence && signal_hits.empty()) continue;
     Diagnosis d = Render(rules, c, incidents[c.incident]);
     d.occurrences = entry.second;
+    if (c.signal >= 0) AttachSignal(signal_hits[c.signal], &d);
     out.push_back(std::move(d));
   }
+  if (!signal_hits.empty()) FoldSignals(rules, options.min_confidence, options.fold_signals, &out);
   std::sort(out.begin(), out.end(), [](const Diagnosis& a, const Diagnosis& b) {
     if (a.confidence != b.confidence) return a.confidence > b.confidence;
     if (a.incident != b.incident) return a.incident < b.incident;

@@ -22,13 +22,18 @@ struct Candidate {
   std::vector<bool> hypothesis_off;
   std::map<int, std::string> evidence;
   std::string note;
+  int signal = -1;  // index into the signal hits of this diagnosis (signal rules only)
 };
 
 // Returns every candidate the rules produce for one incident (unranked).
 std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Incident>& incidents, int index);
 
-// Matches and ranks all incidents; fills report->diagnoses.
-void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* report);
+class MetricCollector;  // metrics.h
+
+// Matches and ranks all incidents; fills report->diagnoses. With `metrics`, signal rules run on
+// them too and share the ranking (Note: [Signal folding] in signal_ranking.cc).
+void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* report,
+              const MetricCollector* metrics = nullptr);
 
 // Renders a candidate into a Diagnosis (templates filled from captures).
 Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incident);

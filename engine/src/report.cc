@@ -1,5 +1,8 @@
 // Report output: JSON (the output contract, engine/README.md) and text for terminals.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "json.h"
 #include "triage/triage.h"
@@ -59,8 +62,40 @@ const char* KindName(Incident::Kind k) {
     case Incident::Kind::kErrorLine: return "error_line";
     case Incident::Kind::kCxxError: return "cxx_error";
     case Incident::Kind::kLogLine: return "log_line";
+    case Incident::Kind::kSignal: return "signal";
   }
   return "unknown";
+}
+
+// A number for JSON: non-finite values (which JSON cannot spell) as the strings "nan", "inf", "-inf".
+void AppendNumber(std::string* out, double v) {
+  if (std::isnan(v)) { *out += "\"nan\""; return; }
+  if (std::isinf(v)) { *out += v > 0 ? "\"inf\"" : "\"-inf\""; return; }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  *out += buf;
+}
+
+// "series": {"name": "loss", "axis": "step", "points": [[x, value], ...], "onset": x}
+void WriteSeries(std::string* out, const SeriesEvidence& s) {
+  JsonObject o(out);
+  o.Str("name", s.name);
+  o.Str("axis", s.axis);
+  o.Key("points");
+  out->push_back('[');
+  for (size_t i = 0; i < s.points.size(); ++i) {
+    if (i) out->push_back(',');
+    out->push_back('[');
+    AppendNumber(out, s.points[i].first);
+    out->push_back(',');
+    AppendNumber(out, s.points[i].second);
+    out->push_back(']');
+  }
+  out->push_back(']');
+  if (s.has_onset) {
+    o.Key("onset");
+    AppendNumber(out, s.onset);
+  }
 }
 
 }  // namespace
@@ -94,6 +129,20 @@ std::string ToJson(const Report& report) {
         for (const auto& [k, v] : d.captures) c.Str(k, v);
       }
       o.Int("occurrences", d.occurrences);
+      if (!d.evidence.empty()) o.StrList("evidence", d.evidence);
+      if (!d.series.empty()) {
+        o.Key("series");
+        WriteSeries(&out, d.series.front());
+      }
+      if (d.series.size() > 1) {
+        o.Key("supporting_series");
+        out.push_back('[');
+        for (size_t i = 1; i < d.series.size(); ++i) {
+          if (i > 1) out.push_back(',');
+          WriteSeries(&out, d.series[i]);
+        }
+        out.push_back(']');
+      }
     });
     List(&out, root, "incidents", report.incidents, [&](JsonObject& o, const Incident& inc) {
       o.Str("exception", inc.exception);
@@ -146,6 +195,56 @@ std::string Indent(const std::string& text, const std::string& pad) {
 
 std::string Percent(double v) { return std::to_string(static_cast<int>(v * 100 + 0.5)) + "%"; }
 
+// A one-line picture of a series: eight bar heights, 'x' for a non-finite value, log scale when the
+// values span more than two orders of magnitude; a second line marks the onset with '^'.
+std::string Sparkline(const SeriesEvidence& s, const std::string& pad) {
+  static const char* const kBars[] = {"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588"};
+  const size_t n = s.points.size();
+  if (n == 0) return "";
+  const size_t width = std::min<size_t>(n, 60);
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const auto& p : s.points) {
+    if (std::isfinite(p.second)) { lo = std::min(lo, p.second); hi = std::max(hi, p.second); }
+  }
+  bool log = lo > 0 && hi / lo > 100;
+  auto level = [&](double v) {
+    double a = log ? std::log10(lo) : lo, b = log ? std::log10(hi) : hi, x = log ? std::log10(v) : v;
+    if (!(b > a)) return 3;
+    return std::clamp(static_cast<int>((x - a) / (b - a) * 7.999), 0, 7);
+  };
+  std::string bars, marks;
+  bool marked = false;
+  for (size_t col = 0; col < width; ++col) {
+    size_t from = col * n / width, to = std::max(from + 1, (col + 1) * n / width);
+    bool bad = false;
+    double peak = -std::numeric_limits<double>::infinity();
+    for (size_t i = from; i < to; ++i) {
+      if (!std::isfinite(s.points[i].second)) bad = true;
+      else peak = std::max(peak, s.points[i].second);
+    }
+    bars += bad ? "x" : std::isfinite(peak) ? kBars[level(peak)] : " ";
+    bool onset_here = s.has_onset && !marked && s.points[to - 1].first >= s.onset;
+    marks += onset_here ? "^" : " ";
+    marked = marked || onset_here;
+  }
+  auto num = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return std::string(buf);
+  };
+  std::string axis = s.axis == "index" ? "points" : s.axis + "s";
+  std::string label = s.name;
+  label.resize(std::max<size_t>(label.size(), 10), ' ');
+  std::string out = pad + label + " " + bars + "  " + axis + " " + num(s.points.front().first) + ".." +
+                    num(s.points.back().first) + (std::isfinite(lo) ? ", " + num(lo) + ".." + num(hi) : "") +
+                    (log ? " (log scale)" : "") + "\n";
+  if (marked) {
+    while (!marks.empty() && marks.back() == ' ') marks.pop_back();
+    out += pad + std::string(11, ' ') + marks + " onset at " + (s.axis == "index" ? "#" : s.axis + " ") + num(s.onset) + "\n";
+  }
+  return out;
+}
+
 std::string FirstLines(const std::string& s, int n) {
   size_t pos = 0;
   for (int i = 0; i < n; ++i) {
@@ -189,9 +288,17 @@ std::string ToText(const Report& report, const TextOptions& options) {
                                                 : " " + std::to_string(inc->line_start)) + " of " + src;
       if (!inc->rank.empty()) where += ", rank " + inc->rank;
       out += "  " + SanitizeUtf8(where) + "\n";
-      if (main) out += Indent(SanitizeUtf8(FirstLines(inc->message, 3)), "  | ") + "\n";
+      // A signature's message is its evidence, listed below with the series.
+      if (main && inc->kind != Incident::Kind::kSignal) out += Indent(SanitizeUtf8(FirstLines(inc->message, 3)), "  | ") + "\n";
     }
     out += "\n" + Indent(SanitizeUtf8(d.explanation), "  ") + "\n";
+    if (!d.evidence.empty() && (main || options.verbose)) {
+      out += "\n  " + st.Bold("Evidence from the metrics:") + "\n";
+      for (const std::string& e : d.evidence) out += Indent("- " + SanitizeUtf8(e), "    ") + "\n";
+    }
+    for (size_t i = 0; i < d.series.size() && i < (main || options.verbose ? 4u : 1u); ++i) {
+      out += (i == 0 ? "\n" : "") + SanitizeUtf8(Sparkline(d.series[i], "    "));
+    }
     if (!main && !options.verbose) continue;
     if (!d.hypotheses.empty()) {
       out += "\n  " + st.Bold("Likely causes, most likely first:") + "\n";

@@ -16,6 +16,8 @@
 
 namespace triage {
 
+struct SignalSpec;  // signal_rules.h
+
 // Where something sits in a rule file (1-based).
 struct SourcePos {
   int line = 0;
@@ -67,6 +69,7 @@ struct Rule {
   std::vector<std::string> refs;
   std::vector<Example> examples;
   std::string overrides;               // file of the rule this one replaced
+  std::shared_ptr<const SignalSpec> signal;  // `signal:` (a metric signature); null for message rules
   std::string origin;                  // bundled | system | user | project | env | cli | memory
   // Lua parts (rules/LUA_API.md): the rule's chunks run in one environment of its own.
   std::string lua_file;                // the sibling .lua, or the file of a whole-Lua rule

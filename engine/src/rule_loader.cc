@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "rule.h"
+#include "signal_rules.h"
 #include "template.h"
 
 namespace triage {
@@ -279,6 +280,25 @@ void CheckProbe(FileChecker& check, const YAML::Node& node, const std::string& p
   }
 }
 
+// Reads `signal:` through signal_rules.cc, reporting its problems at their place in the file, and
+// returns the template names the rule may use in `template_names`.
+void ReadSignal(FileChecker& check, const YAML::Node& node, Rule* rule, std::set<std::string>* template_names) {
+  std::vector<SignalProblem> problems;
+  rule->signal = ParseSignalSpec(node, &problems);
+  for (const SignalProblem& p : problems) {
+    YAML::Mark mark;
+    mark.line = p.line - 1;
+    mark.column = p.column - 1;
+    if (p.error) check.Error(mark, p.code, p.message); else check.Warning(mark, p.code, p.message);
+  }
+  if (rule->signal) {
+    *template_names = SignalCaptureNames(rule->signal->detector);
+    for (const std::string& c : rule->signal->evidence_for) {
+      if (!IsKnownCategory(c)) check.Error(node.Mark(), "unknown-category", "signal.evidence_for: unknown category '" + c + "'");
+    }
+  }
+}
+
 // Parses and validates one rule document. Returns false when the rule must be skipped.
 bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& file, Rule* rule) {
   rule->file = file;
@@ -293,7 +313,7 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
   }
   static const std::set<std::string> kKeys = {
       "id", "category", "title", "confidence", "match", "specificity", "explain",
-      "hypotheses", "checks", "verify", "refs", "examples", "values", "score"};
+      "hypotheses", "checks", "verify", "refs", "examples", "values", "score", "signal"};
   for (const auto& kv : root) {
     const std::string key = kv.first.Scalar();
     if (!kKeys.count(key)) {
@@ -344,7 +364,14 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
   const bool lua_values = !rule->values_fn.name.empty();
 
   std::set<std::string> any_names, all_names;
-  if (YAML::Node match = require("match")) {
+  YAML::Node signal_node = root["signal"];
+  if (signal_node) {  // a metric signature instead of message patterns (signal_rules.h)
+    if (root["match"]) {
+      check.Error(root["match"].Mark(), "signal-and-match", "a rule has either 'match' (messages) or 'signal' (metrics), not both");
+    }
+    ReadSignal(check, signal_node, rule, &any_names);
+    all_names = any_names;
+  } else if (YAML::Node match = require("match")) {
     if (!match.IsMap()) {
       check.Error(match.Mark(), "bad-type", "'match' must be a mapping with 'message'");
     } else {

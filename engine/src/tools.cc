@@ -36,6 +36,7 @@ RuleTestReport RunRuleExamples(const RuleSet& rules, const std::string& only_rul
   Engine engine(std::shared_ptr<const RuleSet>(std::shared_ptr<const RuleSet>(), &rules));
   DiagnoseOptions all;
   all.min_confidence = 0;  // an example asks whether the rule fires, not whether it wins
+  all.fold_signals = false;  // ... so a signature stays visible even where it supports another answer
   for (const Rule& rule : rules.rules) {
     if (!only_rule.empty() && rule.id != only_rule) continue;
     ++report.rules;

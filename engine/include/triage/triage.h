@@ -25,6 +25,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace triage {
@@ -60,6 +61,7 @@ struct Incident {
     kErrorLine,  // a bare "SomethingError: message" line without a traceback
     kCxxError,   // C++ c10::Error / std::exception text ("what():", "Exception raised from ...")
     kLogLine,    // log lines a rule recognised outside any traceback (warnings, kernel assertions, prints)
+    kSignal,     // a metric signature (flat loss, NaN onset, ...); line_start/line_end span its evidence
   };
   Kind kind = Kind::kErrorLine;
   std::string exception;             // type as printed ("RuntimeError", "torch.cuda.OutOfMemoryError"); may be empty
@@ -88,6 +90,15 @@ struct Hypothesis {
   std::string evidence;             // what confirmed/refuted it, when tested
 };
 
+// A metric series shown as evidence (downsampled by the extractor, engine/src/metrics.h).
+struct SeriesEvidence {
+  std::string name;                               // canonical series name: loss, val_loss, grad_norm, ...
+  std::string axis = "index";                     // what x is: "step", "epoch" or "index" (print order)
+  std::vector<std::pair<double, double>> points;  // (x, value); values may be NaN or +-Inf
+  bool has_onset = false;
+  double onset = 0;                               // x where the signature starts, when it has one
+};
+
 // One ranked answer.
 struct Diagnosis {
   std::string rule;
@@ -102,6 +113,8 @@ struct Diagnosis {
   std::map<std::string, std::string> captures;
   int occurrences = 1;                         // incidents this rule matched (reported once, on the best)
   double specificity = 0;
+  std::vector<std::string> evidence;           // metric signatures supporting it, one checkable line each
+  std::vector<SeriesEvidence> series;          // the series behind them, the triggering one first
 };
 
 // The answer for one input.
@@ -215,6 +228,8 @@ class RuleStore {
 struct DiagnoseOptions {
   double min_confidence = 0.35;  // abstain below this (see Note: [Ranking] in rules/README.md)
   int top = 0;                   // keep at most this many diagnoses; 0 keeps all
+  bool fold_signals = true;      // fold metric signatures into the diagnosis they support (Note: [Signal
+                                 // folding] in engine/src/signal_ranking.cc); rule examples turn it off
 };
 
 // Diagnoses whole inputs. Cheap to copy; thread-safe.

@@ -1,0 +1,574 @@
+// Metric extraction (see metrics.h for the formats and Notes [Metric axes] and [Metric memory]).
+//
+// The scanner makes one pass over a line: it finds words (runs of letters, digits, '_', '/', '-'
+// starting with a letter), looks each up in a small hash table of known names, and only for a known
+// name tries to read a number after a short separator (spaces, tabs, ':', '=', quotes, '[', '(').
+// Most bytes cost a table lookup and a branch, and a line with no known name allocates nothing,
+// which is what keeps a multi-GB progress log cheap (tests/bench/metrics_throughput.sh measures it).
+#include "metrics.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+namespace triage {
+namespace {
+
+// Key codes beyond the series ids.
+constexpr int kKeyStep = 100;
+constexpr int kKeyEpoch = 101;
+constexpr int kKeyIgnore = 102;  // a known name we do not track (test_loss): blocks a wrong fallback
+
+struct Alias {
+  const char* name;
+  int code;
+};
+
+constexpr int S(SeriesId id) { return static_cast<int>(id); }
+
+// Lower-case names with '-', '/', '.' and spaces written as '_'.
+constexpr Alias kAliases[] = {
+    {"loss", S(SeriesId::kLoss)},           {"train_loss", S(SeriesId::kLoss)},
+    {"training_loss", S(SeriesId::kLoss)},  {"total_loss", S(SeriesId::kLoss)},
+    {"train_total_loss", S(SeriesId::kLoss)}, {"tr_loss", S(SeriesId::kLoss)},
+    {"loss_step", S(SeriesId::kLoss)},      {"train_loss_step", S(SeriesId::kLoss)},
+    {"train_loss_epoch", S(SeriesId::kLoss)}, {"avg_loss", S(SeriesId::kLoss)},
+    {"val_loss", S(SeriesId::kValLoss)},    {"valid_loss", S(SeriesId::kValLoss)},
+    {"validation_loss", S(SeriesId::kValLoss)}, {"eval_loss", S(SeriesId::kValLoss)},
+    {"val_loss_epoch", S(SeriesId::kValLoss)}, {"dev_loss", S(SeriesId::kValLoss)},
+    {"acc", S(SeriesId::kAcc)},             {"accuracy", S(SeriesId::kAcc)},
+    {"train_acc", S(SeriesId::kAcc)},       {"train_accuracy", S(SeriesId::kAcc)},
+    {"val_acc", S(SeriesId::kValAcc)},      {"val_accuracy", S(SeriesId::kValAcc)},
+    {"valid_acc", S(SeriesId::kValAcc)},    {"eval_accuracy", S(SeriesId::kValAcc)},
+    {"eval_acc", S(SeriesId::kValAcc)},     {"validation_accuracy", S(SeriesId::kValAcc)},
+    {"lr", S(SeriesId::kLr)},               {"learning_rate", S(SeriesId::kLr)},
+    {"grad_norm", S(SeriesId::kGradNorm)},  {"gradient_norm", S(SeriesId::kGradNorm)},
+    {"total_norm", S(SeriesId::kGradNorm)}, {"gnorm", S(SeriesId::kGradNorm)},
+    {"grad_norm_total", S(SeriesId::kGradNorm)},
+    {"memory", S(SeriesId::kMemory)},       {"mem", S(SeriesId::kMemory)},
+    {"allocated", S(SeriesId::kMemory)},    {"memory_allocated", S(SeriesId::kMemory)},
+    {"mem_allocated", S(SeriesId::kMemory)}, {"max_mem", S(SeriesId::kMemory)},
+    {"max_memory", S(SeriesId::kMemory)},   {"gpu_mem", S(SeriesId::kMemory)},
+    {"rss", S(SeriesId::kMemory)},          {"memory_used", S(SeriesId::kMemory)},
+    {"maxrss", S(SeriesId::kMemory)},       {"max_rss", S(SeriesId::kMemory)},
+    {"rss_mb", S(SeriesId::kMemory)},       {"max_rss_mb", S(SeriesId::kMemory)},
+    {"mem_mb", S(SeriesId::kMemory)},       {"memory_mb", S(SeriesId::kMemory)},
+    {"max_memory_allocated", S(SeriesId::kMemory)}, {"memory_reserved", S(SeriesId::kMemory)},
+    {"loss_scale", S(SeriesId::kLossScale)}, {"grad_scale", S(SeriesId::kLossScale)},
+    {"scaler_scale", S(SeriesId::kLossScale)},
+    {"step", kKeyStep},                     {"global_step", kKeyStep},
+    {"iter", kKeyStep},                     {"iteration", kKeyStep},
+    {"it", kKeyIgnore},                     {"steps", kKeyStep},
+    {"epoch", kKeyEpoch},
+    {"test_loss", kKeyIgnore},              {"test_acc", kKeyIgnore},
+    {"test_accuracy", kKeyIgnore},          {"val", kKeyIgnore},
+    {"eval", kKeyIgnore},                   {"valid", kKeyIgnore},
+    {"validation", kKeyIgnore},             {"test", kKeyIgnore},
+    {"train", kKeyIgnore},                  {"training", kKeyIgnore},
+    {"grad", kKeyIgnore},                   {"gradient", kKeyIgnore},
+    {"learning", kKeyIgnore},               {"max", kKeyIgnore},
+    {"total", kKeyIgnore},                  {"global", kKeyIgnore},
+};
+
+constexpr const char* kSeriesNames[kSeriesCount] = {"loss", "val_loss", "acc", "val_acc",
+                                                    "lr",   "grad_norm", "memory", "loss_scale"};
+
+constexpr size_t kMaxKey = 24;
+
+// Character classes, one table lookup per byte.
+enum : unsigned char { kOther = 0, kAlpha = 1, kDigit = 2, kWordPunct = 4 };
+struct CharTable {
+  unsigned char c[256] = {};
+  constexpr CharTable() {
+    for (int i = 'a'; i <= 'z'; ++i) c[i] = kAlpha;
+    for (int i = 'A'; i <= 'Z'; ++i) c[i] = kAlpha;
+    for (int i = '0'; i <= '9'; ++i) c[i] = kDigit;
+    c[static_cast<unsigned char>('_')] = kAlpha;
+    c[static_cast<unsigned char>('/')] = kWordPunct;
+    c[static_cast<unsigned char>('-')] = kWordPunct;
+  }
+};
+constexpr CharTable kChars;
+
+inline unsigned char Class(char ch) { return kChars.c[static_cast<unsigned char>(ch)]; }
+
+std::uint32_t Hash(const char* s, size_t n) {
+  std::uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(s[i])) * 16777619u;
+  return h;
+}
+
+// Index of a character in the quick filter: letters by their lower case, everything else 26.
+inline int FilterIndex(char c) {
+  if (c >= 'a' && c <= 'z') return c - 'a';
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  return 26;
+}
+
+// Open-addressing table over kAliases, built once, with a quick filter in front: most words of a log
+// line are not names, and (length, first letter, last letter) rules them out before any hashing.
+class KeyTable {
+ public:
+  KeyTable() {
+    for (const Alias& a : kAliases) {
+      size_t n = std::strlen(a.name);
+      std::uint32_t i = Hash(a.name, n) & kMask;
+      while (slots_[i].name) i = (i + 1) & kMask;
+      slots_[i] = {a.name, static_cast<int>(n), a.code};
+      filter_[n][FilterIndex(a.name[0])][FilterIndex(a.name[n - 1])] = true;
+      // Two-word names are also looked up by their second word alone (the first may be unknown).
+      if (const char* sp = std::strchr(a.name, '_')) {
+        size_t m = n - static_cast<size_t>(sp + 1 - a.name);
+        if (m > 0) filter_[m][FilterIndex(sp[1])][FilterIndex(a.name[n - 1])] = true;
+      }
+    }
+  }
+  // Returns false when no name has this length, first and last letter (a word can be skipped).
+  bool MayBeName(const char* w, size_t n) const {
+    return n > 0 && n <= kMaxKey && filter_[n][FilterIndex(w[0])][FilterIndex(w[n - 1])];
+  }
+  // Returns the code of a lower-cased name, or -1.
+  int Find(const char* s, size_t n) const {
+    std::uint32_t i = Hash(s, n) & kMask;
+    while (slots_[i].name) {
+      if (slots_[i].len == static_cast<int>(n) && std::memcmp(slots_[i].name, s, n) == 0) return slots_[i].code;
+      i = (i + 1) & kMask;
+    }
+    return -1;
+  }
+
+ private:
+  static constexpr std::uint32_t kMask = 255;
+  struct Slot {
+    const char* name = nullptr;
+    int len = 0;
+    int code = -1;
+  };
+  Slot slots_[kMask + 1];
+  bool filter_[kMaxKey + 1][27][27] = {};
+};
+
+const KeyTable& Keys() {
+  static const KeyTable table;
+  return table;
+}
+
+// Lower-cases a word into buf, writing '-' '/' '.' as '_'. Returns false when it is too long.
+bool Lower(std::string_view w, char* buf, size_t* n) {
+  if (w.size() > kMaxKey) return false;
+  for (size_t i = 0; i < w.size(); ++i) {
+    char c = w[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    else if (c == '-' || c == '/' || c == '.') c = '_';
+    buf[i] = c;
+  }
+  *n = w.size();
+  return true;
+}
+
+bool EqualsNoCase(const char* p, const char* end, const char* word) {
+  size_t n = std::strlen(word);
+  if (static_cast<size_t>(end - p) < n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    char c = p[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != word[i]) return false;
+  }
+  return true;
+}
+
+// Reads a number at p: decimal/exponent forms, nan, inf, infinity (any case, optional sign).
+// Returns the end, or nullptr when there is none.
+const char* ReadNumber(const char* p, const char* end, double* v) {
+  const char* q = p;
+  bool neg = false;
+  if (q < end && (*q == '-' || *q == '+')) {
+    neg = *q == '-';
+    ++q;
+  }
+  if (q >= end) return nullptr;
+  if (Class(*q) == kAlpha) {
+    const char* r = nullptr;
+    if (EqualsNoCase(q, end, "infinity")) r = q + 8;
+    else if (EqualsNoCase(q, end, "inf")) r = q + 3;
+    else if (EqualsNoCase(q, end, "nan")) r = q + 3;
+    if (!r || (r < end && Class(*r) == kAlpha)) return nullptr;
+    *v = (q[0] == 'n' || q[0] == 'N') ? std::numeric_limits<double>::quiet_NaN()
+                                      : std::numeric_limits<double>::infinity();
+    if (neg) *v = -*v;
+    return r;
+  }
+  if (Class(*q) != kDigit && !(*q == '.' && q + 1 < end && Class(q[1]) == kDigit)) return nullptr;
+  double x = 0;
+  auto res = std::from_chars(q, end, x, std::chars_format::general);
+  if (res.ec != std::errc()) {
+    // Out of range (1e999): an overflowing float is what the program meant.
+    if (res.ec == std::errc::result_out_of_range) {
+      x = std::numeric_limits<double>::infinity();
+    } else {
+      return nullptr;
+    }
+  }
+  *v = neg ? -x : x;
+  return res.ptr;
+}
+
+// Reads an unsigned integer. Returns the end or nullptr.
+const char* ReadInt(const char* p, const char* end, long long* v) {
+  auto res = std::from_chars(p, end, *v);
+  return res.ec == std::errc() ? res.ptr : nullptr;
+}
+
+// Reads a memory unit after a value; returns the factor to MB (1 when there is no unit) and moves p.
+double MemoryUnit(const char** pp, const char* end, double value) {
+  const char* p = *pp;
+  if (p < end && *p == ' ') ++p;
+  struct Unit { const char* name; double mb; };
+  // Decimal and binary units are treated alike: detectors look at ratios, not at exact sizes.
+  static constexpr Unit kUnits[] = {{"gib", 1024}, {"mib", 1}, {"kib", 1.0 / 1024}, {"gb", 1024},
+                                    {"mb", 1},     {"kb", 1.0 / 1024}, {"g", 1024},  {"m", 1},
+                                    {"k", 1.0 / 1024}, {"b", 1.0 / 1048576}};
+  for (const Unit& u : kUnits) {
+    size_t n = std::strlen(u.name);
+    if (EqualsNoCase(p, end, u.name) && (p + n == end || Class(p[n]) != kAlpha)) {
+      *pp = p + n;
+      return u.mb;
+    }
+  }
+  // No unit: a raw byte count (torch.cuda.memory_allocated()) is large; MB otherwise.
+  return value >= 1e7 ? 1.0 / 1048576 : 1.0;
+}
+
+struct Found {
+  int code;
+  double value;
+};
+
+}  // namespace
+
+const char* SeriesName(SeriesId id) {
+  int i = static_cast<int>(id);
+  return i >= 0 && i < kSeriesCount ? kSeriesNames[i] : "";
+}
+
+SeriesId SeriesFromName(std::string_view name) {
+  for (int i = 0; i < kSeriesCount; ++i) {
+    if (name == kSeriesNames[i]) return static_cast<SeriesId>(i);
+  }
+  return SeriesId::kCount;
+}
+
+void MetricSeries::Add(MetricPoint p) {
+  p.seq = count_++;
+  if (!p.finite()) {
+    ++nonfinite_count_;
+    if (static_cast<int>(nonfinite_.size()) < kMaxNonFinite) nonfinite_.push_back(p);
+    if (seen_finite_ && !has_onset_) {
+      has_onset_ = true;
+      onset_ = p;
+    }
+  } else {
+    seen_finite_ = true;
+    if (p.value < 0) has_negative_ = true;
+    if (!has_extrema_ || p.value < min_.value) min_ = p;
+    if (!has_extrema_ || p.value > max_.value) max_ = p;
+    has_extrema_ = true;
+  }
+  last_ = p;
+  if (static_cast<int>(head_.size()) < kHead) head_.push_back(p);
+  tail_[p.seq % kTail] = p;
+  if (p.seq % stride_ == 0) {
+    if (static_cast<int>(sample_.size()) == kSample) {
+      // Full: keep every other point and double the stride (bounded memory, even coverage).
+      std::vector<MetricPoint> half;
+      half.reserve(kSample);
+      for (const MetricPoint& s : sample_) {
+        if (s.seq % (stride_ * 2) == 0) half.push_back(s);
+      }
+      sample_.swap(half);
+      stride_ *= 2;
+    }
+    if (p.seq % stride_ == 0) sample_.push_back(p);
+  }
+}
+
+std::vector<MetricPoint> MetricSeries::Points() const {
+  std::vector<MetricPoint> all;
+  all.reserve(head_.size() + kTail + sample_.size() + nonfinite_.size() + 3);
+  all.insert(all.end(), head_.begin(), head_.end());
+  std::int64_t tail_n = std::min<std::int64_t>(count_, kTail);
+  for (std::int64_t s = count_ - tail_n; s < count_; ++s) all.push_back(tail_[s % kTail]);
+  all.insert(all.end(), sample_.begin(), sample_.end());
+  all.insert(all.end(), nonfinite_.begin(), nonfinite_.end());
+  if (has_onset_) all.push_back(onset_);
+  if (has_extrema_) {
+    all.push_back(min_);
+    all.push_back(max_);
+  }
+  std::sort(all.begin(), all.end(), [](const MetricPoint& a, const MetricPoint& b) { return a.seq < b.seq; });
+  all.erase(std::unique(all.begin(), all.end(), [](const MetricPoint& a, const MetricPoint& b) { return a.seq == b.seq; }),
+            all.end());
+  return all;
+}
+
+MetricCollector::MetricCollector() { Keys(); }
+
+const MetricSeries* MetricCollector::Find(SeriesId id) const {
+  int i = static_cast<int>(id);
+  if (i < 0 || i >= kSeriesCount || !present_[i]) return nullptr;
+  return &series_[i];
+}
+
+bool MetricCollector::empty() const {
+  return std::none_of(present_.begin(), present_.end(), [](bool b) { return b; });
+}
+
+void MetricCollector::AddLine(std::string_view line, std::uint64_t line_no) {
+  // A progress bar rewrites itself with '\r': every update is a sample of its own.
+  size_t start = 0;
+  while (start <= line.size()) {
+    size_t cr = line.find('\r', start);
+    size_t stop = cr == std::string_view::npos ? line.size() : cr;
+    if (stop > start) ScanSegment(line.substr(start, stop - start), line_no);
+    if (cr == std::string_view::npos) break;
+    start = cr + 1;
+  }
+}
+
+void MetricCollector::Feed(std::string_view data) {
+  while (!data.empty()) {
+    size_t nl = data.find('\n');
+    std::string_view piece = data.substr(0, nl);
+    if (nl == std::string_view::npos) {
+      if (!overlong_) {
+        size_t room = kMaxLine - std::min(kMaxLine, partial_.size());
+        partial_.append(piece.substr(0, room));
+        if (piece.size() > room) overlong_ = true;
+      }
+      return;
+    }
+    ++lines_;
+    if (partial_.empty() && !overlong_) {
+      AddLine(piece, lines_);  // the common case: a whole line in this buffer, no copy
+    } else {
+      if (!overlong_) partial_.append(piece.substr(0, kMaxLine - std::min(kMaxLine, partial_.size())));
+      AddLine(partial_, lines_);
+      partial_.clear();
+      overlong_ = false;
+    }
+    data.remove_prefix(nl + 1);
+  }
+}
+
+void MetricCollector::FinishInput() {
+  if (partial_.empty()) return;
+  AddLine(partial_, ++lines_);
+  partial_.clear();
+  overlong_ = false;
+}
+
+bool MetricCollector::ScanCsv(std::string_view text, std::uint64_t line_no) {
+  // Only comma-separated text without blanks qualifies (dict and JSON lines have ", "); ordinary
+  // lines show a blank within their first bytes, so this rejects them at once.
+  if (text.find_first_of(" \t") != std::string_view::npos || text.find(',') == std::string_view::npos) return false;
+  std::vector<std::string_view> fields;
+  size_t pos = 0;
+  while (true) {
+    size_t comma = text.find(',', pos);
+    fields.push_back(text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
+    if (comma == std::string_view::npos || fields.size() > 64) break;
+    pos = comma + 1;
+  }
+  if (Class(text[0]) == kAlpha) {  // a header row?
+    std::vector<int> columns;
+    bool any = false;
+    for (std::string_view f : fields) {
+      char buf[kMaxKey];
+      size_t n = 0;
+      int code = -1;
+      if (!f.empty() && Lower(f, buf, &n)) code = Keys().Find(buf, n);
+      if (code >= 0 && code < kSeriesCount) any = true;
+      columns.push_back(code == kKeyIgnore ? -1 : code);
+    }
+    if (!any) return false;
+    csv_columns_ = std::move(columns);
+    return true;
+  }
+  if (csv_columns_.empty() || fields.size() != csv_columns_.size()) return false;
+  MetricPoint base;
+  base.line = line_no;
+  Found found[64];
+  int nfound = 0;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    std::string_view f = fields[i];
+    if (f.empty()) continue;
+    double v = 0;
+    const char* end = ReadNumber(f.data(), f.data() + f.size(), &v);
+    if (end != f.data() + f.size()) return false;  // not a row of numbers
+    int code = csv_columns_[i];
+    if (code == kKeyStep) base.step = v;
+    else if (code == kKeyEpoch) base.epoch = v;
+    else if (code >= 0 && code < kSeriesCount) found[nfound++] = {code, v};
+  }
+  for (int i = 0; i < nfound; ++i) {
+    MetricPoint p = base;
+    p.value = found[i].value;
+    series_[found[i].code].Add(p);
+    present_[found[i].code] = true;
+  }
+  return true;
+}
+
+void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no) {
+  if (text.empty()) return;
+  if (ScanCsv(text, line_no)) return;
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  const KeyTable& keys = Keys();
+  Found found[16];
+  int nfound = 0;
+  bool have[kSeriesCount] = {};
+  double step = std::numeric_limits<double>::quiet_NaN();
+  double epoch = std::numeric_limits<double>::quiet_NaN();
+  long long bar_n = -1, bar_total = -1;  // a tqdm counter "| n/total ["
+  // The previous unknown word, for two-word names ("train loss", "grad norm", "learning rate").
+  char prev[kMaxKey];
+  size_t prev_n = 0;
+  const char* prev_end = nullptr;
+
+  const char* p = begin;
+  while (p < end) {
+    unsigned char cls = Class(*p);
+    if (*p == '|' && p + 2 < end && p[1] == ' ' && Class(p[2]) == kDigit) {
+      // tqdm: "| 32/500 [00:01<...": the bar's counter is the step within the bar.
+      long long n = 0, total = 0;
+      const char* q = ReadInt(p + 2, end, &n);
+      if (q && q < end && *q == '/') {
+        const char* r = ReadInt(q + 1, end, &total);
+        if (r && r + 1 < end && r[0] == ' ' && r[1] == '[') {
+          bar_n = n;
+          bar_total = total;
+          p = r;
+          continue;
+        }
+      }
+      ++p;
+      continue;
+    }
+    if (cls != kAlpha || (p > begin && Class(p[-1]) != kOther && p[-1] != '-' && p[-1] != '/')) {
+      ++p;
+      continue;
+    }
+    // A word: letters, digits, '_', and '-' '/' '.' between letters (train/loss, grad-norm).
+    const char* w = p;
+    ++p;
+    while (p < end) {
+      unsigned char c = Class(*p);
+      if (c == kAlpha || c == kDigit) {
+        ++p;
+      } else if ((c == kWordPunct || *p == '.') && p + 1 < end && Class(p[1]) == kAlpha) {
+        p += 2;
+      } else {
+        break;
+      }
+    }
+    const size_t wn = static_cast<size_t>(p - w);
+    // A word that is no name and cannot start one ("val", "train", "grad" are names here) is skipped
+    // without copying; it ends any two-word name.
+    if (!keys.MayBeName(w, wn)) {
+      prev_n = 0;
+      continue;
+    }
+    char buf[2 * kMaxKey + 1];
+    size_t n = 0;
+    if (!Lower(std::string_view(w, wn), buf, &n)) {
+      prev_n = 0;
+      continue;
+    }
+    int code = -1;
+    // Two-word names first, so "val loss" is not read as "loss".
+    if (prev_n > 0 && prev_end && w == prev_end + 1 && (*prev_end == ' ' || *prev_end == '_')) {
+      char joined[2 * kMaxKey + 1];
+      std::memcpy(joined, prev, prev_n);
+      joined[prev_n] = '_';
+      std::memcpy(joined + prev_n + 1, buf, n);
+      code = keys.Find(joined, prev_n + 1 + n);
+    }
+    if (code < 0) code = keys.Find(buf, n);
+    if (code < 0 || code == kKeyIgnore) {
+      // Remember it: it may be the first half of a two-word name.
+      std::memcpy(prev, buf, n);
+      prev_n = n;
+      prev_end = p;
+      continue;
+    }
+    prev_n = 0;
+    // Separator: closing quote, spaces, ':', '=', an opening '[' or '('; at least one character.
+    const char* q = p;
+    int seps = 0;
+    while (q < end && seps < 4 &&
+           (*q == ' ' || *q == '\t' || *q == ':' || *q == '=' || *q == '"' || *q == '\'' || *q == '[' || *q == '(')) {
+      ++q;
+      ++seps;
+    }
+    if (seps == 0) continue;
+    while (q < end && *q == ' ') ++q;  // column-aligned output pads with many blanks
+    if (EqualsNoCase(q, end, "tensor(")) q += 7;
+    double v = 0;
+    const char* after = ReadNumber(q, end, &v);
+    if (!after) continue;
+    if (code == S(SeriesId::kMemory)) {
+      v *= MemoryUnit(&after, end, v);
+    } else if (after < end && Class(*after) == kAlpha) {
+      continue;  // "20.1it/s", "3rd": not a value of this name
+    }
+    p = after;
+    if (code == kKeyStep) {
+      step = v;
+      if (p < end && *p == '/') {  // "step 1200/5000": skip the total
+        long long total = 0;
+        if (const char* r = ReadInt(p + 1, end, &total)) p = r;
+      }
+    } else if (code == kKeyEpoch) {
+      epoch = v;
+      if (p < end && *p == '/') {  // "Epoch 3/100"
+        long long total = 0;
+        if (const char* r = ReadInt(p + 1, end, &total)) p = r;
+      } else if (p + 1 < end && p[0] == ']' && p[1] == '[') {  // mmcv "Epoch [1][50/1000]"
+        long long i = 0, total = 0;
+        const char* r = ReadInt(p + 2, end, &i);
+        if (r && r < end && *r == '/' && (r = ReadInt(r + 1, end, &total)) != nullptr && total > 0) {
+          step = (v - 1) * static_cast<double>(total) + static_cast<double>(i);
+          p = r;
+        }
+      }
+    } else if (!have[code] && nfound < 16) {
+      // The first value of a series on a line wins (Lightning prints loss= and train_loss=).
+      have[code] = true;
+      found[nfound++] = {code, v};
+    }
+  }
+  if (nfound == 0) return;
+  if (std::isnan(step) && bar_n >= 0) {
+    step = std::isnan(epoch) ? static_cast<double>(bar_n) : epoch * static_cast<double>(bar_total) + bar_n;
+  }
+  for (int i = 0; i < nfound; ++i) {
+    int code = found[i].code;
+    MetricSeries& s = series_[code];
+    // A validation value shown again unchanged (progress bars keep the last one on screen) is the
+    // same evaluation, not a new point.
+    if ((code == S(SeriesId::kValLoss) || code == S(SeriesId::kValAcc)) && s.count() > 0) {
+      double last = s.last().value;
+      if (last == found[i].value || (std::isnan(last) && std::isnan(found[i].value))) continue;
+    }
+    MetricPoint pt;
+    pt.value = found[i].value;
+    pt.step = step;
+    pt.epoch = epoch;
+    pt.line = line_no;
+    s.Add(pt);
+    present_[code] = true;
+  }
+}
+
+}  // namespace triage

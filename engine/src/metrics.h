@@ -1,0 +1,149 @@
+// Metric extraction: numeric training series (loss, val_loss, lr, grad_norm, memory, ...) pulled out
+// of the progress lines people print, without configuration, in bounded memory.
+//
+//   MetricCollector metrics;
+//   for (each raw line, 1-based number n) metrics.AddLine(line, n);   // cheap; call on every line
+//   const MetricSeries* loss = metrics.Find(SeriesId::kLoss);
+//   if (loss) for (const MetricPoint& p : loss->Points()) ...           // downsampled, in order
+//
+// Formats understood (one scanner, no per-format switch): `key=value`, `key: value`, `key value`
+// (spaces or tabs), `Epoch 3/100 | step 1200 | loss 0.4321`, dict and JSON lines
+// (`{'loss': 0.3, 'epoch': 1.0}`), tqdm / Lightning postfixes (`[00:10<00:00, loss=0.123]`, with the
+// bar's `n/total` as the step), mmcv (`Epoch [1][50/1000] lr: 1.000e-02, loss: 1.2`), detectron2
+// (`iter: 2137  total_loss: nan  max_mem: 2549M`), and CSVLogger files (a header row of names, then
+// rows of numbers). Values may be `nan`, `inf`, `-inf`, `NaN`, `tensor(0.5, ...)`; memory values may
+// carry units (B, KB, MB, GB, K, M, G, KiB, MiB, GiB) and are kept in MB.
+//
+// Note: [Metric axes] Steps and epochs are kept apart. A point's `step` is the step printed on its line
+// (`step`, `iter`, `global_step`, a tqdm counter, mmcv's [e][i/n]) or NaN; its `epoch` likewise; its
+// `seq` is its position in its series. Detectors order points by `seq` (the order the program printed
+// them), which is right whatever the program chose to print; reports label points with the step when
+// printed, else the epoch, else the position.
+//
+// Note: [Metric memory] A series never keeps every point: the first kHead points, the last kTail
+// points, a strided sample of the middle (the stride doubles whenever the sample fills), the first
+// kMaxNonFinite non-finite points, and the minimum and maximum. Memory per series is fixed (a few KB)
+// whatever the log size; there is one series per canonical name.
+#ifndef TRIAGE_ENGINE_METRICS_H_
+#define TRIAGE_ENGINE_METRICS_H_
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace triage {
+
+// The canonical series. Aliases map onto these (train_loss, total_loss -> loss; eval_loss -> val_loss;
+// learning_rate -> lr; total_norm -> grad_norm; mem, allocated, max_mem -> memory; ...).
+enum class SeriesId : int {
+  kLoss = 0,
+  kValLoss,
+  kAcc,
+  kValAcc,
+  kLr,
+  kGradNorm,
+  kMemory,     // MB
+  kLossScale,  // fp16 dynamic loss scale
+  kCount,
+};
+constexpr int kSeriesCount = static_cast<int>(SeriesId::kCount);
+
+// Returns the canonical name of a series ("loss", "val_loss", "acc", "val_acc", "lr", "grad_norm",
+// "memory", "loss_scale"); these are the names signal rules and Lua predicates use.
+const char* SeriesName(SeriesId id);
+// Returns the series with this canonical name, or kCount when there is none.
+SeriesId SeriesFromName(std::string_view name);
+
+struct MetricPoint {
+  double value = 0;                                        // may be NaN or +-Inf
+  double step = std::numeric_limits<double>::quiet_NaN();  // printed step, or NaN
+  double epoch = std::numeric_limits<double>::quiet_NaN(); // printed epoch, or NaN
+  std::int64_t seq = 0;                                    // position in its series (0-based)
+  std::uint64_t line = 0;                                  // 1-based input line
+
+  bool finite() const { return std::isfinite(value); }
+};
+
+// One downsampled series (Note: [Metric memory]).
+class MetricSeries {
+ public:
+  static constexpr int kHead = 64;
+  static constexpr int kTail = 128;
+  static constexpr int kSample = 256;
+  static constexpr int kMaxNonFinite = 16;
+
+  // Appends a point; `point.seq` is assigned here.
+  void Add(MetricPoint point);
+
+  // Returns the kept points in order of seq, without duplicates.
+  std::vector<MetricPoint> Points() const;
+
+  std::int64_t count() const { return count_; }
+  std::int64_t nonfinite_count() const { return nonfinite_count_; }
+  // The first non-finite point that follows a finite one (placeholders printed before the first
+  // real value do not count), or null.
+  const MetricPoint* first_nonfinite() const { return has_onset_ ? &onset_ : nullptr; }
+  const MetricPoint& last() const { return last_; }
+  bool has_negative() const { return has_negative_; }
+
+ private:
+  std::int64_t count_ = 0;
+  std::int64_t nonfinite_count_ = 0;
+  bool seen_finite_ = false;
+  bool has_onset_ = false;
+  bool has_negative_ = false;
+  MetricPoint onset_;
+  MetricPoint last_;
+  MetricPoint min_, max_;
+  bool has_extrema_ = false;
+  std::vector<MetricPoint> head_;
+  std::array<MetricPoint, kTail> tail_{};  // ring buffer
+  std::vector<MetricPoint> sample_;
+  std::int64_t stride_ = 1;
+  std::vector<MetricPoint> nonfinite_;
+};
+
+// Collects every recognised series from a stream of lines. Copyable (Session snapshots copy it).
+class MetricCollector {
+ public:
+  MetricCollector();
+
+  // Scans one raw line (without its '\n'; '\r' progress updates inside it are split here) and adds
+  // the values it holds. `line_no` is the 1-based line number. Cheap: one pass, no allocation for
+  // lines without a recognised name.
+  void AddLine(std::string_view line, std::uint64_t line_no);
+
+  // Feeds raw bytes of any size: splits them into lines itself (an unfinished line waits for the
+  // next call, bounded at kMaxLine bytes) and numbers them from 1. Independent of how the caller
+  // reads the same bytes, so the metric path sees every line even where the message path skips some.
+  void Feed(std::string_view bytes);
+  // Ends the input: scans an unfinished last line.
+  void FinishInput();
+
+  // Returns the series, or null when the input never printed it.
+  const MetricSeries* Find(SeriesId id) const;
+  // Returns true when at least one value of any series was found.
+  bool empty() const;
+
+ private:
+  void ScanSegment(std::string_view text, std::uint64_t line_no);
+  bool ScanCsv(std::string_view text, std::uint64_t line_no);
+
+  static constexpr size_t kMaxLine = 64 * 1024;
+  std::string partial_;        // an unfinished line between Feed calls
+  bool overlong_ = false;      // inside a line longer than kMaxLine: drop bytes to its newline
+  std::uint64_t lines_ = 0;    // lines fed so far
+  std::array<MetricSeries, kSeriesCount> series_{};
+  std::array<bool, kSeriesCount> present_{};
+  // CSV header columns (Note: [Metric axes]): key code per column, or -1 for an unknown column.
+  std::vector<int> csv_columns_;
+};
+
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_METRICS_H_

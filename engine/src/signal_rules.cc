@@ -1,0 +1,700 @@
+// Signal rules: the `signal:` schema and the detectors (rules/README.md "Signal rules").
+//
+// Each detector states its evidence in numbers a person can find in the log, and each refuses the
+// healthy shapes that resemble it: a warm-up bump is not a spike (a spike must also be large against
+// the loss the run started from), a placeholder `nan` printed before the first real value is not an
+// onset, a single skipped step under loss scaling recovers and is not a NaN loss, and ratio tests
+// are skipped for series that go negative (a log-likelihood objective is negative by design).
+#include "signal_rules.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+namespace triage {
+namespace {
+
+struct ParamDef {
+  const char* name;
+  double value;
+};
+
+struct DetectorDef {
+  const char* name;
+  std::vector<SeriesId> series;         // default series, primary first
+  std::vector<ParamDef> params;         // every parameter with its default
+  std::vector<const char*> captures;    // template names besides the common ones
+};
+
+const std::vector<DetectorDef>& Detectors() {
+  static const std::vector<DetectorDef> kDefs = {
+      {"nonfinite", {SeriesId::kLoss, SeriesId::kValLoss}, {{"min_count", 3}},
+       {"value", "finite_before", "last_finite", "preceded"}},
+      {"flat", {SeriesId::kLoss},
+       {{"min_points", 10}, {"tolerance", 0.03}, {"max_spread", 1}, {"require_log_c", 0}, {"log_c_tolerance", 0.03},
+        {"max_classes", 1000}},
+       {"value", "classes", "log_c"}},
+      {"softmax_floor", {SeriesId::kLoss},
+       {{"min_points", 10}, {"plateau_tolerance", 0.06}, {"start_tolerance", 0.15}, {"max_classes", 1000}},
+       {"value", "classes", "floor"}},
+      {"spike", {SeriesId::kLoss}, {{"factor", 10}, {"window", 10}, {"skip", 5}, {"min_level", 0.5}},
+       {"value", "before", "ratio"}},
+      {"oscillation", {SeriesId::kLoss}, {{"min_points", 30}, {"spread", 3}, {"max_improvement", 0.3}},
+       {"low", "high", "early", "late"}},
+      {"growth", {SeriesId::kGradNorm}, {{"min_points", 5}, {"factor", 100}, {"window", 5}},
+       {"value", "start", "ratio"}},
+      {"val_rising", {SeriesId::kValLoss, SeriesId::kLoss},
+       {{"min_evaluations", 5}, {"min_rising", 3}, {"rise", 0.1}, {"train_drop", 0.2}},
+       {"best", "best_at", "value", "train_from", "train_to"}},
+      {"linear_growth", {SeriesId::kGradNorm, SeriesId::kLoss},
+       {{"min_points", 10}, {"min_r2", 0.9}, {"min_ratio", 5}, {"loss_worsening", 0.5}},
+       {"start", "value", "r2", "loss_from", "loss_to"}},
+      {"memory_growth", {SeriesId::kMemory},
+       {{"min_points", 10}, {"monotone", 0.9}, {"min_rise", 0.2}, {"late_share", 0.3}},
+       {"start", "value", "per_point"}},
+  };
+  return kDefs;
+}
+
+const DetectorDef* FindDetector(const std::string& name) {
+  for (const DetectorDef& d : Detectors()) {
+    if (name == d.name) return &d;
+  }
+  return nullptr;
+}
+
+// Common template names every detector provides.
+constexpr const char* kCommonCaptures[] = {"series", "evidence", "onset", "from", "to"};
+
+std::string Num(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// The x a point is labelled with (Note: [Metric axes]).
+std::string AxisOf(const std::vector<MetricPoint>& pts) {
+  bool steps = !pts.empty(), epochs = !pts.empty();
+  for (const MetricPoint& p : pts) {
+    steps = steps && !std::isnan(p.step);
+    epochs = epochs && !std::isnan(p.epoch);
+  }
+  return steps ? "step" : epochs ? "epoch" : "index";
+}
+
+double XOf(const MetricPoint& p, const std::string& axis) {
+  if (axis == "step") return p.step;
+  if (axis == "epoch") return p.epoch;
+  return static_cast<double>(p.seq + 1);
+}
+
+std::string Where(const MetricPoint& p, const std::string& axis) {
+  return (axis == "index" ? std::string("#") : axis + " ") + Num(XOf(p, axis));
+}
+
+std::string Span(const MetricPoint& a, const MetricPoint& b, const std::string& axis) {
+  std::string unit = axis == "index" ? "points #" : axis + "s ";
+  return unit + Num(XOf(a, axis)) + ".." + Num(XOf(b, axis));
+}
+
+std::vector<double> Values(const std::vector<MetricPoint>& pts, size_t from, size_t to) {
+  std::vector<double> v;
+  for (size_t i = from; i < to && i < pts.size(); ++i) v.push_back(pts[i].value);
+  return v;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  double m = v[mid];
+  if (v.size() % 2 == 0) {
+    double lower = *std::max_element(v.begin(), v.begin() + mid);
+    m = (m + lower) / 2;
+  }
+  return m;
+}
+
+double Quantile(std::vector<double> v, double q) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  size_t i = static_cast<size_t>(q * (v.size() - 1) + 0.5);
+  return v[std::min(i, v.size() - 1)];
+}
+
+std::vector<MetricPoint> FiniteOnly(const std::vector<MetricPoint>& pts) {
+  std::vector<MetricPoint> out;
+  for (const MetricPoint& p : pts) {
+    if (p.finite()) out.push_back(p);
+  }
+  return out;
+}
+
+// Finds the class count C (2..max) whose ln C is closest to v, within a relative tolerance.
+int LogClasses(double v, double tolerance, int max_classes) {
+  if (!(v > 0.5)) return 0;
+  double c = std::round(std::exp(v));
+  int best = 0;
+  double best_err = 1e9;
+  for (double k = std::max(2.0, c - 1); k <= std::min<double>(max_classes, c + 1); ++k) {
+    double err = std::fabs(v - std::log(k)) / std::log(k);
+    if (err < best_err) {
+      best_err = err;
+      best = static_cast<int>(k);
+    }
+  }
+  return best_err <= tolerance ? best : 0;
+}
+
+// CrossEntropyLoss fed probabilities instead of logits bottoms out at ln(1 + (C-1)/e): the loss of
+// a one-hot probability vector passed through log_softmax again.
+double SoftmaxFloor(int classes) { return std::log(1.0 + (classes - 1) / std::exp(1.0)); }
+
+struct Ctx {
+  const SignalSpec& spec;
+  const MetricCollector& metrics;
+  SignalHit* hit;
+  double P(const char* name) const {
+    auto it = spec.params.find(name);
+    return it == spec.params.end() ? 0 : it->second;
+  }
+  const MetricSeries* Series(size_t i) const {
+    return i < spec.series.size() ? metrics.Find(spec.series[i]) : nullptr;
+  }
+  SeriesId Id(size_t i) const { return i < spec.series.size() ? spec.series[i] : SeriesId::kCount; }
+};
+
+void Finish(Ctx& c, SeriesId id, const std::vector<MetricPoint>& pts, const MetricPoint& first,
+            const MetricPoint& last, const MetricPoint* onset, const std::string& evidence) {
+  SignalHit& h = *c.hit;
+  std::string axis = AxisOf(pts);
+  h.series = ToSeriesEvidence(id, pts);
+  if (onset) {
+    h.series.has_onset = true;
+    h.series.onset = XOf(*onset, h.series.axis);
+    h.captures["onset"] = Where(*onset, axis);
+  } else {
+    h.captures["onset"] = Where(first, axis);
+  }
+  h.captures["series"] = SeriesName(id);
+  h.captures["from"] = Where(first, axis);
+  h.captures["to"] = Where(last, axis);
+  h.evidence = evidence;
+  h.captures["evidence"] = evidence;
+  h.line_start = std::min(first.line, last.line);
+  h.line_end = std::max(first.line, last.line);
+  if (onset) h.line_start = std::min<std::uint64_t>(h.line_start, onset->line);
+}
+
+// What the other series did before a non-finite onset at `line` (NaN onset evidence).
+std::string Preceded(Ctx& c, SeriesId onset_series, std::uint64_t line) {
+  std::vector<std::string> notes;
+  auto before = [&](SeriesId id) {
+    std::vector<MetricPoint> out;
+    if (const MetricSeries* s = c.metrics.Find(id)) {
+      for (const MetricPoint& p : s->Points()) {
+        if (p.line <= line) out.push_back(p);
+      }
+    }
+    return out;
+  };
+  std::vector<MetricPoint> g = before(SeriesId::kGradNorm);
+  std::vector<MetricPoint> gf = FiniteOnly(g);
+  if (gf.size() >= 3) {
+    double start = Median(Values(gf, 0, std::min<size_t>(5, gf.size())));
+    auto peak = std::max_element(gf.begin(), gf.end(), [](const MetricPoint& a, const MetricPoint& b) { return a.value < b.value; });
+    if (start > 0 && peak->value / start >= 10) {
+      notes.push_back("grad_norm grew from " + Num(start) + " to " + Num(peak->value) + " (x" + Num(peak->value / start) +
+                      ") by " + Where(*peak, AxisOf(g)));
+      c.hit->supporting.push_back(ToSeriesEvidence(SeriesId::kGradNorm, c.metrics.Find(SeriesId::kGradNorm)->Points()));
+    }
+  }
+  for (const MetricPoint& p : g) {
+    if (!p.finite() && onset_series != SeriesId::kGradNorm) {
+      notes.push_back("grad_norm was already " + Num(p.value) + " at " + Where(p, AxisOf(g)));
+      break;
+    }
+  }
+  std::vector<MetricPoint> own = FiniteOnly(before(onset_series));
+  if (own.size() >= 3) {
+    auto low = std::min_element(own.begin(), own.end(), [](const MetricPoint& a, const MetricPoint& b) { return a.value < b.value; });
+    double last = own.back().value;
+    if (low->value > 0 && last / low->value >= 10) {
+      notes.push_back(std::string(SeriesName(onset_series)) + " rose from " + Num(low->value) + " to " + Num(last) +
+                      " first");
+    }
+  }
+  std::vector<MetricPoint> lr = FiniteOnly(before(SeriesId::kLr));
+  if (lr.size() >= 3 && lr.front().value >= 0 && lr.back().value > 1.5 * lr.front().value) {
+    auto top = std::max_element(lr.begin(), lr.end(), [](const MetricPoint& a, const MetricPoint& b) { return a.value < b.value; });
+    std::string axis = AxisOf(lr);
+    if (top == lr.end() - 1) {
+      notes.push_back("lr was still warming up (" + Num(lr.back().value) + " at " + Where(lr.back(), axis) + ")");
+    } else {
+      notes.push_back("lr warm-up ended at " + Where(*top, axis) + " (lr " + Num(top->value) + ")");
+    }
+  }
+  std::vector<MetricPoint> scale = FiniteOnly(before(SeriesId::kLossScale));
+  if (scale.size() >= 2) {
+    double first = scale.front().value, low = first;
+    for (const MetricPoint& p : scale) low = std::min(low, p.value);
+    if (low <= 1 || (first > 0 && first / std::max(low, 1e-300) >= 8)) {
+      notes.push_back("loss scale fell from " + Num(first) + " to " + Num(low) +
+                      " (fp16 gradients overflowing step after step)");
+    }
+  }
+  if (notes.empty()) return "nothing unusual in the printed metrics before it";
+  std::string out;
+  for (const std::string& n : notes) out += (out.empty() ? "" : "; ") + n;
+  return out;
+}
+
+bool DetectNonFinite(Ctx& c) {
+  const MetricPoint* best = nullptr;
+  const MetricSeries* best_s = nullptr;
+  SeriesId best_id = SeriesId::kCount;
+  for (size_t i = 0; i < c.spec.series.size(); ++i) {
+    const MetricSeries* s = c.Series(i);
+    if (!s || !s->first_nonfinite()) continue;
+    // A transient non-finite value that recovers (one skipped step under loss scaling) is healthy.
+    if (s->last().finite() && s->nonfinite_count() < c.P("min_count")) continue;
+    if (!best || s->first_nonfinite()->line < best->line) {
+      best = s->first_nonfinite();
+      best_s = s;
+      best_id = c.Id(i);
+    }
+  }
+  if (!best) return false;
+  std::vector<MetricPoint> pts = best_s->Points();
+  std::string axis = AxisOf(pts);
+  const MetricPoint* last_finite = nullptr;
+  std::int64_t finite_before = 0;
+  for (const MetricPoint& p : pts) {
+    if (p.seq >= best->seq) break;
+    if (p.finite()) last_finite = &p;
+  }
+  finite_before = best->seq;  // every point before the onset that followed a finite one is finite or a placeholder
+  std::string preceded = Preceded(c, best_id, best->line);
+  std::string evidence = std::string(SeriesName(best_id)) + " = " + Num(best->value) + " at " + Where(*best, axis) +
+                         " (line " + std::to_string(best->line) + "), after " + std::to_string(finite_before) +
+                         " printed values" + (last_finite ? "; last finite value " + Num(last_finite->value) : "") +
+                         "; " + std::to_string(best_s->nonfinite_count()) + " non-finite of " +
+                         std::to_string(best_s->count()) + "; before it: " + preceded;
+  c.hit->captures["value"] = Num(best->value);
+  c.hit->captures["finite_before"] = std::to_string(finite_before);
+  c.hit->captures["last_finite"] = last_finite ? Num(last_finite->value) : "none";
+  c.hit->captures["preceded"] = preceded;
+  Finish(c, best_id, pts, pts.front(), pts.back(), best, evidence);
+  return true;
+}
+
+// Splits finite points into k chunks and returns their medians.
+std::vector<double> ChunkMedians(const std::vector<MetricPoint>& f, int k) {
+  std::vector<double> out;
+  for (int i = 0; i < k; ++i) {
+    size_t a = f.size() * i / k, b = f.size() * (i + 1) / k;
+    out.push_back(Median(Values(f, a, b)));
+  }
+  return out;
+}
+
+bool DetectFlat(Ctx& c) {
+  const MetricSeries* s = c.Series(0);
+  if (!s || s->has_negative()) return false;
+  std::vector<MetricPoint> pts = s->Points();
+  std::vector<MetricPoint> f = FiniteOnly(pts);
+  if (f.size() < c.P("min_points") || f.size() != pts.size()) return false;
+  double all = Median(Values(f, 0, f.size()));
+  if (!(all > 0)) return false;
+  double tol = c.P("tolerance");
+  std::vector<double> chunks = ChunkMedians(f, 5);
+  for (double m : chunks) {
+    if (std::fabs(m - all) > tol * all) return false;
+  }
+  double lo = Quantile(Values(f, 0, f.size()), 0.1), hi = Quantile(Values(f, 0, f.size()), 0.9);
+  if (hi - lo > c.P("max_spread") * all) return false;
+  int classes = LogClasses(all, c.P("log_c_tolerance"), static_cast<int>(c.P("max_classes")));
+  if (c.P("require_log_c") > 0 && classes == 0) return false;
+  std::string axis = AxisOf(pts);
+  std::string evidence = std::string(SeriesName(c.Id(0))) + " = " + Num(all) + " (10-90%: " + Num(lo) + ".." + Num(hi) +
+                         ") at " + Span(f.front(), f.back(), axis) + " over " + std::to_string(s->count()) +
+                         " values; first fifth " + Num(chunks.front()) + ", last fifth " + Num(chunks.back());
+  if (classes) {
+    evidence += "; = ln " + std::to_string(classes) + " = " + Num(std::log(classes)) +
+                ", the loss of uniform guessing over " + std::to_string(classes) + " classes";
+  }
+  c.hit->captures["value"] = Num(all);
+  c.hit->captures["classes"] = classes ? std::to_string(classes) : "?";
+  c.hit->captures["log_c"] = classes ? "ln " + std::to_string(classes) + " = " + Num(std::log(classes)) : "no ln C";
+  Finish(c, c.Id(0), pts, f.front(), f.back(), nullptr, evidence);
+  return true;
+}
+
+bool DetectSoftmaxFloor(Ctx& c) {
+  const MetricSeries* s = c.Series(0);
+  if (!s || s->has_negative()) return false;
+  std::vector<MetricPoint> pts = s->Points();
+  std::vector<MetricPoint> f = FiniteOnly(pts);
+  if (f.size() < c.P("min_points") || f.size() != pts.size()) return false;
+  std::vector<double> chunks = ChunkMedians(f, 5);
+  double late = chunks.back();
+  double low = std::numeric_limits<double>::infinity();
+  for (const MetricPoint& p : f) low = std::min(low, p.value);
+  double start = 0;
+  for (size_t i = 0; i < std::min<size_t>(3, f.size()); ++i) start = std::max(start, f[i].value);
+  // The last two fifths must be level: a plateau, not a run still descending through the floor.
+  if (std::fabs(chunks[4] - chunks[3]) > c.P("plateau_tolerance") * chunks[4]) return false;
+  int max_classes = static_cast<int>(c.P("max_classes"));
+  for (int k = 2; k <= max_classes; ++k) {
+    double floor = SoftmaxFloor(k);
+    if (floor > late) break;
+    if (late > floor * (1 + c.P("plateau_tolerance"))) continue;
+    if (low < floor - 0.005) continue;  // a loss under the floor rules probabilities out
+    if (std::fabs(start - std::log(k)) > c.P("start_tolerance") * std::log(k)) continue;
+    std::string axis = AxisOf(pts);
+    std::string evidence = std::string(SeriesName(c.Id(0))) + " started at " + Num(start) + " (ln " + std::to_string(k) +
+                           " = " + Num(std::log(k)) + ") and levels off at " + Num(late) + " over the last fifth (" +
+                           Span(f[f.size() * 4 / 5], f.back(), axis) + "), never below " + Num(low) +
+                           "; ln(1 + " + std::to_string(k - 1) + "/e) = " + Num(floor) +
+                           " is the lowest cross-entropy reachable when the model's outputs are already probabilities";
+    c.hit->captures["value"] = Num(late);
+    c.hit->captures["classes"] = std::to_string(k);
+    c.hit->captures["floor"] = Num(floor);
+    Finish(c, c.Id(0), pts, f.front(), f.back(), nullptr, evidence);
+    return true;
+  }
+  return false;
+}
+
+bool DetectSpike(Ctx& c) {
+  const MetricSeries* s = c.Series(0);
+  if (!s || s->has_negative()) return false;
+  std::vector<MetricPoint> pts = s->Points();
+  std::vector<MetricPoint> f = FiniteOnly(pts);
+  size_t window = static_cast<size_t>(std::max(1.0, c.P("window")));
+  size_t skip = static_cast<size_t>(std::max(0.0, c.P("skip")));
+  if (f.size() < std::max(skip, window) + 1) return false;
+  double early = Median(Values(f, 0, window));
+  for (size_t i = std::max(skip, window); i < f.size(); ++i) {
+    double base = Median(Values(f, i - window, i));
+    if (!(base > 0)) continue;
+    double ratio = f[i].value / base;
+    if (ratio < c.P("factor") || f[i].value < c.P("min_level") * early) continue;
+    std::string axis = AxisOf(pts);
+    std::string evidence = std::string(SeriesName(c.Id(0))) + " jumped to " + Num(f[i].value) + " at " + Where(f[i], axis) +
+                           " (line " + std::to_string(f[i].line) + "), x" + Num(ratio) + " the median " + Num(base) +
+                           " of the " + std::to_string(window) + " values before it";
+    c.hit->captures["value"] = Num(f[i].value);
+    c.hit->captures["before"] = Num(base);
+    c.hit->captures["ratio"] = Num(ratio);
+    Finish(c, c.Id(0), pts, f.front(), f.back(), &f[i], evidence);
+    return true;
+  }
+  return false;
+}
+
+bool DetectOscillation(Ctx& c) {
+  const MetricSeries* s = c.Series(0);
+  if (!s || s->has_negative()) return false;
+  std::vector<MetricPoint> pts = s->Points();
+  std::vector<MetricPoint> f = FiniteOnly(pts);
+  if (f.size() < c.P("min_points")) return false;
+  // The first tenth is skipped: the initial descent is not the regime being judged.
+  size_t a = f.size() / 10, q = f.size() / 4 + a, h = f.size() / 2;
+  double early = Median(Values(f, a, q));
+  std::vector<double> second = Values(f, h, f.size());
+  double late = Median(second);
+  double p10 = Quantile(second, 0.1), p90 = Quantile(second, 0.9);
+  if (!(p10 > 0) || p90 / p10 < c.P("spread")) return false;
+  if (late < early * (1 - c.P("max_improvement"))) return false;
+  std::string axis = AxisOf(pts);
+  std::string evidence = std::string(SeriesName(c.Id(0))) + " swings between " + Num(p10) + " and " + Num(p90) +
+                         " (10th-90th percentile, x" + Num(p90 / p10) + ") over " + Span(f[h], f.back(), axis) +
+                         " without improving: median " + Num(early) + " early, " + Num(late) + " in the second half";
+  c.hit->captures["low"] = Num(p10);
+  c.hit->captures["high"] = Num(p90);
+  c.hit->captures["early"] = Num(early);
+  c.hit->captures["late"] = Num(late);
+  Finish(c, c.Id(0), pts, f[h], f.back(), &f[h], evidence);
+  return true;
+}
+
+bool DetectGrowth(Ctx& c) {
+  const MetricSeries* s = c.Series(0);
+  if (!s) return false;
+  std::vector<MetricPoint> pts = s->Points();
+  std::vector<MetricPoint> f = FiniteOnly(pts);
+  size_t window = static_cast<size_t>(std::max(1.0, c.P("window")));
+  if (f.size() < c.P("min_points") || f.size() < window + 1) return false;
+  double start = Median(Values(f, 0, window));
+  if (!(start > 0)) return false;
+  auto peak = std::max_element(f.begin() + window, f.end(), [](const MetricPoint& a, const MetricPoint& b) { return a.value < b.value; });
+  double ratio = peak->value / start;
+  if (ratio < c.P("factor")) return false;
+  std::string axis = AxisOf(pts);
+  std::string evidence = std::string(SeriesName(c.Id(0))) + " grew from " + Num(start) + " (median of the first " +
+                         std::to_string(window) + ") to " + Num(peak->value) + " at " + Where(*peak, axis) + " (line " +
+                         std::to_string(peak->line) + "), x" + Num(ratio);
+  if (s->first_nonfinite()) evidence += ", then " + Num(s->first_nonfinite()->value) + " at " + Where(*s->first_nonfinite(), axis);
+  c.hit->captures["value"] = Num(peak->value);
+  c.hit->captures["start"] = Num(start);
+  c.hit->captures["ratio"] = Num(ratio);
+  // The onset: the first point ten times above the start.
+  const MetricPoint* onset = &*peak;
+  for (const MetricPoint& p : f) {
+    if (p.value >= 10 * start) {
+      onset = &p;
+      break;
+    }
+  }
+  Finish(c, c.Id(0), pts, f.front(), *peak, onset, evidence);
+  return true;
+}
+
+bool DetectValRising(Ctx& c) {
+  const MetricSeries* val = c.Series(0);
+  const MetricSeries* train = c.Series(1);
+  if (!val || !train) return false;
+  std::vector<MetricPoint> v = FiniteOnly(val->Points());
+  if (v.size() < c.P("min_evaluations")) return false;
+  auto best = std::min_element(v.begin(), v.end(), [](const MetricPoint& a, const MetricPoint& b) { return a.value < b.value; });
+  size_t after = v.end() - best - 1;
+  if (after < c.P("min_rising") || !(best->value > 0)) return false;
+  if (v.back().value < best->value * (1 + c.P("rise"))) return false;
+  int ups = 0;
+  for (auto it = best + 1; it != v.end(); ++it) ups += it->value > (it - 1)->value;
+  if (ups < 0.6 * after) return false;
+  // Training loss over the same stretch: around the best evaluation vs the end.
+  std::vector<MetricPoint> t = FiniteOnly(train->Points());
+  std::vector<double> at_best, at_end;
+  for (const MetricPoint& p : t) {
+    if (p.line <= best->line) at_best.push_back(p.value);
+  }
+  if (at_best.size() > 5) at_best.erase(at_best.begin(), at_best.end() - 5);
+  for (size_t i = t.size() >= 5 ? t.size() - 5 : 0; i < t.size(); ++i) at_end.push_back(t[i].value);
+  if (at_best.empty() || at_end.empty()) return false;
+  double train_from = Median(at_best), train_to = Median(at_end);
+  if (!(train_to < train_from * (1 - c.P("train_drop")))) return false;
+  std::vector<MetricPoint> vp = val->Points();
+  std::string axis = AxisOf(vp);
+  std::string evidence = std::string(SeriesName(c.Id(0))) + " rose from its best " + Num(best->value) + " at " +
+                         Where(*best, axis) + " to " + Num(v.back().value) + " at " + Where(v.back(), axis) + " (" +
+                         std::to_string(ups) + " of " + std::to_string(after) + " later evaluations higher) while " +
+                         SeriesName(c.Id(1)) + " fell from " + Num(train_from) + " to " + Num(train_to);
+  c.hit->captures["best"] = Num(best->value);
+  c.hit->captures["best_at"] = Where(*best, axis);
+  c.hit->captures["value"] = Num(v.back().value);
+  c.hit->captures["train_from"] = Num(train_from);
+  c.hit->captures["train_to"] = Num(train_to);
+  c.hit->supporting.push_back(ToSeriesEvidence(c.Id(1), train->Points()));
+  Finish(c, c.Id(0), vp, v.front(), v.back(), &*best, evidence);
+  return true;
+}
+
+bool DetectLinearGrowth(Ctx& c) {
+  const MetricSeries* g = c.Series(0);
+  const MetricSeries* loss = c.Series(1);
+  if (!g || !loss) return false;
+  std::vector<MetricPoint> pts = g->Points();
+  std::vector<MetricPoint> f = FiniteOnly(pts);
+  if (f.size() < c.P("min_points")) return false;
+  // Least squares of value on position (seq): a straight climb means every step adds a similar
+  // gradient to what is already there.
+  double n = static_cast<double>(f.size()), sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
+  for (const MetricPoint& p : f) {
+    double x = static_cast<double>(p.seq), y = p.value;
+    sx += x; sy += y; sxx += x * x; sxy += x * y; syy += y * y;
+  }
+  double vx = sxx - sx * sx / n, vy = syy - sy * sy / n, cxy = sxy - sx * sy / n;
+  if (vx <= 0 || vy <= 0 || cxy <= 0) return false;
+  double r2 = cxy * cxy / (vx * vy);
+  double start = Median(Values(f, 0, 3)), end = Median(Values(f, f.size() - 3, f.size()));
+  if (r2 < c.P("min_r2") || !(start > 0) || end / start < c.P("min_ratio")) return false;
+  std::vector<MetricPoint> lf = FiniteOnly(loss->Points());
+  if (lf.size() < 5) return false;
+  std::vector<double> chunks = ChunkMedians(lf, 5);
+  double best = *std::min_element(chunks.begin(), chunks.end());
+  if (!(best > 0) || chunks.back() < best * (1 + c.P("loss_worsening"))) return false;
+  std::string axis = AxisOf(pts);
+  std::string evidence = std::string(SeriesName(c.Id(0))) + " climbs steadily from " + Num(start) + " to " + Num(end) +
+                         " over " + Span(f.front(), f.back(), axis) + " (straight-line fit R^2 = " + Num(r2) + ") while " +
+                         SeriesName(c.Id(1)) + " worsens from " + Num(best) + " to " + Num(chunks.back()) +
+                         " (medians of fifths of the run)";
+  c.hit->captures["start"] = Num(start);
+  c.hit->captures["value"] = Num(end);
+  c.hit->captures["r2"] = Num(r2);
+  c.hit->captures["loss_from"] = Num(best);
+  c.hit->captures["loss_to"] = Num(chunks.back());
+  c.hit->supporting.push_back(ToSeriesEvidence(c.Id(1), loss->Points()));
+  Finish(c, c.Id(0), pts, f.front(), f.back(), nullptr, evidence);
+  return true;
+}
+
+bool DetectMemoryGrowth(Ctx& c) {
+  const MetricSeries* s = c.Series(0);
+  if (!s) return false;
+  std::vector<MetricPoint> pts = s->Points();
+  std::vector<MetricPoint> f = FiniteOnly(pts);
+  if (f.size() < c.P("min_points")) return false;
+  int rises = 0;
+  for (size_t i = 1; i < f.size(); ++i) rises += f[i].value >= f[i - 1].value;
+  double first = f.front().value, last = f.back().value, mid = f[f.size() / 2].value;
+  if (!(first > 0) || rises < c.P("monotone") * (f.size() - 1)) return false;
+  if (last < first * (1 + c.P("min_rise"))) return false;
+  // Still climbing in the second half: growth that levels off after start-up is normal.
+  if (last - mid < c.P("late_share") * (last - first)) return false;
+  double per = (last - first) / static_cast<double>(f.back().seq - f.front().seq);
+  std::string axis = AxisOf(pts);
+  std::string evidence = std::string(SeriesName(c.Id(0))) + " rose from " + Num(first) + " MB to " + Num(last) + " MB over " +
+                         Span(f.front(), f.back(), axis) + " (+" + Num(last - first) + " MB, " + Num(per) +
+                         " MB per printed point), rising or level at " + std::to_string(rises) + " of " +
+                         std::to_string(f.size() - 1) + " points and still climbing in the second half";
+  c.hit->captures["start"] = Num(first);
+  c.hit->captures["value"] = Num(last);
+  c.hit->captures["per_point"] = Num(per);
+  Finish(c, c.Id(0), pts, f.front(), f.back(), nullptr, evidence);
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> SignalDetectorNames() {
+  std::vector<std::string> out;
+  for (const DetectorDef& d : Detectors()) out.push_back(d.name);
+  return out;
+}
+
+std::set<std::string> SignalCaptureNames(const std::string& detector) {
+  std::set<std::string> out;
+  const DetectorDef* d = FindDetector(detector);
+  if (!d) return out;
+  for (const char* n : kCommonCaptures) out.insert(n);
+  for (const char* n : d->captures) out.insert(n);
+  return out;
+}
+
+std::shared_ptr<const SignalSpec> ParseSignalSpec(const YAML::Node& node, std::vector<SignalProblem>* problems) {
+  auto add = [&](const YAML::Node& at, bool error, const std::string& code, const std::string& message) {
+    SignalProblem p;
+    p.error = error;
+    YAML::Mark m = at.Mark();
+    if (m.line >= 0) {
+      p.line = m.line + 1;
+      p.column = m.column + 1;
+    }
+    p.code = code;
+    p.message = message;
+    problems->push_back(std::move(p));
+  };
+  if (!node.IsMap()) {
+    add(node, true, "bad-type", "'signal' must be a mapping with 'detector' (and optionally 'series', parameters)");
+    return nullptr;
+  }
+  auto spec = std::make_shared<SignalSpec>();
+  bool ok = true;
+  YAML::Node det = node["detector"];
+  const DetectorDef* def = nullptr;
+  if (!det || !det.IsScalar()) {
+    add(node, true, "missing-key", "'signal' needs a 'detector'");
+    return nullptr;
+  }
+  spec->detector = det.Scalar();
+  def = FindDetector(spec->detector);
+  if (!def) {
+    std::string names;
+    for (const std::string& n : SignalDetectorNames()) names += (names.empty() ? "" : ", ") + n;
+    add(det, true, "unknown-detector", "unknown detector '" + spec->detector + "' (one of: " + names + ")");
+    return nullptr;
+  }
+  for (const ParamDef& p : def->params) spec->params[p.name] = p.value;
+  spec->series = def->series;
+  for (const auto& kv : node) {
+    const std::string key = kv.first.Scalar();
+    const YAML::Node& v = kv.second;
+    if (key == "detector") continue;
+    if (key == "series") {
+      std::vector<SeriesId> ids;
+      std::vector<YAML::Node> items;
+      if (v.IsScalar()) items.push_back(v);
+      else if (v.IsSequence()) for (const YAML::Node& i : v) items.push_back(i);
+      else add(v, true, "bad-type", "'signal.series' must be a series name or a list of them");
+      for (const YAML::Node& i : items) {
+        SeriesId id = i.IsScalar() ? SeriesFromName(i.Scalar()) : SeriesId::kCount;
+        if (id == SeriesId::kCount) {
+          add(i, true, "unknown-series",
+              "unknown series '" + (i.IsScalar() ? i.Scalar() : std::string("?")) +
+                  "' (loss, val_loss, acc, val_acc, lr, grad_norm, memory, loss_scale)");
+          ok = false;
+        } else {
+          ids.push_back(id);
+        }
+      }
+      if (ids.size() < def->series.size() && spec->detector != "nonfinite") {
+        // Detectors that compare two series keep their defaults for the ones not named.
+        for (size_t i = ids.size(); i < def->series.size(); ++i) ids.push_back(def->series[i]);
+      }
+      if (!ids.empty()) spec->series = ids;
+      continue;
+    }
+    if (key == "evidence_for") {
+      std::vector<YAML::Node> items;
+      if (v.IsScalar()) items.push_back(v);
+      else if (v.IsSequence()) for (const YAML::Node& i : v) items.push_back(i);
+      for (const YAML::Node& i : items) {
+        if (!i.IsScalar()) {
+          add(i, true, "bad-type", "'signal.evidence_for' must list categories");
+          ok = false;
+          continue;
+        }
+        spec->evidence_for.push_back(i.Scalar());
+      }
+      continue;
+    }
+    auto it = spec->params.find(key);
+    if (it == spec->params.end()) {
+      std::string names;
+      for (const ParamDef& p : def->params) names += (names.empty() ? "" : ", ") + std::string(p.name);
+      add(kv.first, false, "unknown-key",
+          "unknown key 'signal." + key + "' for detector " + spec->detector + " (parameters: " + names + ")");
+      continue;
+    }
+    double d = 0;
+    if (!v.IsScalar() || !YAML::convert<double>::decode(v, d) || !std::isfinite(d) || d < 0) {
+      add(v, true, "bad-value", "'signal." + key + "' must be a non-negative number");
+      ok = false;
+      continue;
+    }
+    it->second = d;
+  }
+  if (!ok) return nullptr;
+  return spec;
+}
+
+SeriesEvidence ToSeriesEvidence(SeriesId id, const std::vector<MetricPoint>& points) {
+  SeriesEvidence e;
+  e.name = SeriesName(id);
+  e.axis = AxisOf(points);
+  for (const MetricPoint& p : points) e.points.emplace_back(XOf(p, e.axis), p.value);
+  return e;
+}
+
+bool DetectSignal(const SignalSpec& spec, const MetricCollector& metrics, SignalHit* hit) {
+  *hit = SignalHit();
+  Ctx c{spec, metrics, hit};
+  const std::string& d = spec.detector;
+  if (d == "nonfinite") return DetectNonFinite(c);
+  if (d == "flat") return DetectFlat(c);
+  if (d == "softmax_floor") return DetectSoftmaxFloor(c);
+  if (d == "spike") return DetectSpike(c);
+  if (d == "oscillation") return DetectOscillation(c);
+  if (d == "growth") return DetectGrowth(c);
+  if (d == "val_rising") return DetectValRising(c);
+  if (d == "linear_growth") return DetectLinearGrowth(c);
+  if (d == "memory_growth") return DetectMemoryGrowth(c);
+  return false;
+}
+
+}  // namespace triage

@@ -1,0 +1,68 @@
+#!/bin/bash
+# Metric extraction and signal rules: what they cost on a long progress log, against ripgrep.
+#
+# The issue's bar: `triage` with the signal rules on a 1 GiB progress log must go at least as fast as
+# `rg --no-unicode -c -f <rule patterns>` on the same file, with max RSS under 64 MB. This script
+# prints the figures; it asserts nothing about speed (timings depend on the machine).
+#
+# usage: tests/bench/metrics_throughput.sh [LOG]
+#   env: TRIAGE (default build/triage), BENCH_DIR (default /tmp/triage-metrics-bench), SIZE (bytes of the
+#        generated log, default 1 GiB), RUNS (best of, default 3)
+# The log comes from tests/bench/gen_log.py (progress lines in several formats with values from a
+# real training run, plus real failures from corpus/), so the extractor sees a value on most lines.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+TRIAGE=${TRIAGE:-$ROOT/build/triage}
+DIR=${BENCH_DIR:-/tmp/triage-metrics-bench}
+SIZE=${SIZE:-1073741824}
+RUNS=${RUNS:-3}
+mkdir -p "$DIR"
+LOG=${1:-$DIR/train-$SIZE.log}
+[ -x "$TRIAGE" ] || { echo "metrics_throughput.sh: no triage binary at $TRIAGE (set TRIAGE)" >&2; exit 2; }
+command -v rg > /dev/null || { echo "metrics_throughput.sh: needs ripgrep (rg)" >&2; exit 2; }
+if [ ! -f "$LOG" ]; then /usr/bin/python3 "$ROOT/tests/bench/gen_log.py" "$LOG" --size "$SIZE"; fi
+BYTES=$(stat -c %s "$LOG")
+
+# Rule sets: every bundled rule (signal rules included), and the same without rules/signals/.
+ALL=$(find "$ROOT/rules" -name '*.yaml' ! -name taxonomy.yaml | wc -l)
+/usr/bin/python3 "$ROOT/tests/bench/make_rulesets.py" "$ROOT/rules" "$DIR/rulesets" "$ALL" > /dev/null
+rm -rf "$DIR/no-signals"
+mkdir -p "$DIR/no-signals"
+(cd "$ROOT/rules" && find . \( -name '*.yaml' -o -name '*.lua' \) ! -path './signals/*' ! -name taxonomy.yaml \
+   -exec cp --parents {} "$DIR/no-signals/" \;)
+SIGNALS=$(find "$ROOT/rules/signals" -name '*.yaml' | wc -l)
+
+cat "$LOG" > /dev/null  # page cache: every run reads from memory
+
+# best_of CMD...: runs CMD $RUNS times, prints "seconds max_rss_kb" of the fastest run.
+best_of() {
+  local best="" rss=0 t
+  for _ in $(seq "$RUNS"); do
+    /usr/bin/time -f "%e %M" -o "$DIR/time.out" "$@" > "$DIR/out.json" 2>/dev/null || true
+    t=$(tail -1 "$DIR/time.out")
+    local s=${t% *} m=${t#* }
+    if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$s; fi
+    [ "$m" -gt "$rss" ] && rss=$m
+  done
+  echo "$best $rss"
+}
+rate() { awk -v b="$BYTES" -v s="$1" 'BEGIN { if (s <= 0) s = 0.01; printf "%.0f", b / 1e6 / s }'; }
+
+echo "log: $LOG ($(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1e6 }') MB, $(wc -l < "$LOG") lines); best of $RUNS runs"
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores"
+printf '%-44s %9s %9s %9s\n' "" "seconds" "MB/s" "max RSS"
+read -r s rss < <(best_of rg --no-unicode -c -f "$DIR/rulesets/r$ALL.pat" "$LOG")
+printf '%-44s %9s %9s %6s MB\n' "rg --no-unicode -c -f (all $ALL rules' patterns)" "$s" "$(rate "$s")" "$((rss / 1024))"
+read -r s rss < <(best_of env -u TRIAGE_RULES_PATH "$TRIAGE" --no-bundled --rules "$DIR/no-signals" --format json "$LOG")
+printf '%-44s %9s %9s %6s MB\n' "triage, message rules only" "$s" "$(rate "$s")" "$((rss / 1024))"
+read -r s rss < <(best_of env -u TRIAGE_RULES_PATH "$TRIAGE" --format json "$LOG")
+printf '%-44s %9s %9s %6s MB\n' "triage, all rules ($SIGNALS signal rules)" "$s" "$(rate "$s")" "$((rss / 1024))"
+/usr/bin/python3 - "$DIR/out.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("last run: %d lines, %d incidents, %d diagnoses" % (r["lines"], len(r["incidents"]), len(r["diagnoses"])))
+for d in r["diagnoses"][:5]:
+    s = d.get("series")
+    print("  %-34s %-30s %.2f%s" % (d["category"], d["rule"], d["confidence"],
+          "  series %s: %d points kept" % (s["name"], len(s["points"])) if s else ""))
+EOF

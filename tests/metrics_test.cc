@@ -1,0 +1,187 @@
+// Metric extraction: formats, aliases, axes, units, non-finite values, bounded memory.
+#include "metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace triage {
+namespace {
+
+std::vector<MetricPoint> PointsOf(const MetricCollector& m, SeriesId id) {
+  const MetricSeries* s = m.Find(id);
+  return s ? s->Points() : std::vector<MetricPoint>();
+}
+
+MetricCollector Collect(const std::string& text) {
+  MetricCollector m;
+  m.Feed(text);
+  m.FinishInput();
+  return m;
+}
+
+struct FormatCase {
+  const char* name;
+  const char* line;
+  SeriesId series;
+  double value;
+  double step;   // NaN: no step expected
+  double epoch;  // NaN: no epoch expected
+};
+
+TEST(MetricCollector, ReadsEveryCommonFormat) {
+  const double kNone = std::nan("");
+  // Lines copied from real logs: corpus/signals/*/log.txt and corpus/training/no-optimizer-step.
+  const FormatCase kCases[] = {
+      {"key=value", "step=140 loss=178.708633 grad_norm=156.5860 lr=0.21000", SeriesId::kGradNorm, 156.586, 140, kNone},
+      {"key: value, two-word key", "epoch 1: train loss 2.3027 lr 0.0500", SeriesId::kLoss, 2.3027, kNone, 1},
+      {"key value with pipes and units", "step   25 | loss 2.2648 | val 2.2818 | mem 296.2 MB", SeriesId::kMemory, 296.2, 25, kNone},
+      {"HF dict line", "{'loss': 2.332, 'grad_norm': 0.4191, 'learning_rate': 2e-05, 'epoch': 0.1}", SeriesId::kLr, 2e-05, kNone, 0.1},
+      {"HF eval dict line", "{'eval_loss': -0.6009, 'epoch': 10.71}", SeriesId::kValLoss, -0.6009, kNone, 10.71},
+      {"JSON line", "{\"step\": 6, \"loss\": 4.4632, \"lr\": 0.3}", SeriesId::kLoss, 4.4632, 6, kNone},
+      {"mmcv", "Epoch [2][50/200]\tlr: 2.000e-02, eta: 0:00:00, time: 0.003, data_time: 0.001, memory: 240, loss_cls: 0.1932, loss_bbox: 0.0085, loss: 0.2017",
+       SeriesId::kLoss, 0.2017, 250, 2},
+      {"detectron2", " eta: 0:00:13  iter: 31  total_loss: nan  loss_box_reg: nan  time: 0.0031  data_time: 0.0002  lr: 0.25  max_mem: 238M",
+       SeriesId::kLoss, kNone, 31, kNone},
+      {"detectron2 memory unit", " eta: 0:00:13  iter: 31  total_loss: nan  loss_box_reg: nan  time: 0.0031  data_time: 0.0002  lr: 0.25  max_mem: 238M",
+       SeriesId::kMemory, 238, 31, kNone},
+      {"tqdm postfix", "Epoch 3:  50%|\xe2\x96\x88\xe2\x96\x88     | 16/32 [00:00<00:00, 540.20it/s, loss=1.7279]", SeriesId::kLoss, 1.7279, 3 * 32 + 16, 3},
+      {"Lightning postfix", "Epoch 29: 100%|\xe2\x96\x88\xe2\x96\x88| 4/4 [00:00<00:00, 168.75it/s, loss=0.002, v_num=0, train_loss=0.002, val_loss=0.516]",
+       SeriesId::kValLoss, 0.516, 29 * 4 + 4, 29},
+      {"inf value", "step=180 loss=3585892556447519516655616.000000 grad_norm=inf lr=0.27000", SeriesId::kGradNorm, INFINITY, 180, kNone},
+      {"-inf value", "step=3 loss=-inf", SeriesId::kLoss, -INFINITY, 3, kNone},
+      {"NaN value", "loss: NaN, step: 7", SeriesId::kLoss, kNone, 7, kNone},
+      {"tensor repr", "step 4 loss tensor(0.6931, grad_fn=<NllLossBackward0>)", SeriesId::kLoss, 0.6931, 4, kNone},
+      {"raw byte count", "iter 2 allocated: 1073741824", SeriesId::kMemory, 1024, 2, kNone},
+  };
+  for (const FormatCase& c : kCases) {
+    MetricCollector m = Collect(std::string(c.line) + "\n");
+    std::vector<MetricPoint> pts = PointsOf(m, c.series);
+    ASSERT_EQ(pts.size(), 1u) << c.name << ": " << c.line;
+    const MetricPoint& p = pts[0];
+    if (std::isnan(c.value)) {
+      EXPECT_TRUE(std::isnan(p.value)) << c.name << ": got " << p.value;
+    } else if (std::isinf(c.value)) {
+      EXPECT_EQ(p.value, c.value) << c.name;
+    } else {
+      EXPECT_NEAR(p.value, c.value, 1e-9 * std::fabs(c.value) + 1e-12) << c.name;
+    }
+    if (std::isnan(c.step)) EXPECT_TRUE(std::isnan(p.step)) << c.name << ": step " << p.step;
+    else EXPECT_EQ(p.step, c.step) << c.name;
+    if (std::isnan(c.epoch)) EXPECT_TRUE(std::isnan(p.epoch)) << c.name << ": epoch " << p.epoch;
+    else EXPECT_EQ(p.epoch, c.epoch) << c.name;
+    EXPECT_EQ(p.line, 1u) << c.name;
+  }
+}
+
+TEST(MetricCollector, QualifiedNamesAreNotReadAsTheTrainingLoss) {
+  MetricCollector m = Collect("epoch 1 | val loss 0.75 | test loss 0.9\n");
+  EXPECT_EQ(m.Find(SeriesId::kLoss), nullptr) << "'val loss' and 'test loss' must not feed the training loss";
+  ASSERT_NE(m.Find(SeriesId::kValLoss), nullptr);
+  EXPECT_EQ(m.Find(SeriesId::kValLoss)->last().value, 0.75);
+}
+
+TEST(MetricCollector, IgnoresTextThatOnlyMentionsNames) {
+  const char* kLines[] = {
+      "Loss is nan, stopping training",                 // a message, no value after a separator
+      "20.1it/s, lr_scheduler.step() before optimizer.step()",
+      "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB",
+      "step 1: non-finite gradients, step skipped, loss scale now 1.7014118346046923e+38",
+      "best_loss=inf patience=5",
+  };
+  for (const char* line : kLines) {
+    MetricCollector m = Collect(std::string(line) + "\n");
+    EXPECT_EQ(m.Find(SeriesId::kLoss), nullptr) << line;
+    EXPECT_EQ(m.Find(SeriesId::kMemory), nullptr) << line;
+  }
+}
+
+TEST(MetricCollector, ReadsCsvLoggerFiles) {
+  // corpus/signals/healthy-csv-val-noise/log.txt, first rows.
+  MetricCollector m = Collect(
+      "epoch,step,train_loss,val_loss,val_acc\n"
+      "0,8,0.6627,,\n"
+      "0,16,0.6384,,\n"
+      "0,16,,0.6311,0.6875\n");
+  std::vector<MetricPoint> loss = PointsOf(m, SeriesId::kLoss);
+  ASSERT_EQ(loss.size(), 2u);
+  EXPECT_EQ(loss[1].value, 0.6384);
+  EXPECT_EQ(loss[1].step, 16);
+  EXPECT_EQ(loss[1].epoch, 0);
+  std::vector<MetricPoint> val = PointsOf(m, SeriesId::kValLoss);
+  ASSERT_EQ(val.size(), 1u);
+  EXPECT_EQ(val[0].line, 4u);
+  EXPECT_EQ(PointsOf(m, SeriesId::kValAcc).size(), 1u);
+}
+
+TEST(MetricCollector, SplitsProgressBarUpdatesAndKeepsLineNumbers) {
+  MetricCollector m;
+  m.Feed("header\nEpoch 0:  50%|| 1/2 [00:00<00:00, loss=2.30]\rEpoch 0: 100%|| 2/2 [00:00<00:00, lo");
+  m.Feed("ss=2.10]\nstep=9 loss=1.5\n");
+  m.FinishInput();
+  std::vector<MetricPoint> pts = PointsOf(m, SeriesId::kLoss);
+  ASSERT_EQ(pts.size(), 3u);
+  EXPECT_EQ(pts[0].value, 2.30);
+  EXPECT_EQ(pts[0].step, 1);
+  EXPECT_EQ(pts[1].value, 2.10);
+  EXPECT_EQ(pts[1].line, 2u);
+  EXPECT_EQ(pts[2].line, 3u);
+  EXPECT_EQ(pts[2].seq, 2);
+}
+
+TEST(MetricCollector, RepeatedValidationValueIsOneEvaluation) {
+  MetricCollector m = Collect("loss=0.5, val_loss=0.7\nloss=0.4, val_loss=0.7\nloss=0.3, val_loss=0.8\n");
+  EXPECT_EQ(m.Find(SeriesId::kLoss)->count(), 3);
+  EXPECT_EQ(m.Find(SeriesId::kValLoss)->count(), 2);
+}
+
+TEST(MetricSeries, StaysBoundedAndKeepsTheNonFiniteOnsetAndExtrema) {
+  MetricSeries s;
+  const int n = 1000000;
+  for (int i = 0; i < n; ++i) {
+    MetricPoint p;
+    p.value = i == 777777 ? std::nan("") : (i == 123457 ? 99.0 : 1.0 + (i % 7) * 0.01);
+    p.line = static_cast<std::uint64_t>(i) + 1;
+    s.Add(p);
+  }
+  std::vector<MetricPoint> pts = s.Points();
+  EXPECT_LE(pts.size(), static_cast<size_t>(MetricSeries::kHead + MetricSeries::kTail + MetricSeries::kSample +
+                                            MetricSeries::kMaxNonFinite + 3));
+  EXPECT_EQ(s.count(), n);
+  ASSERT_NE(s.first_nonfinite(), nullptr);
+  EXPECT_EQ(s.first_nonfinite()->seq, 777777);
+  EXPECT_TRUE(std::any_of(pts.begin(), pts.end(), [](const MetricPoint& p) { return p.seq == 777777; }));
+  EXPECT_TRUE(std::any_of(pts.begin(), pts.end(), [](const MetricPoint& p) { return p.value == 99.0; }))
+      << "the maximum must survive downsampling";
+  EXPECT_EQ(pts.front().seq, 0);
+  EXPECT_EQ(pts.back().seq, n - 1);
+  for (size_t i = 1; i < pts.size(); ++i) ASSERT_LT(pts[i - 1].seq, pts[i].seq) << "points must be in order, once";
+}
+
+TEST(MetricSeries, PlaceholderBeforeTheFirstValueIsNotAnOnset) {
+  MetricSeries s;
+  for (double v : {std::nan(""), 0.7, 0.6}) {
+    MetricPoint p;
+    p.value = v;
+    s.Add(p);
+  }
+  EXPECT_EQ(s.first_nonfinite(), nullptr);
+  EXPECT_EQ(s.nonfinite_count(), 1);
+}
+
+TEST(MetricCollector, SurvivesHostileInput) {
+  std::string junk = "loss=";
+  junk += std::string(100000, '9');
+  junk += "\nloss=1e999999 step=-\n\xff\xfe loss: \x80\n,,,,\nloss,step\n1,2,3\n=:=: loss\n";
+  junk += std::string(200000, 'x');  // an unterminated over-long line
+  MetricCollector m = Collect(junk);
+  const MetricSeries* s = m.Find(SeriesId::kLoss);
+  ASSERT_NE(s, nullptr);
+  EXPECT_TRUE(std::isinf(s->last().value)) << "an overflowing literal reads as inf";
+}
+
+}  // namespace
+}  // namespace triage

@@ -1,0 +1,170 @@
+// Signal rules: the `signal:` schema in the loader, the detectors on real training logs, folding
+// into the shared ranking, and the series evidence in the reports.
+#include "signal_rules.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include "rule.h"
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+
+const std::string kCorpus = TRIAGE_SOURCE_DIR "/corpus/signals";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string RuleWithSignal(const std::string& signal) {
+  return "id: s\ncategory: training.not_learning\ntitle: t\nsignal: " + signal +
+         "\nexplain: 'e {series}'\nhypotheses:\n  - { id: h, text: t, test: t, fix: f }\nverify: v\n"
+         "examples:\n  - match: 'loss=1'\n";
+}
+
+TEST(SignalRuleLoader, ReportsEveryBadSignalWithItsCode) {
+  struct Case {
+    const char* signal;
+    const char* code;
+  };
+  const Case kCases[] = {
+      {"{ detector: wobble }", "unknown-detector"},
+      {"{ series: loss }", "missing-key"},
+      {"{ detector: flat, series: lossy }", "unknown-series"},
+      {"{ detector: flat, tolerance: -1 }", "bad-value"},
+      {"{ detector: flat, tolerance: [1] }", "bad-value"},
+      {"{ detector: flat, windw: 5 }", "unknown-key"},
+      {"{ detector: growth, evidence_for: [numerics.nope] }", "unknown-category"},
+      {"flat", "bad-type"},
+  };
+  for (const Case& c : kCases) {
+    LoadResult r = LoadRulesFromStrings({{"<s>", RuleWithSignal(c.signal)}});
+    bool found = false;
+    std::string got;
+    for (const Problem& p : r.problems) {
+      got += p.ToString() + "\n";
+      found = found || p.code == c.code;
+    }
+    EXPECT_TRUE(found) << c.signal << ": expected " << c.code << ", got:\n" << got;
+  }
+}
+
+TEST(SignalRuleLoader, RejectsMatchAndSignalTogetherAndUnknownTemplateNames) {
+  std::string both = RuleWithSignal("{ detector: flat }") + "match: { message: 'loss is flat' }\n";
+  LoadResult r = LoadRulesFromStrings({{"<s>", both}});
+  EXPECT_FALSE(r.ok());
+  std::string bad_template = RuleWithSignal("{ detector: flat }");
+  bad_template.replace(bad_template.find("{series}"), 8, "{ratio}");  // a growth capture, not a flat one
+  r = LoadRulesFromStrings({{"<s>", bad_template}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.problems.front().code, "unknown-capture") << r.problems.front().ToString();
+}
+
+TEST(SignalRuleLoader, FillsDefaultsAndKeepsOverrides) {
+  std::vector<SignalProblem> problems;
+  YAML::Node node = YAML::Load("{ detector: spike, factor: 20 }");
+  std::shared_ptr<const SignalSpec> spec = ParseSignalSpec(node, &problems);
+  ASSERT_NE(spec, nullptr);
+  EXPECT_TRUE(problems.empty());
+  EXPECT_EQ(spec->params.at("factor"), 20);
+  EXPECT_EQ(spec->params.at("window"), 10);
+  ASSERT_EQ(spec->series.size(), 1u);
+  EXPECT_EQ(spec->series[0], SeriesId::kLoss);
+}
+
+// Every case of corpus/signals: the expected category first, and nothing at all for the healthy runs.
+TEST(SignalRules, CorpusCasesGetTheirSignatureAndHealthyRunsNothing) {
+  LoadOptions o;
+  o.env_path = false;
+  LoadResult rules = LoadRules(o);
+  for (const Problem& p : rules.problems) {  // other families are not this test's business
+    EXPECT_EQ(p.file.find("/rules/signals/"), std::string::npos) << p.ToString();
+  }
+  Engine engine(rules.rules);
+  int cases = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kCorpus)) {
+    YAML::Node label = YAML::LoadFile((entry.path() / "label.yaml").string());
+    std::string expected = label["category"].as<std::string>();
+    Report r = engine.DiagnoseText(ReadFile((entry.path() / "log.txt").string()));
+    ++cases;
+    if (expected == "none") {
+      EXPECT_TRUE(r.diagnoses.empty()) << entry.path().filename() << ": got " << r.diagnoses.front().rule << " "
+                                       << (r.diagnoses.front().evidence.empty() ? "" : r.diagnoses.front().evidence[0]);
+      continue;
+    }
+    ASSERT_FALSE(r.diagnoses.empty()) << entry.path().filename() << ": expected " << expected;
+    EXPECT_EQ(r.diagnoses.front().category, expected) << entry.path().filename() << ": got rule " << r.diagnoses.front().rule;
+    EXPECT_FALSE(r.diagnoses.front().evidence.empty()) << entry.path().filename();
+    EXPECT_FALSE(r.diagnoses.front().series.empty()) << entry.path().filename();
+  }
+  EXPECT_GE(cases, 14);
+}
+
+TEST(SignalRanking, NanDiagnosisCarriesTheExplosionAsEvidence) {
+  LoadOptions o;
+  o.env_path = false;
+  Engine engine(LoadRules(o).rules);
+  Report r = engine.DiagnoseText(ReadFile(kCorpus + "/nan-lr-too-high-kv/log.txt"));
+  ASSERT_FALSE(r.diagnoses.empty());
+  const Diagnosis& top = r.diagnoses.front();
+  EXPECT_EQ(top.category, "numerics.nan_loss");
+  bool explosion = false, onset = false;
+  for (const std::string& e : top.evidence) {
+    explosion = explosion || e.find("[grad-norm-explodes] grad_norm grew") != std::string::npos;
+    onset = onset || e.find("loss = nan at step 190") != std::string::npos;
+  }
+  EXPECT_TRUE(explosion) << "the grad-norm explosion must be evidence of the NaN diagnosis";
+  EXPECT_TRUE(onset) << "the first non-finite loss must be named with its step";
+  for (const Diagnosis& d : r.diagnoses) {
+    EXPECT_NE(d.category, "numerics.exploding_gradients") << "the explosion must not be a separate answer";
+  }
+  std::string json = ToJson(r);
+  EXPECT_NE(json.find("\"series\":{\"name\":\"loss\",\"axis\":\"step\",\"points\":[[10,"), std::string::npos) << json.substr(0, 400);
+  EXPECT_NE(json.find("[190,\"nan\"]"), std::string::npos) << "non-finite values are written as strings";
+  EXPECT_NE(json.find("\"onset\":190"), std::string::npos);
+  std::string text = ToText(r, {});
+  EXPECT_NE(text.find("onset at step 190"), std::string::npos) << text;
+}
+
+TEST(SignalRanking, SignatureStandsAloneWithoutAMessageAndMakesAnIncident) {
+  LoadOptions o;
+  o.env_path = false;
+  Engine engine(LoadRules(o).rules);
+  Report r = engine.DiagnoseText(ReadFile(kCorpus + "/memory-growth-loss-graph-kept/log.txt"));
+  ASSERT_FALSE(r.diagnoses.empty());
+  const Diagnosis& top = r.diagnoses.front();
+  EXPECT_EQ(top.rule, "memory-keeps-growing");
+  ASSERT_GE(top.incident, 0);
+  const Incident& inc = r.incidents[top.incident];
+  EXPECT_EQ(inc.kind, Incident::Kind::kSignal);
+  EXPECT_EQ(inc.line_start, 1);
+  EXPECT_EQ(inc.line_end, 32);
+  EXPECT_NE(top.explanation.find("Memory rose from 256.2 MB"), std::string::npos) << top.explanation;
+}
+
+TEST(SignalRanking, SnapshotDoesNotEndTheMetricInput) {
+  LoadOptions o;
+  o.env_path = false;
+  Session session(LoadRules(o).rules);
+  std::string log = ReadFile(kCorpus + "/memory-growth-loss-graph-kept/log.txt");
+  session.Feed(log.substr(0, log.size() / 2));
+  Report half = session.Snapshot();
+  session.Feed(log.substr(log.size() / 2));
+  Report all = session.Finish();
+  ASSERT_FALSE(all.diagnoses.empty());
+  EXPECT_EQ(all.diagnoses.front().rule, "memory-keeps-growing");
+  EXPECT_EQ(all.incidents[all.diagnoses.front().incident].line_end, 32) << "the line split by the snapshot counts once";
+  (void)half;
+}
+
+}  // namespace
+}  // namespace triage
