@@ -27,10 +27,10 @@ const std::map<std::string, std::string>& PendingCategories() {
       {"numerics.vanishing_gradients", "no exception; needs per-layer gradient metrics (rules/signals) or the grad-health probe"},
       {"training.dead_activations", "no exception; needs activation statistics (rules/signals) or the dead-activations probe"},
       {"training.eval_mode", "no exception; needs the mode-audit probe or a train/eval metric signature"},
-      {"training.missing_zero_grad", "metric signature only (rules/signals/grad-norm-linear-growth); corpus has 1 case"},
-      {"training.overfitting", "metric signature only (rules/signals/val-loss-rising); corpus has 1 case"},
-      {"training.softmax_before_loss", "metric signature only (rules/signals/loss-at-softmax-floor); corpus has 1 case"},
-      {"training.unstable_loss", "metric signature only (rules/signals/loss-spike, loss-oscillates); corpus has 1 case"},
+      {"training.missing_zero_grad", "metric signature only (rules/signals/grad-norm-linear-growth)"},
+      {"training.overfitting", "metric signature only (rules/signals/val-loss-rising)"},
+      {"training.softmax_before_loss", "metric signature only (rules/signals/loss-at-softmax-floor)"},
+      {"training.unstable_loss", "metric signature only (rules/signals/loss-spike, loss-oscillates)"},
   };
   return kPending;
 }
