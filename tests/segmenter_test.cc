@@ -307,6 +307,75 @@ TEST(Segmenter, OtherRanksLinesDoNotBreakATraceback) {
   EXPECT_EQ(s[0].CulpritText(), "program.py:14 in <module>: loss = nn.functional.nll_loss(out, targets)");
 }
 
+// Regression: IPython's frames ("Cell In [5], line 3, in predict(images)", "File /path.py:1194, in
+// f(...)", the "---->" arrow on the line that ran) were not frames, so a notebook error had no culprit
+// (corpus/formats/ipython-cell-nocolor, ipython-cell-ansi, ipython-run-script).
+TEST(Segmenter, IPythonTracebackFramesAndCulprit) {
+  auto v = Segment(
+      "In [6]: ---------------------------------------------------------------------------\n"
+      "RuntimeError                              Traceback (most recent call last)\n"
+      "Cell In [6], line 1\n"
+      "----> 1 predict(torch.randn(2, 3, 28, 28))\n"
+      "\n"
+      "Cell In [5], line 3, in predict(images)\n"
+      "      1 def predict(images):\n"
+      "      2     feats = encoder(images)\n"
+      "----> 3     return head(feats)\n"
+      "\n"
+      "File /usr/lib/python3/dist-packages/torch/nn/modules/linear.py:114, in Linear.forward(self, input)\n"
+      "    113 def forward(self, input: Tensor) -> Tensor:\n"
+      "--> 114     return F.linear(input, self.weight, self.bias)\n"
+      "\n"
+      "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x10816 and 14400x10)\n"
+      "\n"
+      "In [7]: Do you really want to exit ([y]/n)?\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].kind, Incident::Kind::kTraceback);
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  EXPECT_EQ(v[0].message, "mat1 and mat2 shapes cannot be multiplied (2x10816 and 14400x10)");
+  ASSERT_EQ(v[0].frames.size(), 3u) << Dump(v);
+  EXPECT_EQ(v[0].frames[2].function, "Linear.forward");
+  EXPECT_FALSE(v[0].frames[2].user);
+  EXPECT_EQ(v[0].CulpritText(), "In [5]:3 in predict: return head(feats)");
+
+  // IPython < 8: no line number in the frame header, only on the arrow.
+  auto old = Segment(
+      "RuntimeError                              Traceback (most recent call last)\n"
+      "<ipython-input-3-1b2c3d> in <module>\n"
+      "      1 x = torch.ones(3)\n"
+      "----> 2 y = x.view(2, 2)\n"
+      "\n"
+      "RuntimeError: shape '[2, 2]' is invalid for input of size 3\n");
+  ASSERT_EQ(old.size(), 1u) << Dump(old);
+  EXPECT_EQ(old[0].CulpritText(), "<ipython-input-3-1b2c3d>:2 in <module>: y = x.view(2, 2)");
+}
+
+// Regression: nbclient's CellExecutionError (whose message holds the kernel's IPython traceback) was
+// the primary incident, and the repeated last line was a third incident (corpus/formats/nbconvert-cell-error).
+TEST(Segmenter, CellExecutionErrorWrapsTheKernelTraceback) {
+  auto v = Segment(
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/lib/python3/dist-packages/nbclient/client.py\", line 915, in _check_raise_for_error\n"
+      "    raise CellExecutionError.from_cell_and_msg(cell, exec_reply_content)\n"
+      "nbclient.exceptions.CellExecutionError: An error occurred while executing the following cell:\n"
+      "------------------\n"
+      "scores = model(tokens)\n"
+      "------------------\n"
+      "\n"
+      "---------------------------------------------------------------------------\n"
+      "RuntimeError                              Traceback (most recent call last)\n"
+      "Cell In [2], line 10, in Tagger.forward(self, tokens)\n"
+      "---> 10     return self.out(hidden)\n"
+      "\n"
+      "RuntimeError: mat1 and mat2 shapes cannot be multiplied (48x64 and 128x5)\n"
+      "RuntimeError: mat1 and mat2 shapes cannot be multiplied (48x64 and 128x5)\n");
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "nbclient.exceptions.CellExecutionError");
+  EXPECT_EQ(v[0].caused_by, 1);
+  EXPECT_EQ(v[1].CulpritText(), "In [2]:10 in Tagger.forward: return self.out(hidden)");
+  EXPECT_EQ(v[1].line_end, 15) << "the repeated exception line is the same failure";
+}
+
 TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {
   EXPECT_TRUE(Segmenter::IsLibraryFile("/usr/lib/python3/dist-packages/torch/nn/modules/module.py"));
   EXPECT_TRUE(Segmenter::IsLibraryFile("/home/u/.venv/lib/python3.11/site-packages/transformers/trainer.py"));

@@ -11,6 +11,10 @@ bool StartsWith(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.compare(0, p.size(), p) == 0;
 }
 
+bool EndsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+}
+
 std::string_view LTrim(std::string_view s) {
   size_t i = 0;
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
@@ -124,6 +128,34 @@ bool ParseWarningLine(std::string_view line, Incident* inc) {
   inc->frames.clear();
   inc->frames.push_back(std::move(f));
   return true;
+}
+
+// IPython/Jupyter traceback header: "RuntimeError                              Traceback (most recent call
+// last)" (the type, padding, then the header without its colon). Returns the type's length, or 0.
+size_t IPythonHeader(std::string_view t) {
+  size_t n = TypePrefix(t);
+  if (n == 0 || n >= t.size() || t[n] != ' ') return 0;
+  if (!LooksLikeExceptionType(t.substr(0, n))) return 0;
+  std::string_view rest = LTrim(t.substr(n));
+  return rest == "Traceback (most recent call last)" ? n : 0;
+}
+
+// Parses the digits at the start of `s` into *value; returns how many there were.
+size_t ParseInt(std::string_view s, int* value) {
+  size_t i = 0;
+  *value = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+    if (*value < 100000000) *value = *value * 10 + (s[i] - '0');
+    ++i;
+  }
+  return i;
+}
+
+// Function name of an IPython frame: "Module._call_impl(self, *input, **kwargs)" -> "Module._call_impl".
+std::string IPythonFunction(std::string_view f) {
+  f = Trim(f);
+  size_t paren = f.find('(');
+  return std::string(f.substr(0, paren));
 }
 
 // Note: [Learned prefix]
@@ -289,6 +321,76 @@ void Segmenter::StartTraceback() {
   open_.rank = rank_;
   state_ = State::kFrames;
   frame_expects_source_ = false;
+  ipython_ = false;
+}
+
+// Note: [IPython frames]
+// IPython (terminal, Jupyter, Colab, nbconvert) prints frames as "Cell In [5], line 3, in predict(x)",
+// "File /path/module.py:1194, in Module._call_impl(self, ...)", "File /path/train.py:11" (%run), and in
+// IPython < 8 "<ipython-input-3-1b2c> in <module>" or "/path/module.py in forward(self, x)". Below each
+// comes a window of numbered source lines; the arrow ("----> 3", "--> 114", "-> 1194") marks the line
+// that ran, which is the frame's source (and its line number when the header had none).
+bool Segmenter::ParseIPythonFrameLine(std::string_view t) {
+  Frame f;
+  if (StartsWith(t, "Cell ")) {
+    size_t comma = t.find(", line ");
+    if (comma == std::string_view::npos) return false;
+    f.file = std::string(Trim(t.substr(5, comma - 5)));
+    std::string_view rest = t.substr(comma + 7);
+    rest = rest.substr(ParseInt(rest, &f.line));
+    if (StartsWith(rest, ", in ")) f.function = IPythonFunction(rest.substr(5));
+  } else if (StartsWith(t, "File ") && !StartsWith(t, "File \"")) {
+    std::string_view head = t.substr(5);
+    size_t in = head.find(", in ");
+    if (in != std::string_view::npos) {
+      f.function = IPythonFunction(head.substr(in + 5));
+      head = head.substr(0, in);
+    }
+    head = Trim(head);
+    size_t colon = head.rfind(':');
+    if (colon == std::string_view::npos || colon + 1 >= head.size() ||
+        ParseInt(head.substr(colon + 1), &f.line) != head.size() - colon - 1) {
+      return false;
+    }
+    f.file = std::string(head.substr(0, colon));
+  } else if (t[0] == '/' || t[0] == '<' || t[0] == '~' || (t.size() > 2 && t[1] == ':' && t[2] == '\\')) {
+    size_t in = t.find(" in ");
+    if (in == std::string_view::npos) return false;
+    f.file = std::string(t.substr(0, in));
+    if (f.file.find(' ') != std::string::npos && !StartsWith(f.file, "<ipython-input-")) return false;
+    f.function = IPythonFunction(t.substr(in + 4));
+  } else {
+    return false;
+  }
+  f.user = !IsLibraryFile(f.file);
+  if (static_cast<int>(open_.frames.size()) >= options_.max_frames) open_.frames.erase(open_.frames.begin());
+  open_.frames.push_back(std::move(f));
+  frame_expects_source_ = true;
+  return true;
+}
+
+// Reads one line of an IPython traceback's frame section. Returns false when the line is not part of
+// it (then it is the exception line or the end).
+bool Segmenter::IPythonFrameSectionLine(std::string_view t) {
+  if (t.empty() || ParseIPythonFrameLine(t)) return true;
+  size_t dashes = t.find_first_not_of('-');
+  if (dashes != std::string_view::npos && t[dashes] == '>' && (dashes > 0 || t.size() > 1)) {
+    // "----> 3     return head(feats)": the arrow names the line that ran.
+    std::string_view rest = LTrim(t.substr(dashes + 1));
+    int line = 0;
+    size_t n = ParseInt(rest, &line);
+    if (n > 0 && !open_.frames.empty()) {
+      Frame& f = open_.frames.back();
+      if (f.line == 0) f.line = line;
+      if (f.source.empty() || frame_expects_source_) f.source = std::string(Trim(rest.substr(n)).substr(0, 512));
+      frame_expects_source_ = false;
+    }
+    return true;
+  }
+  // Numbered context lines ("   1190 # If we don't..."), "[... skipping hidden 1 frame]", and the
+  // "N frames" notes of Colab are inside the section too.
+  if (std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '[' || StartsWith(t, "...")) return true;
+  return false;
 }
 
 bool Segmenter::ParseFrameLine(const std::string& line) {
@@ -361,8 +463,13 @@ void Segmenter::Emit(Incident inc) {
     pending_cause_ = -1;
   }
   bool is_exception = inc.kind != Incident::Kind::kLogLine;
+  bool wraps = pending_wrapper_ >= 0 && inc.kind == Incident::Kind::kTraceback;
   incidents_.push_back(std::move(inc));
   if (is_exception) last_exception_ = static_cast<int>(incidents_.size()) - 1;
+  if (wraps) {
+    if (pending_wrapper_ < last_exception_) incidents_[pending_wrapper_].caused_by = last_exception_;
+    pending_wrapper_ = -1;
+  }
   completed_ = static_cast<int>(incidents_.size());
 }
 
@@ -475,6 +582,10 @@ void Segmenter::AddLine(std::string_view raw) {
 
   switch (state_) {
     case State::kFrames: {
+      if (ipython_ && IPythonFrameSectionLine(trimmed)) {
+        open_.line_end = static_cast<int>(line_no_);
+        break;
+      }
       if (ParseFrameLine(line)) { open_.line_end = static_cast<int>(line_no_); break; }
       if (trimmed.empty()) { open_.line_end = static_cast<int>(line_no_); break; }
       bool indented = line[0] == ' ' || line[0] == '\t';
@@ -609,6 +720,19 @@ void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
     StartTraceback();
     return;
   }
+  if (size_t n = IPythonHeader(trimmed); n > 0) {
+    // nbclient's CellExecutionError message ends with the kernel's own traceback: that traceback is
+    // the failure, and the wrapper points at it as a DataLoader re-raise does.
+    if (!incidents_.empty() && incidents_.back().kind == Incident::Kind::kTraceback &&
+        EndsWith(incidents_.back().exception, "CellExecutionError") &&
+        line_no_ - static_cast<std::uint64_t>(incidents_.back().line_end) <= static_cast<std::uint64_t>(options_.context_window)) {
+      pending_wrapper_ = static_cast<int>(incidents_.size()) - 1;
+    }
+    StartTraceback();
+    ipython_ = true;
+    open_.exception = std::string(trimmed.substr(0, n));
+    return;
+  }
   if (StartsWith(trimmed, "During handling of the above exception, another exception occurred") ||
       StartsWith(trimmed, "The above exception was the direct cause of the following exception")) {
     if (!incidents_.empty()) pending_cause_ = static_cast<int>(incidents_.size()) - 1;
@@ -669,6 +793,17 @@ void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
   size_t n = TypePrefix(trimmed);
   if (n > 0 && n < trimmed.size() && trimmed[n] == ':' && LooksLikeExceptionType(trimmed.substr(0, n)) &&
       trimmed == LTrim(line)) {
+    // The exception line of the incident that just ended, printed again (nbconvert repeats it after
+    // the notebook's traceback; programs log str(e) after printing the traceback): the same failure.
+    if (last_exception_ >= 0 && last_exception_ == static_cast<int>(incidents_.size()) - 1) {
+      Incident& last = incidents_[last_exception_];
+      std::string_view msg = Trim(trimmed.substr(n + 1));
+      if (line_no_ - static_cast<std::uint64_t>(last.line_end) <= 2 && last.exception == trimmed.substr(0, n) &&
+          !msg.empty() && std::string_view(last.message).substr(0, last.message.find('\n')) == msg) {
+        last.line_end = static_cast<int>(line_no_);
+        return;
+      }
+    }
     Incident inc;
     inc.kind = Incident::Kind::kErrorLine;
     inc.line_start = inc.line_end = static_cast<int>(line_no_);

@@ -73,6 +73,8 @@ class Segmenter {
   void HandleIdle(const std::string& line, std::string_view raw_trimmed);
   void StartTraceback();
   bool ParseFrameLine(const std::string& line);
+  bool ParseIPythonFrameLine(std::string_view trimmed);
+  bool IPythonFrameSectionLine(std::string_view trimmed);
   void ParseExceptionLine(const std::string& line, Incident* inc);
   void CloseOpen();
   void Emit(Incident inc);
@@ -86,7 +88,9 @@ class Segmenter {
   Incident open_;                 // the incident being built (valid unless state_ == kIdle)
   std::vector<Incident> stack_;   // outer incidents suspended by a nested "Original Traceback"
   bool frame_expects_source_ = false;
+  bool ipython_ = false;          // the open traceback is IPython's (Note: [IPython frames])
   int pending_cause_ = -1;        // set by a chain separator line
+  int pending_wrapper_ = -1;      // an incident whose cause is the next traceback (nbclient's CellExecutionError)
   std::vector<Incident> incidents_;
   int completed_ = 0;
   std::uint64_t line_no_ = 0;
