@@ -21,6 +21,10 @@ std::string LastComponent(const std::string& type) {
 
 bool TypeAgrees(const Rule& rule, const Incident& inc) {
   std::string got = LastComponent(inc.exception);
+  // C++ callers see c10::Error (and std::runtime_error from TorchScript) where Python shows
+  // RuntimeError: torch's Python bindings translate one into the other. c10::IndexError and friends
+  // keep their Python names already.
+  if (inc.exception == "c10::Error" || inc.exception == "std::runtime_error") got = "RuntimeError";
   for (const std::string& t : rule.exceptions) {
     if (LastComponent(t) == got) return true;
   }
