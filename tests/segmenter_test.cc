@@ -376,6 +376,51 @@ TEST(Segmenter, CellExecutionErrorWrapsTheKernelTraceback) {
   EXPECT_EQ(v[1].line_end, 15) << "the repeated exception line is the same failure";
 }
 
+// Regression: pytest's report ("E       RuntimeError: ...", "test_x.py:16: " locations, "path:1194: in
+// f" short frames) was not parsed: the "E" marker stayed in the message, with no type and no culprit
+// (corpus/formats/pytest-e-lines).
+TEST(Segmenter, PytestReportOneIncidentPerFailingTest) {
+  auto v = Segment(
+      "=================================== FAILURES ===================================\n"
+      "______________________________ test_forward_shape ______________________________\n"
+      "\n"
+      "    def test_forward_shape():\n"
+      "        model = build_classifier()\n"
+      ">       out = model(grayscale)\n"
+      "\n"
+      "test_classifier.py:16: \n"
+      "_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ \n"
+      "/usr/lib/python3/dist-packages/torch/nn/modules/module.py:1194: in _call_impl\n"
+      "    return forward_call(*input, **kwargs)\n"
+      "_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ \n"
+      "\n"
+      "self = Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))\n"
+      ">       return F.conv2d(input, weight, bias, self.stride,\n"
+      "                        self.padding, self.dilation, self.groups)\n"
+      "E       RuntimeError: Given groups=1, weight of size [8, 3, 3, 3], expected input[2, 1, 32, 32] to have 3 "
+      "channels, but got 1 channels instead\n"
+      "\n"
+      "/usr/lib/python3/dist-packages/torch/nn/modules/conv.py:459: RuntimeError\n"
+      "_________________________________ test_loss __________________________________\n"
+      "\n"
+      ">       assert loss.item() < 1.0\n"
+      "E       assert 2.5 < 1.0\n"
+      "\n"
+      "test_classifier.py:30: AssertionError\n"
+      "=========================== short test summary info ============================\n"
+      "FAILED test_classifier.py::test_forward_shape - RuntimeError: Given groups=1,...\n");
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  EXPECT_EQ(v[0].message.rfind("Given groups=1, weight of size [8, 3, 3, 3]", 0), 0u) << v[0].message;
+  ASSERT_EQ(v[0].frames.size(), 3u) << Dump(v);
+  EXPECT_EQ(v[0].frames[1].function, "_call_impl");
+  EXPECT_EQ(v[0].frames[1].source, "return forward_call(*input, **kwargs)");
+  EXPECT_EQ(v[0].CulpritText(), "test_classifier.py:16: out = model(grayscale)");
+  EXPECT_EQ(v[1].exception, "AssertionError");
+  EXPECT_EQ(v[1].message, "assert 2.5 < 1.0");
+  EXPECT_EQ(v[1].CulpritText(), "test_classifier.py:30: assert loss.item() < 1.0");
+}
+
 TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {
   EXPECT_TRUE(Segmenter::IsLibraryFile("/usr/lib/python3/dist-packages/torch/nn/modules/module.py"));
   EXPECT_TRUE(Segmenter::IsLibraryFile("/home/u/.venv/lib/python3.11/site-packages/transformers/trainer.py"));

@@ -475,6 +475,14 @@ void Segmenter::Emit(Incident inc) {
 
 void Segmenter::CloseOpen() {
   if (state_ == State::kWarningSource) state_ = State::kIdle;  // the warning is already emitted
+  if (state_ == State::kPytest) {
+    state_ = State::kIdle;
+    if (open_.exception.empty() && open_.message.empty()) return;  // no failing test in progress
+    Incident inc = std::move(open_);
+    open_ = Incident();
+    Emit(std::move(inc));
+    return;
+  }
   if (state_ == State::kIdle) return;
   if (state_ == State::kFrames) {
     // A traceback cut before its exception line: the last frame's source line is the only evidence.
@@ -682,6 +690,9 @@ void Segmenter::AddLine(std::string_view raw) {
       HandleIdle(line, trimmed);
       break;
     }
+    case State::kPytest:
+      PytestLine(line, trimmed);
+      break;
     case State::kWarningSource: {
       state_ = State::kIdle;
       Incident& w = incidents_[log_index_];
@@ -714,10 +725,105 @@ const std::vector<std::string>& Segmenter::IdleKeywords() {
   return kKeywords;
 }
 
+// Note: [pytest report]
+// pytest's long report prints, per failing test, a "____ test_name ____" banner, then one block per
+// frame: the source with ">" on the line that ran, "E   " lines holding the exception, and a location
+// line "path.py:16: " (or "path.py:459: RuntimeError" for the innermost); frames pytest shows short
+// are "path.py:1194: in _call_impl" followed by the indented source line. A new banner or the next
+// "=====" section ends the test's incident.
+void Segmenter::PytestLine(const std::string& line, std::string_view t) {
+  auto close_test = [&]() {
+    if (!open_.exception.empty() || !open_.message.empty()) {
+      Incident inc = std::move(open_);
+      Emit(std::move(inc));
+    }
+    open_ = Incident();
+    open_.kind = Incident::Kind::kTraceback;
+    open_.line_start = open_.line_end = static_cast<int>(line_no_);
+    open_.rank = rank_;
+    pytest_source_.clear();
+    frame_expects_source_ = false;
+  };
+  if (t.empty()) return;
+  if (t[0] == '=' && t.back() == '=') {  // the next section (short test summary, totals)
+    close_test();
+    state_ = State::kIdle;
+    return;
+  }
+  if (t[0] == '_' && t.back() == '_') {
+    if (t.find("_ _") == std::string_view::npos) close_test();  // a new test's banner, not a separator
+    return;
+  }
+  open_.line_end = static_cast<int>(line_no_);
+  if (line[0] == 'E' && (line.size() == 1 || line[1] == ' ')) {
+    std::string_view text = Trim(std::string_view(line).substr(1));
+    if (open_.exception.empty() && open_.message.empty()) {
+      size_t n = TypePrefix(text);
+      if (n > 0 && (n == text.size() || text[n] == ':') && LooksLikeExceptionType(text.substr(0, n))) {
+        ParseExceptionLine(std::string(text), &open_);
+        return;
+      }
+    }
+    AppendMessage(&open_, text);
+    return;
+  }
+  if (line[0] == '>') {
+    pytest_source_ = std::string(Trim(std::string_view(line).substr(1)).substr(0, 512));
+    return;
+  }
+  if (line[0] == ' ' || line[0] == '\t') {
+    if (frame_expects_source_ && !open_.frames.empty()) open_.frames.back().source = std::string(t.substr(0, 512));
+    frame_expects_source_ = false;
+    return;
+  }
+  // "path.py:16: ", "path.py:459: RuntimeError", "path.py:1194: in _call_impl"
+  size_t sep = t.find(": ");
+  if (sep == std::string_view::npos && t.back() == ':') sep = t.size() - 1;
+  if (sep == std::string_view::npos) return;
+  std::string_view loc = t.substr(0, sep);
+  size_t colon = loc.rfind(':');
+  int line_number = 0;
+  if (colon == std::string_view::npos || colon == 0 ||
+      ParseInt(loc.substr(colon + 1), &line_number) != loc.size() - colon - 1 || line_number == 0 ||
+      loc.find(' ') != std::string_view::npos) {
+    return;
+  }
+  Frame f;
+  f.file = std::string(loc.substr(0, colon));
+  f.line = line_number;
+  f.user = !IsLibraryFile(f.file);
+  std::string_view rest = sep + 2 <= t.size() ? Trim(t.substr(sep + 1)) : std::string_view();
+  if (StartsWith(rest, "in ")) {
+    f.function = std::string(rest.substr(3));
+    frame_expects_source_ = true;
+  } else {
+    f.source = pytest_source_;
+    frame_expects_source_ = false;
+    if (open_.exception.empty() && !rest.empty() && TypePrefix(rest) == rest.size() && LooksLikeExceptionType(rest)) {
+      open_.exception = std::string(rest);
+    }
+  }
+  pytest_source_.clear();
+  if (static_cast<int>(open_.frames.size()) >= options_.max_frames) open_.frames.erase(open_.frames.begin());
+  open_.frames.push_back(std::move(f));
+}
+
 void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
   if (trimmed.empty()) return;
   if (StartsWith(trimmed, "Traceback (most recent call last):")) {
     StartTraceback();
+    return;
+  }
+  if (trimmed.size() > 20 && trimmed[0] == '=' && trimmed.back() == '=' &&
+      (trimmed.find(" FAILURES ") != std::string_view::npos || trimmed.find(" ERRORS ") != std::string_view::npos)) {
+    // pytest's report of failures: Note: [pytest report].
+    open_ = Incident();
+    open_.kind = Incident::Kind::kTraceback;
+    open_.line_start = open_.line_end = static_cast<int>(line_no_);
+    open_.rank = rank_;
+    pytest_source_.clear();
+    frame_expects_source_ = false;
+    state_ = State::kPytest;
     return;
   }
   if (size_t n = IPythonHeader(trimmed); n > 0) {

@@ -68,12 +68,13 @@ class Segmenter {
   static bool IsLibraryFile(std::string_view file);
 
  private:
-  enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kWarningSource };
+  enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kWarningSource, kPytest };
 
   void HandleIdle(const std::string& line, std::string_view raw_trimmed);
   void StartTraceback();
   bool ParseFrameLine(const std::string& line);
   bool ParseIPythonFrameLine(std::string_view trimmed);
+  void PytestLine(const std::string& line, std::string_view trimmed);
   bool IPythonFrameSectionLine(std::string_view trimmed);
   void ParseExceptionLine(const std::string& line, Incident* inc);
   void CloseOpen();
@@ -88,6 +89,7 @@ class Segmenter {
   Incident open_;                 // the incident being built (valid unless state_ == kIdle)
   std::vector<Incident> stack_;   // outer incidents suspended by a nested "Original Traceback"
   bool frame_expects_source_ = false;
+  std::string pytest_source_;     // the ">" line of the pytest block being read (Note: [pytest report])
   bool ipython_ = false;          // the open traceback is IPython's (Note: [IPython frames])
   int pending_cause_ = -1;        // set by a chain separator line
   int pending_wrapper_ = -1;      // an incident whose cause is the next traceback (nbclient's CellExecutionError)
