@@ -278,6 +278,7 @@ const char* KindName(Incident::Kind k) {
     case Incident::Kind::kErrorLine: return "error_line";
     case Incident::Kind::kCxxError: return "cxx_error";
     case Incident::Kind::kLogLine: return "log_line";
+    case Incident::Kind::kSignal: return "signal";
   }
   return "unknown";
 }
