@@ -29,7 +29,6 @@ const std::map<std::string, std::string>& PendingCategories() {
       {"training.eval_mode", "no exception; needs the mode-audit probe or a train/eval metric signature"},
       {"training.missing_zero_grad", "metric signature only (rules/signals/grad-norm-linear-growth)"},
       {"training.softmax_before_loss", "metric signature only (rules/signals/loss-at-softmax-floor)"},
-      {"training.unstable_loss", "metric signature only (rules/signals/loss-spike, loss-oscillates)"},
   };
   return kPending;
 }
