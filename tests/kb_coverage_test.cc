@@ -28,7 +28,6 @@ const std::map<std::string, std::string>& PendingCategories() {
       {"training.dead_activations", "no exception; needs activation statistics (rules/signals) or the dead-activations probe"},
       {"training.eval_mode", "no exception; needs the mode-audit probe or a train/eval metric signature"},
       {"training.missing_zero_grad", "metric signature only (rules/signals/grad-norm-linear-growth)"},
-      {"training.softmax_before_loss", "metric signature only (rules/signals/loss-at-softmax-floor)"},
   };
   return kPending;
 }
