@@ -271,7 +271,7 @@ TEST(Segmenter, LearnedLogPrefixIsStrippedFromEveryLine) {
   EXPECT_EQ(d[0].CulpritText(), "program.py:8 in <module>: normalised = bn(activations)");
 
   // A header inside a quoted value is not a prefix (that is a flattened traceback, not a log prefix).
-  auto q = Segment("job 4711 error=\"Traceback (most recent call last):\\n  File ...\"\nRuntimeError: x\n");
+  auto q = Segment("job 4711 error=\"Traceback (most recent call last):\"\nRuntimeError: x\n");
   ASSERT_EQ(q.size(), 1u) << Dump(q);
   EXPECT_EQ(q[0].kind, Incident::Kind::kErrorLine);
 }
@@ -419,6 +419,35 @@ TEST(Segmenter, PytestReportOneIncidentPerFailingTest) {
   EXPECT_EQ(v[1].exception, "AssertionError");
   EXPECT_EQ(v[1].message, "assert 2.5 < 1.0");
   EXPECT_EQ(v[1].CulpritText(), "test_classifier.py:30: assert loss.item() < 1.0");
+}
+
+// Regression: a traceback flattened onto one line with literal "\n" (a scheduler's error field) or
+// inside a JSON log record ("\n", "\"" and "\\n" escapes) was one log line or nothing
+// (corpus/formats/literal-newlines-one-line, json-escaped-newlines).
+TEST(Segmenter, FlattenedTracebacksAreSplit) {
+  auto v = Segment(
+      "job 4711 state=FAILED exit=1 error=\"Traceback (most recent call last):\\n  File \"/w/program.py\", line 8, "
+      "in <module>\\n    hidden = decoder(tokens)\\nRuntimeError: Expected tensor for argument #1 'indices' to have "
+      "one of the following scalar types: Long, Int; but got torch.FloatTensor instead\"\n"
+      "next line\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  EXPECT_EQ(v[0].message.back(), 'd') << "the closing quote is not part of the message: " << v[0].message;
+  EXPECT_EQ(v[0].CulpritText(), "program.py:8 in <module>: hidden = decoder(tokens)");
+  EXPECT_EQ(v[0].line_start, 1);
+  EXPECT_EQ(v[0].line_end, 1);
+
+  auto j = Segment(
+      "{\"level\": \"ERROR\", \"msg\": \"restore failed\", \"exc\": \"Traceback (most recent call last):\\n  File "
+      "\\\"/w/program.py\\\", line 29, in <module>\\n    model.load_state_dict(state)\\n  File "
+      "\\\"/usr/lib/python3/dist-packages/torch/nn/modules/module.py\\\", line 1671, in load_state_dict\\n    raise "
+      "RuntimeError('Error(s) in loading state_dict for {}:\\\\n\\\\t{}'.format(\\nRuntimeError: Error(s) in loading "
+      "state_dict for Sequential:\\n\\tMissing key(s) in state_dict: \\\"0.weight\\\". \\n\", \"pid\": 7}\n");
+  ASSERT_EQ(j.size(), 1u) << Dump(j);
+  EXPECT_EQ(j[0].exception, "RuntimeError");
+  EXPECT_EQ(j[0].message, "Error(s) in loading state_dict for Sequential:\n\tMissing key(s) in state_dict: \"0.weight\". ");
+  EXPECT_EQ(j[0].frames[1].source, "raise RuntimeError('Error(s) in loading state_dict for {}:\\n\\t{}'.format(");
+  EXPECT_EQ(j[0].CulpritText(), "program.py:29 in <module>: model.load_state_dict(state)");
 }
 
 TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {

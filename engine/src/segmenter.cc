@@ -556,7 +556,80 @@ void Segmenter::AddLogLine(const std::string& line, int key) {
 
 void Segmenter::AddLine(std::string_view raw) {
   ++line_no_;
-  std::string line = Normalize(raw.substr(0, options_.max_line), &rank_);
+  raw = raw.substr(0, options_.max_line);
+  // A traceback flattened onto one line with literal "\n" (a job scheduler's error field, a JSON log
+  // record): read its pieces as lines. memchr for the backslash keeps ordinary lines cheap.
+  if (raw.find('\\') != std::string_view::npos) {
+    size_t h = raw.find("Traceback (most recent call last):\\n");
+    if (h != std::string_view::npos) {
+      AddFlattened(raw, h);
+      return;
+    }
+  }
+  ReadLine(raw);
+}
+
+void Segmenter::AddFlattened(std::string_view raw, size_t header) {
+  // Inside a JSON string (the header follows a quote and quotes are escaped) the string ends at the
+  // first unescaped quote; otherwise at the end of the line, less a closing quote.
+  bool quoted = header > 0 && raw[header - 1] == '"';
+  bool json = quoted && raw.find("\\\"", header) != std::string_view::npos;
+  std::string_view text = raw.substr(header);
+  if (quoted && !json && !text.empty() && Trim(text).back() == '"') {
+    text = Trim(text);
+    text.remove_suffix(1);
+  }
+  std::string piece;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"' && json) break;
+    if (c != '\\' || i + 1 >= text.size()) {
+      piece += c;
+      continue;
+    }
+    char e = text[++i];
+    if (e == 'n') {
+      ReadLine(piece);
+      piece.clear();
+    } else if (e == 't') {
+      piece += '\t';
+    } else if (e == 'r') {
+    } else if (e == 'u' && i + 4 < text.size()) {
+      // \u001b (ANSI colours of a notebook) and other BMP code points, as UTF-8.
+      unsigned cp = 0;
+      bool ok = true;
+      for (size_t k = 1; k <= 4; ++k) {
+        char h = text[i + k];
+        cp <<= 4;
+        if (h >= '0' && h <= '9') cp |= static_cast<unsigned>(h - '0');
+        else if (h >= 'a' && h <= 'f') cp |= static_cast<unsigned>(h - 'a' + 10);
+        else if (h >= 'A' && h <= 'F') cp |= static_cast<unsigned>(h - 'A' + 10);
+        else ok = false;
+      }
+      if (!ok) { piece += '\\'; piece += e; continue; }
+      i += 4;
+      if (cp < 0x80) {
+        piece += static_cast<char>(cp);
+      } else if (cp < 0x800) {
+        piece += static_cast<char>(0xC0 | (cp >> 6));
+        piece += static_cast<char>(0x80 | (cp & 0x3F));
+      } else {
+        piece += static_cast<char>(0xE0 | (cp >> 12));
+        piece += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        piece += static_cast<char>(0x80 | (cp & 0x3F));
+      }
+    } else if (json || e == '\\' || e == '"') {
+      piece += e;  // \" \\ \/ in JSON; outside JSON only the unambiguous ones
+    } else {
+      piece += '\\';
+      piece += e;
+    }
+  }
+  if (!Trim(piece).empty()) ReadLine(piece);
+}
+
+void Segmenter::ReadLine(std::string_view raw) {
+  std::string line = Normalize(raw, &rank_);
   // Note: [Learned prefix]. Only a line that mentions a traceback header can teach a new prefix.
   bool prefixed = false;
   if (size_t n = prefix_shape_.empty() ? 0 : MatchShape(prefix_shape_, line); n > 0) {
@@ -638,8 +711,7 @@ void Segmenter::AddLine(std::string_view raw) {
       }
       CloseOpen();
       if (state_ == State::kMessage) {  // resumed an outer incident: this line may continue it
-        --line_no_;                     // re-dispatch without counting the line twice
-        AddLine(raw);
+        ReadLine(raw);
         return;
       }
       HandleIdle(line, trimmed);

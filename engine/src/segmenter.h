@@ -70,6 +70,8 @@ class Segmenter {
  private:
   enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kWarningSource, kPytest };
 
+  void ReadLine(std::string_view raw);
+  void AddFlattened(std::string_view raw, size_t header);
   void HandleIdle(const std::string& line, std::string_view raw_trimmed);
   void StartTraceback();
   bool ParseFrameLine(const std::string& line);
