@@ -450,6 +450,53 @@ TEST(Segmenter, FlattenedTracebacksAreSplit) {
   EXPECT_EQ(j[0].CulpritText(), "program.py:29 in <module>: model.load_state_dict(state)");
 }
 
+// Regression: torchrun's own ChildFailedError traceback counted as another incident next to the ranks'
+// failures it wraps, and a SIGKILLed rank (which prints nothing) was no incident at all
+// (corpus/formats/torchrun-identical-ranks, torchrun-tee-one-rank, torchrun-rank-sigkill).
+TEST(Segmenter, ChildFailedErrorWrapsTheRootCauseRank) {
+  const std::string wrapper =
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/distributed/launcher/api.py\", line 246, in launch_agent\n"
+      "    raise ChildFailedError(\n"
+      "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+      "============================================================\n"
+      "train.py FAILED\n"
+      "------------------------------------------------------------\n"
+      "Failures:\n"
+      "[1]:\n"
+      "  rank      : 1 (local_rank: 1)\n"
+      "  exitcode  : -9 (pid: 20705)\n"
+      "  traceback : Signal 9 (SIGKILL) received by PID 20705\n"
+      "------------------------------------------------------------\n"
+      "Root Cause (first observed failure):\n"
+      "[0]:\n"
+      "  rank      : 0 (local_rank: 0)\n"
+      "  exitcode  : 1 (pid: 20704)\n"
+      "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+      "============================================================\n";
+  const std::string rank0 =
+      "[default0]:Traceback (most recent call last):\n"
+      "[default0]:  File \"/w/train.py\", line 20, in main\n"
+      "[default0]:    dist.barrier()\n"
+      "[default0]:RuntimeError: [./gloo/transport/tcp/pair.cc:589] Read error [127.0.0.1]:9617: Connection reset by peer\n";
+  auto v = Segment(rank0 + wrapper);
+  ASSERT_EQ(v.size(), 3u) << Dump(v);
+  EXPECT_EQ(v[2].exception, "");
+  EXPECT_EQ(v[2].message, "Signal 9 (SIGKILL) received by PID 20705");
+  EXPECT_EQ(v[2].rank, "1");
+  EXPECT_EQ(v[1].caused_by, 2) << "the wrapper's cause is the killed rank";
+  EXPECT_EQ(v[0].caused_by, 2) << "the peer's connection error is a consequence of the kill";
+
+  // Without a signal, the wrapper's cause is the root-cause rank's own incident.
+  std::string no_signal = wrapper;
+  no_signal.replace(no_signal.find("  exitcode  : -9"), 16, "  exitcode  : 1 ");
+  no_signal.replace(no_signal.find("Signal 9 (SIGKILL) received by PID 20705"), 40, "To enable traceback see: x");
+  auto w = Segment(rank0 + no_signal);
+  ASSERT_EQ(w.size(), 2u) << Dump(w);
+  EXPECT_EQ(w[1].caused_by, 0);
+  EXPECT_EQ(w[0].caused_by, -1);
+}
+
 TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {
   EXPECT_TRUE(Segmenter::IsLibraryFile("/usr/lib/python3/dist-packages/torch/nn/modules/module.py"));
   EXPECT_TRUE(Segmenter::IsLibraryFile("/home/u/.venv/lib/python3.11/site-packages/transformers/trainer.py"));

@@ -475,6 +475,7 @@ void Segmenter::Emit(Incident inc) {
 
 void Segmenter::CloseOpen() {
   if (state_ == State::kWarningSource) state_ = State::kIdle;  // the warning is already emitted
+  if (state_ == State::kElasticSummary) FinishElasticSummary();
   if (state_ == State::kPytest) {
     state_ = State::kIdle;
     if (open_.exception.empty() && open_.message.empty()) return;  // no failing test in progress
@@ -714,6 +715,14 @@ void Segmenter::ReadLine(std::string_view raw) {
         ReadLine(raw);
         return;
       }
+      if (StartsWith(trimmed, "=====") && !incidents_.empty() &&
+          EndsWith(incidents_.back().exception, "ChildFailedError")) {
+        // torchrun's failure summary follows: Note: [Elastic summary].
+        elastic_ = ElasticSummary();
+        elastic_.wrapper = static_cast<int>(incidents_.size()) - 1;
+        state_ = State::kElasticSummary;
+        break;
+      }
       HandleIdle(line, trimmed);
       break;
     }
@@ -764,6 +773,14 @@ void Segmenter::ReadLine(std::string_view raw) {
     }
     case State::kPytest:
       PytestLine(line, trimmed);
+      break;
+    case State::kElasticSummary:
+      if (StartsWith(trimmed, "Traceback (most recent call last):") && line[0] != ' ') {
+        FinishElasticSummary();
+        HandleIdle(line, trimmed);
+        break;
+      }
+      ElasticSummaryLine(trimmed);
       break;
     case State::kWarningSource: {
       state_ = State::kIdle;
@@ -878,6 +895,91 @@ void Segmenter::PytestLine(const std::string& line, std::string_view t) {
   pytest_source_.clear();
   if (static_cast<int>(open_.frames.size()) >= options_.max_frames) open_.frames.erase(open_.frames.begin());
   open_.frames.push_back(std::move(f));
+}
+
+// Note: [Elastic summary]
+// torchrun's ChildFailedError is a wrapper: its summary names each failed rank ("[1]:", "rank      : 1",
+// "exitcode  : -9", "traceback : ...") and the "Root Cause (first observed failure)". The wrapper's
+// cause is the root-cause rank's own incident (printed earlier with --tee / [rankN] prefixes); a rank
+// killed by a signal ("traceback : Signal 9 (SIGKILL) received by PID N") printed nothing itself, so
+// its summary entry becomes the incident, and it is the cause of the wrapper and of the other ranks'
+// "... by peer" connection errors. The copy of a rank's traceback that @record puts into the summary
+// is not a second incident.
+void Segmenter::ElasticSummaryLine(std::string_view t) {
+  if (StartsWith(t, "Root Cause")) { elastic_.in_root = true; return; }
+  if (StartsWith(t, "Failures:")) { elastic_.in_root = false; return; }
+  if (StartsWith(t, "=====")) {
+    FinishElasticSummary();
+    return;
+  }
+  auto field = [&](std::string_view name, std::string_view* value) {
+    if (!StartsWith(t, name)) return false;
+    std::string_view rest = LTrim(t.substr(name.size()));
+    if (rest.empty() || rest[0] != ':') return false;
+    *value = Trim(rest.substr(1));
+    return true;
+  };
+  std::string_view v;
+  if (field("rank", &v)) {
+    elastic_.entry_rank = std::string(v.substr(0, v.find_first_not_of("0123456789")));
+    if (elastic_.in_root) elastic_.root_rank = elastic_.entry_rank;
+  } else if (field("traceback", &v)) {
+    elastic_.in_copy = StartsWith(v, "Traceback (most recent call last)");
+    if (StartsWith(v, "Signal ")) {
+      Incident inc;
+      inc.kind = Incident::Kind::kErrorLine;
+      inc.line_start = inc.line_end = static_cast<int>(line_no_);
+      inc.rank = elastic_.entry_rank;
+      AppendMessage(&inc, v);
+      Emit(std::move(inc));
+      if (elastic_.signal < 0) elastic_.signal = static_cast<int>(incidents_.size()) - 1;
+    }
+  } else if (elastic_.in_copy && elastic_.in_root) {
+    // The last "SomethingError: message" line of the copied traceback, kept in case the rank's own
+    // output is not in the log.
+    size_t n = TypePrefix(t);
+    if (n > 0 && n < t.size() && t[n] == ':' && LooksLikeExceptionType(t.substr(0, n))) {
+      elastic_.copy_line = std::string(t.substr(0, 4096));
+      elastic_.copy_line_no = line_no_;
+    }
+  }
+}
+
+void Segmenter::FinishElasticSummary() {
+  state_ = State::kIdle;
+  const int wrapper = elastic_.wrapper;
+  if (wrapper < 0 || wrapper >= static_cast<int>(incidents_.size())) return;
+  int cause = elastic_.signal;
+  if (cause < 0 && !elastic_.root_rank.empty()) {
+    for (int i = wrapper - 1; i >= 0; --i) {
+      if (incidents_[i].kind != Incident::Kind::kLogLine && incidents_[i].rank == elastic_.root_rank) {
+        cause = i;
+        break;
+      }
+    }
+  }
+  if (cause < 0 && !elastic_.copy_line.empty()) {
+    Incident inc;
+    inc.kind = Incident::Kind::kErrorLine;
+    inc.line_start = inc.line_end = static_cast<int>(elastic_.copy_line_no);
+    inc.rank = elastic_.root_rank;
+    ParseExceptionLine(elastic_.copy_line, &inc);
+    Emit(std::move(inc));
+    cause = static_cast<int>(incidents_.size()) - 1;
+  }
+  if (cause >= 0 && cause != wrapper && cause < static_cast<int>(incidents_.size())) {
+    incidents_[wrapper].caused_by = cause;
+  }
+  if (elastic_.signal >= 0) {
+    for (int i = 0; i < wrapper; ++i) {
+      Incident& inc = incidents_[i];
+      if (inc.kind != Incident::Kind::kLogLine && inc.caused_by < 0 && !inc.rank.empty() &&
+          inc.message.find("by peer") != std::string::npos) {
+        inc.caused_by = elastic_.signal;
+      }
+    }
+  }
+  elastic_ = ElasticSummary();
 }
 
 void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {

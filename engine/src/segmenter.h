@@ -68,7 +68,7 @@ class Segmenter {
   static bool IsLibraryFile(std::string_view file);
 
  private:
-  enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kWarningSource, kPytest };
+  enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kWarningSource, kPytest, kElasticSummary };
 
   void ReadLine(std::string_view raw);
   void AddFlattened(std::string_view raw, size_t header);
@@ -77,6 +77,20 @@ class Segmenter {
   bool ParseFrameLine(const std::string& line);
   bool ParseIPythonFrameLine(std::string_view trimmed);
   void PytestLine(const std::string& line, std::string_view trimmed);
+  void ElasticSummaryLine(std::string_view trimmed);
+  void FinishElasticSummary();
+
+  // torchrun's ChildFailedError summary being read (Note: [Elastic summary]).
+  struct ElasticSummary {
+    int wrapper = -1;            // the ChildFailedError incident
+    bool in_root = false;        // inside "Root Cause (first observed failure)"
+    bool in_copy = false;        // inside a rank's traceback copied into the summary
+    std::string entry_rank;      // rank of the entry being read
+    std::string root_rank;
+    int signal = -1;             // incident made from a "Signal N (SIG...) received by PID" entry
+    std::string copy_line;       // the copied traceback's exception line
+    std::uint64_t copy_line_no = 0;
+  };
   bool IPythonFrameSectionLine(std::string_view trimmed);
   void ParseExceptionLine(const std::string& line, Incident* inc);
   void CloseOpen();
@@ -91,6 +105,7 @@ class Segmenter {
   Incident open_;                 // the incident being built (valid unless state_ == kIdle)
   std::vector<Incident> stack_;   // outer incidents suspended by a nested "Original Traceback"
   bool frame_expects_source_ = false;
+  ElasticSummary elastic_;
   std::string pytest_source_;     // the ">" line of the pytest block being read (Note: [pytest report])
   bool ipython_ = false;          // the open traceback is IPython's (Note: [IPython frames])
   int pending_cause_ = -1;        // set by a chain separator line
