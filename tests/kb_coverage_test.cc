@@ -27,7 +27,6 @@ const std::map<std::string, std::string>& PendingCategories() {
       {"numerics.vanishing_gradients", "no exception; needs per-layer gradient metrics (rules/signals) or the grad-health probe"},
       {"training.dead_activations", "no exception; needs activation statistics (rules/signals) or the dead-activations probe"},
       {"training.eval_mode", "no exception; needs the mode-audit probe or a train/eval metric signature"},
-      {"training.missing_zero_grad", "metric signature only (rules/signals/grad-norm-linear-growth)"},
   };
   return kPending;
 }
