@@ -3,6 +3,7 @@
 #include <map>
 
 #include "metrics.h"
+#include "line_scanner.h"
 #include "ranker.h"
 #include "rule.h"
 #include "segmenter.h"
@@ -21,6 +22,12 @@ std::string Incident::CulpritText() const {
 }
 
 namespace {
+
+std::string_view TrimBlanks(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
 
 // Merges identical incidents (the same failure printed by several ranks, or repeated lines far apart)
 // into their first occurrence, keeping caused_by links valid.
@@ -64,6 +71,7 @@ struct Session::Impl {
   std::uint64_t bytes = 0;
   std::uint64_t long_lines = 0;
   size_t max_line;
+  size_t peak_partial = 0;     // the most bytes `partial` held (memory accounting for tests)
   bool collect_metrics;        // some rule reads metric series (signal_rules.h)
   MetricCollector metrics;     // fed every byte before any line is skipped
 
@@ -82,10 +90,81 @@ struct Session::Impl {
     return rules->patterns[hits.front()].rule;
   }
 
+  // True when `line`, a line the scanner stopped on, is inert after all: no idle keyword, and no rule
+  // matches it. Decided only where Normalize would merely trim the line (no '\r', no ESC, no leading
+  // '[' of a rank prefix); elsewhere false, and the caller reads the line the ordinary way.
+  bool Inert(const LinePrefilter& pf, std::string_view line) const {
+    if (line.empty() || line[0] == '[' || line.find('\r') != std::string_view::npos ||
+        line.find('\x1b') != std::string_view::npos) {
+      return false;
+    }
+    line = TrimBlanks(line.substr(0, max_line));
+    re2::StringPiece text(line.data(), line.size());
+    if (pf.idle->Find(line).found) return false;
+    if (rules->set && rules->set->Match(text, nullptr)) return false;
+    return !(pf.unfiltered && pf.unfiltered->Match(text, nullptr));
+  }
+
+  // Consumes the whole lines at the start of `data` that cannot matter while the segmenter is idle
+  // (Note: [Line prefilter] in line_scanner.h), keeping line numbers and the previous-line context as
+  // AddLine would. Returns the bytes consumed.
+  size_t SkipInert(std::string_view data) {
+    const LinePrefilter& pf = *rules->prefilter;
+    size_t end = data.rfind('\n');
+    if (end == std::string_view::npos) return 0;
+    std::string_view region = data.substr(0, end + 1);
+    std::string rank;
+    auto text_of = [&](std::string_view line) { return Segmenter::Normalize(line.substr(0, max_line), &rank); };
+    size_t stop = 0;            // the lines before it are inert
+    std::uint64_t lines = 0;    // and there are this many
+    while (stop < region.size()) {
+      LineScanner::Hit hit = pf.scanner->Find(region.substr(stop));
+      size_t hit_start = stop + hit.line_start;
+      if (pf.unfiltered) {
+        // Patterns no keyword guards: match them on each passed line exactly as Classify would see it.
+        for (; stop < hit_start; ++lines) {
+          size_t nl = region.find('\n', stop);
+          if (pf.unfiltered->Match(TrimBlanks(text_of(region.substr(stop, nl - stop))), nullptr)) break;
+          stop = nl + 1;
+        }
+        if (stop < hit_start) break;
+      } else {
+        lines += hit.newlines;
+        stop = hit_start;
+      }
+      if (!hit.found) break;
+      size_t nl = region.find('\n', stop);
+      if (!Inert(pf, region.substr(stop, nl - stop))) break;
+      ++lines;
+      stop = nl + 1;
+    }
+    // Only the last line that is not blank once normalised leaves a trace in an idle segmenter (the
+    // previous-line context of a C++ "Exception raised from" block): replay it, count the others.
+    std::uint64_t after = 0;
+    for (size_t line_end = stop; line_end > 0; ++after) {
+      size_t nl = line_end >= 2 ? region.rfind('\n', line_end - 2) : std::string_view::npos;
+      size_t begin = nl == std::string_view::npos ? 0 : nl + 1;
+      std::string_view line = region.substr(begin, line_end - 1 - begin);
+      if (!TrimBlanks(text_of(line)).empty()) {
+        segmenter.SkipLines(lines - after - 1);
+        segmenter.AddLine(line);
+        segmenter.SkipLines(after);
+        return stop;
+      }
+      line_end = begin;
+    }
+    segmenter.SkipLines(lines);
+    return stop;
+  }
+
   void Feed(std::string_view data) {
     bytes += data.size();
     if (collect_metrics) metrics.Feed(data);
     while (!data.empty()) {
+      if (!skipping && partial.empty() && rules->prefilter && segmenter.idle()) {
+        data.remove_prefix(SkipInert(data));
+        if (data.empty()) return;
+      }
       size_t nl = data.find('\n');
       std::string_view piece = data.substr(0, nl);
       if (skipping) {
@@ -96,6 +175,7 @@ struct Session::Impl {
       } else {
         size_t room = max_line > partial.size() ? max_line - partial.size() : 0;
         partial.append(piece.substr(0, room));
+        peak_partial = std::max(peak_partial, partial.size());
         if (piece.size() > room) {
           // Over-long line: keep its first max_line bytes, drop the rest up to the newline.
           ++long_lines;
@@ -157,6 +237,8 @@ Session& Session::operator=(Session&&) noexcept = default;
 void Session::Feed(std::string_view bytes) { impl_->Feed(bytes); }
 
 int Session::CompletedIncidents() const { return impl_->segmenter.completed(); }
+
+size_t Session::PeakBufferedBytes() const { return impl_->peak_partial; }
 
 Report Session::Snapshot() const {
   Segmenter copy = impl_->segmenter;

@@ -16,6 +16,8 @@
 
 namespace triage {
 
+struct LinePrefilter;  // line_scanner.h
+
 struct SignalSpec;  // signal_rules.h
 
 // Where something sits in a rule file (1-based).
@@ -109,6 +111,8 @@ class RuleSet {
   std::vector<std::unique_ptr<LazyRegex>> regexes; // parallel to patterns
   std::vector<std::unique_ptr<LazyRegex>> contexts;// parallel to rules; null when no context
   std::unique_ptr<RE2::Set> set;                   // all patterns; null when there are none
+  // Which lines the log path may skip unread (Note: [Line prefilter], line_scanner.h); null: read all.
+  std::shared_ptr<const LinePrefilter> prefilter;
   std::shared_ptr<LuaRuntime> lua;                 // null when no rule has Lua (Note: [Lua threads])
   std::vector<DisabledRule> disabled;              // rules left out by configuration
 

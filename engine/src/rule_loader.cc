@@ -12,7 +12,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "line_scanner.h"
 #include "rule.h"
+#include "segmenter.h"
 #include "signal_rules.h"
 #include "template.h"
 
@@ -413,6 +415,12 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
     }
     if (LiteralChars(p.value) < 3) {
       check.Warning(mark, "weak-pattern", "pattern has fewer than 3 literal characters; it will match too much");
+    }
+    if (std::vector<std::string> atoms; !RequiredLiterals(p.value, &atoms)) {
+      check.Warning(mark, "no-required-literal",
+                    "pattern can match without any literal of 3+ characters, so every log line must be "
+                    "matched against it (slow path); add a fixed word every match contains "
+                    "(Note: [Line prefilter])");
     }
     std::set<std::string> names = CaptureNames(p.value);
     any_names.insert(names.begin(), names.end());
@@ -882,6 +890,9 @@ LoadResult Build(BuildInput in) {
       problems.push_back(p);
       set->set.reset();
     }
+    std::vector<std::string> patterns;
+    for (const RuleSet::PatternRef& ref : set->patterns) patterns.push_back(set->rules[ref.rule].patterns[ref.pattern].value);
+    set->prefilter = BuildLinePrefilter(patterns, Segmenter::IdleKeywords());
   }
   if (std::any_of(set->rules.begin(), set->rules.end(), [](const Rule& r) { return r.has_lua(); })) {
     set->lua = std::make_shared<LuaRuntime>(&set->rules, in.limits);

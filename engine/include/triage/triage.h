@@ -258,6 +258,9 @@ class Session {
   void Feed(std::string_view bytes);
   // Returns the number of incidents completed so far (for follow mode).
   int CompletedIncidents() const;
+  // Returns the most bytes of input the session has held at once (an unfinished line, cut at
+  // SegmenterOptions::max_line): memory does not grow with line length or input size.
+  std::size_t PeakBufferedBytes() const;
   // Returns a report over everything fed so far, ending any open incident. Feeding may continue.
   Report Snapshot() const;
   // Ends the input and returns the report.

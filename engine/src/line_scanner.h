@@ -1,0 +1,114 @@
+// LineScanner: finds the first line of a buffer that contains any of a set of literal keywords, so
+// the log path can skip the (vast majority of) lines that no rule and no segmenter marker can care about.
+//
+//   LineScanner scanner({"traceback", "error", "terminate called"});
+//   LineScanner::Hit hit = scanner.Find(buffer);
+//   // buffer[0, hit.line_start) holds hit.newlines complete lines that contain no keyword;
+//   // when hit.found, the line starting at hit.line_start contains one.
+//
+// Keywords are matched ASCII-case-insensitively (Note: [Line prefilter]). Two implementations give
+// identical results: an AVX2 one chosen at run time when the CPU has AVX2, and a portable one.
+// A LineScanner is immutable after construction and may be shared by threads.
+//
+// Note: [Line prefilter] — why skipping lines is correct.
+// While the segmenter is idle (no traceback or C++ error open), a line matters only if it carries one
+// of the segmenter's idle markers (Segmenter::IdleKeywords) or a rule pattern matches it. RE2's
+// FilteredRE2 computes, for each pattern, lower-case literal "atoms" such that every match contains one
+// of them (RequiredLiterals). The keyword set is the idle markers plus, for every atom, one substring of
+// it (CoverKeywords picks few, shared, specific words): a line containing an atom contains one of its
+// keywords. Case: FilteredRE2's atoms are lower-case because it is built to run on lower-cased text, so
+// the scanner folds ASCII case; for the segmenter's case-sensitive markers folding only adds false
+// positives, which cost time, never a miss. The segmenter sees a normalised line (progress-bar text
+// before '\r', a rank prefix and ANSI escapes removed): the first two leave a substring of the raw line;
+// ANSI removal can join text, so ESC itself is a keyword. Patterns without required atoms (the loader
+// warns: no-required-literal) are matched on every line by a second, small RE2::Set (LinePrefilter).
+#ifndef TRIAGE_ENGINE_LINE_SCANNER_H_
+#define TRIAGE_ENGINE_LINE_SCANNER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <re2/set.h>
+
+namespace triage {
+
+class LineScanner {
+ public:
+  enum class Impl { kAuto, kPortable, kAvx2 };
+
+  struct Hit {
+    bool found = false;       // a line with a keyword was found
+    size_t line_start = 0;    // its offset; text.size() when none
+    std::uint64_t newlines = 0;  // '\n' bytes in text[0, line_start)
+  };
+
+  // Builds a scanner for `keywords` (any case). Empty keywords match every line; keywords holding '\n'
+  // can never lie inside a line and are dropped. kAvx2 falls back to kPortable where the CPU lacks AVX2.
+  explicit LineScanner(std::vector<std::string> keywords, Impl impl = Impl::kAuto);
+
+  // Returns the first line of `text` ('\n'-separated; the last line may lack its '\n') containing a
+  // keyword, and the number of newlines before it.
+  Hit Find(std::string_view text) const;
+
+  // Returns the keywords in use, lower-cased, in construction order.
+  const std::vector<std::string>& keywords() const { return keywords_; }
+  // Returns true when Find runs the AVX2 implementation.
+  bool uses_avx2() const { return avx2_; }
+  // Returns true when this CPU can run the AVX2 implementation.
+  static bool CpuHasAvx2();
+
+ private:
+  // Where a keyword holds its rarest byte (in ordinary log text): the AVX2 loop looks for those bytes
+  // only, then verifies the keywords around each one.
+  struct RareAt {
+    std::uint32_t keyword;
+    std::uint32_t offset;
+  };
+
+  Hit FindPortable(const char* p, size_t n, size_t from, std::uint64_t newlines, size_t line_start) const;
+  Hit FindAvx2(const char* p, size_t n) const;
+  bool KeywordAt(const char* p, size_t n, size_t at) const;
+  bool RareHit(const char* p, size_t n, size_t at) const;
+
+  std::vector<std::string> keywords_;
+  bool match_all_ = false;                 // an empty keyword: every line matches
+  bool avx2_ = false;
+  size_t max_len_ = 0;
+  std::vector<std::uint32_t> first_[256];   // keyword indexes by lower-cased first byte
+  bool has_first_[256] = {};
+  std::vector<unsigned char> rare_bytes_;   // distinct rarest bytes, lower-case
+  std::vector<RareAt> by_rare_[256];        // keywords by their rarest byte
+};
+
+// Returns true and lower-case atoms one of which every match of `pattern` contains (RE2's FilteredRE2
+// with atoms of at least 3 bytes; of an AND of atoms, one is kept, preferring atoms that contain one of
+// `free_keywords`, then specific ones); false when the pattern can match without any literal or does
+// not parse. See Note: [Line prefilter].
+bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atoms,
+                      const std::vector<std::string>& free_keywords = {});
+
+// Returns a keyword set that contains `base` and, for every atom, a keyword that is a substring of it:
+// a word of the atom shared by many atoms when one exists (specific words only), else the atom itself.
+std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, const std::vector<std::string>& atoms);
+
+// What the log path needs to skip lines safely for one rule set (Note: [Line prefilter]).
+struct LinePrefilter {
+  std::unique_ptr<LineScanner> scanner;  // idle keywords + keywords covering every rule's atoms
+  std::unique_ptr<LineScanner> idle;     // idle keywords only: a line the scanner stopped on without
+                                         // one needs only the rules' RE2::Set to be ruled out
+  std::unique_ptr<RE2::Set> unfiltered;  // patterns without required literals; null when none
+  std::vector<int> unfiltered_patterns;  // their indexes in RuleSet::patterns (for reports)
+};
+
+// Builds the prefilter for a rule set's message patterns. Returns null when it cannot (a pattern set
+// RE2 fails to compile): the caller then classifies every line, which is slower but still correct.
+std::shared_ptr<const LinePrefilter> BuildLinePrefilter(const std::vector<std::string>& patterns,
+                                                         const std::vector<std::string>& idle_keywords);
+
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_LINE_SCANNER_H_

@@ -1,0 +1,66 @@
+#!/bin/bash
+# Log triage throughput: `triage` against ripgrep on the same file, memory, and a rule-count sweep.
+# See tests/bench/README.md. Prints figures; asserts nothing about speed.
+#
+# usage: tests/bench/throughput.sh [LOG]
+#   env: TRIAGE (default build/triage), BENCH_DIR (default /tmp/triage-bench), SIZE (bytes of the
+#        generated log, default 1 GiB), RUNS (best of, default 3), SWEEP (rule counts, default "50 200 400"),
+#        HUGE=0 skips the 2 GB streaming check.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+TRIAGE=${TRIAGE:-$ROOT/build/triage}
+DIR=${BENCH_DIR:-/tmp/triage-bench}
+SIZE=${SIZE:-1073741824}
+RUNS=${RUNS:-3}
+SWEEP=${SWEEP:-"50 200 400"}
+HUGE=${HUGE:-1}
+mkdir -p "$DIR"
+LOG=${1:-$DIR/train-$SIZE.log}
+[ -x "$TRIAGE" ] || { echo "throughput.sh: no triage binary at $TRIAGE (set TRIAGE)" >&2; exit 2; }
+command -v rg > /dev/null || { echo "throughput.sh: needs ripgrep (rg)" >&2; exit 2; }
+if [ ! -f "$LOG" ]; then /usr/bin/python3 "$ROOT/tests/bench/gen_log.py" "$LOG" --size "$SIZE"; fi
+BYTES=$(stat -c %s "$LOG")
+MB=$(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1e6 }')
+
+# Rule sets: every bundled rule ("all"), and the sweep's sizes (make_rulesets.py says how it builds them).
+/usr/bin/python3 "$ROOT/tests/bench/make_rulesets.py" "$ROOT/rules" "$DIR/rulesets" $SWEEP > /dev/null
+ALL=$(find "$ROOT/rules" -name '*.yaml' ! -name taxonomy.yaml | wc -l)
+/usr/bin/python3 "$ROOT/tests/bench/make_rulesets.py" "$ROOT/rules" "$DIR/rulesets" "$ALL" > /dev/null
+
+cat "$LOG" > /dev/null  # page cache: every run reads from memory
+
+# best_of CMD...: runs CMD $RUNS times, prints "seconds max_rss_kb" of the fastest run.
+best_of() {
+  local best="" rss=0 t
+  for _ in $(seq "$RUNS"); do
+    /usr/bin/time -f "%e %M" -o "$DIR/time.out" "$@" > /dev/null 2>&1 || true
+    t=$(tail -1 "$DIR/time.out")
+    local s=${t% *} m=${t#* }
+    if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$s; fi
+    [ "$m" -gt "$rss" ] && rss=$m
+  done
+  echo "$best $rss"
+}
+rate() { awk -v b="$BYTES" -v s="$1" 'BEGIN { if (s <= 0) s = 0.01; printf "%.0f", b / 1e6 / s }'; }
+
+echo "log: $LOG ($MB MB, $(wc -l < "$LOG") lines); triage: $TRIAGE; best of $RUNS runs"
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores, avx2: $(grep -qw avx2 /proc/cpuinfo && echo yes || echo no)"
+read -r s _ < <(best_of wc -l "$LOG")
+echo "baseline  wc -l (memchr line count)            $(rate "$s") MB/s"
+printf '%-8s %-9s %10s %10s %8s %12s\n' rules patterns "rg MB/s" "triage MB/s" ratio "triage RSS"
+for n in $SWEEP "$ALL"; do
+  pats=$(wc -l < "$DIR/rulesets/r$n.pat")
+  read -r rs _ < <(best_of rg --no-unicode -c -f "$DIR/rulesets/r$n.pat" "$LOG")
+  read -r ts trss < <(best_of env -u TRIAGE_RULES_PATH "$TRIAGE" --no-bundled --rules "$DIR/rulesets/r$n" --format json "$LOG")
+  label=$n; [ "$n" = "$ALL" ] && label="$n(all)"
+  printf '%-8s %-9s %10s %10s %7sx %9s MB\n' "$label" "$pats" "$(rate "$rs")" "$(rate "$ts")" \
+    "$(awk -v a="$rs" -v b="$ts" 'BEGIN { if (b <= 0) b = 0.01; printf "%.1f", a / b }')" "$((trss / 1024))"
+done
+
+if [ "$HUGE" = 1 ]; then
+  # Bounded memory on a stream larger than RAM-sized buffers would allow: 2x the log through stdin.
+  /usr/bin/time -f "%e %M" -o "$DIR/time.out" bash -c "cat '$LOG' '$LOG' | '$TRIAGE' --format json - > '$DIR/huge.json'" || true
+  read -r s rss < "$DIR/time.out"
+  lines=$(/usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['lines'], len(r['incidents']), len(r['diagnoses']))" "$DIR/huge.json")
+  echo "2x log via stdin ($(awk -v b="$BYTES" 'BEGIN { printf "%.2f", 2 * b / 1e9 }') GB): ${s}s, max RSS $((rss / 1024)) MB, valid JSON, lines/incidents/diagnoses: $lines"
+fi

@@ -1,0 +1,307 @@
+// LineScanner, the keyword derivation from rule patterns, and the log path that skips lines with them
+// (Note: [Line prefilter] in engine/src/line_scanner.h).
+#include "line_scanner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "rule.h"
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+
+// The reference the two implementations are checked against: split, lower-case, search.
+LineScanner::Hit Naive(std::string_view text, const std::vector<std::string>& keywords) {
+  LineScanner::Hit hit;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    std::string line(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+    for (char& c : line) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+    for (std::string k : keywords) {
+      if (k.find('\n') != std::string::npos) continue;
+      for (char& c : k) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+      if (line.find(k) != std::string::npos) {
+        hit.found = true;
+        hit.line_start = start;
+        return hit;
+      }
+    }
+    if (nl == std::string_view::npos) break;
+    ++hit.newlines;
+    start = nl + 1;
+  }
+  hit.line_start = text.size();
+  return hit;
+}
+
+std::string Describe(const LineScanner::Hit& h) {
+  return "found=" + std::to_string(h.found) + " line_start=" + std::to_string(h.line_start) +
+         " newlines=" + std::to_string(h.newlines);
+}
+
+TEST(LineScanner, FindsTheFirstLineHoldingAKeyword) {
+  const std::vector<std::string> kw = {"Traceback", "Error", "what():"};
+  struct Case {
+    std::string text;
+    bool found;
+    size_t line_start;
+    std::uint64_t newlines;
+  } cases[] = {
+      {"", false, 0, 0},
+      {"epoch 1 loss 0.25\n", false, 18, 1},
+      {"epoch 1 loss 0.25\nTraceback (most recent call last):\n", true, 18, 1},
+      {"RuntimeError: CUDA error: out of memory", true, 0, 0},
+      {"a\nb\nc\n  what():  boom\n", true, 6, 3},
+      {"TRACEBACK in capitals\n", true, 0, 0},          // ASCII case folding
+      {"Err\nor split by a newline\n", false, 26, 2},   // a keyword never spans lines
+      {"no keyword, no newline", false, 22, 0},
+      {std::string(100, 'x') + "\n" + std::string(40, 'y') + "error", true, 101, 1},
+  };
+  for (LineScanner::Impl impl : {LineScanner::Impl::kPortable, LineScanner::Impl::kAvx2}) {
+    LineScanner scanner(kw, impl);
+    for (const Case& c : cases) {
+      LineScanner::Hit h = scanner.Find(c.text);
+      EXPECT_EQ(h.found, c.found) << c.text << " -> " << Describe(h);
+      EXPECT_EQ(h.line_start, c.line_start) << c.text << " -> " << Describe(h);
+      EXPECT_EQ(h.newlines, c.newlines) << c.text << " -> " << Describe(h);
+    }
+  }
+}
+
+TEST(LineScanner, EmptyKeywordMatchesEveryLineAndNewlineKeywordsAreDropped) {
+  LineScanner all({""});
+  EXPECT_TRUE(all.Find("anything\n").found);
+  EXPECT_FALSE(all.Find("").found);
+  LineScanner none({"a\nb"});
+  EXPECT_TRUE(none.keywords().empty());
+  EXPECT_FALSE(none.Find("a\nb\n").found);
+}
+
+// Both implementations must agree with the reference on the same inputs: many random buffers built
+// from keyword fragments, both cases, newlines, NUL and high bytes, with keywords straddling the
+// 32-byte blocks and the buffer end (the AVX2 tail).
+TEST(LineScanner, PortableAndAvx2AgreeWithReference) {
+  const std::vector<std::string> kw = {"traceback", "Error", "terminate called", "\x1b", "what():", "mat1 and mat2"};
+  LineScanner portable(kw, LineScanner::Impl::kPortable);
+  LineScanner avx2(kw, LineScanner::Impl::kAvx2);
+  EXPECT_FALSE(portable.uses_avx2());
+  EXPECT_EQ(avx2.uses_avx2(), LineScanner::CpuHasAvx2());
+  std::printf("[ INFO     ] AVX2 implementation %s on this CPU\n", avx2.uses_avx2() ? "tested" : "unavailable");
+  const std::vector<std::string> pieces = {"TraceBack", "ERROR", "error", "erro", "rror", "terminate", " called",
+                                           "what()", ":", "mat1 and ", "mat2", "\n", "\n", "\n", "loss=0.1 ",
+                                           std::string(1, '\0'), "\xff\xfe", "\x1b[0m", "            "};
+  std::mt19937 rng(1234);
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    int n = std::uniform_int_distribution<int>(0, 40)(rng);
+    for (int i = 0; i < n; ++i) {
+      if (rng() % 3 == 0) {
+        text += std::string(rng() % 50, static_cast<char>('a' + rng() % 26));
+      } else {
+        text += pieces[rng() % pieces.size()];
+      }
+    }
+    // Start anywhere: misaligned buffers and tails of every length.
+    std::string_view view(text);
+    view.remove_prefix(std::min<size_t>(view.size(), rng() % 4));
+    LineScanner::Hit want = Naive(view, kw);
+    LineScanner::Hit a = portable.Find(view);
+    LineScanner::Hit b = avx2.Find(view);
+    ASSERT_EQ(Describe(a), Describe(want)) << "portable, round " << round;
+    ASSERT_EQ(Describe(b), Describe(want)) << "avx2, round " << round;
+  }
+}
+
+TEST(RequiredLiterals, TellsPatternsWithAndWithoutARequiredLiteral) {
+  struct Case {
+    std::string pattern;
+    bool has;
+    std::vector<std::string> atoms;  // sorted
+  } cases[] = {
+      {R"(mat1 and mat2 shapes cannot be multiplied \((?P<rows>\d+)x)", true,
+       {"mat1 and mat2 shapes cannot be multiplied ("}},
+      {"CUDA out of memory|Tried to allocate", true, {"cuda out of memory", "tried to allocate"}},
+      {R"(Loss is (nan|inf))", true, {"loss is inf", "loss is nan"}},
+      {R"((?P<file>\w+)\.\w:(?P<line>\d+)\.\))", false, {}},   // only 1-2 byte literals
+      {"foo|.*", false, {}},                                       // one branch needs nothing
+      {"(", false, {}},                                            // does not parse
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> atoms;
+    EXPECT_EQ(RequiredLiterals(c.pattern, &atoms), c.has) << c.pattern;
+    std::sort(atoms.begin(), atoms.end());
+    EXPECT_EQ(atoms, c.atoms) << c.pattern;
+  }
+}
+
+TEST(CoverKeywords, EveryBundledAtomContainsAKeyword) {
+  LoadOptions options;
+  options.env_path = false;
+  LoadResult loaded = LoadRules(options);
+  ASSERT_GT(loaded.rules->patterns.size(), 0u);
+  std::vector<std::string> atoms;
+  for (const RuleSet::PatternRef& ref : loaded.rules->patterns) {
+    std::vector<std::string> a;
+    if (RequiredLiterals(loaded.rules->rules[ref.rule].patterns[ref.pattern].value, &a)) {
+      atoms.insert(atoms.end(), a.begin(), a.end());
+    }
+  }
+  std::vector<std::string> keywords = CoverKeywords({"Traceback", "Error"}, atoms);
+  EXPECT_EQ(keywords[0], "traceback");
+  EXPECT_EQ(keywords[1], "error");
+  for (const std::string& atom : atoms) {
+    bool covered = std::any_of(keywords.begin(), keywords.end(),
+                               [&](const std::string& k) { return atom.find(k) != std::string::npos; });
+    EXPECT_TRUE(covered) << atom;
+  }
+  // Words every healthy training log prints would make the scanner stop on every line.
+  for (const char* common : {"loss", "epoch", "step", "tensor", "cuda"}) {
+    EXPECT_EQ(std::count(keywords.begin(), keywords.end(), common), 0) << common;
+  }
+  std::printf("[ INFO     ] %zu atoms covered by %zu keywords\n", atoms.size(), keywords.size());
+}
+
+// The same rules without the prefilter: every line goes through the segmenter and the full Set.
+std::shared_ptr<const RuleSet> WithoutPrefilter(LoadResult loaded) {
+  std::shared_ptr<RuleSet> copy = std::const_pointer_cast<RuleSet>(loaded.rules);
+  copy->prefilter.reset();
+  return copy;
+}
+
+std::string ReadFile(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Report FeedInPieces(std::shared_ptr<const RuleSet> rules, std::string_view text, size_t piece) {
+  Session session(std::move(rules), {}, "-");
+  for (size_t i = 0; i < text.size(); i += piece) session.Feed(text.substr(i, piece));
+  return session.Finish();
+}
+
+// Output contract: skipping lines must not change any diagnosis, incident, line number or count on
+// any corpus case, whole or fed in small pieces.
+TEST(LinePrefilter, CorpusReportsUnchanged) {
+  LoadOptions options;
+  options.env_path = false;
+  LoadResult with = LoadRules(options);
+  ASSERT_TRUE(with.rules->prefilter);
+  std::shared_ptr<const RuleSet> without = WithoutPrefilter(LoadRules(options));
+  int cases = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(TRIAGE_SOURCE_DIR "/corpus")) {
+    if (entry.path().filename() != "log.txt") continue;
+    std::string text = ReadFile(entry.path());
+    // Progress lines before the failure move every line number: the skipped lines must be counted.
+    std::string padded;
+    for (int i = 0; i < 500; ++i) padded += "Epoch 1:  40%|####      | " + std::to_string(i) + "/1250 [00:10<00:15, 41.5it/s, loss=0.693]\n";
+    padded += text;
+    for (const std::string* t : {&text, &padded}) {
+      // Whole and in pieces each against its own reference: the two already differ on over-long lines
+      // (a Session reports a line as cut only when it spans Feed calls).
+      EXPECT_EQ(ToJson(FeedInPieces(with.rules, *t, t->size() + 1)), ToJson(FeedInPieces(without, *t, t->size() + 1)))
+          << entry.path();
+      EXPECT_EQ(ToJson(FeedInPieces(with.rules, *t, 61)), ToJson(FeedInPieces(without, *t, 61)))
+          << entry.path() << " in 61-byte pieces";
+    }
+    ++cases;
+  }
+  EXPECT_GT(cases, 50);
+}
+
+// A real warning line PyTorch 1.13 prints, matched by a rule whose pattern has no literal of 3+ bytes:
+// the loader warns, and the slow path still finds the line among skipped progress lines.
+TEST(LinePrefilter, PatternWithoutRequiredLiteralStillMatches) {
+  const std::string rule = R"(id: non-leaf-grad-access
+category: autograd.no_grad_fn
+title: Test rule with a pattern no keyword guards
+match:
+  message: '(?P<file>\w+)\.\w:(?P<line>\d+)\.\)'
+explain: 'Warned from {file}.'
+hypotheses:
+  - id: only
+    text: 'x'
+    test: 'x'
+    fix: 'x'
+verify: 'x'
+examples:
+  - match: '(Triggered internally at  ./build/aten/src/ATen/core/TensorBody.h:480.)'
+)";
+  LoadResult with = LoadRulesFromStrings({{"non-leaf-grad-access.yaml", rule}});
+  const Problem* warning = nullptr;
+  for (const Problem& p : with.problems) {
+    if (p.code == "no-required-literal") warning = &p;
+  }
+  ASSERT_NE(warning, nullptr) << "problems: " << with.problems.size();
+  EXPECT_EQ(warning->severity, Problem::Severity::kWarning);
+  EXPECT_EQ(warning->line, 5) << warning->ToString();
+  EXPECT_EQ(warning->column, 12) << warning->ToString();
+  ASSERT_TRUE(with.rules->prefilter);
+  ASSERT_TRUE(with.rules->prefilter->unfiltered);
+
+  std::string log;
+  for (int i = 0; i < 300; ++i) log += "step " + std::to_string(i) + " loss 0.4\n";
+  log += "<string>:5: UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+         "Its .grad attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+         "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the "
+         "non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+         "github.com/pytorch/pytorch/pull/30531 for more informations. (Triggered internally at  "
+         "./build/aten/src/ATen/core/TensorBody.h:480.)\n";
+  for (int i = 300; i < 600; ++i) log += "step " + std::to_string(i) + " loss 0.4\n";
+  Report got = FeedInPieces(with.rules, log, log.size());
+  ASSERT_EQ(got.incidents.size(), 1u);
+  EXPECT_EQ(got.incidents[0].line_start, 301);
+  ASSERT_EQ(got.diagnoses.size(), 1u);
+  EXPECT_EQ(got.diagnoses[0].captures["file"], "TensorBody");
+  EXPECT_EQ(ToJson(got), ToJson(FeedInPieces(WithoutPrefilter(LoadRulesFromStrings({{"non-leaf-grad-access.yaml", rule}})),
+                                             log, log.size())));
+}
+
+// segmenter.cc takes the line before a C++ "Exception raised from" block as its message. That line
+// has no keyword, so the scanner skips it: the log path must still hand it over as the previous line.
+TEST(LinePrefilter, PreviousLineContextSurvivesSkipping) {
+  std::string log;
+  for (int i = 0; i < 1000; ++i) log += "request " + std::to_string(i) + ": ok [3, 16]\n";
+  log += "\n   \n";  // blank lines do not replace the previous line
+  log += ReadFile(TRIAGE_SOURCE_DIR "/corpus/formats/cpp-caught-what/log.txt");
+  // A rule set none of whose keywords occurs in the message line.
+  const std::string rule = R"(id: unrelated
+category: autograd.no_grad_fn
+title: A rule about something else
+match:
+  message: 'element 0 of tensors does not require grad'
+explain: 'x'
+hypotheses:
+  - id: only
+    text: 'x'
+    test: 'x'
+    fix: 'x'
+verify: 'x'
+examples:
+  - match: 'RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn'
+)";
+  LoadResult loaded = LoadRulesFromStrings({{"unrelated.yaml", rule}});
+  ASSERT_TRUE(loaded.ok());
+  Report got = FeedInPieces(loaded.rules, log, log.size());
+  ASSERT_GE(got.incidents.size(), 1u);
+  bool found = false;
+  for (const Incident& inc : got.incidents) {
+    if (inc.kind != Incident::Kind::kCxxError) continue;
+    found = inc.message == "request 1 failed: index out of range in self" && inc.line_start == 1002 + 2;
+    EXPECT_TRUE(found) << inc.message << " at line " << inc.line_start;
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(ToJson(got), ToJson(FeedInPieces(WithoutPrefilter(LoadRulesFromStrings({{"unrelated.yaml", rule}})),
+                                             log, log.size())));
+}
+
+}  // namespace
+}  // namespace triage
