@@ -497,6 +497,57 @@ TEST(Segmenter, ChildFailedErrorWrapsTheRootCauseRank) {
   EXPECT_EQ(w[0].caused_by, -1);
 }
 
+// Regression: an ExceptionGroup's "|"-prefixed sub-tracebacks were bare lines "| RuntimeError: ..." with no
+// frames, and the group itself was the primary incident (corpus/formats/exception-group).
+TEST(Segmenter, ExceptionGroupSubExceptionsAreIncidents) {
+  auto v = Segment(
+      "  + Exception Group Traceback (most recent call last):\n"
+      "  |   File \"/w/program.py\", line 15, in main\n"
+      "  |     async with asyncio.TaskGroup() as tg:\n"
+      "  | ExceptionGroup: unhandled errors in a TaskGroup (2 sub-exceptions)\n"
+      "  +-+---------------- 1 ----------------\n"
+      "    | Traceback (most recent call last):\n"
+      "    |   File \"/w/program.py\", line 11, in embed\n"
+      "    |     return shard @ weights\n"
+      "    |            ~~~~~~^~~~~~~~~\n"
+      "    | RuntimeError: mat1 and mat2 shapes cannot be multiplied (10x100 and 128x64)\n"
+      "    +---------------- 2 ----------------\n"
+      "    | Traceback (most recent call last):\n"
+      "    |   File \"/w/program.py\", line 11, in embed\n"
+      "    |     return shard @ weights\n"
+      "    | RuntimeError: mat1 and mat2 shapes cannot be multiplied (10x96 and 128x64)\n"
+      "    +------------------------------------\n");
+  ASSERT_EQ(v.size(), 3u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "ExceptionGroup");
+  EXPECT_EQ(v[0].caused_by, 1) << "the group's cause is its first sub-exception";
+  EXPECT_EQ(v[1].message, "mat1 and mat2 shapes cannot be multiplied (10x100 and 128x64)");
+  EXPECT_EQ(v[1].CulpritText(), "program.py:11 in embed: return shard @ weights");
+  EXPECT_EQ(v[2].message, "mat1 and mat2 shapes cannot be multiplied (10x96 and 128x64)");
+  EXPECT_EQ(v[2].caused_by, -1);
+}
+
+// Regression: torch.multiprocessing.spawn's ProcessRaisedException (empty message, the child's traceback
+// after "-- Process 1 terminated with the following error:") was the primary incident and the child's
+// traceback an unlinked second one (corpus/formats/mp-spawn-process-raised).
+TEST(Segmenter, SpawnProcessRaisedExceptionWrapsTheChild) {
+  auto v = Segment(
+      "Traceback (most recent call last):\n"
+      "  File \"/w/program.py\", line 16, in <module>\n"
+      "    mp.spawn(worker, args=(2,), nprocs=2, join=True)\n"
+      "torch.multiprocessing.spawn.ProcessRaisedException: \n"
+      "\n"
+      "-- Process 1 terminated with the following error:\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/w/program.py\", line 12, in worker\n"
+      "    print(model(ids).shape)\n"
+      "IndexError: index out of range in self\n");
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].message, "-- Process 1 terminated with the following error:");
+  EXPECT_EQ(v[0].caused_by, 1);
+  EXPECT_EQ(v[1].exception, "IndexError");
+  EXPECT_EQ(v[1].CulpritText(), "program.py:12 in worker: print(model(ids).shape)");
+}
+
 TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {
   EXPECT_TRUE(Segmenter::IsLibraryFile("/usr/lib/python3/dist-packages/torch/nn/modules/module.py"));
   EXPECT_TRUE(Segmenter::IsLibraryFile("/home/u/.venv/lib/python3.11/site-packages/transformers/trainer.py"));

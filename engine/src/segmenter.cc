@@ -629,6 +629,43 @@ void Segmenter::AddFlattened(std::string_view raw, size_t header) {
   if (!Trim(piece).empty()) ReadLine(piece);
 }
 
+// Note: [Exception groups]
+// Python 3.11+ prints an ExceptionGroup as "+ Exception Group Traceback (most recent call last):", its
+// frames and exception behind "| ", then each sub-exception after a "+-+---- 1 ----" / "+---- 2 ----"
+// separator, indented one level deeper, and "+------" at the end. The group is a container: its cause
+// is the first sub-exception; each sub-exception is an incident of its own. Returns false when the line
+// was decoration only (consumed here).
+bool Segmenter::ExceptionGroupLine(std::string* line) {
+  std::string_view t = LTrim(*line);
+  if (t.empty()) return true;
+  if (StartsWith(t, "+ Exception Group Traceback (most recent call last):")) {
+    *line = "Traceback (most recent call last):";
+    exception_group_ = true;
+    return true;
+  }
+  if (!exception_group_) return true;
+  if (t[0] == '|') {
+    line->erase(0, line->size() - t.size() + (t.size() > 1 && t[1] == ' ' ? 2 : 1));
+    return true;
+  }
+  if (StartsWith(t, "+-")) {
+    CloseOpen();
+    size_t digit = t.find_first_of("0123456789");
+    if (digit != std::string_view::npos && t.substr(digit, 2) == "1 ") {
+      // The first sub-exception is the group's cause.
+      for (int i = static_cast<int>(incidents_.size()) - 1; i >= 0; --i) {
+        if (EndsWith(incidents_[i].exception, "ExceptionGroup")) {
+          pending_wrapper_ = i;
+          break;
+        }
+      }
+    }
+    return false;
+  }
+  exception_group_ = false;
+  return true;
+}
+
 void Segmenter::ReadLine(std::string_view raw) {
   std::string line = Normalize(raw, &rank_);
   // Note: [Learned prefix]. Only a line that mentions a traceback header can teach a new prefix.
@@ -644,6 +681,7 @@ void Segmenter::ReadLine(std::string_view raw) {
       prefixed = true;
     }
   }
+  if (!ExceptionGroupLine(&line)) return;
   std::string_view trimmed = Trim(line);
 
   // Note: [Streams]. While an incident is open, a line from another stream (another rank prefix, or
@@ -1011,6 +1049,16 @@ void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
     StartTraceback();
     ipython_ = true;
     open_.exception = std::string(trimmed.substr(0, n));
+    return;
+  }
+  if (StartsWith(trimmed, "-- Process ") && trimmed.find("terminated with the following error") != std::string_view::npos &&
+      !incidents_.empty() && EndsWith(incidents_.back().exception, "ProcessRaisedException") &&
+      line_no_ - static_cast<std::uint64_t>(incidents_.back().line_end) <= 3) {
+    // torch.multiprocessing.spawn: the child's traceback follows; the parent's exception carries it.
+    Incident& wrapper = incidents_.back();
+    if (wrapper.message.empty()) AppendMessage(&wrapper, trimmed);
+    wrapper.line_end = static_cast<int>(line_no_);
+    pending_wrapper_ = static_cast<int>(incidents_.size()) - 1;
     return;
   }
   if (StartsWith(trimmed, "During handling of the above exception, another exception occurred") ||

@@ -71,6 +71,7 @@ class Segmenter {
   enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kWarningSource, kPytest, kElasticSummary };
 
   void ReadLine(std::string_view raw);
+  bool ExceptionGroupLine(std::string* line);
   void AddFlattened(std::string_view raw, size_t header);
   void HandleIdle(const std::string& line, std::string_view raw_trimmed);
   void StartTraceback();
@@ -106,6 +107,7 @@ class Segmenter {
   std::vector<Incident> stack_;   // outer incidents suspended by a nested "Original Traceback"
   bool frame_expects_source_ = false;
   ElasticSummary elastic_;
+  bool exception_group_ = false;  // inside an ExceptionGroup rendering (Note: [Exception groups])
   std::string pytest_source_;     // the ">" line of the pytest block being read (Note: [pytest report])
   bool ipython_ = false;          // the open traceback is IPython's (Note: [IPython frames])
   int pending_cause_ = -1;        // set by a chain separator line
