@@ -548,6 +548,55 @@ TEST(Segmenter, SpawnProcessRaisedExceptionWrapsTheChild) {
   EXPECT_EQ(v[1].CulpritText(), "program.py:12 in worker: print(model(ids).shape)");
 }
 
+// Regression: a TorchScript interpreter report was one incident "The following operation failed in the
+// TorchScript interpreter." (C++: std::runtime_error with the what() prefix) and its last
+// "RuntimeError: ..." line another; the original-code frame was lost (corpus/formats/cpp-torchscript-runtime).
+TEST(Segmenter, TorchScriptReportYieldsTheInnerError) {
+  // Python 3.11, torch 1.13.1, a module scripted in the same process.
+  auto v = Segment(
+      "Traceback (most recent call last):\n"
+      "  File \"/tmp/ts_py.py\", line 6, in <module>\n"
+      "    m(torch.randn(2, 300))\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/nn/modules/module.py\", line 1194, in _call_impl\n"
+      "    return forward_call(*input, **kwargs)\n"
+      "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+      "RuntimeError: The following operation failed in the TorchScript interpreter.\n"
+      "Traceback of TorchScript (most recent call last):\n"
+      "  File \"/tmp/ts_py.py\", line 4, in forward\n"
+      "    def forward(self, image: torch.Tensor) -> torch.Tensor:\n"
+      "        return image.reshape(image.size(0), -1, 48)\n"
+      "               ~~~~~~~~~~~~~ <--- HERE\n"
+      "RuntimeError: shape '[2, -1, 48]' is invalid for input of size 600\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  EXPECT_EQ(v[0].message, "shape '[2, -1, 48]' is invalid for input of size 600");
+  EXPECT_EQ(v[0].CulpritText(), "ts_py.py:4 in forward: return image.reshape(image.size(0), -1, 48)");
+  ASSERT_FALSE(v[0].context.empty());
+  EXPECT_EQ(v[0].context.back(), "The following operation failed in the TorchScript interpreter.");
+  EXPECT_EQ(v[0].line_end, 13);
+
+  // LibTorch: an uncaught std::runtime_error of a module exported from Python (serialized + original code).
+  auto c = Segment(
+      "terminate called after throwing an instance of 'std::runtime_error'\n"
+      "  what():  The following operation failed in the TorchScript interpreter.\n"
+      "Traceback of TorchScript, serialized code (most recent call last):\n"
+      "  File \"code/__torch__.py\", line 9, in forward\n"
+      "    patches = torch.reshape(image, [torch.size(image, 0), -1, 48])\n"
+      "              ~~~~~~~~~~~~~ <--- HERE\n"
+      "\n"
+      "Traceback of TorchScript, original code (most recent call last):\n"
+      "  File \"/w/export.py\", line 14, in forward\n"
+      "        patches = image.reshape(image.size(0), -1, 48)\n"
+      "                  ~~~~~~~~~~~~~ <--- HERE\n"
+      "RuntimeError: shape '[2, -1, 48]' is invalid for input of size 600\n"
+      "\n"
+      "Aborted\n");
+  ASSERT_EQ(c.size(), 1u) << Dump(c);
+  EXPECT_EQ(c[0].exception, "RuntimeError");
+  EXPECT_EQ(c[0].message, "shape '[2, -1, 48]' is invalid for input of size 600");
+  EXPECT_EQ(c[0].CulpritText(), "export.py:14 in forward: patches = image.reshape(image.size(0), -1, 48)");
+}
+
 TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {
   EXPECT_TRUE(Segmenter::IsLibraryFile("/usr/lib/python3/dist-packages/torch/nn/modules/module.py"));
   EXPECT_TRUE(Segmenter::IsLibraryFile("/home/u/.venv/lib/python3.11/site-packages/transformers/trainer.py"));

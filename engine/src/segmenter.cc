@@ -495,6 +495,7 @@ void Segmenter::CloseOpen() {
   }
   State was = state_;
   state_ = State::kIdle;
+  torchscript_ = TorchScript::kNone;
   if (was == State::kFrames && open_.frames.empty()) return;
   Incident inc = std::move(open_);
   open_ = Incident();
@@ -730,6 +731,7 @@ void Segmenter::ReadLine(std::string_view raw) {
       break;
     }
     case State::kMessage: {
+      if (TorchScriptLine(line, trimmed)) break;
       if (StartsWith(trimmed, "Original Traceback (most recent call last):")) {
         // DataLoader worker re-raise: the inner traceback is the failure; the outer one wraps it.
         open_.line_end = static_cast<int>(line_no_);
@@ -765,6 +767,7 @@ void Segmenter::ReadLine(std::string_view raw) {
       break;
     }
     case State::kCxxWhat: {
+      if (TorchScriptLine(line, trimmed)) break;
       if (StartsWith(trimmed, "Exception raised from ") || StartsWith(trimmed, "frame #")) {
         state_ = State::kCxxFrames;
         open_.line_end = static_cast<int>(line_no_);
@@ -850,6 +853,55 @@ const std::vector<std::string>& Segmenter::IdleKeywords() {
       "Traceback", "terminate called", "what():", "Error", "Exception", "Interrupt", "Failure",
       "StopIteration", "SystemExit", "Warning", "\x1b"};
   return kKeywords;
+}
+
+// Note: [TorchScript report]
+// An error inside a scripted module reaches Python as "RuntimeError: The following operation failed in
+// the TorchScript interpreter." and C++ as a std::runtime_error with that what(); the report continues
+// with "Traceback of TorchScript, serialized code" (code/__torch__.py), "Traceback of TorchScript,
+// original code" (the user's Python source, "~~~ <--- HERE" under the line that failed) and ends with
+// the real "SomethingError: message" line. That line is the incident's type and message; the original
+// code's frames are the deepest frames (so the culprit is the user's scripted line). Returns true when
+// the line was consumed as part of the report.
+bool Segmenter::TorchScriptLine(const std::string& line, std::string_view t) {
+  if (torchscript_ == TorchScript::kNone) {
+    if (!StartsWith(open_.message, "The following operation failed in the TorchScript interpreter")) return false;
+    torchscript_ = TorchScript::kReport;
+  }
+  if (torchscript_ == TorchScript::kDone) return false;
+  open_.line_end = static_cast<int>(line_no_);
+  if (StartsWith(t, "Traceback of TorchScript")) {
+    // "Traceback of TorchScript (most recent call last):" (a module scripted in this process) shows
+    // the original code too; only the serialized-code section points into code/__torch__.py.
+    torchscript_original_ = t.find("serialized code") == std::string_view::npos;
+    return true;
+  }
+  if (t.empty() || line[0] == ' ' || line[0] == '\t') {
+    if (!torchscript_original_) return true;
+    if (StartsWith(t, "File \"")) {
+      ParseFrameLine(line);
+      frame_expects_source_ = false;
+    } else if (t.find("<--- HERE") != std::string_view::npos) {
+      if (!open_.frames.empty() && open_.frames.back().source.empty()) {
+        open_.frames.back().source = torchscript_code_;
+      }
+    } else if (!t.empty()) {
+      torchscript_code_ = std::string(t.substr(0, 512));
+    }
+    return true;
+  }
+  size_t n = TypePrefix(t);
+  if (n > 0 && (n == t.size() || t[n] == ':') && LooksLikeExceptionType(t.substr(0, n))) {
+    // The real error. The report's first line stays as context ("this failed inside TorchScript").
+    if (static_cast<int>(open_.context.size()) < options_.max_context) {
+      open_.context.push_back(open_.message.substr(0, open_.message.find('\n')));
+    }
+    ParseExceptionLine(line, &open_);
+    torchscript_ = TorchScript::kDone;
+    if (state_ == State::kCxxWhat) state_ = State::kMessage;  // its message may continue on indented lines
+    return true;
+  }
+  return false;
 }
 
 // Note: [pytest report]

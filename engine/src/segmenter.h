@@ -71,6 +71,7 @@ class Segmenter {
   enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kWarningSource, kPytest, kElasticSummary };
 
   void ReadLine(std::string_view raw);
+  bool TorchScriptLine(const std::string& line, std::string_view trimmed);
   bool ExceptionGroupLine(std::string* line);
   void AddFlattened(std::string_view raw, size_t header);
   void HandleIdle(const std::string& line, std::string_view raw_trimmed);
@@ -107,6 +108,11 @@ class Segmenter {
   std::vector<Incident> stack_;   // outer incidents suspended by a nested "Original Traceback"
   bool frame_expects_source_ = false;
   ElasticSummary elastic_;
+  // A TorchScript interpreter report inside the open incident's message (Note: [TorchScript report]).
+  enum class TorchScript { kNone, kReport, kDone };
+  TorchScript torchscript_ = TorchScript::kNone;
+  bool torchscript_original_ = false;  // in its "original code" traceback
+  std::string torchscript_code_;       // the last code line, which a "<--- HERE" marker points at
   bool exception_group_ = false;  // inside an ExceptionGroup rendering (Note: [Exception groups])
   std::string pytest_source_;     // the ">" line of the pytest block being read (Note: [pytest report])
   bool ipython_ = false;          // the open traceback is IPython's (Note: [IPython frames])
