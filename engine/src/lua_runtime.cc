@@ -12,6 +12,7 @@
 
 #include <lua.hpp>
 
+#include "metrics.h"
 #include "rule.h"
 
 namespace triage {
@@ -329,10 +330,29 @@ void PushStringMap(lua_State* L, const std::map<std::string, std::string>* m) {
 
 // ctx.metrics: {name = {steps = {...}, values = {...}}} from the collector's downsampled points; x is
 // the printed step, else the epoch, else the position in the series.
-// ctx.metrics stays an empty table until the metrics extractor is part of the engine.
-using SeriesPoints = std::vector<int>;
+using SeriesPoints = std::vector<std::pair<SeriesId, std::vector<MetricPoint>>>;
 
-void PushMetrics(lua_State* L, const SeriesPoints*) { lua_newtable(L); }
+void PushMetrics(lua_State* L, const SeriesPoints* all) {
+  lua_newtable(L);
+  if (all == nullptr) return;
+  for (const auto& [id, points] : *all) {
+    lua_createtable(L, 0, 2);
+    lua_createtable(L, static_cast<int>(points.size()), 0);
+    for (size_t k = 0; k < points.size(); ++k) {
+      const MetricPoint& pt = points[k];
+      lua_pushnumber(L, std::isfinite(pt.step) ? pt.step : std::isfinite(pt.epoch) ? pt.epoch : static_cast<double>(pt.seq));
+      lua_rawseti(L, -2, static_cast<lua_Integer>(k + 1));
+    }
+    lua_setfield(L, -2, "steps");
+    lua_createtable(L, static_cast<int>(points.size()), 0);
+    for (size_t k = 0; k < points.size(); ++k) {
+      lua_pushnumber(L, points[k].value);
+      lua_rawseti(L, -2, static_cast<lua_Integer>(k + 1));
+    }
+    lua_setfield(L, -2, "values");
+    lua_setfield(L, -2, SeriesName(id));
+  }
+}
 
 struct CallArgs {
   const LuaCallInput* input;
@@ -615,7 +635,16 @@ bool LuaState::Call(int slot, const std::string& name, const LuaCallInput* input
     incidents_ref_ = metrics_ref_ = LUA_NOREF;
     cached_for_ = input->incidents;
   }
+  // Series are copied here, outside the protected call, so no C++ object lives in a frame Lua may
+  // longjmp over.
   SeriesPoints series;
+  if (input != nullptr && input->metrics != nullptr && metrics_ref_ == LUA_NOREF) {
+    for (int i = 0; i < kSeriesCount; ++i) {
+      if (const MetricSeries* s = input->metrics->Find(static_cast<SeriesId>(i))) {
+        series.emplace_back(static_cast<SeriesId>(i), s->Points());
+      }
+    }
+  }
   CallArgs args{input, it->second, &incidents_ref_, &metrics_ref_, &series, name.c_str(), false};
   int base = lua_gettop(L_);
   lua_pushcfunction(L_, MessageHandler);

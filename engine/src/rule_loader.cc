@@ -725,7 +725,10 @@ class LuaChecker {
     need(rule->values_fn, "'values'");
     need(rule->score_fn, "'score'");
     for (const HypothesisSpec& h : rule->hypotheses) need(h.when, "hypothesis '" + h.id + "' 'when'");
-    for (const auto& [name, line] : fns) {
+    std::vector<std::pair<int, std::string>> by_line;  // report in file order
+    for (const auto& [name, line] : fns) by_line.push_back({line, name});
+    std::sort(by_line.begin(), by_line.end());
+    for (const auto& [line, name] : by_line) {
       if (name.rfind("test_", 0) == 0) {
         rule->lua_tests.push_back(name);
         continue;

@@ -1,0 +1,193 @@
+// The bundled rules that use Lua for what YAML cannot say, end to end through the engine: the
+// arithmetic or reasoning shows up in the diagnosis (rules/LUA_API.md). Inputs are real PyTorch 1.13
+// output or corpus cases.
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "triage/tools.h"
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+
+class BundledLua : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    LoadOptions o;
+    o.system = o.user = o.project = o.env_path = false;
+    LoadResult r = LoadRules(o);
+    rules_ = new std::shared_ptr<const RuleSet>(r.rules);
+  }
+  static void TearDownTestSuite() {
+    delete rules_;
+    rules_ = nullptr;
+  }
+  static Report Diagnose(const std::string& text) {
+    DiagnoseOptions all;
+    all.min_confidence = 0;
+    return Engine(*rules_).DiagnoseText(text, all);
+  }
+  static const Diagnosis* Find(const Report& r, const std::string& id) {
+    for (const Diagnosis& d : r.diagnoses) {
+      if (d.rule == id) return &d;
+    }
+    return nullptr;
+  }
+  static std::string Ids(const Diagnosis& d) {
+    std::string out;
+    for (const Hypothesis& h : d.hypotheses) out += (out.empty() ? "" : ",") + h.id;
+    return out;
+  }
+  static const Hypothesis* Hyp(const Diagnosis& d, const std::string& id) {
+    for (const Hypothesis& h : d.hypotheses) {
+      if (h.id == id) return &h;
+    }
+    return nullptr;
+  }
+  static std::string Warnings(const Report& r) {
+    std::string out;
+    for (const Problem& p : r.warnings) out += p.ToString() + "\n";
+    return out;
+  }
+  static std::shared_ptr<const RuleSet>* rules_;
+};
+std::shared_ptr<const RuleSet>* BundledLua::rules_ = nullptr;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// seeds/001: Conv2d(3, 64, 3) on 32x32 images flattened into Linear(64, 128).
+TEST_F(BundledLua, MatmulFactorisation) {
+  Report r = Diagnose("RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)");
+  const Diagnosis* d = Find(r, "linear-in-features");
+  ASSERT_NE(d, nullptr) << Warnings(r);
+  EXPECT_EQ(d->captures.at("split"), "64 x 30 x 30");
+  EXPECT_NE(d->explanation.find("57600 = 64 x 30 x 30 exactly"), std::string::npos) << d->explanation;
+  const Hypothesis* h = Hyp(*d, "flattened-feature-map");
+  ASSERT_NE(h, nullptr) << Ids(*d);
+  EXPECT_NE(h->evidence.find("built for the 64 channels"), std::string::npos) << h->evidence;
+  EXPECT_TRUE(r.warnings.empty()) << Warnings(r);
+}
+
+TEST_F(BundledLua, OomArithmeticSeparatesFragmentation) {
+  // 14.33 GiB reserved - 13.92 GiB allocated = 419.84 MiB cached, more than the 392 MiB requested.
+  Report r = Diagnose(
+      "RuntimeError: CUDA out of memory. Tried to allocate 392.00 MiB (GPU 0; 15.78 GiB total capacity; 13.92 GiB "
+      "already allocated; 265.75 MiB free; 14.33 GiB reserved in total by PyTorch) If reserved memory is >> "
+      "allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory "
+      "Management and PYTORCH_CUDA_ALLOC_CONF");
+  const Diagnosis* d = Find(r, "cuda-oom-reserved-1x");
+  ASSERT_NE(d, nullptr) << Warnings(r);
+  EXPECT_EQ(d->captures.at("cached"), "419.84 MiB");
+  const Hypothesis* frag = Hyp(*d, "fragmentation");
+  ASSERT_NE(frag, nullptr) << Ids(*d);
+  EXPECT_NE(frag->evidence.find("419.84 MiB cached but unused"), std::string::npos) << frag->evidence;
+  // 21.02 - 19.87 = 1.15 GiB cached cannot serve 2.00 GiB: not fragmentation.
+  r = Diagnose(
+      "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.69 GiB total capacity; "
+      "19.87 GiB already allocated; 1.51 GiB free; 21.02 GiB reserved in total by PyTorch) If reserved memory is >> "
+      "allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory "
+      "Management and PYTORCH_CUDA_ALLOC_CONF");
+  d = Find(r, "cuda-oom-reserved-1x");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(Hyp(*d, "fragmentation"), nullptr) << Ids(*d);
+  EXPECT_NE(Hyp(*d, "step-too-large"), nullptr) << Ids(*d);
+}
+
+TEST_F(BundledLua, LabelRangeReasoning) {
+  // Real 1.13 output: tags numbered 1..10 fed to a 10-class loss through logits.view(-1, 10).
+  const std::string tagger = R"(Traceback (most recent call last):
+  File "/tmp/gen/seq_tagger.py", line 7, in <module>
+    loss = F.cross_entropy(logits.view(-1, 10), labels.view(-1))
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/usr/lib/python3/dist-packages/torch/nn/functional.py", line 3026, in cross_entropy
+    return torch._C._nn.cross_entropy_loss(input, target, weight, _Reduction.get_enum(reduction), ignore_index, label_smoothing)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+IndexError: Target 10 is out of bounds.
+)";
+  Report r = Diagnose(tagger);
+  const Diagnosis* d = Find(r, "target-out-of-bounds");
+  ASSERT_NE(d, nullptr) << Warnings(r);
+  EXPECT_EQ(Ids(*d), "one-based-labels");
+  EXPECT_NE(d->hypotheses[0].evidence.find("label 10 with 10 classes"), std::string::npos) << d->hypotheses[0].evidence;
+  r = Diagnose("IndexError: Target -1 is out of bounds.");
+  d = Find(r, "target-out-of-bounds");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(Ids(*d), "ignore-label-not-declared");
+}
+
+TEST_F(BundledLua, MemorySeriesPredicate) {
+  // Real 1.13 run under `ulimit -v 1600000`: tensors kept every step until a 16 MiB request fails.
+  const std::string leak = R"(step    5 | loss -3780.0 | max_rss_mb 326.9
+step   10 | loss -1227.3 | max_rss_mb 407.0
+step   15 | loss -4016.0 | max_rss_mb 487.0
+step   20 | loss 2133.2 | max_rss_mb 567.0
+step   25 | loss -1818.3 | max_rss_mb 663.0
+step   30 | loss -123.0 | max_rss_mb 823.0
+step   35 | loss 1464.1 | max_rss_mb 983.0
+step   40 | loss -1638.2 | max_rss_mb 1143.0
+Traceback (most recent call last):
+  File "/tmp/gen/leak.py", line 7, in <module>
+    loss = (x * 2).sum()
+            ~~^~~
+RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 16777216 bytes. Error code 12 (Cannot allocate memory)
+)";
+  Report r = Diagnose(leak);
+  const Diagnosis* d = Find(r, "host-allocation-failed");
+  ASSERT_NE(d, nullptr) << Warnings(r);
+  const Hypothesis* grew = Hyp(*d, "memory-already-used");
+  ASSERT_NE(grew, nullptr) << Ids(*d);
+  EXPECT_NE(grew->evidence.find("rose from 327 MB"), std::string::npos) << grew->evidence;
+  EXPECT_EQ(Hyp(*d, "quadratic-or-oversized-tensor"), nullptr) << Ids(*d);
+  // The same message with no series before it: both stay.
+  r = Diagnose(leak.substr(leak.find("Traceback")));
+  d = Find(r, "host-allocation-failed");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(Hyp(*d, "quadratic-or-oversized-tensor"), nullptr) << Ids(*d);
+  EXPECT_NE(Hyp(*d, "memory-already-used"), nullptr) << Ids(*d);
+}
+
+TEST_F(BundledLua, CrossIncidentTimeoutAfterOom) {
+  const std::string log =
+      ReadFile(std::string(TRIAGE_SOURCE_DIR) + "/corpus/distributed/nccl-timeout-after-rank-oom-formatted/log.txt");
+  ASSERT_FALSE(log.empty());
+  Report r = Diagnose(log);
+  const Diagnosis* d = Find(r, "nccl-watchdog-timeout");
+  ASSERT_NE(d, nullptr) << Warnings(r);
+  EXPECT_NE(d->explanation.find("earlier failure at line 3 (torch.cuda.OutOfMemoryError"), std::string::npos)
+      << d->explanation;
+  ASSERT_FALSE(r.diagnoses.empty());
+  EXPECT_EQ(r.diagnoses[0].category, "cuda.oom");
+  // Alone, the timeout keeps its confidence and gets no note.
+  Report alone = Diagnose(
+      "[E ProcessGroupNCCL.cpp:821] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=45031, "
+      "OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800415 milliseconds before timing out.");
+  const Diagnosis* a = Find(alone, "nccl-watchdog-timeout");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->explanation.find("earlier failure"), std::string::npos);
+  EXPECT_GT(a->confidence, d->confidence);
+}
+
+TEST_F(BundledLua, AtLeastFiveBundledRulesUseLuaAndTheirChecksPass) {
+  int with_lua = 0;
+  for (const RuleInfo& info : ListRules(**rules_)) with_lua += !info.lua.empty();
+  EXPECT_GE(with_lua, 5);
+  RuleTestReport t = RunRuleExamples(**rules_);
+  int lua_checks = 0;
+  for (const ExampleResult& e : t.results) {
+    if (e.kind != "lua_test") continue;
+    ++lua_checks;
+    EXPECT_TRUE(e.passed) << e.file << ":" << e.line << ": " << e.detail;
+  }
+  EXPECT_GE(lua_checks, 10);
+}
+
+}  // namespace
+}  // namespace triage
