@@ -77,6 +77,28 @@ TEST(MetricCollector, ReadsEveryCommonFormat) {
   }
 }
 
+TEST(MetricCollector, ReadsNumbersInEveryNotationPrinted) {
+  struct Case {
+    const char* line;
+    double want;
+  };
+  const Case kCases[] = {
+      {"lr: 2.000e-02", 0.02},
+      {"lr=2e-05", 2e-05},
+      {"lr=.5", 0.5},
+      {"lr=+3", 3},
+      {"lr=1E+3", 1000},
+      {"lr=123456789012345678901234", 1.2345678901234568e23},  // too long for the fast path
+      {"lr=1.7014118346046923e+38", 1.7014118346046923e+38},
+      {"lr=4.9e-324", 4.9e-324},
+  };
+  for (const Case& c : kCases) {
+    MetricCollector m = Collect(std::string(c.line) + "\n");
+    ASSERT_NE(m.Find(SeriesId::kLr), nullptr) << c.line;
+    EXPECT_NEAR(m.Find(SeriesId::kLr)->last().value, c.want, std::fabs(c.want) * 1e-15) << c.line;
+  }
+}
+
 TEST(MetricCollector, QualifiedNamesAreNotReadAsTheTrainingLoss) {
   MetricCollector m = Collect("epoch 1 | val loss 0.75 | test loss 0.9\n");
   EXPECT_EQ(m.Find(SeriesId::kLoss), nullptr) << "'val loss' and 'test loss' must not feed the training loss";

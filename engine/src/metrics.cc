@@ -131,7 +131,9 @@ class KeyTable {
   int Find(const char* s, size_t n) const {
     std::uint32_t i = Hash(s, n) & kMask;
     while (slots_[i].name) {
-      if (slots_[i].len == static_cast<int>(n) && std::memcmp(slots_[i].name, s, n) == 0) return slots_[i].code;
+      if (slots_[i].len == static_cast<int>(n) && slots_[i].name[0] == s[0] && std::memcmp(slots_[i].name, s, n) == 0) {
+        return slots_[i].code;
+      }
       i = (i + 1) & kMask;
     }
     return -1;
@@ -200,6 +202,38 @@ const char* ReadNumber(const char* p, const char* end, double* v) {
   }
   if (Class(*q) != kDigit && !(*q == '.' && q + 1 < end && Class(q[1]) == kDigit)) return nullptr;
   double x = 0;
+  // Fast path for what progress lines print (0.4321, 1.000e-02, 1200): an integer mantissa of at
+  // most 18 digits scaled by a power of ten. Not correctly rounded in the last bit, which no
+  // detector can notice; anything longer or odder goes to from_chars.
+  {
+    static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10,
+                                        1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const char* r = q;
+    std::uint64_t mant = 0;
+    int digits = 0, frac = 0;
+    while (r < end && Class(*r) == kDigit && digits < 19) { mant = mant * 10 + static_cast<unsigned>(*r - '0'); ++r; ++digits; }
+    if (r < end && *r == '.') {
+      ++r;
+      while (r < end && Class(*r) == kDigit && digits < 19) { mant = mant * 10 + static_cast<unsigned>(*r - '0'); ++r; ++digits; ++frac; }
+    }
+    int exp10 = -frac;
+    bool simple = digits > 0 && digits < 19 && !(r < end && Class(*r) == kDigit);
+    if (simple && r < end && (*r == 'e' || *r == 'E')) {
+      const char* e = r + 1;
+      bool eneg = false;
+      if (e < end && (*e == '-' || *e == '+')) { eneg = *e == '-'; ++e; }
+      int ev = 0, ed = 0;
+      while (e < end && Class(*e) == kDigit && ed < 4) { ev = ev * 10 + (*e - '0'); ++e; ++ed; }
+      if (ed == 0 || ed == 4) simple = false;
+      else { exp10 += eneg ? -ev : ev; r = e; }
+    }
+    if (simple && exp10 >= -22 && exp10 <= 22) {
+      x = static_cast<double>(mant);
+      x = exp10 < 0 ? x / kPow10[-exp10] : x * kPow10[exp10];
+      *v = neg ? -x : x;
+      return r;
+    }
+  }
   auto res = std::from_chars(q, end, x, std::chars_format::general);
   if (res.ec != std::errc()) {
     // Out of range (1e999): an overflowing float is what the program meant.
@@ -276,19 +310,20 @@ void MetricSeries::Add(MetricPoint p) {
   }
   last_ = p;
   if (static_cast<int>(head_.size()) < kHead) head_.push_back(p);
-  tail_[p.seq % kTail] = p;
-  if (p.seq % stride_ == 0) {
+  tail_[p.seq & (kTail - 1)] = p;
+  // stride_ is a power of two: masks instead of divisions on the per-point path.
+  if ((p.seq & (stride_ - 1)) == 0) {
     if (static_cast<int>(sample_.size()) == kSample) {
       // Full: keep every other point and double the stride (bounded memory, even coverage).
       std::vector<MetricPoint> half;
       half.reserve(kSample);
       for (const MetricPoint& s : sample_) {
-        if (s.seq % (stride_ * 2) == 0) half.push_back(s);
+        if ((s.seq & (stride_ * 2 - 1)) == 0) half.push_back(s);
       }
       sample_.swap(half);
       stride_ *= 2;
     }
-    if (p.seq % stride_ == 0) sample_.push_back(p);
+    if ((p.seq & (stride_ - 1)) == 0) sample_.push_back(p);
   }
 }
 
@@ -297,7 +332,7 @@ std::vector<MetricPoint> MetricSeries::Points() const {
   all.reserve(head_.size() + kTail + sample_.size() + nonfinite_.size() + 3);
   all.insert(all.end(), head_.begin(), head_.end());
   std::int64_t tail_n = std::min<std::int64_t>(count_, kTail);
-  for (std::int64_t s = count_ - tail_n; s < count_; ++s) all.push_back(tail_[s % kTail]);
+  for (std::int64_t s = count_ - tail_n; s < count_; ++s) all.push_back(tail_[s & (kTail - 1)]);
   all.insert(all.end(), sample_.begin(), sample_.end());
   all.insert(all.end(), nonfinite_.begin(), nonfinite_.end());
   if (has_onset_) all.push_back(onset_);

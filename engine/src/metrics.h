@@ -73,7 +73,7 @@ struct MetricPoint {
 class MetricSeries {
  public:
   static constexpr int kHead = 64;
-  static constexpr int kTail = 128;
+  static constexpr int kTail = 128;  // a power of two (ring index by mask)
   static constexpr int kSample = 256;
   static constexpr int kMaxNonFinite = 16;
 

@@ -40,7 +40,7 @@ const std::vector<DetectorDef>& Detectors() {
        {"value", "classes", "floor"}},
       {"spike", {SeriesId::kLoss}, {{"factor", 10}, {"window", 10}, {"skip", 5}, {"min_level", 0.5}},
        {"value", "before", "ratio"}},
-      {"oscillation", {SeriesId::kLoss}, {{"min_points", 30}, {"spread", 3}, {"max_improvement", 0.3}},
+      {"oscillation", {SeriesId::kLoss}, {{"min_points", 30}, {"spread", 3}, {"max_improvement", 0.3}, {"min_level", 0.25}},
        {"low", "high", "early", "late"}},
       {"growth", {SeriesId::kGradNorm}, {{"min_points", 5}, {"factor", 100}, {"window", 5}},
        {"value", "start", "ratio"}},
@@ -410,6 +410,11 @@ bool DetectOscillation(Ctx& c) {
   double p10 = Quantile(second, 0.1), p90 = Quantile(second, 0.9);
   if (!(p10 > 0) || p90 / p10 < c.P("spread")) return false;
   if (late < early * (1 - c.P("max_improvement"))) return false;
+  // The swings must reach a fair share of where the run started: a converged run jittering around a
+  // small loss (0.02..0.08 after starting at 2.3) is noise, not instability.
+  double start = 0;
+  for (size_t i = 0; i < std::min<size_t>(3, f.size()); ++i) start = std::max(start, f[i].value);
+  if (p90 < c.P("min_level") * start) return false;
   std::string axis = AxisOf(pts);
   std::string evidence = std::string(SeriesName(c.Id(0))) + " swings between " + Num(p10) + " and " + Num(p90) +
                          " (10th-90th percentile, x" + Num(p90 / p10) + ") over " + Span(f[h], f.back(), axis) +
