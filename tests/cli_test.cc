@@ -2,8 +2,11 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
+#include <thread>
 #include <fstream>
 #include <string>
 
@@ -178,6 +181,50 @@ TEST(Cli, LintListsEveryProblemWithPositions) {
   YAML::Node j = YAML::Load(json.out);
   EXPECT_GE(j["errors"].as<int>(), 6) << json.out;
   fs::remove_all(d);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(Cli, TeeCopiesInputUnchangedAndReportsOnStderr) {
+  namespace fs = std::filesystem;
+  std::string dir = (fs::temp_directory_path() / ("triage_tee_" + std::to_string(::getpid()))).string();
+  fs::create_directories(dir);
+  // Bytes a console must get back exactly: CRLF, a progress bar's \r, invalid UTF-8, no final newline.
+  std::string input = ReadFile(kFixture) + "epoch 2\r\n 50%|##   |\r100%|#####|\n\xff\xfe bad bytes\nlast line";
+  std::ofstream(dir + "/in.log", std::ios::binary) << input;
+  ShellResult r = Shell(Triage("--tee < " + dir + "/in.log > " + dir + "/out.log 2> " + dir + "/err.log"));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(ReadFile(dir + "/out.log"), input);
+  EXPECT_EQ(ReadFile(dir + "/err.log").rfind("shape.matmul_mismatch", 0), 0u) << ReadFile(dir + "/err.log");
+  fs::remove_all(dir);
+}
+
+TEST(Cli, FollowPrintsEachIncidentWhenComplete) {
+  namespace fs = std::filesystem;
+  std::string dir = (fs::temp_directory_path() / ("triage_follow_" + std::to_string(::getpid()))).string();
+  fs::create_directories(dir);
+  std::string log = dir + "/train.log", out = dir + "/out.txt";
+  std::ofstream(log) << "epoch 1 loss 0.5\n";
+  // Runs in the background until 2 s pass without new data.
+  std::string cmd = Triage("--follow " + log + " --idle-exit 2 > " + out + " 2>&1 &");
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ofstream(log, std::ios::app) << ReadFile(kFixture);
+  // Wait for the diagnosis: the condition is polled, with a generous deadline for slow machines.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  std::string got;
+  while (std::chrono::steady_clock::now() < deadline) {
+    got = ReadFile(out);
+    if (got.find("shape.matmul_mismatch") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_NE(got.find("shape.matmul_mismatch"), std::string::npos) << got;
+  EXPECT_NE(got.find("lines 2-12 of " + log), std::string::npos) << got;
+  fs::remove_all(dir);
 }
 
 }  // namespace

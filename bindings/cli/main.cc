@@ -1,4 +1,6 @@
 // triage: diagnose PyTorch failures in logs. See `triage --help` and bindings/cli/README.md.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -7,6 +9,8 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,7 +56,8 @@ namespace {
 const char kUsage[] = R"(usage: triage [OPTIONS] [FILE...]      diagnose logs (stdin when no FILE or FILE is -)
        triage rules list [--origin]       list the loaded rules
        triage rules lint [DIR...]         check rule files: schema, regexes, references
-       triage rules test [DIR...]         run every rule's own examples
+       triage rules test [DIR...]         run every rule's own examples and Lua test_ functions
+       triage rules new FAMILY/ID [--lua] scaffold a rule (default dir: ~/.config/triage/rules)
        triage explain RULE_ID             show a rule's full reasoning
        triage eval DIR                    accuracy on a labelled corpus
        triage --version
@@ -61,6 +66,9 @@ options:
   --format text|json      output format (default text; json follows the output contract)
   --top N                 show at most N diagnoses (default: all above the threshold)
   --min-confidence X      abstain below this confidence (default 0.35)
+  --tee                   copy the input to stdout unchanged; print the diagnosis to stderr at the end
+  --follow FILE           like tail -f: print each diagnosis as soon as its incident is complete
+  --idle-exit SECONDS     with --follow: stop after this long without new data (default: never)
   --rules DIR             also load rules from DIR (repeatable; after TRIAGE_RULES_PATH)
   --no-bundled            do not load the bundled rules
   --strict                rule warnings are errors
@@ -77,8 +85,22 @@ struct Options {
   RuleFlags rules;
   std::string color = "auto";
   bool verbose = false;
+  bool tee = false;
+  std::string follow;
+  double idle_exit = 0;
   std::vector<std::string> files;
 };
+
+bool WriteAll(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
 
 bool ParseDouble(const std::string& s, double* out) {
   char* end = nullptr;
@@ -134,6 +156,16 @@ int ParseArgs(int argc, char** argv, Options* o) {
         return kExitUsage;
       }
       o->color = v;
+    } else if (a == "--tee") {
+      o->tee = true;
+    } else if (is("--follow")) {
+      if (!value("--follow", &v) || v.empty()) { PrintError("--follow needs a file"); return kExitUsage; }
+      o->follow = v;
+    } else if (is("--idle-exit")) {
+      if (!value("--idle-exit", &v) || !ParseDouble(v, &o->idle_exit) || o->idle_exit < 0) {
+        PrintError("--idle-exit needs a number of seconds");
+        return kExitUsage;
+      }
     } else if (a == "-v" || a == "--verbose") {
       o->verbose = true;
     } else if (a == "-h" || a == "--help") {
@@ -147,15 +179,20 @@ int ParseArgs(int argc, char** argv, Options* o) {
       return kExitUsage;
     }
   }
+  if (!o->follow.empty() && (!o->files.empty() || o->tee)) {
+    PrintError("--follow takes one file and no other inputs or --tee");
+    return kExitUsage;
+  }
   if (o->files.empty()) o->files.push_back("-");
   return -1;
 }
 
-// Streams one input through a Session. Returns false (with *error) when it cannot be read.
+// Reads one input through a Session in pieces as they arrive (read(2), so a pipe is forwarded
+// promptly with --tee). Returns false (with *error) when it cannot be read.
 bool DiagnoseInput(const std::string& name, const std::shared_ptr<const RuleSet>& rules,
-                   const DiagnoseOptions& options, Report* report, std::string* error) {
-  std::FILE* f = name == "-" ? stdin : std::fopen(name.c_str(), "rb");
-  if (!f) {
+                   const DiagnoseOptions& options, bool tee, Report* report, std::string* error) {
+  int fd = name == "-" ? STDIN_FILENO : open(name.c_str(), O_RDONLY);
+  if (fd < 0) {
     *error = "cannot read " + name + ": " + std::strerror(errno);
     if (name == "rules" || name == "explain" || name == "eval") {
       *error += " (subcommands come first: triage " + name + " ... [--rules DIR])";
@@ -164,14 +201,85 @@ bool DiagnoseInput(const std::string& name, const std::shared_ptr<const RuleSet>
   }
   Session session(rules, options, name);
   std::vector<char> buf(1 << 20);
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) session.Feed(std::string_view(buf.data(), n));
-  bool failed = std::ferror(f);
-  if (failed) *error = "error reading " + name + ": " + std::strerror(errno);
-  if (f != stdin) std::fclose(f);
-  if (failed) return false;
+  bool ok = true;
+  for (;;) {
+    ssize_t n = read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *error = "error reading " + name + ": " + std::strerror(errno);
+      ok = false;
+      break;
+    }
+    if (n == 0) break;
+    if (tee && !WriteAll(STDOUT_FILENO, buf.data(), static_cast<size_t>(n))) tee = false;  // reader went away
+    session.Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
+  }
+  if (fd != STDIN_FILENO) close(fd);
+  if (!ok) return false;
   *report = session.Finish();
   return true;
+}
+
+// tail -f: diagnoses each incident as soon as it is complete; runs until interrupted, or until
+// idle_exit seconds pass without new data (0: never). Starts over if the file is truncated.
+int Follow(const std::string& name, const std::shared_ptr<const RuleSet>& rules, const DiagnoseOptions& options,
+           bool json, const TextOptions& text, double idle_exit) {
+  int fd = open(name.c_str(), O_RDONLY);
+  if (fd < 0) {
+    PrintError("cannot read " + name + ": " + std::strerror(errno));
+    return kExitUsage;
+  }
+  auto session = std::make_unique<Session>(rules, options, name);
+  std::set<std::string> printed;
+  std::vector<char> buf(1 << 20);
+  off_t offset = 0;
+  int seen_completed = 0;
+  double idle = 0;
+  bool found = false;
+  const double kPoll = 0.2;
+  for (;;) {
+    ssize_t n = read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      PrintError("error reading " + name + ": " + std::strerror(errno));
+      close(fd);
+      return kExitUsage;
+    }
+    if (n > 0) {
+      offset += n;
+      idle = 0;
+      session->Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
+      if (session->CompletedIncidents() == seen_completed) continue;
+      seen_completed = session->CompletedIncidents();
+      Report r = session->Snapshot(/*include_open=*/false);
+      Report fresh = r;
+      fresh.diagnoses.clear();
+      for (const Diagnosis& d : r.diagnoses) {
+        const Incident& inc = r.incidents[d.incident];
+        std::string key = d.rule + "@" + std::to_string(inc.line_start);
+        if (printed.insert(key).second) fresh.diagnoses.push_back(d);
+      }
+      if (fresh.diagnoses.empty()) continue;
+      found = true;
+      std::fputs((json ? ToJson(fresh) : ToText(fresh, text) + "\n").c_str(), stdout);
+      std::fflush(stdout);
+      continue;
+    }
+    // At the end of the file: wait for more, and notice truncation (log rotation).
+    struct stat st;
+    if (fstat(fd, &st) == 0 && st.st_size < offset) {
+      lseek(fd, 0, SEEK_SET);
+      offset = 0;
+      seen_completed = 0;
+      session = std::make_unique<Session>(rules, options, name);
+      continue;
+    }
+    if (idle_exit > 0 && idle >= idle_exit) break;
+    usleep(static_cast<useconds_t>(kPoll * 1e6));
+    idle += kPoll;
+  }
+  close(fd);
+  return found ? kExitFound : kExitNone;
 }
 
 int Diagnose(int argc, char** argv) {
@@ -186,28 +294,32 @@ int Diagnose(int argc, char** argv) {
                (o.color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR") &&
                 !(std::getenv("TERM") && std::string(std::getenv("TERM")) == "dumb"));
   if (std::getenv("NO_COLOR") && o.color != "always") color = false;
+  TextOptions text;
+  text.color = color;
+  text.verbose = o.verbose;
+  if (!o.follow.empty()) return Follow(o.follow, loaded.rules, o.diagnose, o.json, text, o.idle_exit);
+  // With --tee the input goes to stdout unchanged and the diagnosis to stderr.
+  std::FILE* out = o.tee ? stderr : stdout;
+  if (o.tee) text.color = o.color == "always" || (o.color == "auto" && isatty(STDERR_FILENO) && !std::getenv("NO_COLOR"));
   bool found = false;
   bool input_error = false;
   for (size_t i = 0; i < o.files.size(); ++i) {
     Report report;
     std::string error;
-    if (!DiagnoseInput(o.files[i], loaded.rules, o.diagnose, &report, &error)) {
+    if (!DiagnoseInput(o.files[i], loaded.rules, o.diagnose, o.tee, &report, &error)) {
       PrintError(error);
       input_error = true;
       continue;
     }
     found = found || !report.diagnoses.empty();
     if (o.json) {
-      std::fputs(ToJson(report).c_str(), stdout);  // one object per line per input (JSON Lines)
+      std::fputs(ToJson(report).c_str(), out);  // one object per line per input (JSON Lines)
     } else {
-      if (o.files.size() > 1) std::printf("%s== %s ==\n", i ? "\n" : "", o.files[i].c_str());
-      TextOptions t;
-      t.color = color;
-      t.verbose = o.verbose;
-      std::fputs(ToText(report, t).c_str(), stdout);
+      if (o.files.size() > 1) std::fprintf(out, "%s== %s ==\n", i ? "\n" : "", o.files[i].c_str());
+      std::fputs(ToText(report, text).c_str(), out);
     }
   }
-  std::fflush(stdout);
+  std::fflush(out);
   if (input_error) return kExitUsage;
   return found ? kExitFound : kExitNone;
 }

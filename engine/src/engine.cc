@@ -240,7 +240,12 @@ int Session::CompletedIncidents() const { return impl_->segmenter.completed(); }
 
 size_t Session::PeakBufferedBytes() const { return impl_->peak_partial; }
 
-Report Session::Snapshot() const {
+Report Session::Snapshot(bool include_open) const {
+  if (!include_open) {
+    Segmenter done = impl_->segmenter;
+    done.mutable_incidents().resize(impl_->segmenter.completed());
+    return impl_->MakeReport(done);
+  }
   Segmenter copy = impl_->segmenter;
   if (!impl_->partial.empty()) copy.AddLine(impl_->partial);
   copy.Finish();

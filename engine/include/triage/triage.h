@@ -261,8 +261,10 @@ class Session {
   // Returns the most bytes of input the session has held at once (an unfinished line, cut at
   // SegmenterOptions::max_line): memory does not grow with line length or input size.
   std::size_t PeakBufferedBytes() const;
-  // Returns a report over everything fed so far, ending any open incident. Feeding may continue.
-  Report Snapshot() const;
+  // Returns a report over everything fed so far. With include_open, an incident still being read is
+  // ended in the copy (as if the input stopped here); without, only completed incidents are diagnosed.
+  // Feeding may continue either way.
+  Report Snapshot(bool include_open = true) const;
   // Ends the input and returns the report.
   Report Finish();
 
