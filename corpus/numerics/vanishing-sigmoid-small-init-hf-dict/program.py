@@ -1,5 +1,5 @@
 # A sigmoid MLP whose weights were initialised with std=0.01 "to keep activations small": every layer
-# scales the backward signal by ~0.01*sqrt(width), so the early layers get almost no gradient.
+# scales the backward signal by about 0.25*0.01*sqrt(width), so the early layers get almost no gradient.
 # Logged in Hugging Face Trainer style, one dict per logging step.
 import torch
 import torch.nn as nn

@@ -1,0 +1,77 @@
+-- Reads the per-layer dead-unit fractions kept in the incident (key=value, dict or table lines) and
+-- finds the worst layer. "Dead" means zero for every sample of the batch checked, not the ordinary
+-- ~50% of zero outputs a healthy ReLU produces, so the patterns only read columns that say "dead".
+
+local function parse(message)
+  local layers = {}   -- {name, frac} in printed order, every printout
+  for line in (message .. "\n"):gmatch("([^\n]*)\n") do
+    local found = false
+    for name, v in line:gmatch("'dead_[%a_]*/([^']+)': ([%d%.]+)") do
+      layers[#layers + 1] = { name = name, frac = tonumber(v) }
+      found = true
+    end
+    if not found then
+      local name, v
+      for _, key in ipairs({ "dead_frac", "dead_fraction", "dead_ratio" }) do
+        if not name then name, v = line:match("layer=([%w_.]+).-%f[%w]" .. key .. "=([%d%.]+)") end
+      end
+      if name then
+        layers[#layers + 1] = { name = name, frac = tonumber(v) }
+      else
+        local n, pct = line:match("^%s*([%w_.]+)%s+[Rr][Ee][Ll][Uu]6?%s+%d+%s+%d+%s+([%d%.]+)%%")
+        if n then layers[#layers + 1] = { name = n, frac = tonumber(pct) / 100 } end
+      end
+    end
+  end
+  return layers
+end
+
+local function worst(layers)
+  local best
+  for _, l in ipairs(layers) do
+    if l.frac and (best == nil or l.frac > best.frac) then best = l end
+  end
+  return best
+end
+
+local function pct(f)
+  local s = string.format("%.1f", 100 * f)
+  return (s:gsub("%.0$", ""))
+end
+
+function dead_summary(ctx)
+  local layers = parse(ctx.incident.message)
+  local w = worst(layers)
+  if not w then return nil end
+  local seen, parts = {}, {}
+  for _, l in ipairs(layers) do
+    if not seen[l.name] then
+      seen[l.name] = true
+      parts[#parts + 1] = l.name .. " " .. pct(l.frac) .. "%"
+    end
+  end
+  return { worst_layer = w.name, worst_pct = pct(w.frac), summary = "first printed: " .. table.concat(parts, ", ") }
+end
+
+-- More than half of a layer's units dead (the taxonomy's cue) is a diagnosis; fewer is left alone.
+function mostly_dead(ctx)
+  local w = worst(parse(ctx.incident.message))
+  if not w or w.frac < 0.5 then return false end
+  if w.frac >= 0.8 then return math.min(1, ctx.confidence + 0.04) end
+  return nil
+end
+
+function test_healthy_veto()
+  local msg = "{'loss': 1.9, 'dead_frac/fc1': 0.0, 'dead_frac/fc2': 0.02, 'epoch': 1.0}"
+  assert(mostly_dead({ incident = { message = msg }, confidence = 0.86 }) == false)
+end
+
+function test_table_percent()
+  local v = dead_summary({ incident = { message = "act1   ReLU    128    91   71.1%\nact2   ReLU     64    60   93.8%" } })
+  assert(v.worst_layer == "act2" and v.worst_pct == "93.8", v.worst_layer .. " " .. v.worst_pct)
+end
+
+function test_kv_units_column_not_read_as_fraction()
+  local v = dead_summary({ incident = { message = "step=0 layer=relu1 dead_units=108/128 dead_frac=0.844" } })
+  assert(v.worst_pct == "84.4", v.worst_pct)
+end
