@@ -30,10 +30,24 @@ end
 
 local function fmt(v) return string.format("%.2e", v) end
 
+-- An embedding table's mean |grad| is small in any healthy run (only the rows of the batch's tokens get
+-- a gradient), so the comparison starts at the first layer that is not one.
+local function is_embedding(name)
+  local n = name:lower()
+  return n:find("emb", 1, true) or n:find("wte", 1, true) or n:find("wpe", 1, true)
+end
+
+local function ends(order)
+  for i = 1, #order - 1 do
+    if not is_embedding(order[i]) then return order[i], order[#order] end
+  end
+  return nil
+end
+
 function flow(ctx)
   local order, value = parse(ctx.incident.message)
-  if #order < 2 then return nil end
-  local first, last = order[1], order[#order]
+  local first, last = ends(order)
+  if not first then return nil end
   local a, b = value[first], value[last]
   local ratio = a > 0 and b / a or math.huge
   return {
@@ -47,8 +61,9 @@ end
 -- layer's. A healthy net stays within one or two orders of magnitude; a converged one is small everywhere.
 function vanishing(ctx)
   local order, value = parse(ctx.incident.message)
-  if #order < 2 then return false end
-  local a, b = value[order[1]], value[order[#order]]
+  local first, last = ends(order)
+  if not first then return false end
+  local a, b = value[first], value[last]
   if not (a < 1e-5 and b >= 1000 * a) then return false end
   if a < 1e-7 then return math.min(1, ctx.confidence + 0.04) end
   return nil
@@ -75,4 +90,10 @@ end
 
 function test_one_layer_only()
   assert(vanishing({ incident = { message = "layer=fc1 grad_mean_abs=1e-09" }, confidence = 0.86 }) == false)
+end
+
+function test_embedding_table_is_not_the_first_layer()
+  local msg = "layer=embed.weight grad_mean_abs=2.0e-08\nlayer=fc1.weight grad_mean_abs=1.1e-03\nlayer=head.weight grad_mean_abs=4.0e-03"
+  assert(vanishing({ incident = { message = msg }, confidence = 0.86 }) == false)
+  assert(flow({ incident = { message = msg } }).first_layer == "fc1.weight")
 end

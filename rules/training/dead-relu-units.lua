@@ -53,10 +53,11 @@ function dead_summary(ctx)
   return { worst_layer = w.name, worst_pct = pct(w.frac), summary = "first printed: " .. table.concat(parts, ", ") }
 end
 
--- More than half of a layer's units dead (the taxonomy's cue) is a diagnosis; fewer is left alone.
+-- More than half of a layer's units dead (the taxonomy's cue) is a diagnosis; half or fewer is left
+-- alone (a check on a single sample sees about half of a healthy ReLU's units at zero).
 function mostly_dead(ctx)
   local w = worst(parse(ctx.incident.message))
-  if not w or w.frac < 0.5 then return false end
+  if not w or w.frac <= 0.5 then return false end
   if w.frac >= 0.8 then return math.min(1, ctx.confidence + 0.04) end
   return nil
 end
