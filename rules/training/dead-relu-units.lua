@@ -76,3 +76,33 @@ function test_kv_units_column_not_read_as_fraction()
   local v = dead_summary({ incident = { message = "step=0 layer=relu1 dead_units=108/128 dead_frac=0.844" } })
   assert(v.worst_pct == "84.4", v.worst_pct)
 end
+
+-- Hypothesis evidence. Both always show the hypothesis; they add what the log says for it.
+function dead_from_start(ctx)
+  local msg = ctx.incident.message or ""
+  if msg:find("step=0%f[^%d]") or msg:find("step 0%f[^%d]") or msg:find("epoch=0%f[^%d.]") then
+    return "the units are already dead in the printout taken before the first update (step 0)"
+  end
+  return true
+end
+
+function high_lr(ctx)
+  local lr = ctx.metrics and ctx.metrics.lr
+  local top
+  if lr and lr.values then
+    for _, v in ipairs(lr.values) do
+      if v == v and (top == nil or v > top) then top = v end
+    end
+  end
+  if top and top >= 1 then
+    return "the log prints a learning rate of " .. tostring(top) .. ", high for SGD/Adam on a ReLU network"
+  end
+  return true
+end
+
+function test_hypothesis_evidence()
+  assert(dead_from_start({ incident = { message = "step=0 layer=relu1 dead_frac=0.844" } }):find("step 0", 1, true))
+  assert(dead_from_start({ incident = { message = "step=10 layer=relu1 dead_frac=0.844" } }) == true)
+  assert(high_lr({ metrics = { lr = { steps = { 1 }, values = { 5.0 } } } }):find("5.0", 1, true))
+  assert(high_lr({ metrics = {} }) == true)
+end
