@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <sys/wait.h>
 #include <thread>
 #include <vector>
 
@@ -248,6 +249,41 @@ TEST_F(SearchPath, BrokenReloadKeepsThePreviousGoodRule) {
   Write(root_ / "bundled" / "lua.lua", "function v(ctx) return { n = 3 } end\n");
   r = store.Reload();
   EXPECT_EQ(Explanation(store.Current(), "lua"), "3");
+}
+
+// The authoring loop from rules/GUIDE.md: a scaffold passes lint and test as written, with and
+// without Lua; an existing id and an unknown family are refused.
+TEST_F(SearchPath, RulesNewScaffoldPassesLintAndTest) {
+  auto run = [&](const std::string& args, std::string* out) {
+    std::string cmd = std::string(TRIAGE_BINARY) + " " + args + " 2>&1";
+    std::FILE* p = popen(cmd.c_str(), "r");
+    char buf[4096];
+    size_t n;
+    out->clear();
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  Write(root_ / "bundled" / "b.yaml", Rule("b", "bundled"));
+  std::string out;
+  ASSERT_EQ(run("rules new index/my-first --lua", &out), 0) << out;
+  EXPECT_TRUE(fs::exists(user() / "index" / "my-first.yaml")) << out;
+  EXPECT_TRUE(fs::exists(user() / "index" / "my-first.lua")) << out;
+  ASSERT_EQ(run("rules new shape/plain", &out), 0) << out;
+  EXPECT_FALSE(fs::exists(user() / "shape" / "plain.lua"));
+  EXPECT_EQ(run("rules lint " + user().string(), &out), 0) << out;
+  EXPECT_NE(out.find("2 rules loaded, 0 errors, 0 warnings"), std::string::npos) << out;
+  EXPECT_EQ(run("rules test", &out), 0) << out;
+  EXPECT_NE(out.find("0 failed"), std::string::npos) << out;
+  // my-first: match + Lua test_values; plain: match; b: match.
+  EXPECT_NE(out.find("3 rules, 4 passed"), std::string::npos) << out;
+  EXPECT_EQ(run("rules new index/my-first", &out), 2);
+  EXPECT_NE(out.find("already exists"), std::string::npos) << out;
+  EXPECT_EQ(run("rules new shape/b", &out), 2);
+  EXPECT_NE(out.find("rule 'b' already exists"), std::string::npos) << out;
+  EXPECT_EQ(run("rules new nosuchfamily/x", &out), 2);
+  EXPECT_NE(out.find("unknown family"), std::string::npos) << out;
+  EXPECT_EQ(run("rules new shape/Bad_Id", &out), 2);
 }
 
 }  // namespace
