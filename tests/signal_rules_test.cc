@@ -11,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "rule.h"
+#include "triage/tools.h"
 #include "triage/triage.h"
 
 namespace triage {
@@ -82,6 +83,18 @@ TEST(SignalRuleLoader, FillsDefaultsAndKeepsOverrides) {
 }
 
 // Every case of corpus/signals: the expected category first, and nothing at all for the healthy runs.
+TEST(SignalRuleLoader, ExplainShowsTheDetectorAndItsParameters) {
+  LoadResult r = LoadRulesFromStrings({{"<s>", RuleWithSignal("{ detector: spike, factor: 20, evidence_for: [numerics.nan_loss] }")}});
+  ASSERT_TRUE(r.ok()) << r.problems.front().ToString();
+  bool found = false;
+  std::string text = ExplainRule(*r.rules, "s", &found);
+  ASSERT_TRUE(found);
+  EXPECT_NE(text.find("Reads metric series: detector spike on loss"), std::string::npos) << text;
+  EXPECT_NE(text.find("factor=20"), std::string::npos) << text;
+  EXPECT_NE(text.find("evidence for: numerics.nan_loss"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Matches messages like"), std::string::npos) << text;
+}
+
 TEST(SignalRules, CorpusCasesGetTheirSignatureAndHealthyRunsNothing) {
   LoadOptions o;
   o.env_path = false;

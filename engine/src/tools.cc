@@ -11,6 +11,7 @@
 
 #include "ranker.h"
 #include "rule.h"
+#include "signal_rules.h"
 
 namespace triage {
 namespace fs = std::filesystem;
@@ -170,7 +171,21 @@ std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found
   out << r->id << "  [" << r->category << "]\n" << r->title << "\n";
   out << "file: " << r->file << (r->overrides.empty() ? "" : " (overrides " + r->overrides + ")") << "\n";
   out << "prior confidence: " << r->prior << "\n\n";
-  out << "Matches messages like:\n";
+  if (r->signal) {
+    // A signal rule reads metric series, not messages (rules/README.md "Signal rules").
+    out << "Reads metric series: detector " << r->signal->detector << " on";
+    for (SeriesId id : r->signal->series) out << " " << SeriesName(id);
+    out << "\nparameters:";
+    for (const auto& [name, value] : r->signal->params) out << " " << name << "=" << value;
+    out << "\n";
+    if (!r->signal->evidence_for.empty()) {
+      out << "evidence for:";
+      for (const std::string& c : r->signal->evidence_for) out << " " << c;
+      out << "\n";
+    }
+  } else {
+    out << "Matches messages like:\n";
+  }
   for (const Text& p : r->patterns) out << "  /" << p.value << "/\n";
   if (!r->exceptions.empty()) {
     out << "raised as:";
