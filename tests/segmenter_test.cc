@@ -597,6 +597,44 @@ TEST(Segmenter, TorchScriptReportYieldsTheInnerError) {
   EXPECT_EQ(c[0].CulpritText(), "export.py:14 in forward: patches = image.reshape(image.size(0), -1, 48)");
 }
 
+// Note: [Handled]. corpus/formats/caught-then-fatal: an error caught and logged with logging.exception,
+// then more training output, then the error that ended the run. The first is marked handled so the ranker
+// can prefer the fatal one. A traceback announced by "Exception ignored in:" (CPython's unraisable hook)
+// is handled itself and says nothing about the others. Text: Python 3.11, torch 1.13.1.
+TEST(Segmenter, CaughtErrorFollowedByOutputIsHandled) {
+  const std::string text =
+      "ERROR step 1: skipping bad batch\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/w/ign.py\", line 8, in <module>\n"
+      "    torch.ones(3).view(2, 2)\n"
+      "RuntimeError: shape '[2, 2]' is invalid for input of size 3\n"
+      "INFO step 2: loss 1.0955\n"
+      "Exception ignored in: <function Holder.__del__ at 0x7fd3674bef20>\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/w/ign.py\", line 5, in __del__\n"
+      "    raise RuntimeError(\"closing the shard writer failed\")\n"
+      "RuntimeError: closing the shard writer failed\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/w/ign.py\", line 13, in <module>\n"
+      "    torch.zeros(2, 3) @ torch.zeros(4, 5)\n"
+      "    ~~~~~~~~~~~~~~~~~~^~~~~~~~~~~~~~~~~~~\n"
+      "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)\n";
+  auto v = Segment(text);
+  ASSERT_EQ(v.size(), 3u) << Dump(v);
+  EXPECT_TRUE(v[0].handled) << "the run went on after it";
+  EXPECT_TRUE(v[1].handled) << "ignored by the interpreter";
+  EXPECT_FALSE(v[2].handled) << "the fatal one";
+
+  // Without output in between (two processes failing, a chain), nothing is marked.
+  auto w = Segment(
+      "Traceback (most recent call last):\n  File \"/w/a.py\", line 1, in <module>\n    f()\nValueError: a\n"
+      "\n"
+      "Traceback (most recent call last):\n  File \"/w/b.py\", line 1, in <module>\n    g()\nKeyError: 'b'\n");
+  ASSERT_EQ(w.size(), 2u) << Dump(w);
+  EXPECT_FALSE(w[0].handled);
+  EXPECT_FALSE(w[1].handled);
+}
+
 TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {
   EXPECT_TRUE(Segmenter::IsLibraryFile("/usr/lib/python3/dist-packages/torch/nn/modules/module.py"));
   EXPECT_TRUE(Segmenter::IsLibraryFile("/home/u/.venv/lib/python3.11/site-packages/transformers/trainer.py"));

@@ -463,9 +463,31 @@ void Segmenter::Emit(Incident inc) {
     pending_cause_ = -1;
   }
   bool is_exception = inc.kind != Incident::Kind::kLogLine;
+  // Note: [Handled]
+  // Incident::handled marks an exception the run survived: the previous exception of this stream is
+  // handled when ordinary output (lines part of no incident) came between it and this new, unchained
+  // one: it was caught and logged (logging.exception, a retry loop), and the run went on. A traceback
+  // announced by "Exception ignored in:" is handled itself and marks nothing. The last exception of a
+  // stream is never handled. For the ranker: prefer the earliest exception group whose root is not
+  // handled; fall back to the earliest group when all are.
+  //
+  bool ignored = is_exception && ignored_next_;
+  if (ignored) {
+    inc.handled = true;
+    ignored_next_ = false;
+  } else if (is_exception) {
+    // A wrapper waiting for this incident (CellExecutionError, ProcessRaisedException) was not survived.
+    if (inc.caused_by < 0 && live_exception_ >= 0 && live_exception_ != pending_wrapper_ && ordinary_lines_ > 0 &&
+        incidents_[live_exception_].rank == inc.rank &&
+        incidents_[live_exception_].line_end < inc.line_start) {
+      incidents_[live_exception_].handled = true;
+    }
+    ordinary_lines_ = 0;
+  }
   bool wraps = pending_wrapper_ >= 0 && inc.kind == Incident::Kind::kTraceback;
   incidents_.push_back(std::move(inc));
   if (is_exception) last_exception_ = static_cast<int>(incidents_.size()) - 1;
+  if (is_exception && !ignored) live_exception_ = last_exception_;
   if (wraps) {
     if (pending_wrapper_ < last_exception_) incidents_[pending_wrapper_].caused_by = last_exception_;
     pending_wrapper_ = -1;
@@ -1113,6 +1135,12 @@ void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
     pending_wrapper_ = static_cast<int>(incidents_.size()) - 1;
     return;
   }
+  if (StartsWith(trimmed, "Exception ignored in")) {
+    // CPython's unraisable hook (a __del__ or a callback failing, often at shutdown after the fatal
+    // error): the traceback that follows was ignored, and it says nothing about the one before it.
+    ignored_next_ = true;
+    return;
+  }
   if (StartsWith(trimmed, "During handling of the above exception, another exception occurred") ||
       StartsWith(trimmed, "The above exception was the direct cause of the following exception")) {
     if (!incidents_.empty()) pending_cause_ = static_cast<int>(incidents_.size()) - 1;
@@ -1196,8 +1224,12 @@ void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
   }
   if (classify_) {
     int key = classify_(trimmed);
-    if (key >= 0) AddLogLine(line, key);
+    if (key >= 0) {
+      AddLogLine(line, key);
+      return;
+    }
   }
+  ++ordinary_lines_;
 }
 
 void Segmenter::Finish() {

@@ -50,7 +50,12 @@ class Segmenter {
   // Counts `n` lines the caller has shown to be inert while idle: no idle keyword and no rule hit, and
   // blank after Normalize unless it is followed by a line added with AddLine (which then sets the
   // previous-line context). Precondition: idle(). See Note: [Line prefilter] in line_scanner.h.
-  void SkipLines(std::uint64_t n) { line_no_ += n; }
+  // `blank` of them (if the caller knows) were blank: the others count as ordinary output of the run
+  // (Note: [Handled]); a caller that passes no count makes blank lines look like output.
+  void SkipLines(std::uint64_t n, std::uint64_t blank = 0) {
+    line_no_ += n;
+    ordinary_lines_ += n > blank ? n - blank : 0;
+  }
   // Returns the literal keywords (any case) one of which every line HandleIdle acts on contains, other
   // than lines a rule matches. Other states read every line and need none.
   static const std::vector<std::string>& IdleKeywords();
@@ -113,7 +118,10 @@ class Segmenter {
   TorchScript torchscript_ = TorchScript::kNone;
   bool torchscript_original_ = false;  // in its "original code" traceback
   std::string torchscript_code_;       // the last code line, which a "<--- HERE" marker points at
-  bool exception_group_ = false;  // inside an ExceptionGroup rendering (Note: [Exception groups])
+  bool exception_group_ = false;
+  int live_exception_ = -1;       // the last exception incident not announced as ignored (Note: [Handled])
+  bool ignored_next_ = false;     // "Exception ignored in: ..." announced the next traceback
+  std::uint64_t ordinary_lines_ = 0;  // lines read while idle that were part of no incident, since the last exception  // inside an ExceptionGroup rendering (Note: [Exception groups])
   std::string pytest_source_;     // the ">" line of the pytest block being read (Note: [pytest report])
   bool ipython_ = false;          // the open traceback is IPython's (Note: [IPython frames])
   int pending_cause_ = -1;        // set by a chain separator line

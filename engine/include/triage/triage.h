@@ -74,6 +74,9 @@ struct Incident {
   std::vector<std::string> context;  // nearby lines kept as evidence (e.g. kernel assertions), bounded
   int count = 1;                     // identical incidents merged into this one (ranks, repeated lines)
   std::string rank;                  // process rank prefix when the lines carried one ("3"), else empty
+  bool handled = false;              // the process went on after it: ordinary output of the same stream
+                                     // followed it, then another unchained exception (a caught-and-logged
+                                     // error, not the one that ended the run); see Note: [Handled]
 
   // Returns "model.py:42 in forward: x = self.fc(x)" for the culprit frame, or "" if none.
   std::string CulpritText() const;
