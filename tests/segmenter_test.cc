@@ -635,6 +635,35 @@ TEST(Segmenter, CaughtErrorFollowedByOutputIsHandled) {
   EXPECT_FALSE(w[1].handled);
 }
 
+// Regression: two processes' tracebacks interleaved line by line without prefixes were merged into one
+// frame list, so the culprit came from the other traceback (corpus/formats/interleaved-ranks).
+TEST(Segmenter, InterleavedTracebacksAreSeparated) {
+  auto v = Segment(
+      "Traceback (most recent call last):\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/w/program.py\", line 19, in <module>\n"
+      "  File \"/w/program.py\", line 21, in <module>\n"
+      "    step(torch.randn(4, 3, 32, 32), torch.tensor([1, 2, 3, 10]))\n"
+      "    step(torch.randn(4, 3, 32), torch.tensor([1, 2, 3, 4]))\n"
+      "  File \"/w/program.py\", line 15, in step\n"
+      "  File \"/w/program.py\", line 14, in step\n"
+      "    return nn.functional.cross_entropy(head(features), labels)\n"
+      "    features = encoder(images).mean(dim=(2, 3))\n"
+      "IndexError: Target 10 is out of bounds.\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/nn/modules/conv.py\", line 459, in _conv_forward\n"
+      "    return F.conv2d(input, weight, bias, self.stride,\n"
+      "RuntimeError: Given groups=1, weight of size [16, 3, 3, 3], expected input[1, 4, 3, 32] to have 3 "
+      "channels, but got 4 channels instead\n");
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "IndexError");
+  EXPECT_EQ(v[0].line_start, 1);
+  EXPECT_EQ(v[0].CulpritText(), "program.py:15 in step: return nn.functional.cross_entropy(head(features), labels)");
+  EXPECT_EQ(v[1].exception, "RuntimeError");
+  EXPECT_EQ(v[1].line_start, 2);
+  EXPECT_EQ(v[1].CulpritText(), "program.py:14 in step: features = encoder(images).mean(dim=(2, 3))");
+  ASSERT_EQ(v[1].frames.size(), 3u);
+}
+
 TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {
   EXPECT_TRUE(Segmenter::IsLibraryFile("/usr/lib/python3/dist-packages/torch/nn/modules/module.py"));
   EXPECT_TRUE(Segmenter::IsLibraryFile("/home/u/.venv/lib/python3.11/site-packages/transformers/trainer.py"));

@@ -496,6 +496,7 @@ void Segmenter::Emit(Incident inc) {
 }
 
 void Segmenter::CloseOpen() {
+  EndInterleaving();
   if (state_ == State::kWarningSource) state_ = State::kIdle;  // the warning is already emitted
   if (state_ == State::kElasticSummary) FinishElasticSummary();
   if (state_ == State::kPytest) {
@@ -689,6 +690,42 @@ bool Segmenter::ExceptionGroupLine(std::string* line) {
   return true;
 }
 
+// Reads one line of a Python traceback's frame section into open_.
+void Segmenter::FramesLine(const std::string& line, std::string_view trimmed) {
+  if (ipython_ && IPythonFrameSectionLine(trimmed)) {
+    open_.line_end = static_cast<int>(line_no_);
+    return;
+  }
+  if (ParseFrameLine(line)) { open_.line_end = static_cast<int>(line_no_); return; }
+  if (trimmed.empty()) { open_.line_end = static_cast<int>(line_no_); return; }
+  bool indented = line[0] == ' ' || line[0] == '\t';
+  if (indented) {
+    // Source line under a frame, caret markers (^^^^, ~~~), "[Previous line repeated N more times]".
+    bool carets = trimmed.find_first_not_of("^~ ") == std::string_view::npos;
+    if (frame_expects_source_ && !carets && !open_.frames.empty() && trimmed[0] != '[') {
+      open_.frames.back().source = std::string(trimmed.substr(0, 512));
+      frame_expects_source_ = false;
+    }
+    open_.line_end = static_cast<int>(line_no_);
+    return;
+  }
+  ParseExceptionLine(line, &open_);
+  open_.line_end = static_cast<int>(line_no_);
+  state_ = State::kMessage;
+}
+
+// Ends an interleaving early (a third traceback, the end of input): the twin is emitted as it stands.
+void Segmenter::EndInterleaving() {
+  if (!interleaved_) return;
+  interleaved_ = false;
+  if (!twin_.frames.empty()) {
+    twin_.message = twin_.frames.back().source;
+    RecoverFromRaise(&twin_);
+    Emit(std::move(twin_));
+  }
+  twin_ = Incident();
+}
+
 void Segmenter::ReadLine(std::string_view raw) {
   std::string line = Normalize(raw, &rank_);
   // Note: [Learned prefix]. Only a line that mentions a traceback header can teach a new prefix.
@@ -725,31 +762,52 @@ void Segmenter::ReadLine(std::string_view raw) {
 
   switch (state_) {
     case State::kFrames: {
-      if (ipython_ && IPythonFrameSectionLine(trimmed)) {
-        open_.line_end = static_cast<int>(line_no_);
-        break;
-      }
-      if (ParseFrameLine(line)) { open_.line_end = static_cast<int>(line_no_); break; }
-      if (trimmed.empty()) { open_.line_end = static_cast<int>(line_no_); break; }
-      bool indented = line[0] == ' ' || line[0] == '\t';
-      if (indented) {
-        // Source line under a frame, caret markers (^^^^, ~~~), "[Previous line repeated N more times]".
-        bool carets = trimmed.find_first_not_of("^~ ") == std::string_view::npos;
-        if (frame_expects_source_ && !carets && !open_.frames.empty() && trimmed[0] != '[') {
-          open_.frames.back().source = std::string(trimmed.substr(0, 512));
-          frame_expects_source_ = false;
-        }
-        open_.line_end = static_cast<int>(line_no_);
-        break;
-      }
       if (StartsWith(trimmed, "Traceback (most recent call last):")) {
+        if (!interleaved_ && open_.frames.empty() && !ipython_ && stack_.empty() &&
+            open_.line_end + 1 == static_cast<int>(line_no_)) {
+          // Note: [Interleaved tracebacks]
+          // A second header right after the first, before any frame: two processes writing to one
+          // terminal without prefixes. Python writes a traceback line by line, so their lines
+          // alternate; each line goes to the traceback that did not get the previous one, until one
+          // of them reaches its exception line.
+          twin_ = std::move(open_);
+          twin_expects_source_ = false;
+          twin_fed_last_ = false;  // the new header went to open_: the next line is the twin's
+          interleaved_ = true;
+          StartTraceback();
+          break;
+        }
+        EndInterleaving();
         CloseOpen();
         StartTraceback();
         break;
       }
-      ParseExceptionLine(line, &open_);
-      open_.line_end = static_cast<int>(line_no_);
-      state_ = State::kMessage;
+      if (interleaved_ && !twin_fed_last_) {
+        twin_fed_last_ = true;
+        std::swap(open_, twin_);
+        std::swap(frame_expects_source_, twin_expects_source_);
+        FramesLine(line, trimmed);
+        std::swap(open_, twin_);
+        std::swap(frame_expects_source_, twin_expects_source_);
+        if (state_ == State::kMessage) {  // the twin reached its exception line: it is complete
+          state_ = State::kFrames;
+          interleaved_ = false;
+          Emit(std::move(twin_));
+          twin_ = Incident();
+        }
+        break;
+      }
+      twin_fed_last_ = false;
+      FramesLine(line, trimmed);
+      if (interleaved_ && state_ == State::kMessage) {
+        // This one finished first: emit it and go on with the twin alone.
+        state_ = State::kFrames;
+        Emit(std::move(open_));
+        open_ = std::move(twin_);
+        twin_ = Incident();
+        frame_expects_source_ = twin_expects_source_;
+        interleaved_ = false;
+      }
       break;
     }
     case State::kMessage: {
@@ -1233,6 +1291,7 @@ void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
 }
 
 void Segmenter::Finish() {
+  EndInterleaving();
   while (state_ != State::kIdle) CloseOpen();
   completed_ = static_cast<int>(incidents_.size());
 }

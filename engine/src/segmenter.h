@@ -76,6 +76,8 @@ class Segmenter {
   enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kWarningSource, kPytest, kElasticSummary };
 
   void ReadLine(std::string_view raw);
+  void FramesLine(const std::string& line, std::string_view trimmed);
+  void EndInterleaving();
   bool TorchScriptLine(const std::string& line, std::string_view trimmed);
   bool ExceptionGroupLine(std::string* line);
   void AddFlattened(std::string_view raw, size_t header);
@@ -113,6 +115,11 @@ class Segmenter {
   std::vector<Incident> stack_;   // outer incidents suspended by a nested "Original Traceback"
   bool frame_expects_source_ = false;
   ElasticSummary elastic_;
+  // A second traceback read at the same time (Note: [Interleaved tracebacks]).
+  bool interleaved_ = false;
+  Incident twin_;
+  bool twin_expects_source_ = false;
+  bool twin_fed_last_ = false;
   // A TorchScript interpreter report inside the open incident's message (Note: [TorchScript report]).
   enum class TorchScript { kNone, kReport, kDone };
   TorchScript torchscript_ = TorchScript::kNone;
