@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include <re2/filtered_re2.h>
@@ -236,8 +237,40 @@ int AtomQuality(const std::string& atom, const std::vector<std::string>& free_ke
 
 }  // namespace
 
+namespace {
+
+bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string>* atoms,
+                             const std::vector<std::string>& free_keywords);
+
+}  // namespace
+
 bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atoms,
                       const std::vector<std::string>& free_keywords) {
+  // Loading asks twice per pattern (the lint check, then BuildLinePrefilter), and FilteredRE2 compiles
+  // the pattern each time: remember answers (bounded: cleared when large; rule reloads add patterns).
+  static std::mutex mu;
+  static std::map<std::string, std::pair<bool, std::vector<std::string>>> cache;
+  std::string key;
+  for (const std::string& k : free_keywords) key += k + '\x1f';
+  key += '\0' + pattern;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = cache.find(key); it != cache.end()) {
+      *atoms = it->second.second;
+      return it->second.first;
+    }
+  }
+  bool ok = ComputeRequiredLiterals(pattern, atoms, free_keywords);
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= 4096) cache.clear();
+  cache.emplace(std::move(key), std::make_pair(ok, *atoms));
+  return ok;
+}
+
+namespace {
+
+bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string>* atoms,
+                             const std::vector<std::string>& free_keywords) {
   atoms->clear();
   re2::FilteredRE2 filter(kMinAtomLen);
   int id = 0;
@@ -250,11 +283,12 @@ bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atom
   // The prefilter is a monotone AND/OR formula over the atoms. A set S of atoms is enough for the
   // scanner when the formula is false with every atom outside S present: then every match contains an
   // atom of S. Start from all atoms and drop the worst while that holds (one atom of an AND suffices).
-  std::vector<int> order(all.size());
-  for (size_t i = 0; i < all.size(); ++i) order[i] = static_cast<int>(i);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return AtomQuality(all[a], free_keywords) < AtomQuality(all[b], free_keywords);
-  });
+  std::vector<int> order(all.size()), quality(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    order[i] = static_cast<int>(i);
+    quality[i] = AtomQuality(all[i], free_keywords);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return quality[a] < quality[b]; });
   std::vector<bool> keep(all.size(), true);
   for (int drop : order) {
     keep[drop] = false;
@@ -286,6 +320,8 @@ bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atom
   }
   return true;
 }
+
+}  // namespace
 
 std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, const std::vector<std::string>& atoms) {
   std::vector<std::string> keywords;

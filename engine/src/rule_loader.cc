@@ -416,7 +416,7 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
     if (LiteralChars(p.value) < 3) {
       check.Warning(mark, "weak-pattern", "pattern has fewer than 3 literal characters; it will match too much");
     }
-    if (std::vector<std::string> atoms; !RequiredLiterals(p.value, &atoms)) {
+    if (std::vector<std::string> atoms; !RequiredLiterals(p.value, &atoms, Segmenter::IdleKeywords())) {
       check.Warning(mark, "no-required-literal",
                     "pattern can match without any literal of 3+ characters, so every log line must be "
                     "matched against it (slow path); add a fixed word every match contains "

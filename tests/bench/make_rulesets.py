@@ -9,7 +9,8 @@ every message pattern becomes `(?:P)|(?:Q)`, P its own pattern and Q the pattern
 with its named groups made plain (RE2 refuses duplicate group names): two real PyTorch wordings per
 pattern, so a variant set reuses the vocabulary of the bundled rules (what grows is the number of
 patterns in the RE2::Set and in ripgrep's regex, not the set of words a log line must hold).
-OUT_DIR/rN.pat holds the same message patterns, one per line, for `rg -f`.
+OUT_DIR/rN.pat holds the same message patterns for `rg -f`, one per line, with named groups made plain
+and a `\n` outside character classes made a space (ripgrep refuses both in a line-oriented search).
 """
 import glob
 import os
@@ -29,6 +30,25 @@ def patterns_of(rule):
 
 def unnamed(p):
     return re.sub(r"\(\?P<\w+>", "(?:", p)
+
+
+def line_oriented(p):
+    """ripgrep searches line by line and refuses a pattern that can match '\\n' outside a character
+    class (a multi-line message): such a newline becomes a space. Character classes keep theirs."""
+    out, depth, i = [], 0, 0
+    while i < len(p):
+        c = p[i]
+        if c == "\\" and i + 1 < len(p):
+            out.append(" " if p[i + 1] == "n" and depth == 0 else p[i:i + 2])
+            i += 2
+            continue
+        if c == "[":
+            depth += 1
+        elif c == "]" and depth:
+            depth -= 1
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 def main():
@@ -69,7 +89,9 @@ def main():
                 shutil.copy(lua, os.path.join(d, rid + ".lua"))
             pats.extend(patterns_of(new))
         with open(os.path.join(out_dir, "r%d.pat" % n), "w") as fh:
-            fh.write("\n".join(pats) + "\n")
+            # ripgrep joins the lines into one regex, where repeated group names are an error; plain
+            # groups match the same text.
+            fh.write("\n".join(line_oriented(unnamed(p)) for p in pats) + "\n")
         print("make_rulesets.py: %s: %d rules, %d patterns" % (d, n, len(pats)))
 
 
