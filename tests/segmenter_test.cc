@@ -664,6 +664,30 @@ TEST(Segmenter, InterleavedTracebacksAreSeparated) {
   ASSERT_EQ(v[1].frames.size(), 3u);
 }
 
+// Regression: rich's boxed frames ("│ /path/program.py:12 in encode │", "❱ 12 │   return ...") were not
+// frames, so the incident had no culprit (corpus/formats/rich-traceback; rich 13.3.1).
+TEST(Segmenter, RichBoxedTraceback) {
+  auto v = Segment(
+      "╭───────────────────── Traceback (most recent call last) ─────────────────────╮\n"
+      "│ /w/program.py:12 in encode                                                   │\n"
+      "│                                                                              │\n"
+      "│   11 def encode(token_ids):                                                  │\n"
+      "│ ❱ 12 │   return embedding(token_ids).mean(dim=1)                             │\n"
+      "│   13                                                                         │\n"
+      "│                                                                              │\n"
+      "│ /usr/lib/python3/dist-packages/torch/nn/functional.py:2210 in embedding      │\n"
+      "│                                                                              │\n"
+      "│ ❱ 2210 │   return torch.embedding(weight, input, padding_idx, scale_grad_by_ │\n"
+      "╰──────────────────────────────────────────────────────────────────────────────╯\n"
+      "IndexError: index out of range in self\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "IndexError");
+  EXPECT_EQ(v[0].message, "index out of range in self");
+  ASSERT_EQ(v[0].frames.size(), 2u) << Dump(v);
+  EXPECT_FALSE(v[0].frames[1].user);
+  EXPECT_EQ(v[0].CulpritText(), "program.py:12 in encode: return embedding(token_ids).mean(dim=1)");
+}
+
 TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {
   EXPECT_TRUE(Segmenter::IsLibraryFile("/usr/lib/python3/dist-packages/torch/nn/modules/module.py"));
   EXPECT_TRUE(Segmenter::IsLibraryFile("/home/u/.venv/lib/python3.11/site-packages/transformers/trainer.py"));

@@ -322,6 +322,7 @@ void Segmenter::StartTraceback() {
   state_ = State::kFrames;
   frame_expects_source_ = false;
   ipython_ = false;
+  rich_ = false;
 }
 
 // Note: [IPython frames]
@@ -691,7 +692,53 @@ bool Segmenter::ExceptionGroupLine(std::string* line) {
 }
 
 // Reads one line of a Python traceback's frame section into open_.
+// Note: [rich tracebacks]
+// rich.traceback draws the frames in a box: "│ /path/program.py:12 in encode │", a window of numbered
+// source lines with "❱" on the line that ran (indent guides drawn as "│"), and "╰───╯" before the plain
+// exception line. Returns true when the line belonged to the box.
+bool Segmenter::RichBoxLine(std::string_view t) {
+  static constexpr std::string_view kBar = "\u2502";      // │
+  static constexpr std::string_view kArrow = "\u2771";    // ❱
+  if (StartsWith(t, "\u2570")) return true;               // ╰ closes the box
+  if (!StartsWith(t, kBar)) return false;
+  t = Trim(t.substr(kBar.size()));
+  if (EndsWith(t, kBar)) t = Trim(t.substr(0, t.size() - kBar.size()));
+  if (StartsWith(t, kArrow)) {
+    std::string_view rest = LTrim(t.substr(kArrow.size()));
+    int line = 0;
+    rest = rest.substr(ParseInt(rest, &line));
+    // Drop the indent guides: "│   return x" -> "return x".
+    for (rest = LTrim(rest); StartsWith(rest, kBar); rest = LTrim(rest.substr(kBar.size()))) {}
+    if (!open_.frames.empty() && open_.frames.back().source.empty()) {
+      open_.frames.back().source = std::string(rest.substr(0, 512));
+    }
+    return true;
+  }
+  // "path:line in function"
+  size_t in = t.find(" in ");
+  if (in == std::string_view::npos) return true;
+  std::string_view loc = t.substr(0, in);
+  size_t colon = loc.rfind(':');
+  int line = 0;
+  if (colon == std::string_view::npos || loc.find(' ') != std::string_view::npos ||
+      ParseInt(loc.substr(colon + 1), &line) != loc.size() - colon - 1 || line == 0) {
+    return true;
+  }
+  Frame f;
+  f.file = std::string(loc.substr(0, colon));
+  f.line = line;
+  f.function = std::string(Trim(t.substr(in + 4)));
+  f.user = !IsLibraryFile(f.file);
+  if (static_cast<int>(open_.frames.size()) >= options_.max_frames) open_.frames.erase(open_.frames.begin());
+  open_.frames.push_back(std::move(f));
+  return true;
+}
+
 void Segmenter::FramesLine(const std::string& line, std::string_view trimmed) {
+  if (rich_ && RichBoxLine(trimmed)) {
+    open_.line_end = static_cast<int>(line_no_);
+    return;
+  }
   if (ipython_ && IPythonFrameSectionLine(trimmed)) {
     open_.line_end = static_cast<int>(line_no_);
     return;
@@ -1168,6 +1215,12 @@ void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
     pytest_source_.clear();
     frame_expects_source_ = false;
     state_ = State::kPytest;
+    return;
+  }
+  if (StartsWith(trimmed, "\u256d") && trimmed.find("Traceback (most recent call last)") != std::string_view::npos) {
+    // rich's boxed traceback: Note: [rich tracebacks].
+    StartTraceback();
+    rich_ = true;
     return;
   }
   if (size_t n = IPythonHeader(trimmed); n > 0) {

@@ -77,6 +77,7 @@ class Segmenter {
 
   void ReadLine(std::string_view raw);
   void FramesLine(const std::string& line, std::string_view trimmed);
+  bool RichBoxLine(std::string_view trimmed);
   void EndInterleaving();
   bool TorchScriptLine(const std::string& line, std::string_view trimmed);
   bool ExceptionGroupLine(std::string* line);
@@ -130,6 +131,7 @@ class Segmenter {
   bool ignored_next_ = false;     // "Exception ignored in: ..." announced the next traceback
   std::uint64_t ordinary_lines_ = 0;  // lines read while idle that were part of no incident, since the last exception  // inside an ExceptionGroup rendering (Note: [Exception groups])
   std::string pytest_source_;     // the ">" line of the pytest block being read (Note: [pytest report])
+  bool rich_ = false;             // the open traceback is rich's box (Note: [rich tracebacks])
   bool ipython_ = false;          // the open traceback is IPython's (Note: [IPython frames])
   int pending_cause_ = -1;        // set by a chain separator line
   int pending_wrapper_ = -1;      // an incident whose cause is the next traceback (nbclient's CellExecutionError)
