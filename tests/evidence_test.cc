@@ -99,5 +99,32 @@ TEST(ApplyEvidence, NoEvidenceChangesNothing) {
   EXPECT_DOUBLE_EQ(r.diagnoses[0].confidence, 0.7);
 }
 
+
+TEST(ApplyEvidence, FindingNamingAnotherHypothesisConfirmsOnlyThatOne) {
+  // Regression: a NaN finding from nan-source ("lr-too-high": the weights blew up) confirmed every
+  // hypothesis of loss-is-nan that named nan-source, including unsafe-op.
+  Report r;
+  r.diagnoses.push_back(MakeDiagnosis("loss-is-nan", "numerics.nan_loss", 0.8,
+                                      {{"lr-too-high", "grad-health"}, {"unsafe-op", "nan-source"}}));
+  ProbeEvidence e = Verdict("nan-source", "confirmed", "numerics.nan_loss", "weights non-finite");
+  e.hypothesis = "lr-too-high";
+  ApplyEvidence(r, {e});
+  EXPECT_EQ(r.diagnoses[0].hypotheses[0].id, "lr-too-high");
+  EXPECT_EQ(r.diagnoses[0].hypotheses[0].status, "confirmed");
+  EXPECT_EQ(r.diagnoses[0].hypotheses[1].status, "untested");
+}
+
+TEST(ApplyEvidence, SpecificFindingConfirmsTheProbesHypothesis) {
+  Report r;
+  r.diagnoses.push_back(MakeDiagnosis("loss-is-nan", "numerics.nan_loss", 0.8,
+                                      {{"lr-too-high", "grad-health"}, {"unsafe-op", "nan-source"}}));
+  ProbeEvidence e = Verdict("nan-source", "confirmed", "numerics.nan_loss", "aten::log got zeros");
+  e.hypothesis = "log-of-zero";
+  ApplyEvidence(r, {e, Verdict("grad-health", "inconclusive", "", "gradients are NaN")});
+  EXPECT_EQ(r.diagnoses[0].hypotheses[0].id, "unsafe-op");
+  EXPECT_EQ(r.diagnoses[0].hypotheses[0].status, "confirmed");
+  EXPECT_EQ(r.diagnoses[0].hypotheses[1].status, "untested");
+}
+
 }  // namespace
 }  // namespace triage

@@ -3,7 +3,7 @@
 // stays torch-free so it starts in milliseconds).
 //
 //   triage-probe --model model.pt --inputs x.pt --targets y.pt [--loss cross_entropy]
-//                [--log error.log] [--probe NAME]... [--lr 0.01] [--budget 30] [--format text|json]
+//                [--log error.log] [--probe NAME]... [--optimizer adam|sgd] [--lr 0.001] [--budget 30] [--format text|json]
 //                [--eval] [--verbose]
 //
 // model.pt: torch.jit.save(torch.jit.script(model)) (or trace). x.pt / y.pt: torch.save(tensor);
@@ -27,7 +27,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: triage-probe --model MODEL.pt --inputs X.pt [--targets Y.pt] [--loss cross_entropy|nll|mse|bce_with_logits]\n"
-    "                    [--log ERROR.log] [--probe NAME]... [--lr 0.01] [--budget SECONDS] [--format text|json]\n"
+    "                    [--log ERROR.log] [--probe NAME]... [--optimizer adam|sgd] [--lr 0.001] [--budget SECONDS] [--format text|json]\n"
     "                    [--eval] [--verbose] [--list]\n";
 
 bool ReadFile(const std::string& path, std::vector<char>* out) {
@@ -77,7 +77,8 @@ torch::Tensor ComputeLoss(const std::string& name, const torch::Tensor& out, con
 int main(int argc, char** argv) {
   std::string model_path, inputs_path, targets_path, log_path, loss_name = "cross_entropy", format = "text";
   std::vector<std::string> probes;
-  double lr = 0.01, budget = 30;
+  std::string optimizer_name = "adam";
+  double lr = 1e-3, budget = 30;
   bool eval = false, verbose = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -95,6 +96,7 @@ int main(int argc, char** argv) {
     else if (a == "--log") log_path = value();
     else if (a == "--probe") probes.push_back(value());
     else if (a == "--lr") lr = std::atof(value().c_str());
+    else if (a == "--optimizer") optimizer_name = value();
     else if (a == "--budget") budget = std::atof(value().c_str());
     else if (a == "--format") format = value();
     else if (a == "--eval") eval = true;
@@ -135,19 +137,26 @@ int main(int argc, char** argv) {
   ctx.loss_name = loss_name;
   ctx.loss = [loss_name](const torch::Tensor& out, const torch::Tensor& y) { return ComputeLoss(loss_name, out, y); };
   ctx.expect_training = !eval;
-  // The model came without its trainer: probes that need a step get a plain SGD step over all
-  // parameters (its state is restored with the model's).
+  // The model came without its trainer: probes that need a step get a plain step over all
+  // parameters with Adam (default; robust to the model's scale) or SGD. Its state is restored with
+  // the model's.
   std::vector<torch::Tensor> params;
   for (const auto& [name, p] : ctx.model.Parameters()) {
     if (p.requires_grad()) params.push_back(p);
   }
-  torch::optim::SGD sgd(params, torch::optim::SGDOptions(lr));
-  ctx.optimizer = &sgd;
-  ctx.train_step = [&ctx, &sgd](const torch::Tensor& x, const torch::Tensor& y) {
-    sgd.zero_grad();
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  if (optimizer_name == "sgd") {
+    optimizer = std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(lr));
+  } else {
+    optimizer = std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(lr));
+  }
+  ctx.optimizer = optimizer.get();
+  torch::optim::Optimizer* opt = optimizer.get();
+  ctx.train_step = [&ctx, opt](const torch::Tensor& x, const torch::Tensor& y) {
+    opt->zero_grad();
     torch::Tensor loss = ctx.Loss(ctx.Forward(x), y);
     loss.backward();
-    sgd.step();
+    opt->step();
     return loss.detach();
   };
 

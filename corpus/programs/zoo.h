@@ -26,6 +26,10 @@ struct Trainer {
   std::function<torch::Tensor(const torch::Tensor&, const torch::Tensor&)> loss;
   std::function<torch::Tensor(const torch::Tensor&, const torch::Tensor&)> step;
   std::string loss_name = "cross_entropy";
+  // Called by every step between backward() and optimizer.step(), where a trainer embeds the
+  // monitor (gradients present, the update not yet applied). Empty: nothing.
+  std::shared_ptr<std::function<void(const torch::Tensor& loss)>> after_backward =
+      std::make_shared<std::function<void(const torch::Tensor&)>>();
 };
 
 struct Program {
@@ -118,10 +122,12 @@ inline void StandardStep(Trainer& t) {
   auto forward = t.forward;
   auto loss = t.loss;
   auto opt = t.optimizer;
-  t.step = [forward, loss, opt](const torch::Tensor& x, const torch::Tensor& y) {
+  auto hook = t.after_backward;
+  t.step = [forward, loss, opt, hook](const torch::Tensor& x, const torch::Tensor& y) {
     opt->zero_grad();
     torch::Tensor l = loss(forward(x), y);
     l.backward();
+    if (*hook) (*hook)(l);
     opt->step();
     return l.detach();
   };
@@ -172,10 +178,12 @@ inline std::vector<Program> Programs() {
                  auto forward = t.forward;
                  auto loss = t.loss;
                  auto opt = t.optimizer;
+                 auto hook = t.after_backward;
                  t.step = [=](const torch::Tensor& x, const torch::Tensor& y) {
                    opt->zero_grad();
                    torch::Tensor l = loss(forward(x), y);
                    l.backward();
+                   if (*hook) (*hook)(l);
                    return l.detach();  // BUG: no opt->step()
                  };
                  return t;
@@ -185,9 +193,11 @@ inline std::vector<Program> Programs() {
                  auto forward = t.forward;
                  auto loss = t.loss;
                  auto opt = t.optimizer;
+                 auto hook = t.after_backward;
                  t.step = [=](const torch::Tensor& x, const torch::Tensor& y) {
                    torch::Tensor l = loss(forward(x), y);  // BUG: gradients never zeroed
                    l.backward();
+                   if (*hook) (*hook)(l);
                    opt->step();
                    return l.detach();
                  };
@@ -274,10 +284,12 @@ inline std::vector<Program> Programs() {
                  auto loss = t.loss;
                  auto opt = t.optimizer;
                  auto total = std::make_shared<torch::Tensor>(torch::zeros({}));
+                 auto hook = t.after_backward;
                  t.step = [=](const torch::Tensor& x, const torch::Tensor& y) {
                    opt->zero_grad();
                    torch::Tensor l = loss(forward(x), y);
                    l.backward(/*gradient=*/{}, /*retain_graph=*/true);
+                   if (*hook) (*hook)(l);
                    opt->step();
                    *total = *total + l;  // BUG: keeps each step's graph alive (use l.item<double>())
                    return l.detach();

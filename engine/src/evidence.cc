@@ -6,8 +6,9 @@
 // question "is the fault I look for present?" with confirmed / refuted / inconclusive, and may name
 // the taxonomy category of what it found. For each hypothesis naming probe P in a diagnosis of
 // category C:
-//   - confirmed  when P confirmed a fault of category C (or of no stated category), or a finding
-//                whose `hypothesis` equals the hypothesis id;
+//   - confirmed  when P confirmed a fault of category C (or of no stated category) and the finding
+//                does not name another hypothesis of this diagnosis, or when any probe's confirmed
+//                finding names this hypothesis id (rules and probes share ids such as lr-too-high);
 //   - refuted    when P ran and refuted (found nothing of that kind);
 //   - untested   otherwise (P not run, out of budget, or inconclusive: the reason goes to evidence).
 // A confirmed hypothesis moves the diagnosis' confidence towards 1 by 70% of the finding's
@@ -44,6 +45,10 @@ bool SameCategory(const ProbeEvidence& e, const std::string& category) {
   return e.category.empty() || e.category == category;
 }
 
+bool HasHypothesis(const Diagnosis& d, const std::string& id) {
+  return std::any_of(d.hypotheses.begin(), d.hypotheses.end(), [&](const Hypothesis& h) { return h.id == id; });
+}
+
 Hypothesis FindingHypothesis(const ProbeEvidence& e) {
   Hypothesis h;
   h.id = e.hypothesis.empty() ? e.probe : e.hypothesis;
@@ -69,14 +74,21 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
     double best_strength = 0;
     int refuted = 0;
     for (Hypothesis& h : d.hypotheses) {
-      if (h.probe.empty()) continue;
       const ProbeEvidence* confirmed = nullptr;
       const ProbeEvidence* refuting = nullptr;
       const ProbeEvidence* inconclusive = nullptr;
       for (size_t i = 0; i < evidence.size(); ++i) {
         const ProbeEvidence& e = evidence[i];
-        if (e.probe != h.probe) continue;
-        bool about_this = (!e.hypothesis.empty() && e.hypothesis == h.id) || SameCategory(e, d.category);
+        // A confirmed finding naming this hypothesis by id settles it whichever probe found it.
+        if (e.verdict == "confirmed" && !e.hypothesis.empty() && e.hypothesis == h.id && SameCategory(e, d.category)) {
+          if (confirmed == nullptr || e.strength > confirmed->strength) confirmed = &e;
+          used[i] = true;
+          continue;
+        }
+        if (h.probe.empty() || e.probe != h.probe) continue;
+        // A finding that names another hypothesis of this diagnosis is about that one only.
+        bool names_other = !e.hypothesis.empty() && e.hypothesis != h.id && HasHypothesis(d, e.hypothesis);
+        bool about_this = (!e.hypothesis.empty() && e.hypothesis == h.id) || (SameCategory(e, d.category) && !names_other);
         if (e.verdict == "confirmed" && about_this) {
           if (confirmed == nullptr || e.strength > confirmed->strength) confirmed = &e;
           used[i] = true;
@@ -90,6 +102,8 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
         h.status = "confirmed";
         h.evidence = EvidenceText(*confirmed);
         best_strength = std::max(best_strength, confirmed->strength);
+      } else if (h.probe.empty()) {
+        continue;
       } else if (refuting != nullptr) {
         h.status = "refuted";
         h.evidence = EvidenceText(*refuting);

@@ -40,6 +40,7 @@ struct OpRecord {
   int depth = 0;                                  // 0: called by the user's code, >0: inside another op
   std::vector<std::vector<int64_t>> in_shapes;    // tensor inputs only
   std::vector<std::string> in_params;             // parameter names among the inputs ("fc.weight")
+  std::vector<std::string> in_names;              // per in_shapes entry: its parameter name, or ""
   std::vector<std::vector<int64_t>> out_shapes;
   bool ended = false;
   bool failed = false;                            // ended by an exception

@@ -306,9 +306,14 @@ void OpTracer::Start(const at::RecordFunction& fn) {
     const torch::Tensor& t = v.toTensor();
     if (!t.defined()) continue;
     rec.in_shapes.push_back(t.sizes().vec());
+    rec.in_names.emplace_back();
     if (t.has_storage()) {
+      // Views of a parameter (weight.t() inside the C++ frontend's linear) share its data pointer.
       auto it = param_names_.find(t.data_ptr());
-      if (it != param_names_.end()) rec.in_params.push_back(it->second);
+      if (it != param_names_.end()) {
+        rec.in_params.push_back(it->second);
+        rec.in_names.back() = it->second;
+      }
     }
     if (check && options_.check_finite && IsFloating(t)) {
       if (!AllFinite(t)) rec.in_nonfinite = true;

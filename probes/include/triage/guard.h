@@ -9,11 +9,17 @@
 //   triage::probes::Monitor monitor(ctx.model);
 //   for (auto& batch : loader) {
 //     triage::probes::StepResult r = guard.Step([&] {
-//       torch::Tensor loss = step(batch);             // the trainer's own code
-//       monitor.Observe(loss);                        // after backward(), before zero_grad()
+//       optimizer.zero_grad();
+//       torch::Tensor loss = loss_fn(model->forward(batch.x), batch.y);
+//       loss.backward();
+//       if (monitor.Observe(loss)) {                  // after backward(), before the update lands
+//         std::cerr << triage::ToText(guard.Investigate(monitor), {});
+//         return;                                     // skip the bad update
+//       }
+//       optimizer.step();
 //     });
 //     if (!r.ok) { std::cerr << triage::ToText(r.report, {}); std::rethrow_exception(r.error); }
-//     if (monitor.alarm()) { std::cerr << triage::ToText(guard.Investigate(monitor), {}); break; }
+//     if (monitor.alarmed()) break;
 //   }
 //
 // Nothing here throws into the caller. Guard::Step costs one try/catch while no exception occurs;
@@ -54,7 +60,8 @@ struct Alarm {
 class Monitor {
  public:
   explicit Monitor(Model model, MonitorOptions options = {});
-  // Observes one step: call after backward() (gradients present) with the step's loss. Returns
+  // Observes one step: call after backward() (gradients present) and before optimizer.step(), so
+  // an investigation sees the weights that produced the alarm, not the update it caused. Returns
   // true when a new alarm was raised; the first alarm is kept (alarm()). Never throws.
   bool Observe(const torch::Tensor& loss);
   const Alarm& alarm() const { return alarm_; }

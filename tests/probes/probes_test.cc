@@ -1,0 +1,383 @@
+// Tests of the probe framework: the RecordFunction tracer on LibTorch 1.13, state restoration,
+// TorchScript models, the monitor and the guard.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+
+#include <torch/script.h>
+#include <torch/torch.h>
+
+#include "internal.h"
+#include "triage/guard.h"
+#include "triage/probes.h"
+
+namespace triage::probes {
+namespace {
+
+struct SmallImpl : torch::nn::Module {
+  SmallImpl() {
+    fc1 = register_module("fc1", torch::nn::Linear(8, 16));
+    bn = register_module("bn", torch::nn::BatchNorm1d(16));
+    drop = register_module("drop", torch::nn::Dropout(0.5));
+    fc2 = register_module("fc2", torch::nn::Linear(16, 4));
+  }
+  torch::Tensor forward(torch::Tensor x) { return fc2(drop(torch::relu(bn(fc1(x))))); }
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+  torch::nn::BatchNorm1d bn{nullptr};
+  torch::nn::Dropout drop{nullptr};
+};
+TORCH_MODULE(Small);
+
+Small SeededSmall() {
+  torch::manual_seed(0);
+  return Small();
+}
+
+struct Fixture {
+  Small net = SeededSmall();  // seeded before construction: every fixture starts identical
+  std::shared_ptr<torch::optim::Adam> adam;
+  ProbeContext ctx;
+  Fixture() {
+    adam = std::make_shared<torch::optim::Adam>(net->parameters(), torch::optim::AdamOptions(1e-2));
+    ctx.model = Model(net.ptr());
+    ctx.inputs = torch::randn({32, 8});
+    ctx.targets = torch::randint(0, 4, {32}, torch::kLong);
+    Small n = net;
+    auto opt = adam;
+    ctx.forward = [n](const torch::Tensor& x) mutable { return n->forward(x); };
+    ctx.train_step = [n, opt](const torch::Tensor& x, const torch::Tensor& y) mutable {
+      opt->zero_grad();
+      torch::Tensor l = torch::nn::functional::cross_entropy(n->forward(x), y);
+      l.backward();
+      opt->step();
+      return l.detach();
+    };
+    ctx.optimizer = adam.get();
+    // Leave state that a careless probe would disturb: optimizer moments, gradients, a frozen
+    // parameter, a submodule in eval mode while the root trains.
+    ctx.train_step(ctx.inputs, ctx.targets);
+    ctx.train_step(ctx.inputs, ctx.targets);
+    net->fc1->bias.set_requires_grad(false);
+    net->drop->eval();
+  }
+};
+
+TEST(OpTracer, RecordsInputsOutputsAndParametersOn113) {
+  torch::nn::Linear fc(5, 3);
+  auto holder = std::make_shared<torch::nn::Module>();
+  holder->register_module("fc", fc);
+  OpTracer tracer(Model(holder), {});
+  fc->forward(torch::randn({2, 5}));
+  // The 1.13 C++ frontend's linear is inline code, not aten::linear: it calls addmm(bias, x, w.t()).
+  const OpRecord* addmm = nullptr;
+  for (const OpRecord& op : tracer.ops()) {
+    if (op.name == "aten::addmm" && op.depth == 0) addmm = &op;
+  }
+  ASSERT_NE(addmm, nullptr) << "ops seen: " << tracer.ops().size();
+  EXPECT_TRUE(addmm->ended);
+  EXPECT_FALSE(addmm->failed);
+  ASSERT_EQ(addmm->in_shapes.size(), 3u);
+  EXPECT_EQ(addmm->in_shapes[1], (std::vector<int64_t>{2, 5}));
+  EXPECT_EQ(addmm->in_names, (std::vector<std::string>{"fc.bias", "", "fc.weight"}));
+  // Outputs reach end callbacks in 1.13 when the callback asks for them.
+  ASSERT_EQ(addmm->out_shapes.size(), 1u);
+  EXPECT_EQ(addmm->out_shapes[0], (std::vector<int64_t>{2, 3}));
+}
+
+TEST(OpTracer, MarksTheOpThatThrows) {
+  torch::nn::Linear fc(5, 3);
+  auto holder = std::make_shared<torch::nn::Module>();
+  holder->register_module("fc", fc);
+  OpTracer tracer(Model(holder), {});
+  EXPECT_THROW(fc->forward(torch::randn({2, 7})), c10::Error);
+  int failed = tracer.FailedOp();
+  ASSERT_GE(failed, 0);
+  EXPECT_EQ(tracer.ops()[failed].name, "aten::addmm");
+  EXPECT_TRUE(tracer.ops()[failed].out_shapes.empty());
+}
+
+TEST(OpTracer, FlagsTheFirstNonFiniteOutput) {
+  auto holder = std::make_shared<torch::nn::Module>();
+  OpTracer::Options options;
+  options.check_finite = true;
+  OpTracer tracer(Model(holder), options);
+  torch::Tensor x = torch::tensor({1.0f, 0.0f});
+  size_t first = tracer.ops().size();  // ops so far built x
+  torch::Tensor y = torch::log(x);
+  torch::Tensor z = y * 2;
+  std::vector<OpRecord> top;  // ops the code above called itself (nested ones have depth > 0)
+  for (size_t i = first; i < tracer.ops().size(); ++i) {
+    if (tracer.ops()[i].depth == 0) top.push_back(tracer.ops()[i]);
+  }
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].name, "aten::log");
+  EXPECT_TRUE(top[0].out_nonfinite);
+  EXPECT_TRUE(top[0].in_has_zero);
+  EXPECT_FALSE(top[0].in_nonfinite);
+  EXPECT_EQ(top[1].name, "aten::mul");
+  EXPECT_TRUE(top[1].in_nonfinite);
+  EXPECT_TRUE(top[1].out_nonfinite);
+}
+
+TEST(ProbeState, EveryProbeLeavesTheModelAsFound) {
+  Fixture f;
+  for (const ProbeInfo& info : ProbeList()) {
+    std::string before = StateHash(f.ctx);
+    std::vector<ProbeEvidence> ev = RunProbe(info.name, f.ctx);
+    ASSERT_FALSE(ev.empty()) << info.name;
+    EXPECT_EQ(before, StateHash(f.ctx)) << info.name << " changed the model: " << ev.front().summary;
+    EXPECT_FALSE(f.net->drop->is_training()) << info.name;
+    EXPECT_TRUE(f.net->fc2->is_training()) << info.name;
+    EXPECT_FALSE(f.net->fc1->bias.requires_grad()) << info.name;
+  }
+}
+
+TEST(ProbeState, HashSeesEachKindOfState) {
+  Fixture f;
+  std::string h0 = StateHash(f.ctx);
+  f.net->fc2->eval();
+  EXPECT_NE(h0, StateHash(f.ctx)) << "mode";
+  f.net->fc2->train();
+  EXPECT_EQ(h0, StateHash(f.ctx));
+  torch::randn({1});
+  EXPECT_NE(h0, StateHash(f.ctx)) << "rng";
+  std::string h1 = StateHash(f.ctx);
+  f.net->fc2->weight.mutable_grad() = torch::Tensor();
+  EXPECT_NE(h1, StateHash(f.ctx)) << "grad";
+  std::string h2 = StateHash(f.ctx);
+  f.adam->step();
+  EXPECT_NE(h2, StateHash(f.ctx)) << "params/optimizer";
+}
+
+TEST(ProbeState, TrainingTrajectoryUnchangedByProbes) {
+  // Same training with and without the whole probe battery in the middle: identical weights.
+  auto run = [](bool probe) {
+    Fixture f;
+    for (int i = 0; i < 3; ++i) f.ctx.train_step(f.ctx.inputs, f.ctx.targets);
+    if (probe) Checkup(f.ctx, 60.0);
+    for (int i = 0; i < 3; ++i) f.ctx.train_step(f.ctx.inputs, f.ctx.targets);
+    return f.net->fc2->weight.detach().clone();
+  };
+  torch::Tensor a = run(false);
+  torch::Tensor b = run(true);
+  EXPECT_TRUE(torch::equal(a, b)) << "max diff " << (a - b).abs().max().item<double>();
+}
+
+TEST(ProbeRun, UnknownProbeAndMissingStepAreInconclusive) {
+  Fixture f;
+  EXPECT_EQ(RunProbe("no-such-probe", f.ctx).front().verdict, "inconclusive");
+  f.ctx.train_step = nullptr;
+  auto ev = RunProbe("weight-update", f.ctx);
+  EXPECT_EQ(ev.front().verdict, "inconclusive");
+  EXPECT_NE(ev.front().summary.find("step function"), std::string::npos) << ev.front().summary;
+}
+
+TEST(ProbeRun, FailingForwardIsCaught) {
+  Fixture f;
+  f.ctx.inputs = torch::randn({32, 9});  // wrong width: every forward throws
+  for (const ProbeInfo& info : ProbeList()) {
+    std::vector<ProbeEvidence> ev;
+    EXPECT_NO_THROW(ev = RunProbe(info.name, f.ctx)) << info.name;
+    EXPECT_FALSE(ev.empty()) << info.name;
+  }
+}
+
+TEST(ShapeTrace, NamesTheLayerAndWhereItsInputCameFrom) {
+  struct CnnImpl : torch::nn::Module {
+    CnnImpl() {
+      conv1 = register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 64, 3)));
+      fc = register_module("fc", torch::nn::Linear(64, 128));
+    }
+    torch::Tensor forward(torch::Tensor x) { return fc(torch::flatten(torch::relu(conv1(x)), 1)); }
+    torch::nn::Conv2d conv1{nullptr};
+    torch::nn::Linear fc{nullptr};
+  };
+  auto net = std::make_shared<CnnImpl>();
+  ProbeContext ctx;
+  ctx.model = Model(net);
+  ctx.inputs = torch::randn({4, 3, 32, 32});
+  ctx.targets = torch::zeros({4}, torch::kLong);
+  ctx.forward = [net](const torch::Tensor& x) { return net->forward(x); };
+  auto ev = RunProbe("shape-trace", ctx);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].verdict, "confirmed");
+  EXPECT_EQ(ev[0].hypothesis, "flattened-feature-map");
+  EXPECT_EQ(ev[0].summary,
+            "fc expects 64 features, receives 57600 from conv1's [4, 64, 30, 30] output (via relu, flatten)");
+}
+
+torch::jit::Module ScriptModel() {
+  torch::jit::Module m("Net");
+  // Modules compiled from Python carry this attribute; one built in C++ must add it.
+  m.register_attribute("training", c10::BoolType::get(), true);
+  m.register_parameter("w", torch::randn({6, 3}), false);
+  m.register_parameter("b", torch::zeros({3}), false);
+  m.define(R"(
+    def forward(self, x):
+        return torch.relu(torch.matmul(x, self.w) + self.b)
+  )");
+  return m;
+}
+
+TEST(ScriptModel, ProbesRunAndRestore) {
+  torch::manual_seed(0);
+  torch::jit::Module m = ScriptModel();
+  ProbeContext ctx;
+  ctx.model = Model(m);
+  ctx.inputs = torch::randn({16, 6});
+  ctx.targets = torch::randint(0, 3, {16}, torch::kLong);
+  ASSERT_EQ(ctx.model.Parameters().size(), 2u);
+  EXPECT_EQ(ctx.model.Parameters()[0].first, "w");
+  for (const ProbeInfo& info : ProbeList()) {
+    std::string before = StateHash(ctx);
+    auto ev = RunProbe(info.name, ctx);
+    EXPECT_EQ(before, StateHash(ctx)) << info.name;
+  }
+  auto labels = RunProbe("label-range", ctx);
+  EXPECT_EQ(labels.front().verdict, "refuted") << labels.front().summary;
+  ctx.targets = ctx.targets + 1;
+  labels = RunProbe("label-range", ctx);
+  EXPECT_EQ(labels.front().verdict, "confirmed") << labels.front().summary;
+  EXPECT_EQ(labels.front().category, "loss.target_out_of_range");
+}
+
+TEST(ScriptModel, ModesRoundTrip) {
+  torch::jit::Module m = ScriptModel();
+  Model model(m);
+  auto modes = model.Modules();
+  ASSERT_FALSE(modes.empty());
+  EXPECT_TRUE(model.IsTraining());
+  m.eval();
+  EXPECT_FALSE(model.IsTraining());
+  model.SetModes(modes);
+  EXPECT_TRUE(model.IsTraining());
+}
+
+TEST(Monitor, NonFiniteLossRaisesOnce) {
+  Fixture f;
+  Monitor monitor(f.ctx.model);
+  EXPECT_FALSE(monitor.Observe(torch::tensor(1.5)));
+  EXPECT_TRUE(monitor.Observe(torch::tensor(std::nan(""))));
+  EXPECT_EQ(monitor.alarm().kind, "non-finite-loss");
+  EXPECT_EQ(monitor.alarm().message, "Loss is nan at step 1");
+  EXPECT_FALSE(monitor.Observe(torch::tensor(INFINITY)));  // the first alarm is kept
+  EXPECT_EQ(monitor.alarm().step, 1);
+}
+
+TEST(Monitor, ExplodingGradientsAndFrozenWeights) {
+  Fixture f;
+  MonitorOptions options;
+  options.grad_every = 1;
+  options.weight_every = 2;
+  Monitor monitor(f.ctx.model, options);
+  EXPECT_FALSE(monitor.Observe(torch::tensor(1.0)));  // grads from the fixture's steps; weights sampled
+  EXPECT_FALSE(monitor.Observe(torch::tensor(1.0)));
+  EXPECT_TRUE(monitor.Observe(torch::tensor(1.0)));   // step 2: no weight moved since step 0
+  EXPECT_EQ(monitor.alarm().kind, "weights-frozen") << monitor.alarm().message;
+
+  Monitor exploding(f.ctx.model, options);
+  exploding.Observe(torch::tensor(1.0));
+  for (auto& [name, p] : f.ctx.model.Parameters()) {
+    if (p.grad().defined()) p.mutable_grad() = p.grad() * 1000;
+  }
+  EXPECT_TRUE(exploding.Observe(torch::tensor(1.0)));
+  EXPECT_EQ(exploding.alarm().kind, "exploding-grad") << exploding.alarm().message;
+}
+
+TEST(Monitor, QuietOnHealthyTraining) {
+  Fixture f;
+  MonitorOptions options;
+  options.grad_every = 1;
+  options.weight_every = 1;
+  Monitor monitor(f.ctx.model, options);
+  for (int i = 0; i < 20; ++i) monitor.Observe(f.ctx.train_step(f.ctx.inputs, f.ctx.targets));
+  EXPECT_FALSE(monitor.alarmed()) << monitor.alarm().message;
+  EXPECT_EQ(monitor.grad_norms().size(), 20u);
+}
+
+TEST(Guard, OkStepCostsNothingAndReportsNothing) {
+  Fixture f;
+  Guard guard(f.ctx);
+  int ran = 0;
+  StepResult r = guard.Step([&] { ++ran; });
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(ran, 1);
+  EXPECT_TRUE(r.report.diagnoses.empty());
+  EXPECT_EQ(r.error, nullptr);
+}
+
+TEST(Guard, HandsBackTheOriginalError) {
+  Fixture f;
+  Guard guard(f.ctx);
+  StepResult r = guard.Step([&] { f.net->forward(torch::randn({2, 9})); });
+  ASSERT_FALSE(r.ok);
+  ASSERT_NE(r.error, nullptr);
+  EXPECT_NE(r.message.find("mat1 and mat2 shapes cannot be multiplied (2x9 and 8x16)"), std::string::npos) << r.message;
+  try {
+    std::rethrow_exception(r.error);
+    FAIL() << "no exception";
+  } catch (const c10::Error& e) {
+    EXPECT_EQ(e.msg(), r.message);
+  }
+  EXPECT_NO_THROW(guard.Step([] { throw 42; }));
+}
+
+
+// triage-probe on TorchScript models and tensors saved from Python (corpus/programs/scripted).
+struct CommandResult {
+  int status = -1;
+  std::string out;
+};
+
+CommandResult RunProbeCommand(const std::string& args) {
+  std::string dir = std::string(TRIAGE_SOURCE_DIR) + "/corpus/programs/scripted/";
+  std::string cmd = std::string(TRIAGE_PROBE_BINARY) + " --format json " + args + " 2>&1";
+  for (const char* name : {"softmax_mlp.pt", "clean_mlp.pt", "x.pt", "y_1based.pt", "y.pt"}) {
+    size_t at = 0;
+    while ((at = cmd.find(std::string(" ") + name, at)) != std::string::npos) {
+      cmd.insert(at + 1, dir);
+      at += dir.size() + 1;
+    }
+  }
+  CommandResult r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
+  int status = pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(TriageProbe, FindsSoftmaxBeforeCrossEntropyInScriptedModel) {
+  CommandResult r = RunProbeCommand("--model softmax_mlp.pt --inputs x.pt --targets y.pt --loss cross_entropy");
+  EXPECT_EQ(r.status, 1) << r.out;
+  auto first = r.out.find("\"category\"");
+  ASSERT_NE(first, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.compare(first, 41, "\"category\":\"training.softmax_before_loss\""), 0) << r.out;
+  EXPECT_NE(r.out.find("\"status\":\"confirmed\""), std::string::npos) << r.out;
+}
+
+TEST(TriageProbe, FindsOneBasedLabels) {
+  CommandResult r = RunProbeCommand("--model clean_mlp.pt --inputs x.pt --targets y_1based.pt");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("loss.target_out_of_range"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("targets range over [1, 10] but the classifier has 10 outputs"), std::string::npos) << r.out;
+}
+
+TEST(TriageProbe, CleanScriptedModelGetsNoDiagnosis) {
+  CommandResult r = RunProbeCommand("--model clean_mlp.pt --inputs x.pt --targets y.pt");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("\"diagnoses\":[]"), std::string::npos) << r.out;
+}
+
+TEST(TriageProbe, BadModelPathIsAUsageError) {
+  CommandResult r = RunProbeCommand("--model /nonexistent.pt --inputs x.pt");
+  EXPECT_EQ(r.status, 2) << r.out;
+}
+
+}  // namespace
+}  // namespace triage::probes
