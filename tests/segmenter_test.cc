@@ -688,6 +688,34 @@ TEST(Segmenter, RichBoxedTraceback) {
   EXPECT_EQ(v[0].CulpritText(), "program.py:12 in encode: return embedding(token_ids).mean(dim=1)");
 }
 
+// Regression: anomaly mode's "Traceback of forward call that caused the error" was not attached to the
+// backward error, whose culprit was then the loss.backward() call instead of the forward line that made
+// the NaN (corpus/formats/anomaly-mode-forward-trace).
+TEST(Segmenter, AnomalyForwardTraceGivesTheCulprit) {
+  auto v = Segment(
+      "/usr/lib/python3/dist-packages/torch/autograd/__init__.py:197: UserWarning: Error detected in DivBackward0. "
+      "Traceback of forward call that caused the error:\n"
+      "  File \"/w/program.py\", line 16, in <module>\n"
+      "    loss = normalise(features).sum()\n"
+      "  File \"/w/program.py\", line 10, in normalise\n"
+      "    return x / norms\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/fx/traceback.py\", line 57, in format_stack\n"
+      "    return traceback.format_stack()\n"
+      " (Triggered internally at  ./torch/csrc/autograd/python_anomaly_mode.cpp:114.)\n"
+      "  Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/w/program.py\", line 17, in <module>\n"
+      "    loss.backward()\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/_tensor.py\", line 488, in backward\n"
+      "    torch.autograd.backward(\n"
+      "RuntimeError: Function 'DivBackward0' returned nan values in its 1th output.\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  ASSERT_EQ(v[0].frames.size(), 5u) << "backward frames, then the forward call's";
+  EXPECT_EQ(v[0].frames[0].line, 17);
+  EXPECT_EQ(v[0].CulpritText(), "program.py:10 in normalise: return x / norms");
+}
+
 TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {
   EXPECT_TRUE(Segmenter::IsLibraryFile("/usr/lib/python3/dist-packages/torch/nn/modules/module.py"));
   EXPECT_TRUE(Segmenter::IsLibraryFile("/home/u/.venv/lib/python3.11/site-packages/transformers/trainer.py"));

@@ -447,6 +447,16 @@ void Segmenter::AttachContext(Incident* inc) {
 }
 
 void Segmenter::Emit(Incident inc) {
+  if (!forward_frames_.empty() && inc.kind == Incident::Kind::kTraceback) {
+    // Note: [Anomaly forward trace].
+    if (line_no_ - forward_line_ <= static_cast<std::uint64_t>(options_.context_window)) {
+      for (Frame& f : forward_frames_) {
+        if (static_cast<int>(inc.frames.size()) < options_.max_frames) inc.frames.push_back(std::move(f));
+      }
+      inc.culprit = -1;
+    }
+    forward_frames_.clear();
+  }
   if (inc.culprit < 0) {
     // A C++ frame ("frame #13: <unknown function> + 0x49a8 (... in ./program)") has no line to point
     // at: only frames with a line number can be the culprit.
@@ -498,6 +508,13 @@ void Segmenter::Emit(Incident inc) {
 
 void Segmenter::CloseOpen() {
   EndInterleaving();
+  if (state_ == State::kForwardTrace) {
+    state_ = State::kIdle;
+    forward_frames_ = std::move(open_.frames);
+    forward_line_ = line_no_;
+    open_ = Incident();
+    return;
+  }
   if (state_ == State::kWarningSource) state_ = State::kIdle;  // the warning is already emitted
   if (state_ == State::kElasticSummary) FinishElasticSummary();
   if (state_ == State::kPytest) {
@@ -942,6 +959,16 @@ void Segmenter::ReadLine(std::string_view raw) {
     case State::kPytest:
       PytestLine(line, trimmed);
       break;
+    case State::kForwardTrace:
+      if (ParseFrameLine(line)) break;
+      if (!trimmed.empty() && (line[0] == ' ' || line[0] == '\t') && !StartsWith(trimmed, "(Triggered internally")) {
+        if (frame_expects_source_ && !open_.frames.empty()) open_.frames.back().source = std::string(trimmed.substr(0, 512));
+        frame_expects_source_ = false;
+        break;
+      }
+      CloseOpen();
+      if (!StartsWith(trimmed, "(Triggered internally")) HandleIdle(line, trimmed);
+      break;
     case State::kElasticSummary:
       if (StartsWith(trimmed, "Traceback (most recent call last):") && line[0] != ' ') {
         FinishElasticSummary();
@@ -1201,6 +1228,21 @@ void Segmenter::FinishElasticSummary() {
 
 void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
   if (trimmed.empty()) return;
+  if (trimmed.find("Traceback of forward call that caused the error:") != std::string_view::npos) {
+    // Note: [Anomaly forward trace]
+    // Anomaly mode's warning holds the traceback of the forward call whose backward failed (indented
+    // File lines up to "(Triggered internally at ...)"). Those frames are appended after the frames of
+    // the backward error that follows, so its culprit is the user's forward line that made the
+    // NaN, not the loss.backward() call.
+    state_ = State::kForwardTrace;
+    open_ = Incident();
+    frame_expects_source_ = false;
+    if (classify_) {
+      int key = classify_(trimmed);
+      if (key >= 0) AddLogLine(line, key);
+    }
+    return;
+  }
   if (StartsWith(trimmed, "Traceback (most recent call last):")) {
     StartTraceback();
     return;

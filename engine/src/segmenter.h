@@ -73,7 +73,7 @@ class Segmenter {
   static bool IsLibraryFile(std::string_view file);
 
  private:
-  enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kWarningSource, kPytest, kElasticSummary };
+  enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kWarningSource, kPytest, kElasticSummary, kForwardTrace };
 
   void ReadLine(std::string_view raw);
   void FramesLine(const std::string& line, std::string_view trimmed);
@@ -116,6 +116,8 @@ class Segmenter {
   std::vector<Incident> stack_;   // outer incidents suspended by a nested "Original Traceback"
   bool frame_expects_source_ = false;
   ElasticSummary elastic_;
+  std::vector<Frame> forward_frames_;  // anomaly mode's forward-call frames (Note: [Anomaly forward trace])
+  std::uint64_t forward_line_ = 0;
   // A second traceback read at the same time (Note: [Interleaved tracebacks]).
   bool interleaved_ = false;
   Incident twin_;
