@@ -1228,7 +1228,7 @@ void Segmenter::FinishElasticSummary() {
 
 void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
   if (trimmed.empty()) return;
-  if (trimmed.find("Traceback of forward call that caused the error:") != std::string_view::npos) {
+  if (EndsWith(trimmed, "Traceback of forward call that caused the error:")) {
     // Note: [Anomaly forward trace]
     // Anomaly mode's warning holds the traceback of the forward call whose backward failed (indented
     // File lines up to "(Triggered internally at ...)"). Those frames are appended after the frames of
