@@ -384,14 +384,30 @@ std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, con
   return keywords;
 }
 
+std::vector<std::optional<std::vector<std::string>>> PatternAtoms(const std::vector<std::string>& patterns,
+                                                                  const std::vector<std::string>& idle_keywords) {
+  std::vector<std::optional<std::vector<std::string>>> out(patterns.size());
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    std::vector<std::string> atoms;
+    if (RequiredLiterals(patterns[i], &atoms, idle_keywords)) out[i] = std::move(atoms);
+  }
+  return out;
+}
+
 std::shared_ptr<const LinePrefilter> BuildLinePrefilter(const std::vector<std::string>& patterns,
                                                          const std::vector<std::string>& idle_keywords) {
+  return BuildLinePrefilter(patterns, PatternAtoms(patterns, idle_keywords), idle_keywords);
+}
+
+std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
+    const std::vector<std::string>& patterns, const std::vector<std::optional<std::vector<std::string>>>& atoms,
+    const std::vector<std::string>& idle_keywords) {
+  if (atoms.size() != patterns.size()) return nullptr;
   auto out = std::make_shared<LinePrefilter>();
   std::vector<std::string> all_atoms, unfiltered;
   for (size_t i = 0; i < patterns.size(); ++i) {
-    std::vector<std::string> atoms;
-    if (RequiredLiterals(patterns[i], &atoms, idle_keywords)) {
-      all_atoms.insert(all_atoms.end(), atoms.begin(), atoms.end());
+    if (atoms[i]) {
+      all_atoms.insert(all_atoms.end(), atoms[i]->begin(), atoms[i]->end());
     } else {
       unfiltered.push_back(patterns[i]);
       out->unfiltered_patterns.push_back(static_cast<int>(i));

@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -108,6 +109,16 @@ struct LinePrefilter {
 // RE2 fails to compile): the caller then classifies every line, which is slower but still correct.
 std::shared_ptr<const LinePrefilter> BuildLinePrefilter(const std::vector<std::string>& patterns,
                                                          const std::vector<std::string>& idle_keywords);
+
+// Returns each pattern's required literals (RequiredLiterals), or nullopt for a pattern without any.
+// The slow part of building a prefilter, separate so the rule cache can store it.
+std::vector<std::optional<std::vector<std::string>>> PatternAtoms(const std::vector<std::string>& patterns,
+                                                                  const std::vector<std::string>& idle_keywords);
+
+// Builds the prefilter from atoms computed by PatternAtoms for the same patterns.
+std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
+    const std::vector<std::string>& patterns, const std::vector<std::optional<std::vector<std::string>>>& atoms,
+    const std::vector<std::string>& idle_keywords);
 
 }  // namespace triage
 

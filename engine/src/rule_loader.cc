@@ -14,8 +14,9 @@
 
 #include "line_scanner.h"
 #include "rule.h"
-#include "segmenter.h"
+#include "rule_cache.h"
 #include "signal_rules.h"
+#include "segmenter.h"
 #include "template.h"
 
 namespace triage {
@@ -758,7 +759,9 @@ class LuaChecker {
   int next_slot_ = 0;
 };
 
-LoadResult Build(BuildInput in) {
+// Parses, validates and resolves every rule file: everything a load does before compiling, and what
+// the rule cache stores (Note: [Rule cache]).
+ParsedRules ParseAll(BuildInput& in) {
   std::vector<Problem>& problems = in.problems;
   auto set = std::make_shared<RuleSet>();
   std::map<std::string, std::pair<int, int>> by_id;  // id -> (index in set->rules, layer)
@@ -870,7 +873,20 @@ LoadResult Build(BuildInput in) {
     set->rules = std::move(kept);
   }
 
-  // Compile: one Set over every pattern; individual regexes on first use.
+  ParsedRules parsed;
+  parsed.rules = std::move(set->rules);
+  parsed.disabled = std::move(set->disabled);
+  parsed.problems = std::move(problems);
+  return parsed;
+}
+
+// Compiles parsed rules: one RE2::Set over every pattern (individual regexes on first use), the line
+// prefilter (from the cached required literals when there are any), the Lua runtime.
+LoadResult Compile(ParsedRules parsed, const LuaLimits& limits) {
+  auto set = std::make_shared<RuleSet>();
+  set->rules = std::move(parsed.rules);
+  set->disabled = std::move(parsed.disabled);
+  std::vector<Problem> problems = std::move(parsed.problems);
   if (!set->rules.empty()) {
     RE2::Options opts = RegexOptions();
     opts.set_max_mem(64 << 20);  // the Set's DFA over hundreds of patterns needs room
@@ -895,15 +911,60 @@ LoadResult Build(BuildInput in) {
     }
     std::vector<std::string> patterns;
     for (const RuleSet::PatternRef& ref : set->patterns) patterns.push_back(set->rules[ref.rule].patterns[ref.pattern].value);
-    set->prefilter = BuildLinePrefilter(patterns, Segmenter::IdleKeywords());
+    if (parsed.atoms.size() != patterns.size()) parsed.atoms = PatternAtoms(patterns, Segmenter::IdleKeywords());
+    set->prefilter = BuildLinePrefilter(patterns, parsed.atoms, Segmenter::IdleKeywords());
   }
   if (std::any_of(set->rules.begin(), set->rules.end(), [](const Rule& r) { return r.has_lua(); })) {
-    set->lua = std::make_shared<LuaRuntime>(&set->rules, in.limits);
+    set->lua = std::make_shared<LuaRuntime>(&set->rules, limits);
   }
   LoadResult result;
   result.rules = std::move(set);
   result.problems = std::move(problems);
   return result;
+}
+
+// The identity of the running program: a rebuilt binary may parse rules differently, so its cache
+// entries must not be reused (Note: [Rule cache]).
+void AddProgramIdentity(CacheKey* key) {
+  std::error_code ec;
+  auto size = fs::file_size("/proc/self/exe", ec);
+  auto time = fs::last_write_time("/proc/self/exe", ec);
+  key->Add(ec ? 0 : static_cast<std::uint64_t>(size));
+  key->Add(ec ? 0 : static_cast<std::uint64_t>(time.time_since_epoch().count()));
+  key->Add(std::string_view(TRIAGE_VERSION));
+}
+
+LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
+  // Reloads keep the previous version of broken rules, which depends on more than the files: no cache.
+  if (cache_dir.empty() || in.previous) return Compile(ParseAll(in), in.limits);
+  CacheKey key;
+  AddProgramIdentity(&key);
+  key.Add(static_cast<std::uint64_t>(in.strict));
+  key.Add(static_cast<std::uint64_t>(in.limits.memory_bytes));
+  key.Add(static_cast<std::uint64_t>(in.limits.instructions));
+  for (const auto& [id, by] : in.disable) {
+    key.Add(id);
+    key.Add(by);
+  }
+  for (const Problem& p : in.problems) key.Add(p.ToString());
+  for (const SourceFile& f : in.files) {
+    key.Add(f.path);
+    key.Add(f.origin);
+    key.Add(static_cast<std::uint64_t>(f.layer));
+    key.Add(f.content);
+  }
+  ParsedRules parsed;
+  if (ReadRuleCache(cache_dir, key.Hex(), &parsed)) return Compile(std::move(parsed), in.limits);
+  LuaLimits limits = in.limits;
+  parsed = ParseAll(in);
+  // Store the required literals too: computing them is a fifth of a load.
+  std::vector<std::string> patterns;
+  for (const Rule& r : parsed.rules) {
+    for (const Text& t : r.patterns) patterns.push_back(t.value);
+  }
+  parsed.atoms = PatternAtoms(patterns, Segmenter::IdleKeywords());
+  WriteRuleCache(cache_dir, key.Hex(), parsed);
+  return Compile(std::move(parsed), limits);
 }
 
 }  // namespace
@@ -947,7 +1008,9 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
   }
   for (const std::string& dir : options.dirs) add(dir, "cli", true);
   for (const std::string& id : options.disable) in.disable.push_back({id, "LoadOptions"});
-  return Build(std::move(in));
+  std::string cache_dir;
+  if (options.cache) cache_dir = options.cache_dir.empty() ? DefaultRuleCacheDir() : options.cache_dir;
+  return Build(std::move(in), cache_dir);
 }
 
 LoadResult LoadRules(const LoadOptions& options) { return LoadRulesKeeping(options, nullptr); }

@@ -154,6 +154,11 @@ struct LoadOptions {
   std::string working_dir;             // where the project search starts; empty: the current directory
   std::vector<std::string> disable;    // rule ids to leave out (added to triage.yaml and TRIAGE_DISABLE)
   LuaLimits lua;
+  // The parsed rule set is cached on disk, keyed by the files' contents (Note: [Rule cache] in
+  // engine/src/rule_cache.h): a hit skips YAML parsing and validation, never changes the result.
+  bool cache = true;
+  std::string cache_dir;               // empty: TRIAGE_CACHE_DIR, $XDG_CACHE_HOME/triage or ~/.cache/triage
+                                       // (TRIAGE_NO_CACHE=1 turns the default off)
 };
 
 struct LoadResult {
