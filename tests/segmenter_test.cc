@@ -716,6 +716,26 @@ TEST(Segmenter, AnomalyForwardTraceGivesTheCulprit) {
   EXPECT_EQ(v[0].CulpritText(), "program.py:10 in normalise: return x / norms");
 }
 
+// Regression: an executed notebook's error output (the "traceback" array of JSON strings with \u001b
+// colour escapes) was not decoded: only the "evalue" line was seen (corpus/formats/ipynb-error-output).
+TEST(Segmenter, NotebookErrorOutputTraceback) {
+  auto v = Segment(
+      "     \"ename\": \"RuntimeError\",\n"
+      "     \"evalue\": \"mat1 and mat2 shapes cannot be multiplied (48x64 and 128x5)\",\n"
+      "     \"output_type\": \"error\",\n"
+      "     \"traceback\": [\n"
+      "      \"\\u001b[0;31mRuntimeError\\u001b[0m                              Traceback (most recent call last)\",\n"
+      "      \"Cell \\u001b[0;32mIn [2], line 10\\u001b[0m, in \\u001b[0;36mTagger.forward\\u001b[0;34m(self, tokens)"
+      "\\u001b[0m\\n\\u001b[0;32m---> 10\\u001b[0m     \\u001b[38;5;28;01mreturn\\u001b[39;00m self.out(hidden)\\n\",\n"
+      "      \"\\u001b[0;31mRuntimeError\\u001b[0m: mat1 and mat2 shapes cannot be multiplied (48x64 and 128x5)\"\n"
+      "     ]\n"
+      "    }\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  EXPECT_EQ(v[0].message, "mat1 and mat2 shapes cannot be multiplied (48x64 and 128x5)");
+  EXPECT_EQ(v[0].CulpritText(), "In [2]:10 in Tagger.forward: return self.out(hidden)");
+}
+
 TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {
   EXPECT_TRUE(Segmenter::IsLibraryFile("/usr/lib/python3/dist-packages/torch/nn/modules/module.py"));
   EXPECT_TRUE(Segmenter::IsLibraryFile("/home/u/.venv/lib/python3.11/site-packages/transformers/trainer.py"));

@@ -600,6 +600,23 @@ void Segmenter::AddLogLine(const std::string& line, int key) {
 void Segmenter::AddLine(std::string_view raw) {
   ++line_no_;
   raw = raw.substr(0, options_.max_line);
+  // An .ipynb error output: its "traceback" array holds one JSON string per IPython traceback line
+  // (ANSI colours as \u001b escapes); read each element as the lines it encodes.
+  if (notebook_traceback_) {
+    std::string_view t = Trim(raw);
+    if (t.size() >= 2 && t[0] == '"') {
+      if (t.back() == ',') t.remove_suffix(1);
+      ReadEscaped(t.substr(1), /*json=*/true);
+      return;
+    }
+    notebook_traceback_ = false;
+    // The array's end ends the traceback too: the JSON after it ("    }") is no message continuation.
+    CloseOpen();
+    if (StartsWith(t, "]")) return;
+  } else if (!raw.empty() && raw.back() == '[' && Trim(raw) == "\"traceback\": [") {
+    notebook_traceback_ = true;
+    return;
+  }
   // A traceback flattened onto one line with literal "\n" (a job scheduler's error field, a JSON log
   // record): read its pieces as lines. memchr for the backslash keeps ordinary lines cheap.
   if (raw.find('\\') != std::string_view::npos) {
@@ -622,6 +639,12 @@ void Segmenter::AddFlattened(std::string_view raw, size_t header) {
     text = Trim(text);
     text.remove_suffix(1);
   }
+  ReadEscaped(text, json);
+}
+
+// Reads `text` with JSON/Python string escapes undone, as lines split at "\n" (in JSON, up to the
+// first unescaped quote).
+void Segmenter::ReadEscaped(std::string_view text, bool json) {
   std::string piece;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];

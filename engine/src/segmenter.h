@@ -46,7 +46,7 @@ class Segmenter {
   void Finish();
 
   // Returns true when no incident is open: the next line is read by HandleIdle alone.
-  bool idle() const { return state_ == State::kIdle; }
+  bool idle() const { return state_ == State::kIdle && !notebook_traceback_; }
   // Counts `n` lines the caller has shown to be inert while idle: no idle keyword and no rule hit, and
   // blank after Normalize unless it is followed by a line added with AddLine (which then sets the
   // previous-line context). Precondition: idle(). See Note: [Line prefilter] in line_scanner.h.
@@ -82,6 +82,7 @@ class Segmenter {
   bool TorchScriptLine(const std::string& line, std::string_view trimmed);
   bool ExceptionGroupLine(std::string* line);
   void AddFlattened(std::string_view raw, size_t header);
+  void ReadEscaped(std::string_view text, bool json);
   void HandleIdle(const std::string& line, std::string_view raw_trimmed);
   void StartTraceback();
   bool ParseFrameLine(const std::string& line);
@@ -128,6 +129,7 @@ class Segmenter {
   TorchScript torchscript_ = TorchScript::kNone;
   bool torchscript_original_ = false;  // in its "original code" traceback
   std::string torchscript_code_;       // the last code line, which a "<--- HERE" marker points at
+  bool notebook_traceback_ = false;  // inside an .ipynb error output's "traceback" array
   bool exception_group_ = false;
   int live_exception_ = -1;       // the last exception incident not announced as ignored (Note: [Handled])
   bool ignored_next_ = false;     // "Exception ignored in: ..." announced the next traceback
