@@ -117,7 +117,21 @@ TEST(Ranker, SameRuleOnManyIncidentsIsReportedOnceWithItsCount) {
       "RuntimeError: shape '[5, 2]' is invalid for input of size 6\n");
   ASSERT_EQ(r.diagnoses.size(), 1u);
   EXPECT_EQ(r.diagnoses[0].occurrences, 2);
-  EXPECT_EQ(r.diagnoses[0].incident, 0);
+  // The run went on after the first error ("epoch 2"): it was handled, and the later one is the
+  // fatal, primary incident (Incident::handled), so the diagnosis is reported on it.
+  EXPECT_EQ(r.diagnoses[0].incident, 1);
+  EXPECT_TRUE(r.incidents[0].handled);
+}
+
+TEST(Ranker, HandledErrorDoesNotOutrankTheFatalOne) {
+  Engine e = Make({{"dtype.yaml", MakeRule("dtype", "dtype.mismatch", "expected scalar type Float", "", "confidence: 0.85\n")},
+                   {"oom.yaml", MakeRule("oom", "cuda.oom", "CUDA out of memory", "", "confidence: 0.8\n")}});
+  Report r = e.DiagnoseText(
+      "RuntimeError: expected scalar type Float but found Double\n"
+      "epoch 3 loss 0.41\n"
+      "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n");
+  ASSERT_EQ(r.diagnoses.size(), 2u);
+  EXPECT_EQ(r.diagnoses[0].rule, "oom") << "0.8 on the fatal error beats 0.85 x 0.9 on the handled one";
 }
 
 }  // namespace

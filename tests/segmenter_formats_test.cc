@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "ranker.h"
 #include "triage/triage.h"
 
 namespace triage {
@@ -97,30 +98,11 @@ bool IsException(const Incident& inc) {
          inc.kind == Incident::Kind::kCxxError;
 }
 
-int RootOf(const std::vector<Incident>& incidents, int i) {
-  const int n = static_cast<int>(incidents.size());
-  int steps = 0;
-  while (incidents[i].caused_by >= 0 && incidents[i].caused_by < n && steps++ < n) i = incidents[i].caused_by;
-  return i;
-}
-
-// The primary incident, as Note: [Ranking] (rules/README.md, rule 4) defines it: the root cause
-// (following caused_by) of the earliest exception group; with no exception incident at all, the first
-// log-line incident. Returns -1 when there is none.
-int PrimaryIncident(const std::vector<Incident>& incidents) {
-  const int n = static_cast<int>(incidents.size());
-  int primary = -1;
-  int primary_line = 0;
-  for (int i = 0; i < n; ++i) {
-    if (!IsException(incidents[i])) continue;
-    int r = RootOf(incidents, i);
-    int line = std::min(incidents[i].line_start, incidents[r].line_start);
-    if (primary < 0 || line < primary_line) {
-      primary = r;
-      primary_line = line;
-    }
-  }
-  for (int i = 0; primary < 0 && i < n; ++i) {
+// The primary incident: the engine's own choice (Note: [Ranking] rule 4, ranker.cc PrimaryIncident);
+// with no exception incident at all, the first log-line incident.
+int Primary(const std::vector<Incident>& incidents) {
+  int primary = PrimaryIncident(incidents);
+  for (int i = 0; primary < 0 && i < static_cast<int>(incidents.size()); ++i) {
     if (incidents[i].kind == Incident::Kind::kLogLine) primary = i;
   }
   return primary;
@@ -160,7 +142,7 @@ struct Outcome {
 Outcome Check(const Case& c, const Report& report) {
   Outcome out;
   const Expected& e = c.expected;
-  int primary = PrimaryIncident(report.incidents);
+  int primary = Primary(report.incidents);
   if (primary < 0) {
     out.mismatches.push_back("no incident found");
   } else {

@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <map>
 
-#include "metrics.h"
 #include "line_scanner.h"
+#include "metrics.h"
 #include "ranker.h"
 #include "rule.h"
 #include "segmenter.h"
@@ -42,6 +42,8 @@ void DedupIncidents(std::vector<Incident>* incidents) {
     auto it = first.find(key);
     if (it != first.end()) {
       out[it->second].count += inc.count;
+      // Merged copies were all handled only if each was (one fatal copy makes the failure fatal).
+      out[it->second].handled = out[it->second].handled && inc.handled;
       remap[i] = it->second;
       continue;
     }

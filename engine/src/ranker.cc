@@ -250,29 +250,41 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
   return d;
 }
 
+int RootOf(const std::vector<Incident>& incidents, int i) {
+  const int n = static_cast<int>(incidents.size());
+  int steps = 0;
+  while (incidents[i].caused_by >= 0 && incidents[i].caused_by < n && steps++ < n) i = incidents[i].caused_by;
+  return i;
+}
+
+int PrimaryIncident(const std::vector<Incident>& incidents) {
+  // Per group: where it starts in the input (its earliest line) and whether its root was handled.
+  int best = -1, best_line = 0;              // earliest group whose root was not handled
+  int any = -1, any_line = 0;                // earliest group at all
+  for (int i = 0; i < static_cast<int>(incidents.size()); ++i) {
+    const Incident::Kind k = incidents[i].kind;
+    if (k == Incident::Kind::kLogLine || k == Incident::Kind::kSignal) continue;
+    int r = RootOf(incidents, i);
+    int line = std::min(incidents[i].line_start, incidents[r].line_start);
+    if (any < 0 || line < any_line) {
+      any = r;
+      any_line = line;
+    }
+    if (!incidents[r].handled && (best < 0 || line < best_line)) {
+      best = r;
+      best_line = line;
+    }
+  }
+  return best >= 0 ? best : any;
+}
+
 void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* report, const MetricCollector* metrics) {
   const std::vector<Incident>& incidents = report->incidents;
   const int n = static_cast<int>(incidents.size());
 
-  // Incident groups: follow caused_by to the root; the root cause of the earliest exception group is
-  // the primary incident (factor 1.0); every other incident is a likely consequence (0.9).
-  auto root_of = [&](int i) {
-    int steps = 0;
-    while (incidents[i].caused_by >= 0 && incidents[i].caused_by < n && steps++ < n) i = incidents[i].caused_by;
-    return i;
-  };
-  int primary = -1;
-  int primary_line = 0;
-  for (int i = 0; i < n; ++i) {
-    if (incidents[i].kind == Incident::Kind::kLogLine) continue;
-    int r = root_of(i);
-    // A group's position is where it starts in the input: its earliest line.
-    int line = std::min(incidents[i].line_start, incidents[r].line_start);
-    if (primary < 0 || line < primary_line) {
-      primary = r;
-      primary_line = line;
-    }
-  }
+  // The primary incident keeps its candidates' confidence; every other incident is a likely
+  // consequence (0.9).
+  const int primary = PrimaryIncident(incidents);
 
   std::vector<Candidate> all;
   // Lua runs in a state borrowed for this whole diagnosis, only if some Lua rule matched.

@@ -35,6 +35,14 @@ class MetricCollector;  // metrics.h
 void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* report,
               const MetricCollector* metrics = nullptr);
 
+// Returns the root (following caused_by) of incident i's group.
+int RootOf(const std::vector<Incident>& incidents, int i);
+
+// Returns the primary incident, Note: [Ranking] rule 4: the root of the earliest exception group whose
+// root was not handled (Incident::handled: the run went on after it); when every group was handled,
+// the earliest group's root; -1 when there is no exception incident (log lines and signals only).
+int PrimaryIncident(const std::vector<Incident>& incidents);
+
 // Renders a candidate into a Diagnosis (templates filled from captures).
 Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incident);
 

@@ -161,6 +161,7 @@ std::string ToJson(const Report& report) {
       o.Int("caused_by", inc.caused_by);
       o.Int("count", inc.count);
       if (!inc.rank.empty()) o.Str("rank", inc.rank);
+      if (inc.handled) o.Bool("handled", true);
       o.StrList("context", inc.context);
     });
     List(&out, root, "warnings", report.warnings, [&](JsonObject& o, const Problem& p) {
