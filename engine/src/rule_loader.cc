@@ -273,7 +273,7 @@ const std::set<std::string>& KnownProbes() {
   static const std::set<std::string> kProbes = {
       "nan-source",   "grad-health",      "device-audit", "dtype-audit",      "shape-trace",
       "weight-update", "overfit-one-batch", "init-loss",  "dead-activations", "label-range",
-      "index-range",  "mode-audit",       "memory-growth", "determinism",     "train-steps"};
+      "index-range",  "mode-audit",       "memory-growth", "determinism",     "autograd-anomaly"};
   return kProbes;
 }
 
