@@ -84,21 +84,16 @@ TEST(LineScanner, EmptyKeywordMatchesEveryLineAndNewlineKeywordsAreDropped) {
   EXPECT_FALSE(none.Find("a\nb\n").found);
 }
 
-// Both implementations must agree with the reference on the same inputs: many random buffers built
-// from keyword fragments, both cases, newlines, NUL and high bytes, with keywords straddling the
-// 32-byte blocks and the buffer end (the AVX2 tail).
-TEST(LineScanner, PortableAndAvx2AgreeWithReference) {
-  const std::vector<std::string> kw = {"traceback", "Error", "terminate called", "\x1b", "what():", "mat1 and mat2"};
+// Checks both implementations against the reference on `rounds` random buffers built from `pieces`
+// and runs of one letter, started at offsets 0-3: misaligned buffers and tails of every length.
+void ExpectAgreement(const std::vector<std::string>& kw, const std::vector<std::string>& pieces, int rounds,
+                     unsigned seed) {
   LineScanner portable(kw, LineScanner::Impl::kPortable);
   LineScanner avx2(kw, LineScanner::Impl::kAvx2);
   EXPECT_FALSE(portable.uses_avx2());
   EXPECT_EQ(avx2.uses_avx2(), LineScanner::CpuHasAvx2());
-  std::printf("[ INFO     ] AVX2 implementation %s on this CPU\n", avx2.uses_avx2() ? "tested" : "unavailable");
-  const std::vector<std::string> pieces = {"TraceBack", "ERROR", "error", "erro", "rror", "terminate", " called",
-                                           "what()", ":", "mat1 and ", "mat2", "\n", "\n", "\n", "loss=0.1 ",
-                                           std::string(1, '\0'), "\xff\xfe", "\x1b[0m", "            "};
-  std::mt19937 rng(1234);
-  for (int round = 0; round < 3000; ++round) {
+  std::mt19937 rng(seed);
+  for (int round = 0; round < rounds; ++round) {
     std::string text;
     int n = std::uniform_int_distribution<int>(0, 40)(rng);
     for (int i = 0; i < n; ++i) {
@@ -108,15 +103,50 @@ TEST(LineScanner, PortableAndAvx2AgreeWithReference) {
         text += pieces[rng() % pieces.size()];
       }
     }
-    // Start anywhere: misaligned buffers and tails of every length.
     std::string_view view(text);
     view.remove_prefix(std::min<size_t>(view.size(), rng() % 4));
     LineScanner::Hit want = Naive(view, kw);
-    LineScanner::Hit a = portable.Find(view);
-    LineScanner::Hit b = avx2.Find(view);
-    ASSERT_EQ(Describe(a), Describe(want)) << "portable, round " << round;
-    ASSERT_EQ(Describe(b), Describe(want)) << "avx2, round " << round;
+    ASSERT_EQ(Describe(portable.Find(view)), Describe(want)) << "portable, round " << round;
+    ASSERT_EQ(Describe(avx2.Find(view)), Describe(want)) << "avx2, round " << round;
   }
+}
+
+// Both implementations must agree with the reference on the same inputs: keyword fragments in both
+// cases, newlines, NUL and high bytes, with keywords straddling the 32-byte blocks and the buffer end.
+TEST(LineScanner, PortableAndAvx2AgreeWithReference) {
+  const std::vector<std::string> kw = {"traceback", "Error", "terminate called", "\x1b", "what():", "mat1 and mat2"};
+  std::printf("[ INFO     ] AVX2 implementation %s on this CPU\n",
+              LineScanner::CpuHasAvx2() ? "tested" : "unavailable");
+  ExpectAgreement(kw,
+                  {"TraceBack", "ERROR", "error", "erro", "rror", "terminate", " called", "what()", ":", "mat1 and ",
+                   "mat2", "\n", "\n", "\n", "loss=0.1 ", std::string(1, '\0'), "\xff\xfe", "\x1b[0m", "            "},
+                  3000, 1234);
+}
+
+// The bundled rules' keywords: every bucket of the fingerprint scan in use, anchors inside keywords,
+// short keywords of several lengths (1 to 3 bytes) in buckets of their own.
+TEST(LineScanner, ManyKeywordsAgreeWithReference) {
+  LoadOptions options;
+  options.env_path = false;
+  LoadResult loaded = LoadRules(options);
+  ASSERT_TRUE(loaded.rules->prefilter);
+  std::vector<std::string> kw = loaded.rules->prefilter->scanner->keywords();
+  ASSERT_GT(kw.size(), 40u);
+  for (const char* extra : {"ab", "nan", "inf", "x"}) kw.push_back(extra);
+  std::vector<std::string> pieces = {"\n", "\n", "\n", " ", "loss=0.25 ", "INFO ", std::string(1, '\0'), "\xff"};
+  for (const std::string& k : kw) {
+    std::string upper = k;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    pieces.push_back(k);
+    pieces.push_back(upper);
+    pieces.push_back(k.substr(0, k.size() / 2));
+    pieces.push_back(k.substr(k.size() / 2));
+    pieces.push_back(k.substr(1));  // the anchor without the keyword's first byte
+  }
+  ExpectAgreement(kw, pieces, 6000, 99);
+  // And without the 1-byte keyword, which otherwise stops the scan on most buffers.
+  kw.pop_back();
+  ExpectAgreement(kw, pieces, 6000, 7);
 }
 
 TEST(RequiredLiterals, TellsPatternsWithAndWithoutARequiredLiteral) {
@@ -263,6 +293,33 @@ examples:
   EXPECT_EQ(got.diagnoses[0].captures["file"], "TensorBody");
   EXPECT_EQ(ToJson(got), ToJson(FeedInPieces(WithoutPrefilter(LoadRulesFromStrings({{"non-leaf-grad-access.yaml", rule}})),
                                              log, log.size())));
+}
+
+// A pattern whose only required literal is printed by healthy logs ("inf" in INFO) is correct but
+// slow: the loader says so (common-literal), at the pattern, and not for the written-out form.
+TEST(LinePrefilter, CommonRequiredLiteralIsWarned) {
+  auto rule = [](const std::string& pattern) {
+    return "id: nan-loss-test\ncategory: numerics.nan_loss\ntitle: t\nmatch:\n  message: '" + pattern +
+           "'\nexplain: 'x'\nhypotheses:\n  - id: only\n    text: 'x'\n    test: 'x'\n    fix: 'x'\n"
+           "verify: 'x'\nexamples:\n  - match: 'loss: inf'\n";
+  };
+  auto common = [&](const std::string& pattern) -> const Problem* {
+    static LoadResult loaded;
+    loaded = LoadRulesFromStrings({{"nan-loss-test.yaml", rule(pattern)}});
+    for (const Problem& p : loaded.problems) {
+      if (p.code == "common-literal") return &p;
+    }
+    return nullptr;
+  };
+  const Problem* warned = common(R"((?i)loss\s*[:=]\s*(?:nan|inf)\b)");
+  ASSERT_NE(warned, nullptr);
+  EXPECT_EQ(warned->severity, Problem::Severity::kWarning);
+  EXPECT_EQ(warned->line, 5) << warned->ToString();
+  EXPECT_NE(warned->message.find("'inf'"), std::string::npos) << warned->message;
+  EXPECT_EQ(common(R"((?i)loss(?::|: |=)(?:nan|inf)\b)"), nullptr);
+  // A literal holding a segmenter keyword costs nothing more: those lines are read anyway.
+  ASSERT_TRUE(CommonInLogs("warning"));
+  EXPECT_EQ(common(R"((?i)warning\s*\d+)"), nullptr);
 }
 
 // segmenter.cc takes the line before a C++ "Exception raised from" block as its message. That line

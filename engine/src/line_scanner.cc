@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <set>
@@ -47,7 +48,7 @@ constexpr std::string_view kHealthyLogSample =
     "saving checkpoint to checkpoints/epoch=1-step=5000.ckpt warning debug";
 
 // Higher for bytes ordinary log text holds less often (lower-case; digits and punctuation of metric
-// lines count as common). Only steers which bytes the AVX2 loop tests; never what matches.
+// lines count as common). Only steers which bytes anchor a keyword; never what matches.
 int ByteRarity(char c) {
   static const std::string_view kCommonFirst = " e0t1a2o5i3n4s6r7l8c9.d:hu=m,p/f_g-yw)(b][v|k'x\"jqz";
   size_t at = kCommonFirst.find(static_cast<char>(Lower(static_cast<unsigned char>(c))));
@@ -72,22 +73,80 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl) {
     if (std::find(keywords_.begin(), keywords_.end(), k) != keywords_.end()) continue;
     keywords_.push_back(std::move(k));
   }
+  // Anchors (Note: [Fingerprint scan]): the kPrints bytes of a keyword rarest in log text; keywords of
+  // fewer bytes anchor on all of them and are kept apart by length (a short anchor accepts any byte
+  // past its end, which would widen a bucket for every keyword in it).
+  struct Item {
+    std::string anchor;
+    Anchored at;
+  };
+  std::vector<Item> longer;
+  std::map<size_t, std::vector<Item>> shorter;  // by length
   for (size_t i = 0; i < keywords_.size(); ++i) {
-    if (keywords_[i].empty()) continue;
-    unsigned char f = static_cast<unsigned char>(keywords_[i][0]);
+    const std::string& k = keywords_[i];
+    if (k.empty()) continue;
+    unsigned char f = static_cast<unsigned char>(k[0]);
     first_[f].push_back(static_cast<std::uint32_t>(i));
     has_first_[f] = true;
-    max_len_ = std::max(max_len_, keywords_[i].size());
-    const std::string& k = keywords_[i];
-    size_t rare = 0;
-    for (size_t x = 1; x < k.size(); ++x) {
-      if (ByteRarity(k[x]) > ByteRarity(k[rare])) rare = x;
+    if (k.size() < static_cast<size_t>(kPrints)) {
+      shorter[k.size()].push_back({k, {static_cast<std::uint32_t>(i), 0}});
+      continue;
     }
-    unsigned char r = static_cast<unsigned char>(k[rare]);
-    if (by_rare_[r].empty()) rare_bytes_.push_back(r);
-    by_rare_[r].push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(rare)});
+    size_t best = 0;
+    int best_score = -1;
+    for (size_t o = 0; o + kPrints <= k.size(); ++o) {
+      // Bytes healthy logs print together ("oss=" of "loss=nan") would pass every stage but the last.
+      int score = kHealthyLogSample.find(std::string_view(k).substr(o, kPrints)) == std::string_view::npos ? 1000 : 0;
+      for (int x = 0; x < kPrints; ++x) score += ByteRarity(k[o + x]);
+      if (score > best_score) best = o, best_score = score;
+    }
+    longer.push_back({k.substr(best, kPrints), {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(best)}});
+  }
+  // Buckets: anchors sorted and cut into runs, so a bucket's anchors share bytes and its nibble tables
+  // stay narrow. Short keywords take the last buckets, one per length (at most kBuckets / 2 lengths
+  // share them, then the longest lengths join the last one: correct, only less selective).
+  std::sort(longer.begin(), longer.end(), [](const Item& a, const Item& b) { return a.anchor < b.anchor; });
+  const int short_n = std::min<int>(static_cast<int>(shorter.size()), kBuckets / 2);
+  const int long_n = kBuckets - short_n;
+  std::vector<std::pair<int, const Item*>> placed;
+  for (size_t i = 0; i < longer.size(); ++i) placed.emplace_back(static_cast<int>(i * long_n / longer.size()), &longer[i]);
+  int s = 0;
+  for (const auto& [len, items] : shorter) {
+    int b = long_n + std::min(s++, short_n - 1);
+    short_buckets_ |= 1u << b;
+    for (const Item& item : items) placed.emplace_back(b, &item);
+  }
+  anchors_.assign((size_t{1} << kHashBits) / 64, 0);
+  for (const auto& [b, item] : placed) {
+    bucket_[b].push_back(item->at);
+    const unsigned char bit = static_cast<unsigned char>(1u << (b % 8));
+    for (int f = 0; f < kPrints; ++f) {
+      if (static_cast<size_t>(f) >= item->anchor.size()) {
+        for (int x = 0; x < 16; ++x) low_[b / 8][f][x] |= bit, high_[b / 8][f][x] |= bit;
+        continue;
+      }
+      unsigned char c = static_cast<unsigned char>(item->anchor[f]);
+      for (unsigned char v : {c, IsLowerLetter(c) ? static_cast<unsigned char>(c - 32) : c}) {
+        low_[b / 8][f][v & 15] |= bit;
+        high_[b / 8][f][v >> 4] |= bit;
+      }
+    }
+    if (item->anchor.size() == static_cast<size_t>(kPrints)) {
+      std::uint32_t h = AnchorHash(item->anchor.data());
+      anchors_[h / 64] |= std::uint64_t{1} << (h % 64);
+    }
   }
   avx2_ = impl != Impl::kPortable && CpuHasAvx2();
+}
+
+std::uint32_t LineScanner::AnchorHash(const char* p) {
+  static_assert(kPrints == 4, "AnchorHash reads one 32-bit word");
+  std::uint32_t x;
+  std::memcpy(&x, p, 4);
+  // ASCII lower case of four bytes at once: the bytes 'A'..'Z' (bit 7 clear) gain 0x20.
+  const std::uint32_t low7 = x & 0x7f7f7f7fu;
+  const std::uint32_t upper = (low7 + 0x3f3f3f3fu) & ~(low7 + 0x25252525u) & ~x & 0x80808080u;
+  return ((x | upper >> 2) * 2654435761u) >> (32 - kHashBits);
 }
 
 bool LineScanner::KeywordAt(const char* p, size_t n, size_t at) const {
@@ -101,15 +160,21 @@ bool LineScanner::KeywordAt(const char* p, size_t n, size_t at) const {
   return false;
 }
 
-bool LineScanner::RareHit(const char* p, size_t n, size_t at) const {
-  for (const RareAt& r : by_rare_[Lower(static_cast<unsigned char>(p[at]))]) {
-    if (r.offset > at) continue;
-    const std::string& kw = keywords_[r.keyword];
-    size_t start = at - r.offset;
-    if (start + kw.size() > n) continue;
-    size_t j = 0;
-    while (j < kw.size() && Lower(static_cast<unsigned char>(p[start + j])) == static_cast<unsigned char>(kw[j])) ++j;
-    if (j == kw.size()) return true;
+bool LineScanner::AnchorHit(const char* p, size_t n, size_t at, unsigned buckets) const {
+  if (buckets & ~short_buckets_) {
+    // Full anchors: a bitset of their hashes rules out most candidates the nibble tables let through.
+    std::uint32_t h = at + kPrints <= n ? AnchorHash(p + at) : 0;
+    if (at + kPrints > n || !(anchors_[h / 64] >> (h % 64) & 1)) buckets &= short_buckets_;
+  }
+  for (; buckets; buckets &= buckets - 1) {
+    for (const Anchored& a : bucket_[__builtin_ctz(buckets)]) {
+      const std::string& kw = keywords_[a.keyword];
+      if (a.offset > at || at - a.offset + kw.size() > n) continue;
+      const char* q = p + (at - a.offset);
+      size_t j = 0;
+      while (j < kw.size() && Lower(static_cast<unsigned char>(q[j])) == static_cast<unsigned char>(kw[j])) ++j;
+      if (j == kw.size()) return true;
+    }
   }
   return false;
 }
@@ -139,51 +204,84 @@ LineScanner::Hit LineScanner::FindPortable(const char* p, size_t n, size_t from,
 }
 
 #if defined(TRIAGE_HAVE_X86) && (defined(__GNUC__) || defined(__clang__))
-// A position is a candidate when its byte is the rarest byte (in ordinary log text) of some keyword;
-// the keywords around it are then verified in full (the "rare byte" idea of memchr::memmem, for many
-// needles). The cost per 32 bytes grows with the number of distinct rare bytes, not of keywords. The
-// first verified candidate is in the first line holding a keyword: a keyword never spans lines, so one
-// in an earlier line has its rare byte earlier too. Letters are compared after OR 0x20, which maps
-// exactly {upper, lower} of a letter onto the lower-case byte: the same folding as Lower().
+// Note: [Fingerprint scan]
+// The AVX2 loop is the "Teddy" idea of Hyperscan and Rust's aho-corasick, on anchors instead of
+// prefixes: a position is a candidate for the keywords of bucket b when, for each of the kPrints bytes
+// from there, the low-nibble table and the high-nibble table of that anchor byte both have bit b set.
+// Byte shuffles test 32 positions at once for all buckets; letters are entered in both cases, so the
+// text is not folded first. Anchors are each keyword's rarest bytes in ordinary log text (ByteRarity)
+// and buckets hold anchors sorted together, which keeps the tables narrow: on the benchmark log
+// (tests/bench/gen_log.py) with the bundled rules' 105 keywords about 1 position in 35 is a candidate.
+// A candidate must then pass a bitset of anchor hashes, which drops nearly all of them, and only then
+// is verified in full (AnchorHit). The first verified candidate
+// is in the first line holding a keyword: a keyword never spans lines, so the anchor of one in an
+// earlier line comes earlier. The cost per 32 bytes does not grow with the number of keywords; the
+// candidate rate does, slowly. The last bytes go through the same tables one position at a time.
 __attribute__((target("avx2"))) LineScanner::Hit LineScanner::FindAvx2(const char* p, size_t n) const {
-  const __m256i case_bit = _mm256_set1_epi8(0x20);
+  const __m256i nibble = _mm256_set1_epi8(0x0f);
   const __m256i newline = _mm256_set1_epi8('\n');
+  const __m256i zero = _mm256_setzero_si256();
+  __m256i low[2][kPrints], high[2][kPrints];
+  for (int s = 0; s < 2; ++s) {
+    for (int f = 0; f < kPrints; ++f) {
+      low[s][f] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(low_[s][f])));
+      high[s][f] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(high_[s][f])));
+    }
+  }
   std::uint64_t newlines = 0;
   size_t line_start = 0;
   size_t i = 0;
-  auto hit_at = [&](size_t q, std::uint32_t nl_before) {
-    newlines += static_cast<std::uint64_t>(__builtin_popcount(nl_before));
-    if (nl_before) line_start = (q & ~size_t{31}) + (31 - __builtin_clz(nl_before)) + 1;
-    return Hit{true, line_start, newlines};
-  };
-  for (; i + 32 <= n; i += 32) {
-    const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
-    const __m256i folded = _mm256_or_si256(raw, case_bit);
-    __m256i any = _mm256_setzero_si256();
-    for (unsigned char b : rare_bytes_) {
-      __m256i v = IsLowerLetter(b) ? folded : raw;
-      any = _mm256_or_si256(any, _mm256_cmpeq_epi8(v, _mm256_set1_epi8(static_cast<char>(b))));
+  alignas(32) unsigned char bucket_bits[2][32];
+  for (; i + 32 + kPrints - 1 <= n; i += 32) {
+    __m256i acc[2] = {_mm256_set1_epi8(-1), _mm256_set1_epi8(-1)};
+    for (int f = 0; f < kPrints; ++f) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + f));
+      const __m256i lo = _mm256_and_si256(v, nibble);
+      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+      for (int s = 0; s < 2; ++s) {
+        acc[s] = _mm256_and_si256(acc[s], _mm256_and_si256(_mm256_shuffle_epi8(low[s][f], lo),
+                                                           _mm256_shuffle_epi8(high[s][f], hi)));
+      }
     }
+    const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
     std::uint32_t nl = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(raw, newline)));
-    std::uint32_t cand = static_cast<std::uint32_t>(_mm256_movemask_epi8(any));
-    while (cand) {
-      int j = __builtin_ctz(cand);
-      if (RareHit(p, n, i + j)) return hit_at(i + j, nl & ((1u << j) - 1));  // bit j is no '\n'
-      cand &= cand - 1;
+    std::uint32_t cand =
+        ~static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_or_si256(acc[0], acc[1]), zero)));
+    if (cand) {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(bucket_bits[0]), acc[0]);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(bucket_bits[1]), acc[1]);
+      do {
+        int j = __builtin_ctz(cand);
+        if (AnchorHit(p, n, i + j, bucket_bits[0][j] | unsigned{bucket_bits[1][j]} << 8)) {
+          std::uint32_t before = nl & ((1u << j) - 1);  // bit j is no '\n'
+          newlines += static_cast<std::uint64_t>(__builtin_popcount(before));
+          if (before) line_start = i + (31 - __builtin_clz(before)) + 1;
+          return {true, line_start, newlines};
+        }
+        cand &= cand - 1;
+      } while (cand);
     }
     if (nl) {
       newlines += static_cast<std::uint64_t>(__builtin_popcount(nl));
       line_start = i + (31 - __builtin_clz(nl)) + 1;
     }
   }
-  // The last bytes, one at a time, by the same rare-byte rule (a keyword may have started above).
   for (; i < n; ++i) {
     if (p[i] == '\n') {
       ++newlines;
       line_start = i + 1;
-    } else if (!by_rare_[Lower(static_cast<unsigned char>(p[i]))].empty() && RareHit(p, n, i)) {
-      return {true, line_start, newlines};
+      continue;
     }
+    unsigned buckets = 0xffff;  // past the end: only a short anchor's "any byte" can accept
+    for (int f = 0; f < kPrints && buckets; ++f) {
+      if (i + f >= n) {
+        buckets &= short_buckets_;
+        break;
+      }
+      unsigned char c = static_cast<unsigned char>(p[i + f]);
+      buckets &= (low_[0][f][c & 15] & high_[0][f][c >> 4]) | unsigned(low_[1][f][c & 15] & high_[1][f][c >> 4]) << 8;
+    }
+    if (buckets && AnchorHit(p, n, i, buckets)) return {true, line_start, newlines};
   }
   return {false, n, newlines};
 }
@@ -322,6 +420,10 @@ bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string
 }
 
 }  // namespace
+
+bool CommonInLogs(const std::string& atom) {
+  return !atom.empty() && kHealthyLogSample.find(LowerAscii(atom)) != std::string_view::npos;
+}
 
 std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, const std::vector<std::string>& atoms) {
   std::vector<std::string> keywords;

@@ -63,26 +63,37 @@ class LineScanner {
   static bool CpuHasAvx2();
 
  private:
-  // Where a keyword holds its rarest byte (in ordinary log text): the AVX2 loop looks for those bytes
-  // only, then verifies the keywords around each one.
-  struct RareAt {
+  // Note: [Fingerprint scan] in line_scanner.cc. Each keyword has an anchor: kPrints of its bytes
+  // chosen to be rare in log text (all of it when shorter). Keywords are split into kBuckets buckets;
+  // for each byte of an anchor, a low-nibble and a high-nibble table (16 entries each, one per set of
+  // 8 buckets) say which buckets may hold that byte there.
+  static constexpr int kBuckets = 16;
+  static constexpr int kPrints = 4;
+  static constexpr int kHashBits = 16;
+
+  struct Anchored {
     std::uint32_t keyword;
-    std::uint32_t offset;
+    std::uint32_t offset;  // of the anchor in the keyword
   };
 
   Hit FindPortable(const char* p, size_t n, size_t from, std::uint64_t newlines, size_t line_start) const;
   Hit FindAvx2(const char* p, size_t n) const;
   bool KeywordAt(const char* p, size_t n, size_t at) const;
-  bool RareHit(const char* p, size_t n, size_t at) const;
+  // True when a keyword of one of `buckets` has its anchor at p[at].
+  bool AnchorHit(const char* p, size_t n, size_t at, unsigned buckets) const;
+  static std::uint32_t AnchorHash(const char* p);  // of kPrints bytes, folded
 
   std::vector<std::string> keywords_;
   bool match_all_ = false;                 // an empty keyword: every line matches
   bool avx2_ = false;
-  size_t max_len_ = 0;
   std::vector<std::uint32_t> first_[256];   // keyword indexes by lower-cased first byte
   bool has_first_[256] = {};
-  std::vector<unsigned char> rare_bytes_;   // distinct rarest bytes, lower-case
-  std::vector<RareAt> by_rare_[256];        // keywords by their rarest byte
+  std::vector<Anchored> bucket_[kBuckets];
+  unsigned short_buckets_ = 0;             // buckets of keywords shorter than kPrints: no hash check
+  std::vector<std::uint64_t> anchors_;     // bitset over AnchorHash of every full-length anchor
+  // [set of 8 buckets][anchor byte][nibble] -> bucket bits
+  alignas(16) unsigned char low_[2][kPrints][16] = {};
+  alignas(16) unsigned char high_[2][kPrints][16] = {};
 };
 
 // Returns true and lower-case atoms one of which every match of `pattern` contains (RE2's FilteredRE2
@@ -91,6 +102,11 @@ class LineScanner {
 // not parse. See Note: [Line prefilter].
 bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atoms,
                       const std::vector<std::string>& free_keywords = {});
+
+// Returns true when `atom` (any case) occurs in what healthy training logs print on most lines (logging
+// prefixes, progress bars, metric dicts): a pattern with such a required literal sends most lines of a
+// log through the full rule set. The loader warns (common-literal).
+bool CommonInLogs(const std::string& atom);
 
 // Returns a keyword set that contains `base` and, for every atom, a keyword that is a substring of it:
 // a word of the atom shared by many atoms when one exists (specific words only), else the atom itself.

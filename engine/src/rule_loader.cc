@@ -422,6 +422,20 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
                     "pattern can match without any literal of 3+ characters, so every log line must be "
                     "matched against it (slow path); add a fixed word every match contains "
                     "(Note: [Line prefilter])");
+    } else {
+      for (const std::string& atom : atoms) {
+        bool free = std::any_of(Segmenter::IdleKeywords().begin(), Segmenter::IdleKeywords().end(),
+                                [&](std::string k) {
+                                  for (char& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+                                  return atom.find(k) != std::string::npos;
+                                });
+        if (free || !CommonInLogs(atom)) continue;
+        check.Warning(mark, "common-literal",
+                      "every match needs only '" + atom + "', which ordinary log lines contain too (in any case), "
+                      "so most lines of a log go through the full rule set (slow path); write the literal out "
+                      "so it is longer, e.g. alternatives instead of '?' (Note: [Line prefilter])");
+        break;
+      }
     }
     std::set<std::string> names = CaptureNames(p.value);
     any_names.insert(names.begin(), names.end());
