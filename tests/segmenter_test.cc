@@ -736,6 +736,109 @@ TEST(Segmenter, NotebookErrorOutputTraceback) {
   EXPECT_EQ(v[0].CulpritText(), "In [2]:10 in Tagger.forward: return self.out(hidden)");
 }
 
+// Note: [Chained culprit]. corpus/formats/dataloader-worker-killed (torch 1.13.1, Python 3.11; frames
+// left out): the cause, "killed by signal: Killed.", has only library frames; its user frame is printed
+// once, in the chained traceback. Before, the cause (the primary incident) had no culprit.
+TEST(Segmenter, ChainedCauseWithOnlyLibraryFramesTakesTheCulpritFromTheChain) {
+  const std::string cause =
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py\", line 1120, in _try_get_data\n"
+      "    data = self._data_queue.get(timeout=timeout)\n"
+      "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/utils/data/_utils/signal_handling.py\", line 66, in handler\n"
+      "    _error_if_any_worker_fails()\n"
+      "RuntimeError: DataLoader worker (pid 9899) is killed by signal: Killed. \n";
+  const std::string chained =
+      "\n"
+      "The above exception was the direct cause of the following exception:\n"
+      "\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/work/main/corpus/formats/dataloader-worker-killed/program.py\", line 22, in <module>\n"
+      "    for step, batch in enumerate(loader):\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py\", line 628, in __next__\n"
+      "    data = self._next_data()\n"
+      "           ^^^^^^^^^^^^^^^^^\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py\", line 1133, in _try_get_data\n"
+      "    raise RuntimeError('DataLoader worker (pid(s) {}) exited unexpectedly'.format(pids_str)) from e\n"
+      "RuntimeError: DataLoader worker (pid(s) 9899) exited unexpectedly\n";
+  auto v = Segment(cause + chained);
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].message, "DataLoader worker (pid 9899) is killed by signal: Killed.");
+  EXPECT_EQ(v[0].CulpritText(), "program.py:22 in <module>: for step, batch in enumerate(loader):");
+  // The chained traceback's frames above the catching frame (_try_get_data) are the cause's outer frames.
+  ASSERT_EQ(v[0].frames.size(), 4u) << Dump(v);
+  EXPECT_EQ(v[0].frames[1].function, "__next__");
+  EXPECT_EQ(v[0].frames[2].line, 1120);
+  EXPECT_EQ(v[1].caused_by, 0);
+  EXPECT_EQ(v[1].frames.size(), 3u);
+  EXPECT_EQ(v[1].CulpritText(), v[0].CulpritText());
+
+  // "The above exception" is the last exception, not a log line a rule recognised after it (another
+  // worker's message landing in between).
+  auto w = Segment(cause + "ERROR: Unexpected segmentation fault encountered in worker.\n" + chained,
+                   [](std::string_view line) { return line.rfind("ERROR:", 0) == 0 ? 0 : -1; });
+  ASSERT_EQ(w.size(), 3u) << Dump(w);
+  EXPECT_EQ(w[1].kind, Incident::Kind::kLogLine);
+  EXPECT_EQ(w[2].caused_by, 0) << Dump(w);
+  EXPECT_EQ(w[0].CulpritText(), "program.py:22 in <module>: for step, batch in enumerate(loader):");
+}
+
+// Note: [Fatal Python error]. corpus/formats/dataloader-worker-segfault (torch 1.13.1, Python 3.11; frames
+// and the extension-module list shortened): faulthandler's dump of the crashed worker, most recent call
+// first, then the main process's chain. The dump is no incident; its crash site is the culprit of the
+// worker-died error, which has only library frames.
+TEST(Segmenter, FaulthandlerDumpGivesTheWorkerDiedErrorItsCulprit) {
+  const std::string dump =
+      "Fatal Python error: Segmentation fault\n"
+      "\n"
+      "Current thread 0x00007fd86382c040 (most recent call first):\n"
+      "  File \"/usr/lib/python3.11/ctypes/__init__.py\", line 519 in string_at\n"
+      "  File \"/work/main/corpus/formats/dataloader-worker-segfault/program.py\", line 13 in decode\n"
+      "  File \"/work/main/corpus/formats/dataloader-worker-segfault/program.py\", line 22 in __getitem__\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/utils/data/_utils/fetch.py\", line 58 in fetch\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/utils/data/_utils/worker.py\", line 302 in _worker_loop\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py\", line 435 in __iter__\n"
+      "  File \"/work/main/corpus/formats/dataloader-worker-segfault/program.py\", line 31 in <module>\n"
+      "\n"
+      "Extension modules: torch._C, torch._C._fft, numpy.random._generator (total: 20)\n"
+      "ERROR: Unexpected segmentation fault encountered in worker.\n"
+      " step 0: (4, 3, 8, 8)\n";
+  const std::string main_process =
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py\", line 1120, in _try_get_data\n"
+      "    data = self._data_queue.get(timeout=timeout)\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/utils/data/_utils/signal_handling.py\", line 66, in handler\n"
+      "    _error_if_any_worker_fails()\n"
+      "RuntimeError: DataLoader worker (pid 12134) is killed by signal: Segmentation fault. \n"
+      "\n"
+      "The above exception was the direct cause of the following exception:\n"
+      "\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/work/main/corpus/formats/dataloader-worker-segfault/program.py\", line 31, in <module>\n"
+      "    for step, batch in enumerate(loader):\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py\", line 1133, in _try_get_data\n"
+      "    raise RuntimeError('DataLoader worker (pid(s) {}) exited unexpectedly'.format(pids_str)) from e\n"
+      "RuntimeError: DataLoader worker (pid(s) 12134) exited unexpectedly\n";
+  auto v = Segment(dump + main_process);
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].message, "DataLoader worker (pid 12134) is killed by signal: Segmentation fault.");
+  EXPECT_EQ(v[0].line_start, 15);
+  // Its own two frames, then the worker's stack outermost first: <module> ... decode, string_at.
+  ASSERT_EQ(v[0].frames.size(), 9u) << Dump(v);
+  EXPECT_EQ(v[0].frames[2].line, 31);
+  EXPECT_EQ(v[0].frames[8].function, "string_at");
+  EXPECT_FALSE(v[0].frames[8].user);
+  EXPECT_EQ(v[0].CulpritText(), "program.py:13 in decode");
+  EXPECT_EQ(v[1].caused_by, 0);
+  EXPECT_EQ(v[1].CulpritText(), "program.py:31 in <module>: for step, batch in enumerate(loader):");
+
+  // An exception with a user frame of its own keeps its culprit; the dump goes nowhere.
+  auto w = Segment(dump + main_process.substr(main_process.find("Traceback", 10)));
+  ASSERT_EQ(w.size(), 1u) << Dump(w);
+  EXPECT_EQ(w[0].frames.size(), 2u);
+  EXPECT_EQ(w[0].CulpritText(), "program.py:31 in <module>: for step, batch in enumerate(loader):");
+}
+
 TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {
   EXPECT_TRUE(Segmenter::IsLibraryFile("/usr/lib/python3/dist-packages/torch/nn/modules/module.py"));
   EXPECT_TRUE(Segmenter::IsLibraryFile("/home/u/.venv/lib/python3.11/site-packages/transformers/trainer.py"));

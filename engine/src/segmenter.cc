@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <iterator>
 
 namespace triage {
 namespace {
@@ -56,6 +57,15 @@ bool LooksLikeExceptionType(std::string_view type) {
   if (last.empty() || !std::isupper(static_cast<unsigned char>(last[0]))) return false;
   return ends("Error") || ends("Exception") || ends("Interrupt") || ends("Failure") || last == "StopIteration" ||
          last == "SystemExit" || ends("ExceptionGroup");
+}
+
+// Returns the index of the deepest frame that can be a culprit: user code with a line number (a C++
+// frame, "frame #13: <unknown function> + 0x49a8 (... in ./program)", has no line to point at), or -1.
+int DeepestUserFrame(const std::vector<Frame>& frames) {
+  for (int i = static_cast<int>(frames.size()) - 1; i >= 0; --i) {
+    if (frames[i].user && frames[i].line > 0) return i;
+  }
+  return -1;
 }
 
 // Lines that continue an exception message after its first line.
@@ -410,6 +420,7 @@ bool Segmenter::ParseFrameLine(const std::string& line) {
   }
   rest = rest.substr(i);
   if (StartsWith(rest, ", in ")) f.function = std::string(Trim(rest.substr(5)));
+  else if (StartsWith(rest, " in ")) f.function = std::string(Trim(rest.substr(4)));  // faulthandler's form
   f.user = !IsLibraryFile(f.file);
   if (static_cast<int>(open_.frames.size()) >= options_.max_frames) {
     open_.frames.erase(open_.frames.begin());  // keep the innermost frames: they name the failure
@@ -457,21 +468,28 @@ void Segmenter::Emit(Incident inc) {
     }
     forward_frames_.clear();
   }
-  if (inc.culprit < 0) {
-    // A C++ frame ("frame #13: <unknown function> + 0x49a8 (... in ./program)") has no line to point
-    // at: only frames with a line number can be the culprit.
-    for (int i = static_cast<int>(inc.frames.size()) - 1; i >= 0; --i) {
-      if (inc.frames[i].user && inc.frames[i].line > 0) { inc.culprit = i; break; }
+  if (!crash_frames_.empty() && inc.kind != Incident::Kind::kLogLine) {
+    // Note: [Fatal Python error]. The dump goes to the first exception after it, or nowhere.
+    const std::int64_t after = static_cast<std::int64_t>(inc.line_start) - static_cast<std::int64_t>(crash_line_);
+    if (inc.rank == crash_rank_ && after >= 0 && after <= options_.context_window && DeepestUserFrame(inc.frames) < 0) {
+      for (Frame& f : crash_frames_) {
+        if (static_cast<int>(inc.frames.size()) < options_.max_frames) inc.frames.push_back(std::move(f));
+      }
+      inc.culprit = -1;
     }
+    crash_frames_.clear();
   }
+  if (inc.culprit < 0) inc.culprit = DeepestUserFrame(inc.frames);
   if (inc.kind != Incident::Kind::kLogLine) AttachContext(&inc);
   if (static_cast<int>(incidents_.size()) >= options_.max_incidents) {
     ++dropped_;
     return;
   }
+  bool chained = false;
   if (pending_cause_ >= 0 && inc.kind == Incident::Kind::kTraceback && inc.caused_by < 0) {
     inc.caused_by = pending_cause_;
     pending_cause_ = -1;
+    chained = true;
   }
   bool is_exception = inc.kind != Incident::Kind::kLogLine;
   // Note: [Handled]
@@ -503,7 +521,51 @@ void Segmenter::Emit(Incident inc) {
     if (pending_wrapper_ < last_exception_) incidents_[pending_wrapper_].caused_by = last_exception_;
     pending_wrapper_ = -1;
   }
+  if (chained) {
+    chain_links_.push_back(static_cast<int>(incidents_.size()) - 1);
+    InheritCulprit(chain_links_.back());
+  }
   completed_ = static_cast<int>(incidents_.size());
+}
+
+// Note: [Chained culprit]
+// In a chain ("The above exception was the direct cause ...", "During handling ..."), Python prints the
+// cause's traceback only from the frame that caught it: the frames above it, often the only user code
+// (the `for batch in loader:` line around a DataLoader worker's death), are printed once, in the chained
+// traceback. So when a cause has no culprit of its own and the incident chained to it has one, the
+// cause gets the chained traceback's frames above the catching frame (the cause's first frame, found by
+// file and function; when it is not there, the frames down to the chained culprit), prepended as the
+// outer part of its own stack, and its culprit is the deepest user frame among them. It repeats down a
+// chain of such causes. Wrappers (a DataLoader re-raise, a ChildFailedError) are not chains: their
+// cause ran in another process, and keeps its own frames.
+void Segmenter::InheritCulprit(int index) {
+  for (int from = index; from >= 0;) {
+    if (!std::binary_search(chain_links_.begin(), chain_links_.end(), from)) return;
+    const int cause = incidents_[from].caused_by;
+    if (cause < 0 || cause >= from) return;
+    const Incident& chained = incidents_[from];
+    Incident& inc = incidents_[cause];
+    if (inc.culprit >= 0 || chained.culprit < 0) return;
+    size_t outer = static_cast<size_t>(chained.culprit) + 1;  // frames[0, outer) go in front
+    if (!inc.frames.empty()) {
+      const Frame& catcher = inc.frames.front();
+      for (size_t i = chained.frames.size(); i-- > 0;) {
+        if (chained.frames[i].file == catcher.file && chained.frames[i].function == catcher.function) {
+          outer = i;
+          break;
+        }
+      }
+    }
+    std::vector<Frame> frames(chained.frames.begin(), chained.frames.begin() + outer);
+    if (DeepestUserFrame(frames) < 0) return;
+    frames.insert(frames.end(), std::make_move_iterator(inc.frames.begin()), std::make_move_iterator(inc.frames.end()));
+    if (static_cast<int>(frames.size()) > options_.max_frames) {
+      frames.erase(frames.begin(), frames.end() - options_.max_frames);  // the innermost are kept
+    }
+    inc.frames = std::move(frames);
+    inc.culprit = DeepestUserFrame(inc.frames);
+    from = cause;
+  }
 }
 
 void Segmenter::CloseOpen() {
@@ -516,6 +578,7 @@ void Segmenter::CloseOpen() {
     return;
   }
   if (state_ == State::kWarningSource) state_ = State::kIdle;  // the warning is already emitted
+  if (state_ == State::kFatalDump) FinishFatalDump();
   if (state_ == State::kElasticSummary) FinishElasticSummary();
   if (state_ == State::kPytest) {
     state_ = State::kIdle;
@@ -820,7 +883,7 @@ void Segmenter::ReadLine(std::string_view raw) {
   if (size_t n = prefix_shape_.empty() ? 0 : MatchShape(prefix_shape_, line); n > 0) {
     line.erase(0, n);
     prefixed = true;
-  } else if (state_ == State::kIdle) {
+  } else if (state_ == State::kIdle || state_ == State::kFatalDump) {
     size_t p = line.find("Traceback (most recent call last):");
     if (p != std::string::npos && p > 0 && LooksLikeLogPrefix(std::string_view(line).substr(0, p))) {
       prefix_shape_ = ShapeOf(std::string_view(line).substr(0, p));
@@ -1000,6 +1063,9 @@ void Segmenter::ReadLine(std::string_view raw) {
       }
       ElasticSummaryLine(trimmed);
       break;
+    case State::kFatalDump:
+      FatalDumpLine(line, trimmed);
+      break;
     case State::kWarningSource: {
       state_ = State::kIdle;
       Incident& w = incidents_[log_index_];
@@ -1025,7 +1091,8 @@ void Segmenter::ReadLine(std::string_view raw) {
 const std::vector<std::string>& Segmenter::IdleKeywords() {
   // Keep in step with HandleIdle and LooksLikeExceptionType: a line reaching HandleIdle without one of
   // these is skipped unread by the log path (Note: [Line prefilter]). "During handling ..." and "The
-  // above exception ..." contain "exception"; "\x1b" because removing ANSI escapes can join a marker.
+  // above exception ..." contain "exception" and "Fatal Python error: ..." "error" (any case); "\x1b"
+  // because removing ANSI escapes can join a marker.
   static const std::vector<std::string> kKeywords = {
       "Traceback", "terminate called", "what():", "Error", "Exception", "Interrupt", "Failure",
       "StopIteration", "SystemExit", "Warning", "\x1b"};
@@ -1249,6 +1316,47 @@ void Segmenter::FinishElasticSummary() {
   elastic_ = ElasticSummary();
 }
 
+// Note: [Fatal Python error]
+// A process killed by a signal with faulthandler on (faulthandler.enable(), e.g. in a DataLoader
+// worker_init_fn; -X faulthandler; PYTHONFAULTHANDLER=1) prints "Fatal Python error: Segmentation fault",
+// then each thread's stack under "Current thread 0x... (most recent call first):" (the crashing thread)
+// or "Thread 0x... (most recent call first):", as '  File "...", line N in func' lines (no comma), MOST
+// RECENT FIRST, and, in recent Pythons, an "Extension modules: ..." line. The dump is no incident of its
+// own: the exception it explains comes after it, from the process that noticed the death (DataLoader's
+// "worker (pid N) is killed by signal: Segmentation fault.", raised in the main process with library
+// frames only). The crashing thread's frames, put outermost first, are appended to the first exception
+// incident of the same stream that follows within context_window lines, when that incident has no user
+// frame of its own: its culprit is then the crash site. Otherwise the dump is dropped.
+void Segmenter::FatalDumpLine(const std::string& line, std::string_view t) {
+  const bool indented = !line.empty() && (line[0] == ' ' || line[0] == '\t');
+  if (t.empty() || StartsWith(t, "Python runtime state:")) return;
+  if (!indented && EndsWith(t, "(most recent call first):") &&
+      (StartsWith(t, "Current thread ") || StartsWith(t, "Thread ") || StartsWith(t, "Stack "))) {
+    // "Current thread 0x00007fd86382c040 (most recent call first):", another thread's "Thread 0x...", or
+    // "Stack (most recent call first):" when only the current thread is dumped.
+    dump_current_thread_ = !StartsWith(t, "Thread ");
+    return;
+  }
+  if (indented) {  // a frame, "<no Python frame>", "Garbage-collecting", "..." (a cut stack)
+    // Most recent first: once max_frames are kept, the rest are the outermost.
+    if (dump_current_thread_ && static_cast<int>(open_.frames.size()) < options_.max_frames && ParseFrameLine(line)) {
+      frame_expects_source_ = false;
+    }
+    return;
+  }
+  const bool extension_modules = StartsWith(t, "Extension modules:");
+  FinishFatalDump();
+  if (!extension_modules) HandleIdle(line, t);
+}
+
+void Segmenter::FinishFatalDump() {
+  state_ = State::kIdle;
+  crash_frames_.assign(std::make_move_iterator(open_.frames.rbegin()), std::make_move_iterator(open_.frames.rend()));
+  crash_line_ = line_no_;
+  crash_rank_ = open_.rank;
+  open_ = Incident();
+}
+
 void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
   if (trimmed.empty()) return;
   if (EndsWith(trimmed, "Traceback of forward call that caused the error:")) {
@@ -1311,6 +1419,18 @@ void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
     pending_wrapper_ = static_cast<int>(incidents_.size()) - 1;
     return;
   }
+  if (StartsWith(trimmed, "Fatal Python error: ")) {
+    // faulthandler's dump follows: Note: [Fatal Python error]. The line itself stays a line rules see.
+    if (classify_) {
+      int key = classify_(trimmed);
+      if (key >= 0) AddLogLine(line, key);
+    }
+    open_ = Incident();
+    open_.rank = rank_;
+    dump_current_thread_ = false;
+    state_ = State::kFatalDump;
+    return;
+  }
   if (StartsWith(trimmed, "Exception ignored in")) {
     // CPython's unraisable hook (a __del__ or a callback failing, often at shutdown after the fatal
     // error): the traceback that follows was ignored, and it says nothing about the one before it.
@@ -1319,7 +1439,15 @@ void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
   }
   if (StartsWith(trimmed, "During handling of the above exception, another exception occurred") ||
       StartsWith(trimmed, "The above exception was the direct cause of the following exception")) {
-    if (!incidents_.empty()) pending_cause_ = static_cast<int>(incidents_.size()) - 1;
+    // "The above exception": the last exception of this stream, not a log line printed after it.
+    for (int i = static_cast<int>(incidents_.size()) - 1;
+         i >= 0 && line_no_ - static_cast<std::uint64_t>(incidents_[i].line_end) <= static_cast<std::uint64_t>(options_.context_window);
+         --i) {
+      if (incidents_[i].kind != Incident::Kind::kLogLine && incidents_[i].rank == rank_) {
+        pending_cause_ = i;
+        break;
+      }
+    }
     return;
   }
   if (StartsWith(trimmed, "terminate called after throwing an instance of '")) {

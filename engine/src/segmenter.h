@@ -73,7 +73,7 @@ class Segmenter {
   static bool IsLibraryFile(std::string_view file);
 
  private:
-  enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kWarningSource, kPytest, kElasticSummary, kForwardTrace };
+  enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kWarningSource, kPytest, kElasticSummary, kForwardTrace, kFatalDump };
 
   void ReadLine(std::string_view raw);
   void FramesLine(const std::string& line, std::string_view trimmed);
@@ -90,6 +90,9 @@ class Segmenter {
   void PytestLine(const std::string& line, std::string_view trimmed);
   void ElasticSummaryLine(std::string_view trimmed);
   void FinishElasticSummary();
+  void FatalDumpLine(const std::string& line, std::string_view trimmed);
+  void FinishFatalDump();
+  void InheritCulprit(int index);
 
   // torchrun's ChildFailedError summary being read (Note: [Elastic summary]).
   struct ElasticSummary {
@@ -119,6 +122,12 @@ class Segmenter {
   ElasticSummary elastic_;
   std::vector<Frame> forward_frames_;  // anomaly mode's forward-call frames (Note: [Anomaly forward trace])
   std::uint64_t forward_line_ = 0;
+  // faulthandler's dump of a crashed process (Note: [Fatal Python error]): the crashing thread's frames,
+  // outermost first, kept for the next exception incident of the same stream.
+  bool dump_current_thread_ = false;  // reading the "Current thread" section of the dump
+  std::vector<Frame> crash_frames_;
+  std::uint64_t crash_line_ = 0;
+  std::string crash_rank_;
   // A second traceback read at the same time (Note: [Interleaved tracebacks]).
   bool interleaved_ = false;
   Incident twin_;
@@ -138,6 +147,7 @@ class Segmenter {
   bool rich_ = false;             // the open traceback is rich's box (Note: [rich tracebacks])
   bool ipython_ = false;          // the open traceback is IPython's (Note: [IPython frames])
   int pending_cause_ = -1;        // set by a chain separator line
+  std::vector<int> chain_links_;  // incidents (ascending) whose caused_by came from a chain separator
   int pending_wrapper_ = -1;      // an incident whose cause is the next traceback (nbclient's CellExecutionError)
   std::vector<Incident> incidents_;
   int completed_ = 0;
