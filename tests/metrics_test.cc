@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -203,6 +204,39 @@ TEST(MetricCollector, SurvivesHostileInput) {
   const MetricSeries* s = m.Find(SeriesId::kLoss);
   ASSERT_NE(s, nullptr);
   EXPECT_TRUE(std::isinf(s->last().value)) << "an overflowing literal reads as inf";
+}
+
+
+// Note: [Metric scan]: the AVX2 and the portable candidate bits agree on random text of every length
+// (blocks of 64 bytes and the zero-padded tail), with word bytes, '|', '-', '/', '.', NUL and high bytes.
+TEST(MetricCollector, CandidateBitsAgreeAcrossImplementations) {
+  const std::string alphabet = "aZ_9 0|-/.:=\t\r\n\xff\x80";
+  std::mt19937 rng(42);
+  for (int round = 0; round < 2000; ++round) {
+    std::string text(rng() % 300, ' ');
+    for (char& c : text) {
+      c = rng() % 4 == 0 ? alphabet[rng() % alphabet.size()] : static_cast<char>("lossepochstep"[rng() % 13]);
+    }
+    if (rng() % 5 == 0 && !text.empty()) text[rng() % text.size()] = '\0';
+    ASSERT_EQ(MetricCandidates(text, false), MetricCandidates(text, true)) << "round " << round << ": " << text;
+  }
+  // Word starts and bars only: "a1 _b|c-d" -> a(0), _b(3), |(5), c(6), d(8).
+  std::vector<std::uint64_t> bits = MetricCandidates("a1 _b|c-d", true);
+  ASSERT_EQ(bits.size(), 1u);
+  EXPECT_EQ(bits[0], (1u << 0) | (1u << 3) | (1u << 5) | (1u << 6) | (1u << 8));
+}
+
+// The memo of names as printed must not leak a one-word reading into a two-word name, nor one
+// spelling into another.
+TEST(MetricCollector, NameMemoKeepsTwoWordNamesApart) {
+  MetricCollector m = Collect("loss 1.0\nval loss 2.0\nloss 3.0\nLoss 4.0\nval loss 5.0\nloss_scale 8.0\nloss 6.0\n");
+  std::vector<double> loss, val, scale;
+  for (const MetricPoint& p : PointsOf(m, SeriesId::kLoss)) loss.push_back(p.value);
+  for (const MetricPoint& p : PointsOf(m, SeriesId::kValLoss)) val.push_back(p.value);
+  for (const MetricPoint& p : PointsOf(m, SeriesId::kLossScale)) scale.push_back(p.value);
+  EXPECT_EQ(loss, (std::vector<double>{1.0, 3.0, 4.0, 6.0}));
+  EXPECT_EQ(val, (std::vector<double>{2.0, 5.0}));
+  EXPECT_EQ(scale, (std::vector<double>{8.0}));
 }
 
 }  // namespace

@@ -11,6 +11,13 @@
 #include <charconv>
 #include <cstring>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TRIAGE_HAVE_X86 1
+#endif
+
+#include "line_scanner.h"
+
 namespace triage {
 namespace {
 
@@ -278,7 +285,78 @@ struct Found {
   double value;
 };
 
+// Note: [Metric scan]
+// ScanSegment visits only the bytes where something can begin: a word start (a letter or '_' not
+// preceded by a letter, digit or '_') and '|' (a tqdm counter). MarkCandidates sets their bits, 64
+// bytes per word, so the digits, blanks and punctuation that make up most of a progress line are
+// passed over without a per-byte branch. Both implementations give the same bits.
+void MarkCandidatesPortable(const char* p, size_t n, std::uint64_t* bits, size_t from) {
+  bool prev_word = from > 0 && Class(p[from - 1]) & (kAlpha | kDigit);
+  for (size_t i = from; i < n; ++i) {
+    unsigned char c = Class(p[i]);
+    if ((c == kAlpha && !prev_word) || p[i] == '|') bits[i / 64] |= std::uint64_t{1} << (i % 64);
+    prev_word = c & (kAlpha | kDigit);
+  }
+}
+
+#if defined(TRIAGE_HAVE_X86) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2"))) std::uint32_t InRange(__m256i v, char lo, char hi) {
+  // Unsigned lo <= v <= hi, one bit per byte.
+  const __m256i ge = _mm256_cmpeq_epi8(_mm256_max_epu8(v, _mm256_set1_epi8(lo)), v);
+  const __m256i le = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(hi)), v);
+  return static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_and_si256(ge, le)));
+}
+
+// One block of 64 bytes: word starts (given whether the byte before is a word byte) and '|' bytes.
+// Returns the bits; *carry becomes whether the block's last byte is a word byte.
+__attribute__((target("avx2"))) std::uint64_t MarkBlockAvx2(const char* p, std::uint64_t* carry) {
+  std::uint64_t alpha = 0, word = 0, bar = 0;
+  for (int half = 0; half < 2; ++half) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
+    const __m256i folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+    std::uint64_t letter = InRange(folded, 'a', 'z') |
+                           static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('_'))));
+    std::uint64_t digit = InRange(v, '0', '9');
+    std::uint64_t pipe = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('|'))));
+    alpha |= letter << (32 * half);
+    word |= (letter | digit) << (32 * half);
+    bar |= pipe << (32 * half);
+  }
+  std::uint64_t bits = (alpha & ~(word << 1 | *carry)) | bar;
+  *carry = word >> 63;
+  return bits;
+}
+
+__attribute__((target("avx2"))) void MarkCandidatesAvx2(const char* p, size_t n, std::uint64_t* bits) {
+  std::uint64_t carry = 0;  // 1 when the byte before the block is a letter, digit or '_'
+  size_t i = 0;
+  for (; i + 64 <= n; i += 64) bits[i / 64] = MarkBlockAvx2(p + i, &carry);
+  if (i < n) {
+    // The last bytes through a zero-padded copy: a NUL is no candidate and no word byte.
+    char tail[64] = {};
+    std::memcpy(tail, p + i, n - i);
+    bits[i / 64] = MarkBlockAvx2(tail, &carry);
+  }
+}
+#endif
+
+// Sets bits[i / 64] bit i % 64 for each candidate byte of p[0, n); bits holds (n + 63) / 64 words.
+void MarkCandidates(const char* p, size_t n, std::uint64_t* bits, bool portable = false) {
+#if defined(TRIAGE_HAVE_X86) && (defined(__GNUC__) || defined(__clang__))
+  static const bool avx2 = LineScanner::CpuHasAvx2();
+  if (avx2 && !portable) return MarkCandidatesAvx2(p, n, bits);
+#endif
+  std::fill(bits, bits + (n + 63) / 64, 0);
+  MarkCandidatesPortable(p, n, bits, 0);
+}
+
 }  // namespace
+
+std::vector<std::uint64_t> MetricCandidates(std::string_view text, bool portable) {
+  std::vector<std::uint64_t> bits((text.size() + 63) / 64);
+  MarkCandidates(text.data(), text.size(), bits.data(), portable);
+  return bits;
+}
 
 const char* SeriesName(SeriesId id) {
   int i = static_cast<int>(id);
@@ -471,27 +549,36 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no) 
   size_t prev_n = 0;
   const char* prev_end = nullptr;
 
+  // Visit only word starts and '|' bytes (Note: [Metric scan]); whatever a visit consumes (a word, a
+  // value, a bar counter) moves p past the candidates inside it.
+  const size_t nwords = (text.size() + 63) / 64;
+  if (candidates_.size() < nwords) candidates_.resize(nwords);
+  MarkCandidates(begin, text.size(), candidates_.data());
   const char* p = begin;
-  while (p < end) {
-    unsigned char cls = Class(*p);
-    if (*p == '|' && p + 2 < end && p[1] == ' ' && Class(p[2]) == kDigit) {
+  size_t cw = 0;
+  std::uint64_t bits = candidates_[0];
+  while (true) {
+    while (!bits && ++cw < nwords) bits = candidates_[cw];
+    if (!bits) break;
+    const char* at = begin + cw * 64 + static_cast<size_t>(__builtin_ctzll(bits));
+    bits &= bits - 1;
+    if (at < p) continue;
+    p = at;
+    if (*p == '|') {
       // tqdm: "| 32/500 [00:01<...": the bar's counter is the step within the bar.
-      long long n = 0, total = 0;
-      const char* q = ReadInt(p + 2, end, &n);
-      if (q && q < end && *q == '/') {
-        const char* r = ReadInt(q + 1, end, &total);
-        if (r && r + 1 < end && r[0] == ' ' && r[1] == '[') {
-          bar_n = n;
-          bar_total = total;
-          p = r;
-          continue;
+      ++p;
+      if (p + 1 < end && p[0] == ' ' && Class(p[1]) == kDigit) {
+        long long n = 0, total = 0;
+        const char* q = ReadInt(p + 1, end, &n);
+        if (q && q < end && *q == '/') {
+          const char* r = ReadInt(q + 1, end, &total);
+          if (r && r + 1 < end && r[0] == ' ' && r[1] == '[') {
+            bar_n = n;
+            bar_total = total;
+            p = r;
+          }
         }
       }
-      ++p;
-      continue;
-    }
-    if (cls != kAlpha || (p > begin && Class(p[-1]) != kOther && p[-1] != '-' && p[-1] != '/')) {
-      ++p;
       continue;
     }
     // A word: letters, digits, '_', and '-' '/' '.' between letters (train/loss, grad-norm).
@@ -514,28 +601,53 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no) 
       prev_n = 0;
       continue;
     }
-    char buf[2 * kMaxKey + 1];
-    size_t n = 0;
-    if (!Lower(std::string_view(w, wn), buf, &n)) {
-      prev_n = 0;
-      continue;
-    }
-    int code = -1;
     // Two-word names first, so "val loss" is not read as "loss".
-    if (prev_n > 0 && prev_end && w == prev_end + 1 && (*prev_end == ' ' || *prev_end == '_')) {
-      char joined[2 * kMaxKey + 1];
-      std::memcpy(joined, prev, prev_n);
-      joined[prev_n] = '_';
-      std::memcpy(joined + prev_n + 1, buf, n);
-      code = keys.Find(joined, prev_n + 1 + n);
+    const bool second_word = prev_n > 0 && prev_end && w == prev_end + 1 && (*prev_end == ' ' || *prev_end == '_');
+    // A progress log prints the same few names on every line: a memo of words as printed (up to 16
+    // bytes) that were names on their own skips lower-casing and the table.
+    std::uint64_t key[2] = {0, 0};
+    WordMemo* memo = nullptr;
+    int code = -1;
+    if (!second_word && wn <= sizeof key) {
+      constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;  // byte i is bits 8i..8i+7
+      if (kLittleEndian && end - w >= 16) {
+        std::memcpy(key, w, 16);  // a fixed-size copy is two loads; then clear the bytes past the word
+        if (wn < 8) {
+          key[0] &= (std::uint64_t{1} << (8 * wn)) - 1;
+          key[1] = 0;
+        } else if (wn < 16) {
+          key[1] &= (std::uint64_t{1} << (8 * (wn - 8))) - 1;
+        }
+      } else {
+        std::memcpy(key, w, wn);
+      }
+      std::uint64_t h = (key[0] * 0x9E3779B97F4A7C15ull) ^ (key[1] + wn) * 0xC2B2AE3D27D4EB4Full;
+      memo = &memo_[h >> (64 - kMemoBits)];
+      if (memo->len == wn && memo->key[0] == key[0] && memo->key[1] == key[1]) code = memo->code;
     }
-    if (code < 0) code = keys.Find(buf, n);
-    if (code < 0 || code == kKeyIgnore) {
-      // Remember it: it may be the first half of a two-word name.
-      std::memcpy(prev, buf, n);
-      prev_n = n;
-      prev_end = p;
-      continue;
+    if (code < 0) {
+      char buf[2 * kMaxKey + 1];
+      size_t n = 0;
+      if (!Lower(std::string_view(w, wn), buf, &n)) {
+        prev_n = 0;
+        continue;
+      }
+      if (second_word) {
+        char joined[2 * kMaxKey + 1];
+        std::memcpy(joined, prev, prev_n);
+        joined[prev_n] = '_';
+        std::memcpy(joined + prev_n + 1, buf, n);
+        code = keys.Find(joined, prev_n + 1 + n);
+      }
+      if (code < 0) code = keys.Find(buf, n);
+      if (code < 0 || code == kKeyIgnore) {
+        // Remember it: it may be the first half of a two-word name.
+        std::memcpy(prev, buf, n);
+        prev_n = n;
+        prev_end = p;
+        continue;
+      }
+      if (memo) *memo = {{key[0], key[1]}, wn, code};
     }
     prev_n = 0;
     // Separator: closing quote, spaces, ':', '=', an opening '[' or '('; at least one character.

@@ -142,7 +142,20 @@ class MetricCollector {
   std::array<bool, kSeriesCount> present_{};
   // CSV header columns (Note: [Metric axes]): key code per column, or -1 for an unknown column.
   std::vector<int> csv_columns_;
+  std::vector<std::uint64_t> candidates_;  // ScanSegment's scratch: one bit per byte of a line
+  // Words (as printed, zero-padded to 16 bytes) last found to be a name on their own, and its code.
+  struct WordMemo {
+    std::uint64_t key[2] = {0, 0};
+    size_t len = 0;
+    int code = -1;
+  };
+  static constexpr int kMemoBits = 6;
+  std::array<WordMemo, 1 << kMemoBits> memo_{};
 };
+
+// For tests: the bytes of `text` where ScanSegment looks (Note: [Metric scan] in metrics.cc), one bit
+// per byte, from the AVX2 implementation where the CPU has it, or from the portable one.
+std::vector<std::uint64_t> MetricCandidates(std::string_view text, bool portable);
 
 }  // namespace triage
 
