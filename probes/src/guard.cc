@@ -86,6 +86,43 @@ std::string ExceptionType(const std::exception& e) {
   return "RuntimeError";
 }
 
+// The value of a one-element tensor. A dense CPU tensor of a floating type is read in place: no
+// op dispatch, no allocation (a detach() or item() costs both). Anything else goes through item(),
+// which on an accelerator is the one synchronisation a scalar check needs.
+double ScalarValue(const torch::Tensor& t) {
+  if (t.device().is_cpu() && t.layout() == torch::kStrided && t.has_storage() && !t.is_neg()) {
+    if (const void* p = t.data_ptr()) {
+      switch (t.scalar_type()) {
+        case torch::kFloat: return *static_cast<const float*>(p);
+        case torch::kDouble: return *static_cast<const double*>(p);
+        case torch::kHalf: return static_cast<float>(*static_cast<const at::Half*>(p));
+        case torch::kBFloat16: return static_cast<float>(*static_cast<const at::BFloat16*>(p));
+        default: break;
+      }
+    }
+  }
+  return t.item<double>();
+}
+
+// The L2 norm of all the gradients together, from their per-tensor norms (one _foreach_norm: fused
+// on CUDA). CPU norms are combined on the host in double; others in one reduction and one read.
+double TotalNorm(const std::vector<torch::Tensor>& grads) {
+  std::vector<torch::Tensor> norms = at::_foreach_norm(grads);
+  const bool on_cpu = std::all_of(norms.begin(), norms.end(), [](const torch::Tensor& n) { return n.device().is_cpu(); });
+  if (on_cpu) {
+    double squares = 0;
+    for (const torch::Tensor& n : norms) {
+      const double v = ScalarValue(n);
+      squares += v * v;
+    }
+    return std::sqrt(squares);
+  }
+  // On an accelerator (possibly several, or mixed dtypes): one stack where the first norm is.
+  const torch::Device device = norms.front().device();
+  for (torch::Tensor& n : norms) n = n.to(device, torch::kFloat);
+  return at::stack(norms).norm().item<double>();
+}
+
 }  // namespace
 
 std::vector<ProbeEvidence> TestHypotheses(Report& report, ProbeContext& ctx, const TestOptions& options) {
@@ -150,21 +187,22 @@ bool Monitor::Observe(const torch::Tensor& loss) {
   const bool had_alarm = alarmed();
   const int64_t step = step_;
   try {
-    // Reading the loss is one scalar read the trainer usually does anyway (logging).
+    // Every step: one scalar read of the loss, which the trainer usually does anyway (logging).
     if (loss.defined() && loss.numel() == 1) {
-      double value = loss.detach().item<double>();
+      const double value = ScalarValue(loss);
       if (!std::isfinite(value)) {
         Raise("non-finite-loss", std::string("Loss is ") + (std::isnan(value) ? "nan" : "inf") + " at step " + std::to_string(step));
       }
     }
+    // Sampled steps only below this line.
     if (options_.grad_every > 0 && step % options_.grad_every == 0) {
-      // One fused pass: per-tensor norms in one call, one scalar read.
       std::vector<torch::Tensor> grads;
+      grads.reserve(params_.size());
       for (const auto& [name, p] : params_) {
         if (p.grad().defined()) grads.push_back(p.grad());
       }
       if (!grads.empty()) {
-        double total = at::stack(at::_foreach_norm(grads)).norm().item<double>();
+        const double total = TotalNorm(grads);
         if (grad_norms_.size() == 64) grad_norms_.erase(grad_norms_.begin());
         grad_norms_.push_back(total);
         if (!std::isfinite(total)) {

@@ -255,6 +255,14 @@ TEST(ScriptModel, ModesRoundTrip) {
   EXPECT_TRUE(model.IsTraining());
 }
 
+// Monitor options with these sampling periods (0: never) and the default thresholds.
+MonitorOptions Sampling(int grad_every, int weight_every) {
+  MonitorOptions options;
+  options.grad_every = grad_every;
+  options.weight_every = weight_every;
+  return options;
+}
+
 TEST(Monitor, NonFiniteLossRaisesOnce) {
   Fixture f;
   Monitor monitor(f.ctx.model);
@@ -266,11 +274,44 @@ TEST(Monitor, NonFiniteLossRaisesOnce) {
   EXPECT_EQ(monitor.alarm().step, 1);
 }
 
+TEST(Monitor, ReadsTheLossInEveryDtypeAndView) {
+  Fixture f;
+  const MonitorOptions loss_only = Sampling(0, 0);
+  // A view with a storage offset, half, bfloat16 and double are read in place; an integer through item().
+  const std::vector<torch::Tensor> bad = {
+      torch::tensor({1.0f, NAN}).narrow(0, 1, 1).reshape({}), torch::tensor(INFINITY).to(torch::kHalf),
+      torch::tensor(-INFINITY).to(torch::kBFloat16), torch::tensor(NAN, torch::kDouble)};
+  for (const torch::Tensor& loss : bad) {
+    Monitor monitor(f.ctx.model, loss_only);
+    EXPECT_FALSE(monitor.Observe(torch::tensor({1.0f, 2.0f}).narrow(0, 1, 1)));
+    EXPECT_TRUE(monitor.Observe(loss)) << loss;
+    EXPECT_EQ(monitor.alarm().kind, "non-finite-loss");
+  }
+  Monitor monitor(f.ctx.model, loss_only);
+  EXPECT_FALSE(monitor.Observe(torch::tensor(3, torch::kLong)));
+  EXPECT_FALSE(monitor.Observe(torch::tensor(2.0).requires_grad_() * 2));
+  EXPECT_FALSE(monitor.alarmed());
+}
+
+TEST(Monitor, NonFiniteGradient) {
+  Fixture f;
+  const MonitorOptions options = Sampling(1, 0);
+  Monitor monitor(f.ctx.model, options);
+  EXPECT_FALSE(monitor.Observe(torch::tensor(1.0)));  // grads from the fixture's steps
+  for (auto& [name, p] : f.ctx.model.Parameters()) {
+    if (p.grad().defined()) {
+      p.mutable_grad().view({-1})[0].fill_(NAN);
+      break;
+    }
+  }
+  EXPECT_TRUE(monitor.Observe(torch::tensor(1.0)));
+  EXPECT_EQ(monitor.alarm().kind, "non-finite-grad") << monitor.alarm().message;
+  EXPECT_EQ(monitor.alarm().message, "Gradient norm is nan at step 1");
+}
+
 TEST(Monitor, ExplodingGradientsAndFrozenWeights) {
   Fixture f;
-  MonitorOptions options;
-  options.grad_every = 1;
-  options.weight_every = 2;
+  const MonitorOptions options = Sampling(1, 2);
   Monitor monitor(f.ctx.model, options);
   EXPECT_FALSE(monitor.Observe(torch::tensor(1.0)));  // grads from the fixture's steps; weights sampled
   EXPECT_FALSE(monitor.Observe(torch::tensor(1.0)));
@@ -288,9 +329,7 @@ TEST(Monitor, ExplodingGradientsAndFrozenWeights) {
 
 TEST(Monitor, QuietOnHealthyTraining) {
   Fixture f;
-  MonitorOptions options;
-  options.grad_every = 1;
-  options.weight_every = 1;
+  const MonitorOptions options = Sampling(1, 1);
   Monitor monitor(f.ctx.model, options);
   for (int i = 0; i < 20; ++i) monitor.Observe(f.ctx.train_step(f.ctx.inputs, f.ctx.targets));
   EXPECT_FALSE(monitor.alarmed()) << monitor.alarm().message;

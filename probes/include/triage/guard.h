@@ -38,9 +38,9 @@
 
 namespace triage::probes {
 
-// What Monitor::Observe watches, with the defaults. The defaults keep the overhead under ~3% of a
-// small MLP step (see tests/probes/monitor_bench.cc): the loss every step, the gradients and the
-// weights on a sample of steps.
+// What Monitor::Observe watches, with the defaults: the loss every step (one scalar read), the
+// gradients and the weights on a sample of steps. The defaults target <= 3% of a small MLP step's
+// CPU time; tests/probes/monitor_bench.cc measures it (figures in probes/README.md).
 struct MonitorOptions {
   int grad_every = 10;           // gradient norms every N steps (0: never)
   int weight_every = 50;         // weight-change check every N steps (0: never)
