@@ -75,6 +75,17 @@ TEST(LineScanner, FindsTheFirstLineHoldingAKeyword) {
   }
 }
 
+TEST(LineScanner, KeywordsInListsEveryKeywordOnce) {
+  LineScanner scanner({"Error", "loss=nan", "nan", "what():"});
+  std::vector<std::uint32_t> found;
+  scanner.KeywordsIn("ERROR: loss=NaN after loss=nan", &found);
+  std::sort(found.begin(), found.end());
+  EXPECT_EQ(found, (std::vector<std::uint32_t>{0, 1, 2}));
+  found.clear();
+  scanner.KeywordsIn("epoch 1 loss=0.5", &found);
+  EXPECT_TRUE(found.empty());
+}
+
 TEST(LineScanner, EmptyKeywordMatchesEveryLineAndNewlineKeywordsAreDropped) {
   LineScanner all({""});
   EXPECT_TRUE(all.Find("anything\n").found);

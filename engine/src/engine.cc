@@ -141,6 +141,7 @@ struct Session::Impl {
   bool collect_metrics;        // some rule reads metric series (signal_rules.h)
   MetricCollector metrics;     // fed every byte, also the lines the message path skips
   std::unique_ptr<MetricWorker> worker;  // Note: [Metric thread]; made on first use
+  std::vector<std::uint32_t> keywords_found;  // Inert's scratch
 
   Impl(std::shared_ptr<const RuleSet> r, DiagnoseOptions o, std::string s)
       : rules(std::move(r)),
@@ -160,7 +161,7 @@ struct Session::Impl {
   // True when `line`, a line the scanner stopped on, is inert after all: no idle keyword, and no rule
   // matches it. Decided only where Normalize would merely trim the line (no '\r', no ESC, no leading
   // '[' of a rank prefix); elsewhere false, and the caller reads the line the ordinary way.
-  bool Inert(const LinePrefilter& pf, std::string_view line) const {
+  bool Inert(const LinePrefilter& pf, std::string_view line) {
     if (line.empty() || line[0] == '[' || line.find('\r') != std::string_view::npos ||
         line.find('\x1b') != std::string_view::npos) {
       return false;
@@ -168,7 +169,16 @@ struct Session::Impl {
     line = TrimBlanks(line.substr(0, max_line));
     re2::StringPiece text(line.data(), line.size());
     if (pf.idle->Find(line).found) return false;
-    if (rules->set && rules->set->Match(text, nullptr)) return false;
+    // Only the patterns of the keywords the line holds can match it (LinePrefilter::keyword_patterns):
+    // their own small regexes, not the whole Set, whose DFA over hundreds of patterns is slow to
+    // build states for each new line.
+    keywords_found.clear();
+    pf.scanner->KeywordsIn(line, &keywords_found);
+    for (std::uint32_t k : keywords_found) {
+      for (int p : pf.keyword_patterns[k]) {
+        if (RE2::PartialMatch(text, rules->regexes[p]->Get())) return false;
+      }
+    }
     return !(pf.unfiltered && pf.unfiltered->Match(text, nullptr));
   }
 

@@ -22,6 +22,13 @@ namespace {
 inline unsigned char Lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 inline bool IsLowerLetter(unsigned char c) { return c >= 'a' && c <= 'z'; }
 
+// True when the kw.size() bytes at p equal the lower-case keyword kw, ASCII case folded.
+inline bool EqualsFolded(const char* p, const std::string& kw) {
+  size_t j = 0;
+  while (j < kw.size() && Lower(static_cast<unsigned char>(p[j])) == static_cast<unsigned char>(kw[j])) ++j;
+  return j == kw.size();
+}
+
 // The shortest atom FilteredRE2 keeps: shorter ones would make the scanner stop on most lines.
 constexpr int kMinAtomLen = 3;
 // The shortest word of an atom used as a keyword instead of the whole atom.
@@ -152,12 +159,23 @@ std::uint32_t LineScanner::AnchorHash(const char* p) {
 bool LineScanner::KeywordAt(const char* p, size_t n, size_t at) const {
   for (std::uint32_t k : first_[Lower(static_cast<unsigned char>(p[at]))]) {
     const std::string& kw = keywords_[k];
-    if (at + kw.size() > n) continue;
-    size_t j = 1;
-    while (j < kw.size() && Lower(static_cast<unsigned char>(p[at + j])) == static_cast<unsigned char>(kw[j])) ++j;
-    if (j == kw.size()) return true;
+    if (at + kw.size() <= n && EqualsFolded(p + at, kw)) return true;
   }
   return false;
+}
+
+void LineScanner::KeywordsIn(std::string_view text, std::vector<std::uint32_t>* found) const {
+  const char* p = text.data();
+  const size_t n = text.size();
+  for (size_t at = 0; at < n; ++at) {
+    for (std::uint32_t k : first_[Lower(static_cast<unsigned char>(p[at]))]) {
+      const std::string& kw = keywords_[k];
+      if (at + kw.size() <= n && EqualsFolded(p + at, kw) &&
+          std::find(found->begin(), found->end(), k) == found->end()) {
+        found->push_back(k);
+      }
+    }
+  }
 }
 
 bool LineScanner::AnchorHit(const char* p, size_t n, size_t at, unsigned buckets) const {
@@ -169,11 +187,7 @@ bool LineScanner::AnchorHit(const char* p, size_t n, size_t at, unsigned buckets
   for (; buckets; buckets &= buckets - 1) {
     for (const Anchored& a : bucket_[__builtin_ctz(buckets)]) {
       const std::string& kw = keywords_[a.keyword];
-      if (a.offset > at || at - a.offset + kw.size() > n) continue;
-      const char* q = p + (at - a.offset);
-      size_t j = 0;
-      while (j < kw.size() && Lower(static_cast<unsigned char>(q[j])) == static_cast<unsigned char>(kw[j])) ++j;
-      if (j == kw.size()) return true;
+      if (a.offset <= at && at - a.offset + kw.size() <= n && EqualsFolded(p + (at - a.offset), kw)) return true;
     }
   }
   return false;
@@ -516,6 +530,16 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
     }
   }
   out->scanner = std::make_unique<LineScanner>(CoverKeywords(idle_keywords, all_atoms));
+  const std::vector<std::string>& keywords = out->scanner->keywords();
+  out->keyword_patterns.resize(keywords.size());
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    if (!atoms[i]) continue;
+    for (size_t k = 0; k < keywords.size(); ++k) {
+      bool in_atom = std::any_of(atoms[i]->begin(), atoms[i]->end(),
+                                 [&](const std::string& a) { return LowerAscii(a).find(keywords[k]) != std::string::npos; });
+      if (in_atom) out->keyword_patterns[k].push_back(static_cast<int>(i));
+    }
+  }
   out->idle = std::make_unique<LineScanner>(idle_keywords);
   if (!unfiltered.empty()) {
     out->unfiltered = std::make_unique<RE2::Set>(RegexOptions(), RE2::UNANCHORED);

@@ -55,6 +55,8 @@ class LineScanner {
   // keyword, and the number of newlines before it.
   Hit Find(std::string_view text) const;
 
+  // Appends to *found the indexes (into keywords()) of every keyword `text` contains.
+  void KeywordsIn(std::string_view text, std::vector<std::uint32_t>* found) const;
   // Returns the keywords in use, lower-cased, in construction order.
   const std::vector<std::string>& keywords() const { return keywords_; }
   // Returns true when Find runs the AVX2 implementation.
@@ -116,7 +118,11 @@ std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, con
 struct LinePrefilter {
   std::unique_ptr<LineScanner> scanner;  // idle keywords + keywords covering every rule's atoms
   std::unique_ptr<LineScanner> idle;     // idle keywords only: a line the scanner stopped on without
-                                         // one needs only the rules' RE2::Set to be ruled out
+                                         // one needs only the patterns of its keywords to be ruled out
+  // Per keyword of `scanner` (same order): the patterns (RuleSet::patterns indexes) with a required
+  // literal containing it. A pattern matching a line contains one of its required literals there, and
+  // that literal one of the keywords: the patterns of the keywords a line holds are all that can match.
+  std::vector<std::vector<int>> keyword_patterns;
   std::unique_ptr<RE2::Set> unfiltered;  // patterns without required literals; null when none
   std::vector<int> unfiltered_patterns;  // their indexes in RuleSet::patterns (for reports)
 };
