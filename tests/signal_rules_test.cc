@@ -179,36 +179,5 @@ TEST(SignalRanking, SnapshotDoesNotEndTheMetricInput) {
   (void)half;
 }
 
-
-// Note: [Metric thread]: extraction on a second thread gives the same report, byte for byte, as on
-// the calling thread, for every signal case fed in pieces large enough to be handed over (each log is
-// repeated to pass the hand-over size; a snapshot between pieces sees what was fed so far).
-TEST(SignalRanking, MetricThreadGivesTheSameReport) {
-  LoadOptions o;
-  o.env_path = false;
-  std::shared_ptr<const RuleSet> rules = LoadRules(o).rules;
-  int cases = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(kCorpus)) {
-    std::string one = ReadFile((entry.path() / "log.txt").string());
-    std::string log;
-    while (log.size() < 600 * 1024) log += one;
-    std::string reports[2];
-    for (bool thread : {false, true}) {
-      DiagnoseOptions options;
-      options.metric_thread = thread;
-      Session session(rules, options, "log");
-      const size_t piece = 96 * 1024 + 7;  // not on line boundaries
-      for (size_t at = 0; at < log.size(); at += piece) {
-        session.Feed(std::string_view(log).substr(at, piece));
-        if (at == piece * 3) reports[thread] += ToJson(session.Snapshot());
-      }
-      reports[thread] += ToJson(session.Finish());
-    }
-    EXPECT_EQ(reports[0], reports[1]) << entry.path().filename();
-    ++cases;
-  }
-  EXPECT_GE(cases, 14);
-}
-
 }  // namespace
 }  // namespace triage

@@ -79,16 +79,9 @@ options:
 exit status: 0 a diagnosis was found, 1 none was found, 2 usage, input or rule error.
 )";
 
-// The command reads whole files and pipes: metric extraction on its own thread (Note: [Metric thread]).
-DiagnoseOptions CliDiagnoseOptions() {
-  DiagnoseOptions options;
-  options.metric_thread = true;
-  return options;
-}
-
 struct Options {
   bool json = false;
-  DiagnoseOptions diagnose = CliDiagnoseOptions();
+  DiagnoseOptions diagnose;
   RuleFlags rules;
   std::string color = "auto";
   bool verbose = false;

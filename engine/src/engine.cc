@@ -1,9 +1,6 @@
 // Engine and Session: bytes -> lines -> Segmenter -> incidents -> ranked diagnoses.
 #include <algorithm>
-#include <condition_variable>
 #include <map>
-#include <mutex>
-#include <thread>
 
 #include "line_scanner.h"
 #include "metrics.h"
@@ -64,67 +61,6 @@ void DedupIncidents(std::vector<Incident>* incidents) {
   incidents->swap(out);
 }
 
-// Note: [Metric thread]
-// Metric extraction reads every byte; the message path skips most of them (Note: [Line prefilter]).
-// With DiagnoseOptions::metric_thread, a Feed of at least kMinBytes hands the same bytes to this
-// worker and matches messages meanwhile, then waits for it before returning: the two never touch the
-// same state, the caller's buffer outlives the work, and between Feed calls the session is as if
-// single-threaded (Snapshot may copy the collector).
-class MetricWorker {
- public:
-  static constexpr size_t kMinBytes = 64 * 1024;  // below this a hand-over costs more than it saves
-
-  explicit MetricWorker(MetricCollector* metrics) : metrics_(metrics), thread_([this] { Run(); }) {}
-  ~MetricWorker() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-  // Starts feeding `data` to the collector; `data` must stay valid until Wait returns.
-  void Start(std::string_view data) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      job_ = data;
-      busy_ = true;
-    }
-    cv_.notify_all();
-  }
-  // Returns when the data of the last Start has been fed.
-  void Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return !busy_; });
-  }
-
- private:
-  void Run() {
-    std::unique_lock<std::mutex> lock(mu_);
-    for (;;) {
-      cv_.wait(lock, [this] { return busy_ || stop_; });
-      if (busy_) {
-        std::string_view job = job_;
-        lock.unlock();
-        metrics_->Feed(job);
-        lock.lock();
-        busy_ = false;
-        cv_.notify_all();
-      } else {
-        return;
-      }
-    }
-  }
-
-  MetricCollector* metrics_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::string_view job_;
-  bool busy_ = false;
-  bool stop_ = false;
-  std::thread thread_;  // last: starts once the members above exist
-};
-
 }  // namespace
 
 struct Session::Impl {
@@ -140,7 +76,6 @@ struct Session::Impl {
   size_t peak_partial = 0;     // the most bytes `partial` held (memory accounting for tests)
   bool collect_metrics;        // some rule reads metric series (signal_rules.h)
   MetricCollector metrics;     // fed every byte, also the lines the message path skips
-  std::unique_ptr<MetricWorker> worker;  // Note: [Metric thread]; made on first use
   std::vector<std::uint32_t> keywords_found;  // Inert's scratch
 
   Impl(std::shared_ptr<const RuleSet> r, DiagnoseOptions o, std::string s)
@@ -236,22 +171,7 @@ struct Session::Impl {
 
   void Feed(std::string_view data) {
     bytes += data.size();
-    if (!collect_metrics) return FeedMessages(data);
-    if (!options.metric_thread || data.size() < MetricWorker::kMinBytes) {
-      metrics.Feed(data);
-      return FeedMessages(data);
-    }
-    if (!worker) worker = std::make_unique<MetricWorker>(&metrics);
-    worker->Start(data);
-    struct Join {
-      MetricWorker* w;
-      ~Join() { w->Wait(); }  // also when the message path throws
-    } join{worker.get()};
-    FeedMessages(data);
-  }
-
-  // The message path: lines to the segmenter, skipping inert ones while it is idle.
-  void FeedMessages(std::string_view data) {
+    if (collect_metrics) metrics.Feed(data);
     while (!data.empty()) {
       if (!skipping && partial.empty() && rules->prefilter && segmenter.idle()) {
         data.remove_prefix(SkipInert(data));

@@ -238,9 +238,6 @@ struct DiagnoseOptions {
   int top = 0;                   // keep at most this many diagnoses; 0 keeps all
   bool fold_signals = true;      // fold metric signatures into the diagnosis they support (Note: [Signal
                                  // folding] in engine/src/signal_ranking.cc); rule examples turn it off
-  bool metric_thread = false;    // Session: extract metric series on a second thread while matching
-                                 // messages, for pieces of 64 KiB or more (Note: [Metric thread] in
-                                 // engine/src/engine.cc); same report, less wall time. The CLI sets it.
 };
 
 // Diagnoses whole inputs. Cheap to copy; thread-safe.
