@@ -220,10 +220,12 @@ TEST(MetricCollector, CandidateBitsAgreeAcrossImplementations) {
     if (rng() % 5 == 0 && !text.empty()) text[rng() % text.size()] = '\0';
     ASSERT_EQ(MetricCandidates(text, false), MetricCandidates(text, true)) << "round " << round << ": " << text;
   }
-  // Word starts and bars only: "a1 _b|c-d" -> a(0), _b(3), |(5), c(6), d(8).
-  std::vector<std::uint64_t> bits = MetricCandidates("a1 _b|c-d", true);
-  ASSERT_EQ(bits.size(), 1u);
-  EXPECT_EQ(bits[0], (1u << 0) | (1u << 3) | (1u << 5) | (1u << 6) | (1u << 8));
+  // Word starts and bars: "a1 _b|c-d\rx\ny" -> a(0), _b(3), |(5), c(6), d(8), x(10), y(12); ends at 9, 11.
+  std::vector<std::uint64_t> bits = MetricCandidates("a1 _b|c-d\rx\ny", true);
+  ASSERT_EQ(bits.size(), 2u);
+  EXPECT_EQ(bits[0], (1u << 0) | (1u << 3) | (1u << 5) | (1u << 6) | (1u << 8) | (1u << 10) | (1u << 12));
+  EXPECT_EQ(bits[1], (1u << 9) | (1u << 11));
+  EXPECT_EQ(MetricCandidates("a1 _b|c-d\rx\ny", false), bits);
 }
 
 // The memo of names as printed must not leak a one-word reading into a two-word name, nor one

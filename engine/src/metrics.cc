@@ -286,15 +286,20 @@ struct Found {
 };
 
 // Note: [Metric scan]
-// ScanSegment visits only the bytes where something can begin: a word start (a letter or '_' not
-// preceded by a letter, digit or '_') and '|' (a tqdm counter). MarkCandidates sets their bits, 64
-// bytes per word, so the digits, blanks and punctuation that make up most of a progress line are
-// passed over without a per-byte branch. Both implementations give the same bits.
-void MarkCandidatesPortable(const char* p, size_t n, std::uint64_t* bits, size_t from) {
+// Metric extraction reads every line, so it must not cost much per byte. Feed marks, 64 bytes per
+// word of bits, where something can begin: a word start (a letter or '_' not preceded by a letter,
+// digit or '_') and '|' (a tqdm counter); and, in a second array, where a segment ends ('\n', and '\r'
+// of a redrawn progress bar). ScanSegment visits only the marked bytes, so the digits, blanks and
+// punctuation that make up most of a progress line cost no per-byte branch, and lines are split
+// without a search per line. A word start at a segment's first byte is marked because '\n' and '\r'
+// are not word bytes, so the bits of a whole buffer are the bits of each of its segments. The AVX2
+// and the portable implementation give the same bits.
+void MarkPortable(const char* p, size_t n, std::uint64_t* bits, std::uint64_t* ends, size_t from) {
   bool prev_word = from > 0 && Class(p[from - 1]) & (kAlpha | kDigit);
   for (size_t i = from; i < n; ++i) {
     unsigned char c = Class(p[i]);
     if ((c == kAlpha && !prev_word) || p[i] == '|') bits[i / 64] |= std::uint64_t{1} << (i % 64);
+    if (p[i] == '\n' || p[i] == '\r') ends[i / 64] |= std::uint64_t{1} << (i % 64);
     prev_word = c & (kAlpha | kDigit);
   }
 }
@@ -307,54 +312,75 @@ __attribute__((target("avx2"))) std::uint32_t InRange(__m256i v, char lo, char h
   return static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_and_si256(ge, le)));
 }
 
-// One block of 64 bytes: word starts (given whether the byte before is a word byte) and '|' bytes.
-// Returns the bits; *carry becomes whether the block's last byte is a word byte.
-__attribute__((target("avx2"))) std::uint64_t MarkBlockAvx2(const char* p, std::uint64_t* carry) {
-  std::uint64_t alpha = 0, word = 0, bar = 0;
+__attribute__((target("avx2"))) std::uint32_t Equal(__m256i v, char c) {
+  return static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(c))));
+}
+
+// One block of 64 bytes. *carry is whether the byte before is a word byte, and becomes whether the
+// block's last byte is one.
+__attribute__((target("avx2"))) void MarkBlockAvx2(const char* p, std::uint64_t* carry, std::uint64_t* bits,
+                                                   std::uint64_t* ends) {
+  std::uint64_t alpha = 0, word = 0, bar = 0, end = 0;
   for (int half = 0; half < 2; ++half) {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
-    const __m256i folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-    std::uint64_t letter = InRange(folded, 'a', 'z') |
-                           static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('_'))));
-    std::uint64_t digit = InRange(v, '0', '9');
-    std::uint64_t pipe = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('|'))));
+    const std::uint64_t letter = InRange(_mm256_or_si256(v, _mm256_set1_epi8(0x20)), 'a', 'z') | Equal(v, '_');
+    const std::uint64_t digit = InRange(v, '0', '9');
     alpha |= letter << (32 * half);
     word |= (letter | digit) << (32 * half);
-    bar |= pipe << (32 * half);
+    bar |= std::uint64_t{Equal(v, '|')} << (32 * half);
+    end |= std::uint64_t{Equal(v, '\n') | Equal(v, '\r')} << (32 * half);
   }
-  std::uint64_t bits = (alpha & ~(word << 1 | *carry)) | bar;
+  *bits = (alpha & ~(word << 1 | *carry)) | bar;
+  *ends = end;
   *carry = word >> 63;
-  return bits;
 }
 
-__attribute__((target("avx2"))) void MarkCandidatesAvx2(const char* p, size_t n, std::uint64_t* bits) {
-  std::uint64_t carry = 0;  // 1 when the byte before the block is a letter, digit or '_'
+__attribute__((target("avx2"))) void MarkAvx2(const char* p, size_t n, std::uint64_t* bits, std::uint64_t* ends) {
+  std::uint64_t carry = 0;
   size_t i = 0;
-  for (; i + 64 <= n; i += 64) bits[i / 64] = MarkBlockAvx2(p + i, &carry);
+  for (; i + 64 <= n; i += 64) MarkBlockAvx2(p + i, &carry, &bits[i / 64], &ends[i / 64]);
   if (i < n) {
-    // The last bytes through a zero-padded copy: a NUL is no candidate and no word byte.
+    // The last bytes through a zero-padded copy: a NUL is no candidate, no end and no word byte.
     char tail[64] = {};
     std::memcpy(tail, p + i, n - i);
-    bits[i / 64] = MarkBlockAvx2(tail, &carry);
+    MarkBlockAvx2(tail, &carry, &bits[i / 64], &ends[i / 64]);
   }
 }
 #endif
 
-// Sets bits[i / 64] bit i % 64 for each candidate byte of p[0, n); bits holds (n + 63) / 64 words.
-void MarkCandidates(const char* p, size_t n, std::uint64_t* bits, bool portable = false) {
+// Fills bits and ends ((n + 63) / 64 words each) for p[0, n).
+void Mark(const char* p, size_t n, std::uint64_t* bits, std::uint64_t* ends, bool portable = false) {
 #if defined(TRIAGE_HAVE_X86) && (defined(__GNUC__) || defined(__clang__))
   static const bool avx2 = LineScanner::CpuHasAvx2();
-  if (avx2 && !portable) return MarkCandidatesAvx2(p, n, bits);
+  if (avx2 && !portable) return MarkAvx2(p, n, bits, ends);
 #endif
   std::fill(bits, bits + (n + 63) / 64, 0);
-  MarkCandidatesPortable(p, n, bits, 0);
+  std::fill(ends, ends + (n + 63) / 64, 0);
+  MarkPortable(p, n, bits, ends, 0);
+}
+
+// Calls f(position) for every set bit in [from, to), in order.
+template <typename F>
+void ForEachBit(const std::uint64_t* bits, size_t from, size_t to, F f) {
+  if (from >= to) return;
+  for (size_t w = from / 64; w * 64 < to; ++w) {
+    std::uint64_t b = bits[w];
+    if (w == from / 64) b &= ~std::uint64_t{0} << (from % 64);
+    while (b) {
+      size_t at = w * 64 + static_cast<size_t>(__builtin_ctzll(b));
+      if (at >= to) return;
+      f(at);
+      b &= b - 1;
+    }
+  }
 }
 
 }  // namespace
 
 std::vector<std::uint64_t> MetricCandidates(std::string_view text, bool portable) {
-  std::vector<std::uint64_t> bits((text.size() + 63) / 64);
-  MarkCandidates(text.data(), text.size(), bits.data(), portable);
+  const size_t words = (text.size() + 63) / 64;
+  std::vector<std::uint64_t> bits(2 * words);
+  Mark(text.data(), text.size(), bits.data(), bits.data() + words, portable);
   return bits;
 }
 
@@ -437,39 +463,59 @@ bool MetricCollector::empty() const {
 }
 
 void MetricCollector::AddLine(std::string_view line, std::uint64_t line_no) {
-  // A progress bar rewrites itself with '\r': every update is a sample of its own.
-  size_t start = 0;
-  while (start <= line.size()) {
-    size_t cr = line.find('\r', start);
-    size_t stop = cr == std::string_view::npos ? line.size() : cr;
-    if (stop > start) ScanSegment(line.substr(start, stop - start), line_no);
-    if (cr == std::string_view::npos) break;
-    start = cr + 1;
-  }
+  ScanLines(line, line_no, /*count_lines=*/false);
+}
+
+void MetricCollector::ScanLines(std::string_view text, std::uint64_t line_no, bool count_lines) {
+  const size_t words = (text.size() + 63) / 64;
+  if (bits_.size() < 2 * words) bits_.resize(2 * words);
+  std::uint64_t* starts = bits_.data();
+  std::uint64_t* ends = bits_.data() + words;
+  Mark(text.data(), text.size(), starts, ends);
+  // Segments: lines, and within a line the updates of a progress bar redrawn with '\r', each a
+  // sample of its own (Note: [Metric scan]).
+  size_t from = 0;
+  auto segment = [&](size_t to) {
+    if (to > from) ScanSegment(text.substr(from, to - from), count_lines ? lines_ + 1 : line_no, starts, from);
+  };
+  ForEachBit(ends, 0, text.size(), [&](size_t at) {
+    segment(at);
+    if (count_lines && text[at] == '\n') ++lines_;
+    from = at + 1;
+  });
+  segment(text.size());
 }
 
 void MetricCollector::Feed(std::string_view data) {
   while (!data.empty()) {
-    size_t nl = data.find('\n');
-    std::string_view piece = data.substr(0, nl);
-    if (nl == std::string_view::npos) {
+    if (!partial_.empty() || overlong_) {
+      // The rest of a line begun in an earlier call, through the bounded copy.
+      size_t nl = data.find('\n');
+      std::string_view piece = data.substr(0, nl);
       if (!overlong_) {
         size_t room = kMaxLine - std::min(kMaxLine, partial_.size());
         partial_.append(piece.substr(0, room));
         if (piece.size() > room) overlong_ = true;
       }
-      return;
-    }
-    ++lines_;
-    if (partial_.empty() && !overlong_) {
-      AddLine(piece, lines_);  // the common case: a whole line in this buffer, no copy
-    } else {
-      if (!overlong_) partial_.append(piece.substr(0, kMaxLine - std::min(kMaxLine, partial_.size())));
-      AddLine(partial_, lines_);
+      if (nl == std::string_view::npos) return;
+      AddLine(partial_, ++lines_);
       partial_.clear();
       overlong_ = false;
+      data.remove_prefix(nl + 1);
+      continue;
     }
-    data.remove_prefix(nl + 1);
+    // The whole lines of this buffer in one pass, no copy; what follows the last '\n' waits.
+    size_t last = data.rfind('\n');
+    if (last != std::string_view::npos) {
+      ScanLines(data.substr(0, last), 0, /*count_lines=*/true);
+      ++lines_;  // the last '\n' itself
+      data.remove_prefix(last + 1);
+    }
+    if (data.empty()) return;
+    size_t room = kMaxLine;
+    partial_.append(data.substr(0, room));
+    if (data.size() > room) overlong_ = true;
+    return;
   }
 }
 
@@ -532,7 +578,8 @@ bool MetricCollector::ScanCsv(std::string_view text, std::uint64_t line_no) {
   return true;
 }
 
-void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no) {
+void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, const std::uint64_t* starts,
+                                  size_t first_bit) {
   if (text.empty()) return;
   if (ScanCsv(text, line_no)) return;
   const char* const begin = text.data();
@@ -549,19 +596,19 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no) 
   size_t prev_n = 0;
   const char* prev_end = nullptr;
 
-  // Visit only word starts and '|' bytes (Note: [Metric scan]); whatever a visit consumes (a word, a
-  // value, a bar counter) moves p past the candidates inside it.
-  const size_t nwords = (text.size() + 63) / 64;
-  if (candidates_.size() < nwords) candidates_.resize(nwords);
-  MarkCandidates(begin, text.size(), candidates_.data());
+  // Visit only word starts and '|' bytes (Note: [Metric scan]): starts bit first_bit + i is text[i].
+  // Whatever a visit consumes (a word, a value, a bar counter) moves p past the candidates inside it.
+  const size_t last_bit = first_bit + text.size();
   const char* p = begin;
-  size_t cw = 0;
-  std::uint64_t bits = candidates_[0];
+  size_t cw = first_bit / 64;
+  std::uint64_t bits = starts[cw] & (~std::uint64_t{0} << (first_bit % 64));
   while (true) {
-    while (!bits && ++cw < nwords) bits = candidates_[cw];
+    while (!bits && ++cw * 64 < last_bit) bits = starts[cw];
     if (!bits) break;
-    const char* at = begin + cw * 64 + static_cast<size_t>(__builtin_ctzll(bits));
+    const size_t bit = cw * 64 + static_cast<size_t>(__builtin_ctzll(bits));
+    if (bit >= last_bit) break;
     bits &= bits - 1;
+    const char* at = begin + (bit - first_bit);
     if (at < p) continue;
     p = at;
     if (*p == '|') {

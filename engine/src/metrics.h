@@ -131,7 +131,12 @@ class MetricCollector {
   bool empty() const;
 
  private:
-  void ScanSegment(std::string_view text, std::uint64_t line_no);
+  // Scans text (lines when count_lines, numbered from lines_ + 1 and counted; else one line numbered
+  // line_no), splitting it into segments at '\n' and '\r'.
+  void ScanLines(std::string_view text, std::uint64_t line_no, bool count_lines);
+  // Scans one segment (no '\n' or '\r'); starts holds the candidate bits of the buffer it lies in,
+  // bit first_bit being text[0] (Note: [Metric scan] in metrics.cc).
+  void ScanSegment(std::string_view text, std::uint64_t line_no, const std::uint64_t* starts, size_t first_bit);
   bool ScanCsv(std::string_view text, std::uint64_t line_no);
 
   static constexpr size_t kMaxLine = 64 * 1024;
@@ -142,7 +147,7 @@ class MetricCollector {
   std::array<bool, kSeriesCount> present_{};
   // CSV header columns (Note: [Metric axes]): key code per column, or -1 for an unknown column.
   std::vector<int> csv_columns_;
-  std::vector<std::uint64_t> candidates_;  // ScanSegment's scratch: one bit per byte of a line
+  std::vector<std::uint64_t> bits_;  // ScanLines' scratch: candidate and end bits, one per byte
   // Words (as printed, zero-padded to 16 bytes) last found to be a name on their own, and its code.
   struct WordMemo {
     std::uint64_t key[2] = {0, 0};
@@ -153,8 +158,9 @@ class MetricCollector {
   std::array<WordMemo, 1 << kMemoBits> memo_{};
 };
 
-// For tests: the bytes of `text` where ScanSegment looks (Note: [Metric scan] in metrics.cc), one bit
-// per byte, from the AVX2 implementation where the CPU has it, or from the portable one.
+// For tests: the bytes of `text` where ScanSegment looks, then (from word (size + 63) / 64 on) the
+// segment ends, one bit per byte (Note: [Metric scan] in metrics.cc), from the AVX2 implementation
+// where the CPU has it, or from the portable one.
 std::vector<std::uint64_t> MetricCandidates(std::string_view text, bool portable);
 
 }  // namespace triage

@@ -7,7 +7,7 @@
 #
 # usage: tests/bench/metrics_throughput.sh [LOG]
 #   env: TRIAGE (default build/triage), BENCH_DIR (default /tmp/triage-metrics-bench), SIZE (bytes of the
-#        generated log, default 1 GiB), RUNS (best of, default 3)
+#        generated log, default 1 GiB), RUNS (rounds, best of; default 3)
 # The log comes from tests/bench/gen_log.py (progress lines in several formats with values from a
 # real training run, plus real failures from corpus/), so the extractor sees a value on most lines.
 set -euo pipefail
@@ -49,31 +49,24 @@ print("rg patterns: %d (%d multi-line patterns left out)" % (len(kept), dropped)
 
 cat "$LOG" > /dev/null  # page cache: every run reads from memory
 
-# best_of CMD...: runs CMD $RUNS times, prints "seconds max_rss_kb" of the fastest run.
-best_of() {
-  local best="" rss=0 t
-  for _ in $(seq "$RUNS"); do
-    /usr/bin/time -f "%e %M" -o "$DIR/time.out" "$@" > "$DIR/out.json" 2>/dev/null || true
-    t=$(tail -1 "$DIR/time.out")
-    local s=${t% *} m=${t#* }
-    if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$s; fi
-    [ "$m" -gt "$rss" ] && rss=$m
-  done
-  echo "$best $rss"
-}
-rate() { awk -v b="$BYTES" -v s="$1" 'BEGIN { if (s <= 0) s = 0.01; printf "%.0f", b / 1e6 / s }'; }
+. "$ROOT/tests/bench/measure.sh"
 
-echo "log: $LOG ($(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1e6 }') MB, $(wc -l < "$LOG") lines); best of $RUNS runs"
+echo "log: $LOG ($(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1e6 }') MB, $(wc -l < "$LOG") lines); best of $RUNS rounds"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores"
-printf '%-44s %9s %9s %9s\n' "" "seconds" "MB/s" "max RSS"
 rg --no-unicode -c -f "$DIR/rg.pat" "$LOG" > /dev/null || { echo "rg failed on $DIR/rg.pat" >&2; exit 2; }
-read -r s rss < <(best_of rg --no-unicode -c -f "$DIR/rg.pat" "$LOG")
-printf '%-44s %9s %9s %6s MB\n' "rg --no-unicode -c -f (the rules' patterns)" "$s" "$(rate "$s")" "$((rss / 1024))"
-read -r s rss < <(best_of env -u TRIAGE_RULES_PATH "$TRIAGE" --no-bundled --rules "$DIR/no-signals" --format json "$LOG")
-printf '%-44s %9s %9s %6s MB\n' "triage, message rules only" "$s" "$(rate "$s")" "$((rss / 1024))"
-read -r s rss < <(best_of env -u TRIAGE_RULES_PATH "$TRIAGE" --format json "$LOG")
-printf '%-44s %9s %9s %6s MB\n' "triage, all rules ($SIGNALS signal rules)" "$s" "$(rate "$s")" "$((rss / 1024))"
-/usr/bin/python3 - "$DIR/out.json" <<'EOF'
+# Rounds: every command once per round, in turn (measure.sh says why).
+for _ in $(seq "$RUNS"); do
+  measure rg rg --no-unicode -c -f "$DIR/rg.pat" "$LOG"
+  measure msg env -u TRIAGE_RULES_PATH "$TRIAGE" --no-bundled --rules "$DIR/no-signals" --format json "$LOG"
+  measure all env -u TRIAGE_RULES_PATH "$TRIAGE" --format json "$LOG"
+done
+row() { printf '%-44s %9s %9s %6s MB\n' "$1" "${BEST[$2]}" "$(rate "${BEST[$2]}")" "$((${RSS[$2]} / 1024))"; }
+printf '%-44s %9s %9s %9s\n' "" "seconds" "MB/s" "max RSS"
+row "rg --no-unicode -c -f (the rules' patterns)" rg
+row "triage, message rules only" msg
+row "triage, all rules ($SIGNALS signal rules)" all
+echo "triage with signatures / rg: $(awk -v a="${BEST[rg]}" -v b="${BEST[all]}" 'BEGIN { printf "%.2f", a / b }')x the throughput"
+/usr/bin/python3 - "$DIR/out-all" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
 print("last run: %d lines, %d incidents, %d diagnoses" % (r["lines"], len(r["incidents"]), len(r["diagnoses"])))

@@ -4,7 +4,7 @@
 #
 # usage: tests/bench/throughput.sh [LOG]
 #   env: TRIAGE (default build/triage), BENCH_DIR (default /tmp/triage-bench), SIZE (bytes of the
-#        generated log, default 1 GiB), RUNS (best of, default 3), SWEEP (rule counts, default "50 200 400"),
+#        generated log, default 1 GiB), RUNS (rounds, best of; default 3), SWEEP (rule counts, default "50 200 400"),
 #        HUGE=0 skips the 2 GB streaming check.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,35 +29,30 @@ ALL=$(find "$ROOT/rules" -name '*.yaml' ! -name taxonomy.yaml | wc -l)
 
 cat "$LOG" > /dev/null  # page cache: every run reads from memory
 
-# best_of CMD...: runs CMD $RUNS times, prints "seconds max_rss_kb" of the fastest run.
-best_of() {
-  local best="" rss=0 t
-  for _ in $(seq "$RUNS"); do
-    /usr/bin/time -f "%e %M" -o "$DIR/time.out" "$@" > /dev/null 2>&1 || true
-    t=$(tail -1 "$DIR/time.out")
-    local s=${t% *} m=${t#* }
-    if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$s; fi
-    [ "$m" -gt "$rss" ] && rss=$m
-  done
-  echo "$best $rss"
-}
-rate() { awk -v b="$BYTES" -v s="$1" 'BEGIN { if (s <= 0) s = 0.01; printf "%.0f", b / 1e6 / s }'; }
+. "$ROOT/tests/bench/measure.sh"
 
-echo "log: $LOG ($MB MB, $(wc -l < "$LOG") lines); triage: $TRIAGE; best of $RUNS runs"
+echo "log: $LOG ($MB MB, $(wc -l < "$LOG") lines); triage: $TRIAGE; best of $RUNS rounds"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores, avx2: $(grep -qw avx2 /proc/cpuinfo && echo yes || echo no)"
-read -r s _ < <(best_of wc -l "$LOG")
-echo "baseline  wc -l (memchr line count)            $(rate "$s") MB/s"
-printf '%-8s %-9s %10s %10s %12s %12s\n' rules patterns "rg MB/s" "triage MB/s" "triage/rg" "triage RSS"
+measure wc wc -l "$LOG"
+echo "baseline  wc -l (memchr line count)            $(rate "${BEST[wc]}") MB/s"
 for n in $SWEEP "$ALL"; do
-  pats=$(wc -l < "$DIR/rulesets/r$n.pat")
   # Exit 0 or 1 (lines found or not); 2 means ripgrep refused the patterns and its time means nothing.
   rc=0; rg --no-unicode -c -f "$DIR/rulesets/r$n.pat" "$DIR/rulesets/r$n.pat" > /dev/null 2>&1 || rc=$?
   [ "$rc" -le 1 ] || { echo "throughput.sh: rg rejects $DIR/rulesets/r$n.pat" >&2; exit 2; }
-  read -r rs _ < <(best_of rg --no-unicode -c -f "$DIR/rulesets/r$n.pat" "$LOG")
-  read -r ts trss < <(best_of env -u TRIAGE_RULES_PATH "$TRIAGE" --no-bundled --rules "$DIR/rulesets/r$n" --format json "$LOG")
+done
+# Rounds: every command once per round, in turn (measure.sh says why).
+for _ in $(seq "$RUNS"); do
+  for n in $SWEEP "$ALL"; do
+    measure "rg$n" rg --no-unicode -c -f "$DIR/rulesets/r$n.pat" "$LOG"
+    measure "t$n" env -u TRIAGE_RULES_PATH "$TRIAGE" --no-bundled --rules "$DIR/rulesets/r$n" --format json "$LOG"
+  done
+done
+printf '%-8s %-9s %10s %10s %12s %12s\n' rules patterns "rg MB/s" "triage MB/s" "triage/rg" "triage RSS"
+for n in $SWEEP "$ALL"; do
+  pats=$(wc -l < "$DIR/rulesets/r$n.pat")
   label=$n; [ "$n" = "$ALL" ] && label="$n(all)"
-  printf '%-8s %-9s %10s %10s %11sx %9s MB\n' "$label" "$pats" "$(rate "$rs")" "$(rate "$ts")" \
-    "$(awk -v a="$rs" -v b="$ts" 'BEGIN { if (b <= 0) b = 0.01; printf "%.1f", a / b }')" "$((trss / 1024))"
+  printf '%-8s %-9s %10s %10s %11sx %9s MB\n' "$label" "$pats" "$(rate "${BEST[rg$n]}")" "$(rate "${BEST[t$n]}")" \
+    "$(awk -v a="${BEST[rg$n]}" -v b="${BEST[t$n]}" 'BEGIN { if (b <= 0) b = 0.01; printf "%.1f", a / b }')" "$((${RSS[t$n]} / 1024))"
 done
 
 if [ "$HUGE" = 1 ]; then
