@@ -90,6 +90,23 @@ TEST(Segmenter, BareErrorLine) {
   EXPECT_EQ(v[0].line_start, 2);
 }
 
+// A worker killed mid-write left a NUL before the main process's traceback header (real output:
+// corpus/data/shm-file-system-strategy/log.txt line 4, frames shortened here).
+TEST(Segmenter, NulBeforeATracebackHeaderIsNotText) {
+  std::string log = std::string("step 64: cached 65 batches\n") + '\0' +
+                    "Traceback (most recent call last):\n"
+                    "  File \"/usr/lib/python3/dist-packages/torch/utils/data/_utils/signal_handling.py\", line 66, in "
+                    "handler\n"
+                    "    _error_if_any_worker_fails()\n"
+                    "RuntimeError: DataLoader worker (pid 9144) is killed by signal: Bus error.\n";
+  auto v = Segment(log);
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].kind, Incident::Kind::kTraceback);
+  EXPECT_EQ(v[0].line_start, 2);
+  ASSERT_EQ(v[0].frames.size(), 1u);
+  EXPECT_EQ(v[0].frames[0].function, "handler");
+}
+
 TEST(Segmenter, TracebackCutBeforeItsExceptionKeepsTheLastSourceLine) {
   std::string text = ReadFixture("chained_direct_cause");
   // Keep the first 9 lines: the paste stops inside linear.py's frame.

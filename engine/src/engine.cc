@@ -95,9 +95,9 @@ struct Session::Impl {
 
   // True when `line`, a line the scanner stopped on, is inert after all: no idle keyword, and no rule
   // matches it. Decided only where Normalize would merely trim the line (no '\r', no ESC, no leading
-  // '[' of a rank prefix); elsewhere false, and the caller reads the line the ordinary way.
+  // '[' of a rank prefix or NUL); elsewhere false, and the caller reads the line the ordinary way.
   bool Inert(const LinePrefilter& pf, std::string_view line) {
-    if (line.empty() || line[0] == '[' || line.find('\r') != std::string_view::npos ||
+    if (line.empty() || line[0] == '[' || line[0] == '\0' || line.find('\r') != std::string_view::npos ||
         line.find('\x1b') != std::string_view::npos) {
       return false;
     }

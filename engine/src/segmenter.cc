@@ -265,6 +265,9 @@ std::string Segmenter::Normalize(std::string_view raw, std::string* rank) {
     }
     raw = tail;
   }
+  // NUL bytes before the text: what a process killed mid-write can leave (corpus/data/
+  // shm-file-system-strategy prints "\0Traceback ..." after its worker's bus error).
+  while (!raw.empty() && raw.front() == '\0') raw.remove_prefix(1);
   std::string line(raw);
   StripAnsi(&line);
   // Rank prefixes: "[rank3]:" (torch 2.x), "[default0]:" (torchrun --tee), "[rank3]" without colon.
