@@ -78,6 +78,7 @@ class LineScanner {
     std::uint32_t offset;  // of the anchor in the keyword
   };
 
+  static std::vector<int> BucketAnchors(const std::vector<std::string>& anchors, int buckets);
   Hit FindPortable(const char* p, size_t n, size_t from, std::uint64_t newlines, size_t line_start) const;
   Hit FindAvx2(const char* p, size_t n) const;
   bool KeywordAt(const char* p, size_t n, size_t at) const;
