@@ -206,6 +206,43 @@ TEST(MetricCollector, SurvivesHostileInput) {
   EXPECT_TRUE(std::isinf(s->last().value)) << "an overflowing literal reads as inf";
 }
 
+// The series do not depend on how the input is cut into Feed calls: lines across calls, lines longer
+// than a Feed window or than kMaxLine (only their first bytes count), '\r' updates, CRLF.
+TEST(MetricCollector, SameSeriesHoweverTheInputIsCut) {
+  std::mt19937 rng(7);
+  std::string text;
+  for (int i = 0; i < 40000; ++i) {
+    switch (rng() % 6) {
+      case 0: text += "step " + std::to_string(i) + " loss " + std::to_string(rng() % 1000) + ".5\n"; break;
+      case 1: text += "\r 40%|####  | " + std::to_string(i) + "/500 [00:01<00:02, loss=0." + std::to_string(rng() % 99); break;
+      case 2: text += "{'loss': " + std::to_string(rng() % 7) + ", 'grad_norm': 1.5}\r\n"; break;
+      case 3: text += std::string(rng() % 3000, 'x') + " loss=3.25\n"; break;
+      case 4: text += "\n"; break;
+      default: text += "val_loss: " + std::to_string(rng() % 50) + "\n"; break;
+    }
+    if (i % 9000 == 0) text += "loss=" + std::string(150000, '7') + " grad_norm 2.5 " + std::string(1500000, 'y') + "\n";
+    if (i % 7000 == 0) text += std::string(100000, 'z') + " loss=9.5\n";  // past kMaxLine, inside a window
+  }
+  auto series = [](const MetricCollector& m) {
+    std::string out;
+    for (SeriesId id : {SeriesId::kLoss, SeriesId::kValLoss, SeriesId::kGradNorm}) {
+      const MetricSeries* s = m.Find(id);
+      out += std::string(SeriesName(id)) + ":" + std::to_string(s ? s->count() : -1) + ";";
+      if (!s) continue;
+      for (const MetricPoint& p : s->Points()) {
+        out += std::to_string(p.value) + "@" + std::to_string(p.line) + "/" + std::to_string(p.step) + " ";
+      }
+    }
+    return out;
+  };
+  const std::string whole = series(Collect(text));
+  for (size_t piece : {size_t{1} << 20, size_t{65536}, size_t{4093}, size_t{97}}) {
+    MetricCollector m;
+    for (size_t at = 0; at < text.size(); at += piece) m.Feed(std::string_view(text).substr(at, piece));
+    m.FinishInput();
+    EXPECT_EQ(series(m), whole) << "pieces of " << piece;
+  }
+}
 
 // Note: [Metric scan]: the AVX2 and the portable candidate bits agree on random text of every length
 // (blocks of 64 bytes and the zero-padded tail), with word bytes, '|', '-', '/', '.', NUL and high bytes.

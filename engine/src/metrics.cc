@@ -473,14 +473,19 @@ void MetricCollector::ScanLines(std::string_view text, std::uint64_t line_no, bo
   std::uint64_t* ends = bits_.data() + words;
   Mark(text.data(), text.size(), starts, ends);
   // Segments: lines, and within a line the updates of a progress bar redrawn with '\r', each a
-  // sample of its own (Note: [Metric scan]).
-  size_t from = 0;
+  // sample of its own (Note: [Metric scan]). Only the first kMaxLine bytes of a line count, however
+  // the input was cut into Feed calls.
+  size_t from = 0, line_start = 0;
   auto segment = [&](size_t to) {
+    to = std::min(to, line_start + kMaxLine);
     if (to > from) ScanSegment(text.substr(from, to - from), count_lines ? lines_ + 1 : line_no, starts, from);
   };
   ForEachBit(ends, 0, text.size(), [&](size_t at) {
     segment(at);
-    if (count_lines && text[at] == '\n') ++lines_;
+    if (count_lines && text[at] == '\n') {
+      ++lines_;
+      line_start = at + 1;
+    }
     from = at + 1;
   });
   segment(text.size());
@@ -488,34 +493,32 @@ void MetricCollector::ScanLines(std::string_view text, std::uint64_t line_no, bo
 
 void MetricCollector::Feed(std::string_view data) {
   while (!data.empty()) {
-    if (!partial_.empty() || overlong_) {
-      // The rest of a line begun in an earlier call, through the bounded copy.
-      size_t nl = data.find('\n');
-      std::string_view piece = data.substr(0, nl);
-      if (!overlong_) {
-        size_t room = kMaxLine - std::min(kMaxLine, partial_.size());
-        partial_.append(piece.substr(0, room));
-        if (piece.size() > room) overlong_ = true;
+    if (partial_.empty() && !overlong_) {
+      // Whole lines in one pass with no copy, a window at a time (the scratch bits stay bounded).
+      std::string_view window = data.substr(0, kWindow);
+      size_t last = window.rfind('\n');
+      if (last != std::string_view::npos) {
+        ScanLines(window.substr(0, last), 0, /*count_lines=*/true);
+        ++lines_;  // the last '\n' itself
+        data.remove_prefix(last + 1);
+        continue;
       }
-      if (nl == std::string_view::npos) return;
-      AddLine(partial_, ++lines_);
-      partial_.clear();
-      overlong_ = false;
-      data.remove_prefix(nl + 1);
-      continue;
+      // No '\n' in the window: a line longer than it, or the unfinished last line.
     }
-    // The whole lines of this buffer in one pass, no copy; what follows the last '\n' waits.
-    size_t last = data.rfind('\n');
-    if (last != std::string_view::npos) {
-      ScanLines(data.substr(0, last), 0, /*count_lines=*/true);
-      ++lines_;  // the last '\n' itself
-      data.remove_prefix(last + 1);
+    // Through the bounded copy: a line begun in an earlier call, or a very long one (its first
+    // kMaxLine bytes count).
+    size_t nl = data.find('\n');
+    std::string_view piece = data.substr(0, nl);
+    if (!overlong_) {
+      size_t room = kMaxLine - std::min(kMaxLine, partial_.size());
+      partial_.append(piece.substr(0, room));
+      if (piece.size() > room) overlong_ = true;
     }
-    if (data.empty()) return;
-    size_t room = kMaxLine;
-    partial_.append(data.substr(0, room));
-    if (data.size() > room) overlong_ = true;
-    return;
+    if (nl == std::string_view::npos) return;
+    AddLine(partial_, ++lines_);
+    partial_.clear();
+    overlong_ = false;
+    data.remove_prefix(nl + 1);
   }
 }
 

@@ -140,6 +140,7 @@ class MetricCollector {
   bool ScanCsv(std::string_view text, std::uint64_t line_no);
 
   static constexpr size_t kMaxLine = 64 * 1024;
+  static constexpr size_t kWindow = 1 << 20;  // Feed scans whole lines this many bytes at a time
   std::string partial_;        // an unfinished line between Feed calls
   bool overlong_ = false;      // inside a line longer than kMaxLine: drop bytes to its newline
   std::uint64_t lines_ = 0;    // lines fed so far
