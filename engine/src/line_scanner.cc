@@ -10,12 +10,8 @@
 
 #include <re2/filtered_re2.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define TRIAGE_HAVE_X86 1
-#endif
-
 #include "rule.h"
+#include "simd.h"
 
 namespace triage {
 namespace {
@@ -65,10 +61,16 @@ int ByteRarity(char c) {
 
 // The bytes a position must hold for a bucket: per anchor byte, the sets of low and high nibbles of
 // its anchors' bytes (both cases of letters), as 16-bit masks; the tables accept their product.
+// An anchor shorter than the fingerprint accepts any byte past its end.
 struct NibbleSets {
-  std::uint16_t low[4] = {}, high[4] = {};
+  static constexpr size_t kBytes = 4;  // LineScanner::kPrints
+  std::uint16_t low[kBytes] = {}, high[kBytes] = {};
   void Add(std::string_view anchor) {
-    for (size_t f = 0; f < anchor.size() && f < 4; ++f) {
+    for (size_t f = 0; f < kBytes; ++f) {
+      if (f >= anchor.size()) {
+        low[f] = high[f] = 0xffff;
+        continue;
+      }
       unsigned char c = static_cast<unsigned char>(anchor[f]);
       for (unsigned char v : {c, IsLowerLetter(c) ? static_cast<unsigned char>(c - 32) : c}) {
         low[f] |= static_cast<std::uint16_t>(1u << (v & 15));
@@ -95,10 +97,10 @@ const std::array<double, 256>& LogByteFrequency() {
 }
 
 // The share of positions of ordinary log text a bucket with these sets would stop on.
-double FalseHitRate(const NibbleSets& sets, int prints) {
+double FalseHitRate(const NibbleSets& sets) {
   const std::array<double, 256>& freq = LogByteFrequency();
   double rate = 1;
-  for (int f = 0; f < prints; ++f) {
+  for (size_t f = 0; f < NibbleSets::kBytes; ++f) {
     double p = 0;
     for (int hi = 0; hi < 16; ++hi) {
       if (!(sets.high[f] >> hi & 1)) continue;
@@ -126,7 +128,7 @@ std::vector<int> LineScanner::BucketAnchors(const std::vector<std::string>& anch
   for (size_t i = 0; i < anchors.size(); ++i) {
     NibbleSets one;
     one.Add(anchors[i]);
-    alone[i] = FalseHitRate(one, kPrints);
+    alone[i] = FalseHitRate(one);
     order[i] = i;
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return alone[a] > alone[b]; });
@@ -140,7 +142,7 @@ std::vector<int> LineScanner::BucketAnchors(const std::vector<std::string>& anch
       if (size[b] >= cap) continue;
       NibbleSets grown = sets[b];
       grown.Add(anchors[i]);
-      double r = FalseHitRate(grown, kPrints);
+      double r = FalseHitRate(grown);
       if (best < 0 || r - rate[b] < best_growth) best = b, best_growth = r - rate[b], best_rate = r;
     }
     sets[best].Add(anchors[i]);
@@ -151,13 +153,7 @@ std::vector<int> LineScanner::BucketAnchors(const std::vector<std::string>& anch
   return out;
 }
 
-bool LineScanner::CpuHasAvx2() {
-#if defined(TRIAGE_HAVE_X86) && (defined(__GNUC__) || defined(__clang__))
-  return __builtin_cpu_supports("avx2");
-#else
-  return false;
-#endif
-}
+bool LineScanner::CpuHasAvx2() { return triage::CpuHasAvx2(); }
 
 LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl) {
   for (std::string& k : keywords) {
@@ -213,30 +209,29 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl) {
     for (const Item& item : items) placed.emplace_back(b, &item);
   }
   anchors_.assign((size_t{1} << kHashBits) / 64, 0);
+  NibbleSets sets[kBuckets];
   for (const auto& [b, item] : placed) {
     bucket_[b].push_back(item->at);
-    const unsigned char bit = static_cast<unsigned char>(1u << (b % 8));
-    for (int f = 0; f < kPrints; ++f) {
-      if (static_cast<size_t>(f) >= item->anchor.size()) {
-        for (int x = 0; x < 16; ++x) low_[b / 8][f][x] |= bit, high_[b / 8][f][x] |= bit;
-        continue;
-      }
-      unsigned char c = static_cast<unsigned char>(item->anchor[f]);
-      for (unsigned char v : {c, IsLowerLetter(c) ? static_cast<unsigned char>(c - 32) : c}) {
-        low_[b / 8][f][v & 15] |= bit;
-        high_[b / 8][f][v >> 4] |= bit;
-      }
-    }
+    sets[b].Add(item->anchor);
     if (item->anchor.size() == static_cast<size_t>(kPrints)) {
       std::uint32_t h = AnchorHash(item->anchor.data());
       anchors_[h / 64] |= std::uint64_t{1} << (h % 64);
+    }
+  }
+  // The tables: per set of 8 buckets, anchor byte and nibble, the bits of the buckets accepting it.
+  for (int b = 0; b < kBuckets; ++b) {
+    for (int f = 0; f < kPrints; ++f) {
+      for (int x = 0; x < 16; ++x) {
+        if (sets[b].low[f] >> x & 1) low_[b / 8][f][x] |= static_cast<unsigned char>(1u << (b % 8));
+        if (sets[b].high[f] >> x & 1) high_[b / 8][f][x] |= static_cast<unsigned char>(1u << (b % 8));
+      }
     }
   }
   avx2_ = impl != Impl::kPortable && CpuHasAvx2();
 }
 
 std::uint32_t LineScanner::AnchorHash(const char* p) {
-  static_assert(kPrints == 4, "AnchorHash reads one 32-bit word");
+  static_assert(kPrints == 4 && NibbleSets::kBytes == kPrints, "AnchorHash reads one 32-bit word");
   std::uint32_t x;
   std::memcpy(&x, p, 4);
   // ASCII lower case of four bytes at once: the bytes 'A'..'Z' (bit 7 clear) gain 0x20.
@@ -306,7 +301,7 @@ LineScanner::Hit LineScanner::FindPortable(const char* p, size_t n, size_t from,
   return {false, n, newlines};
 }
 
-#if defined(TRIAGE_HAVE_X86) && (defined(__GNUC__) || defined(__clang__))
+#ifdef TRIAGE_AVX2
 // Note: [Fingerprint scan]
 // The AVX2 loop is the "Teddy" idea of Hyperscan and Rust's aho-corasick, on anchors instead of
 // prefixes: a position is a candidate for the keywords of bucket b when, for each of the kPrints bytes
@@ -317,9 +312,8 @@ LineScanner::Hit LineScanner::FindPortable(const char* p, size_t n, size_t from,
 // anchors) accept as little ordinary text as it can: with the bundled rules' keywords that cut the
 // message path's time on the 1 GiB benchmark log by about a sixth against buckets of sorted anchors.
 // A candidate must then pass a bitset of anchor hashes, which drops nearly all of them, and only then
-// is verified in full (AnchorHit). The first verified candidate
-// is in the first line holding a keyword: a keyword never spans lines, so the anchor of one in an
-// earlier line comes earlier. The cost per 32 bytes does not grow with the number of keywords; the
+// is verified in full (AnchorHit). The first verified candidate is in the first line holding a
+// keyword: a keyword never spans lines, so the anchor of one in an earlier line comes earlier. The cost per 32 bytes does not grow with the number of keywords; the
 // candidate rate does, slowly. The last bytes go through the same tables one position at a time.
 __attribute__((target("avx2"))) LineScanner::Hit LineScanner::FindAvx2(const char* p, size_t n) const {
   const __m256i nibble = _mm256_set1_epi8(0x0f);

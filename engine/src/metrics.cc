@@ -11,12 +11,7 @@
 #include <charconv>
 #include <cstring>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define TRIAGE_HAVE_X86 1
-#endif
-
-#include "line_scanner.h"
+#include "simd.h"
 
 namespace triage {
 namespace {
@@ -304,7 +299,7 @@ void MarkPortable(const char* p, size_t n, std::uint64_t* bits, std::uint64_t* e
   }
 }
 
-#if defined(TRIAGE_HAVE_X86) && (defined(__GNUC__) || defined(__clang__))
+#ifdef TRIAGE_AVX2
 __attribute__((target("avx2"))) std::uint32_t InRange(__m256i v, char lo, char hi) {
   // Unsigned lo <= v <= hi, one bit per byte.
   const __m256i ge = _mm256_cmpeq_epi8(_mm256_max_epu8(v, _mm256_set1_epi8(lo)), v);
@@ -350,30 +345,35 @@ __attribute__((target("avx2"))) void MarkAvx2(const char* p, size_t n, std::uint
 
 // Fills bits and ends ((n + 63) / 64 words each) for p[0, n).
 void Mark(const char* p, size_t n, std::uint64_t* bits, std::uint64_t* ends, bool portable = false) {
-#if defined(TRIAGE_HAVE_X86) && (defined(__GNUC__) || defined(__clang__))
-  static const bool avx2 = LineScanner::CpuHasAvx2();
-  if (avx2 && !portable) return MarkAvx2(p, n, bits, ends);
+#ifdef TRIAGE_AVX2
+  if (CpuHasAvx2() && !portable) return MarkAvx2(p, n, bits, ends);
 #endif
   std::fill(bits, bits + (n + 63) / 64, 0);
   std::fill(ends, ends + (n + 63) / 64, 0);
   MarkPortable(p, n, bits, ends, 0);
 }
 
-// Calls f(position) for every set bit in [from, to), in order.
-template <typename F>
-void ForEachBit(const std::uint64_t* bits, size_t from, size_t to, F f) {
-  if (from >= to) return;
-  for (size_t w = from / 64; w * 64 < to; ++w) {
-    std::uint64_t b = bits[w];
-    if (w == from / 64) b &= ~std::uint64_t{0} << (from % 64);
-    while (b) {
-      size_t at = w * 64 + static_cast<size_t>(__builtin_ctzll(b));
-      if (at >= to) return;
-      f(at);
-      b &= b - 1;
-    }
+// The set bits of a bit array in [from, to), in order: while (c.Next(&at)) ...
+class BitCursor {
+ public:
+  BitCursor(const std::uint64_t* bits, size_t from, size_t to) : bits_(bits), word_(from / 64), to_(to) {
+    cur_ = from < to ? bits[word_] & (~std::uint64_t{0} << (from % 64)) : 0;
   }
-}
+  bool Next(size_t* at) {
+    while (!cur_) {
+      if (++word_ * 64 >= to_) return false;
+      cur_ = bits_[word_];
+    }
+    *at = word_ * 64 + static_cast<size_t>(__builtin_ctzll(cur_));
+    cur_ &= cur_ - 1;
+    return *at < to_;
+  }
+
+ private:
+  const std::uint64_t* bits_;
+  size_t word_, to_;
+  std::uint64_t cur_;
+};
 
 }  // namespace
 
@@ -480,14 +480,15 @@ void MetricCollector::ScanLines(std::string_view text, std::uint64_t line_no, bo
     to = std::min(to, line_start + kMaxLine);
     if (to > from) ScanSegment(text.substr(from, to - from), count_lines ? lines_ + 1 : line_no, starts, from);
   };
-  ForEachBit(ends, 0, text.size(), [&](size_t at) {
+  BitCursor cursor(ends, 0, text.size());
+  for (size_t at; cursor.Next(&at);) {
     segment(at);
     if (count_lines && text[at] == '\n') {
       ++lines_;
       line_start = at + 1;
     }
     from = at + 1;
-  });
+  }
   segment(text.size());
 }
 
@@ -604,16 +605,9 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
 
   // Visit only word starts and '|' bytes (Note: [Metric scan]): starts bit first_bit + i is text[i].
   // Whatever a visit consumes (a word, a value, a bar counter) moves p past the candidates inside it.
-  const size_t last_bit = first_bit + text.size();
   const char* p = begin;
-  size_t cw = first_bit / 64;
-  std::uint64_t bits = starts[cw] & (~std::uint64_t{0} << (first_bit % 64));
-  while (true) {
-    while (!bits && ++cw * 64 < last_bit) bits = starts[cw];
-    if (!bits) break;
-    const size_t bit = cw * 64 + static_cast<size_t>(__builtin_ctzll(bits));
-    if (bit >= last_bit) break;
-    bits &= bits - 1;
+  BitCursor cursor(starts, first_bit, first_bit + text.size());
+  for (size_t bit; cursor.Next(&bit);) {
     const char* at = begin + (bit - first_bit);
     if (at < p) continue;
     p = at;
