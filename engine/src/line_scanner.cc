@@ -519,8 +519,11 @@ bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string
 
 }  // namespace
 
-bool CommonInLogs(const std::string& atom) {
-  return !atom.empty() && kHealthyLogSample.find(LowerAscii(atom)) != std::string_view::npos;
+bool CommonInLogs(const std::string& atom, const std::vector<std::string>& read_anyway) {
+  const std::string lower = LowerAscii(atom);
+  if (lower.empty() || kHealthyLogSample.find(lower) == std::string_view::npos) return false;
+  return std::none_of(read_anyway.begin(), read_anyway.end(),
+                      [&](const std::string& k) { return lower.find(LowerAscii(k)) != std::string::npos; });
 }
 
 std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, const std::vector<std::string>& atoms) {

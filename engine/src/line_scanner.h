@@ -107,9 +107,10 @@ bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atom
                       const std::vector<std::string>& free_keywords = {});
 
 // Returns true when `atom` (any case) occurs in what healthy training logs print on most lines (logging
-// prefixes, progress bars, metric dicts): a pattern with such a required literal sends most lines of a
-// log through the full rule set. The loader warns (common-literal).
-bool CommonInLogs(const std::string& atom);
+// prefixes, progress bars, metric dicts) and holds none of `read_anyway` (keywords whose lines the log
+// path reads in any case, such as the segmenter's): a pattern with such a required literal sends most
+// lines of a log through the full rule set. The loader warns (common-literal).
+bool CommonInLogs(const std::string& atom, const std::vector<std::string>& read_anyway = {});
 
 // Returns a keyword set that contains `base` and, for every atom, a keyword that is a substring of it:
 // a word of the atom shared by many atoms when one exists (specific words only), else the atom itself.

@@ -424,12 +424,7 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
                     "(Note: [Line prefilter])");
     } else {
       for (const std::string& atom : atoms) {
-        bool free = std::any_of(Segmenter::IdleKeywords().begin(), Segmenter::IdleKeywords().end(),
-                                [&](std::string k) {
-                                  for (char& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-                                  return atom.find(k) != std::string::npos;
-                                });
-        if (free || !CommonInLogs(atom)) continue;
+        if (!CommonInLogs(atom, Segmenter::IdleKeywords())) continue;
         check.Warning(mark, "common-literal",
                       "every match needs only '" + atom + "', which ordinary log lines contain too (in any case), "
                       "so most lines of a log go through the full rule set (slow path); write the literal out "
