@@ -1,7 +1,7 @@
 // One test per bundled rule, generated from the rule's own examples (like `triage rules test`).
 #include <gtest/gtest.h>
 
-#include "rule.h"
+#include "rules/rule.h"
 #include "triage/tools.h"
 #include "triage/triage.h"
 

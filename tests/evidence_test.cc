@@ -1,4 +1,4 @@
-// ApplyEvidence (engine/src/evidence.cc): probe verdicts on a report, torch-free.
+// ApplyEvidence (engine/src/diagnose/evidence.cc): probe verdicts on a report, torch-free.
 #include <gtest/gtest.h>
 
 #include "triage/evidence.h"

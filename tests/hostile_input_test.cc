@@ -8,7 +8,7 @@
 #include <random>
 #include <sstream>
 
-#include "segmenter.h"
+#include "log/segmenter.h"
 #include "triage/triage.h"
 
 namespace triage {

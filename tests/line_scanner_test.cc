@@ -1,6 +1,6 @@
 // LineScanner, the keyword derivation from rule patterns, and the log path that skips lines with them
-// (Note: [Line prefilter] in engine/src/line_scanner.h).
-#include "line_scanner.h"
+// (Note: [Line prefilter] in engine/src/log/line_scanner.h).
+#include "log/line_scanner.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <random>
 #include <sstream>
 
-#include "rule.h"
+#include "rules/rule.h"
 #include "triage/triage.h"
 
 namespace triage {

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "rule.h"
+#include "rules/rule.h"
 #include "triage/tools.h"
 #include "triage/triage.h"
 

@@ -1,5 +1,5 @@
 // Metric extraction: formats, aliases, axes, units, non-finite values, bounded memory.
-#include "metrics.h"
+#include "log/metrics.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "rule_cache.h"
+#include "rules/rule_cache.h"
 #include "triage/tools.h"
 #include "triage/triage.h"
 

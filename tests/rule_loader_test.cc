@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "rule.h"
+#include "rules/rule.h"
 #include "triage/triage.h"
 
 namespace triage {

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "ranker.h"
+#include "diagnose/ranker.h"
 #include "triage/triage.h"
 
 namespace triage {

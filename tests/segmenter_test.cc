@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "segmenter.h"
+#include "log/segmenter.h"
 
 namespace triage {
 namespace {

@@ -1,6 +1,6 @@
 // Signal rules: the `signal:` schema in the loader, the detectors on real training logs, folding
 // into the shared ranking, and the series evidence in the reports.
-#include "signal_rules.h"
+#include "rules/signal_rules.h"
 
 #include <filesystem>
 #include <fstream>
@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include "rule.h"
+#include "rules/rule.h"
 #include "triage/tools.h"
 #include "triage/triage.h"
 

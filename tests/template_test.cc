@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "template.h"
+#include "rules/template.h"
 
 namespace triage {
 namespace {

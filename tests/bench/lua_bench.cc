@@ -18,8 +18,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "lua_runtime.h"
-#include "rule.h"
+#include "rules/lua_runtime.h"
+#include "rules/rule.h"
 #include "triage/triage.h"
 
 namespace {

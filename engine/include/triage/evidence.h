@@ -20,7 +20,7 @@
 namespace triage {
 
 // Evidence from one live probe (probes/, or any checker an embedder writes): the torch-free half of
-// hypothesis testing. See Note: [Evidence] in engine/src/evidence.cc.
+// hypothesis testing. See Note: [Evidence] in engine/src/diagnose/evidence.cc.
 struct ProbeEvidence {
   std::string probe;                  // probe name, as rules name it in `test: { probe: NAME }`
   std::string verdict = "inconclusive";  // confirmed | refuted | inconclusive: is the fault present?

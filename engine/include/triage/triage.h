@@ -93,7 +93,7 @@ struct Hypothesis {
   std::string evidence;             // what confirmed/refuted it, when tested
 };
 
-// A metric series shown as evidence (downsampled by the extractor, engine/src/metrics.h).
+// A metric series shown as evidence (downsampled by the extractor, engine/src/log/metrics.h).
 struct SeriesEvidence {
   std::string name;                               // canonical series name: loss, val_loss, grad_norm, ...
   std::string axis = "index";                     // what x is: "step", "epoch" or "index" (print order)
@@ -155,7 +155,7 @@ struct LoadOptions {
   std::vector<std::string> disable;    // rule ids to leave out (added to triage.yaml and TRIAGE_DISABLE)
   LuaLimits lua;
   // The parsed rule set is cached on disk, keyed by the files' contents (Note: [Rule cache] in
-  // engine/src/rule_cache.h): a hit skips YAML parsing and validation, never changes the result.
+  // engine/src/rules/rule_cache.h): a hit skips YAML parsing and validation, never changes the result.
   bool cache = true;
   std::string cache_dir;               // empty: TRIAGE_CACHE_DIR, $XDG_CACHE_HOME/triage or ~/.cache/triage
                                        // (TRIAGE_NO_CACHE=1 turns the default off)
@@ -207,7 +207,7 @@ struct DisabledRule {
 };
 std::vector<DisabledRule> ListDisabledRules(const RuleSet& rules);
 
-// Rules an embedder reloads while diagnosing (Note: [Rule reload] in engine/src/rule_store.cc).
+// Rules an embedder reloads while diagnosing (Note: [Rule reload] in engine/src/rules/rule_store.cc).
 // Thread-safe: any thread may call Current() while another calls Reload().
 //
 //   triage::RuleStore store(options);                       // loads once
@@ -237,7 +237,7 @@ struct DiagnoseOptions {
   double min_confidence = 0.35;  // abstain below this (see Note: [Ranking] in rules/README.md)
   int top = 0;                   // keep at most this many diagnoses; 0 keeps all
   bool fold_signals = true;      // fold metric signatures into the diagnosis they support (Note: [Signal
-                                 // folding] in engine/src/signal_ranking.cc); rule examples turn it off
+                                 // folding] in engine/src/diagnose/signal_ranking.cc); rule examples turn it off
 };
 
 // Diagnoses whole inputs. Cheap to copy; thread-safe.

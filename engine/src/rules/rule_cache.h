@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "rule.h"
+#include "rules/rule.h"
 
 namespace triage {
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "rule.h"
+#include "rules/rule.h"
 #include "triage/triage.h"
 
 namespace triage {

@@ -3,7 +3,7 @@
 // Lua reports errors with longjmp (Debian's liblua5.4 is built as C), so every Lua API call that can
 // raise (any allocation can, under the memory cap) runs inside lua_pcall, in C functions whose frames
 // hold no C++ object with a destructor. Conversions back to C++ use only raw, non-raising calls.
-#include "lua_runtime.h"
+#include "rules/lua_runtime.h"
 
 #include <cmath>
 #include <cstdio>
@@ -12,8 +12,8 @@
 
 #include <lua.hpp>
 
-#include "metrics.h"
-#include "rule.h"
+#include "log/metrics.h"
+#include "rules/rule.h"
 
 namespace triage {
 namespace {

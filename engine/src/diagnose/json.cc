@@ -1,4 +1,4 @@
-#include "json.h"
+#include "diagnose/json.h"
 
 #include <cstdio>
 

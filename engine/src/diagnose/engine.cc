@@ -2,11 +2,11 @@
 #include <algorithm>
 #include <map>
 
-#include "line_scanner.h"
-#include "metrics.h"
-#include "ranker.h"
-#include "rule.h"
-#include "segmenter.h"
+#include "log/line_scanner.h"
+#include "log/metrics.h"
+#include "diagnose/ranker.h"
+#include "rules/rule.h"
+#include "log/segmenter.h"
 
 namespace triage {
 

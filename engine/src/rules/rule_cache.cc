@@ -1,4 +1,4 @@
-#include "rule_cache.h"
+#include "rules/rule_cache.h"
 
 #include <unistd.h>
 
@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "lua_runtime.h"
-#include "signal_rules.h"
+#include "rules/lua_runtime.h"
+#include "rules/signal_rules.h"
 
 namespace triage {
 namespace fs = std::filesystem;

@@ -9,9 +9,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "ranker.h"
-#include "rule.h"
-#include "signal_rules.h"
+#include "diagnose/ranker.h"
+#include "rules/rule.h"
+#include "rules/signal_rules.h"
 
 namespace triage {
 namespace fs = std::filesystem;

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "json.h"
+#include "diagnose/json.h"
 #include "triage/triage.h"
 
 namespace triage {

@@ -5,13 +5,13 @@
 // name tries to read a number after a short separator (spaces, tabs, ':', '=', quotes, '[', '(').
 // Most bytes cost a table lookup and a branch, and a line with no known name allocates nothing,
 // which is what keeps a multi-GB progress log cheap (tests/bench/metrics_throughput.sh measures it).
-#include "metrics.h"
+#include "log/metrics.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cstring>
 
-#include "simd.h"
+#include "log/simd.h"
 
 namespace triage {
 namespace {

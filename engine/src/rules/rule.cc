@@ -1,4 +1,4 @@
-#include "rule.h"
+#include "rules/rule.h"
 
 #include <algorithm>
 

@@ -11,7 +11,7 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
-#include "lua_runtime.h"
+#include "rules/lua_runtime.h"
 #include "triage/triage.h"
 
 namespace triage {

@@ -1,4 +1,4 @@
-#include "segmenter.h"
+#include "log/segmenter.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,13 +1,13 @@
-#include "ranker.h"
+#include "diagnose/ranker.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
 
-#include "lua_runtime.h"
-#include "signal_rules.h"
-#include "template.h"
+#include "rules/lua_runtime.h"
+#include "rules/signal_rules.h"
+#include "rules/template.h"
 
 namespace triage {
 namespace {

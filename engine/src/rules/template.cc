@@ -1,4 +1,4 @@
-#include "template.h"
+#include "rules/template.h"
 
 namespace triage {
 namespace {

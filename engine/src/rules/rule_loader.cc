@@ -12,12 +12,12 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "line_scanner.h"
-#include "rule.h"
-#include "rule_cache.h"
-#include "signal_rules.h"
-#include "segmenter.h"
-#include "template.h"
+#include "log/line_scanner.h"
+#include "rules/rule.h"
+#include "rules/rule_cache.h"
+#include "rules/signal_rules.h"
+#include "log/segmenter.h"
+#include "rules/template.h"
 
 namespace triage {
 namespace fs = std::filesystem;

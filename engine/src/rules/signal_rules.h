@@ -6,7 +6,7 @@
 //   SignalHit hit;
 //   if (spec && DetectSignal(*spec, metrics, &hit)) { /* hit.captures, hit.evidence, hit.series */ }
 //
-// A detector looks at the downsampled series of a MetricCollector (engine/src/metrics.h) and either
+// A detector looks at the downsampled series of a MetricCollector (engine/src/log/metrics.h) and either
 // holds, with the evidence a person can check ("loss = 2.3026 at steps 10..400, = ln 10"), or not.
 // Every threshold is a rule parameter with a documented default, so users tune signatures in YAML.
 #ifndef TRIAGE_ENGINE_SIGNAL_RULES_H_
@@ -21,8 +21,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "metrics.h"
-#include "ranker.h"
+#include "log/metrics.h"
+#include "diagnose/ranker.h"
 #include "triage/triage.h"
 
 namespace triage {

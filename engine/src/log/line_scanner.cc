@@ -1,4 +1,4 @@
-#include "line_scanner.h"
+#include "log/line_scanner.h"
 
 #include <algorithm>
 #include <array>
@@ -10,8 +10,8 @@
 
 #include <re2/filtered_re2.h>
 
-#include "rule.h"
-#include "simd.h"
+#include "rules/rule.h"
+#include "log/simd.h"
 
 namespace triage {
 namespace {

@@ -16,8 +16,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "rule.h"
-#include "signal_rules.h"
+#include "rules/rule.h"
+#include "rules/signal_rules.h"
 
 namespace triage {
 namespace {

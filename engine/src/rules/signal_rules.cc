@@ -5,7 +5,7 @@
 // the loss the run started from), a placeholder `nan` printed before the first real value is not an
 // onset, a single skipped step under loss scaling recovers and is not a NaN loss, and ratio tests
 // are skipped for series that go negative (a log-likelihood objective is negative by design).
-#include "signal_rules.h"
+#include "rules/signal_rules.h"
 
 #include <algorithm>
 #include <cmath>
