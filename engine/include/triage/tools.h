@@ -7,6 +7,7 @@
 #ifndef TRIAGE_TOOLS_H_
 #define TRIAGE_TOOLS_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,17 @@ struct EvalCase {
   bool top1 = false;
   bool top3 = false;
   std::string error;                  // unreadable case
+  // Which part of the corpus the case belongs to (Note: [Eval splits] in diagnose/tools.cc):
+  // "heldout" (under a folder named heldout), "wild" (provenance: wild), else "ours".
+  std::string split;
+};
+
+// Accuracy of one slice of the cases (a split, a family) and how well its confidences are calibrated.
+struct EvalSlice {
+  int total = 0, top1 = 0, top3 = 0;
+  int negatives = 0, negatives_flagged = 0;
+  int answered = 0;                   // positive cases given a diagnosis (what calibration is about)
+  double ece = 0;                     // expected calibration error of the top-1 confidences, 10 buckets
 };
 
 struct EvalReport {
@@ -61,7 +73,10 @@ struct EvalReport {
   int errors = 0;
   double Top1Rate() const;
   double Top3Rate() const;
-  // Per-category table, every miss, a calibration table and a headline line.
+  // Figures for the cases for which `keep` is true.
+  EvalSlice Slice(const std::function<bool(const EvalCase&)>& keep) const;
+  // Per-category table, every miss, a table per split and per family, calibration tables (all cases,
+  // then the wild and held-out ones) and a headline line per split.
   std::string ToText() const;
 };
 

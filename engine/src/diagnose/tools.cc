@@ -1,6 +1,7 @@
 #include "triage/tools.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -299,6 +300,48 @@ end
 double EvalReport::Top1Rate() const { return total ? static_cast<double>(top1) / total : 0; }
 double EvalReport::Top3Rate() const { return total ? static_cast<double>(top3) / total : 0; }
 
+EvalSlice EvalReport::Slice(const std::function<bool(const EvalCase&)>& keep) const {
+  EvalSlice s;
+  const int kBuckets = 10;
+  int n[kBuckets] = {}, right[kBuckets] = {};
+  double conf[kBuckets] = {};
+  for (const EvalCase& c : cases) {
+    if (!c.error.empty() || !keep(c)) continue;
+    ++s.total;
+    s.top1 += c.top1;
+    s.top3 += c.top3;
+    if (c.expected == "none") {
+      ++s.negatives;
+      s.negatives_flagged += !c.top1;
+      continue;
+    }
+    if (c.got.empty()) continue;
+    ++s.answered;
+    double p = c.got[0].confidence;
+    int b = p >= 1 ? kBuckets - 1 : p <= 0 ? 0 : static_cast<int>(p * kBuckets);
+    ++n[b];
+    right[b] += c.top1;
+    conf[b] += p;
+  }
+  for (int b = 0; b < kBuckets; ++b) {
+    if (n[b]) s.ece += (static_cast<double>(n[b]) / s.answered) * std::abs(static_cast<double>(right[b]) / n[b] - conf[b] / n[b]);
+  }
+  return s;
+}
+
+// Note: [Eval splits]
+// A corpus has three parts that must never be mixed up in a figure: our own cases (written beside the
+// rules), wild logs used to tune rules ("wild": provenance wild), and the frozen held-out wild logs
+// (any case under a folder named `heldout`, never read to write a rule). `triage eval` reports each
+// part on its own line so the held-out figure is the generalisation measure.
+static std::string SplitOf(const fs::path& case_dir, const YAML::Node& label) {
+  for (const fs::path& part : case_dir) {
+    if (part == "heldout") return "heldout";
+  }
+  if (label["provenance"] && label["provenance"].IsScalar() && label["provenance"].as<std::string>() == "wild") return "wild";
+  return "ours";
+}
+
 EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir) {
   EvalReport report;
   std::vector<fs::path> labels;
@@ -313,6 +356,7 @@ EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir) {
     try {
       YAML::Node node = YAML::LoadFile(label.string());
       c.expected = node["category"] ? node["category"].as<std::string>() : "";
+      c.split = SplitOf(label.parent_path(), node);
       if (node["also"]) {
         for (const YAML::Node& a : node["also"]) c.also.push_back(a.as<std::string>());
       }
@@ -388,31 +432,79 @@ std::string EvalReport::ToText() const {
     out << "\n";
   }
   // Calibration: does a top-1 answer given confidence p turn out right about p of the time?
-  const double edges[] = {0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01};
-  out << "\ncalibration (top-1 answers on positive cases):\n";
-  std::snprintf(buf, sizeof buf, "  %-12s %5s %9s %9s\n", "confidence", "n", "accuracy", "mean conf");
-  out << buf;
-  for (int b = 0; b + 1 < 7; ++b) {
-    int n = 0, right = 0;
-    double sum = 0;
-    for (const EvalCase& c : cases) {
-      if (!c.error.empty() || c.expected == "none" || c.got.empty()) continue;
-      double p = c.got[0].confidence;
-      if (p < edges[b] || p >= edges[b + 1]) continue;
-      ++n;
-      right += c.top1;
-      sum += p;
+  auto calibration = [&](const char* title, const std::function<bool(const EvalCase&)>& keep) {
+    const double edges[] = {0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01};
+    std::string table;
+    for (int b = 0; b + 1 < 7; ++b) {
+      int n = 0, right = 0;
+      double sum = 0;
+      for (const EvalCase& c : cases) {
+        if (!c.error.empty() || c.expected == "none" || c.got.empty() || !keep(c)) continue;
+        double p = c.got[0].confidence;
+        if (p < edges[b] || p >= edges[b + 1]) continue;
+        ++n;
+        right += c.top1;
+        sum += p;
+      }
+      if (n == 0) continue;
+      std::snprintf(buf, sizeof buf, "  %.2f-%.2f    %5d %9s %9.2f\n", edges[b], std::min(edges[b + 1], 1.0), n,
+                    Pct(right, n).c_str(), sum / n);
+      table += buf;
     }
-    if (n == 0) continue;
-    std::snprintf(buf, sizeof buf, "  %.2f-%.2f    %5d %9s %9.2f\n", edges[b], std::min(edges[b + 1], 1.0), n,
-                  Pct(right, n).c_str(), sum / n);
+    if (table.empty()) return;
+    out << "\ncalibration (" << title << "):\n";
+    std::snprintf(buf, sizeof buf, "  %-12s %5s %9s %9s\n", "confidence", "n", "accuracy", "mean conf");
+    out << buf << table;
+    std::snprintf(buf, sizeof buf, "  expected calibration error %.3f\n", Slice(keep).ece);
     out << buf;
+  };
+  calibration("top-1 answers on positive cases, all splits", [](const EvalCase&) { return true; });
+  calibration("wild and held-out cases", [](const EvalCase& c) { return c.split != "ours"; });
+
+  // Note: [Eval splits]: one table per split, then per family within each split.
+  const char* kSplits[] = {"ours", "wild", "heldout"};
+  auto slice_row = [&](const std::string& name, const EvalSlice& s) {
+    std::snprintf(buf, sizeof buf, "  %-22s %5d %7s %7s %9s %6.3f\n", name.c_str(), s.total, Pct(s.top1, s.total).c_str(),
+                  Pct(s.top3, s.total).c_str(),
+                  (std::to_string(s.negatives - s.negatives_flagged) + "/" + std::to_string(s.negatives)).c_str(), s.ece);
+    out << buf;
+  };
+  out << "\nby split:\n";
+  std::snprintf(buf, sizeof buf, "  %-22s %5s %7s %7s %9s %6s\n", "split", "n", "top-1", "top-3", "neg clean", "ECE");
+  out << buf;
+  for (const char* split : kSplits) {
+    EvalSlice s = Slice([&](const EvalCase& c) { return c.split == split; });
+    if (s.total) slice_row(split, s);
+  }
+  for (const char* split : kSplits) {
+    std::map<std::string, bool> families;
+    for (const EvalCase& c : cases) {
+      if (c.error.empty() && c.split == split) families[c.expected.substr(0, c.expected.find('.'))] = true;
+    }
+    if (families.empty()) continue;
+    out << "\nby family, " << split << ":\n";
+    std::snprintf(buf, sizeof buf, "  %-22s %5s %7s %7s %9s %6s\n", "family", "n", "top-1", "top-3", "neg clean", "ECE");
+    out << buf;
+    for (const auto& [family, unused] : families) {
+      (void)unused;
+      slice_row(family, Slice([&](const EvalCase& c) {
+        return c.split == split && c.expected.substr(0, c.expected.find('.')) == family;
+      }));
+    }
   }
   std::snprintf(buf, sizeof buf,
                 "\neval: %d cases, top-1 %s (%d/%d), top-3 %s (%d/%d), negatives %d/%d clean, %d errors\n", total,
                 Pct(top1, total).c_str(), top1, total, Pct(top3, total).c_str(), top3, total,
                 negatives - negatives_flagged, negatives, errors);
   out << buf;
+  for (const char* split : kSplits) {
+    EvalSlice s = Slice([&](const EvalCase& c) { return c.split == split; });
+    if (!s.total || s.total == total) continue;
+    std::snprintf(buf, sizeof buf, "eval %s: %d cases, top-1 %s (%d/%d), top-3 %s (%d/%d), negatives %d/%d clean, ECE %.3f\n",
+                  split, s.total, Pct(s.top1, s.total).c_str(), s.top1, s.total, Pct(s.top3, s.total).c_str(), s.top3,
+                  s.total, s.negatives - s.negatives_flagged, s.negatives, s.ece);
+    out << buf;
+  }
   return out.str();
 }
 

@@ -1,0 +1,93 @@
+// EvaluateCorpus and EvalReport (engine/src/diagnose/tools.cc, Note: [Eval splits]): which split a case
+// belongs to, the per-slice figures, and the calibration error.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "triage/tools.h"
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kLog = std::string(TRIAGE_SOURCE_DIR) + "/corpus/shape/linear-flattened-conv/log.txt";
+
+void WriteCase(const fs::path& dir, const std::string& label) {
+  fs::create_directories(dir);
+  fs::copy_file(kLog, dir / "log.txt", fs::copy_options::overwrite_existing);
+  std::ofstream(dir / "label.yaml") << label;
+}
+
+class EvalSplits : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("triage-eval-test-" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    WriteCase(root_ / "shape" / "ours", "category: shape.matmul_mismatch\nprovenance: real\n");
+    WriteCase(root_ / "wild" / "shape" / "right", "category: shape.matmul_mismatch\nprovenance: wild\nsource: x\n");
+    // A wrong label: the log is a matmul mismatch, so this wild case is a top-1 miss.
+    WriteCase(root_ / "wild" / "shape" / "wrong", "category: shape.view_invalid\nprovenance: wild\nsource: x\n");
+    WriteCase(root_ / "heldout" / "shape" / "a", "category: shape.matmul_mismatch\nprovenance: wild\nsource: x\n");
+    WriteCase(root_ / "heldout" / "negative" / "b", "category: none\nprovenance: wild\nsource: x\n");
+    LoadOptions o;
+    o.env_path = false;
+    report_ = EvaluateCorpus(Engine(LoadRules(o).rules), root_.string());
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  fs::path root_;
+  EvalReport report_;
+};
+
+TEST_F(EvalSplits, EachCaseGetsItsSplit) {
+  ASSERT_EQ(report_.total, 5) << report_.ToText();
+  for (const EvalCase& c : report_.cases) {
+    std::string want = c.dir.find("/heldout/") != std::string::npos ? "heldout"
+                       : c.dir.find("/wild/") != std::string::npos   ? "wild"
+                                                                      : "ours";
+    EXPECT_EQ(c.split, want) << c.dir;
+  }
+}
+
+TEST_F(EvalSplits, SliceCountsOnlyItsCases) {
+  EvalSlice wild = report_.Slice([](const EvalCase& c) { return c.split == "wild"; });
+  EXPECT_EQ(wild.total, 2);
+  EXPECT_EQ(wild.top1, 1);
+  EXPECT_EQ(wild.answered, 2);
+  EvalSlice held = report_.Slice([](const EvalCase& c) { return c.split == "heldout"; });
+  EXPECT_EQ(held.total, 2);
+  EXPECT_EQ(held.negatives, 1);
+  // The negative holds a matmul traceback, so it is flagged: a negative is clean only without a diagnosis.
+  EXPECT_EQ(held.negatives_flagged, 1);
+  EXPECT_EQ(held.top1, 1);
+}
+
+TEST_F(EvalSplits, CalibrationErrorIsTheGapBetweenConfidenceAndAccuracy) {
+  // The two wild answers share one confidence p (same log, same rule): one right, one wrong, so the
+  // bucket's accuracy is 0.5 and its error |0.5 - p|.
+  double p = -1;
+  for (const EvalCase& c : report_.cases) {
+    if (c.split == "wild") {
+      ASSERT_FALSE(c.got.empty());
+      if (p >= 0) {
+        EXPECT_DOUBLE_EQ(c.got[0].confidence, p);
+      }
+      p = c.got[0].confidence;
+    }
+  }
+  EvalSlice wild = report_.Slice([](const EvalCase& c) { return c.split == "wild"; });
+  EXPECT_NEAR(wild.ece, std::abs(0.5 - p), 1e-9);
+}
+
+TEST_F(EvalSplits, TextReportsHeldOutOnItsOwnLine) {
+  std::string text = report_.ToText();
+  EXPECT_NE(text.find("eval heldout: 2 cases, top-1  50.0% (1/2)"), std::string::npos) << text;
+  EXPECT_NE(text.find("eval wild: 2 cases, top-1  50.0% (1/2)"), std::string::npos) << text;
+  EXPECT_NE(text.find("by family, heldout:"), std::string::npos) << text;
+  EXPECT_NE(text.find("expected calibration error"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace triage
