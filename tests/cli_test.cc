@@ -12,61 +12,11 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "cli_support.h"
+
 namespace {
 
-struct ShellResult {
-  int status = -1;
-  std::string out;
-};
-
-// Runs a shell command line; returns its exit status and stdout (stderr goes to stdout when asked).
-ShellResult Shell(const std::string& cmd) {
-  ShellResult r;
-  std::FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return r;
-}
-
-const std::string kBin = TRIAGE_BINARY;
-const std::string kSrc = TRIAGE_SOURCE_DIR;
-const std::string kFixture = kSrc + "/tests/fixtures/chained_direct_cause/log.txt";
-
-// A private rule directory so these tests do not depend on the bundled knowledge base.
-std::string RuleDir() {
-  static const std::string dir = [] {
-    namespace fs = std::filesystem;
-    fs::path d = fs::temp_directory_path() / ("triage_cli_rules_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    std::ofstream(d / "linear-features.yaml") << R"(id: linear-features
-category: shape.matmul_mismatch
-title: Linear layer gets a different number of features than it was built for
-match:
-  message: 'mat1 and mat2 shapes cannot be multiplied \((?P<rows>\d+)x(?P<got>\d+) and (?P<want>\d+)x(?P<out>\d+)\)'
-  exception: [RuntimeError]
-explain: 'The layer expects {want} input features but receives {got}.'
-hypotheses:
-  - id: flattened
-    text: 'A feature map flattened to {got} features.'
-    test: 'print(x.shape) before the layer'
-    fix: 'Linear({got}, {out})'
-verify: 'one step runs'
-examples:
-  - match: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)'
-  - no_match: 'RuntimeError: shape ''[4, 2]'' is invalid for input of size 6'
-)";
-    return d.string();
-  }();
-  return dir;
-}
-
-std::string Triage(const std::string& args) {
-  return "NO_COLOR=1 TRIAGE_RULES_PATH= " + kBin + " --no-bundled --rules " + RuleDir() + " " + args;
-}
+using namespace triage_test;
 
 TEST(Cli, JsonFollowsTheOutputContract) {
   ShellResult r = Shell(Triage("--format json " + kFixture));
@@ -181,13 +131,6 @@ TEST(Cli, LintListsEveryProblemWithPositions) {
   YAML::Node j = YAML::Load(json.out);
   EXPECT_GE(j["errors"].as<int>(), 6) << json.out;
   fs::remove_all(d);
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 TEST(Cli, TeeCopiesInputUnchangedAndReportsOnStderr) {

@@ -2,6 +2,8 @@
 #ifndef TRIAGE_CLI_CLI_H_
 #define TRIAGE_CLI_CLI_H_
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,20 @@ int RunExplain(int argc, char** argv);  // triage explain RULE_ID
 int RunEval(int argc, char** argv);     // triage eval DIR
 
 void PrintError(const std::string& message);  // "triage: message" to stderr
+
+// Prints one report in the chosen format (main.cc).
+using ReportPrinter = std::function<void(const Report&)>;
+
+struct FollowTiming {
+  double idle_exit = 0;  // stop after this many quiet seconds; 0: never (until a stop signal)
+  double settle = 1.0;   // report an incident still open after this many quiet seconds
+  double poll = 0.1;     // how often to look for new data
+};
+
+// triage --follow FILE (follow.cc, Note: [Follow]): prints each new diagnosis through `print`.
+// Returns 0, or kExitUsage when the file cannot be read.
+int Follow(const std::string& name, const std::shared_ptr<const RuleSet>& rules, const DiagnoseOptions& options,
+           const FollowTiming& timing, const ReportPrinter& print);
 
 }  // namespace triage::cli
 

@@ -1,5 +1,6 @@
 // triage: diagnose PyTorch failures in logs. See `triage --help` and bindings/cli/README.md.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,7 +11,6 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -67,8 +67,14 @@ options:
   --top N                 show at most N diagnoses (default: all above the threshold)
   --min-confidence X      abstain below this confidence (default 0.35)
   --tee                   copy the input to stdout unchanged; print the diagnosis to stderr at the end
-  --follow FILE           like tail -f: print each diagnosis as soon as its incident is complete
+  --follow FILE           like tail -f: print each diagnosis as soon as its incident is complete,
+                          an incident still open once the file is quiet, and the rest on Ctrl-C
+  --settle SECONDS        with --follow: how long the file stays quiet before an open incident is
+                          reported (default 1)
   --idle-exit SECONDS     with --follow: stop after this long without new data (default: never)
+  --fail-on WHAT          CI mode: exit 1 when the input shows a failure, 0 when it does not; WHAT is a
+                          confidence in [0, 1] (a diagnosis at least that sure), 'any' (any diagnosis)
+                          or 'error' (any diagnosis or any unrecognised uncaught error)
   --rules DIR             also load rules from DIR (repeatable; after TRIAGE_RULES_PATH)
   --no-bundled            do not load the bundled rules
   --strict                rule warnings are errors
@@ -76,20 +82,71 @@ options:
   -v, --verbose           show hypotheses and checks for every diagnosis, not only the first
   -h, --help              this text
 
-exit status: 0 a diagnosis was found, 1 none was found, 2 usage, input or rule error.
+exit status: 0 a diagnosis was found, 1 none was found, 2 usage, input or rule error (like grep);
+with --fail-on: 1 a failure was found, 0 none, 2 error (so 'cmd 2>&1 | triage --fail-on any' fails
+a CI job on a crash and passes a healthy run, with or without pipefail).
 )";
+
+// --fail-on: which findings make the exit status say "failed" (README "Exit status").
+struct FailOn {
+  enum class Mode { kOff, kConfidence, kAny, kError };
+  Mode mode = Mode::kOff;
+  double confidence = 0;
+};
 
 struct Options {
   bool json = false;
+  FailOn fail_on;
   DiagnoseOptions diagnose;
   RuleFlags rules;
   std::string color = "auto";
   bool verbose = false;
   bool tee = false;
   std::string follow;
-  double idle_exit = 0;
+  FollowTiming timing;
   std::vector<std::string> files;
 };
+
+// What the printed reports say, for the exit status.
+struct Verdict {
+  bool found = false;    // a diagnosis was printed
+  bool failure = false;  // a finding at the --fail-on level
+
+  void Add(const Report& r, const FailOn& f) {
+    found = found || !r.diagnoses.empty();
+    switch (f.mode) {
+      case FailOn::Mode::kOff: break;
+      case FailOn::Mode::kAny: failure = failure || !r.diagnoses.empty(); break;
+      case FailOn::Mode::kConfidence:
+        for (const Diagnosis& d : r.diagnoses) failure = failure || d.confidence >= f.confidence;
+        break;
+      case FailOn::Mode::kError:
+        failure = failure || !r.diagnoses.empty();
+        for (const Incident& inc : r.incidents) {
+          bool error = inc.kind == Incident::Kind::kTraceback || inc.kind == Incident::Kind::kErrorLine ||
+                       inc.kind == Incident::Kind::kCxxError;
+          failure = failure || (error && !inc.handled);
+        }
+        break;
+    }
+  }
+
+  int ExitStatus(const FailOn& f) const {
+    if (f.mode != FailOn::Mode::kOff) return failure ? kExitNone : kExitFound;
+    return found ? kExitFound : kExitNone;
+  }
+};
+
+bool ParseFailOn(const std::string& v, FailOn* f) {
+  if (v == "any") { f->mode = FailOn::Mode::kAny; return true; }
+  if (v == "error") { f->mode = FailOn::Mode::kError; return true; }
+  char* end = nullptr;
+  double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end || !(x >= 0 && x <= 1)) return false;
+  f->mode = FailOn::Mode::kConfidence;
+  f->confidence = x;
+  return true;
+}
 
 bool WriteAll(int fd, const char* p, size_t n) {
   while (n > 0) {
@@ -162,8 +219,19 @@ int ParseArgs(int argc, char** argv, Options* o) {
       if (!value("--follow", &v) || v.empty()) { PrintError("--follow needs a file"); return kExitUsage; }
       o->follow = v;
     } else if (is("--idle-exit")) {
-      if (!value("--idle-exit", &v) || !ParseDouble(v, &o->idle_exit) || o->idle_exit < 0) {
+      if (!value("--idle-exit", &v) || !ParseDouble(v, &o->timing.idle_exit) || !(o->timing.idle_exit >= 0)) {
         PrintError("--idle-exit needs a number of seconds");
+        return kExitUsage;
+      }
+    } else if (is("--settle")) {
+      if (!value("--settle", &v) || !ParseDouble(v, &o->timing.settle) || !(o->timing.settle >= 0) ||
+          o->timing.settle > 86400) {
+        PrintError("--settle needs a number of seconds");
+        return kExitUsage;
+      }
+    } else if (is("--fail-on")) {
+      if (!value("--fail-on", &v) || !ParseFailOn(v, &o->fail_on)) {
+        PrintError("--fail-on needs a confidence in [0, 1], 'any' or 'error'");
         return kExitUsage;
       }
     } else if (a == "-v" || a == "--verbose") {
@@ -220,68 +288,6 @@ bool DiagnoseInput(const std::string& name, const std::shared_ptr<const RuleSet>
   return true;
 }
 
-// tail -f: diagnoses each incident as soon as it is complete; runs until interrupted, or until
-// idle_exit seconds pass without new data (0: never). Starts over if the file is truncated.
-int Follow(const std::string& name, const std::shared_ptr<const RuleSet>& rules, const DiagnoseOptions& options,
-           bool json, const TextOptions& text, double idle_exit) {
-  int fd = open(name.c_str(), O_RDONLY);
-  if (fd < 0) {
-    PrintError("cannot read " + name + ": " + std::strerror(errno));
-    return kExitUsage;
-  }
-  auto session = std::make_unique<Session>(rules, options, name);
-  std::set<std::string> printed;
-  std::vector<char> buf(1 << 20);
-  off_t offset = 0;
-  int seen_completed = 0;
-  double idle = 0;
-  bool found = false;
-  const double kPoll = 0.2;
-  for (;;) {
-    ssize_t n = read(fd, buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      PrintError("error reading " + name + ": " + std::strerror(errno));
-      close(fd);
-      return kExitUsage;
-    }
-    if (n > 0) {
-      offset += n;
-      idle = 0;
-      session->Feed(std::string_view(buf.data(), static_cast<size_t>(n)));
-      if (session->CompletedIncidents() == seen_completed) continue;
-      seen_completed = session->CompletedIncidents();
-      Report r = session->Snapshot(/*include_open=*/false);
-      Report fresh = r;
-      fresh.diagnoses.clear();
-      for (const Diagnosis& d : r.diagnoses) {
-        const Incident& inc = r.incidents[d.incident];
-        std::string key = d.rule + "@" + std::to_string(inc.line_start);
-        if (printed.insert(key).second) fresh.diagnoses.push_back(d);
-      }
-      if (fresh.diagnoses.empty()) continue;
-      found = true;
-      std::fputs((json ? ToJson(fresh) : ToText(fresh, text) + "\n").c_str(), stdout);
-      std::fflush(stdout);
-      continue;
-    }
-    // At the end of the file: wait for more, and notice truncation (log rotation).
-    struct stat st;
-    if (fstat(fd, &st) == 0 && st.st_size < offset) {
-      lseek(fd, 0, SEEK_SET);
-      offset = 0;
-      seen_completed = 0;
-      session = std::make_unique<Session>(rules, options, name);
-      continue;
-    }
-    if (idle_exit > 0 && idle >= idle_exit) break;
-    usleep(static_cast<useconds_t>(kPoll * 1e6));
-    idle += kPoll;
-  }
-  close(fd);
-  return found ? kExitFound : kExitNone;
-}
-
 int Diagnose(int argc, char** argv) {
   Options o;
   if (int rc = ParseArgs(argc, argv, &o); rc >= 0) return rc;
@@ -290,38 +296,44 @@ int Diagnose(int argc, char** argv) {
     PrintError("no rules loaded (check --rules and TRIAGE_RULES_PATH)");
     return kExitUsage;
   }
-  bool color = o.color == "always" ||
-               (o.color == "auto" && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR") &&
-                !(std::getenv("TERM") && std::string(std::getenv("TERM")) == "dumb"));
-  if (std::getenv("NO_COLOR") && o.color != "always") color = false;
-  TextOptions text;
-  text.color = color;
-  text.verbose = o.verbose;
-  if (!o.follow.empty()) return Follow(o.follow, loaded.rules, o.diagnose, o.json, text, o.idle_exit);
   // With --tee the input goes to stdout unchanged and the diagnosis to stderr.
   std::FILE* out = o.tee ? stderr : stdout;
-  if (o.tee) text.color = o.color == "always" || (o.color == "auto" && isatty(STDERR_FILENO) && !std::getenv("NO_COLOR"));
-  bool found = false;
+  const bool no_color = std::getenv("NO_COLOR") != nullptr ||
+                        (std::getenv("TERM") && std::string(std::getenv("TERM")) == "dumb");
+  TextOptions text;
+  text.color = o.color == "always" || (o.color == "auto" && isatty(fileno(out)) && !no_color);
+  text.verbose = o.verbose;
+  Verdict verdict;
+  int printed = 0;
+  ReportPrinter print = [&](const Report& report) {
+    verdict.Add(report, o.fail_on);
+    if (o.json) {
+      std::fputs(ToJson(report).c_str(), out);  // one object per line per input (JSON Lines)
+    } else {
+      if (printed > 0) std::fputs("\n", out);
+      if (o.files.size() > 1) std::fprintf(out, "== %s ==\n", report.source.c_str());
+      std::fputs(ToText(report, text).c_str(), out);
+    }
+    std::fflush(out);
+    ++printed;
+  };
+  if (!o.follow.empty()) {
+    if (int rc = Follow(o.follow, loaded.rules, o.diagnose, o.timing, print); rc != 0) return rc;
+    return verdict.ExitStatus(o.fail_on);
+  }
   bool input_error = false;
-  for (size_t i = 0; i < o.files.size(); ++i) {
+  for (const std::string& file : o.files) {
     Report report;
     std::string error;
-    if (!DiagnoseInput(o.files[i], loaded.rules, o.diagnose, o.tee, &report, &error)) {
+    if (!DiagnoseInput(file, loaded.rules, o.diagnose, o.tee, &report, &error)) {
       PrintError(error);
       input_error = true;
       continue;
     }
-    found = found || !report.diagnoses.empty();
-    if (o.json) {
-      std::fputs(ToJson(report).c_str(), out);  // one object per line per input (JSON Lines)
-    } else {
-      if (o.files.size() > 1) std::fprintf(out, "%s== %s ==\n", i ? "\n" : "", o.files[i].c_str());
-      std::fputs(ToText(report, text).c_str(), out);
-    }
+    print(report);
   }
-  std::fflush(out);
   if (input_error) return kExitUsage;
-  return found ? kExitFound : kExitNone;
+  return verdict.ExitStatus(o.fail_on);
 }
 
 }  // namespace
@@ -329,6 +341,9 @@ int Diagnose(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace triage::cli;
+  // A reader that goes away (triage --tee | head -1) is an EPIPE on write, not the end of the process:
+  // the diagnosis still goes to stderr at the end.
+  signal(SIGPIPE, SIG_IGN);
   if (argc >= 2) {
     std::string cmd = argv[1];
     if (cmd == "rules") return RunRules(argc - 1, argv + 1);
