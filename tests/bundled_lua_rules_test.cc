@@ -175,6 +175,43 @@ TEST_F(BundledLua, CrossIncidentTimeoutAfterOom) {
   EXPECT_GT(a->confidence, d->confidence);
 }
 
+// Note: [Scheduler warning evidence]: the lr_scheduler-order warning means "not learning" only when the
+// printed loss stays level; alone (corpus/wild/negative/lr-scheduler-order-warning-*) or before a
+// falling loss it is demoted under the abstention threshold, and the explanation says why.
+TEST_F(BundledLua, SchedulerWarningNeedsALevelLoss) {
+  const std::string warning =
+      "/usr/lib/python3/dist-packages/torch/optim/lr_scheduler.py:138: UserWarning: Detected call of "
+      "`lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, you should call them in "
+      "the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  Failure to do this will result in "
+      "PyTorch skipping the first value of the learning rate schedule. See more details at "
+      "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate\n";
+  const std::string level = "epoch=0 loss=0.8212\nepoch=1 loss=0.8212\nepoch=2 loss=0.8212\nepoch=3 loss=0.8212\n";
+  const std::string falling = "epoch=0 loss=0.4512\nepoch=1 loss=0.2230\nepoch=2 loss=0.0711\nepoch=3 loss=0.0205\n";
+
+  Report flat = Diagnose(warning + level);
+  const Diagnosis* d = Find(flat, "scheduler-before-optimizer-step");
+  ASSERT_NE(d, nullptr) << Warnings(flat);
+  EXPECT_GE(d->confidence, 0.8);
+  EXPECT_NE(d->explanation.find("stays at 0.8212"), std::string::npos) << d->explanation;
+
+  Report down = Diagnose(warning + falling);
+  d = Find(down, "scheduler-before-optimizer-step");
+  ASSERT_NE(d, nullptr);
+  EXPECT_LT(d->confidence, 0.35);
+  EXPECT_NE(d->explanation.find("falls from 0.4512 to 0.0205"), std::string::npos) << d->explanation;
+
+  Report alone = Diagnose(warning);
+  d = Find(alone, "scheduler-before-optimizer-step");
+  ASSERT_NE(d, nullptr);
+  EXPECT_LT(d->confidence, 0.35);
+  EXPECT_NE(d->explanation.find("prints no loss"), std::string::npos) << d->explanation;
+
+  // At the default threshold neither the falling run nor the bare warning gets a diagnosis.
+  EXPECT_TRUE(Engine(*rules_).DiagnoseText(warning + falling).diagnoses.empty());
+  EXPECT_TRUE(Engine(*rules_).DiagnoseText(ReadFile(std::string(TRIAGE_SOURCE_DIR) +
+      "/corpus/wild/negative/lr-scheduler-order-warning-transformers-classification/log.txt")).diagnoses.empty());
+}
+
 TEST_F(BundledLua, AtLeastFiveBundledRulesUseLuaAndTheirChecksPass) {
   int with_lua = 0;
   for (const RuleInfo& info : ListRules(**rules_)) with_lua += !info.lua.empty();

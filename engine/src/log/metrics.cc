@@ -35,6 +35,7 @@ constexpr Alias kAliases[] = {
     {"train_total_loss", S(SeriesId::kLoss)}, {"tr_loss", S(SeriesId::kLoss)},
     {"loss_step", S(SeriesId::kLoss)},      {"train_loss_step", S(SeriesId::kLoss)},
     {"train_loss_epoch", S(SeriesId::kLoss)}, {"avg_loss", S(SeriesId::kLoss)},
+    {"mse", S(SeriesId::kLoss)},            {"train_mse", S(SeriesId::kLoss)},
     {"val_loss", S(SeriesId::kValLoss)},    {"valid_loss", S(SeriesId::kValLoss)},
     {"validation_loss", S(SeriesId::kValLoss)}, {"eval_loss", S(SeriesId::kValLoss)},
     {"val_loss_epoch", S(SeriesId::kValLoss)}, {"dev_loss", S(SeriesId::kValLoss)},

@@ -38,7 +38,7 @@
 
 namespace triage {
 
-// The canonical series. Aliases map onto these (train_loss, total_loss -> loss; eval_loss -> val_loss;
+// The canonical series. Aliases map onto these (train_loss, total_loss, mse -> loss; eval_loss -> val_loss;
 // learning_rate -> lr; total_norm -> grad_norm; mem, allocated, max_mem -> memory; ...).
 enum class SeriesId : int {
   kLoss = 0,
