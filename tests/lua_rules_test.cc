@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "rules/lua_runtime.h"
 #include "rules/rule.h"
 #include "triage/tools.h"
 #include "triage/triage.h"

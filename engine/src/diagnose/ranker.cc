@@ -6,7 +6,7 @@
 #include <set>
 
 #include "rules/lua_runtime.h"
-#include "rules/signal_rules.h"
+#include "diagnose/signal_ranking.h"
 #include "rules/template.h"
 
 namespace triage {

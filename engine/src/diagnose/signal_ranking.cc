@@ -16,8 +16,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "rules/rule.h"
-#include "rules/signal_rules.h"
+#include "diagnose/signal_ranking.h"
 
 namespace triage {
 namespace {

@@ -11,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "diagnose/ranker.h"
+#include "rules/lua_runtime.h"
 #include "rules/rule.h"
 #include "rules/signal_rules.h"
 

@@ -10,7 +10,7 @@
 
 #include <re2/filtered_re2.h>
 
-#include "rules/rule.h"
+#include "log/regex.h"
 #include "log/simd.h"
 
 namespace triage {

@@ -23,28 +23,14 @@
 #include <string>
 #include <vector>
 
+#include "rules/rule.h"  // Rule, LuaChunk, LuaRef
 #include "triage/triage.h"
 
 struct lua_State;
 
 namespace triage {
 
-struct Rule;
 class MetricCollector;  // metrics.h
-
-// One piece of Lua source run in a rule's environment: its sibling .lua file, or an inline
-// expression from the YAML (padded with newlines so Lua's line numbers are the YAML's).
-struct LuaChunk {
-  std::string file;  // shown in errors as file:line
-  std::string code;
-};
-
-// A reference from the YAML to a Lua function of the rule ("lua:NAME").
-struct LuaRef {
-  std::string name;  // empty: none
-  int line = 0;      // of the YAML key, for lint
-  int column = 0;
-};
 
 // What a call into Lua produced, converted out of the VM.
 struct LuaValue {

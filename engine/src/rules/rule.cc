@@ -4,13 +4,6 @@
 
 namespace triage {
 
-RE2::Options RegexOptions() {
-  RE2::Options o;
-  o.set_log_errors(false);
-  o.set_encoding(RE2::Options::EncodingUTF8);
-  return o;
-}
-
 const RE2& LazyRegex::Get() const {
   std::call_once(once_, [this] { re_ = std::make_unique<RE2>(pattern_, RegexOptions()); });
   return *re_;

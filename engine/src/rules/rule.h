@@ -11,7 +11,7 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
-#include "rules/lua_runtime.h"
+#include "log/regex.h"
 #include "triage/triage.h"
 
 namespace triage {
@@ -19,6 +19,21 @@ namespace triage {
 struct LinePrefilter;  // line_scanner.h
 
 struct SignalSpec;  // signal_rules.h
+class LuaRuntime;   // lua_runtime.h
+
+// One piece of Lua source run in a rule's environment: its sibling .lua file, or an inline
+// expression from the YAML (padded with newlines so Lua's line numbers are the YAML's).
+struct LuaChunk {
+  std::string file;  // shown in errors as file:line
+  std::string code;
+};
+
+// A reference from the YAML to a Lua function of the rule ("lua:NAME").
+struct LuaRef {
+  std::string name;  // empty: none
+  int line = 0;      // of the YAML key, for lint
+  int column = 0;
+};
 
 // Where something sits in a rule file (1-based).
 struct SourcePos {
@@ -94,9 +109,6 @@ class LazyRegex {
   mutable std::once_flag once_;
   mutable std::unique_ptr<RE2> re_;
 };
-
-// Options every regex of the engine is built with: quiet (a library does not log), UTF-8.
-RE2::Options RegexOptions();
 
 class RuleSet {
  public:

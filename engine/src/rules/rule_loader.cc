@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "log/line_scanner.h"
+#include "rules/lua_runtime.h"
 #include "rules/rule.h"
 #include "rules/rule_cache.h"
 #include "rules/signal_rules.h"

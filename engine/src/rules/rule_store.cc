@@ -6,6 +6,7 @@
 // when its last holder lets go. Lua states belong to their set's LuaRuntime and go with it. A file
 // that loaded before but is broken now is not allowed to take its rule away: the loader puts the
 // previous version of that rule back (LoadRulesKeeping) and says so.
+#include "rules/lua_runtime.h"
 #include "rules/rule.h"
 #include "triage/triage.h"
 

@@ -7,6 +7,8 @@
 // are skipped for series that go negative (a log-likelihood objective is negative by design).
 #include "rules/signal_rules.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -19,11 +19,12 @@
 #include <string>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
-
 #include "log/metrics.h"
-#include "diagnose/ranker.h"
 #include "triage/triage.h"
+
+namespace YAML {
+class Node;
+}
 
 namespace triage {
 
@@ -69,17 +70,6 @@ bool DetectSignal(const SignalSpec& spec, const MetricCollector& metrics, Signal
 // Returns the series as report evidence (x = printed step, else epoch, else position; see
 // Note: [Metric axes]).
 SeriesEvidence ToSeriesEvidence(SeriesId id, const std::vector<MetricPoint>& points);
-
-// Ranking hooks (signal_ranking.cc, Note: [Signal folding]).
-// Runs every signal rule over `metrics`; each that holds adds a kSignal incident to report->incidents
-// and a candidate (Candidate::signal indexes *hits) to *candidates.
-void AddSignalCandidates(const RuleSet& rules, const MetricCollector& metrics, Report* report,
-                         std::vector<Candidate>* candidates, std::vector<SignalHit>* hits);
-// Copies a hit's evidence line and series into the diagnosis rendered from it.
-void AttachSignal(const SignalHit& hit, Diagnosis* d);
-// Folds signature diagnoses into the diagnosis they support, then drops those under min_confidence.
-// With fold false, only drops.
-void FoldSignals(const RuleSet& rules, double min_confidence, bool fold, std::vector<Diagnosis>* diagnoses);
 
 }  // namespace triage
 
