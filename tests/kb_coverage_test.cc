@@ -1,6 +1,8 @@
 // Knowledge-base coverage: every category of rules/taxonomy.yaml except `none` has at least one
 // bundled rule (message rules and metric-signature rules alike) and at least three labelled corpus
-// cases (corpus/*/*/label.yaml, counted by their expected top-1 `category`).
+// cases, counted by their expected top-1 `category`: our own cases (corpus/<family>/<case>/label.yaml) and the
+// wild tuning cases (corpus/wild/<family>/<case>/label.yaml). The frozen held-out set (corpus/heldout) is
+// never read here: it is a test set, and counting it would let it stand in for tuning cases.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -47,16 +49,23 @@ const Coverage& Count() {
       if (r.origin == "bundled") c.rules[r.category]++;
     }
     std::set<std::string> known(c.categories.begin(), c.categories.end());
-    for (const auto& family : fs::directory_iterator(root + "/corpus")) {
-      if (!family.is_directory()) continue;
-      for (const auto& kase : fs::directory_iterator(family.path())) {
-        fs::path label = kase.path() / "label.yaml";
-        if (!fs::exists(label)) continue;
-        std::string cat = YAML::LoadFile(label.string())["category"].as<std::string>("");
-        c.cases[cat]++;
-        if (!known.count(cat)) c.unknown_case_categories.push_back(label.string() + ": " + cat);
+    // Counts the cases of one split root (a directory of <family>/<case>/label.yaml).
+    auto count_split = [&](const fs::path& split_root) {
+      for (const auto& family : fs::directory_iterator(split_root)) {
+        const std::string name = family.path().filename().string();
+        if (!family.is_directory() || name == "wild" || name == "heldout") continue;
+        for (const auto& kase : fs::directory_iterator(family.path())) {
+          fs::path label = kase.path() / "label.yaml";
+          if (!fs::exists(label)) continue;
+          std::string cat = YAML::LoadFile(label.string())["category"].as<std::string>("");
+          c.cases[cat]++;
+          if (!known.count(cat)) c.unknown_case_categories.push_back(label.string() + ": " + cat);
+        }
       }
-    }
+    };
+    const fs::path corpus = root + "/corpus";
+    count_split(corpus);
+    if (fs::is_directory(corpus / "wild")) count_split(corpus / "wild");
     return c;
   }();
   return kCoverage;
