@@ -1,0 +1,70 @@
+-- Lua for fp16-loss-scale-collapse (rules/LUA_API.md, API version 1).
+-- Overflow lines close together are one incident whose message holds all of them; the diagnosis is in
+-- how low the scale went, not in any one line: a scale that is still large is ordinary dynamic scaling.
+
+-- Below this the scale has collapsed: healthy fp16 runs settle in the thousands (they start at 2^16).
+local COLLAPSED = 128
+
+-- The scales the message reports after each skipped step, in order.
+local function scales(message)
+  local out = {}
+  for s in message:gmatch("reducing to ([%d.]+)") do out[#out + 1] = tonumber(s) end
+  for s in message:gmatch("reducing loss scale to ([%d.e+-]+)") do out[#out + 1] = tonumber(s) end
+  return out
+end
+
+local function lowest(list)
+  local low
+  for _, s in ipairs(list) do if s and (low == nil or s < low) then low = s end end
+  return low
+end
+
+local function fmt(n)
+  if n == math.floor(n) then return string.format("%d", n) end
+  return string.format("%g", n)
+end
+
+-- values: {history}, a clause telling how many steps were skipped and where the scale ended.
+function scale_history(ctx)
+  local list = scales(ctx.incident.message or "")
+  local low = lowest(list)
+  if ctx.captures.minimum and ctx.captures.minimum ~= "" then
+    return { history = " until it reached the minimum the scaler allows" }
+  end
+  if not low then return { history = "" } end
+  if #list == 1 then return { history = string.format(" (the last skipped step left it at %s)", fmt(low)) } end
+  return { history = string.format(" (%d skipped steps in this stretch of the log, down to %s)", #list, fmt(low)) }
+end
+
+-- score: veto while the scale is still large; keep the prior once it has collapsed.
+function collapse_only(ctx)
+  if ctx.captures.minimum and ctx.captures.minimum ~= "" then return nil end
+  local low = lowest(scales(ctx.incident.message or ""))
+  if low == nil then
+    low = triage.number(ctx.captures.scale or "")
+  end
+  if low ~= nil and low >= COLLAPSED then return false end
+  return nil
+end
+
+local function ctx_of(message, captures)
+  return { incident = { message = message }, captures = captures or {} }
+end
+
+function test_collapse_over_several_lines()
+  local msg = "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 64, reducing to 32\n"
+           .. "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 4, reducing to 2"
+  assert(collapse_only(ctx_of(msg)) == nil)
+  local h = scale_history(ctx_of(msg)).history
+  assert(h == " (2 skipped steps in this stretch of the log, down to 2)", h)
+end
+
+function test_healthy_scaling_is_vetoed()
+  assert(collapse_only(ctx_of("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0")) == false)
+end
+
+function test_minimum()
+  local c = ctx_of("Current loss scale already at minimum - cannot decrease scale anymore.", { minimum = "Current loss scale already at minimum" })
+  assert(collapse_only(c) == nil)
+  assert(scale_history(c).history == " until it reached the minimum the scaler allows")
+end

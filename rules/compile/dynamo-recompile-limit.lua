@@ -1,0 +1,30 @@
+-- Lua for dynamo-recompile-limit (rules/LUA_API.md, API version 1).
+-- Dynamo prefixes its log lines with the compile id [frame/attempt]: frame N of the program, attempt k
+-- counted from 0. The warning comes on the attempt the limit refused, so attempts 0..k-1 are cached.
+
+-- values: {limit} (the captured {max}, or words when the message does not print it) and {reached}, a
+-- clause that counts the compilations when the compile id was printed.
+function recompile_count(ctx)
+  local c = ctx.captures
+  local limit = triage.number(c.max or "")
+  local attempt = triage.number(c.attempt or "")
+  local out = { limit = limit and tostring(math.floor(limit)) or "the configured limit of" }
+  if attempt and c.frame and c.frame ~= "" then
+    out.reached = string.format(" (here frame %s: %d compilations are cached, and the next one, [%s/%d], was refused)",
+                                c.frame, math.floor(attempt), c.frame, math.floor(attempt))
+  else
+    out.reached = ""
+  end
+  return out
+end
+
+function test_compile_id()
+  local v = recompile_count({ captures = { frame = "2", attempt = "8", max = "8" } })
+  assert(v.limit == "8")
+  assert(v.reached == " (here frame 2: 8 compilations are cached, and the next one, [2/8], was refused)", v.reached)
+end
+
+function test_no_compile_id()
+  local v = recompile_count({ captures = { setting = "recompile_limit" } })
+  assert(v.limit == "the configured limit of" and v.reached == "")
+end

@@ -1,0 +1,61 @@
+-- Lua for cuda-library-load (rules/LUA_API.md, API version 1).
+-- For the cuDNN version check, compares the build and run-time versions; for an undefined symbol or a
+-- missing dependency, says which library failed for which reason.
+
+local function version(s)
+  local a, b, c = (s or ""):match("(%d+), (%d+), (%d+)")
+  if not a then return nil end
+  return { tonumber(a), tonumber(b), tonumber(c) }
+end
+
+local function compare(x, y)
+  for i = 1, 3 do
+    if x[i] ~= y[i] then return x[i] < y[i] and -1 or 1 end
+  end
+  return 0
+end
+
+-- values: {lib} (the captured {library}, or what the message is about) and {story}, a sentence on what the numbers say.
+function library_story(ctx)
+  local c = ctx.captures
+  local built, found = version(c.built), version(c.found)
+  if built and found then
+    local b = table.concat(built, "."); local f = table.concat(found, ".")
+    local cmp = compare(found, built)
+    local story
+    if cmp < 0 then
+      story = string.format(" PyTorch was built with cuDNN %s but found %s at run time: an older cuDNN earlier on the library "
+                            .. "path (LD_LIBRARY_PATH, a system or conda copy) shadows the bundled one.", b, f)
+    elseif built[1] ~= found[1] then
+      story = string.format(" PyTorch was built with cuDNN %s but found %s at run time: a different major version, which "
+                            .. "is not compatible.", b, f)
+    else
+      story = string.format(" PyTorch was built with cuDNN %s and found %s at run time.", b, f)
+    end
+    return { lib = "cuDNN", story = story }
+  end
+  local lib = (c.library and c.library ~= "") and c.library or "a CUDA library"
+  if c.symbol and c.symbol ~= "" then
+    return { lib = lib, story = string.format(" It was loaded but lacks the symbol %s, so it comes from another release than the "
+                                   .. "library that asks for it: two copies of the CUDA libraries are mixed.", c.symbol) }
+  end
+  if c.reason and c.reason ~= "" then
+    return { lib = lib, story = string.format(" Loading it failed because of a dependency: %s", c.reason) }
+  end
+  return { lib = lib, story = "" }
+end
+
+function test_older_runtime()
+  local v = library_story({ captures = { built = "8, 5, 0", found = "8, 3, 3" } })
+  assert(v.lib == "cuDNN" and v.story:find("built with cuDNN 8.5.0 but found 8.3.3", 1, true) and v.story:find("older", 1, true))
+end
+
+function test_major_change()
+  assert(library_story({ captures = { built = "8, 9, 2", found = "9, 1, 0" } }).story:find("major version", 1, true))
+end
+
+function test_symbol_and_reason()
+  assert(library_story({ captures = { library = "libcublas.so.11", symbol = "cublasLtGetStatusString" } }).story:find("two copies", 1, true))
+  assert(library_story({ captures = { library = "libcudnn_cnn_infer.so.8", reason = "libnvrtc.so: cannot open shared object file" } })
+         .story == " Loading it failed because of a dependency: libnvrtc.so: cannot open shared object file")
+end

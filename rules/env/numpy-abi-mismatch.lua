@@ -1,0 +1,50 @@
+-- Lua for numpy-abi-mismatch (rules/LUA_API.md, API version 1).
+-- NumPy's C-API version numbers (numpy/_core/include/numpy/numpyconfig.h) name the releases a module was
+-- built for and the release installed; the pair says which side is older.
+
+local RELEASES = {
+  [0x0e] = "NumPy 1.20-1.21", [0x0f] = "NumPy 1.22", [0x10] = "NumPy 1.23-1.24", [0x11] = "NumPy 1.25-1.26",
+  [0x12] = "NumPy 2.0", [0x13] = "NumPy 2.1-2.2", [0x14] = "NumPy 2.3", [0x15] = "NumPy 2.4",
+}
+
+local function hex(s)
+  if not s or s == "" then return nil end
+  return tonumber((s:gsub("^0[xX]", "")), 16)
+end
+
+local function release(n) return RELEASES[n] or "an unlisted release" end
+
+-- values: {pair}, a sentence naming the two sides when the message gives them.
+function numpy_releases(ctx)
+  local c = ctx.captures
+  -- NumPy prints this warning over several lines; the version is on the line after the first.
+  local installed = (c.numpy and c.numpy ~= "") and c.numpy
+                    or ((ctx.incident and ctx.incident.message or ""):match("cannot be run in%s+NumPy (%d+%.%d+%.%d+)"))
+  if installed then
+    return { pair = string.format(" Here a module built for NumPy 1.x met NumPy %s.", installed) }
+  end
+  local built, have = hex(c.built), hex(c.have)
+  if built and have then
+    local verdict
+    if have < built then verdict = "NumPy is older than the build"
+    elseif have > built then verdict = "NumPy is newer than the build"
+    else verdict = "the versions agree, so a second NumPy is probably shadowing the one checked" end
+    return { pair = string.format(" Here the module was built against C-API %s (%s) but the installed NumPy provides %s (%s): %s.",
+                                  c.built, release(built), c.have, release(have), verdict) }
+  end
+  return { pair = "" }
+end
+
+function test_older_numpy()
+  local p = numpy_releases({ captures = { built = "0x10", have = "0xf" } }).pair
+  assert(p:find("(NumPy 1.23-1.24)", 1, true) and p:find("(NumPy 1.22): NumPy is older", 1, true), p)
+end
+
+function test_numpy2()
+  local p = numpy_releases({ captures = { built = "0x10", have = "0x12" } }).pair
+  assert(p:find("(NumPy 2.0): NumPy is newer", 1, true), p)
+  assert(numpy_releases({ captures = { numpy = "2.0.2" } }).pair == " Here a module built for NumPy 1.x met NumPy 2.0.2.")
+  assert(numpy_releases({ captures = { detail = "Numpy is not available" } }).pair == "")
+  local two_lines = { captures = {}, incident = { message = "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash." } }
+  assert(numpy_releases(two_lines).pair == " Here a module built for NumPy 1.x met NumPy 2.0.0.")
+end
