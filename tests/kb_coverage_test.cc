@@ -112,7 +112,7 @@ TEST(KbCoverage, EveryCategoryHasARuleAndThreeCases) {
     }
   }
   if (!pending.empty()) {
-    std::printf("[ coverage ] still short (pending metric signatures / probes):\n%s", pending.c_str());
+    std::printf("[ coverage ] still short (pending: see PendingCategories()):\n%s", pending.c_str());
   }
   EXPECT_TRUE(missing.empty()) << "categories lacking a rule or " << kMinCases << " corpus cases:\n" << missing;
   EXPECT_TRUE(covered_now.empty()) << "now covered: delete these from PendingCategories():\n" << covered_now;
