@@ -4,7 +4,7 @@
 //
 //   triage-probe --model model.pt --inputs x.pt --targets y.pt [--loss cross_entropy]
 //                [--log error.log] [--probe NAME]... [--optimizer adam|sgd] [--lr 0.001] [--budget 30] [--format text|json]
-//                [--eval] [--verbose]
+//                [--eval] [--verbose] [--evidence FILE]
 //
 // model.pt: torch.jit.save(torch.jit.script(model)) (or trace). x.pt / y.pt: torch.save(tensor);
 // they are read with torch::pickle_load, which accepts the zip format torch.save writes.
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "triage/evidence.h"
 #include "triage/probes.h"
 #include "triage/triage.h"
 
@@ -28,7 +29,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: triage-probe --model MODEL.pt --inputs X.pt [--targets Y.pt] [--loss cross_entropy|nll|mse|bce_with_logits]\n"
     "                    [--log ERROR.log] [--probe NAME]... [--optimizer adam|sgd] [--lr 0.001] [--budget SECONDS] [--format text|json]\n"
-    "                    [--eval] [--verbose] [--list]\n";
+    "                    [--eval] [--verbose] [--evidence FILE] [--list]\n";
 
 bool ReadFile(const std::string& path, std::vector<char>* out) {
   std::ifstream in(path, std::ios::binary);
@@ -75,7 +76,8 @@ torch::Tensor ComputeLoss(const std::string& name, const torch::Tensor& out, con
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string model_path, inputs_path, targets_path, log_path, loss_name = "cross_entropy", format = "text";
+  std::string model_path, inputs_path, targets_path, log_path, evidence_path, loss_name = "cross_entropy";
+  std::string format = "text";
   std::vector<std::string> probes;
   std::string optimizer_name = "adam";
   double lr = 1e-3, budget = 30;
@@ -99,6 +101,7 @@ int main(int argc, char** argv) {
     else if (a == "--optimizer") optimizer_name = value();
     else if (a == "--budget") budget = std::atof(value().c_str());
     else if (a == "--format") format = value();
+    else if (a == "--evidence") evidence_path = value();
     else if (a == "--eval") eval = true;
     else if (a == "--verbose") verbose = true;
     else if (a == "--list") {
@@ -187,6 +190,15 @@ int main(int argc, char** argv) {
     report.source = model_path;
   }
 
+  if (!evidence_path.empty()) {
+    // Every probe's verdict, for a caller that applies them to its own report (triage.check in Python).
+    std::ofstream out(evidence_path, std::ios::binary | std::ios::trunc);
+    out << triage::EvidenceToJson(evidence) << "\n";
+    if (!out) {
+      std::cerr << "triage-probe: cannot write " << evidence_path << "\n";
+      return 2;
+    }
+  }
   if (format == "json") {
     std::cout << triage::ToJson(report) << "\n";
   } else {

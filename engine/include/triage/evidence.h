@@ -47,6 +47,11 @@ struct EvidenceOptions {
 void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
                    const EvidenceOptions& options = {});
 
+// The evidence as a JSON array of objects with the members of ProbeEvidence (facts as [name, value]
+// pairs), for a program that hands probe results to another process (triage-probe --evidence, used by
+// the Python module's triage.check).
+std::string EvidenceToJson(const std::vector<ProbeEvidence>& evidence);
+
 }  // namespace triage
 
 #endif  // TRIAGE_EVIDENCE_H_

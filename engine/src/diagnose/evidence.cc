@@ -16,10 +16,13 @@
 // refuted: halved). A confirmed finding whose category no diagnosis has becomes a diagnosis of its
 // own (rule "probe:P"): silent failures (no exception, no log line) are found this way.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "triage/evidence.h"
+
+#include "diagnose/json.h"
 
 namespace triage {
 namespace {
@@ -160,6 +163,38 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
       std::remove_if(report.diagnoses.begin(), report.diagnoses.end(),
                      [&](const Diagnosis& d) { return d.confidence < options.min_confidence; }),
       report.diagnoses.end());
+}
+
+std::string EvidenceToJson(const std::vector<ProbeEvidence>& evidence) {
+  std::string out = "[";
+  for (size_t i = 0; i < evidence.size(); ++i) {
+    const ProbeEvidence& e = evidence[i];
+    if (i) out += ",";
+    out += "{";
+    const std::pair<const char*, const std::string*> fields[] = {
+        {"probe", &e.probe}, {"verdict", &e.verdict}, {"summary", &e.summary}, {"category", &e.category},
+        {"hypothesis", &e.hypothesis}, {"title", &e.title}, {"text", &e.text}, {"fix", &e.fix}};
+    for (const auto& [name, value] : fields) {
+      AppendJsonString(&out, name);
+      out += ":";
+      AppendJsonString(&out, *value);
+      out += ",";
+    }
+    out += "\"facts\":[";
+    for (size_t f = 0; f < e.facts.size(); ++f) {
+      if (f) out += ",";
+      out += "[";
+      AppendJsonString(&out, e.facts[f].first);
+      out += ",";
+      AppendJsonString(&out, e.facts[f].second);
+      out += "]";
+    }
+    char numbers[96];
+    std::snprintf(numbers, sizeof numbers, "],\"strength\":%.6g,\"seconds\":%.6g}", e.strength, e.seconds);
+    out += numbers;
+  }
+  out += "]";
+  return out;
 }
 
 }  // namespace triage

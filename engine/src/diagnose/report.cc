@@ -256,6 +256,25 @@ std::string FirstLines(const std::string& s, int n) {
   return s.substr(0, pos - 1) + " ...";
 }
 
+// How to run the probes that would test a diagnosis' untested hypotheses, from Python and from the
+// command line (bindings/python/README.md, bindings/probe/main.cc); empty when there are none.
+std::string ProbeCommands(const Diagnosis& d) {
+  std::vector<std::string> names;
+  for (const Hypothesis& h : d.hypotheses) {
+    if (h.probe.empty() || h.status != "untested") continue;
+    if (std::find(names.begin(), names.end(), h.probe) == names.end()) names.push_back(h.probe);
+  }
+  if (names.empty()) return "";
+  std::string py, cli;
+  for (const std::string& n : names) {
+    py += (py.empty() ? "" : ", ") + ("'" + n + "'");
+    cli += " --probe " + n;
+  }
+  return "     run the probes on your model:\n"
+         "       Python: triage.check(model, batch, targets, loss_fn, probes=[" + py + "])\n"
+         "       shell:  triage-probe --model model.pt --inputs x.pt --targets y.pt" + cli + "\n";
+}
+
 }  // namespace
 
 std::string ToText(const Report& report, const TextOptions& options) {
@@ -311,6 +330,7 @@ std::string ToText(const Report& report, const TextOptions& options) {
         out += Indent("fix:  " + SanitizeUtf8(h.fix), "       ") + "\n";
         if (!h.evidence.empty()) out += Indent("evidence: " + SanitizeUtf8(h.evidence), "       ") + "\n";
       }
+      out += ProbeCommands(d);
     }
     if (!d.checks.empty()) {
       out += "\n  " + st.Bold("Checks you can run:") + "\n";
