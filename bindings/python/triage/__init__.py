@@ -20,9 +20,10 @@ IPython or Jupyter: `%load_ext triage`. Importing this package never loads LibTo
 from ._report import Report, Diagnosis, Hypothesis, Incident, Series, Problem
 from ._api import (RulesError, diagnose, diagnose_exception, install, uninstall, load_rules, version)
 from ._monitor import Monitor
+from . import callbacks
 
 __all__ = ["Report", "Diagnosis", "Hypothesis", "Incident", "Series", "Problem", "RulesError", "diagnose",
-           "diagnose_exception", "install", "uninstall", "load_rules", "version", "Monitor", "check"]
+           "diagnose_exception", "install", "uninstall", "load_rules", "version", "Monitor", "check", "callbacks"]
 
 
 def check(*args, **kwargs):

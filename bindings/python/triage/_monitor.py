@@ -39,10 +39,11 @@ class Monitor:
             norms = [g.detach().norm() for g in grads]
             return float(torch.stack([n.to(norms[0].device) for n in norms]).norm())
 
-    def observe(self, loss, **metrics):
-        """Records one step. `loss` is a number or a one-element tensor; other metrics by name
-        (val_loss=..., lr=...). Returns a Report the first time a failure is diagnosed, else None."""
-        self.step += 1
+    def observe(self, loss, step=None, **metrics):
+        """Records one step. `loss` is a number or a one-element tensor; `step` the trainer's step
+        number (default: one more than the last); other metrics by name (val_loss=..., lr=...).
+        Returns a Report the first time a failure is diagnosed, else None."""
+        self.step = int(step) if step is not None else self.step + 1
         value = float(loss.detach() if hasattr(loss, "detach") else loss)
         fields = [f"step={self.step}", f"loss={value!r}"]
         if self.model is not None and self.grad_every and self.step % self.grad_every == 0:
