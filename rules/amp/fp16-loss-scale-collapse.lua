@@ -24,22 +24,33 @@ local function fmt(n)
   return string.format("%g", n)
 end
 
+-- The scales of every incident of this input: overflow lines separated by progress bars are several
+-- incidents, and the history is in all of them.
+local function all_scales(ctx)
+  local list = {}
+  for _, inc in ipairs(ctx.incidents or { ctx.incident }) do
+    for _, s in ipairs(scales(inc.message or "")) do list[#list + 1] = s end
+  end
+  if #list == 0 then list = scales(ctx.incident.message or "") end
+  return list
+end
+
 -- values: {history}, a clause telling how many steps were skipped and where the scale ended.
 function scale_history(ctx)
-  local list = scales(ctx.incident.message or "")
+  local list = all_scales(ctx)
   local low = lowest(list)
   if ctx.captures.minimum and ctx.captures.minimum ~= "" then
     return { history = " until it reached the minimum the scaler allows" }
   end
   if not low then return { history = "" } end
   if #list == 1 then return { history = string.format(" (the last skipped step left it at %s)", fmt(low)) } end
-  return { history = string.format(" (%d skipped steps in this stretch of the log, down to %s)", #list, fmt(low)) }
+  return { history = string.format(" (%d skipped steps in this log, from %s down to %s)", #list, fmt(list[1] * 2), fmt(low)) }
 end
 
 -- score: veto while the scale is still large; keep the prior once it has collapsed.
 function collapse_only(ctx)
   if ctx.captures.minimum and ctx.captures.minimum ~= "" then return nil end
-  local low = lowest(scales(ctx.incident.message or ""))
+  local low = lowest(all_scales(ctx))
   if low == nil then
     low = triage.number(ctx.captures.scale or "")
   end
@@ -56,7 +67,15 @@ function test_collapse_over_several_lines()
            .. "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 4, reducing to 2"
   assert(collapse_only(ctx_of(msg)) == nil)
   local h = scale_history(ctx_of(msg)).history
-  assert(h == " (2 skipped steps in this stretch of the log, down to 2)", h)
+  assert(h == " (2 skipped steps in this log, from 64 down to 2)", h)
+end
+
+function test_history_across_incidents()
+  local a = { message = "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 64, reducing to 32" }
+  local b = { message = "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 4, reducing to 2" }
+  local ctx = { incident = a, incidents = { a, { message = "14%|#| 380/2724" }, b }, captures = {} }
+  assert(collapse_only(ctx) == nil)
+  assert(scale_history(ctx).history == " (2 skipped steps in this log, from 64 down to 2)")
 end
 
 function test_healthy_scaling_is_vetoed()
