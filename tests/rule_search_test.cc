@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <thread>
 #include <vector>
 
@@ -66,7 +67,10 @@ class ScopedEnv {
 class SearchPath : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) / ("search_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    // The process id keeps two checkouts' suites running at once from sharing (and deleting) a tree.
+    root_ = fs::path(::testing::TempDir()) /
+            ("search_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+             std::to_string(getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_ / "bundled");
     fs::create_directories(root_ / "project" / "src" / "deep");
@@ -76,7 +80,11 @@ class SearchPath : public ::testing::Test {
     env_.emplace_back(std::make_unique<ScopedEnv>("TRIAGE_RULES_PATH", ""));
     env_.emplace_back(std::make_unique<ScopedEnv>("TRIAGE_DISABLE", ""));
   }
-  void TearDown() override { env_.clear(); }
+  void TearDown() override {
+    env_.clear();
+    std::error_code ignored;
+    fs::remove_all(root_, ignored);
+  }
 
   LoadOptions Options() const {
     LoadOptions o;
