@@ -2,7 +2,7 @@
 """Fits rule priors (`confidence:`) to how often each rule's top-1 answer is right on the wild tuning
 split (Note: [Prior fit] in corpus/README.md). Never reads corpus/heldout/.
 
-usage: corpus/fit_priors.py [--triage build/triage] [--strength 3] [--min-cases 2] [--write]
+usage: corpus/fit_priors.py [--triage build/triage] [--strength 3] [--min-cases 2] [--skip PREFIX]... [--write]
 
 For every case under corpus/wild/ whose labelled category is in rules/taxonomy.yaml (a case labelled
 with a category the taxonomy does not have yet cannot be answered by any rule, and would only punish
@@ -17,7 +17,9 @@ more answers had been right exactly that often) and scales the rule's prior by t
 so the exception-type, specificity and Lua factors applied after the prior keep their relative
 effect. Priors are clipped to [0.40, 0.97] and rounded to 0.01; a change under 0.02 is left alone.
 Without --write it prints the table; with --write it rewrites the `confidence:` line of each YAML.
-Rules written wholly in Lua are reported, not rewritten.
+Rules written wholly in Lua are reported, not rewritten, and so are rules whose category starts with
+a --skip prefix (a family someone else is tuning: `--skip amp. --skip compile.`); their answers still
+count, since they decide which rule is top-1.
 """
 import argparse
 import json
@@ -70,6 +72,8 @@ def main():
     ap.add_argument("--triage", default=os.path.join(ROOT, "build", "triage"))
     ap.add_argument("--strength", type=float, default=3.0)
     ap.add_argument("--min-cases", type=int, default=2)
+    ap.add_argument("--skip", action="append", default=[], metavar="PREFIX",
+                    help="leave rules whose category starts with PREFIX unchanged (repeatable)")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
 
@@ -100,12 +104,16 @@ def main():
         path = files.get(rule)
         text = open(path, encoding="utf-8").read() if path else ""
         m = re.search(r"^confidence:\s*([0-9.]+)", text, re.M)
+        cat = re.search(r"^category:\s*(\S+)", text, re.M)
+        skipped = bool(cat) and any(cat.group(1).startswith(p) for p in args.skip)
         prior = float(m.group(1)) if m else 0.8
         target = (right + args.strength * mean_conf) / (n + args.strength)
         fitted = min(0.97, max(0.40, round(prior * target / mean_conf, 2)))
         mark = ""
         if n >= args.min_cases and abs(fitted - prior) >= 0.02:
-            if not path:
+            if skipped:
+                mark = "  (--skip: not rewritten)"
+            elif not path:
                 mark = "  (Lua rule: not rewritten)"
             elif not m:
                 mark = "  (no confidence: line: not rewritten)"
