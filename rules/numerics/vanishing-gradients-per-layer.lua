@@ -20,8 +20,16 @@ local function parse(message)
       found = true
     end
     if not found then
-      local name, v = line:match("layer=([%w_.]+).-grad_[%w_]-=" .. NUM)
-      if not name then name, v = line:match("^%s*([%w_.]+)%s*|%s*Avg:%s*" .. NUM) end
+      -- key=value lines: the layer, then the first key holding "grad_" after it. Each word is read
+      -- once (a frontier pattern, no '.-' between the two), so a long line costs linear time.
+      local _, stop, name = line:find("layer=([%w_.]+)")
+      local v
+      if name then
+        for key, value in line:gmatch("%f[%w_]([%w_]+)=" .. NUM, stop + 1) do
+          if key:find("grad_", 1, true) then v = value; break end
+        end
+      end
+      if not v then name, v = line:match("^%s*([%w_.]+)%s*|%s*Avg:%s*" .. NUM) end
       add(name, v)
     end
   end

@@ -2,6 +2,16 @@
 -- finds the worst layer. "Dead" means zero for every sample of the batch checked, not the ordinary
 -- ~50% of zero outputs a healthy ReLU produces, so the patterns only read columns that say "dead".
 
+local FRACTION_KEYS = { "dead_frac", "dead_fraction", "dead_ratio" }
+
+-- "dead_frac", or a longer key ending in "_dead_frac" (and the same for the other names).
+local function is_fraction_key(key)
+  for _, k in ipairs(FRACTION_KEYS) do
+    if key == k or key:sub(-#k - 1) == "_" .. k then return true end
+  end
+  return false
+end
+
 local function parse(message)
   local layers = {}   -- {name, frac} in printed order, every printout
   for line in (message .. "\n"):gmatch("([^\n]*)\n") do
@@ -11,9 +21,15 @@ local function parse(message)
       found = true
     end
     if not found then
-      local name, v
-      for _, key in ipairs({ "dead_frac", "dead_fraction", "dead_ratio" }) do
-        if not name then name, v = line:match("layer=([%w_.]+).-%f[%w]" .. key .. "=([%d%.]+)") end
+      -- key=value lines: the layer, then the first dead fraction after it. Each word is read once
+      -- (a frontier pattern, no '.-' between the two), so a long line costs linear time.
+      local _, stop, name = line:find("layer=([%w_.]+)")
+      local v
+      if name then
+        for key, value in line:gmatch("%f[%w_]([%w_]+)=([%d%.]+)", stop + 1) do
+          if is_fraction_key(key) then v = value; break end
+        end
+        if not v then name = nil end
       end
       if name then
         layers[#layers + 1] = { name = name, frac = tonumber(v) }

@@ -132,11 +132,13 @@ struct Report {
 
 class RuleSet;  // compiled rules; opaque, immutable, thread-safe
 
-// Limits on rules' Lua code (rules/LUA_API.md). Memory is capped per lua_State (there is one per
-// thread diagnosing with a rule set); instructions per call into Lua, counted in steps of 1000.
+// Limits on rules' Lua code (rules/LUA_API.md "The sandbox"). Memory is capped per rule (each Lua rule
+// has a lua_State of its own per thread diagnosing); instructions (string pattern steps included) and
+// the thread's CPU time per call into Lua, and per rule file run at load. pcall cannot catch either.
 struct LuaLimits {
-  std::size_t memory_bytes = 16u << 20;   // 16 MiB per state
+  std::size_t memory_bytes = 16u << 20;   // 16 MiB per rule
   std::uint64_t instructions = 1000000;   // per call (a predicate typically uses under 1000)
+  std::uint32_t milliseconds = 250;       // CPU time per call, whatever it is spent on
 };
 
 // Where rules come from, in this order (rules/README.md "Search path"): bundled, system, user,

@@ -5,6 +5,9 @@
 // hold no C++ object with a destructor. Conversions back to C++ use only raw, non-raising calls.
 #include "rules/lua_runtime.h"
 
+#include <time.h>
+
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,18 +16,23 @@
 #include <lua.hpp>
 
 #include "log/metrics.h"
+#include "rules/lua_patterns.h"
 #include "rules/rule.h"
 
 namespace triage {
 namespace {
 
 constexpr int kHookStep = 1000;        // instructions between count-hook calls
+constexpr std::size_t kCheckBytes = 1 << 20;  // bytes allocated between deadline checks (Note: [Lua deadline])
 constexpr int kMaxDepth = 4;           // nesting converted out of a returned table
 constexpr int kMaxFields = 1000;       // fields converted out of one returned table
+constexpr std::size_t kMaxReturnBytes = 64 << 10;  // text a call may return (strings and keys)
+constexpr std::size_t kMaxGlobalBytes = 4 << 20;   // text of a whole-Lua rule's `rule` table
 
 // Trusted set-up code, run once per state with the full base library. It hardens the shared string
 // metatable, defines the `triage` helper table and returns the environment builder and freezer.
 constexpr char kSetup[] = R"lua(
+local stopped = ...                      -- C: whether the running call's budget has run out
 local string, table, math, utf8 = string, table, math, utf8
 string.dump = nil                        -- no bytecode out, and load is never offered to rules
 getmetatable("").__metatable = false     -- rules cannot reach the shared string metatable
@@ -116,6 +124,15 @@ local base = {
   rawequal = rawequal, rawget = rawget, rawlen = rawlen, rawset = rawset,
   getmetatable = getmetatable, _VERSION = _VERSION,
 }
+-- Lua runs a message handler with hooks off when the error came from the count hook (the budget
+-- ran out), so a rule's own handler would run unbounded: it is skipped then (Note: [Lua deadline]).
+local raw_xpcall = xpcall
+base.xpcall = function(f, handler, ...)
+  return raw_xpcall(f, function(e)
+    if stopped() then return e end
+    return handler(e)
+  end, ...)
+end
 local raw_setmetatable = setmetatable
 -- Finalizers would run at arbitrary times (another rule's call, state shutdown): refuse them.
 base.setmetatable = function(t, mt)
@@ -163,15 +180,45 @@ constexpr char kFreezeKey[] = "triage.freeze";
 
 }  // namespace
 
+// Nanoseconds of CPU time used by the calling thread: a time limit on wall-clock time would stop
+// healthy rules on a busy machine. Falls back to the steady clock where there is no thread clock.
+std::uint64_t CpuNanos() {
+#ifdef CLOCK_THREAD_CPUTIME_ID
+  timespec t{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0) {
+    return static_cast<std::uint64_t>(t.tv_sec) * 1000000000u + static_cast<std::uint64_t>(t.tv_nsec);
+  }
+#endif
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
 struct LuaState::Budget {
+  lua_State* L = nullptr;      // once started
   std::size_t used = 0;
   std::size_t limit = 0;
+  std::size_t allocated = 0;   // bytes allocated since the last check
+  int pace = 0;                // the count hook's current interval
   std::uint64_t count = 0;
   std::uint64_t max = 0;
+  std::uint32_t ms = 0;
+  std::uint64_t deadline = ~std::uint64_t{0};  // CpuNanos() at which the call stops
+  std::uint64_t clock_due = 0;                 // the count at which to read the clock again
   bool overrun = false;
+  char why[96] = "";  // what ran out, once overrun
 };
 
 namespace {
+
+void CountHook(lua_State* L, lua_Debug* ar);
+
+// Makes the count hook run after the next instruction (and check the budget then).
+void CheckSoon(LuaState::Budget* b) {
+  b->pace = 1;
+  b->clock_due = 0;
+  lua_sethook(b->L, CountHook, LUA_MASKCOUNT, 1);
+}
 
 void* Alloc(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
   auto* b = static_cast<LuaState::Budget*>(ud);
@@ -185,6 +232,10 @@ void* Alloc(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
   void* p = std::realloc(ptr, nsize);
   if (p == nullptr) return nullptr;
   b->used = b->used - osize + nsize;
+  if (nsize > osize && b->L != nullptr && (b->allocated += nsize - osize) >= kCheckBytes) {
+    b->allocated = 0;
+    if (b->pace != 1) CheckSoon(b);
+  }
   return p;
 }
 
@@ -194,15 +245,70 @@ LuaState::Budget* BudgetOf(lua_State* L) {
   return static_cast<LuaState::Budget*>(ud);
 }
 
+// Reads the clock when due; true once the call's time is up.
+bool PastDeadline(LuaState::Budget* b) {
+  if (b->count < b->clock_due) return false;
+  b->clock_due = b->count + kHookStep;
+  return CpuNanos() > b->deadline;
+}
+
+// Note: [Lua deadline] A call stops when it has run `instructions` VM instructions (string pattern
+// steps included, Note: [Counted patterns]) or used `milliseconds` of its thread's CPU time (read
+// once per kHookStep steps, not per pattern call). The stop cannot be
+// caught: once overrun, the count hook fires on every instruction and raises again, so a pcall that
+// caught the error fails at its caller's next instruction, up to the call's own frame; the counted
+// pattern functions raise at entry too. C functions that run long without VM instructions allocate as
+// they go (string.rep, table.concat, gsub's result): every kCheckBytes allocated, the hook runs at
+// the next instruction, so such a loop overshoots the time limit by one allocation's work at most.
+// Returns true when the budget has just run out.
+bool RunsOut(LuaState::Budget* b) {
+  if (b->count > b->max) {
+    std::snprintf(b->why, sizeof b->why, "instruction budget exceeded (%llu instructions per call)",
+                  static_cast<unsigned long long>(b->max));
+  } else if (PastDeadline(b)) {
+    std::snprintf(b->why, sizeof b->why, "time limit exceeded (%u ms of CPU per call)", static_cast<unsigned>(b->ms));
+  } else {
+    return false;
+  }
+  b->overrun = true;
+  CheckSoon(b);
+  return true;
+}
+
 void CountHook(lua_State* L, lua_Debug* ar) {
   LuaState::Budget* b = BudgetOf(L);
-  b->count += kHookStep;
-  if (b->count <= b->max) return;
-  b->overrun = true;
+  if (!b->overrun) {
+    b->count += static_cast<std::uint64_t>(b->pace);
+    if (!RunsOut(b)) {
+      if (b->pace != kHookStep) {  // an early check (CheckSoon): back to the normal pace
+        b->pace = kHookStep;
+        lua_sethook(L, CountHook, LUA_MASKCOUNT, kHookStep);
+      }
+      return;
+    }
+  }
   lua_getinfo(L, "Sl", ar);
-  lua_pushfstring(L, "%s:%d: instruction budget exceeded (%I instructions per call)", ar->short_src,
-                  ar->currentline, static_cast<lua_Integer>(b->max));
+  lua_pushfstring(L, "%s:%d: %s", ar->short_src, ar->currentline, b->why);
   lua_error(L);
+}
+
+const char* ChargePattern(lua_State* L, std::uint64_t steps) {
+  LuaState::Budget* b = BudgetOf(L);
+  if (b->overrun) return b->why;
+  b->count += steps;
+  return RunsOut(b) ? b->why : nullptr;
+}
+
+// Starts a call's budget: a fresh count and deadline, the hook at its normal pace.
+void StartBudget(lua_State* L, LuaState::Budget* b) {
+  b->count = 0;
+  b->overrun = false;
+  b->why[0] = '\0';
+  b->deadline = CpuNanos() + std::uint64_t{b->ms} * 1000000u;
+  b->clock_due = kHookStep;
+  b->allocated = 0;
+  b->pace = kHookStep;
+  lua_sethook(L, CountHook, LUA_MASKCOUNT, kHookStep);
 }
 
 // Message handler: keeps string errors, names the type of anything else (never calls __tostring,
@@ -213,15 +319,22 @@ int MessageHandler(lua_State* L) {
   return 1;
 }
 
+int Stopped(lua_State* L) {
+  lua_pushboolean(L, BudgetOf(L)->overrun);
+  return 1;
+}
+
 int OpenLibs(lua_State* L) {
   luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
   luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
+  InstallCountedPatterns(L, ChargePattern);  // before anything copies the library
   luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
   luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
   luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
   lua_settop(L, 0);
   if (luaL_loadbufferx(L, kSetup, sizeof kSetup - 1, "=triage-setup", "t") != LUA_OK) return lua_error(L);
-  lua_call(L, 0, 2);
+  lua_pushcfunction(L, Stopped);
+  lua_call(L, 1, 2);
   lua_setfield(L, LUA_REGISTRYINDEX, kFreezeKey);
   lua_setfield(L, LUA_REGISTRYINDEX, kMakeEnvKey);
   // The state's own globals keep load, require & co. for nobody: rules only ever see their env.
@@ -417,8 +530,15 @@ int CallRuleFunction(lua_State* L) {
   return 1;
 }
 
+// What one conversion out of Lua may take: table fields and bytes of text (strings and keys).
+struct ConvertBudget {
+  int fields;
+  std::size_t bytes;
+  bool over = false;  // the text did not fit; what was converted is incomplete
+};
+
 // Converts the value at `idx` without raising and without running metamethods.
-void ToValue(lua_State* L, int idx, int depth, int* budget, LuaValue* out) {
+void ToValue(lua_State* L, int idx, int depth, ConvertBudget* budget, LuaValue* out) {
   idx = lua_absindex(L, idx);
   switch (lua_type(L, idx)) {
     case LUA_TNIL: out->type = LuaValue::Type::kNil; return;
@@ -428,6 +548,11 @@ void ToValue(lua_State* L, int idx, int depth, int* budget, LuaValue* out) {
       size_t n = 0;
       const char* s = lua_tolstring(L, idx, &n);
       out->type = LuaValue::Type::kString;
+      if (n > budget->bytes) {
+        budget->over = true;
+        return;
+      }
+      budget->bytes -= n;
       out->string.assign(s, n);
       return;
     }
@@ -436,7 +561,7 @@ void ToValue(lua_State* L, int idx, int depth, int* budget, LuaValue* out) {
       if (depth >= kMaxDepth || !lua_checkstack(L, 4)) return;
       lua_pushnil(L);
       while (lua_next(L, idx) != 0) {
-        if (--*budget < 0) {
+        if (--budget->fields < 0 || budget->over) {
           lua_pop(L, 2);
           return;
         }
@@ -444,6 +569,12 @@ void ToValue(lua_State* L, int idx, int depth, int* budget, LuaValue* out) {
         if (lua_type(L, -2) == LUA_TSTRING) {
           size_t n = 0;
           const char* s = lua_tolstring(L, -2, &n);
+          if (n > budget->bytes) {
+            budget->over = true;
+            lua_pop(L, 2);
+            return;
+          }
+          budget->bytes -= n;
           key.assign(s, n);
         } else if (lua_isinteger(L, -2)) {
           key = std::to_string(lua_tointeger(L, -2));
@@ -493,186 +624,274 @@ bool IsLuaName(const std::string& s) {
   return true;
 }
 
-LuaState::LuaState(const LuaLimits& limits) : budget_(std::make_unique<Budget>()) {
-  budget_->limit = limits.memory_bytes;
-  budget_->max = limits.instructions;
+// Note: [Lua accounts] Each Lua rule has a lua_State of its own, with its own memory cap, budget and
+// copy of ctx, so one rule cannot starve, slow down or see the edits of another. Its environment is
+// built again, from its chunks, for every input it is called on (lazily, at the first call after
+// ResetInput): globals set with rawset, upvalue tables and anything else a call left behind are gone
+// before the next input.
+struct LuaState::Vm {
+  Budget budget;
+  lua_State* L = nullptr;
+  std::vector<LuaChunk> chunks;
+  std::vector<std::string> files;  // of each chunk (chunk k is named "=k")
+  int env_ref = LUA_NOREF;
+  int incidents_ref = LUA_NOREF;   // ctx.incidents, built once per input
+  int metrics_ref = LUA_NOREF;     // ctx.metrics, built once per input
+  const std::vector<Incident>* cached_for = nullptr;
+  bool used = false;               // called since the environment was built
+  bool stale = false;              // used by an earlier input: build the environment again
+  ~Vm() {
+    if (L) lua_close(L);
+  }
+};
+
+namespace {
+
+// Calls fn(args) in vm's state under a fresh budget, with the message handler; leaves the handler and
+// either nresults results or the error on the stack. Returns the lua_pcall status.
+int CallBudgeted(LuaState::Vm* vm, lua_CFunction fn, void* args, int nresults) {
+  lua_State* L = vm->L;
+  int handler = lua_gettop(L) + 1;
+  lua_pushcfunction(L, MessageHandler);
+  lua_pushcfunction(L, fn);
+  lua_pushlightuserdata(L, args);
+  StartBudget(L, &vm->budget);
+  return lua_pcall(L, 1, nresults, handler);
 }
+
+// Runs the chunks into a fresh environment of vm (dropping the old one and the input's ctx caches).
+bool BuildEnv(LuaState::Vm* vm, LuaError* error) {
+  lua_State* L = vm->L;
+  for (int* ref : {&vm->env_ref, &vm->incidents_ref, &vm->metrics_ref}) {
+    if (*ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, *ref);
+    *ref = LUA_NOREF;
+  }
+  vm->cached_for = nullptr;
+  vm->used = vm->stale = false;
+  lua_gc(L, LUA_GCCOLLECT);
+  LoadArgs args{&vm->chunks, -1, false, LUA_NOREF};
+  int base = lua_gettop(L);
+  int status = CallBudgeted(vm, LoadChunks, &args, 0);
+  if (status == LUA_OK) {
+    vm->env_ref = args.env_ref;
+    lua_settop(L, base);
+    return true;
+  }
+  std::string raw = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error while loading";
+  lua_settop(L, base);
+  Locate(raw, vm->files, error);
+  if (error->file.empty() && args.failed_chunk >= 0) error->file = vm->chunks[args.failed_chunk].file;
+  error->code = status == LUA_ERRMEM     ? "lua-memory"
+                : vm->budget.overrun     ? "lua-budget"
+                : args.syntax            ? "lua-syntax"
+                                         : "lua-error";
+  if (status == LUA_ERRMEM) {
+    error->message = "out of memory while loading (limit " + std::to_string(vm->budget.limit) + " bytes per rule)";
+  }
+  lua_gc(L, LUA_GCCOLLECT);
+  return false;
+}
+
+}  // namespace
+
+LuaState::LuaState(const LuaLimits& limits) : limits_(limits) {}
 
 std::unique_ptr<LuaState> LuaState::Create(const LuaLimits& limits) {
-  std::unique_ptr<LuaState> s(new LuaState(limits));
-  s->L_ = lua_newstate(Alloc, s->budget_.get());
-  if (s->L_ == nullptr) return nullptr;
-  lua_setwarnf(s->L_, nullptr, nullptr);  // an embedded library prints nothing
-  // Set-up is trusted and small: give it room even under a tiny instruction cap.
-  s->budget_->count = 0;
-  std::uint64_t saved = s->budget_->max;
-  s->budget_->max = ~std::uint64_t{0};
-  lua_sethook(s->L_, CountHook, LUA_MASKCOUNT, kHookStep);
-  lua_pushcfunction(s->L_, OpenLibs);
-  int status = lua_pcall(s->L_, 0, 0, 0);
-  s->budget_->max = saved;
-  if (status != LUA_OK) return nullptr;
-  return s;
+  return std::unique_ptr<LuaState>(new LuaState(limits));
 }
 
-LuaState::~LuaState() {
-  if (L_) lua_close(L_);
+LuaState::~LuaState() = default;
+
+std::size_t LuaState::memory_used() const {
+  std::size_t n = 0;
+  for (const auto& kv : vms_) n += kv.second->budget.used;
+  return n;
 }
 
-std::size_t LuaState::memory_used() const { return budget_->used; }
+bool LuaState::HasRule(int slot) const { return vms_.count(slot) > 0; }
 
-bool LuaState::HasRule(int slot) const { return envs_.count(slot) > 0; }
+LuaState::Vm* LuaState::Find(int slot) const {
+  auto it = vms_.find(slot);
+  return it == vms_.end() ? nullptr : it->second.get();
+}
 
 bool LuaState::LoadRule(int slot, const std::vector<LuaChunk>& chunks, LuaError* error) {
-  std::vector<std::string> files;
-  for (const LuaChunk& c : chunks) files.push_back(c.file);
-  LoadArgs args{&chunks, -1, false, LUA_NOREF};
-  int base = lua_gettop(L_);
-  lua_pushcfunction(L_, MessageHandler);
-  lua_pushcfunction(L_, LoadChunks);
-  lua_pushlightuserdata(L_, &args);
-  budget_->count = 0;
-  budget_->overrun = false;
-  int status = lua_pcall(L_, 1, 0, base + 1);
-  if (status != LUA_OK) {
-    std::string raw = lua_type(L_, -1) == LUA_TSTRING ? lua_tostring(L_, -1) : "error while loading";
-    lua_settop(L_, base);
-    Locate(raw, files, error);
-    if (error->file.empty() && args.failed_chunk >= 0) error->file = chunks[args.failed_chunk].file;
-    error->code = status == LUA_ERRMEM ? "lua-memory"
-                  : budget_->overrun   ? "lua-budget"
-                  : args.syntax        ? "lua-syntax"
-                                       : "lua-error";
-    if (status == LUA_ERRMEM) error->message = "out of memory while loading (limit " +
-                                               std::to_string(budget_->limit) + " bytes per state)";
-    lua_gc(L_, LUA_GCCOLLECT);
+  vms_.erase(slot);
+  auto vm = std::make_unique<Vm>();
+  vm->budget.limit = limits_.memory_bytes;
+  vm->budget.max = ~std::uint64_t{0};  // set-up is trusted and small: room even under a tiny cap
+  vm->L = lua_newstate(Alloc, &vm->budget);
+  bool started = vm->L != nullptr;
+  if (started) {
+    lua_setwarnf(vm->L, nullptr, nullptr);  // an embedded library prints nothing
+    vm->budget.L = vm->L;
+    vm->budget.pace = kHookStep;
+    lua_sethook(vm->L, CountHook, LUA_MASKCOUNT, kHookStep);
+    lua_pushcfunction(vm->L, OpenLibs);
+    started = lua_pcall(vm->L, 0, 0, 0) == LUA_OK;
+  }
+  if (!started) {
+    error->code = "lua-unavailable";
+    error->file = chunks.empty() ? "" : chunks[0].file;
+    error->message = "could not start Lua (memory limit " + std::to_string(limits_.memory_bytes) + " bytes per rule)";
     return false;
   }
-  envs_[slot] = args.env_ref;
-  files_[slot] = std::move(files);
-  lua_settop(L_, base);
+  vm->budget.max = limits_.instructions;
+  vm->budget.ms = limits_.milliseconds;
+  vm->chunks = chunks;
+  for (const LuaChunk& c : chunks) vm->files.push_back(c.file);
+  if (!BuildEnv(vm.get(), error)) return false;
+  vms_[slot] = std::move(vm);
   return true;
 }
 
 std::map<std::string, int> LuaState::Functions(int slot) const {
   std::map<std::string, int> out;
-  auto it = envs_.find(slot);
-  if (it == envs_.end()) return out;
-  int base = lua_gettop(L_);
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, it->second);
-  if (lua_getmetatable(L_, -1) && lua_getfield(L_, -1, "__index") == LUA_TTABLE) {
-    lua_pushnil(L_);
-    while (lua_next(L_, -2) != 0) {
-      if (lua_type(L_, -2) == LUA_TSTRING && lua_type(L_, -1) == LUA_TFUNCTION) {
+  Vm* vm = Find(slot);
+  if (vm == nullptr) return out;
+  lua_State* L = vm->L;
+  int base = lua_gettop(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, vm->env_ref);
+  if (lua_getmetatable(L, -1) && lua_getfield(L, -1, "__index") == LUA_TTABLE) {
+    lua_pushnil(L);
+    while (lua_next(L, -2) != 0) {
+      if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TFUNCTION) {
         lua_Debug ar;
-        lua_pushvalue(L_, -1);
-        lua_getinfo(L_, ">S", &ar);
+        lua_pushvalue(L, -1);
+        lua_getinfo(L, ">S", &ar);
         // Only functions written in the rule's own chunks (named "=K") count, not the copied library.
         if (ar.what[0] == 'L' && ar.source[0] == '=' && ar.source[1] >= '0' && ar.source[1] <= '9') {
-          out[lua_tostring(L_, -2)] = ar.linedefined;
+          out[lua_tostring(L, -2)] = ar.linedefined;
         }
       }
-      lua_pop(L_, 1);
+      lua_pop(L, 1);
     }
   }
-  lua_settop(L_, base);
+  lua_settop(L, base);
   return out;
 }
 
 bool LuaState::GetGlobal(int slot, const std::string& name, LuaValue* out, LuaError* error) {
-  auto it = envs_.find(slot);
-  if (it == envs_.end()) {
+  Vm* vm = Find(slot);
+  if (vm == nullptr) {
     error->code = "lua-error";
     error->message = "rule not loaded";
     return false;
   }
-  int base = lua_gettop(L_);
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, it->second);
+  lua_State* L = vm->L;
+  int base = lua_gettop(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, vm->env_ref);
   bool ok = false;
-  if (lua_getmetatable(L_, -1) && lua_getfield(L_, -1, "__index") == LUA_TTABLE) {
+  if (lua_getmetatable(L, -1) && lua_getfield(L, -1, "__index") == LUA_TTABLE) {
     // Found by iteration, not lua_getfield: interning a new key string could raise out of pcall.
     *out = LuaValue();
     ok = true;
-    lua_pushnil(L_);
-    while (lua_next(L_, -2) != 0) {
+    lua_pushnil(L);
+    while (lua_next(L, -2) != 0) {
       size_t n = 0;
-      if (lua_type(L_, -2) == LUA_TSTRING) {
-        const char* k = lua_tolstring(L_, -2, &n);
+      if (lua_type(L, -2) == LUA_TSTRING) {
+        const char* k = lua_tolstring(L, -2, &n);
         if (name.size() == n && std::memcmp(k, name.data(), n) == 0) {
-          int budget = kMaxFields * 10;
-          ToValue(L_, -1, 0, &budget, out);
-          lua_pop(L_, 2);
+          ConvertBudget budget{kMaxFields * 10, kMaxGlobalBytes};
+          ToValue(L, -1, 0, &budget, out);
+          if (budget.over) {
+            ok = false;
+            error->code = "lua-bad-return";
+            error->message = "'" + name + "' holds more than " + std::to_string(kMaxGlobalBytes) + " bytes of text";
+          }
+          lua_pop(L, 2);
           break;
         }
       }
-      lua_pop(L_, 1);
+      lua_pop(L, 1);
     }
   }
-  lua_settop(L_, base);
+  lua_settop(L, base);
   return ok;
 }
 
 void LuaState::ResetInput() {
-  if (incidents_ref_ != LUA_NOREF) luaL_unref(L_, LUA_REGISTRYINDEX, incidents_ref_);
-  if (metrics_ref_ != LUA_NOREF) luaL_unref(L_, LUA_REGISTRYINDEX, metrics_ref_);
-  incidents_ref_ = metrics_ref_ = LUA_NOREF;
-  cached_for_ = nullptr;
-  // Garbage from the last input should not count against the next one's memory cap.
-  if (budget_->used > budget_->limit / 2) lua_gc(L_, LUA_GCCOLLECT);
+  for (auto& kv : vms_) kv.second->stale = kv.second->stale || kv.second->used;
 }
 
 bool LuaState::Call(int slot, const std::string& name, const LuaCallInput* input, LuaValue* result,
                     LuaError* error) {
-  auto it = envs_.find(slot);
-  if (it == envs_.end()) {
+  Vm* vm = Find(slot);
+  if (vm == nullptr) {
     error->code = "lua-error";
     error->message = "the rule's Lua did not load in this state";
     return false;
   }
-  if (input != nullptr && input->incidents != cached_for_) {
-    if (incidents_ref_ != LUA_NOREF) luaL_unref(L_, LUA_REGISTRYINDEX, incidents_ref_);
-    if (metrics_ref_ != LUA_NOREF) luaL_unref(L_, LUA_REGISTRYINDEX, metrics_ref_);
-    incidents_ref_ = metrics_ref_ = LUA_NOREF;
-    cached_for_ = input->incidents;
+  // A new input gets the rule as its file left it (Note: [Lua accounts]).
+  if (vm->stale && !BuildEnv(vm, error)) return false;
+  vm->used = true;
+  lua_State* L = vm->L;
+  if (input != nullptr && input->incidents != vm->cached_for) {
+    for (int* ref : {&vm->incidents_ref, &vm->metrics_ref}) {
+      if (*ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, *ref);
+      *ref = LUA_NOREF;
+    }
+    vm->cached_for = input->incidents;
   }
   // Series are copied here, outside the protected call, so no C++ object lives in a frame Lua may
   // longjmp over.
   SeriesPoints series;
-  if (input != nullptr && input->metrics != nullptr && metrics_ref_ == LUA_NOREF) {
+  if (input != nullptr && input->metrics != nullptr && vm->metrics_ref == LUA_NOREF) {
     for (int i = 0; i < kSeriesCount; ++i) {
       if (const MetricSeries* s = input->metrics->Find(static_cast<SeriesId>(i))) {
         series.emplace_back(static_cast<SeriesId>(i), s->Points());
       }
     }
   }
-  CallArgs args{input, it->second, &incidents_ref_, &metrics_ref_, &series, name.c_str(), false};
-  int base = lua_gettop(L_);
-  lua_pushcfunction(L_, MessageHandler);
-  lua_pushcfunction(L_, CallRuleFunction);
-  lua_pushlightuserdata(L_, &args);
-  budget_->count = 0;
-  budget_->overrun = false;
-  int status = lua_pcall(L_, 1, 1, base + 1);
-  const std::vector<std::string>& files = files_[slot];
+  CallArgs args{input, vm->env_ref, &vm->incidents_ref, &vm->metrics_ref, &series, name.c_str(), false};
+  int base = lua_gettop(L);
+  int status = CallBudgeted(vm, CallRuleFunction, &args, 1);
   if (status != LUA_OK) {
-    std::string raw = lua_type(L_, -1) == LUA_TSTRING ? lua_tostring(L_, -1) : "error";
-    lua_settop(L_, base);
-    Locate(raw, files, error);
-    if (error->file.empty() && !files.empty()) error->file = files[0];
-    error->code = status == LUA_ERRMEM ? "lua-memory" : budget_->overrun ? "lua-budget" : "lua-error";
+    std::string raw = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error";
+    lua_settop(L, base);
+    Locate(raw, vm->files, error);
+    if (error->file.empty() && !vm->files.empty()) error->file = vm->files[0];
+    error->code = status == LUA_ERRMEM ? "lua-memory" : vm->budget.overrun ? "lua-budget" : "lua-error";
     if (status == LUA_ERRMEM) {
-      error->message = "'" + name + "' ran out of memory (limit " + std::to_string(budget_->limit) +
-                       " bytes per state)";
+      error->message = "'" + name + "' ran out of memory (limit " + std::to_string(vm->budget.limit) +
+                       " bytes per rule)";
     }
     if (args.missing) error->code = "lua-missing-function";
-    lua_gc(L_, LUA_GCCOLLECT);
+    lua_gc(L, LUA_GCCOLLECT);
     return false;
   }
-  int budget = kMaxFields;
+  ConvertBudget budget{kMaxFields, kMaxReturnBytes};
   *result = LuaValue();
-  ToValue(L_, -1, 0, &budget, result);
-  lua_settop(L_, base);
+  ToValue(L, -1, 0, &budget, result);
+  lua_settop(L, base);
+  if (vm->budget.used > vm->budget.limit / 2) lua_gc(L, LUA_GCCOLLECT);
+  if (budget.over) {
+    *result = LuaValue();
+    error->code = "lua-bad-return";
+    error->file = vm->files.empty() ? "" : vm->files[0];
+    error->line = 0;
+    error->message = "'" + name + "' returned more than " + std::to_string(kMaxReturnBytes) + " bytes of text";
+    return false;
+  }
   return true;
+}
+
+std::string LuaExpressionError(const std::string& code) {
+  LuaState::Budget budget;
+  budget.limit = (1u << 20) + 64 * code.size();  // parsing only
+  lua_State* L = lua_newstate(Alloc, &budget);
+  if (L == nullptr) return "could not start Lua";
+  const std::string text = "return (" + code + "\n)";
+  std::string why;
+  if (luaL_loadbufferx(L, text.data(), text.size(), "=expression", "t") != LUA_OK) {
+    why = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "not an expression";
+    if (why.rfind("expression:", 0) == 0) {
+      size_t colon = why.find(": ");
+      if (colon != std::string::npos) why = why.substr(colon + 2);
+    }
+  }
+  lua_close(L);
+  return why;
 }
 
 LuaRuntime::LuaRuntime(const std::vector<Rule>* rules, LuaLimits limits) : rules_(rules), limits_(limits) {}

@@ -3,13 +3,14 @@
 // Note: [Lua sandbox] Every rule's Lua runs in an environment of its own, built from a whitelist:
 // the base functions minus load/loadfile/dofile/require/collectgarbage/print, plus copies of string,
 // table, math and utf8 (string.dump removed everywhere), plus the `triage` helper table. Source is
-// loaded as text only (mode "t"), so bytecode never reaches the VM. Each lua_State has a memory cap
-// (custom allocator) and each call an instruction cap (count hook). After a rule's chunk has run,
-// its environment is frozen: globals can be read, not assigned, so no call leaves state behind that
-// another call (or another thread's state) would not see.
+// loaded as text only (mode "t"), so bytecode never reaches the VM. Each rule's lua_State has a memory
+// cap (custom allocator) and each call an instruction and time cap that pcall cannot catch (Note: [Lua
+// deadline]); string patterns count as instructions (Note: [Counted patterns]). After a rule's chunk
+// has run, its environment is frozen: globals can be read, not assigned; what a call leaves behind
+// anyway (rawset, upvalues) lasts until the next input at most (Note: [Lua accounts]).
 //
 // Note: [Lua threads] A lua_State is never shared between threads. A RuleSet owns a LuaRuntime,
-// which keeps a pool of states, each with every Lua rule of the set loaded. A diagnosis takes one
+// which keeps a pool of LuaStates, each with every Lua rule of the set loaded. A diagnosis takes one
 // state from the pool for its whole run (creating one when the pool is empty) and gives it back, so
 // there are at most as many states as threads diagnosing at once with that rule set.
 #ifndef TRIAGE_ENGINE_LUA_RUNTIME_H_
@@ -99,7 +100,8 @@ class LuaRuntime {
   int created_ = 0;
 };
 
-// One sandboxed lua_State. Used by one thread at a time.
+// The Lua rules of a set for one thread: each rule in a sandboxed lua_State of its own
+// (Note: [Lua accounts]). Used by one thread at a time.
 class LuaState {
  public:
   static std::unique_ptr<LuaState> Create(const LuaLimits& limits);
@@ -121,22 +123,25 @@ class LuaState {
   // Returns false with *error on a Lua error, a budget overrun or a missing function.
   bool Call(int slot, const std::string& name, const LuaCallInput* input, LuaValue* result, LuaError* error);
 
-  // Forgets per-diagnosis caches (incident tables); call when a new input starts.
+  // Call when a new input starts: every rule called since gets a fresh environment and ctx at its
+  // next call (Note: [Lua accounts]).
   void ResetInput();
-  std::size_t memory_used() const;
+  std::size_t memory_used() const;  // all rules' states together
 
-  struct Budget;  // memory and instruction accounting; defined in lua_runtime.cc
+  struct Budget;  // memory, instruction and time accounting; defined in lua_runtime.cc
+  struct Vm;      // one rule's lua_State; defined in lua_runtime.cc
 
  private:
   explicit LuaState(const LuaLimits& limits);
-  lua_State* L_ = nullptr;
-  std::unique_ptr<Budget> budget_;
-  std::map<int, int> envs_;   // slot -> registry ref of the environment
-  std::map<int, std::vector<std::string>> files_;  // slot -> file of each chunk (chunk k is named "=k")
-  const std::vector<Incident>* cached_for_ = nullptr;
-  int incidents_ref_ = -2;    // LUA_NOREF
-  int metrics_ref_ = -2;      // LUA_NOREF; ctx.metrics, built once per input
+  Vm* Find(int slot) const;
+  LuaLimits limits_;
+  std::map<int, std::unique_ptr<Vm>> vms_;  // slot -> that rule's own lua_State (Note: [Lua accounts])
 };
+
+// Returns "" when `code` is exactly one Lua expression, else why not (Lua's syntax message). The code
+// is compiled, never run; an inline `lua: EXPRESSION` is wrapped as `return (EXPRESSION\n)` only after
+// this check, so it cannot close the wrapper and run statements at load.
+std::string LuaExpressionError(const std::string& code);
 
 // Returns true when `s` is a Lua function name ("lua:NAME" references name a function).
 bool IsLuaName(const std::string& s);

@@ -150,12 +150,16 @@ void ReadLuaRef(FileChecker& check, const YAML::Node& node, const std::string& k
     ref->name = body;
     return;
   }
+  if (std::string why = LuaExpressionError(body); !why.empty()) {
+    check.Error(node.Mark(), "lua-syntax", "'" + key + "' inline Lua must be one expression: " + why);
+    return;
+  }
   // Padding with newlines makes Lua's line numbers the YAML file's.
   ref->name = "__" + key + "_" + std::to_string(pos.line) + "_" + std::to_string(pos.column);
   std::string code(pos.line > 1 ? pos.line - 1 : 0, '\n');
   code += ref->name + " = function(ctx) local captures, values, incident, incidents, metrics, probes = "
           "ctx.captures, ctx.values, ctx.incident, ctx.incidents, ctx.metrics, ctx.probes; return (" +
-          body + ") end";
+          body + "\n) end";
   inline_chunks->push_back({file, code});
 }
 
@@ -952,6 +956,7 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
   key.Add(static_cast<std::uint64_t>(in.strict));
   key.Add(static_cast<std::uint64_t>(in.limits.memory_bytes));
   key.Add(static_cast<std::uint64_t>(in.limits.instructions));
+  key.Add(static_cast<std::uint64_t>(in.limits.milliseconds));
   for (const auto& [id, by] : in.disable) {
     key.Add(id);
     key.Add(by);

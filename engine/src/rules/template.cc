@@ -45,13 +45,26 @@ std::vector<std::string> TemplateNames(const std::string& tmpl, std::string* err
 std::string RenderTemplate(const std::string& tmpl,
                            const std::function<bool(const std::string&, std::string*)>& lookup) {
   std::string out;
+  std::size_t cut = 0;
+  auto add = [&](const std::string& s) {
+    std::size_t room = out.size() < kMaxRenderedTemplate ? kMaxRenderedTemplate - out.size() : 0;
+    if (s.size() <= room) {
+      out += s;
+      return;
+    }
+    std::size_t keep = room;
+    while (keep > 0 && (static_cast<unsigned char>(s[keep]) & 0xC0) == 0x80) --keep;  // whole UTF-8 characters
+    out.append(s, 0, keep);
+    cut += s.size() - keep;
+  };
   std::string error = Walk(
-      tmpl, [&](const std::string& s) { out += s; },
+      tmpl, add,
       [&](const std::string& n) {
         std::string v;
-        out += lookup(n, &v) ? v : "?";
+        add(lookup(n, &v) ? v : "?");
       });
   if (!error.empty()) return tmpl;  // the loader rejects such templates; render raw if one slips by
+  if (cut > 0) out += " ... [" + std::to_string(cut) + " bytes cut]";
   return out;
 }
 

@@ -2,6 +2,7 @@
 #ifndef TRIAGE_ENGINE_TEMPLATE_H_
 #define TRIAGE_ENGINE_TEMPLATE_H_
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -13,6 +14,10 @@ namespace triage {
 std::vector<std::string> TemplateNames(const std::string& tmpl, std::string* error);
 
 // Renders a template; `lookup` returns false for an unknown name, which renders as "?".
+// The most bytes one rendered template keeps: the rest is cut and counted (" ... [N bytes cut]"), so
+// a long capture or Lua value used many times cannot blow up a report.
+constexpr std::size_t kMaxRenderedTemplate = 16 << 10;
+
 std::string RenderTemplate(const std::string& tmpl,
                            const std::function<bool(const std::string&, std::string*)>& lookup);
 
