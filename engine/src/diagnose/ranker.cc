@@ -221,6 +221,14 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
     return false;
   };
   auto render = [&](const Text& t) { return RenderTemplate(t.value, lookup); };
+  // Note: [Command captures]
+  auto render_command = [&](const Text& t) {
+    return RenderTemplate(t.value, [&](const std::string& name, std::string* value) {
+      if (!lookup(name, value)) return false;
+      *value = CommandValue(name, *value);
+      return true;
+    });
+  };
   Diagnosis d;
   d.rule = rule.id;
   d.category = rule.category;
@@ -236,11 +244,11 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
     out.id = h.id;
     out.text = render(h.text);
     out.probe = h.probe;
-    out.test = h.probe.empty() ? render(h.test) : "probe " + h.probe;
+    out.test = h.probe.empty() ? render_command(h.test) : "probe " + h.probe;
     out.fix = render(h.fix);
     d.hypotheses.push_back(std::move(out));
   }
-  for (const Text& t : rule.checks) d.checks.push_back(render(t));
+  for (const Text& t : rule.checks) d.checks.push_back(render_command(t));
   d.verify = rule.verify_probe.empty() ? render(rule.verify)
                                        : "probe " + rule.verify_probe +
                                              (rule.verify.value.empty() ? "" : ": " + render(rule.verify));

@@ -1,5 +1,8 @@
 #include "rules/template.h"
 
+#include <cctype>
+#include <cstring>
+
 namespace triage {
 namespace {
 
@@ -40,6 +43,18 @@ std::vector<std::string> TemplateNames(const std::string& tmpl, std::string* err
   std::vector<std::string> names;
   *error = Walk(tmpl, [](const std::string&) {}, [&](const std::string& n) { names.push_back(n); });
   return names;
+}
+
+std::string CommandValue(const std::string& name, const std::string& value) {
+  bool inert = value.empty() || value[0] != '-';
+  for (char c : value) {
+    inert = inert && (std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_.,:/@+=-", c) != nullptr) &&
+            c != '\0' && static_cast<unsigned char>(c) < 0x80;
+  }
+  if (inert) return value;
+  std::string upper = name;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return upper;
 }
 
 std::string RenderTemplate(const std::string& tmpl,
