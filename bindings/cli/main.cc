@@ -45,7 +45,8 @@ LoadResult LoadWithFlags(const RuleFlags& flags, bool quiet_warnings) {
   o.strict = flags.strict;
   LoadResult r = LoadRules(o);
   for (const Problem& p : r.problems) {
-    if (quiet_warnings && p.severity == Problem::Severity::kWarning) continue;
+    // A skipped project directory is always named (Note: [Rule trust]).
+    if (quiet_warnings && p.severity == Problem::Severity::kWarning && p.code != "untrusted-rules") continue;
     std::fprintf(stderr, "%s\n", p.ToString().c_str());
   }
   return r;
@@ -58,6 +59,7 @@ const char kUsage[] = R"(usage: triage [OPTIONS] [FILE...]      diagnose logs (s
        triage rules lint [DIR...]         check rule files: schema, regexes, references
        triage rules test [DIR...]         run every rule's own examples and Lua test_ functions
        triage rules new FAMILY/ID [--lua] scaffold a rule (default dir: ~/.config/triage/rules)
+       triage rules allow [DIR]           let a project's .triage/rules load (default: the one found from here)
        triage explain RULE_ID             show a rule's full reasoning
        triage eval DIR                    accuracy on a labelled corpus
        triage --version

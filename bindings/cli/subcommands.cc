@@ -238,11 +238,31 @@ int New(int argc, char** argv) {
   return kExitFound;
 }
 
+// `triage rules allow [DIR]`: lets a project rule directory load (Note: [Rule trust]).
+int Allow(int argc, char** argv) {
+  if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+    PrintError("usage: triage rules allow [DIR]   (default: the .triage/rules found from here)");
+    return kExitUsage;
+  }
+  std::string dir = argc == 2 ? argv[1] : ProjectRulesDir();
+  if (dir.empty()) {
+    PrintError("rules allow: no .triage/rules in this directory or above (name the directory)");
+    return kExitUsage;
+  }
+  if (std::string why = AllowRulesDir(dir); !why.empty()) {
+    PrintError("rules allow: " + why);
+    return kExitUsage;
+  }
+  std::printf("allowed %s (recorded in %s; after any change to its files, allow it again)\n", dir.c_str(),
+              AllowFilePath().c_str());
+  return kExitFound;
+}
+
 }  // namespace
 
 int RunRules(int argc, char** argv) {
   if (argc < 2) {
-    PrintError("usage: triage rules list|lint|test|new [ARGS]");
+    PrintError("usage: triage rules list|lint|test|new|allow [ARGS]");
     return kExitUsage;
   }
   std::string sub = argv[1];
@@ -250,7 +270,8 @@ int RunRules(int argc, char** argv) {
   if (sub == "lint") return Lint(argc - 1, argv + 1);
   if (sub == "test") return Test(argc - 1, argv + 1);
   if (sub == "new") return New(argc - 1, argv + 1);
-  PrintError("unknown rules command '" + sub + "' (list, lint, test, new)");
+  if (sub == "allow") return Allow(argc - 1, argv + 1);
+  PrintError("unknown rules command '" + sub + "' (list, lint, test, new, allow)");
   return kExitUsage;
 }
 

@@ -192,6 +192,12 @@ std::string UserRulesDir();
 // Returns the nearest .triage/rules directory at or above `start` ("" for the current directory),
 // or "" when there is none.
 std::string ProjectRulesDir(const std::string& start = "");
+// A project directory loads only once allowed (rules/README.md "Trusted rule directories"): records
+// dir's canonical path and the SHA-256 of its files in AllowFilePath(). Returns "" on success, else
+// why not (a directory others can write or not owned by the user is refused).
+std::string AllowRulesDir(const std::string& dir);
+// TRIAGE_ALLOW_FILE, else $XDG_CONFIG_HOME/triage/allowed-rules or ~/.config/triage/allowed-rules.
+std::string AllowFilePath();
 
 // Summary of one loaded rule, for listings.
 struct RuleInfo {

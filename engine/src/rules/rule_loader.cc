@@ -16,6 +16,7 @@
 #include "rules/lua_runtime.h"
 #include "rules/rule.h"
 #include "rules/rule_cache.h"
+#include "rules/rule_trust.h"
 #include "rules/signal_rules.h"
 #include "log/segmenter.h"
 #include "rules/template.h"
@@ -1006,7 +1007,19 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
   if (options.bundled) add(BundledRulesDir(), "bundled", true);
   if (options.system) add(SystemRulesDir(), "system", false);
   if (options.user) add(UserRulesDir(), "user", false);
-  if (options.project) add(ProjectRulesDir(options.working_dir), "project", false);
+  if (options.project) {
+    std::string dir = ProjectRulesDir(options.working_dir);
+    if (std::string why = dir.empty() ? "" : UntrustedRulesDir(dir); why.empty()) {
+      add(dir, "project", false);
+    } else {  // Note: [Rule trust]
+      Problem p;
+      p.severity = Problem::Severity::kWarning;
+      p.code = "untrusted-rules";
+      p.file = dir;
+      p.message = "project rules skipped: " + why + " (to load them: triage rules allow " + dir + ")";
+      in.problems.push_back(p);
+    }
+  }
   if (options.env_path) {
     if (const char* env = std::getenv("TRIAGE_RULES_PATH"); env && *env) {
       std::stringstream ss(env);
