@@ -42,6 +42,29 @@ const std::vector<CategoryProbes>& CategoryTable() {
   return kTable;
 }
 
+// An error the model raises stops every probe that runs the model; it is reported once, by the
+// probe that says most about it (shape-trace, which names the failing op and layer, else the first
+// that met it). The others say they could not run, and why.
+void ReportEachErrorOnce(std::vector<ProbeEvidence>& evidence) {
+  std::map<std::string, size_t> keeper;  // error headline -> index of the evidence that reports it
+  auto key = [](const ProbeEvidence& e) { return e.facts[1].second; };
+  for (size_t i = 0; i < evidence.size(); ++i) {
+    if (!IsErrorEvidence(evidence[i])) continue;
+    auto [it, first] = keeper.emplace(key(evidence[i]), i);
+    if (!first && evidence[i].probe == "shape-trace") it->second = i;
+  }
+  for (size_t i = 0; i < evidence.size(); ++i) {
+    ProbeEvidence& e = evidence[i];
+    if (!IsErrorEvidence(e)) continue;
+    const ProbeEvidence& kept = evidence[keeper[key(e)]];
+    if (&kept == &e) continue;
+    e.verdict = "inconclusive";
+    e.category.clear();
+    e.hypothesis.clear();
+    e.summary = "could not run: the " + e.facts[0].second + " raises " + e.facts[1].second + " (reported by " + kept.probe + ")";
+  }
+}
+
 std::vector<ProbeEvidence> RunAll(const std::vector<std::string>& names, ProbeContext& ctx, double budget_s) {
   std::vector<std::string> order = names;
   std::stable_sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
@@ -67,6 +90,7 @@ std::vector<ProbeEvidence> RunAll(const std::vector<std::string>& names, ProbeCo
     evidence.insert(evidence.end(), got.begin(), got.end());
   }
   ctx.probe_budget_s = per_probe;
+  ReportEachErrorOnce(evidence);
   return evidence;
 }
 
@@ -74,16 +98,6 @@ std::vector<std::string> AllProbeNames() {
   std::vector<std::string> out;
   for (const ProbeInfo& info : ProbeList()) out.emplace_back(info.name);
   return out;
-}
-
-std::string ExceptionType(const std::exception& e) {
-  // The Python names these C++ types surface as, so rules written against Python logs match.
-  if (dynamic_cast<const c10::IndexError*>(&e)) return "IndexError";
-  if (dynamic_cast<const c10::ValueError*>(&e)) return "ValueError";
-  if (dynamic_cast<const c10::TypeError*>(&e)) return "TypeError";
-  if (dynamic_cast<const c10::NotImplementedError*>(&e)) return "NotImplementedError";
-  if (dynamic_cast<const c10::OutOfMemoryError*>(&e)) return "torch.cuda.OutOfMemoryError";
-  return "RuntimeError";
 }
 
 // The value of a one-element tensor. A dense CPU tensor of a floating type is read in place: no
@@ -247,6 +261,7 @@ Guard::Guard(ProbeContext ctx, GuardOptions options) : ctx_(std::move(ctx)), opt
   LoadResult loaded = LoadRules(load);
   rules_ = loaded.rules;
   problems_ = std::move(loaded.problems);
+  if (!ctx_.rules) ctx_.rules = rules_;  // errors the model raises during probes read with the same rules
 }
 
 StepResult Guard::Step(const std::function<void()>& step) {

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,35 @@ class Deadline {
 
 // Returns e.what() without the C++ backtrace c10::Error appends (msg() for c10::Error).
 std::string ErrorText(const std::exception& e);
+// Returns the Python name a C++ exception surfaces as (RuntimeError, IndexError, ...), so rules
+// written against Python logs match it.
+std::string ExceptionType(const std::exception& e);
+// Returns the line of an error message that says what went wrong: the exception line closing a
+// TorchScript interpreter traceback ("builtins.ValueError: ..."), else the first line.
+std::string ErrorHeadline(const std::string& message);
+
+// An error raised by the trainer's code while a probe ran it (the model's forward, the loss, the
+// training step), as opposed to a fault of the probe. RunProbe hands probes a context whose
+// functions raise their errors as this type; such an error is evidence (ErrorEvidence).
+class ModelError : public std::runtime_error {
+ public:
+  ModelError(std::string stage, std::string type, const std::string& message)
+      : std::runtime_error(message), stage_(std::move(stage)), type_(std::move(type)) {}
+  const std::string& stage() const { return stage_; }  // "forward", "loss", "training step"
+  const std::string& type() const { return type_; }    // "RuntimeError", "IndexError", ...
+
+ private:
+  std::string stage_;
+  std::string type_;
+};
+
+// The evidence an error raised by the model, the loss or the step gives: its message diagnosed by
+// the rules as a log is (ctx.rules, else the bundled rules). Confirmed, with the category, title and
+// fix of the diagnosis, when a rule recognises it; inconclusive, quoting it, when none does. Its
+// facts start with raised_in (the stage) and error (the headline).
+ProbeEvidence ErrorEvidence(const char* probe, const ProbeContext& ctx, const ModelError& error);
+// True for evidence made by ErrorEvidence.
+bool IsErrorEvidence(const ProbeEvidence& e);
 
 }  // namespace triage::probes
 

@@ -276,6 +276,27 @@ std::string ErrorText(const std::exception& e) {
   return e.what();
 }
 
+std::string ExceptionType(const std::exception& e) {
+  if (const auto* m = dynamic_cast<const ModelError*>(&e)) return m->type();
+  if (dynamic_cast<const c10::IndexError*>(&e)) return "IndexError";
+  if (dynamic_cast<const c10::ValueError*>(&e)) return "ValueError";
+  if (dynamic_cast<const c10::TypeError*>(&e)) return "TypeError";
+  if (dynamic_cast<const c10::NotImplementedError*>(&e)) return "NotImplementedError";
+  if (dynamic_cast<const c10::OutOfMemoryError*>(&e)) return "torch.cuda.OutOfMemoryError";
+  return "RuntimeError";
+}
+
+std::string ErrorHeadline(const std::string& message) {
+  std::vector<std::string> lines;
+  std::istringstream in(message);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
+  }
+  if (lines.empty()) return "";
+  if (lines.front().rfind("The following operation failed in the TorchScript interpreter", 0) == 0) return lines.back();
+  return lines.front();
+}
+
 OpTracer::OpTracer(const Model& model, Options options) : options_(options) {
   for (const auto& [name, p] : model.Parameters()) {
     if (p.defined() && p.has_storage()) param_names_[p.data_ptr()] = name;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -76,6 +77,39 @@ bool IsView(const std::string& op) {
 
 bool IsReshape(const std::string& op) {
   return op == "aten::flatten" || op == "aten::view" || op == "aten::reshape" || op == "aten::_unsafe_view";
+}
+
+// The rules an error is diagnosed with when the context names none: loaded once per process.
+std::shared_ptr<const RuleSet> BundledRules() {
+  static const std::shared_ptr<const RuleSet> kRules = LoadRules({}).rules;
+  return kRules;
+}
+
+// Calls fn; an error it raises leaves as a ModelError of `stage` (one already marked keeps its own).
+template <typename Fn>
+torch::Tensor Marked(const char* stage, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const ModelError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ModelError(stage, ExceptionType(e), ErrorText(e));
+  }
+}
+
+// The context a probe runs with: the trainer's functions, their errors marked as the model's.
+ProbeContext Marking(ProbeContext& ctx) {
+  ProbeContext run = ctx;
+  run.forward = [&ctx](const torch::Tensor& in) { return Marked("forward", [&] { return ctx.Forward(in); }); };
+  run.loss = [&ctx](const torch::Tensor& out, const torch::Tensor& target) {
+    return Marked("loss", [&] { return ctx.Loss(out, target); });
+  };
+  if (ctx.train_step) {
+    run.train_step = [&ctx](const torch::Tensor& x, const torch::Tensor& y) {
+      return Marked("training step", [&] { return ctx.train_step(x, y); });
+    };
+  }
+  return run;
 }
 
 // ---- nan-source -------------------------------------------------------------------------------
@@ -517,10 +551,12 @@ Evidence IndexRange(ProbeContext& ctx) {
   options.embedding = true;
   OpTracer tracer(ctx.model, options);
   std::string error;
+  std::exception_ptr raised;
   try {
     ctx.Forward(ctx.inputs);
-  } catch (const std::exception& e) {
-    error = ErrorText(e);
+  } catch (const ModelError& e) {
+    error = e.what();
+    raised = std::current_exception();
   }
   const auto& ops = tracer.ops();
   int seen = 0;
@@ -540,6 +576,7 @@ Evidence IndexRange(ProbeContext& ctx) {
       return {e};
     }
   }
+  if (raised) std::rethrow_exception(raised);  // an error other than a bad index: evidence of its own
   if (seen == 0) return {Make(kName, "inconclusive", "no embedding op seen in forward")};
   return {Make(kName, "refuted", std::to_string(seen) + " embedding lookups, all indices within range")};
 }
@@ -615,11 +652,11 @@ Evidence ShapeTrace(ProbeContext& ctx) {
   const char* kName = "shape-trace";
   torch::NoGradGuard no_grad;
   OpTracer tracer(ctx.model, {});
-  std::string error;
+  std::optional<ModelError> raised;
   try {
     ctx.Loss(ctx.Forward(ctx.inputs), ctx.targets);
-  } catch (const std::exception& e) {
-    error = ErrorText(e);
+  } catch (const ModelError& e) {
+    raised = e;
   }
   const auto& ops = tracer.ops();
   std::map<std::string, std::vector<int64_t>> param_shapes;
@@ -630,21 +667,17 @@ Evidence ShapeTrace(ProbeContext& ctx) {
     facts.emplace_back(ModuleOf(op.in_params.front()),
                        ShapeText(op.in_shapes.front()) + " -> " + (op.out_shapes.empty() ? "(failed)" : ShapeText(op.out_shapes.front())));
   }
-  if (error.empty()) {
+  if (!raised) {
     ProbeEvidence e = Make(kName, "refuted", "forward and loss run on this batch without a shape error");
     e.facts = facts;
     return {e};
   }
+  // What the rules make of the error; the layer analysis below adds where it happened.
+  ProbeEvidence e = ErrorEvidence(kName, ctx, *raised);
+  e.facts.insert(e.facts.end(), facts.begin(), facts.end());
   int failed = tracer.FailedOp();
-  if (failed < 0) {
-    ProbeEvidence e = Make(kName, "inconclusive", "forward failed outside any traced op: " + error.substr(0, error.find('\n')));
-    e.facts = facts;
-    return {e};
-  }
+  if (failed < 0) return {e};  // raised outside any op (an exception in the model's own code)
   const OpRecord& op = ops[failed];
-  ProbeEvidence e = Make(kName, "confirmed", "");
-  e.facts = facts;
-  e.strength = 0.9;
   std::string weight;
   for (const std::string& p : op.in_params) {
     if (p.size() >= 6 && p.compare(p.size() - 6, 6, "weight") == 0) weight = p;
@@ -676,7 +709,11 @@ Evidence ShapeTrace(ProbeContext& ctx) {
       if (IsReshape(prev.name) && !prev.in_shapes.empty() && prev.in_shapes.front().size() > shape.size()) flattened = true;
       if (!prev.in_shapes.empty()) shape = prev.in_shapes.front();
     }
+    e.verdict = "confirmed";
     e.summary = layer + " expects " + std::to_string(want) + " features, receives " + std::to_string(got);
+    e.title.clear();
+    e.text.clear();
+    e.strength = 0.9;
     if (!source.empty()) e.summary += " from " + source;
     if (!via.empty()) e.summary += " (via " + via + ")";
     e.category = "shape.matmul_mismatch";
@@ -688,8 +725,13 @@ Evidence ShapeTrace(ProbeContext& ctx) {
     std::string where = weight.empty() ? WhereOp(ops, failed) : "in " + ModuleOf(weight);
     std::string in_shapes;
     for (const auto& s : op.in_shapes) in_shapes += (in_shapes.empty() ? "" : ", ") + ShapeText(s);
-    e.summary = op.name + " " + where + " failed on inputs " + in_shapes + ": " + error.substr(0, error.find('\n'));
-    if (op.name.find("conv") != std::string::npos) e.category = "shape.channel_mismatch";
+    e.summary = op.name + " " + where + " failed on inputs " + in_shapes + ": " + ErrorHeadline(raised->what()) +
+                (e.category.empty() ? "" : " (" + e.category + ")");
+    if (e.category.empty() && op.name.find("conv") != std::string::npos) {
+      e.verdict = "confirmed";
+      e.category = "shape.channel_mismatch";
+      e.strength = 0.9;
+    }
   }
   return {e};
 }
@@ -843,6 +885,8 @@ Evidence AutogradAnomaly(ProbeContext& ctx) {
     torch::autograd::DetectAnomalyGuard anomaly;
     torch::Tensor loss = ctx.Loss(ctx.Forward(ctx.inputs), ctx.targets);
     loss.backward();
+  } catch (const ModelError&) {
+    throw;  // forward or loss: evidence of its own, not the backward's
   } catch (const std::exception& e) {
     error = ErrorText(e);
   }
@@ -902,6 +946,27 @@ const std::vector<Entry>& Registry() {
 
 }  // namespace
 
+ProbeEvidence ErrorEvidence(const char* probe, const ProbeContext& ctx, const ModelError& error) {
+  const std::string headline = ErrorHeadline(error.what());
+  const std::string raised = "the " + error.stage() + " raises " + headline;
+  ProbeEvidence e = Make(probe, "inconclusive", raised + " (no rule recognises it)");
+  e.facts = {{"raised_in", error.stage()}, {"error", headline}};
+  Report report = Engine(ctx.rules ? ctx.rules : BundledRules()).DiagnoseText(error.type() + ": " + error.what() + "\n");
+  if (report.diagnoses.empty()) return e;
+  const Diagnosis& d = report.diagnoses.front();
+  e.verdict = "confirmed";
+  e.category = d.category;
+  e.summary = raised + " (" + d.category + ", rule " + d.rule + ")";
+  e.title = d.title;
+  e.text = d.explanation;
+  if (!d.hypotheses.empty()) e.fix = d.hypotheses.front().fix;
+  e.strength = d.confidence;
+  e.facts.emplace_back("rule", d.rule);
+  return e;
+}
+
+bool IsErrorEvidence(const ProbeEvidence& e) { return !e.facts.empty() && e.facts.front().first == "raised_in"; }
+
 const std::vector<ProbeInfo>& ProbeList() {
   static const std::vector<ProbeInfo> kList = [] {
     std::vector<ProbeInfo> out;
@@ -939,7 +1004,10 @@ std::vector<ProbeEvidence> RunProbe(std::string_view name, ProbeContext& ctx) {
   std::vector<ProbeEvidence> out;
   try {
     snapshot.emplace(ctx);
-    out = entry->fn(ctx);
+    ProbeContext run = Marking(ctx);
+    out = entry->fn(run);
+  } catch (const ModelError& e) {
+    out = {ErrorEvidence(entry->info.name, ctx, e)};
   } catch (const std::exception& e) {
     out = fail("probe failed: " + ErrorText(e).substr(0, 400));
   } catch (...) {

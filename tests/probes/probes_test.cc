@@ -184,6 +184,38 @@ TEST(ProbeRun, FailingForwardIsCaught) {
   }
 }
 
+// A forward that raises is evidence, read by the rules; reported once in a checkup, and the other
+// probes say why they could not run. An error no rule knows stays inconclusive, quoting it.
+TEST(ProbeRun, ErrorOfTheModelIsEvidenceReportedOnce) {
+  Fixture f;
+  const std::string before = StateHash(f.ctx);
+  std::string message = "Expected more than 1 value per channel when training, got input size [1, 16]";
+  f.ctx.forward = [&message](const torch::Tensor&) -> torch::Tensor { C10_THROW_ERROR(ValueError, message); };
+  std::vector<ProbeEvidence> ev;
+  Report report = Checkup(f.ctx, 60, &ev);
+  EXPECT_EQ(before, StateHash(f.ctx));
+  int confirmed = 0, could_not_run = 0;
+  for (const ProbeEvidence& e : ev) {
+    if (e.verdict == "confirmed" && IsErrorEvidence(e)) {
+      ++confirmed;
+      EXPECT_EQ(e.category, "shape.batchnorm_single_sample") << e.probe << ": " << e.summary;
+      EXPECT_EQ(e.probe, "shape-trace");
+      EXPECT_NE(e.summary.find("the forward raises " + message), std::string::npos) << e.summary;
+    }
+    could_not_run += e.summary.rfind("could not run: the forward raises " + message, 0) == 0;
+  }
+  EXPECT_EQ(confirmed, 1);
+  EXPECT_GE(could_not_run, 5);
+  ASSERT_FALSE(report.diagnoses.empty());
+  EXPECT_EQ(report.diagnoses.front().category, "shape.batchnorm_single_sample");
+
+  message = "the flux capacitor is not charged";
+  auto one = RunProbe("init-loss", f.ctx);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].verdict, "inconclusive");
+  EXPECT_EQ(one[0].summary, "the forward raises the flux capacitor is not charged (no rule recognises it)");
+}
+
 TEST(ShapeTrace, NamesTheLayerAndWhereItsInputCameFrom) {
   struct CnnImpl : torch::nn::Module {
     CnnImpl() {
@@ -373,7 +405,8 @@ struct CommandResult {
 CommandResult RunProbeCommand(const std::string& args) {
   std::string dir = std::string(TRIAGE_SOURCE_DIR) + "/corpus/programs/scripted/";
   std::string cmd = std::string(TRIAGE_PROBE_BINARY) + " --format json " + args + " 2>&1";
-  for (const char* name : {"softmax_mlp.pt", "clean_mlp.pt", "x.pt", "y_1based.pt", "y.pt"}) {
+  for (const char* name : {"softmax_mlp.pt", "clean_mlp.pt", "bn_mlp.pt", "x.pt", "x1.pt", "y_1based.pt", "y.pt",
+                           "y1.pt", "y_float.pt"}) {
     size_t at = 0;
     while ((at = cmd.find(std::string(" ") + name, at)) != std::string::npos) {
       cmd.insert(at + 1, dir);
@@ -411,6 +444,35 @@ TEST(TriageProbe, CleanScriptedModelGetsNoDiagnosis) {
   CommandResult r = RunProbeCommand("--model clean_mlp.pt --inputs x.pt --targets y.pt");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("\"diagnoses\":[]"), std::string::npos) << r.out;
+}
+
+// The category of the first diagnosis in triage-probe's JSON report, or "" when there is none.
+std::string FirstCategory(const std::string& json) {
+  const std::string key = "\"category\":\"";
+  size_t at = json.find(key);
+  if (at == std::string::npos) return "";
+  at += key.size();
+  return json.substr(at, json.find('"', at) - at);
+}
+
+// The loss raises: the message, read by the rules, is the probes' evidence and names the category.
+TEST(TriageProbe, ErrorOfTheLossIsDiagnosedByTheRules) {
+  CommandResult r = RunProbeCommand("--model clean_mlp.pt --inputs x.pt --targets y_float.pt");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(FirstCategory(r.out), "dtype.integer_expected") << r.out;
+  EXPECT_NE(r.out.find("aten::cross_entropy_loss after fc2 failed on inputs [64, 10], [64]: expected scalar type Long but "
+                       "found Float (dtype.integer_expected)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"status\":\"confirmed\""), std::string::npos) << r.out;
+}
+
+// The scripted model's own code raises (F.batch_norm's batch-size check, a Python ValueError inside
+// TorchScript, not an op): the exception line of the traceback is read, not "The following
+// operation failed".
+TEST(TriageProbe, ExceptionRaisedInScriptedCodeIsEvidence) {
+  CommandResult r = RunProbeCommand("--model bn_mlp.pt --inputs x1.pt --targets y1.pt");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(FirstCategory(r.out), "shape.batchnorm_single_sample") << r.out;
+  EXPECT_NE(r.out.find("Expected more than 1 value per channel when training"), std::string::npos) << r.out;
 }
 
 TEST(TriageProbe, BadModelPathIsAUsageError) {

@@ -4,6 +4,9 @@
 #   clean_mlp.pt:   the same MLP returning logits (control)
 #   x.pt, y.pt:     one batch (float32 [64, 20], int64 labels in 0..9)
 #   y_1based.pt:    the same labels shifted to 1..10 (labels out of range for 10 classes)
+#   y_float.pt:     the same labels as float32 (cross-entropy raises "expected scalar type Long")
+#   bn_mlp.pt:      an MLP with BatchNorm1d; x1.pt / y1.pt: a batch of one sample, on which its
+#                   forward raises a Python ValueError inside the TorchScript code (F.batch_norm)
 import torch
 import torch.nn as nn
 
@@ -22,13 +25,29 @@ class Mlp(nn.Module):
         return out
 
 
+class BnMlp(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(20, 64)
+        self.bn = nn.BatchNorm1d(64)
+        self.fc2 = nn.Linear(64, 10)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.bn(self.fc1(x))))
+
+
 torch.manual_seed(0)
 x = torch.randn(64, 20)
 y = (x @ torch.randn(20, 10)).argmax(1)
 torch.save(x, "x.pt")
 torch.save(y, "y.pt")
 torch.save(y + 1, "y_1based.pt")
+torch.save(y.float(), "y_float.pt")
+torch.save(x[:1].clone(), "x1.pt")
+torch.save(y[:1].clone(), "y1.pt")
 torch.manual_seed(1)
 torch.jit.save(torch.jit.script(Mlp(True)), "softmax_mlp.pt")
 torch.manual_seed(1)
 torch.jit.save(torch.jit.script(Mlp(False)), "clean_mlp.pt")
+torch.manual_seed(1)
+torch.jit.save(torch.jit.script(BnMlp()), "bn_mlp.pt")

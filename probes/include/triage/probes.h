@@ -15,7 +15,8 @@
 // Every probe leaves the model as it found it (parameters, buffers, gradients, train/eval flags,
 // requires_grad, grad mode, CPU/CUDA RNG state, and the optimizer's state when one is given); state
 // the trainer keeps elsewhere (its own counters or lists) is outside a probe's reach. No function
-// here throws: a probe that fails reports an inconclusive verdict with the error text. Probes run
+// here throws: a probe that fails reports an inconclusive verdict with the error text; an error
+// the model, the loss or the trainer's step raises is evidence, diagnosed by the rules like a log. Probes run
 // on the calling thread; one context is used by one thread at a time.
 #ifndef TRIAGE_PROBES_H_
 #define TRIAGE_PROBES_H_
@@ -92,6 +93,10 @@ struct ProbeContext {
   bool expect_training = true;
   // Wall-clock budget of one probe, seconds; a probe stops its loop when it runs out.
   double probe_budget_s = 5.0;
+  // The rules an error is diagnosed with when the model, the loss or the step raises one during a
+  // probe (its message is read as a log is; the error becomes the probe's evidence). Null: the
+  // bundled rules, loaded on first need. A Guard sets its own.
+  std::shared_ptr<const RuleSet> rules;
 
   // Helpers the probes share; never throw through (they may throw c10::Error / std::exception
   // to the probe, which RunProbe catches).
