@@ -99,6 +99,23 @@ TEST(ApplyEvidence, NoEvidenceChangesNothing) {
   EXPECT_DOUBLE_EQ(r.diagnoses[0].confidence, 0.7);
 }
 
+// "Nothing found" must not hide "nothing could run": with every verdict inconclusive, each probe's
+// reason becomes a note; one verdict that settles something is enough to say nothing more.
+TEST(ApplyEvidence, AllInconclusiveSaysWhyEachProbeCouldNotTell) {
+  Report r;
+  ApplyEvidence(r, {Verdict("init-loss", "inconclusive", "", "could not run: the forward raises X"),
+                    Verdict("init-loss", "inconclusive", "", "second item of the same probe"),
+                    Verdict("weight-update", "inconclusive", "", "needs the trainer's step function (none given)")});
+  ASSERT_EQ(r.warnings.size(), 2u);
+  EXPECT_EQ(r.warnings[0].code, "probe-inconclusive");
+  EXPECT_EQ(r.warnings[0].message, "probe init-loss could not tell: could not run: the forward raises X");
+  EXPECT_EQ(r.warnings[1].message, "probe weight-update could not tell: needs the trainer's step function (none given)");
+
+  Report settled;
+  ApplyEvidence(settled, {Verdict("init-loss", "inconclusive"), Verdict("dtype-audit", "refuted")});
+  EXPECT_TRUE(settled.warnings.empty());
+}
+
 
 TEST(ApplyEvidence, FindingNamingAnotherHypothesisConfirmsOnlyThatOne) {
   // Regression: a NaN finding from nan-source ("lr-too-high": the weights blew up) confirmed every

@@ -173,6 +173,7 @@ int main(int argc, char** argv) {
     }
     triage::LoadResult rules = triage::LoadRules({});
     triage::Engine engine(rules.rules);
+    ctx.rules = rules.rules;
     report = engine.DiagnoseText(std::string_view(bytes.data(), bytes.size()));
     report.source = log_path;
     triage::probes::TestOptions options;
@@ -202,13 +203,12 @@ int main(int argc, char** argv) {
   if (format == "json") {
     std::cout << triage::ToJson(report) << "\n";
   } else {
-    std::cout << triage::ToText(report, {});
-    if (verbose || report.diagnoses.empty()) {
-      std::cout << "\nprobes:\n";
-      for (const auto& e : evidence) {
-        std::cout << "  " << e.probe << ": " << e.verdict << ": " << e.summary << "\n";
-      }
-    }
+    triage::TextOptions text;
+    text.verbose = verbose;  // every diagnosis' hypotheses, with their probes' verdicts and evidence
+    std::cout << triage::ToText(report, text);
+    // Every probe's verdict and its one line of evidence (why it could not run, when it could not).
+    std::cout << "\nprobes:\n";
+    for (const auto& e : evidence) std::cout << "  " << e.probe << ": " << e.verdict << ": " << e.summary << "\n";
   }
   return report.diagnoses.empty() ? 0 : 1;
 }

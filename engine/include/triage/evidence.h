@@ -43,7 +43,8 @@ struct EvidenceOptions {
 // Applies probe evidence to a report: marks each hypothesis that names a probe confirmed / refuted
 // with the evidence text, raises the confidence of diagnoses with a confirmed hypothesis and lowers
 // those whose every probe-tested hypothesis was refuted, adds diagnoses for confirmed findings no
-// rule produced, and re-sorts. Hypotheses no probe ran for stay "untested".
+// rule produced, and re-sorts. Hypotheses no probe ran for stay "untested". When every verdict is
+// inconclusive, a warning per probe ("probe-inconclusive") says why it could not tell.
 void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
                    const EvidenceOptions& options = {});
 

@@ -14,7 +14,9 @@
 // A confirmed hypothesis moves the diagnosis' confidence towards 1 by 70% of the finding's
 // strength; refuted hypotheses scale it down in proportion to the share of hypotheses refuted (all
 // refuted: halved). A confirmed finding whose category no diagnosis has becomes a diagnosis of its
-// own (rule "probe:P"): silent failures (no exception, no log line) are found this way.
+// own (rule "probe:P"): silent failures (no exception, no log line) are found this way. When every
+// verdict is inconclusive the report says so: one note per probe with the reason it could not tell
+// (could not run, error no rule knows, budget spent), so "nothing found" never hides "nothing ran".
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -154,6 +156,18 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
       d.hypotheses.push_back(FindingHypothesis(e));
       d.verify = "Run probe " + e.probe + " again after the fix: it reports refuted.";
       report.diagnoses.push_back(std::move(d));
+    }
+  }
+
+  const bool settled = std::any_of(evidence.begin(), evidence.end(),
+                                   [](const ProbeEvidence& e) { return e.verdict != "inconclusive"; });
+  if (!settled) {
+    std::vector<std::string> noted;
+    for (const ProbeEvidence& e : evidence) {
+      if (std::find(noted.begin(), noted.end(), e.probe) != noted.end()) continue;
+      noted.push_back(e.probe);
+      report.warnings.push_back({Problem::Severity::kWarning, "probe-inconclusive", "", 0, 0, "",
+                                 "probe " + e.probe + " could not tell: " + (e.summary.empty() ? "no reason given" : e.summary)});
     }
   }
 
