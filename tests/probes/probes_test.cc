@@ -188,6 +188,7 @@ TEST(ProbeRun, FailingForwardIsCaught) {
 // probes say why they could not run. An error no rule knows stays inconclusive, quoting it.
 TEST(ProbeRun, ErrorOfTheModelIsEvidenceReportedOnce) {
   Fixture f;
+  f.net->drop->train();  // the fixture's eval-mode dropout is a finding of its own (mode-audit)
   const std::string before = StateHash(f.ctx);
   std::string message = "Expected more than 1 value per channel when training, got input size [1, 16]";
   f.ctx.forward = [&message](const torch::Tensor&) -> torch::Tensor { C10_THROW_ERROR(ValueError, message); };
