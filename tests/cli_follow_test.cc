@@ -30,11 +30,16 @@ std::string WaitForText(const std::string& path, const std::string& needle) {
   return got;
 }
 
-// True once process `pid` catches `sig` (its handler is installed), per /proc/PID/status; polled.
+// True once process `pid` is triage and catches `sig` (its handler is installed), per /proc/PID/status;
+// polled. Spawn's `sh -c 'exec env ...'` catches SIGINT itself before the exec: the name tells them apart.
 bool WaitUntilCatching(pid_t pid, int sig) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (std::chrono::steady_clock::now() < deadline) {
     std::string status = ReadFile("/proc/" + std::to_string(pid) + "/status");
+    if (status.rfind("Name:\ttriage\n", 0) != 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
     size_t at = status.find("SigCgt:\t");
     if (at != std::string::npos) {
       unsigned long long mask = std::stoull(status.substr(at + 8, 16), nullptr, 16);
@@ -55,7 +60,7 @@ TEST(CliFollow, ReportsTheCrashOfAWriterThatDiesMidRun) {
   TempDir dir("triage_follow_dies");
   std::string log = dir.path + "/train.log", out = dir.path + "/out.txt";
   std::ofstream(log) << "";
-  pid_t triage = Spawn(Triage("--follow " + log + " --settle 0.2 > " + out + " 2>&1"));
+  pid_t triage = Spawn(Triage("--width 0 --follow " + log + " --settle 0.2 > " + out + " 2>&1"));
   ASSERT_GT(triage, 0);
   ASSERT_TRUE(WaitUntilCatching(triage, SIGINT));
   // The writer prints progress and a traceback, then is killed: no line ever follows the crash, so
@@ -95,7 +100,7 @@ TEST(CliFollow, CtrlCReportsTheIncidentStillOpen) {
   std::string log = dir.path + "/train.log", out = dir.path + "/out.txt";
   std::ofstream(log) << "epoch 1 loss 0.5\n" << ReadFile(kFixture);
   // The file would have to stay quiet for an hour before --follow reported on its own.
-  pid_t triage = Spawn(Triage("--follow " + log + " --settle 3600 > " + out + " 2>&1"));
+  pid_t triage = Spawn(Triage("--width 0 --follow " + log + " --settle 3600 > " + out + " 2>&1"));
   ASSERT_TRUE(WaitUntilCatching(triage, SIGINT));
   kill(triage, SIGINT);
   EXPECT_EQ(Wait(triage), 0);
@@ -109,7 +114,7 @@ TEST(CliFollow, IdleExitReportsTheIncidentStillOpen) {
   std::string log = dir.path + "/train.log";
   std::ofstream(log) << ReadFile(kFixture);
   // --idle-exit comes before --settle: ending the follow reports what is held.
-  ShellResult r = Shell(Triage("--follow " + log + " --settle 3600 --idle-exit 0.2"));
+  ShellResult r = Shell(Triage("--width 0 --follow " + log + " --settle 3600 --idle-exit 0.2"));
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("lines 1-11 of " + log), std::string::npos) << r.out;
 }
@@ -118,7 +123,7 @@ TEST(CliFollow, FollowsTheNewFileAfterRotationByRename) {
   TempDir dir("triage_follow_rotate");
   std::string log = dir.path + "/train.log", out = dir.path + "/out.txt";
   std::ofstream(log) << "epoch 1 loss 0.5\n";
-  pid_t triage = Spawn(Triage("--follow " + log + " --settle 0.2 > " + out + " 2>&1"));
+  pid_t triage = Spawn(Triage("--width 0 --follow " + log + " --settle 0.2 > " + out + " 2>&1"));
   ASSERT_TRUE(WaitUntilCatching(triage, SIGINT));
   // logrotate's default: the old file is renamed, a new one is created under the name.
   fs::rename(log, log + ".1");

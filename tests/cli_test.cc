@@ -143,7 +143,10 @@ TEST(Cli, TeeCopiesInputUnchangedAndReportsOnStderr) {
   ShellResult r = Shell(Triage("--tee < " + dir + "/in.log > " + dir + "/out.log 2> " + dir + "/err.log"));
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(ReadFile(dir + "/out.log"), input);
-  EXPECT_EQ(ReadFile(dir + "/err.log").rfind("shape.matmul_mismatch", 0), 0u) << ReadFile(dir + "/err.log");
+  // stderr: a header line that ends the program's own output, then the diagnosis.
+  std::string err = ReadFile(dir + "/err.log");
+  EXPECT_EQ(err.rfind("\u2500\u2500 triage: diagnosis of stdin (24 lines) \u2500", 0), 0u) << err;
+  EXPECT_EQ(err.find("\nshape.matmul_mismatch  "), err.find('\n')) << err;
   fs::remove_all(dir);
 }
 
@@ -154,7 +157,7 @@ TEST(Cli, FollowPrintsEachIncidentWhenComplete) {
   std::string log = dir + "/train.log", out = dir + "/out.txt";
   std::ofstream(log) << "epoch 1 loss 0.5\n";
   // Runs in the background until 2 s pass without new data.
-  std::string cmd = Triage("--follow " + log + " --idle-exit 2 > " + out + " 2>&1 &");
+  std::string cmd = Triage("--width 0 --follow " + log + " --idle-exit 2 > " + out + " 2>&1 &");
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   std::ofstream(log, std::ios::app) << ReadFile(kFixture);
   // Wait for the diagnosis: the condition is polled, with a generous deadline for slow machines.

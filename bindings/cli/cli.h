@@ -35,6 +35,11 @@ int RunEval(int argc, char** argv);     // triage eval DIR
 
 void PrintError(const std::string& message);  // "triage: message" to stderr
 
+// " (did you mean 'X'?)" for the candidate closest to `word` by edit distance when it is close enough
+// (at most a third of the word's letters differ), or a candidate that contains it; else "".
+std::string DidYouMean(const std::string& word, const std::vector<std::string>& candidates,
+                       const std::string& prefix = "");
+
 // Prints one report in the chosen format (main.cc).
 using ReportPrinter = std::function<void(const Report&)>;
 

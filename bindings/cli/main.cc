@@ -1,9 +1,11 @@
 // triage: diagnose PyTorch failures in logs. See `triage --help` and bindings/cli/README.md.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +40,39 @@ bool ParseRuleFlag(int argc, char** argv, int* i, RuleFlags* flags, std::string*
   return false;
 }
 
+namespace {
+
+// Edit distance counting a swap of two neighbouring letters as one edit ("lsit" is 1 from "list"):
+// optimal string alignment. Small words only (subcommands, rule ids).
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::string DidYouMean(const std::string& word, const std::vector<std::string>& candidates, const std::string& prefix) {
+  if (word.empty() || word.size() > 200) return "";
+  const std::string* best = nullptr;
+  size_t best_d = word.size() / 3 + 1;
+  for (const std::string& c : candidates) {
+    size_t d = EditDistance(word, c);
+    if (d < best_d || (!best && c.find(word) != std::string::npos && word.size() >= 4)) {
+      best = &c;
+      best_d = std::min(d, best_d);
+    }
+  }
+  return best ? " (did you mean '" + prefix + *best + "'?)" : "";
+}
+
 LoadResult LoadWithFlags(const RuleFlags& flags, bool quiet_warnings) {
   LoadOptions o;
   o.bundled = flags.bundled;
@@ -60,12 +95,15 @@ const char kUsage[] = R"(usage: triage [OPTIONS] [FILE...]      diagnose logs (s
        triage rules test [DIR...]         run every rule's own examples and Lua test_ functions
        triage rules new FAMILY/ID [--lua] scaffold a rule (default dir: ~/.config/triage/rules)
        triage rules allow [DIR]           let a project's .triage/rules load (default: the one found from here)
-       triage explain RULE_ID             show a rule's full reasoning
+       triage explain RULE_ID|CATEGORY    show a rule's full reasoning (or a category's rules)
        triage eval DIR                    accuracy on a labelled corpus
        triage --version
 
 options:
   --format text|json      output format (default text; json follows the output contract)
+  --brief                 one screen: category, culprit line, top cause, its fix, the check to run
+  --width N               wrap text at N columns (default: COLUMNS, else the terminal's width, else 80;
+                          0: no wrapping)
   --top N                 show at most N diagnoses (default: all above the threshold)
   --min-confidence X      abstain below this confidence (default 0.35)
   --tee                   copy the input to stdout unchanged; print the diagnosis to stderr at the end
@@ -103,6 +141,8 @@ struct Options {
   RuleFlags rules;
   std::string color = "auto";
   bool verbose = false;
+  bool brief = false;
+  int width = -1;  // -1: COLUMNS, the terminal's width, or 80
   bool tee = false;
   std::string follow;
   FollowTiming timing;
@@ -236,6 +276,15 @@ int ParseArgs(int argc, char** argv, Options* o) {
         PrintError("--fail-on needs a confidence in [0, 1], 'any' or 'error'");
         return kExitUsage;
       }
+    } else if (a == "--brief") {
+      o->brief = true;
+    } else if (is("--width")) {
+      double n;
+      if (!value("--width", &v) || !ParseDouble(v, &n) || n < 0 || n > 100000 || n != static_cast<int>(n)) {
+        PrintError("--width needs a whole number of columns (0: no wrapping)");
+        return kExitUsage;
+      }
+      o->width = static_cast<int>(n);
     } else if (a == "-v" || a == "--verbose") {
       o->verbose = true;
     } else if (a == "-h" || a == "--help") {
@@ -266,6 +315,8 @@ bool DiagnoseInput(const std::string& name, const std::shared_ptr<const RuleSet>
     *error = "cannot read " + name + ": " + std::strerror(errno);
     if (name == "rules" || name == "explain" || name == "eval") {
       *error += " (subcommands come first: triage " + name + " ... [--rules DIR])";
+    } else if (errno == ENOENT && name.find('/') == std::string::npos) {
+      *error += DidYouMean(name, {"rules", "explain", "eval", "help"}, "triage ");
     }
     return false;
   }
@@ -290,9 +341,25 @@ bool DiagnoseInput(const std::string& name, const std::shared_ptr<const RuleSet>
   return true;
 }
 
+// Columns to wrap the text report at: --width, else COLUMNS, else the terminal's width, else 80.
+int TextWidth(int asked, int fd) {
+  if (asked >= 0) return asked;
+  if (const char* c = std::getenv("COLUMNS")) {
+    double n;
+    if (ParseDouble(c, &n) && n >= 1 && n <= 100000) return static_cast<int>(n);
+  }
+  struct winsize ws;
+  if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
+}
+
 int Diagnose(int argc, char** argv) {
   Options o;
   if (int rc = ParseArgs(argc, argv, &o); rc >= 0) return rc;
+  if (o.follow.empty() && o.files.size() == 1 && o.files[0] == "-" && isatty(STDIN_FILENO)) {
+    PrintError("reading a log from the terminal: paste it and press Ctrl-D, or pipe one in: "
+               "python train.py 2>&1 | triage   (triage --help for more)");
+  }
   LoadResult loaded = LoadWithFlags(o.rules, /*quiet_warnings=*/true);
   if (loaded.rules && ListRules(*loaded.rules).empty()) {
     PrintError("no rules loaded (check --rules and TRIAGE_RULES_PATH)");
@@ -305,6 +372,9 @@ int Diagnose(int argc, char** argv) {
   TextOptions text;
   text.color = o.color == "always" || (o.color == "auto" && isatty(fileno(out)) && !no_color);
   text.verbose = o.verbose;
+  text.brief = o.brief;
+  text.header = o.tee;  // under --tee, where the program's own output ends
+  text.width = TextWidth(o.width, fileno(out));
   Verdict verdict;
   int printed = 0;
   ReportPrinter print = [&](const Report& report) {
@@ -333,6 +403,10 @@ int Diagnose(int argc, char** argv) {
       continue;
     }
     print(report);
+    if (file == "-" && report.incidents.empty()) {
+      PrintError("hint: no error arrived on stdin (" + std::to_string(report.lines) +
+                 " lines). Python prints tracebacks to stderr: python train.py 2>&1 | triage");
+    }
   }
   if (input_error) return kExitUsage;
   return verdict.ExitStatus(o.fail_on);
@@ -351,6 +425,10 @@ int main(int argc, char** argv) {
     if (cmd == "rules") return RunRules(argc - 1, argv + 1);
     if (cmd == "explain") return RunExplain(argc - 1, argv + 1);
     if (cmd == "eval") return RunEval(argc - 1, argv + 1);
+    if (cmd == "help") {  // not a file called help (./help is)
+      std::fputs(kUsage, stdout);
+      return kExitFound;
+    }
   }
   return Diagnose(argc, argv);
 }

@@ -1,4 +1,5 @@
 // triage rules list|lint|test, triage explain, triage eval.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -129,7 +130,9 @@ int Test(int argc, char** argv) {
     return kExitNone;
   }
   if (!only.empty() && total.rules == 0) {
-    PrintError("rules test: no rule '" + only + "'");
+    std::vector<std::string> ids;
+    for (const RuleInfo& r : ListRules(*loaded.rules)) ids.push_back(r.id);
+    PrintError("rules test: no rule '" + only + "'" + DidYouMean(only, ids));
     return kExitUsage;
   }
   return total.failed ? kExitNone : kExitFound;
@@ -271,7 +274,8 @@ int RunRules(int argc, char** argv) {
   if (sub == "test") return Test(argc - 1, argv + 1);
   if (sub == "new") return New(argc - 1, argv + 1);
   if (sub == "allow") return Allow(argc - 1, argv + 1);
-  PrintError("unknown rules command '" + sub + "' (list, lint, test, new, allow)");
+  PrintError("unknown rules command '" + sub + "' (list, lint, test, new, allow)" +
+             DidYouMean(sub, {"list", "lint", "test", "new", "allow"}, "triage rules "));
   return kExitUsage;
 }
 
@@ -290,18 +294,36 @@ int RunExplain(int argc, char** argv) {
     }
   }
   if (id.empty()) {
-    PrintError("usage: triage explain RULE_ID");
+    PrintError("usage: triage explain RULE_ID|CATEGORY");
     return kExitUsage;
   }
   LoadResult loaded = LoadWithFlags(flags, /*quiet_warnings=*/true);
   bool found = false;
   std::string text = ExplainRule(*loaded.rules, id, &found);
-  if (!found) {
-    PrintError("no rule '" + id + "' (see triage rules list)");
-    return kExitUsage;
+  if (found) {
+    std::fputs(text.c_str(), stdout);
+    return kExitFound;
   }
-  std::fputs(text.c_str(), stdout);
-  return kExitFound;
+  const std::vector<std::string>& categories = TaxonomyCategories();
+  std::vector<RuleInfo> rules = ListRules(*loaded.rules);
+  if (std::find(categories.begin(), categories.end(), id) != categories.end()) {
+    // A category: the rules that diagnose it, each explained by `triage explain RULE_ID`.
+    std::string out = id + ": a category of rules/taxonomy.yaml, diagnosed by\n";
+    int n = 0;
+    for (const RuleInfo& r : rules) {
+      if (r.category != id) continue;
+      out += "  " + r.id + std::string(r.id.size() < 38 ? 38 - r.id.size() : 1, ' ') + r.title + "\n";
+      ++n;
+    }
+    if (n == 0) out += "  (no loaded rule)\n";
+    out += "triage explain RULE_ID shows one rule's reasoning.\n";
+    std::fputs(out.c_str(), stdout);
+    return kExitFound;
+  }
+  std::vector<std::string> names = categories;
+  for (const RuleInfo& r : rules) names.push_back(r.id);
+  PrintError("no rule or category '" + id + "' (see triage rules list)" + DidYouMean(id, names, "triage explain "));
+  return kExitUsage;
 }
 
 int RunEval(int argc, char** argv) {

@@ -293,6 +293,11 @@ class Session {
 struct TextOptions {
   bool color = false;
   bool verbose = false;  // show every hypothesis and check of alternatives too
+  int width = 0;         // wrap lines at this many columns, continuation lines indented; 0: no wrapping
+  bool brief = false;    // one screen: the top diagnosis' category, culprit line, top cause, its fix and
+                         // the command that confirms it
+  bool header = false;   // start with a rule across the width naming the input ("── triage: diagnosis of
+                         // train.log (1234 lines) ───"): where a program's own output ends (--tee)
 };
 std::string ToJson(const Report& report);
 std::string ToText(const Report& report, const TextOptions& options);

@@ -275,49 +275,192 @@ std::string ProbeCommands(const Diagnosis& d) {
          "       shell:  triage-probe --model model.pt --inputs x.pt --targets y.pt" + cli + "\n";
 }
 
+// Columns a string takes on a terminal: UTF-8 code points, ANSI escape sequences take none.
+size_t Columns(std::string_view s) {
+  size_t n = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == 0x1b) {  // CSI ... final byte
+      for (++i; i < s.size() && !(s[i] >= '@' && s[i] <= '~' && s[i] != '['); ++i) {}
+      continue;
+    }
+    if ((c & 0xC0) != 0x80) ++n;
+  }
+  return n;
+}
+
+// Where a line's text starts for its continuation lines: leading blanks plus a list or quote marker
+// ("1. ", "- ", "| ", "test: ", "fix:  ", "cause: " ...), so wrapped text lines up under its first word.
+size_t HangingIndent(std::string_view line) {
+  size_t i = line.find_first_not_of(' ');
+  if (i == std::string_view::npos) return 0;
+  std::string_view rest = line.substr(i);
+  size_t digits = rest.find_first_not_of("0123456789");
+  if (digits > 0 && digits != std::string_view::npos && rest.substr(digits, 2) == ". ") return i + digits + 2;
+  for (std::string_view marker : {"- ", "| "}) {
+    if (rest.substr(0, marker.size()) == marker) return i + marker.size();
+  }
+  size_t colon = rest.find(": ");
+  if (colon != std::string_view::npos && colon <= 8 && rest.substr(0, colon).find(' ') == std::string_view::npos) {
+    size_t j = colon + 1;
+    while (j < rest.size() && rest[j] == ' ') ++j;
+    return i + j;
+  }
+  return i;
+}
+
+// Wraps one line (no '\n') at spaces to `width` columns; a word longer than a line is cut.
+void WrapLine(std::string_view line, size_t width, std::string* out) {
+  if (Columns(line) <= width) {
+    out->append(line);
+    out->push_back('\n');
+    return;
+  }
+  size_t indent = std::min(HangingIndent(line), width / 2);
+  std::string pad(indent, ' ');
+  bool first = true;
+  while (!line.empty()) {
+    size_t room = first ? width : width - indent;
+    // The longest prefix that fits, in bytes, ending at a code point boundary.
+    size_t cols = 0, fit = 0, last_space = std::string_view::npos;
+    for (size_t i = 0; i < line.size();) {
+      size_t len = 1;
+      unsigned char c = static_cast<unsigned char>(line[i]);
+      if (c == 0x1b) {
+        while (i + len < line.size() && !(line[i + len] >= '@' && line[i + len] <= '~' && line[i + len] != '[')) ++len;
+        ++len;
+      } else {
+        while (i + len < line.size() && (static_cast<unsigned char>(line[i + len]) & 0xC0) == 0x80) ++len;
+        if (cols == room) break;
+        ++cols;
+        if (c == ' ' && i > 0) last_space = i;
+      }
+      i = std::min(i + len, line.size());
+      fit = i;
+    }
+    if (fit >= line.size()) {
+      last_space = std::string_view::npos;
+    } else if (last_space != std::string_view::npos && last_space > (first ? indent : 0)) {
+      fit = last_space;
+    }
+    std::string_view piece = line.substr(0, fit);
+    while (!piece.empty() && piece.back() == ' ') piece.remove_suffix(1);
+    if (!first) *out += pad;
+    out->append(piece);
+    out->push_back('\n');
+    line.remove_prefix(fit);
+    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+    first = false;
+  }
+}
+
+// Wraps every line of `text` (see WrapLine); width 0 leaves it as it is.
+std::string Wrap(const std::string& text, int width) {
+  if (width <= 0) return text;
+  std::string out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    WrapLine(std::string_view(text).substr(pos, nl - pos), static_cast<size_t>(std::max(width, 20)), &out);
+    pos = nl + 1;
+  }
+  if (!text.empty() && text.back() != '\n') out.pop_back();
+  return out;
+}
+
+const Incident* IncidentOf(const Report& report, const Diagnosis& d) {
+  return d.incident >= 0 && d.incident < static_cast<int>(report.incidents.size()) ? &report.incidents[d.incident]
+                                                                                   : nullptr;
+}
+
+// "RuntimeError in model.py:17 in forward: ..., lines 2-18 of train.log, rank 3"
+std::string Where(const Incident& inc, const std::string& src) {
+  std::string where = inc.exception;
+  std::string culprit = inc.CulpritText();
+  if (!culprit.empty()) where += (where.empty() ? "in " : " in ") + culprit;
+  where += (where.empty() ? "" : ", ") + std::string("line") +
+           (inc.line_end > inc.line_start ? "s " + std::to_string(inc.line_start) + "-" + std::to_string(inc.line_end)
+                                          : " " + std::to_string(inc.line_start)) + " of " + src;
+  if (!inc.rank.empty()) where += ", rank " + inc.rank;
+  return where;
+}
+
+// --brief: what to do next, on one screen.
+std::string BriefText(const Report& report, const Style& st) {
+  const auto P = PrintableText;
+  std::string src = report.source == "-" ? "stdin" : report.source;
+  const Diagnosis& d = report.diagnoses.front();
+  std::string out = st.Red(P(d.category)) + " (" + Percent(d.confidence) + ")  " + st.Bold(P(d.title)) + "\n";
+  if (const Incident* inc = IncidentOf(report, d)) {
+    out += "  at:    " + P(Where(*inc, src)) + "\n";
+    if (inc->kind != Incident::Kind::kSignal) {
+      out += "  error: " + P((inc->exception.empty() ? "" : inc->exception + ": ") + FirstLines(inc->message, 1)) + "\n";
+    }
+  }
+  if (!d.hypotheses.empty()) {
+    const Hypothesis& h = d.hypotheses.front();
+    out += "  cause: " + P(h.text) + (h.status == "untested" ? "" : " [" + h.status + "]") + "\n";
+    if (!h.fix.empty()) out += Indent("fix:   " + P(FirstLines(h.fix, 2)), "  ") + "\n";
+  }
+  std::string confirm = !d.hypotheses.empty() && !d.hypotheses.front().test.empty() ? d.hypotheses.front().test
+                        : !d.checks.empty() ? d.checks.front() : "";
+  if (!confirm.empty()) out += Indent("check: " + P(FirstLines(confirm, 3)), "  ") + "\n";
+  size_t more = report.diagnoses.size() - 1;
+  out += st.Dim("  (" + (more ? std::to_string(more) + " more diagnos" + (more == 1 ? "is" : "es") + "; " : std::string()) +
+                "the full report: without --brief)") + "\n";
+  return out;
+}
+
+// "── triage: diagnosis of train.log (1234 lines) ─────" across `width` columns (at least 3 rule
+// characters after the title).
+std::string Heading(const Report& report, int width) {
+  const std::string rule = "\u2500";
+  std::string title = rule + rule + " triage: diagnosis of " +
+                      PrintableText(report.source == "-" ? "stdin" : report.source) + " (" +
+                      std::to_string(report.lines) + " lines) ";
+  std::string out = title;
+  for (size_t used = Columns(title); used < std::max<size_t>(width, Columns(title) + 3); ++used) out += rule;
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string ToText(const Report& report, const TextOptions& options) {
   Style st{options.color};
+  std::string head = options.header ? Heading(report, options.width > 0 ? options.width : 80) : "";
+  if (options.brief && !report.diagnoses.empty()) return head + Wrap(BriefText(report, st), options.width);
   std::string out;
-  std::string src = report.source == "-" ? "stdin" : report.source;
+  std::string src = PrintableText(report.source == "-" ? "stdin" : report.source);
   if (report.diagnoses.empty()) {
     out += "triage: no PyTorch failure recognised in " + src + " (" + std::to_string(report.lines) + " lines, " +
            std::to_string(report.incidents.size()) + " incident(s))\n";
     for (const Incident& inc : report.incidents) {
       if (inc.kind == Incident::Kind::kLogLine) continue;
-      out += "  unrecognised: " + (inc.exception.empty() ? std::string() : inc.exception + ": ") +
-             FirstLines(SanitizeUtf8(inc.message), 1) + " (line " + std::to_string(inc.line_start) + ")\n";
+      out += "  unrecognised: " + PrintableText((inc.exception.empty() ? std::string() : inc.exception + ": ") +
+                                                FirstLines(inc.message, 1)) + " (line " + std::to_string(inc.line_start) + ")\n";
     }
   }
   for (size_t k = 0; k < report.diagnoses.size(); ++k) {
     const Diagnosis& d = report.diagnoses[k];
-    const Incident* inc = d.incident >= 0 && d.incident < static_cast<int>(report.incidents.size())
-                              ? &report.incidents[d.incident] : nullptr;
+    const Incident* inc = IncidentOf(report, d);
     bool main = k == 0;
     if (k == 1) out += "\n" + st.Bold("Also possible:") + "\n";
-    out += (main ? "" : "\n") + st.Red(d.category) + "  " + st.Bold(d.title) + "\n";
-    out += st.Dim("  confidence " + Percent(d.confidence) + ", rule " + d.rule +
+    out += (main ? "" : "\n") + st.Red(PrintableText(d.category)) + "  " + st.Bold(PrintableText(d.title)) + "\n";
+    out += st.Dim("  confidence " + Percent(d.confidence) + ", rule " + PrintableText(d.rule) +
                   (d.occurrences > 1 ? ", seen " + std::to_string(d.occurrences) + " times" : "")) + "\n";
     if (inc) {
-      std::string where = inc->exception.empty() ? "" : inc->exception;
-      std::string culprit = inc->CulpritText();
-      if (!culprit.empty()) where += (where.empty() ? "in " : " in ") + culprit;
-      where += (where.empty() ? "" : ", ") + std::string("line") +
-               (inc->line_end > inc->line_start ? "s " + std::to_string(inc->line_start) + "-" + std::to_string(inc->line_end)
-                                                : " " + std::to_string(inc->line_start)) + " of " + src;
-      if (!inc->rank.empty()) where += ", rank " + inc->rank;
-      out += "  " + SanitizeUtf8(where) + "\n";
+      out += "  " + PrintableText(Where(*inc, src)) + "\n";
       // A signature's message is its evidence, listed below with the series.
-      if (main && inc->kind != Incident::Kind::kSignal) out += Indent(SanitizeUtf8(FirstLines(inc->message, 3)), "  | ") + "\n";
+      if (main && inc->kind != Incident::Kind::kSignal) out += Indent(PrintableText(FirstLines(inc->message, 3)), "  | ") + "\n";
     }
-    out += "\n" + Indent(SanitizeUtf8(d.explanation), "  ") + "\n";
+    out += "\n" + Indent(PrintableText(d.explanation), "  ") + "\n";
     if (!d.evidence.empty() && (main || options.verbose)) {
       out += "\n  " + st.Bold("Evidence from the metrics:") + "\n";
-      for (const std::string& e : d.evidence) out += Indent("- " + SanitizeUtf8(e), "    ") + "\n";
+      for (const std::string& e : d.evidence) out += Indent("- " + PrintableText(e), "    ") + "\n";
     }
     for (size_t i = 0; i < d.series.size() && i < (main || options.verbose ? 4u : 1u); ++i) {
-      out += (i == 0 ? "\n" : "") + SanitizeUtf8(Sparkline(d.series[i], "    "));
+      out += (i == 0 ? "\n" : "") + PrintableText(Sparkline(d.series[i], "    "));
     }
     if (!main && !options.verbose) continue;
     if (!d.hypotheses.empty()) {
@@ -325,21 +468,21 @@ std::string ToText(const Report& report, const TextOptions& options) {
       for (size_t i = 0; i < d.hypotheses.size(); ++i) {
         const Hypothesis& h = d.hypotheses[i];
         std::string status = h.status == "untested" ? "" : " [" + h.status + "]";
-        out += "  " + std::to_string(i + 1) + ". " + SanitizeUtf8(h.text) + status + "\n";
-        out += Indent("test: " + SanitizeUtf8(h.test), "       ") + "\n";
-        out += Indent("fix:  " + SanitizeUtf8(h.fix), "       ") + "\n";
-        if (!h.evidence.empty()) out += Indent("evidence: " + SanitizeUtf8(h.evidence), "       ") + "\n";
+        out += "  " + std::to_string(i + 1) + ". " + PrintableText(h.text) + status + "\n";
+        out += Indent("test: " + PrintableText(h.test), "       ") + "\n";
+        out += Indent("fix:  " + PrintableText(h.fix), "       ") + "\n";
+        if (!h.evidence.empty()) out += Indent("evidence: " + PrintableText(h.evidence), "       ") + "\n";
       }
       out += ProbeCommands(d);
     }
     if (!d.checks.empty()) {
       out += "\n  " + st.Bold("Checks you can run:") + "\n";
-      for (const std::string& c : d.checks) out += Indent(SanitizeUtf8(c), "    ") + "\n";
+      for (const std::string& c : d.checks) out += Indent(PrintableText(c), "    ") + "\n";
     }
-    if (!d.verify.empty()) out += "\n  " + st.Bold("Verify the fix: ") + SanitizeUtf8(d.verify) + "\n";
+    if (!d.verify.empty()) out += "\n  " + st.Bold("Verify the fix: ") + PrintableText(d.verify) + "\n";
   }
-  for (const Problem& p : report.warnings) out += st.Dim("note: " + p.ToString()) + "\n";
-  return out;
+  for (const Problem& p : report.warnings) out += st.Dim("note: " + PrintableText(p.ToString())) + "\n";
+  return head + Wrap(out, options.width);
 }
 
 }  // namespace triage
