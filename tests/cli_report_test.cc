@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli_support.h"
+#include "corpus_reports.h"
 #include "triage/triage.h"
 
 namespace {
@@ -51,30 +52,6 @@ std::string WithoutSpaces(const std::string& s) {
     if (c != ' ' && c != '\n') out += c;
   }
   return out;
-}
-
-// Every log of our own and the wild tuning cases (never the frozen held-out ones), diagnosed with the
-// bundled rules.
-const std::vector<triage::Report>& CorpusReports() {
-  static const std::vector<triage::Report> reports = [] {
-    triage::LoadOptions o;
-    o.env_path = false;
-    triage::Engine engine(triage::LoadRules(o).rules);
-    std::vector<triage::Report> out;
-    std::vector<fs::path> logs;
-    for (const auto& e : fs::recursive_directory_iterator(kSrc + "/corpus")) {
-      std::string p = e.path().string();
-      if (e.path().filename() == "log.txt" && p.find("/corpus/heldout/") == std::string::npos) logs.push_back(e.path());
-    }
-    std::sort(logs.begin(), logs.end());
-    for (const fs::path& p : logs) {
-      triage::Report r = engine.DiagnoseText(ReadFile(p.string()));
-      r.source = fs::relative(p, kSrc).string();
-      out.push_back(std::move(r));
-    }
-    return out;
-  }();
-  return reports;
 }
 
 TEST(TextReport, EveryCorpusReportFitsTheWidthAndKeepsEveryWord) {

@@ -100,7 +100,9 @@ const char kUsage[] = R"(usage: triage [OPTIONS] [FILE...]      diagnose logs (s
        triage --version
 
 options:
-  --format text|json      output format (default text; json follows the output contract)
+  --format FORMAT         text (default), json (the output contract), markdown (to paste into a
+                          GitHub issue), github (GitHub Actions ::error annotations at the failing
+                          line), html (one self-contained page for every input, with plots)
   --brief                 one screen: category, culprit line, top cause, its fix, the check to run
   --width N               wrap text at N columns (default: COLUMNS, else the terminal's width, else 80;
                           0: no wrapping)
@@ -127,6 +129,21 @@ with --fail-on: 1 a failure was found, 0 none, 2 error (so 'cmd 2>&1 | triage --
 a CI job on a crash and passes a healthy run, with or without pipefail).
 )";
 
+enum class Format { kText, kJson, kMarkdown, kGithub, kHtml };
+
+bool ParseFormat(const std::string& v, Format* f) {
+  static const std::pair<const char*, Format> kNames[] = {{"text", Format::kText}, {"json", Format::kJson},
+                                                          {"markdown", Format::kMarkdown}, {"github", Format::kGithub},
+                                                          {"html", Format::kHtml}};
+  for (const auto& [name, format] : kNames) {
+    if (v == name) {
+      *f = format;
+      return true;
+    }
+  }
+  return false;
+}
+
 // --fail-on: which findings make the exit status say "failed" (README "Exit status").
 struct FailOn {
   enum class Mode { kOff, kConfidence, kAny, kError };
@@ -135,7 +152,7 @@ struct FailOn {
 };
 
 struct Options {
-  bool json = false;
+  Format format = Format::kText;
   FailOn fail_on;
   DiagnoseOptions diagnose;
   RuleFlags rules;
@@ -233,8 +250,10 @@ int ParseArgs(int argc, char** argv, Options* o) {
     auto is = [&](const std::string& name) { return a == name || a.rfind(name + "=", 0) == 0; };
     std::string v;
     if (is("--format")) {
-      if (!value("--format", &v) || (v != "text" && v != "json")) { PrintError("--format must be text or json"); return kExitUsage; }
-      o->json = v == "json";
+      if (!value("--format", &v) || !ParseFormat(v, &o->format)) {
+        PrintError("--format must be text, json, markdown, github or html");
+        return kExitUsage;
+      }
     } else if (is("--top")) {
       double n;
       if (!value("--top", &v) || !ParseDouble(v, &n) || n < 1 || n != static_cast<int>(n)) {
@@ -377,19 +396,32 @@ int Diagnose(int argc, char** argv) {
   text.width = TextWidth(o.width, fileno(out));
   Verdict verdict;
   int printed = 0;
+  const char* workspace = std::getenv("GITHUB_WORKSPACE");
+  std::vector<Report> page;  // --format html: one page for every input, written at the end
   ReportPrinter print = [&](const Report& report) {
     verdict.Add(report, o.fail_on);
-    if (o.json) {
-      std::fputs(ToJson(report).c_str(), out);  // one object per line per input (JSON Lines)
-    } else {
-      if (printed > 0) std::fputs("\n", out);
-      if (o.files.size() > 1) std::fprintf(out, "== %s ==\n", report.source.c_str());
-      std::fputs(ToText(report, text).c_str(), out);
+    switch (o.format) {
+      case Format::kJson: std::fputs(ToJson(report).c_str(), out); break;  // one object per line per input (JSON Lines)
+      case Format::kGithub: std::fputs(ToGithubAnnotations(report, workspace ? workspace : "").c_str(), out); break;
+      case Format::kHtml: page.push_back(report); break;
+      case Format::kMarkdown:
+        if (printed > 0) std::fputs("\n", out);
+        std::fputs(ToMarkdown(report).c_str(), out);
+        break;
+      case Format::kText:
+        if (printed > 0) std::fputs("\n", out);
+        if (o.files.size() > 1) std::fprintf(out, "== %s ==\n", report.source.c_str());
+        std::fputs(ToText(report, text).c_str(), out);
+        break;
     }
     std::fflush(out);
     ++printed;
   };
   if (!o.follow.empty()) {
+    if (o.format == Format::kHtml) {
+      PrintError("--format html writes one page at the end: not with --follow (use text, json or markdown)");
+      return kExitUsage;
+    }
     if (int rc = Follow(o.follow, loaded.rules, o.diagnose, o.timing, print); rc != 0) return rc;
     return verdict.ExitStatus(o.fail_on);
   }
@@ -408,6 +440,7 @@ int Diagnose(int argc, char** argv) {
                  " lines). Python prints tracebacks to stderr: python train.py 2>&1 | triage");
     }
   }
+  if (!page.empty()) std::fputs(ToHtml(page).c_str(), out);
   if (input_error) return kExitUsage;
   return verdict.ExitStatus(o.fail_on);
 }

@@ -301,6 +301,18 @@ struct TextOptions {
 };
 std::string ToJson(const Report& report);
 std::string ToText(const Report& report, const TextOptions& options);
+// Markdown to paste into a GitHub issue: the verdict, the traceback in a fenced block with the failing
+// frame marked, causes, collapsible checks and alternatives. Log text shows as written, never as markup.
+std::string ToMarkdown(const Report& report);
+// GitHub Actions workflow commands, one line per diagnosis ("::error file=F,line=N,title=T::message"
+// for the top one, "::warning ..." for alternatives), pointing at the failing frame of the user's code
+// when there is one. `workspace` ($GITHUB_WORKSPACE) is removed from the front of a file's path so the
+// annotation lands on the repository's file.
+std::string ToGithubAnnotations(const Report& report, const std::string& workspace = "");
+// One self-contained HTML page (no network, scripts or fonts) for one or more reports: tracebacks with
+// the failing frame marked, every diagnosis with its explanation, hypotheses, checks and fixes, and
+// the metric series as inline SVG plots with the onset and reference levels.
+std::string ToHtml(const std::vector<Report>& reports);
 
 // The library version, "MAJOR.MINOR.PATCH".
 const char* Version();

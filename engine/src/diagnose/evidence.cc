@@ -24,7 +24,7 @@
 
 #include "triage/evidence.h"
 
-#include "diagnose/json.h"
+#include "diagnose/escape.h"
 
 namespace triage {
 namespace {

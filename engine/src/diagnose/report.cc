@@ -4,7 +4,8 @@
 #include <cstdio>
 #include <limits>
 
-#include "diagnose/json.h"
+#include "diagnose/escape.h"
+#include "diagnose/report_parts.h"
 #include "triage/triage.h"
 
 namespace triage {
@@ -175,6 +176,55 @@ std::string ToJson(const Report& report) {
   return out;
 }
 
+const Incident* IncidentOf(const Report& report, const Diagnosis& d) {
+  return d.incident >= 0 && d.incident < static_cast<int>(report.incidents.size()) ? &report.incidents[d.incident]
+                                                                                   : nullptr;
+}
+
+std::string Where(const Incident& inc, const std::string& src) {
+  std::string where = inc.exception;
+  std::string culprit = inc.CulpritText();
+  if (!culprit.empty()) where += (where.empty() ? "in " : " in ") + culprit;
+  where += (where.empty() ? "" : ", ") + std::string("line") +
+           (inc.line_end > inc.line_start ? "s " + std::to_string(inc.line_start) + "-" + std::to_string(inc.line_end)
+                                          : " " + std::to_string(inc.line_start)) + " of " + src;
+  if (!inc.rank.empty()) where += ", rank " + inc.rank;
+  return where;
+}
+
+std::string Percent(double v) { return std::to_string(static_cast<int>(v * 100 + 0.5)) + "%"; }
+
+std::string FirstLines(const std::string& s, int n) {
+  size_t pos = 0;
+  for (int i = 0; i < n; ++i) {
+    size_t nl = s.find('\n', pos);
+    if (nl == std::string::npos) return s;
+    pos = nl + 1;
+  }
+  return s.substr(0, pos - 1) + " ...";
+}
+
+std::string SourceName(const Report& report) { return report.source == "-" ? "stdin" : report.source; }
+
+std::vector<TracebackLine> TracebackLines(const Incident& inc) {
+  std::vector<TracebackLine> out;
+  if (!inc.frames.empty()) out.push_back({"Traceback (most recent call last):", false});
+  for (size_t i = 0; i < inc.frames.size(); ++i) {
+    const Frame& f = inc.frames[i];
+    bool culprit = static_cast<int>(i) == inc.culprit;
+    out.push_back({"  File \"" + f.file + "\", line " + std::to_string(f.line) + ", in " + f.function, culprit});
+    if (!f.source.empty()) out.push_back({"    " + f.source, culprit});
+  }
+  std::string last = inc.exception.empty() ? inc.message : inc.exception + (inc.message.empty() ? "" : ": " + inc.message);
+  size_t pos = 0;
+  do {
+    size_t nl = last.find('\n', pos);
+    out.push_back({last.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos), false});
+    pos = nl == std::string::npos ? last.size() + 1 : nl + 1;
+  } while (pos <= last.size());
+  return out;
+}
+
 namespace {
 
 struct Style {
@@ -194,7 +244,6 @@ std::string Indent(const std::string& text, const std::string& pad) {
   return out;
 }
 
-std::string Percent(double v) { return std::to_string(static_cast<int>(v * 100 + 0.5)) + "%"; }
 
 // A one-line picture of a series: eight bar heights, 'x' for a non-finite value, log scale when the
 // values span more than two orders of magnitude; a second line marks the onset with '^'.
@@ -246,15 +295,6 @@ std::string Sparkline(const SeriesEvidence& s, const std::string& pad) {
   return out;
 }
 
-std::string FirstLines(const std::string& s, int n) {
-  size_t pos = 0;
-  for (int i = 0; i < n; ++i) {
-    size_t nl = s.find('\n', pos);
-    if (nl == std::string::npos) return s;
-    pos = nl + 1;
-  }
-  return s.substr(0, pos - 1) + " ...";
-}
 
 // How to run the probes that would test a diagnosis' untested hypotheses, from Python and from the
 // command line (bindings/python/README.md, bindings/probe/main.cc); empty when there are none.
@@ -369,27 +409,12 @@ std::string Wrap(const std::string& text, int width) {
   return out;
 }
 
-const Incident* IncidentOf(const Report& report, const Diagnosis& d) {
-  return d.incident >= 0 && d.incident < static_cast<int>(report.incidents.size()) ? &report.incidents[d.incident]
-                                                                                   : nullptr;
-}
 
-// "RuntimeError in model.py:17 in forward: ..., lines 2-18 of train.log, rank 3"
-std::string Where(const Incident& inc, const std::string& src) {
-  std::string where = inc.exception;
-  std::string culprit = inc.CulpritText();
-  if (!culprit.empty()) where += (where.empty() ? "in " : " in ") + culprit;
-  where += (where.empty() ? "" : ", ") + std::string("line") +
-           (inc.line_end > inc.line_start ? "s " + std::to_string(inc.line_start) + "-" + std::to_string(inc.line_end)
-                                          : " " + std::to_string(inc.line_start)) + " of " + src;
-  if (!inc.rank.empty()) where += ", rank " + inc.rank;
-  return where;
-}
 
 // --brief: what to do next, on one screen.
 std::string BriefText(const Report& report, const Style& st) {
   const auto P = PrintableText;
-  std::string src = report.source == "-" ? "stdin" : report.source;
+  std::string src = SourceName(report);
   const Diagnosis& d = report.diagnoses.front();
   std::string out = st.Red(P(d.category)) + " (" + Percent(d.confidence) + ")  " + st.Bold(P(d.title)) + "\n";
   if (const Incident* inc = IncidentOf(report, d)) {
@@ -417,7 +442,7 @@ std::string BriefText(const Report& report, const Style& st) {
 std::string Heading(const Report& report, int width) {
   const std::string rule = "\u2500";
   std::string title = rule + rule + " triage: diagnosis of " +
-                      PrintableText(report.source == "-" ? "stdin" : report.source) + " (" +
+                      PrintableText(SourceName(report)) + " (" +
                       std::to_string(report.lines) + " lines) ";
   std::string out = title;
   for (size_t used = Columns(title); used < std::max<size_t>(width, Columns(title) + 3); ++used) out += rule;
@@ -431,7 +456,7 @@ std::string ToText(const Report& report, const TextOptions& options) {
   std::string head = options.header ? Heading(report, options.width > 0 ? options.width : 80) : "";
   if (options.brief && !report.diagnoses.empty()) return head + Wrap(BriefText(report, st), options.width);
   std::string out;
-  std::string src = PrintableText(report.source == "-" ? "stdin" : report.source);
+  std::string src = PrintableText(SourceName(report));
   if (report.diagnoses.empty()) {
     out += "triage: no PyTorch failure recognised in " + src + " (" + std::to_string(report.lines) + " lines, " +
            std::to_string(report.incidents.size()) + " incident(s))\n";

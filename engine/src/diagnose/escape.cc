@@ -1,5 +1,6 @@
-#include "diagnose/json.h"
+#include "diagnose/escape.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace triage {
@@ -103,6 +104,80 @@ void AppendJsonString(std::string* out, std::string_view s) {
     ++i;
   }
   out->push_back('"');
+}
+
+namespace {
+
+// PrintableText(s) with each character passed to `put`, which appends it, or what stands for it.
+template <typename Put>
+std::string Recode(std::string_view s, Put put) {
+  std::string out;
+  for (char c : PrintableText(s)) put(c, &out);
+  return out;
+}
+
+// Appends HTML's character reference for & < > (and " ' when `quotes`); returns false for others.
+bool PutHtmlReference(char c, bool quotes, std::string* out) {
+  switch (c) {
+    case '&': *out += "&amp;"; return true;
+    case '<': *out += "&lt;"; return true;
+    case '>': *out += "&gt;"; return true;
+    case '"': if (quotes) { *out += "&quot;"; return true; } return false;
+    case '\'': if (quotes) { *out += "&#39;"; return true; } return false;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+std::string HtmlText(std::string_view s) {
+  return Recode(s, [](char c, std::string* out) {
+    if (!PutHtmlReference(c, true, out)) out->push_back(c);
+  });
+}
+
+std::string MarkdownText(std::string_view s) {
+  return Recode(s, [](char c, std::string* out) {
+    if (PutHtmlReference(c, false, out)) return;
+    if (std::string_view("\\`*_{}[]()#+-.!|~").find(c) != std::string_view::npos) out->push_back('\\');
+    out->push_back(c);
+  });
+}
+
+namespace {
+
+// The longest run of backticks in `s`.
+size_t LongestBacktickRun(std::string_view s) {
+  size_t longest = 0, run = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return longest;
+}
+
+}  // namespace
+
+std::string MarkdownCode(std::string_view s) {
+  std::string text = PrintableText(s);
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  std::string ticks(LongestBacktickRun(text) + 1, '`');
+  // A span starting or ending with a backtick needs a space inside its delimiters (stripped when shown).
+  bool pad = !text.empty() && (text.front() == '`' || text.back() == '`');
+  return ticks + (pad ? " " : "") + text + (pad ? " " : "") + ticks;
+}
+
+std::string MarkdownFence(std::string_view s) { return std::string(std::max<size_t>(3, LongestBacktickRun(s) + 1), '`'); }
+
+std::string WorkflowCommandText(std::string_view s, bool property) {
+  return Recode(s, [property](char c, std::string* out) {
+    if (c == '%') *out += "%25";
+    else if (c == '\r') *out += "%0D";
+    else if (c == '\n') *out += "%0A";
+    else if (property && c == ':') *out += "%3A";
+    else if (property && c == ',') *out += "%2C";
+    else out->push_back(c);
+  });
 }
 
 }  // namespace triage

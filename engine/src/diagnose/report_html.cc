@@ -1,0 +1,298 @@
+// The HTML report: one self-contained page (inline CSS and SVG, no script, font or network access)
+// for one or more inputs, readable on a phone and printable. Every piece of log or rule text goes
+// through HtmlText (escape.h). Plots are drawn here as SVG; see Note: [Plots].
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "diagnose/escape.h"
+#include "diagnose/report_parts.h"
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+
+const char kStyle[] = R"(
+:root{color-scheme:light dark;--fg:#1d2127;--muted:#5d6673;--bg:#fff;--card:#f6f7f9;--line:#d8dce2;
+--bad:#c62828;--good:#2e7d32;--mark:#fff3c4;--accent:#1f5fbf}
+@media (prefers-color-scheme:dark){:root{--fg:#e3e6ea;--muted:#9aa3ae;--bg:#15181c;--card:#1e2228;
+--line:#39404a;--bad:#ef6c6c;--good:#79c47d;--mark:#4a3f12;--accent:#7fb0ff}}
+*{box-sizing:border-box}
+body{margin:0 auto;max-width:62rem;padding:1rem;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;
+color:var(--fg);background:var(--bg);overflow-wrap:anywhere}
+h1{font-size:1.4rem;margin:.2rem 0 1rem}h2{font-size:1.2rem;border-bottom:1px solid var(--line);padding-bottom:.3rem}
+h3{font-size:1.1rem;margin:.2rem 0}h4{font-size:1rem;margin:1rem 0 .3rem}
+code,pre{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace;font-size:.88em}
+pre{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:.6rem;white-space:pre-wrap;
+overflow-wrap:anywhere;margin:.4rem 0}
+pre mark{background:var(--mark);color:inherit;display:block;border-left:3px solid var(--bad);margin-left:-.6rem;
+padding-left:calc(.6rem - 3px)}
+article{border:1px solid var(--line);border-radius:8px;padding:.8rem 1rem;margin:1rem 0}
+article.top{border-left:5px solid var(--bad)}
+.category{color:var(--bad);font-weight:600}.meta,.where,figcaption{color:var(--muted);font-size:.9rem}
+.status{font-size:.8rem;font-weight:600;padding:0 .4rem;border-radius:4px;border:1px solid}
+.status.confirmed{color:var(--bad)}.status.refuted{color:var(--good)}.status.inconclusive{color:var(--muted)}
+ol li{margin-bottom:.6rem}dl{margin:.2rem 0;display:grid;grid-template-columns:max-content 1fr;gap:.1rem .6rem}
+dt{color:var(--muted)}dd{margin:0;min-width:0}
+figure{margin:.6rem 0}svg{width:100%;height:auto;display:block}
+svg text{font:11px system-ui,sans-serif;fill:var(--muted)}svg .axis{stroke:var(--line)}
+svg .series{fill:none;stroke:var(--accent);stroke-width:1.5}svg .pt{fill:var(--accent)}
+svg .nonfinite{fill:var(--bad)}svg .onset{stroke:var(--bad);stroke-dasharray:4 3}
+svg .after{fill:var(--bad);opacity:.08}svg .ref{stroke:var(--good);stroke-dasharray:6 4}
+svg text.ref{fill:var(--good);stroke:none}
+nav ul{padding-left:1.2rem}details{margin:1rem 0}summary{cursor:pointer;font-weight:600}
+@media print{body{max-width:none;font-size:11pt}article,figure,pre{break-inside:avoid}a{color:inherit}}
+)";
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+// Note: [Plots]
+// A series is drawn on a fixed 640x240 canvas scaled to the page's width: x linear over the points'
+// range, y linear, or log10 when every value is positive and they span more than two decades (as the
+// text sparkline). Finite points are joined by a line (broken where a value is not finite) and drawn
+// as dots; a non-finite value is a red triangle on the top edge at its x, titled with its value. The
+// onset is a dashed vertical line, the region after it lightly shaded. Reference levels a rule
+// captured are dashed horizontal lines: ln C (the loss of uniform guessing over C classes) when a
+// loss series has a `classes` capture, and the rule's `floor`. Each element carries a <title>, so
+// hovering or a screen reader gives the values.
+struct Canvas {
+  static constexpr double kWidth = 640, kHeight = 240, kLeft = 56, kRight = 12, kTop = 14, kBottom = 36;
+  double x0, x1, y0, y1;
+  bool log;
+  double X(double x) const { return kLeft + (x1 > x0 ? (x - x0) / (x1 - x0) : 0.5) * (kWidth - kLeft - kRight); }
+  double Y(double y) const {
+    double v = log ? std::log10(y) : y, a = log ? std::log10(y0) : y0, b = log ? std::log10(y1) : y1;
+    double t = b > a ? (v - a) / (b - a) : 0.5;
+    return kTop + (1 - t) * (kHeight - kTop - kBottom);
+  }
+};
+
+std::string F(double v) {  // a coordinate
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+// Reference levels for a series: {value, label}.
+std::vector<std::pair<double, std::string>> ReferenceLevels(const Diagnosis& d, const SeriesEvidence& s) {
+  std::vector<std::pair<double, std::string>> out;
+  if (s.name.find("loss") == std::string::npos) return out;
+  auto at = d.captures.find("classes");
+  if (at != d.captures.end()) {
+    char* end = nullptr;
+    double c = std::strtod(at->second.c_str(), &end);
+    if (end && *end == '\0' && c >= 2 && c < 1e9) out.push_back({std::log(c), "ln " + at->second + " = " + Num(std::log(c)) + " (uniform guessing)"});
+  }
+  at = d.captures.find("floor");
+  if (at != d.captures.end()) {
+    char* end = nullptr;
+    double f = std::strtod(at->second.c_str(), &end);
+    if (end && *end == '\0' && std::isfinite(f)) out.push_back({f, "floor " + Num(f)});
+  }
+  return out;
+}
+
+std::string Plot(const Diagnosis& d, const SeriesEvidence& s) {
+  if (s.points.empty()) return "";
+  auto refs = ReferenceLevels(d, s);
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  double xlo = lo, xhi = -lo;
+  int finite = 0, nonfinite = 0;
+  for (const auto& [x, y] : s.points) {
+    xlo = std::min(xlo, x);
+    xhi = std::max(xhi, x);
+    if (std::isfinite(y)) {
+      lo = std::min(lo, y);
+      hi = std::max(hi, y);
+      ++finite;
+    } else {
+      ++nonfinite;
+    }
+  }
+  if (!std::isfinite(xlo)) return "";
+  if (finite == 0) lo = 0, hi = 1;
+  for (const auto& r : refs) lo = std::min(lo, r.first), hi = std::max(hi, r.first);
+  Canvas c{xlo, xhi, lo, hi, lo > 0 && hi / lo > 100};
+  if (!c.log && hi > lo) {  // a little room above and below
+    double pad = (hi - lo) * 0.05;
+    c.y0 = lo - pad;
+    c.y1 = hi + pad;
+  }
+  const double left = Canvas::kLeft, right = Canvas::kWidth - Canvas::kRight;
+  const double top = Canvas::kTop, bottom = Canvas::kHeight - Canvas::kBottom;
+  std::string axis = s.axis == "index" ? "point" : s.axis;
+  std::string label = s.name + " by " + axis + ": " + std::to_string(finite) + " values" +
+                      (nonfinite ? ", " + std::to_string(nonfinite) + " not finite" : "") +
+                      (s.has_onset ? ", onset at " + axis + " " + Num(s.onset) : "") + (c.log ? " (log scale)" : "");
+  std::string svg = "<svg viewBox=\"0 0 640 240\" role=\"img\" data-finite=\"" + std::to_string(finite) +
+                    "\" data-nonfinite=\"" + std::to_string(nonfinite) + "\" aria-label=\"" + HtmlText(label) + "\">";
+  if (s.has_onset) {
+    double ox = std::clamp(c.X(s.onset), left, right);
+    svg += "<rect class=\"after\" x=\"" + F(ox) + "\" y=\"" + F(top) + "\" width=\"" + F(right - ox) + "\" height=\"" +
+           F(bottom - top) + "\"/>";
+  }
+  // Axes with five ticks each.
+  svg += "<path class=\"axis\" d=\"M" + F(left) + " " + F(top) + "V" + F(bottom) + "H" + F(right) + "\"/>";
+  for (int i = 0; i <= 4; ++i) {
+    double x = c.x0 + (c.x1 - c.x0) * i / 4;
+    double px = c.X(x);
+    svg += "<text x=\"" + F(px) + "\" y=\"" + F(bottom + 14) + "\" text-anchor=\"middle\">" + Num(x) + "</text>";
+    double y = c.log ? std::pow(10, std::log10(c.y0) + (std::log10(c.y1) - std::log10(c.y0)) * i / 4)
+                     : c.y0 + (c.y1 - c.y0) * i / 4;
+    double py = c.Y(y);
+    svg += "<path class=\"axis\" d=\"M" + F(left - 4) + " " + F(py) + "H" + F(left) + "\"/>";
+    svg += "<text x=\"" + F(left - 6) + "\" y=\"" + F(py + 4) + "\" text-anchor=\"end\">" + Num(y) + "</text>";
+  }
+  svg += "<text x=\"" + F((left + right) / 2) + "\" y=\"" + F(Canvas::kHeight - 4) + "\" text-anchor=\"middle\">" +
+         HtmlText(axis) + "</text>";
+  for (const auto& [value, text] : refs) {
+    double py = c.Y(value);
+    svg += "<path class=\"ref\" d=\"M" + F(left) + " " + F(py) + "H" + F(right) + "\"><title>" + HtmlText(text) +
+           "</title></path><text class=\"ref\" x=\"" + F(right - 4) + "\" y=\"" + F(py - 4) + "\" text-anchor=\"end\">" +
+           HtmlText(text) + "</text>";
+  }
+  // The line, broken at non-finite values, then the points.
+  std::string path;
+  bool pen = false;
+  for (const auto& [x, y] : s.points) {
+    if (!std::isfinite(y)) {
+      pen = false;
+      continue;
+    }
+    path += (pen ? "L" : "M") + F(c.X(x)) + " " + F(c.Y(y));
+    pen = true;
+  }
+  if (!path.empty()) svg += "<path class=\"series\" d=\"" + path + "\"/>";
+  for (const auto& [x, y] : s.points) {
+    std::string title = "<title>" + HtmlText(axis + " " + Num(x) + ": " + s.name + " " + Num(y)) + "</title>";
+    if (std::isfinite(y)) {
+      svg += "<circle class=\"pt\" cx=\"" + F(c.X(x)) + "\" cy=\"" + F(c.Y(y)) + "\" r=\"2\">" + title + "</circle>";
+    } else {
+      double px = c.X(x);
+      svg += "<path class=\"nonfinite\" d=\"M" + F(px - 4) + " " + F(top - 6) + "H" + F(px + 4) + "L" + F(px) + " " +
+             F(top + 2) + "Z\">" + title + "</path>";
+    }
+  }
+  if (s.has_onset) {
+    double ox = std::clamp(c.X(s.onset), left, right);
+    svg += "<path class=\"onset\" d=\"M" + F(ox) + " " + F(top) + "V" + F(bottom) + "\"><title>onset at " +
+           HtmlText(axis + " " + Num(s.onset)) + "</title></path>";
+  }
+  svg += "</svg>";
+  return "<figure>" + svg + "<figcaption>" + HtmlText(label) + "</figcaption></figure>\n";
+}
+
+std::string Traceback(const Incident& inc) {
+  std::string out = "<pre class=\"traceback\">";
+  for (const TracebackLine& l : TracebackLines(inc)) {
+    if (l.culprit) out += "<mark title=\"the failing frame of your code\">" + HtmlText(l.text) + "</mark>";
+    else out += HtmlText(l.text) + "\n";
+  }
+  return out + "</pre>\n";
+}
+
+// Text with its line breaks kept.
+std::string Lines(const std::string& text) {
+  std::string out;
+  for (char c : HtmlText(text)) {
+    if (c == '\n') out += "<br>";
+    else out.push_back(c);
+  }
+  return out;
+}
+
+std::string DiagnosisHtml(const Report& report, const Diagnosis& d, bool top) {
+  std::string out = std::string("<article class=\"diagnosis") + (top ? " top" : "") + "\">\n";
+  out += "<h3><span class=\"category\">" + HtmlText(d.category) + "</span> " + HtmlText(d.title) + "</h3>\n";
+  out += "<p class=\"meta\">confidence " + Percent(d.confidence) + " · rule <code>" + HtmlText(d.rule) + "</code>" +
+         (d.occurrences > 1 ? " · seen " + std::to_string(d.occurrences) + " times" : "") + "</p>\n";
+  if (const Incident* inc = IncidentOf(report, d)) {
+    out += "<p class=\"where\">" + HtmlText(Where(*inc, SourceName(report))) + "</p>\n";
+    if (inc->kind != Incident::Kind::kSignal) out += Traceback(*inc);
+  }
+  out += "<p class=\"explanation\">" + Lines(d.explanation) + "</p>\n";
+  if (!d.evidence.empty()) {
+    out += "<h4>Evidence from the metrics</h4>\n<ul>\n";
+    for (const std::string& e : d.evidence) out += "<li>" + HtmlText(e) + "</li>\n";
+    out += "</ul>\n";
+  }
+  for (const SeriesEvidence& s : d.series) out += Plot(d, s);
+  if (!d.hypotheses.empty()) {
+    out += "<h4>Likely causes, most likely first</h4>\n<ol class=\"hypotheses\">\n";
+    for (const Hypothesis& h : d.hypotheses) {
+      out += "<li><p>" + HtmlText(h.text);
+      if (h.status != "untested") out += " <span class=\"status " + HtmlText(h.status) + "\">" + HtmlText(h.status) + "</span>";
+      out += "</p><dl>";
+      if (!h.test.empty()) out += "<dt>test</dt><dd><code>" + Lines(h.test) + "</code></dd>";
+      if (!h.fix.empty()) out += "<dt>fix</dt><dd>" + Lines(h.fix) + "</dd>";
+      if (!h.evidence.empty()) out += "<dt>evidence</dt><dd>" + Lines(h.evidence) + "</dd>";
+      out += "</dl></li>\n";
+    }
+    out += "</ol>\n";
+  }
+  if (!d.checks.empty()) {
+    out += "<h4>Checks you can run</h4>\n<pre class=\"checks\">";
+    for (const std::string& c : d.checks) out += HtmlText(c) + "\n";
+    out += "</pre>\n";
+  }
+  if (!d.verify.empty()) out += "<p><strong>Verify the fix:</strong> " + Lines(d.verify) + "</p>\n";
+  return out + "</article>\n";
+}
+
+std::string InputHtml(const Report& report, size_t index) {
+  std::string src = SourceName(report);
+  std::string out = "<section class=\"input\" id=\"input-" + std::to_string(index + 1) + "\">\n<h2>" + HtmlText(src) +
+                    " <small class=\"meta\">" + std::to_string(report.lines) + " lines</small></h2>\n";
+  if (report.diagnoses.empty()) {
+    out += "<p>No PyTorch failure recognised (" + std::to_string(report.incidents.size()) + " incident(s)).</p>\n";
+    for (const Incident& inc : report.incidents) {
+      if (inc.kind == Incident::Kind::kLogLine) continue;
+      out += "<p class=\"where\">Unrecognised, line " + std::to_string(inc.line_start) + ":</p>\n" + Traceback(inc);
+    }
+  }
+  for (size_t k = 0; k < report.diagnoses.size(); ++k) {
+    if (k == 1) out += "<details><summary>Also possible (" + std::to_string(report.diagnoses.size() - 1) + ")</summary>\n";
+    out += DiagnosisHtml(report, report.diagnoses[k], k == 0);
+  }
+  if (report.diagnoses.size() > 1) out += "</details>\n";
+  if (!report.warnings.empty()) {
+    out += "<h4>Notes on the input</h4>\n<ul>\n";
+    for (const Problem& p : report.warnings) out += "<li>" + HtmlText(p.ToString()) + "</li>\n";
+    out += "</ul>\n";
+  }
+  return out + "</section>\n";
+}
+
+}  // namespace
+
+std::string ToHtml(const std::vector<Report>& reports) {
+  std::string title = reports.size() == 1 ? "triage: " + SourceName(reports.front())
+                                          : "triage: " + std::to_string(reports.size()) + " inputs";
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                    "<title>" + HtmlText(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  out += "<h1>" + HtmlText(title) + "</h1>\n";
+  if (reports.size() > 1) {
+    out += "<nav><ul>\n";
+    for (size_t i = 0; i < reports.size(); ++i) {
+      const Report& r = reports[i];
+      std::string verdict = r.diagnoses.empty() ? "no failure recognised" : r.diagnoses.front().category;
+      out += "<li><a href=\"#input-" + std::to_string(i + 1) + "\">" + HtmlText(SourceName(r)) + "</a>: " +
+             HtmlText(verdict) + "</li>\n";
+    }
+    out += "</ul></nav>\n";
+  }
+  for (size_t i = 0; i < reports.size(); ++i) out += InputHtml(reports[i], i);
+  out += "</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace triage

@@ -1,0 +1,281 @@
+// The Markdown, GitHub-annotation and HTML reports: on every corpus log (structure, escaping, the
+// traceback with its failing frame, every plotted point) and end to end through `triage --format`.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli_support.h"
+#include "corpus_reports.h"
+#include "diagnose/escape.h"
+#include "triage/triage.h"
+
+namespace {
+
+using namespace triage_test;
+namespace fs = std::filesystem;
+
+size_t Count(const std::string& s, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = s.find(needle); at != std::string::npos; at = s.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// Markdown with its code (fenced blocks and code spans) removed: what GitHub renders as markup.
+std::string OutsideCode(const std::string& md) {
+  std::string out, fence;
+  size_t pos = 0;
+  while (pos < md.size()) {
+    size_t nl = md.find('\n', pos);
+    std::string line = md.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    pos = nl == std::string::npos ? md.size() : nl + 1;
+    size_t ticks = line.find_first_not_of('`');
+    if (ticks == std::string::npos) ticks = line.size();
+    if (ticks >= 3 && (fence.empty() || (line.find_first_not_of('`') == std::string::npos && ticks >= fence.size()))) {
+      fence = fence.empty() ? line.substr(0, ticks) : "";
+      continue;
+    }
+    if (!fence.empty()) continue;
+    // Code spans: a run of N backticks up to the next run of exactly N.
+    for (size_t i = 0; i < line.size();) {
+      if (line[i] == '\\' && i + 1 < line.size()) {
+        out += line.substr(i, 2);
+        i += 2;
+        continue;
+      }
+      if (line[i] != '`') {
+        out += line[i++];
+        continue;
+      }
+      size_t n = line.find_first_not_of('`', i) - i;
+      size_t close = line.find(std::string(n, '`'), i + n);
+      while (close != std::string::npos && close + n < line.size() && line[close + n] == '`') {
+        close = line.find(std::string(n, '`'), line.find_first_not_of('`', close));
+      }
+      i = close == std::string::npos ? line.size() : close + n;
+    }
+    out += "\n";
+  }
+  EXPECT_TRUE(fence.empty()) << "an unclosed fence:\n" << md;
+  return out;
+}
+
+TEST(MarkdownReport, EveryCorpusReportIsMarkupOnlyWhereWeMeantIt) {
+  ASSERT_GE(CorpusReports().size(), 300u);
+  for (const triage::Report& r : CorpusReports()) {
+    std::string md = triage::ToMarkdown(r);
+    std::string prose = OutsideCode(md);
+    // The only HTML is ours: <details> and <summary>; log text's < > are character references.
+    for (size_t at = prose.find('<'); at != std::string::npos; at = prose.find('<', at + 1)) {
+      std::string tag = prose.substr(at, prose.find('>', at) - at + 1);
+      EXPECT_TRUE(tag == "<details>" || tag == "</details>" || tag == "<summary>" || tag == "</summary>")
+          << r.source << ": " << tag;
+    }
+    EXPECT_EQ(Count(md, "<details>"), Count(md, "</details>")) << r.source;
+    if (r.diagnoses.empty()) {
+      EXPECT_NE(md.find("No PyTorch failure recognised"), std::string::npos) << r.source;
+      continue;
+    }
+    const triage::Diagnosis& d = r.diagnoses.front();
+    EXPECT_NE(md.find("### `" + d.category + "` " + triage::MarkdownText(d.title) + "\n"), std::string::npos) << md;
+    if (r.diagnoses.size() > 1) {
+      EXPECT_NE(md.find("<details><summary>Also possible (" + std::to_string(r.diagnoses.size() - 1) + ")</summary>"),
+                std::string::npos) << md;
+    }
+    if (d.incident < 0 || r.incidents[d.incident].kind == triage::Incident::Kind::kSignal) continue;
+    // The traceback, frame by frame, the failing frame marked.
+    const triage::Incident& inc = r.incidents[d.incident];
+    for (size_t i = 0; i < inc.frames.size(); ++i) {
+      const triage::Frame& f = inc.frames[i];
+      std::string line = "  File \"" + triage::PrintableText(f.file) + "\", line " + std::to_string(f.line) + ", in " +
+                         triage::PrintableText(f.function);
+      EXPECT_NE(md.find(line + (static_cast<int>(i) == inc.culprit ? "    <-- failing frame of your code\n" : "\n")),
+                std::string::npos) << r.source << ": " << line << "\n" << md;
+    }
+  }
+}
+
+TEST(MarkdownReport, FromTheCommandLine) {
+  ShellResult r = Shell(Triage("--format markdown " + kFixture));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "## triage: `" + kFixture + "`\n\n"
+            "### `shape.matmul_mismatch` Linear layer gets a different number of features than it was built for\n\n"
+            "Confidence 80%, rule `linear-features`. `RuntimeError in program.py:12 in train_step: return model(x), "
+            "lines 1-11 of " + kFixture + "`\n\n"
+            "```text\n"
+            "Traceback (most recent call last):\n"
+            "  File \"/work/main/tests/fixtures/chained_direct_cause/program.py\", line 12, in train_step    "
+            "<-- failing frame of your code\n"
+            "    return model(x)\n"
+            "  File \"/usr/lib/python3/dist-packages/torch/nn/modules/module.py\", line 1194, in _call_impl\n"
+            "    return forward_call(*input, **kwargs)\n"
+            "  File \"/usr/lib/python3/dist-packages/torch/nn/modules/linear.py\", line 114, in forward\n"
+            "    return F.linear(input, self.weight, self.bias)\n"
+            "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)\n"
+            "```\n\n"
+            "The layer expects 64 input features but receives 57600\\.\n\n"
+            "**Likely causes, most likely first:**\n\n"
+            "1. A feature map flattened to 57600 features\\.\n"
+            "   - test: `print(x.shape) before the layer`\n"
+            "   - fix: Linear\\(57600, 128\\)\n\n"
+            "**Verify the fix:** one step runs\n\n");
+}
+
+TEST(GithubAnnotations, EveryCorpusDiagnosisIsOneCommandAtItsFailingFrame) {
+  int with_file = 0;
+  for (const triage::Report& r : CorpusReports()) {
+    std::string out = triage::ToGithubAnnotations(r);
+    EXPECT_EQ(Count(out, "\n"), r.diagnoses.size()) << r.source << "\n" << out;
+    EXPECT_EQ(Count(out, "::error "), r.diagnoses.empty() ? 0u : 1u) << out;
+    EXPECT_EQ(out.find('\r'), std::string::npos);
+    for (size_t k = 0; k < r.diagnoses.size(); ++k) {
+      const triage::Diagnosis& d = r.diagnoses[k];
+      size_t at = out.find(k == 0 ? "::error " : "::warning ");
+      ASSERT_NE(at, std::string::npos);
+      if (d.incident >= 0 && r.incidents[d.incident].culprit >= 0) {
+        const triage::Incident& inc = r.incidents[d.incident];
+        const triage::Frame& f = inc.frames[inc.culprit];
+        EXPECT_NE(out.find("file=" + triage::WorkflowCommandText(f.file, true) + ",line=" + std::to_string(f.line) + ","),
+                  std::string::npos) << out;
+        ++with_file;
+      }
+      EXPECT_NE(out.find("title=" + triage::WorkflowCommandText(d.category, true) + " ("), std::string::npos) << out;
+    }
+  }
+  EXPECT_GT(with_file, 150);
+}
+
+TEST(GithubAnnotations, FromTheCommandLineRelativeToTheWorkspace) {
+  ShellResult r = Shell("GITHUB_WORKSPACE=/work/main/ " + Triage("--format github " + kFixture));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "::error file=tests/fixtures/chained_direct_cause/program.py,line=12,"
+            "title=shape.matmul_mismatch (80%25)%3A Linear layer gets a different number of features than it was built "
+            "for::RuntimeError in program.py:12 in train_step: return model(x), lines 1-11 of " + kFixture +
+            "%0AThe layer expects 64 input features but receives 57600.%0Afix: Linear(57600, 128)\n");
+  // Nothing diagnosed: no annotation at all (a healthy CI log stays clean).
+  EXPECT_EQ(Shell("echo 'epoch 1 loss 0.3' | " + Triage("--format github")).out, "");
+}
+
+// Checks that tags nest and close (void elements and self-closed SVG elements aside); returns the
+// first problem, or "".
+std::string TagProblem(const std::string& html) {
+  std::vector<std::string> open;
+  for (size_t at = html.find('<'); at != std::string::npos; at = html.find('<', at + 1)) {
+    size_t end = html.find('>', at);
+    if (end == std::string::npos) return "unclosed '<'";
+    std::string tag = html.substr(at + 1, end - at - 1);
+    if (tag.rfind("!DOCTYPE", 0) == 0) continue;
+    bool closing = !tag.empty() && tag[0] == '/';
+    std::string name = tag.substr(closing ? 1 : 0, tag.find_first_of(" />", closing ? 1 : 0) - (closing ? 1 : 0));
+    if (name == "meta" || name == "br" || (!tag.empty() && tag.back() == '/')) continue;
+    if (!closing) {
+      open.push_back(name);
+    } else {
+      if (open.empty() || open.back() != name) return "</" + name + "> closes <" + (open.empty() ? "" : open.back()) + ">";
+      open.pop_back();
+    }
+  }
+  return open.empty() ? "" : "<" + open.back() + "> never closed";
+}
+
+TEST(HtmlReport, EveryCorpusReportIsOneWellFormedSelfContainedPage) {
+  int plots = 0;
+  for (const triage::Report& r : CorpusReports()) {
+    std::string html = triage::ToHtml({r});
+    EXPECT_EQ(TagProblem(html), "") << r.source;
+    EXPECT_EQ(html.rfind("<!DOCTYPE html>\n", 0), 0u);
+    for (const char* outside : {"<script", "<link", "<img", "<iframe", "<object", "src=\"", "href=\"http", "url(", "@import", "@font-face"}) {
+      EXPECT_EQ(html.find(outside), std::string::npos) << r.source << ": " << outside;
+    }
+    // Every point of every series is drawn: finite values as dots, the others as red marks.
+    size_t finite = 0, nonfinite = 0;
+    for (const triage::Diagnosis& d : r.diagnoses) {
+      for (const triage::SeriesEvidence& s : d.series) {
+        for (const auto& p : s.points) (std::isfinite(p.second) ? finite : nonfinite)++;
+        ++plots;
+      }
+    }
+    EXPECT_EQ(Count(html, "<circle class=\"pt\""), finite) << r.source;
+    EXPECT_EQ(Count(html, "<path class=\"nonfinite\""), nonfinite) << r.source;
+    if (r.diagnoses.empty()) continue;
+    const triage::Diagnosis& d = r.diagnoses.front();
+    EXPECT_NE(html.find("<h3><span class=\"category\">" + triage::HtmlText(d.category) + "</span> " +
+                        triage::HtmlText(d.title) + "</h3>"), std::string::npos) << r.source;
+    if (d.incident >= 0) {
+      const triage::Incident& inc = r.incidents[d.incident];
+      if (inc.kind != triage::Incident::Kind::kSignal && inc.culprit >= 0) {
+        const triage::Frame& f = inc.frames[inc.culprit];
+        EXPECT_NE(html.find("<mark title=\"the failing frame of your code\">  File &quot;" + triage::HtmlText(f.file) +
+                            "&quot;, line " + std::to_string(f.line)), std::string::npos) << r.source;
+      }
+    }
+    for (const triage::Hypothesis& h : d.hypotheses) {
+      EXPECT_NE(html.find("<li><p>" + triage::HtmlText(h.text)), std::string::npos) << r.source;
+    }
+  }
+  EXPECT_GT(plots, 30) << "the corpus no longer has metric series to plot";
+}
+
+TEST(HtmlReport, PlotMarksOnsetNonFiniteStepsAndLnC) {
+  triage::Report r;
+  r.source = "train.log";
+  triage::Diagnosis d;
+  d.rule = "nan";
+  d.category = "numerics.nan_loss";
+  d.confidence = 0.9;
+  d.title = "Loss became NaN";
+  d.captures["classes"] = "10";
+  triage::SeriesEvidence s;
+  s.name = "loss";
+  s.axis = "step";
+  for (int i = 0; i < 10; ++i) s.points.push_back({i * 10.0, i < 8 ? 2.3 - 0.1 * i : std::nan("")});
+  s.has_onset = true;
+  s.onset = 80;
+  d.series.push_back(s);
+  r.diagnoses.push_back(d);
+  std::string html = triage::ToHtml({r});
+  EXPECT_EQ(Count(html, "<circle class=\"pt\""), 8u);
+  EXPECT_EQ(Count(html, "<path class=\"nonfinite\""), 2u);
+  EXPECT_NE(html.find("<title>step 80: loss nan</title>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<title>onset at step 80</title>"), std::string::npos);
+  EXPECT_NE(html.find(">ln 10 = 2.303 (uniform guessing)</text>"), std::string::npos);
+  EXPECT_NE(html.find("aria-label=\"loss by step: 8 values, 2 not finite, onset at step 80\""), std::string::npos);
+  // The onset line sits at x = 80 of 0..90 on the plot area (56..628).
+  EXPECT_NE(html.find("<path class=\"onset\" d=\"M564.4 14.0V204.0\">"), std::string::npos) << html;
+}
+
+TEST(HtmlReport, LogTextIsShownNeverRun) {
+  std::string log = "Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n"
+                    "ZorkError: <script>alert(\"x\")</script> & <img src=x onerror=alert(1)>\n";
+  TempDir dir("triage_html_escape");
+  std::ofstream(dir.path + "/log.txt") << log;
+  ShellResult r = Shell(Triage("--format html " + dir.path + "/log.txt"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out.find("<script"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("<img"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ZorkError: &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=x "
+                       "onerror=alert(1)&gt;"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("File &quot;&lt;stdin&gt;&quot;, line 1, in &lt;module&gt;"), std::string::npos) << r.out;
+  EXPECT_EQ(TagProblem(r.out), "");
+}
+
+TEST(HtmlReport, SeveralInputsInOnePage) {
+  TempDir dir("triage_html_many");
+  std::ofstream(dir.path + "/ok.log") << "epoch 1 loss 0.5\n";
+  ShellResult r = Shell(Triage("--format html " + kFixture + " " + dir.path + "/ok.log"));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(Count(r.out, "<!DOCTYPE html>"), 1u);
+  EXPECT_EQ(Count(r.out, "<section class=\"input\""), 2u);
+  EXPECT_NE(r.out.find("<title>triage: 2 inputs</title>"), std::string::npos);
+  EXPECT_NE(r.out.find("<a href=\"#input-1\">" + kFixture + "</a>: shape.matmul_mismatch</li>"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("<a href=\"#input-2\">" + dir.path + "/ok.log</a>: no failure recognised</li>"), std::string::npos);
+  EXPECT_EQ(TagProblem(r.out), "");
+  EXPECT_EQ(Shell(Triage("--format html --follow " + kFixture + " 2>/dev/null")).status, 2);
+}
+
+}  // namespace
