@@ -8,16 +8,21 @@
 //
 // Lines are normalised before parsing: trailing CR removed, text before the last '\r' of a progress
 // bar dropped, ANSI escapes removed, a rank prefix ("[rank3]:", "[default0]:") recorded and removed.
+//
+// The segmenter itself owns what every format shares: the open incident, streams (ranks, learned
+// prefixes), chains, wrappers, handled exceptions and log-line incidents. Each log format is a reader
+// in formats/ with its own state; formats/registry.cc lists them and the idle triggers (the lines that
+// start a format's block), from which IdleKeywords is derived. engine/README.md: "Adding a log format".
 #ifndef TRIAGE_ENGINE_SEGMENTER_H_
 #define TRIAGE_ENGINE_SEGMENTER_H_
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "log/formats/registry.h"
 #include "triage/triage.h"
 
 namespace triage {
@@ -46,7 +51,7 @@ class Segmenter {
   void Finish();
 
   // Returns true when no incident is open: the next line is read by HandleIdle alone.
-  bool idle() const { return state_ == State::kIdle && !notebook_traceback_; }
+  bool idle() const { return state_ == State::kIdle && !readers_.notebook.active(); }
   // Counts `n` lines the caller has shown to be inert while idle: no idle keyword and no rule hit, and
   // blank after Normalize unless it is followed by a line added with AddLine (which then sets the
   // previous-line context). Precondition: idle(). See Note: [Line prefilter] in line_scanner.h.
@@ -57,7 +62,8 @@ class Segmenter {
     ordinary_lines_ += n > blank ? n - blank : 0;
   }
   // Returns the literal keywords (any case) one of which every line HandleIdle acts on contains, other
-  // than lines a rule matches. Other states read every line and need none.
+  // than lines a rule matches: the keywords of formats/registry.cc's triggers. Other states read every
+  // line and need none.
   static const std::vector<std::string>& IdleKeywords();
 
   const std::vector<Incident>& incidents() const { return incidents_; }
@@ -72,80 +78,62 @@ class Segmenter {
   // Exposed for tests: true for frames of torch, site-packages, the standard library and C++ frames.
   static bool IsLibraryFile(std::string_view file);
 
- private:
+  // ---- For the format readers (formats/): the state they share and the steps they take. ----
+  // Which reader the next line goes to (kIdle: the idle triggers).
   enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kWarningSource, kPytest, kElasticSummary, kForwardTrace, kFatalDump };
-
-  void ReadLine(std::string_view raw);
-  void FramesLine(const std::string& line, std::string_view trimmed);
-  bool RichBoxLine(std::string_view trimmed);
-  void EndInterleaving();
-  bool TorchScriptLine(const std::string& line, std::string_view trimmed);
-  bool ExceptionGroupLine(std::string* line);
-  void AddFlattened(std::string_view raw, size_t header);
-  void ReadEscaped(std::string_view text, bool json);
-  void HandleIdle(const std::string& line, std::string_view raw_trimmed);
+  State state() const { return state_; }
+  void set_state(State s) { state_ = s; }
+  FormatReaders& readers() { return readers_; }
+  const SegmenterOptions& options() const { return options_; }
+  Incident& open() { return open_; }                 // the incident being built (valid unless idle)
+  std::vector<Incident>& kept() { return incidents_; }
+  std::uint64_t line_no() const { return line_no_; }
+  const std::string& rank() const { return rank_; }  // the current line's rank prefix
+  bool& frame_expects_source() { return frame_expects_source_; }
+  const std::string& prev_line() const { return prev_line_; }  // the previous non-blank normalised line
+  std::uint64_t prev_line_no() const { return prev_line_no_; }
+  int last_exception() const { return last_exception_; }
+  int warning_index() const { return log_index_; }   // the last log-line incident (a warning's, see formats/warnings.cc)
+  // An incident whose cause is the next traceback (nbclient's CellExecutionError, mp.spawn, a group).
+  void set_pending_wrapper(int index) { pending_wrapper_ = index; }
+  void set_pending_cause(int index) { pending_cause_ = index; }
+  void IgnoreNextException() { ignored_next_ = true; }
+  // Suspends the open incident until the nested traceback that starts now is done ("Original Traceback").
+  void SuspendOpen() { stack_.push_back(std::move(open_)); }
+  bool has_suspended() const { return !stack_.empty(); }
+  // Removes the last kept incident (a bare error line that turned out to be a C++ error's message).
+  void DropLastIncident();
+  // Starts a Python traceback at this line (state kFrames).
   void StartTraceback();
-  bool ParseFrameLine(const std::string& line);
-  bool ParseIPythonFrameLine(std::string_view trimmed);
-  void PytestLine(const std::string& line, std::string_view trimmed);
-  void ElasticSummaryLine(std::string_view trimmed);
-  void FinishElasticSummary();
-  void FatalDumpLine(const std::string& line, std::string_view trimmed);
-  void FinishFatalDump();
-  void InheritCulprit(int index);
-
-  // torchrun's ChildFailedError summary being read (Note: [Elastic summary]).
-  struct ElasticSummary {
-    int wrapper = -1;            // the ChildFailedError incident
-    bool in_root = false;        // inside "Root Cause (first observed failure)"
-    bool in_copy = false;        // inside a rank's traceback copied into the summary
-    std::string entry_rank;      // rank of the entry being read
-    std::string root_rank;
-    int signal = -1;             // incident made from a "Signal N (SIG...) received by PID" entry
-    std::string copy_line;       // the copied traceback's exception line
-    std::uint64_t copy_line_no = 0;
-  };
-  bool IPythonFrameSectionLine(std::string_view trimmed);
+  // Reads one line of a Python frame section ("File ..., line N, in f") into *into; true if it was one.
+  bool ParseFrameLine(const std::string& line, Incident* into);
+  bool ParseFrameLine(const std::string& line) { return ParseFrameLine(line, &open_); }
+  // Adds a frame to the open incident (the innermost max_frames are kept).
+  void PushFrame(Frame f);
   void ParseExceptionLine(const std::string& line, Incident* inc);
-  void CloseOpen();
-  void Emit(Incident inc);
   void AppendMessage(Incident* inc, std::string_view text);
+  void Emit(Incident inc);
+  void CloseOpen();
+  void HandleIdle(const std::string& line, std::string_view trimmed);
   void AddLogLine(const std::string& line, int key);
+  // Classifies a line with the rules; a hit becomes a log-line incident. Returns whether it hit.
+  bool ClassifyLine(const std::string& line, std::string_view trimmed);
+  void ReadLine(std::string_view raw);  // one physical line, after the raw-line readers
+
+ private:
+  void InheritCulprit(int index);
   void AttachContext(Incident* inc);
 
   SegmenterOptions options_;
   Classifier classify_;
+  FormatReaders readers_;
   State state_ = State::kIdle;
   Incident open_;                 // the incident being built (valid unless state_ == kIdle)
   std::vector<Incident> stack_;   // outer incidents suspended by a nested "Original Traceback"
   bool frame_expects_source_ = false;
-  ElasticSummary elastic_;
-  std::vector<Frame> forward_frames_;  // anomaly mode's forward-call frames (Note: [Anomaly forward trace])
-  std::uint64_t forward_line_ = 0;
-  // faulthandler's dump of a crashed process (Note: [Fatal Python error]): the crashing thread's frames,
-  // outermost first, kept for the next exception incident of the same stream.
-  bool dump_current_thread_ = false;  // reading the "Current thread" section of the dump
-  std::vector<Frame> crash_frames_;
-  std::uint64_t crash_line_ = 0;
-  std::string crash_rank_;
-  // A second traceback read at the same time (Note: [Interleaved tracebacks]).
-  bool interleaved_ = false;
-  Incident twin_;
-  bool twin_expects_source_ = false;
-  bool twin_fed_last_ = false;
-  // A TorchScript interpreter report inside the open incident's message (Note: [TorchScript report]).
-  enum class TorchScript { kNone, kReport, kDone };
-  TorchScript torchscript_ = TorchScript::kNone;
-  bool torchscript_original_ = false;  // in its "original code" traceback
-  std::string torchscript_code_;       // the last code line, which a "<--- HERE" marker points at
-  bool notebook_traceback_ = false;  // inside an .ipynb error output's "traceback" array
-  bool exception_group_ = false;
   int live_exception_ = -1;       // the last exception incident not announced as ignored (Note: [Handled])
   bool ignored_next_ = false;     // "Exception ignored in: ..." announced the next traceback
-  std::uint64_t ordinary_lines_ = 0;  // lines read while idle that were part of no incident, since the last exception  // inside an ExceptionGroup rendering (Note: [Exception groups])
-  std::string pytest_source_;     // the ">" line of the pytest block being read (Note: [pytest report])
-  bool rich_ = false;             // the open traceback is rich's box (Note: [rich tracebacks])
-  bool ipython_ = false;          // the open traceback is IPython's (Note: [IPython frames])
+  std::uint64_t ordinary_lines_ = 0;  // lines read while idle that were part of no incident, since the last exception
   int pending_cause_ = -1;        // set by a chain separator line
   std::vector<int> chain_links_;  // incidents (ascending) whose caused_by came from a chain separator
   int pending_wrapper_ = -1;      // an incident whose cause is the next traceback (nbclient's CellExecutionError)
@@ -161,8 +149,7 @@ class Segmenter {
   std::string prev_line_;         // the previous normalised line (a c10::Error message precedes its trace)
   std::uint64_t prev_line_no_ = 0;
   int last_exception_ = -1;       // index of the last exception incident (for context after it)
-  std::string prefix_shape_;      // the per-line log prefix learned (Note: [Learned prefix]); may be empty
-  bool open_prefixed_ = false;    // the open incident's first line carried that prefix
+  bool open_prefixed_ = false;    // the open incident's first line carried the learned prefix
 };
 
 }  // namespace triage

@@ -1,0 +1,68 @@
+#include "log/formats/fatal_dump.h"
+
+#include <iterator>
+
+#include "log/formats/text.h"
+#include "log/segmenter.h"
+
+namespace triage {
+
+using text::EndsWith;
+using text::StartsWith;
+
+bool FatalDumpReader::Start(Segmenter& s, const std::string& line, std::string_view trimmed) {
+  if (!StartsWith(trimmed, "Fatal Python error: ")) return false;
+  // The line itself stays a line rules see.
+  s.ClassifyLine(line, trimmed);
+  s.open() = Incident();
+  s.open().rank = s.rank();
+  s.readers().fatal_dump.current_thread_ = false;
+  s.set_state(Segmenter::State::kFatalDump);
+  return true;
+}
+
+void FatalDumpReader::Line(Segmenter& s, const std::string& line, std::string_view t) {
+  const bool indented = text::Indented(line);
+  if (t.empty() || StartsWith(t, "Python runtime state:")) return;
+  if (!indented && EndsWith(t, "(most recent call first):") &&
+      (StartsWith(t, "Current thread ") || StartsWith(t, "Thread ") || StartsWith(t, "Stack "))) {
+    // "Current thread 0x00007fd86382c040 (most recent call first):", another thread's "Thread 0x...", or
+    // "Stack (most recent call first):" when only the current thread is dumped.
+    current_thread_ = !StartsWith(t, "Thread ");
+    return;
+  }
+  if (indented) {  // a frame, "<no Python frame>", "Garbage-collecting", "..." (a cut stack)
+    // Most recent first: once max_frames are kept, the rest are the outermost.
+    if (current_thread_ && static_cast<int>(s.open().frames.size()) < s.options().max_frames && s.ParseFrameLine(line)) {
+      s.frame_expects_source() = false;
+    }
+    return;
+  }
+  const bool extension_modules = StartsWith(t, "Extension modules:");
+  Finish(s);
+  if (!extension_modules) s.HandleIdle(line, t);
+}
+
+void FatalDumpReader::Finish(Segmenter& s) {
+  s.set_state(Segmenter::State::kIdle);
+  Incident& open = s.open();
+  crash_frames_.assign(std::make_move_iterator(open.frames.rbegin()), std::make_move_iterator(open.frames.rend()));
+  crash_line_ = s.line_no();
+  crash_rank_ = open.rank;
+  open = Incident();
+}
+
+void FatalDumpReader::Attach(Segmenter& s, Incident* inc) {
+  if (crash_frames_.empty() || inc->kind == Incident::Kind::kLogLine) return;
+  // The dump goes to the first exception after it, or nowhere.
+  const std::int64_t after = static_cast<std::int64_t>(inc->line_start) - static_cast<std::int64_t>(crash_line_);
+  if (inc->rank == crash_rank_ && after >= 0 && after <= s.options().context_window && text::DeepestUserFrame(inc->frames) < 0) {
+    for (Frame& f : crash_frames_) {
+      if (static_cast<int>(inc->frames.size()) < s.options().max_frames) inc->frames.push_back(std::move(f));
+    }
+    inc->culprit = -1;
+  }
+  crash_frames_.clear();
+}
+
+}  // namespace triage

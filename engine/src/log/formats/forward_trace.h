@@ -1,0 +1,36 @@
+// Note: [Anomaly forward trace]
+// Anomaly mode's warning ("... Traceback of forward call that caused the error:") holds the traceback
+// of the forward call whose backward failed (indented File lines up to "(Triggered internally at
+// ...)"). Those frames are appended after the frames of the backward error that follows, so its culprit
+// is the user's forward line that made the NaN, not the loss.backward() call.
+#ifndef TRIAGE_ENGINE_LOG_FORMATS_FORWARD_TRACE_H_
+#define TRIAGE_ENGINE_LOG_FORMATS_FORWARD_TRACE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "triage/triage.h"
+
+namespace triage {
+
+class Segmenter;
+
+class ForwardTraceReader {
+ public:
+  static bool Start(Segmenter& s, const std::string& line, std::string_view trimmed);
+  void Line(Segmenter& s, const std::string& line, std::string_view trimmed);
+  // Ends the forward trace: its frames wait for the next traceback.
+  void Close(Segmenter& s);
+  // Gives the waiting frames to `inc` (an incident about to be kept) when they explain it.
+  void Attach(Segmenter& s, Incident* inc);
+
+ private:
+  std::vector<Frame> frames_;
+  std::uint64_t line_ = 0;
+};
+
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_LOG_FORMATS_FORWARD_TRACE_H_

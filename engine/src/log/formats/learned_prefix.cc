@@ -1,0 +1,67 @@
+#include "log/formats/learned_prefix.h"
+
+#include <cctype>
+#include <string_view>
+
+namespace triage {
+namespace {
+
+constexpr char kDigitRun = '\x01';
+
+// True for text that can be a per-line log prefix: short, ends at a separator, holds a digit or a
+// bracket (a time, a pid, a level tag), and no quote or '=' (which mean the header sits inside a value:
+// `error="Traceback ...`).
+bool LooksLikeLogPrefix(std::string_view p) {
+  if (p.empty() || p.size() > 100) return false;
+  char last = p.back();
+  if (last != ' ' && last != ':' && last != ']' && last != '|') return false;
+  if (p.find_first_of("\"'=\\") != std::string_view::npos) return false;
+  return p.find_first_of("0123456789]") != std::string_view::npos;
+}
+
+std::string ShapeOf(std::string_view p) {
+  std::string shape;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (std::isdigit(static_cast<unsigned char>(p[i]))) {
+      while (i + 1 < p.size() && std::isdigit(static_cast<unsigned char>(p[i + 1]))) ++i;
+      shape += kDigitRun;
+    } else {
+      shape += p[i];
+    }
+  }
+  return shape;
+}
+
+// Returns the length of the prefix of `line` that has `shape`, or 0.
+size_t MatchShape(std::string_view shape, std::string_view line) {
+  size_t j = 0;
+  for (char c : shape) {
+    if (c == kDigitRun) {
+      if (j >= line.size() || !std::isdigit(static_cast<unsigned char>(line[j]))) return 0;
+      while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j;
+    } else {
+      if (j >= line.size() || line[j] != c) return 0;
+      ++j;
+    }
+  }
+  return j;
+}
+
+}  // namespace
+
+bool LearnedPrefixReader::Strip(std::string* line, bool may_learn) {
+  if (size_t n = shape_.empty() ? 0 : MatchShape(shape_, *line); n > 0) {
+    line->erase(0, n);
+    return true;
+  }
+  if (!may_learn) return false;
+  size_t p = line->find("Traceback (most recent call last):");
+  if (p != std::string::npos && p > 0 && LooksLikeLogPrefix(std::string_view(*line).substr(0, p))) {
+    shape_ = ShapeOf(std::string_view(*line).substr(0, p));
+    line->erase(0, p);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace triage

@@ -1,0 +1,32 @@
+#include "log/formats/notebook.h"
+
+#include "log/formats/escaped.h"
+#include "log/formats/text.h"
+#include "log/segmenter.h"
+
+namespace triage {
+
+using text::StartsWith;
+using text::Trim;
+
+bool NotebookReader::RawLine(Segmenter& s, std::string_view raw) {
+  if (active_) {
+    std::string_view t = Trim(raw);
+    if (t.size() >= 2 && t[0] == '"') {
+      if (t.back() == ',') t.remove_suffix(1);
+      EscapedReader::ReadEscaped(s, t.substr(1), /*json=*/true);
+      return true;
+    }
+    active_ = false;
+    // The array's end ends the traceback too: the JSON after it ("    }") is no message continuation.
+    s.CloseOpen();
+    return StartsWith(t, "]");
+  }
+  if (!raw.empty() && raw.back() == '[' && Trim(raw) == "\"traceback\": [") {
+    active_ = true;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace triage

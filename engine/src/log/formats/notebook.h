@@ -1,0 +1,25 @@
+// Jupyter .ipynb files: an error output's "traceback" array holds one JSON string per IPython
+// traceback line (ANSI colours as \u001b escapes); each element is read as the lines it encodes.
+#ifndef TRIAGE_ENGINE_LOG_FORMATS_NOTEBOOK_H_
+#define TRIAGE_ENGINE_LOG_FORMATS_NOTEBOOK_H_
+
+#include <string_view>
+
+namespace triage {
+
+class Segmenter;
+
+class NotebookReader {
+ public:
+  // Reads a raw line; returns true when it was consumed here (an element of the array, its start, or
+  // its end "]").
+  bool RawLine(Segmenter& s, std::string_view raw);
+  bool active() const { return active_; }  // inside a "traceback" array
+
+ private:
+  bool active_ = false;
+};
+
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_LOG_FORMATS_NOTEBOOK_H_

@@ -1,0 +1,187 @@
+#include "log/formats/python_traceback.h"
+
+#include "log/formats/text.h"
+#include "log/segmenter.h"
+
+namespace triage {
+
+using text::LTrim;
+using text::StartsWith;
+using text::Trim;
+
+namespace {
+
+constexpr std::string_view kHeader = "Traceback (most recent call last):";
+
+// Lines that continue an exception message after its first line.
+bool IsMessageContinuation(std::string_view line) {
+  if (line.empty()) return false;
+  if (line[0] == ' ' || line[0] == '\t') return true;
+  static const char* const kHeads[] = {
+      "CUDA kernel errors might be", "For debugging consider passing", "Compile with `TORCH_USE_CUDA_DSA`",
+      "Exception raised from ", "frame #", "Missing key(s)", "Unexpected key(s)", "size mismatch for ",
+      "Original Traceback (most recent call last):", "Traceback of TorchScript", "The following operation failed",
+      "Serialized   File", "Device-side assertion", "HINT:", "Tried to allocate", "If reserved but unallocated",
+      "Set the environment variable", "Note that", "See documentation for Memory Management",
+      "If you want to use the", "Please ", "You can ", "It seems", "This error",
+      // DistributedDataParallel's unused-parameter error continues on unindented lines.
+      "making sure all `forward`", "If you already have done the above", "Parameters which did not receive grad",
+      "Parameter indices which did not receive grad", "Since `find_unused_parameters=True`",
+      "or try to use _set_static_graph", "mark_variable_ready"};
+  for (const char* h : kHeads) {
+    if (StartsWith(line, h)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void PythonTracebackReader::RecoverFromRaise(Incident* inc) {
+  std::string_view src = inc->message;
+  if (!StartsWith(src, "raise ")) return;
+  std::string_view rest = LTrim(src.substr(6));
+  size_t n = text::TypePrefix(rest);
+  if (n == 0 || !text::LooksLikeExceptionType(rest.substr(0, n))) return;
+  std::string type(rest.substr(0, n));
+  std::string message;
+  rest = rest.substr(n);
+  if (StartsWith(rest, "(")) {
+    rest = LTrim(rest.substr(1));
+    if (!rest.empty() && (rest[0] == 'f' || rest[0] == 'r')) rest.remove_prefix(1);
+    if (!rest.empty() && (rest[0] == '"' || rest[0] == '\'')) {
+      // The literal up to its closing quote; a format placeholder later in it is kept as printed.
+      char q = rest[0];
+      size_t end = rest.find(q, 1);
+      message = std::string(rest.substr(1, end == std::string_view::npos ? std::string_view::npos : end - 1));
+    }
+  }
+  inc->exception = std::move(type);
+  inc->message = std::move(message);
+}
+
+bool PythonTracebackReader::StartHeader(Segmenter& s, const std::string&, std::string_view trimmed) {
+  if (!StartsWith(trimmed, kHeader)) return false;
+  s.StartTraceback();
+  return true;
+}
+
+bool PythonTracebackReader::StartIgnored(Segmenter& s, const std::string&, std::string_view trimmed) {
+  // CPython's unraisable hook (a __del__ or a callback failing, often at shutdown after the fatal
+  // error): the traceback that follows was ignored, and it says nothing about the one before it.
+  if (!StartsWith(trimmed, "Exception ignored in")) return false;
+  s.IgnoreNextException();
+  return true;
+}
+
+bool PythonTracebackReader::StartChain(Segmenter& s, const std::string&, std::string_view trimmed) {
+  if (!StartsWith(trimmed, "During handling of the above exception, another exception occurred") &&
+      !StartsWith(trimmed, "The above exception was the direct cause of the following exception")) {
+    return false;
+  }
+  // "The above exception": the last exception of this stream, not a log line printed after it.
+  const std::vector<Incident>& kept = s.kept();
+  const std::uint64_t window = static_cast<std::uint64_t>(s.options().context_window);
+  for (int i = static_cast<int>(kept.size()) - 1; i >= 0 && s.line_no() - static_cast<std::uint64_t>(kept[i].line_end) <= window; --i) {
+    if (kept[i].kind != Incident::Kind::kLogLine && kept[i].rank == s.rank()) {
+      s.set_pending_cause(i);
+      break;
+    }
+  }
+  return true;
+}
+
+bool PythonTracebackReader::StartErrorLine(Segmenter& s, const std::string& line, std::string_view trimmed) {
+  size_t n = text::TypePrefix(trimmed);
+  if (!(n > 0 && n < trimmed.size() && trimmed[n] == ':' && text::LooksLikeExceptionType(trimmed.substr(0, n)) &&
+        trimmed == LTrim(line))) {
+    return false;
+  }
+  // The exception line of the incident that just ended, printed again (nbconvert repeats it after
+  // the notebook's traceback; programs log str(e) after printing the traceback): the same failure.
+  std::vector<Incident>& kept = s.kept();
+  const int last_exception = s.last_exception();
+  if (last_exception >= 0 && last_exception == static_cast<int>(kept.size()) - 1) {
+    Incident& last = kept[last_exception];
+    std::string_view msg = Trim(trimmed.substr(n + 1));
+    if (s.line_no() - static_cast<std::uint64_t>(last.line_end) <= 2 && last.exception == trimmed.substr(0, n) &&
+        !msg.empty() && std::string_view(last.message).substr(0, last.message.find('\n')) == msg) {
+      last.line_end = static_cast<int>(s.line_no());
+      return true;
+    }
+  }
+  Incident inc;
+  inc.kind = Incident::Kind::kErrorLine;
+  inc.line_start = inc.line_end = static_cast<int>(s.line_no());
+  inc.rank = s.rank();
+  s.ParseExceptionLine(line, &inc);
+  // Its message may continue on the next lines (CUDA hints, state_dict key lists).
+  s.open() = std::move(inc);
+  s.set_state(Segmenter::State::kMessage);
+  return true;
+}
+
+void PythonTracebackReader::FramesState(Segmenter& s, const std::string& line, std::string_view trimmed) {
+  InterleavedReader& interleaved = s.readers().interleaved;
+  if (StartsWith(trimmed, kHeader)) {
+    if (interleaved.Begin(s)) return;
+    interleaved.End(s);
+    s.CloseOpen();
+    s.StartTraceback();
+    return;
+  }
+  if (interleaved.FeedTwin(s, line, trimmed)) return;
+  FramesLine(s, line, trimmed);
+  interleaved.AfterOpenLine(s);
+}
+
+void PythonTracebackReader::FramesLine(Segmenter& s, const std::string& line, std::string_view trimmed) {
+  Incident& open = s.open();
+  const int line_no = static_cast<int>(s.line_no());
+  if (s.readers().rich.BoxLine(s, trimmed) || s.readers().ipython.SectionLine(s, trimmed) || s.ParseFrameLine(line) ||
+      trimmed.empty()) {
+    open.line_end = line_no;
+    return;
+  }
+  if (text::Indented(line)) {
+    // Source line under a frame, caret markers (^^^^, ~~~), "[Previous line repeated N more times]".
+    bool carets = trimmed.find_first_not_of("^~ ") == std::string_view::npos;
+    if (s.frame_expects_source() && !carets && !open.frames.empty() && trimmed[0] != '[') {
+      open.frames.back().source = std::string(trimmed.substr(0, 512));
+      s.frame_expects_source() = false;
+    }
+    open.line_end = line_no;
+    return;
+  }
+  s.ParseExceptionLine(line, &open);
+  open.line_end = line_no;
+  s.set_state(Segmenter::State::kMessage);
+}
+
+bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, std::string_view trimmed) {
+  if (s.readers().torchscript.Line(s, line, trimmed)) return false;
+  Incident& open = s.open();
+  if (StartsWith(trimmed, "Original Traceback (most recent call last):")) {
+    // DataLoader worker re-raise: the inner traceback is the failure; the outer one wraps it.
+    open.line_end = static_cast<int>(s.line_no());
+    s.SuspendOpen();
+    s.StartTraceback();
+    return false;
+  }
+  if (IsMessageContinuation(line) && !StartsWith(trimmed, kHeader) && !StartsWith(trimmed, "File \"")) {
+    if (StartsWith(trimmed, "Exception raised from ") || StartsWith(trimmed, "frame #")) {
+      // C++ backtrace attached to a Python exception (TORCH_SHOW_CPP_STACKTRACES=1): not message text.
+      open.line_end = static_cast<int>(s.line_no());
+      return false;
+    }
+    s.AppendMessage(&open, line);
+    open.line_end = static_cast<int>(s.line_no());
+    return false;
+  }
+  s.CloseOpen();
+  if (s.state() == Segmenter::State::kMessage) return true;  // resumed an outer incident: this line may continue it
+  if (s.readers().elastic.StartAfterWrapper(s, trimmed)) return false;
+  s.HandleIdle(line, trimmed);
+  return false;
+}
+
+}  // namespace triage

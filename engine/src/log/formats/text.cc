@@ -1,0 +1,68 @@
+#include "log/formats/text.h"
+
+#include <cctype>
+
+namespace triage {
+namespace text {
+namespace {
+
+bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+}  // namespace
+
+size_t TypePrefix(std::string_view s) {
+  if (s.empty() || !IsIdentStart(s[0])) return 0;
+  size_t i = 0;
+  while (i < s.size()) {
+    if (IsIdentChar(s[i])) { ++i; continue; }
+    if (s[i] == '.' && i + 1 < s.size() && IsIdentStart(s[i + 1])) { ++i; continue; }
+    if (s[i] == ':' && i + 2 < s.size() && s[i + 1] == ':' && IsIdentStart(s[i + 2])) { i += 2; continue; }
+    break;
+  }
+  return i;
+}
+
+bool LooksLikeExceptionType(std::string_view type) {
+  size_t dot = type.find_last_of(".:");
+  std::string_view last = dot == std::string_view::npos ? type : type.substr(dot + 1);
+  if (last.empty() || !std::isupper(static_cast<unsigned char>(last[0]))) return false;
+  return EndsWith(last, "Error") || EndsWith(last, "Exception") || EndsWith(last, "Interrupt") ||
+         EndsWith(last, "Failure") || last == "StopIteration" || last == "SystemExit" || EndsWith(last, "ExceptionGroup");
+}
+
+bool IsExceptionLine(std::string_view t) {
+  size_t n = TypePrefix(t);
+  return n > 0 && n < t.size() && t[n] == ':' && LooksLikeExceptionType(t.substr(0, n));
+}
+
+int DeepestUserFrame(const std::vector<Frame>& frames) {
+  for (int i = static_cast<int>(frames.size()) - 1; i >= 0; --i) {
+    if (frames[i].user && frames[i].line > 0) return i;
+  }
+  return -1;
+}
+
+size_t ParseInt(std::string_view s, int* value) {
+  size_t i = 0;
+  *value = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+    if (*value < 100000000) *value = *value * 10 + (s[i] - '0');
+    ++i;
+  }
+  return i;
+}
+
+bool IsLibraryFile(std::string_view f) {
+  static const char* const kLibraryMarks[] = {
+      "site-packages", "dist-packages", "/torch/", "\\torch\\", "/lib/python", "\\lib\\python", "\\Lib\\",
+      "<frozen ", "/usr/lib/", "/usr/local/lib/", "/aten/src/", "/c10/", "lib/libtorch", "libc10",
+      "/torch/csrc/", ".so"};
+  for (const char* m : kLibraryMarks) {
+    if (f.find(m) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace text
+}  // namespace triage

@@ -1,0 +1,61 @@
+// Text helpers shared by the segmenter and its format readers (engine/src/log/formats/).
+#ifndef TRIAGE_ENGINE_LOG_FORMATS_TEXT_H_
+#define TRIAGE_ENGINE_LOG_FORMATS_TEXT_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "triage/triage.h"
+
+namespace triage {
+namespace text {
+
+inline bool StartsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.compare(0, p.size(), p) == 0;
+}
+
+inline bool EndsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+}
+
+inline std::string_view LTrim(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return s.substr(i);
+}
+
+inline std::string_view Trim(std::string_view s) {
+  s = LTrim(s);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+inline bool Indented(std::string_view line) { return !line.empty() && (line[0] == ' ' || line[0] == '\t'); }
+
+// Parses "Type: message" / "Type" where Type is a (dotted or ::-qualified) identifier. Returns the
+// length of the type, or 0 when the line does not start with one.
+size_t TypePrefix(std::string_view s);
+
+// True for type names that announce an exception ("RuntimeError", "torch.cuda.OutOfMemoryError",
+// "c10::Error", "KeyboardInterrupt"), not for warnings or ordinary words. Every suffix here is a
+// keyword of the bare-error-line trigger (formats/registry.cc).
+bool LooksLikeExceptionType(std::string_view type);
+
+// True for "Type: message" where Type looks like an exception type.
+bool IsExceptionLine(std::string_view t);
+
+// Returns the index of the deepest frame that can be a culprit: user code with a line number (a C++
+// frame, "frame #13: <unknown function> + 0x49a8 (... in ./program)", has no line to point at), or -1.
+int DeepestUserFrame(const std::vector<Frame>& frames);
+
+// Parses the digits at the start of `s` into *value; returns how many there were.
+size_t ParseInt(std::string_view s, int* value);
+
+// True for frames of torch, site-packages, the standard library and C++ frames.
+bool IsLibraryFile(std::string_view file);
+
+}  // namespace text
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_LOG_FORMATS_TEXT_H_

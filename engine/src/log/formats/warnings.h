@@ -1,0 +1,27 @@
+// Warnings as the warnings module prints them, "path:12: UserWarning: message", then the warning's
+// source line, indented. Such a line becomes an incident when a rule recognises it (a log-line
+// incident with the warning's type, message and frame); the source line after it is then read even if
+// the line scanner would skip it.
+#ifndef TRIAGE_ENGINE_LOG_FORMATS_WARNINGS_H_
+#define TRIAGE_ENGINE_LOG_FORMATS_WARNINGS_H_
+
+#include <string>
+#include <string_view>
+
+#include "triage/triage.h"
+
+namespace triage {
+
+class Segmenter;
+
+class WarningsReader {
+ public:
+  // Parses a warning line into *inc (type, message, one frame); false for any other line.
+  static bool ParseWarningLine(std::string_view line, Incident* inc);
+  // The line after a warning (state kWarningSource): its source line, or an ordinary line.
+  void SourceLine(Segmenter& s, const std::string& line, std::string_view trimmed);
+};
+
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_LOG_FORMATS_WARNINGS_H_

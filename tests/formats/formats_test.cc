@@ -1,0 +1,205 @@
+// Each log format reader (engine/src/log/formats/) against its fixtures: tests/formats/<reader>/ holds
+// log.txt and expect.yaml, the incidents the segmenter alone (no rules) must find in it, in order:
+//
+//   source: where log.txt comes from
+//   classify: ["Warning:"]      # optional: lines holding one of these are "rule hits" (log-line incidents)
+//   incidents:
+//     - {kind: traceback, exception: RuntimeError, message_starts: '...', culprit: 'program.py:12', caused_by: -1}
+//
+// Each fixture is read twice: every line through AddLine, and the way the log path reads it, where an
+// idle segmenter never sees a line with no idle keyword (Note: [Line prefilter]); both must give the
+// expected incidents, so a trigger whose keywords in formats/registry.cc miss its lines fails here.
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "log/segmenter.h"
+
+namespace triage {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kDir = fs::path(TRIAGE_SOURCE_DIR) / "tests" / "formats";
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+const char* KindName(Incident::Kind k) {
+  switch (k) {
+    case Incident::Kind::kTraceback: return "traceback";
+    case Incident::Kind::kErrorLine: return "error_line";
+    case Incident::Kind::kCxxError: return "cxx_error";
+    case Incident::Kind::kLogLine: return "log_line";
+    case Incident::Kind::kSignal: return "signal";
+  }
+  return "?";
+}
+
+std::string Culprit(const Incident& inc) {
+  if (inc.culprit < 0) return "";
+  const Frame& f = inc.frames[inc.culprit];
+  return fs::path(f.file).filename().string() + ":" + std::to_string(f.line);
+}
+
+// One incident as expect.yaml writes it (message: its first 60 bytes).
+std::string Describe(const Incident& inc) {
+  std::string msg = inc.message.substr(0, inc.message.find('\n')).substr(0, 60);
+  std::string quoted;
+  for (char c : msg) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  return "  - {kind: " + std::string(KindName(inc.kind)) + ", exception: '" + inc.exception + "', message_starts: '" +
+         quoted + "', culprit: '" + Culprit(inc) + "', caused_by: " + std::to_string(inc.caused_by) + "}";
+}
+
+struct Expected {
+  std::string kind, exception, message_starts, culprit;
+  int caused_by = -1;
+};
+
+struct Fixture {
+  std::string name;
+  std::vector<std::string> lines;
+  std::vector<std::string> classify;
+  bool has_incidents = false;  // expect.yaml has an `incidents:` list
+  std::vector<Expected> expected;
+};
+
+std::vector<Fixture> LoadFixtures() {
+  std::vector<Fixture> out;
+  for (const fs::directory_entry& e : fs::directory_iterator(kDir)) {
+    if (!e.is_directory()) continue;
+    Fixture f;
+    f.name = e.path().filename().string();
+    f.lines = Lines(ReadFile(e.path() / "log.txt"));
+    YAML::Node spec = YAML::LoadFile((e.path() / "expect.yaml").string());
+    if (spec["classify"]) f.classify = spec["classify"].as<std::vector<std::string>>();
+    f.has_incidents = spec["incidents"] && spec["incidents"].IsSequence();
+    for (const YAML::Node& e : spec["incidents"]) {
+      f.expected.push_back({e["kind"].as<std::string>(), e["exception"].as<std::string>(),
+                            e["message_starts"].as<std::string>(), e["culprit"].as<std::string>(), e["caused_by"].as<int>()});
+    }
+    out.push_back(std::move(f));
+  }
+  std::sort(out.begin(), out.end(), [](const Fixture& a, const Fixture& b) { return a.name < b.name; });
+  return out;
+}
+
+Segmenter::Classifier ClassifierOf(const std::vector<std::string>& words) {
+  return [words](std::string_view line) {
+    for (const std::string& w : words) {
+      if (line.find(w) != std::string_view::npos) return 0;
+    }
+    return -1;
+  };
+}
+
+std::vector<Incident> ReadAll(const Fixture& f) {
+  Segmenter seg(SegmenterOptions(), ClassifierOf(f.classify));
+  for (const std::string& line : f.lines) seg.AddLine(line);
+  seg.Finish();
+  return seg.incidents();
+}
+
+// As the log path reads: while idle, lines with no idle keyword and no rule hit are skipped; of a run
+// of skipped lines only the last non-blank one is replayed (the previous-line context).
+std::vector<Incident> ReadPrefiltered(const Fixture& f) {
+  Segmenter::Classifier classify = ClassifierOf(f.classify);
+  Segmenter seg(SegmenterOptions(), classify);
+  std::vector<std::string> keywords;
+  for (const std::string& k : Segmenter::IdleKeywords()) keywords.push_back(Lower(k));
+  std::vector<std::string> skipped;
+  auto flush = [&]() {
+    size_t last = skipped.size();
+    std::string rank;
+    for (size_t i = skipped.size(); i-- > 0;) {
+      std::string text = Segmenter::Normalize(skipped[i], &rank);
+      if (text.find_first_not_of(" \t") != std::string::npos) { last = i; break; }
+    }
+    if (last == skipped.size()) {
+      seg.SkipLines(skipped.size());
+    } else {
+      seg.SkipLines(last);
+      seg.AddLine(skipped[last]);
+      seg.SkipLines(skipped.size() - last - 1);
+    }
+    skipped.clear();
+  };
+  for (const std::string& line : f.lines) {
+    std::string lower = Lower(line);
+    bool keyword = std::any_of(keywords.begin(), keywords.end(),
+                               [&](const std::string& k) { return lower.find(k) != std::string::npos; });
+    if (seg.idle() && !keyword && classify(line) < 0) {
+      skipped.push_back(line);
+      continue;
+    }
+    flush();
+    seg.AddLine(line);
+  }
+  flush();
+  seg.Finish();
+  return seg.incidents();
+}
+
+void Check(const Fixture& f, const std::vector<Incident>& got, const char* how) {
+  std::string actual;
+  for (const Incident& inc : got) actual += Describe(inc) + "\n";
+  SCOPED_TRACE(std::string(how) + " tests/formats/" + f.name + "; incidents found:\n" + actual);
+  ASSERT_TRUE(f.has_incidents) << "expect.yaml needs an `incidents:` list";
+  ASSERT_EQ(got.size(), f.expected.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    const Expected& e = f.expected[i];
+    const Incident& inc = got[i];
+    EXPECT_EQ(KindName(inc.kind), e.kind) << "incident " << i;
+    EXPECT_EQ(inc.exception, e.exception) << "incident " << i;
+    EXPECT_EQ(inc.message.rfind(e.message_starts, 0), 0u) << "incident " << i << ": " << inc.message;
+    EXPECT_EQ(Culprit(inc), e.culprit) << "incident " << i;
+    EXPECT_EQ(inc.caused_by, e.caused_by) << "incident " << i;
+  }
+}
+
+TEST(LogFormats, EachReaderFindsItsFixturesIncidents) {
+  std::vector<Fixture> fixtures = LoadFixtures();
+  ASSERT_GE(fixtures.size(), 15u) << "tests/formats/ holds fewer fixtures than there are readers";
+  for (const Fixture& f : fixtures) {
+    Check(f, ReadAll(f), "every line read:");
+    Check(f, ReadPrefiltered(f), "inert lines skipped:");
+  }
+}
+
+// The keywords the log path filters on are exactly those of the trigger table.
+TEST(LogFormats, IdleKeywordsComeFromTheTriggerTable) {
+  std::vector<std::string> from_table;
+  for (const IdleTrigger& t : IdleTriggers()) {
+    EXPECT_FALSE(t.keywords.empty()) << t.name;
+    for (const std::string& k : t.keywords) {
+      if (std::find(from_table.begin(), from_table.end(), k) == from_table.end()) from_table.push_back(k);
+    }
+  }
+  EXPECT_EQ(Segmenter::IdleKeywords(), from_table);
+}
+
+}  // namespace
+}  // namespace triage
