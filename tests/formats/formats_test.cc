@@ -5,6 +5,7 @@
 //   classify: ["Warning:"]      # optional: lines holding one of these are "rule hits" (log-line incidents)
 //   incidents:
 //     - {kind: traceback, exception: RuntimeError, message_starts: '...', culprit: 'program.py:12', caused_by: -1}
+//       (optional: handled: true|false, Note: [Handled] in segmenter.cc)
 //
 // Each fixture is read twice: every line through AddLine, and the way the log path reads it, where an
 // idle segmenter never sees a line with no idle keyword (Note: [Line prefilter]); both must give the
@@ -16,6 +17,8 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -71,12 +74,14 @@ std::string Describe(const Incident& inc) {
   std::string quoted;
   for (char c : msg) quoted += c == '\'' ? std::string("''") : std::string(1, c);
   return "  - {kind: " + std::string(KindName(inc.kind)) + ", exception: '" + inc.exception + "', message_starts: '" +
-         quoted + "', culprit: '" + Culprit(inc) + "', caused_by: " + std::to_string(inc.caused_by) + "}";
+         quoted + "', culprit: '" + Culprit(inc) + "', caused_by: " + std::to_string(inc.caused_by) +
+         (inc.handled ? ", handled: true}" : "}");
 }
 
 struct Expected {
   std::string kind, exception, message_starts, culprit;
   int caused_by = -1;
+  std::optional<bool> handled;
 };
 
 struct Fixture {
@@ -99,7 +104,8 @@ std::vector<Fixture> LoadFixtures() {
     f.has_incidents = spec["incidents"] && spec["incidents"].IsSequence();
     for (const YAML::Node& e : spec["incidents"]) {
       f.expected.push_back({e["kind"].as<std::string>(), e["exception"].as<std::string>(),
-                            e["message_starts"].as<std::string>(), e["culprit"].as<std::string>(), e["caused_by"].as<int>()});
+                            e["message_starts"].as<std::string>(), e["culprit"].as<std::string>(), e["caused_by"].as<int>(),
+                            e["handled"] ? std::optional<bool>(e["handled"].as<bool>()) : std::nullopt});
     }
     out.push_back(std::move(f));
   }
@@ -177,6 +183,9 @@ void Check(const Fixture& f, const std::vector<Incident>& got, const char* how) 
     EXPECT_EQ(inc.message.rfind(e.message_starts, 0), 0u) << "incident " << i << ": " << inc.message;
     EXPECT_EQ(Culprit(inc), e.culprit) << "incident " << i;
     EXPECT_EQ(inc.caused_by, e.caused_by) << "incident " << i;
+    if (e.handled) {
+      EXPECT_EQ(inc.handled, *e.handled) << "incident " << i;
+    }
   }
 }
 
@@ -186,6 +195,34 @@ TEST(LogFormats, EachReaderFindsItsFixturesIncidents) {
   for (const Fixture& f : fixtures) {
     Check(f, ReadAll(f), "every line read:");
     Check(f, ReadPrefiltered(f), "inert lines skipped:");
+  }
+}
+
+// The trigger table is tied to the readers and their fixtures: a line a trigger takes while the
+// segmenter is idle holds one of that trigger's own keywords (so each row's keywords are right, not
+// only the table's union), and every trigger with a reader takes some line of tests/formats/.
+TEST(LogFormats, EachTriggerTakesFixtureLinesHoldingItsKeywords) {
+  std::set<std::string> fired;
+  for (const Fixture& f : LoadFixtures()) {
+    Segmenter seg(SegmenterOptions(), ClassifierOf(f.classify));
+    for (size_t i = 0; i < f.lines.size(); ++i) {
+      const bool idle = seg.idle();
+      seg.AddLine(f.lines[i]);
+      const IdleTrigger* t = seg.taken_by();
+      if (!t) continue;
+      fired.insert(t->name);
+      if (!idle) continue;  // read because a block was open: the prefilter does not apply
+      const std::string lower = Lower(f.lines[i]);
+      EXPECT_TRUE(std::any_of(t->keywords.begin(), t->keywords.end(),
+                              [&](const std::string& k) { return lower.find(Lower(k)) != std::string::npos; }))
+          << "tests/formats/" << f.name << "/log.txt:" << i + 1 << " was taken by \"" << t->name
+          << "\" but holds none of its keywords: " << f.lines[i];
+    }
+  }
+  for (const IdleTrigger& t : IdleTriggers()) {
+    if (t.start) {
+      EXPECT_EQ(fired.count(t.name), 1u) << "no line of tests/formats/ is taken by \"" << t.name << "\"";
+    }
   }
 }
 

@@ -392,6 +392,7 @@ void Segmenter::AddLogLine(const std::string& line, int key) {
 
 void Segmenter::AddLine(std::string_view raw) {
   ++line_no_;
+  taken_by_ = nullptr;
   raw = raw.substr(0, options_.max_line);
   if (readers_.notebook.RawLine(*this, raw)) return;
   if (readers_.escaped.RawLine(*this, raw)) return;
@@ -460,7 +461,10 @@ const std::vector<std::string>& Segmenter::IdleKeywords() {
 void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
   if (trimmed.empty()) return;
   for (const IdleTrigger& t : IdleTriggers()) {
-    if (t.start && t.start(*this, line, trimmed)) return;
+    if (t.start && t.start(*this, line, trimmed)) {
+      taken_by_ = &t;
+      return;
+    }
   }
   if (ClassifyLine(line, trimmed)) return;
   ++ordinary_lines_;

@@ -77,6 +77,9 @@ class Segmenter {
   static std::string Normalize(std::string_view raw, std::string* rank);
   // Exposed for tests: true for frames of torch, site-packages, the standard library and C++ frames.
   static bool IsLibraryFile(std::string_view file);
+  // Exposed for tests: the idle trigger (formats/registry.cc) that took the last line given to AddLine,
+  // or null when none did (the line was ordinary output, a rule hit, or read inside a block).
+  const IdleTrigger* taken_by() const { return taken_by_; }
 
   // ---- For the format readers (formats/): the state they share and the steps they take. ----
   // Which reader the next line goes to (kIdle: the idle triggers).
@@ -150,6 +153,7 @@ class Segmenter {
   std::uint64_t prev_line_no_ = 0;
   int last_exception_ = -1;       // index of the last exception incident (for context after it)
   bool open_prefixed_ = false;    // the open incident's first line carried the learned prefix
+  const IdleTrigger* taken_by_ = nullptr;  // see taken_by()
 };
 
 }  // namespace triage
