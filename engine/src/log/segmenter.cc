@@ -289,20 +289,8 @@ void Segmenter::DropLastIncident() {
 void Segmenter::CloseOpen() {
   readers_.interleaved.End(*this);
   switch (state_) {
-    case State::kForwardTrace:
-      readers_.forward_trace.Close(*this);
-      return;
-    case State::kPytest:
-      readers_.pytest.Close(*this);
-      return;
-    case State::kWarningSource:  // the warning is already emitted
-      state_ = State::kIdle;
-      return;
-    case State::kFatalDump:
-      readers_.fatal_dump.Finish(*this);
-      return;
-    case State::kElasticSummary:
-      readers_.elastic.Finish(*this);
+    case State::kBlock:
+      block_(readers_).Close(*this);
       return;
     case State::kIdle:
       return;
@@ -386,7 +374,7 @@ void Segmenter::AddLogLine(const std::string& line, int key) {
   // The warnings module prints the warning's source line next: read it even if the scanner would skip it.
   if (warning && state_ == State::kIdle && log_index_ >= 0 &&
       incidents_[log_index_].line_start == static_cast<int>(line_no_)) {
-    state_ = State::kWarningSource;
+    EnterBlock(&Block<&FormatReaders::warnings>);
   }
 }
 
@@ -402,7 +390,8 @@ void Segmenter::AddLine(std::string_view raw) {
 void Segmenter::ReadLine(std::string_view raw) {
   std::string line = Normalize(raw, &rank_);
   // Note: [Learned prefix]. Only a line that mentions a traceback header can teach a new prefix.
-  const bool prefixed = readers_.learned_prefix.Strip(&line, state_ == State::kIdle || state_ == State::kFatalDump);
+  const bool may_learn = state_ == State::kIdle || (state_ == State::kBlock && block_(readers_).MayLearnPrefix());
+  const bool prefixed = readers_.learned_prefix.Strip(&line, may_learn);
   if (!readers_.exception_group.Rewrite(*this, &line)) return;
   std::string_view trimmed = Trim(line);
 
@@ -429,11 +418,7 @@ void Segmenter::ReadLine(std::string_view raw) {
       break;
     case State::kCxxWhat: readers_.cxx.WhatLine(*this, line, trimmed); break;
     case State::kCxxFrames: readers_.cxx.FramesLine(*this, line, trimmed); break;
-    case State::kPytest: readers_.pytest.Line(*this, line, trimmed); break;
-    case State::kForwardTrace: readers_.forward_trace.Line(*this, line, trimmed); break;
-    case State::kElasticSummary: readers_.elastic.Line(*this, line, trimmed); break;
-    case State::kFatalDump: readers_.fatal_dump.Line(*this, line, trimmed); break;
-    case State::kWarningSource: readers_.warnings.SourceLine(*this, line, trimmed); break;
+    case State::kBlock: block_(readers_).Line(*this, line, trimmed); break;
     case State::kIdle: HandleIdle(line, trimmed); break;
   }
   if (was_idle && state_ != State::kIdle) open_prefixed_ = prefixed;

@@ -12,7 +12,9 @@
 // The segmenter itself owns what every format shares: the open incident, streams (ranks, learned
 // prefixes), chains, wrappers, handled exceptions and log-line incidents. Each log format is a reader
 // in formats/ with its own state; formats/registry.cc lists them and the idle triggers (the lines that
-// start a format's block), from which IdleKeywords is derived. engine/README.md: "Adding a log format".
+// start a format's block), from which IdleKeywords is derived. A format that reads a block of lines
+// alone is a BlockReader (formats/block.h): the segmenter hands it the lines without knowing which
+// format it is. engine/README.md: "Adding a log format".
 #ifndef TRIAGE_ENGINE_SEGMENTER_H_
 #define TRIAGE_ENGINE_SEGMENTER_H_
 
@@ -82,10 +84,22 @@ class Segmenter {
   const IdleTrigger* taken_by() const { return taken_by_; }
 
   // ---- For the format readers (formats/): the state they share and the steps they take. ----
-  // Which reader the next line goes to (kIdle: the idle triggers).
-  enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kWarningSource, kPytest, kElasticSummary, kForwardTrace, kFatalDump };
+  // Which reader the next line goes to: the idle triggers; the open traceback's frame section or
+  // message (formats/python_traceback.h); a C++ error's what() message or backtrace
+  // (formats/cxx_error.h); or the open block (EnterBlock).
+  enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kBlock };
   State state() const { return state_; }
+  // Sets one of the traceback states (not kBlock: EnterBlock).
   void set_state(State s) { state_ = s; }
+  // Hands the next lines to a block reader (formats/block.h) until it calls EndBlock.
+  void EnterBlock(BlockOf block) {
+    block_ = block;
+    state_ = State::kBlock;
+  }
+  void EndBlock() {
+    block_ = nullptr;
+    state_ = State::kIdle;
+  }
   FormatReaders& readers() { return readers_; }
   const SegmenterOptions& options() const { return options_; }
   Incident& open() { return open_; }                 // the incident being built (valid unless idle)
@@ -131,6 +145,7 @@ class Segmenter {
   Classifier classify_;
   FormatReaders readers_;
   State state_ = State::kIdle;
+  BlockOf block_ = nullptr;       // the open block's reader (state_ == kBlock)
   Incident open_;                 // the incident being built (valid unless state_ == kIdle)
   std::vector<Incident> stack_;   // outer incidents suspended by a nested "Original Traceback"
   bool frame_expects_source_ = false;

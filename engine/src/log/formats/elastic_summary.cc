@@ -15,13 +15,13 @@ bool ElasticSummaryReader::StartAfterWrapper(Segmenter& s, std::string_view trim
   if (!StartsWith(trimmed, "=====") || kept.empty() || !EndsWith(kept.back().exception, "ChildFailedError")) return false;
   *this = ElasticSummaryReader();
   wrapper_ = static_cast<int>(kept.size()) - 1;
-  s.set_state(Segmenter::State::kElasticSummary);
+  s.EnterBlock(&Block<&FormatReaders::elastic>);
   return true;
 }
 
 void ElasticSummaryReader::Line(Segmenter& s, const std::string& line, std::string_view t) {
   if (StartsWith(t, "Traceback (most recent call last):") && line[0] != ' ') {
-    Finish(s);
+    Close(s);
     s.HandleIdle(line, t);
     return;
   }
@@ -32,7 +32,7 @@ void ElasticSummaryReader::SummaryLine(Segmenter& s, std::string_view t) {
   if (StartsWith(t, "Root Cause")) { in_root_ = true; return; }
   if (StartsWith(t, "Failures:")) { in_root_ = false; return; }
   if (StartsWith(t, "=====")) {
-    Finish(s);
+    Close(s);
     return;
   }
   auto field = [&](std::string_view name, std::string_view* value) {
@@ -67,8 +67,8 @@ void ElasticSummaryReader::SummaryLine(Segmenter& s, std::string_view t) {
   }
 }
 
-void ElasticSummaryReader::Finish(Segmenter& s) {
-  s.set_state(Segmenter::State::kIdle);
+void ElasticSummaryReader::Close(Segmenter& s) {
+  s.EndBlock();
   std::vector<Incident>& kept = s.kept();
   const int wrapper = wrapper_;
   if (wrapper < 0 || wrapper >= static_cast<int>(kept.size())) return;

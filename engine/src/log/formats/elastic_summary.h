@@ -13,17 +13,19 @@
 #include <string>
 #include <string_view>
 
+#include "log/formats/block.h"
+
 namespace triage {
 
 class Segmenter;
 
-class ElasticSummaryReader {
+class ElasticSummaryReader final : public BlockReader {
  public:
   // Right after an exception closed: a "=====" line after a ChildFailedError starts its summary.
   bool StartAfterWrapper(Segmenter& s, std::string_view trimmed);
-  void Line(Segmenter& s, const std::string& line, std::string_view trimmed);
+  void Line(Segmenter& s, const std::string& line, std::string_view trimmed) override;
   // Ends the summary: links the wrapper to its cause.
-  void Finish(Segmenter& s);
+  void Close(Segmenter& s) override;
 
  private:
   void SummaryLine(Segmenter& s, std::string_view trimmed);

@@ -17,7 +17,7 @@ bool FatalDumpReader::Start(Segmenter& s, const std::string& line, std::string_v
   s.open() = Incident();
   s.open().rank = s.rank();
   s.readers().fatal_dump.current_thread_ = false;
-  s.set_state(Segmenter::State::kFatalDump);
+  s.EnterBlock(&Block<&FormatReaders::fatal_dump>);
   return true;
 }
 
@@ -39,12 +39,12 @@ void FatalDumpReader::Line(Segmenter& s, const std::string& line, std::string_vi
     return;
   }
   const bool extension_modules = StartsWith(t, "Extension modules:");
-  Finish(s);
+  Close(s);
   if (!extension_modules) s.HandleIdle(line, t);
 }
 
-void FatalDumpReader::Finish(Segmenter& s) {
-  s.set_state(Segmenter::State::kIdle);
+void FatalDumpReader::Close(Segmenter& s) {
+  s.EndBlock();
   Incident& open = s.open();
   crash_frames_.assign(std::make_move_iterator(open.frames.rbegin()), std::make_move_iterator(open.frames.rend()));
   crash_line_ = s.line_no();

@@ -17,18 +17,21 @@
 #include <string_view>
 #include <vector>
 
+#include "log/formats/block.h"
 #include "triage/triage.h"
 
 namespace triage {
 
 class Segmenter;
 
-class FatalDumpReader {
+class FatalDumpReader final : public BlockReader {
  public:
   static bool Start(Segmenter& s, const std::string& line, std::string_view trimmed);
-  void Line(Segmenter& s, const std::string& line, std::string_view trimmed);
+  void Line(Segmenter& s, const std::string& line, std::string_view trimmed) override;
   // Ends the dump: the crashed thread's frames wait for the next exception.
-  void Finish(Segmenter& s);
+  void Close(Segmenter& s) override;
+  // The dump ends at its first unindented line, which is then read as an idle one.
+  bool MayLearnPrefix() const override { return true; }
   // Gives the waiting frames to `inc` (an incident about to be kept) when they explain it.
   void Attach(Segmenter& s, Incident* inc);
 

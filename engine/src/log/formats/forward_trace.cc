@@ -9,7 +9,7 @@ using text::StartsWith;
 
 bool ForwardTraceReader::Start(Segmenter& s, const std::string& line, std::string_view trimmed) {
   if (!text::EndsWith(trimmed, "Traceback of forward call that caused the error:")) return false;
-  s.set_state(Segmenter::State::kForwardTrace);
+  s.EnterBlock(&Block<&FormatReaders::forward_trace>);
   s.open() = Incident();
   s.frame_expects_source() = false;
   s.ClassifyLine(line, trimmed);
@@ -29,7 +29,7 @@ void ForwardTraceReader::Line(Segmenter& s, const std::string& line, std::string
 }
 
 void ForwardTraceReader::Close(Segmenter& s) {
-  s.set_state(Segmenter::State::kIdle);
+  s.EndBlock();
   frames_ = std::move(s.open().frames);
   line_ = s.line_no();
   s.open() = Incident();

@@ -11,18 +11,19 @@
 #include <string_view>
 #include <vector>
 
+#include "log/formats/block.h"
 #include "triage/triage.h"
 
 namespace triage {
 
 class Segmenter;
 
-class ForwardTraceReader {
+class ForwardTraceReader final : public BlockReader {
  public:
   static bool Start(Segmenter& s, const std::string& line, std::string_view trimmed);
-  void Line(Segmenter& s, const std::string& line, std::string_view trimmed);
+  void Line(Segmenter& s, const std::string& line, std::string_view trimmed) override;
   // Ends the forward trace: its frames wait for the next traceback.
-  void Close(Segmenter& s);
+  void Close(Segmenter& s) override;
   // Gives the waiting frames to `inc` (an incident about to be kept) when they explain it.
   void Attach(Segmenter& s, Incident* inc);
 

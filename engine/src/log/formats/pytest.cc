@@ -20,7 +20,7 @@ bool PytestReader::Start(Segmenter& s, const std::string&, std::string_view trim
   open.rank = s.rank();
   s.readers().pytest.source_.clear();
   s.frame_expects_source() = false;
-  s.set_state(Segmenter::State::kPytest);
+  s.EnterBlock(&Block<&FormatReaders::pytest>);
   return true;
 }
 
@@ -39,7 +39,7 @@ void PytestReader::CloseTest(Segmenter& s) {
 }
 
 void PytestReader::Close(Segmenter& s) {
-  s.set_state(Segmenter::State::kIdle);
+  s.EndBlock();
   Incident& open = s.open();
   if (open.exception.empty() && open.message.empty()) return;  // no failing test in progress
   Incident inc = std::move(open);
@@ -51,7 +51,7 @@ void PytestReader::Line(Segmenter& s, const std::string& line, std::string_view 
   if (t.empty()) return;
   if (t[0] == '=' && t.back() == '=') {  // the next section (short test summary, totals)
     CloseTest(s);
-    s.set_state(Segmenter::State::kIdle);
+    s.EndBlock();
     return;
   }
   if (t[0] == '_' && t.back() == '_') {

@@ -10,16 +10,18 @@
 #include <string>
 #include <string_view>
 
+#include "log/formats/block.h"
+
 namespace triage {
 
 class Segmenter;
 
-class PytestReader {
+class PytestReader final : public BlockReader {
  public:
   static bool Start(Segmenter& s, const std::string& line, std::string_view trimmed);
-  void Line(Segmenter& s, const std::string& line, std::string_view trimmed);
+  void Line(Segmenter& s, const std::string& line, std::string_view trimmed) override;
   // Ends the report: the test being read, if it failed, is an incident.
-  void Close(Segmenter& s);
+  void Close(Segmenter& s) override;
 
  private:
   void CloseTest(Segmenter& s);

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "log/formats/block.h"
 #include "log/formats/cxx_error.h"
 #include "log/formats/elastic_summary.h"
 #include "log/formats/escaped.h"
@@ -48,6 +49,14 @@ struct FormatReaders {
   WarningsReader warnings;            // warnings-module lines and their source line
   MpSpawnReader mp_spawn;             // torch.multiprocessing.spawn's child-error banner
 };
+
+// The open block's reader, found in the readers of the segmenter reading it (a function rather than a
+// pointer, so that a copied Segmenter reads its own): Block<&FormatReaders::pytest>.
+using BlockOf = BlockReader& (*)(FormatReaders& readers);
+template <auto kMember>
+BlockReader& Block(FormatReaders& readers) {
+  return readers.*kMember;
+}
 
 // An idle trigger: a line outside any incident that `start` acts on (it returns true when it took
 // the line) holds one of `keywords` (any case), so lines with none of them can be skipped unread

@@ -32,8 +32,8 @@ bool WarningsReader::ParseWarningLine(std::string_view line, Incident* inc) {
   return true;
 }
 
-void WarningsReader::SourceLine(Segmenter& s, const std::string& line, std::string_view trimmed) {
-  s.set_state(Segmenter::State::kIdle);
+void WarningsReader::Line(Segmenter& s, const std::string& line, std::string_view trimmed) {
+  s.EndBlock();
   Incident& w = s.kept()[s.warning_index()];
   if (text::Indented(line) && !trimmed.empty() && !w.frames.empty()) {
     w.frames.back().source = std::string(trimmed.substr(0, 512));
@@ -42,5 +42,7 @@ void WarningsReader::SourceLine(Segmenter& s, const std::string& line, std::stri
   }
   s.HandleIdle(line, trimmed);
 }
+
+void WarningsReader::Close(Segmenter& s) { s.EndBlock(); }
 
 }  // namespace triage

@@ -8,18 +8,22 @@
 #include <string>
 #include <string_view>
 
+#include "log/formats/block.h"
 #include "triage/triage.h"
 
 namespace triage {
 
 class Segmenter;
 
-class WarningsReader {
+class WarningsReader final : public BlockReader {
  public:
   // Parses a warning line into *inc (type, message, one frame); false for any other line.
   static bool ParseWarningLine(std::string_view line, Incident* inc);
-  // The line after a warning (state kWarningSource): its source line, or an ordinary line.
-  void SourceLine(Segmenter& s, const std::string& line, std::string_view trimmed);
+  // The line after a warning (a block of one line, entered by Segmenter::AddLogLine): its source line,
+  // or an ordinary line.
+  void Line(Segmenter& s, const std::string& line, std::string_view trimmed) override;
+  // The warning is already kept.
+  void Close(Segmenter& s) override;
 };
 
 }  // namespace triage

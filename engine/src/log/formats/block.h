@@ -1,0 +1,32 @@
+// A block reader: a format that, once its trigger took a line, reads the lines after it alone until it
+// gives them back (pytest's report, torchrun's summary, a faulthandler dump, anomaly mode's forward
+// trace, a warning's source line). The segmenter knows no block format by name: it hands every line to
+// the open block (Segmenter::EnterBlock) and asks it to Close when the input ends.
+#ifndef TRIAGE_ENGINE_LOG_FORMATS_BLOCK_H_
+#define TRIAGE_ENGINE_LOG_FORMATS_BLOCK_H_
+
+#include <string>
+#include <string_view>
+
+namespace triage {
+
+class Segmenter;
+
+class BlockReader {
+ public:
+  // One line of the block; ends it with Segmenter::EndBlock when the line is past it (and then hands
+  // the line on, usually to Segmenter::HandleIdle).
+  virtual void Line(Segmenter& s, const std::string& line, std::string_view trimmed) = 0;
+  // Ends the block where it stands (the end of input): keeps what it read, then Segmenter::EndBlock.
+  virtual void Close(Segmenter& s) = 0;
+  // True when a traceback header read in this block may teach the learned prefix, as on an idle line
+  // (Note: [Learned prefix]).
+  virtual bool MayLearnPrefix() const { return false; }
+
+ protected:
+  ~BlockReader() = default;  // readers are members of FormatReaders, never deleted through this type
+};
+
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_LOG_FORMATS_BLOCK_H_
