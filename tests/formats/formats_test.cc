@@ -51,17 +51,6 @@ std::string Lower(std::string s) {
   return s;
 }
 
-const char* KindName(Incident::Kind k) {
-  switch (k) {
-    case Incident::Kind::kTraceback: return "traceback";
-    case Incident::Kind::kErrorLine: return "error_line";
-    case Incident::Kind::kCxxError: return "cxx_error";
-    case Incident::Kind::kLogLine: return "log_line";
-    case Incident::Kind::kSignal: return "signal";
-  }
-  return "?";
-}
-
 std::string Culprit(const Incident& inc) {
   if (inc.culprit < 0) return "";
   const Frame& f = inc.frames[inc.culprit];
@@ -73,7 +62,7 @@ std::string Describe(const Incident& inc) {
   std::string msg = inc.message.substr(0, inc.message.find('\n')).substr(0, 60);
   std::string quoted;
   for (char c : msg) quoted += c == '\'' ? std::string("''") : std::string(1, c);
-  return "  - {kind: " + std::string(KindName(inc.kind)) + ", exception: '" + inc.exception + "', message_starts: '" +
+  return "  - {kind: " + std::string(IncidentKindName(inc.kind)) + ", exception: '" + inc.exception + "', message_starts: '" +
          quoted + "', culprit: '" + Culprit(inc) + "', caused_by: " + std::to_string(inc.caused_by) +
          (inc.handled ? ", handled: true}" : "}");
 }
@@ -178,7 +167,7 @@ void Check(const Fixture& f, const std::vector<Incident>& got, const char* how) 
   for (size_t i = 0; i < got.size(); ++i) {
     const Expected& e = f.expected[i];
     const Incident& inc = got[i];
-    EXPECT_EQ(KindName(inc.kind), e.kind) << "incident " << i;
+    EXPECT_EQ(IncidentKindName(inc.kind), e.kind) << "incident " << i;
     EXPECT_EQ(inc.exception, e.exception) << "incident " << i;
     EXPECT_EQ(inc.message.rfind(e.message_starts, 0), 0u) << "incident " << i << ": " << inc.message;
     EXPECT_EQ(Culprit(inc), e.culprit) << "incident " << i;

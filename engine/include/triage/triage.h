@@ -82,6 +82,10 @@ struct Incident {
   std::string CulpritText() const;
 };
 
+// The name of an incident kind as the JSON output and the Lua API spell it ("traceback", "error_line",
+// "cxx_error", "log_line", "signal").
+const char* IncidentKindName(Incident::Kind kind);
+
 // A hypothesis of a diagnosis: a possible cause, how to test it, how to fix it.
 struct Hypothesis {
   std::string id;

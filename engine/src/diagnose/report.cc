@@ -57,17 +57,6 @@ void List(std::string* out, JsonObject& obj, std::string_view key, const std::ve
   out->push_back(']');
 }
 
-const char* KindName(Incident::Kind k) {
-  switch (k) {
-    case Incident::Kind::kTraceback: return "traceback";
-    case Incident::Kind::kErrorLine: return "error_line";
-    case Incident::Kind::kCxxError: return "cxx_error";
-    case Incident::Kind::kLogLine: return "log_line";
-    case Incident::Kind::kSignal: return "signal";
-  }
-  return "unknown";
-}
-
 // A number for JSON: non-finite values (which JSON cannot spell) as the strings "nan", "inf", "-inf".
 void AppendNumber(std::string* out, double v) {
   if (std::isnan(v)) { *out += "\"nan\""; return; }
@@ -150,7 +139,7 @@ std::string ToJson(const Report& report) {
       o.Str("message", inc.message);
       o.Int("line_start", inc.line_start);
       o.Int("line_end", inc.line_end);
-      o.Str("kind", KindName(inc.kind));
+      o.Str("kind", IncidentKindName(inc.kind));
       o.Str("culprit", inc.CulpritText());
       List(&out, o, "frames", inc.frames, [&](JsonObject& f, const Frame& fr) {
         f.Str("file", fr.file);

@@ -9,6 +9,17 @@
 
 namespace triage {
 
+const char* IncidentKindName(Incident::Kind kind) {
+  switch (kind) {
+    case Incident::Kind::kTraceback: return "traceback";
+    case Incident::Kind::kErrorLine: return "error_line";
+    case Incident::Kind::kCxxError: return "cxx_error";
+    case Incident::Kind::kLogLine: return "log_line";
+    case Incident::Kind::kSignal: return "signal";
+  }
+  return "unknown";
+}
+
 using text::DeepestUserFrame;
 using text::LTrim;
 using text::StartsWith;

@@ -386,21 +386,10 @@ void SetInt(lua_State* L, const char* key, lua_Integer v) {
   lua_setfield(L, -2, key);
 }
 
-const char* KindName(Incident::Kind k) {
-  switch (k) {
-    case Incident::Kind::kTraceback: return "traceback";
-    case Incident::Kind::kErrorLine: return "error_line";
-    case Incident::Kind::kCxxError: return "cxx_error";
-    case Incident::Kind::kLogLine: return "log_line";
-    case Incident::Kind::kSignal: return "signal";
-  }
-  return "unknown";
-}
-
 void PushIncident(lua_State* L, const Incident& inc, int index) {
   lua_createtable(L, 0, 14);
   SetInt(L, "index", index + 1);
-  lua_pushstring(L, KindName(inc.kind));
+  lua_pushstring(L, IncidentKindName(inc.kind));
   lua_setfield(L, -2, "kind");
   SetString(L, "exception", inc.exception);
   SetString(L, "message", inc.message);
