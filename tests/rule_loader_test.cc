@@ -1,15 +1,22 @@
 // Rule loading: inline YAML, every problem asserted with its code and position.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 
+#include "rules/problem_codes.h"
 #include "rules/rule.h"
 #include "triage/triage.h"
 
 namespace triage {
 namespace {
+namespace fs = std::filesystem;
 
 // A valid rule; tests derive broken variants from it.
 constexpr char kGood[] = R"(id: good-rule
@@ -163,7 +170,6 @@ TEST(RuleLoader, DuplicateIdInOneSourceIsAnError) {
 }
 
 TEST(RuleLoader, LaterDirectoryOverridesById) {
-  namespace fs = std::filesystem;
   fs::path base = fs::temp_directory_path() / ("triage_loader_" + std::to_string(::getpid()));
   fs::create_directories(base / "one");
   fs::create_directories(base / "two");
@@ -189,6 +195,169 @@ TEST(RuleLoader, MissingDirectoryIsReported) {
   LoadResult r = LoadRules(o);
   ASSERT_TRUE(FindCode(r, "missing-dir")) << Describe(r);
   EXPECT_EQ(FindCode(r, "missing-dir")->file, "/nonexistent/triage/rules");
+}
+
+// A valid signal rule.
+constexpr char kGoodSignal[] = R"(id: good-signal
+category: training.not_learning
+title: t
+signal: { detector: flat }
+explain: 'e {series}'
+hypotheses:
+  - { id: h, text: t, test: t, fix: f }
+verify: v
+examples:
+  - match: 'loss=1'
+)";
+
+LoadResult FromStrings(const std::vector<std::pair<std::string, std::string>>& files) {
+  return LoadRulesFromStrings(files);
+}
+
+// A fresh directory for the cases that need files on disk, removed at the end.
+class TempDir {
+ public:
+  TempDir() : path_(fs::temp_directory_path() / ("triage_loader_codes_" + std::to_string(getpid()))) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+  void Write(const std::string& name, const std::string& content) const {
+    std::ofstream(path_ / name, std::ios::binary) << content;
+  }
+  // Only this directory: no bundled, system, user, project or environment rules, no cache.
+  LoadOptions Options() const {
+    LoadOptions o;
+    o.bundled = o.env_path = o.system = o.user = o.project = o.cache = false;
+    o.dirs = {path_.string()};
+    return o;
+  }
+
+ private:
+  fs::path path_;
+};
+
+// Every code of the table (engine/src/rules/problem_codes.h) is one the loader really reports.
+TEST(RuleLoader, ReportsEveryCodeOfTheTable) {
+  const std::string g = kGood;
+  const std::map<std::string, std::function<LoadResult()>> cases = {
+      {"missing-dir", [] {
+         TempDir dir;
+         LoadOptions o = dir.Options();
+         o.dirs = {(dir.path() / "absent").string()};
+         return LoadRules(o);
+       }},
+      {"bad-config", [&] {
+         TempDir dir;
+         dir.Write("good-rule.yaml", g);
+         dir.Write("triage.yaml", "- disable\n");
+         return LoadRules(dir.Options());
+       }},
+      {"bad-yaml", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "title: A good rule", "title: [open")}}); }},
+      {"empty-file", [] { return FromStrings({{"good-rule.yaml", "# nothing yet\n"}}); }},
+      {"bad-type", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "title: A good rule", "title: [a, b]")}}); }},
+      {"bad-value", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "confidence: 0.9", "confidence: 2")}}); }},
+      {"missing-key", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "title: A good rule\n", "")}}); }},
+      {"unknown-key", [&] { return FromStrings({{"good-rule.yaml", g + "colour: red\n"}}); }},
+      {"bad-id", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "id: good-rule", "id: Good_Rule")}}); }},
+      {"id-not-file-stem", [&] { return FromStrings({{"other-name.yaml", g}}); }},
+      {"duplicate-id", [&] { return FromStrings({{"a/good-rule.yaml", g}, {"b/good-rule.yaml", g}}); }},
+      {"unknown-category", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "shape.matmul_mismatch", "shape.nope")}}); }},
+      {"unknown-probe", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "probe: shape-trace", "probe: crystal-ball")}}); }},
+      {"signal-and-match", [] {
+         return FromStrings({{"good-signal.yaml", std::string(kGoodSignal) + "match: { message: 'loss is flat' }\n"}});
+       }},
+      {"unknown-detector", [] {
+         return FromStrings({{"good-signal.yaml", Replace(kGoodSignal, "detector: flat", "detector: wobble")}});
+       }},
+      {"unknown-series", [] {
+         return FromStrings({{"good-signal.yaml", Replace(kGoodSignal, "detector: flat", "detector: flat, series: lossy")}});
+       }},
+      {"bad-regex", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "\\((?P<rows>", "((?P<rows>")}}); }},
+      {"weak-pattern", [&] {
+         return FromStrings({{"good-rule.yaml", Replace(g, "  message: 'mat1", "  message:\n    - 'ab'\n    - 'mat1")}});
+       }},
+      {"no-required-literal", [&] {
+         return FromStrings({{"good-rule.yaml", Replace(g, "  message: 'mat1", "  message:\n    - '(?:mat3|\\d+)\\w+'\n    - 'mat1")}});
+       }},
+      {"common-literal", [&] {
+         return FromStrings({{"good-rule.yaml", Replace(g, "  message: 'mat1", "  message:\n    - 'saving (?P<got>\\d+)'\n    - 'mat1")}});
+       }},
+      {"bad-template", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "gets {got}'", "gets {got'")}}); }},
+      {"unknown-capture", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "gets {got}'", "gets {gotten}'")}}); }},
+      {"partial-capture", [&] {
+         return FromStrings({{"good-rule.yaml", Replace(g, "  message: 'mat1", "  message:\n    - 'shapes do not multiply'\n    - 'mat1")}});
+       }},
+      {"bad-example", [&] { return FromStrings({{"good-rule.yaml", g + "  - { match: 'a', no_match: 'b' }\n"}}); }},
+      {"missing-example", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "  - match: 'Runtime", "  - no_match: 'Runtime")}}); }},
+      {"lua-syntax", [] { return FromStrings({{"whole.lua", "rule = {\n"}}); }},
+      {"lua-error", [] { return FromStrings({{"whole.lua", "error('not today')\n"}}); }},
+      {"lua-budget", [] { return FromStrings({{"whole.lua", "while true do end\n"}}); }},
+      {"lua-memory", [] { return FromStrings({{"whole.lua", "big = string.rep('x', 1 << 26)\n"}}); }},
+      {"orphan-lua", [] { return FromStrings({{"whole.lua", "x = 1\n"}}); }},
+      {"unknown-lua-function", [&] { return FromStrings({{"good-rule.yaml", g + "score: lua:nope\n"}}); }},
+      {"unused-lua-function", [&] {
+         return FromStrings({{"good-rule.yaml", g + "score: lua:score\n"},
+                             {"good-rule.lua", "function score(ctx) return 1 end\nfunction helper() end\n"}});
+       }},
+      {"kept-previous", [&] {
+         TempDir dir;
+         dir.Write("good-rule.yaml", g);
+         RuleStore store(dir.Options());
+         dir.Write("good-rule.yaml", Replace(g, "title: A good rule", "title: [open"));
+         return store.Reload();
+       }},
+      {"untrusted-rules", [&] {
+         TempDir dir;  // a project directory that nobody allowed: the allow file names nothing
+         fs::create_directories(dir.path() / ".triage" / "rules");
+         dir.Write(".triage/rules/good-rule.yaml", g);
+         const char* had = std::getenv("TRIAGE_ALLOW_FILE");
+         const std::string old = had ? had : "";
+         setenv("TRIAGE_ALLOW_FILE", (dir.path() / "allowed-rules").c_str(), 1);
+         LoadOptions o = dir.Options();
+         o.dirs.clear();
+         o.project = true;
+         o.working_dir = dir.path().string();
+         LoadResult r = LoadRules(o);
+         if (had) setenv("TRIAGE_ALLOW_FILE", old.c_str(), 1);
+         else unsetenv("TRIAGE_ALLOW_FILE");
+         return r;
+       }},
+      {"unknown-disable", [&] {
+         TempDir dir;
+         dir.Write("good-rule.yaml", g);
+         dir.Write("triage.yaml", "disable: [no-such-rule]\n");
+         return LoadRules(dir.Options());
+       }},
+  };
+  // Codes no test input here can cause, and why.
+  const std::map<std::string, std::string> not_caused = {
+      {"unreadable", "the loader opens only files it has just listed as regular; only a missing permission makes one unreadable, and root has every permission"},
+      {"lua-unavailable", "a Lua state fails to start only when memory runs out"},
+      {"compile-failed", "RE2 fails to compile a set only when memory runs out"},
+  };
+
+  for (const ProblemCodeInfo& info : kProblemCodes) {
+    const bool has_case = cases.count(info.name) > 0;
+    EXPECT_NE(has_case, not_caused.count(info.name) > 0)
+        << info.name << ": give it an input here, or say in not_caused why none can cause it (not both)";
+    if (!has_case) continue;
+    const LoadResult r = cases.at(info.name)();
+    std::string got;
+    bool found = false;
+    for (const Problem& p : r.problems) {
+      got += p.ToString() + "\n";
+      ProblemCode listed = ProblemCode::kBadType;
+      EXPECT_TRUE(ProblemCodeFromName(p.code, &listed)) << "an unlisted code: " << p.ToString();
+      found = found || (p.code == info.name && p.severity == info.severity);
+    }
+    EXPECT_TRUE(found) << info.name << " (severity " << static_cast<int>(info.severity) << ") not reported; got:\n" << got;
+  }
+  for (const auto& c : cases) {
+    ProblemCode code = ProblemCode::kBadType;
+    EXPECT_TRUE(ProblemCodeFromName(c.first, &code)) << "a case for a code the table lacks: " << c.first;
+  }
 }
 
 TEST(LiteralChars, CountsOnlyLiteralCharacters) {

@@ -14,6 +14,7 @@
 
 #include "log/line_scanner.h"
 #include "rules/lua_runtime.h"
+#include "rules/problem_codes.h"
 #include "rules/rule.h"
 #include "rules/rule_cache.h"
 #include "rules/rule_trust.h"
@@ -31,10 +32,10 @@ class FileChecker {
   FileChecker(std::string file, bool strict, std::vector<Problem>* problems)
       : file_(std::move(file)), strict_(strict), problems_(problems) {}
 
-  void Error(const YAML::Mark& mark, const std::string& code, const std::string& message) {
+  void Error(const YAML::Mark& mark, ProblemCode code, const std::string& message) {
     Add(Problem::Severity::kError, mark, code, message);
   }
-  void Warning(const YAML::Mark& mark, const std::string& code, const std::string& message) {
+  void Warning(const YAML::Mark& mark, ProblemCode code, const std::string& message) {
     Add(strict_ ? Problem::Severity::kError : Problem::Severity::kWarning, mark, code, message);
   }
   bool failed() const { return failed_; }
@@ -49,7 +50,7 @@ class FileChecker {
   // Reads a scalar string; reports a type error at the node otherwise.
   bool GetString(const YAML::Node& node, const std::string& key, std::string* out) {
     if (!node.IsScalar()) {
-      Error(node.Mark(), "bad-type", "'" + key + "' must be a string");
+      Error(node.Mark(), ProblemCode::kBadType, "'" + key + "' must be a string");
       return false;
     }
     *out = node.Scalar();
@@ -65,7 +66,7 @@ class FileChecker {
       return true;
     }
     if (!node.IsSequence()) {
-      Error(node.Mark(), "bad-type", "'" + key + "' must be a string or a list of strings");
+      Error(node.Mark(), ProblemCode::kBadType, "'" + key + "' must be a string or a list of strings");
       return false;
     }
     bool ok = true;
@@ -77,11 +78,11 @@ class FileChecker {
   }
 
  private:
-  void Add(Problem::Severity severity, const YAML::Mark& mark, const std::string& code,
+  void Add(Problem::Severity severity, const YAML::Mark& mark, ProblemCode code,
            const std::string& message) {
     Problem p;
     p.severity = severity;
-    p.code = code;
+    p.code = ProblemCodeName(code);
     p.file = file_;
     if (mark.line >= 0) {
       p.line = mark.line + 1;
@@ -137,14 +138,14 @@ void ReadLuaRef(FileChecker& check, const YAML::Node& node, const std::string& k
   ref->line = pos.line;
   ref->column = pos.column;
   if (v.rfind("lua:", 0) != 0) {
-    check.Error(node.Mark(), "bad-value", "'" + key + "' must be 'lua:FUNCTION' or 'lua: EXPRESSION'");
+    check.Error(node.Mark(), ProblemCode::kBadValue, "'" + key + "' must be 'lua:FUNCTION' or 'lua: EXPRESSION'");
     return;
   }
   std::string body = v.substr(4);
   size_t b = body.find_first_not_of(" \t"), e = body.find_last_not_of(" \t\n");
   body = b == std::string::npos ? "" : body.substr(b, e - b + 1);
   if (body.empty()) {
-    check.Error(node.Mark(), "bad-value", "'" + key + "' names no Lua function");
+    check.Error(node.Mark(), ProblemCode::kBadValue, "'" + key + "' names no Lua function");
     return;
   }
   if (IsLuaName(body)) {
@@ -152,7 +153,7 @@ void ReadLuaRef(FileChecker& check, const YAML::Node& node, const std::string& k
     return;
   }
   if (std::string why = LuaExpressionError(body); !why.empty()) {
-    check.Error(node.Mark(), "lua-syntax", "'" + key + "' inline Lua must be one expression: " + why);
+    check.Error(node.Mark(), ProblemCode::kLuaSyntax, "'" + key + "' inline Lua must be one expression: " + why);
     return;
   }
   // Padding with newlines makes Lua's line numbers the YAML file's.
@@ -172,14 +173,14 @@ void ReadTestLike(FileChecker& check, const YAML::Node& node, const std::string&
     return;
   }
   if (!node.IsMap()) {
-    check.Error(node.Mark(), "bad-type", "'" + key + "' must be a string or a mapping with 'probe'");
+    check.Error(node.Mark(), ProblemCode::kBadType, "'" + key + "' must be a string or a mapping with 'probe'");
     return;
   }
   text->pos = FileChecker::Pos(node);
   for (const auto& kv : node) {
     const std::string k = kv.first.Scalar();
     if (!kv.second.IsScalar()) {
-      check.Error(kv.second.Mark(), "bad-type", "'" + key + "." + k + "' must be a scalar");
+      check.Error(kv.second.Mark(), ProblemCode::kBadType, "'" + key + "." + k + "' must be a scalar");
       continue;
     }
     if (k == "probe") {
@@ -189,22 +190,22 @@ void ReadTestLike(FileChecker& check, const YAML::Node& node, const std::string&
     } else if (args != nullptr) {
       (*args)[k] = kv.second.Scalar();
     } else {
-      check.Warning(kv.first.Mark(), "unknown-key", "unknown key '" + key + "." + k + "'");
+      check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key '" + key + "." + k + "'");
     }
   }
   if (probe->empty()) {
-    check.Error(node.Mark(), "missing-key", "'" + key + "' mapping needs a 'probe'");
+    check.Error(node.Mark(), ProblemCode::kMissingKey, "'" + key + "' mapping needs a 'probe'");
   }
 }
 
 void ReadExamples(FileChecker& check, const YAML::Node& node, Rule* rule) {
   if (!node.IsSequence()) {
-    check.Error(node.Mark(), "bad-type", "'examples' must be a list");
+    check.Error(node.Mark(), ProblemCode::kBadType, "'examples' must be a list");
     return;
   }
   for (const YAML::Node& item : node) {
     if (!item.IsMap()) {
-      check.Error(item.Mark(), "bad-type", "each example must be a mapping with 'match', 'no_match' or 'known_gap'");
+      check.Error(item.Mark(), ProblemCode::kBadType, "each example must be a mapping with 'match', 'no_match' or 'known_gap'");
       continue;
     }
     Example ex;
@@ -219,12 +220,12 @@ void ReadExamples(FileChecker& check, const YAML::Node& node, Rule* rule) {
         check.GetString(kv.second, k, &ex.text);
       } else if (k == "captures") {
         if (!kv.second.IsMap()) {
-          check.Error(kv.second.Mark(), "bad-type", "'captures' must be a mapping of name: value");
+          check.Error(kv.second.Mark(), ProblemCode::kBadType, "'captures' must be a mapping of name: value");
           continue;
         }
         for (const auto& c : kv.second) {
           if (!c.second.IsScalar()) {
-            check.Error(c.second.Mark(), "bad-type", "capture values must be scalars");
+            check.Error(c.second.Mark(), ProblemCode::kBadType, "capture values must be scalars");
             continue;
           }
           ex.captures[c.first.Scalar()] = c.second.Scalar();
@@ -237,15 +238,15 @@ void ReadExamples(FileChecker& check, const YAML::Node& node, Rule* rule) {
         for (const Text& t : ids) ex.hypotheses.push_back(t.value);
         ex.check_hypotheses = true;
       } else {
-        check.Warning(kv.first.Mark(), "unknown-key", "unknown example key '" + k + "'");
+        check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown example key '" + k + "'");
       }
     }
     if (kinds != 1) {
-      check.Error(item.Mark(), "bad-example", "an example needs exactly one of 'match', 'no_match', 'known_gap'");
+      check.Error(item.Mark(), ProblemCode::kBadExample, "an example needs exactly one of 'match', 'no_match', 'known_gap'");
       continue;
     }
     if (!ex.captures.empty() && ex.kind != Example::Kind::kMatch) {
-      check.Warning(item.Mark(), "bad-example", "'captures' only applies to 'match' examples");
+      check.Warning(item.Mark(), ProblemCode::kBadExample, "'captures' only applies to 'match' examples");
     }
     rule->examples.push_back(std::move(ex));
   }
@@ -260,16 +261,16 @@ void CheckTemplate(FileChecker& check, const Text& text, const std::set<std::str
   mark.line = text.pos.line - 1;
   mark.column = text.pos.column - 1;
   if (!error.empty()) {
-    check.Error(mark, "bad-template", what + ": " + error);
+    check.Error(mark, ProblemCode::kBadTemplate, what + ": " + error);
     return;
   }
   for (const std::string& name : names) {
     if (BuiltinNames().count(name)) continue;
     if (!any.count(name) && lua_values) continue;  // may come from `values:` (checked by the examples)
     if (!any.count(name)) {
-      check.Error(mark, "unknown-capture", what + " uses {" + name + "}, which no pattern captures");
+      check.Error(mark, ProblemCode::kUnknownCapture, what + " uses {" + name + "}, which no pattern captures");
     } else if (!all.count(name)) {
-      check.Warning(mark, "partial-capture",
+      check.Warning(mark, ProblemCode::kPartialCapture,
                     what + " uses {" + name + "}, which only some patterns capture (renders as '?')");
     }
   }
@@ -285,7 +286,7 @@ const std::set<std::string>& KnownProbes() {
 
 void CheckProbe(FileChecker& check, const YAML::Node& node, const std::string& probe) {
   if (!probe.empty() && !KnownProbes().count(probe)) {
-    check.Error(node.Mark(), "unknown-probe", "unknown probe '" + probe + "'");
+    check.Error(node.Mark(), ProblemCode::kUnknownProbe, "unknown probe '" + probe + "'");
   }
 }
 
@@ -303,7 +304,7 @@ void ReadSignal(FileChecker& check, const YAML::Node& node, Rule* rule, std::set
   if (rule->signal) {
     *template_names = SignalCaptureNames(rule->signal->detector);
     for (const std::string& c : rule->signal->evidence_for) {
-      if (!IsKnownCategory(c)) check.Error(node.Mark(), "unknown-category", "signal.evidence_for: unknown category '" + c + "'");
+      if (!IsKnownCategory(c)) check.Error(node.Mark(), ProblemCode::kUnknownCategory, "signal.evidence_for: unknown category '" + c + "'");
     }
   }
 }
@@ -312,7 +313,7 @@ void ReadSignal(FileChecker& check, const YAML::Node& node, Rule* rule, std::set
 bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& file, Rule* rule) {
   rule->file = file;
   if (!root.IsMap()) {
-    check.Error(root.Mark(), "bad-type", "a rule file must hold one mapping (id, category, title, match, ...)");
+    check.Error(root.Mark(), ProblemCode::kBadType, "a rule file must hold one mapping (id, category, title, match, ...)");
     return false;
   }
   // Read the id first so every later problem names the rule.
@@ -326,26 +327,26 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
   for (const auto& kv : root) {
     const std::string key = kv.first.Scalar();
     if (!kKeys.count(key)) {
-      check.Warning(kv.first.Mark(), "unknown-key", "unknown key '" + key + "'");
+      check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key '" + key + "'");
     }
   }
   auto require = [&](const char* key) -> YAML::Node {
     YAML::Node n = root[key];
-    if (!n) check.Error(root.Mark(), "missing-key", std::string("missing required key '") + key + "'");
+    if (!n) check.Error(root.Mark(), ProblemCode::kMissingKey, std::string("missing required key '") + key + "'");
     return n;
   };
 
   if (YAML::Node n = require("id")) {
     std::string stem = fs::path(file).stem().string();
     if (!n.IsScalar() || !IsKebabId(n.Scalar())) {
-      check.Error(n.Mark(), "bad-id", "'id' must be lower-case letters, digits and '-'");
+      check.Error(n.Mark(), ProblemCode::kBadId, "'id' must be lower-case letters, digits and '-'");
     } else if (!file.empty() && file.find('<') == std::string::npos && stem != rule->id) {
-      check.Error(n.Mark(), "id-not-file-stem", "id '" + rule->id + "' must equal the file stem '" + stem + "'");
+      check.Error(n.Mark(), ProblemCode::kIdNotFileStem, "id '" + rule->id + "' must equal the file stem '" + stem + "'");
     }
   }
   if (YAML::Node n = require("category")) {
     if (check.GetString(n, "category", &rule->category) && !IsKnownCategory(rule->category)) {
-      check.Error(n.Mark(), "unknown-category",
+      check.Error(n.Mark(), ProblemCode::kUnknownCategory,
                   "unknown category '" + rule->category + "' (see rules/taxonomy.yaml)");
     }
   }
@@ -353,7 +354,7 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
   if (YAML::Node n = root["confidence"]) {
     double v = -1;
     if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || v <= 0 || v > 1) {
-      check.Error(n.Mark(), "bad-value", "'confidence' must be a number in (0, 1]");
+      check.Error(n.Mark(), ProblemCode::kBadValue, "'confidence' must be a number in (0, 1]");
     } else {
       rule->prior = v;
     }
@@ -361,7 +362,7 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
   if (YAML::Node n = root["specificity"]) {
     int v = -1;
     if (!n.IsScalar() || !YAML::convert<int>::decode(n, v) || v < 0) {
-      check.Error(n.Mark(), "bad-value", "'specificity' must be a non-negative integer");
+      check.Error(n.Mark(), ProblemCode::kBadValue, "'specificity' must be a non-negative integer");
     } else {
       rule->specificity = v;
     }
@@ -376,25 +377,25 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
   YAML::Node signal_node = root["signal"];
   if (signal_node) {  // a metric signature instead of message patterns (signal_rules.h)
     if (root["match"]) {
-      check.Error(root["match"].Mark(), "signal-and-match", "a rule has either 'match' (messages) or 'signal' (metrics), not both");
+      check.Error(root["match"].Mark(), ProblemCode::kSignalAndMatch, "a rule has either 'match' (messages) or 'signal' (metrics), not both");
     }
     ReadSignal(check, signal_node, rule, &any_names);
     all_names = any_names;
   } else if (YAML::Node match = require("match")) {
     if (!match.IsMap()) {
-      check.Error(match.Mark(), "bad-type", "'match' must be a mapping with 'message'");
+      check.Error(match.Mark(), ProblemCode::kBadType, "'match' must be a mapping with 'message'");
     } else {
       for (const auto& kv : match) {
         const std::string k = kv.first.Scalar();
         if (k != "message" && k != "exception" && k != "context") {
-          check.Warning(kv.first.Mark(), "unknown-key", "unknown key 'match." + k + "'");
+          check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key 'match." + k + "'");
         }
       }
       if (YAML::Node msg = match["message"]) {
         check.GetStringList(msg, "match.message", &rule->patterns);
-        if (rule->patterns.empty()) check.Error(msg.Mark(), "missing-key", "'match.message' is empty");
+        if (rule->patterns.empty()) check.Error(msg.Mark(), ProblemCode::kMissingKey, "'match.message' is empty");
       } else {
-        check.Error(match.Mark(), "missing-key", "missing required key 'match.message'");
+        check.Error(match.Mark(), ProblemCode::kMissingKey, "missing required key 'match.message'");
       }
       if (YAML::Node ex = match["exception"]) {
         std::vector<Text> types;
@@ -404,7 +405,7 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
       if (YAML::Node ctx = match["context"]) {
         check.GetText(ctx, "match.context", &rule->context);
         RE2 re(rule->context.value, RegexOptions());
-        if (!re.ok()) check.Error(ctx.Mark(), "bad-regex", "match.context: " + re.error());
+        if (!re.ok()) check.Error(ctx.Mark(), ProblemCode::kBadRegex, "match.context: " + re.error());
       }
     }
   }
@@ -417,21 +418,21 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
     mark.line = p.pos.line - 1;
     mark.column = p.pos.column - 1;
     if (probe.Add(p.value, &error) < 0) {
-      check.Error(mark, "bad-regex", "match.message: " + error);
+      check.Error(mark, ProblemCode::kBadRegex, "match.message: " + error);
       continue;
     }
     if (LiteralChars(p.value) < 3) {
-      check.Warning(mark, "weak-pattern", "pattern has fewer than 3 literal characters; it will match too much");
+      check.Warning(mark, ProblemCode::kWeakPattern, "pattern has fewer than 3 literal characters; it will match too much");
     }
     if (std::vector<std::string> atoms; !RequiredLiterals(p.value, &atoms, Segmenter::IdleKeywords())) {
-      check.Warning(mark, "no-required-literal",
+      check.Warning(mark, ProblemCode::kNoRequiredLiteral,
                     "pattern can match without any literal of 3+ characters, so every log line must be "
                     "matched against it (slow path); add a fixed word every match contains "
                     "(Note: [Line prefilter])");
     } else {
       for (const std::string& atom : atoms) {
         if (!CommonInLogs(atom, Segmenter::IdleKeywords())) continue;
-        check.Warning(mark, "common-literal",
+        check.Warning(mark, ProblemCode::kCommonLiteral,
                       "every match needs only '" + atom + "', which ordinary log lines contain too (in any case), "
                       "so most lines of a log go through the full rule set (slow path); write the literal out "
                       "so it is longer, e.g. alternatives instead of '?' (Note: [Line prefilter])");
@@ -457,29 +458,29 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
   }
   if (YAML::Node hs = require("hypotheses")) {
     if (!hs.IsSequence() || hs.size() == 0) {
-      check.Error(hs.Mark(), "bad-type", "'hypotheses' must be a non-empty list");
+      check.Error(hs.Mark(), ProblemCode::kBadType, "'hypotheses' must be a non-empty list");
     } else {
       std::set<std::string> ids;
       for (const YAML::Node& h : hs) {
         if (!h.IsMap()) {
-          check.Error(h.Mark(), "bad-type", "each hypothesis must be a mapping (id, text, test, fix)");
+          check.Error(h.Mark(), ProblemCode::kBadType, "each hypothesis must be a mapping (id, text, test, fix)");
           continue;
         }
         HypothesisSpec spec;
         for (const auto& kv : h) {
           const std::string k = kv.first.Scalar();
           if (k != "id" && k != "text" && k != "test" && k != "fix" && k != "when") {
-            check.Warning(kv.first.Mark(), "unknown-key", "unknown hypothesis key '" + k + "'");
+            check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown hypothesis key '" + k + "'");
           }
         }
         YAML::Node id = h["id"], text = h["text"], test = h["test"], fix = h["fix"];
         if (!id || !text || !test || !fix) {
-          check.Error(h.Mark(), "missing-key", "a hypothesis needs 'id', 'text', 'test' and 'fix'");
+          check.Error(h.Mark(), ProblemCode::kMissingKey, "a hypothesis needs 'id', 'text', 'test' and 'fix'");
           continue;
         }
         if (check.GetString(id, "id", &spec.id)) {
-          if (!IsKebabId(spec.id)) check.Error(id.Mark(), "bad-id", "hypothesis id must be lower-case letters, digits and '-'");
-          if (!ids.insert(spec.id).second) check.Error(id.Mark(), "duplicate-id", "duplicate hypothesis id '" + spec.id + "'");
+          if (!IsKebabId(spec.id)) check.Error(id.Mark(), ProblemCode::kBadId, "hypothesis id must be lower-case letters, digits and '-'");
+          if (!ids.insert(spec.id).second) check.Error(id.Mark(), ProblemCode::kDuplicateId, "duplicate hypothesis id '" + spec.id + "'");
         }
         if (YAML::Node when = h["when"]) ReadLuaRef(check, when, "when", file, &inline_chunks, &spec.when);
         if (check.GetText(text, "text", &spec.text)) {
@@ -515,14 +516,14 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
     ReadExamples(check, n, rule);
     bool has_match = std::any_of(rule->examples.begin(), rule->examples.end(),
                                  [](const Example& e) { return e.kind == Example::Kind::kMatch; });
-    if (!has_match) check.Error(n.Mark(), "missing-example", "a rule needs at least one 'match' example");
+    if (!has_match) check.Error(n.Mark(), ProblemCode::kMissingExample, "a rule needs at least one 'match' example");
     for (const Example& ex : rule->examples) {
       for (const auto& c : ex.captures) {
         if (!any_names.count(c.first) && !lua_values) {
           YAML::Mark mark;
           mark.line = ex.pos.line - 1;
           mark.column = ex.pos.column - 1;
-          check.Error(mark, "unknown-capture", "example expects capture '" + c.first + "', which no pattern defines");
+          check.Error(mark, ProblemCode::kUnknownCapture, "example expects capture '" + c.first + "', which no pattern defines");
         }
       }
     }
@@ -541,11 +542,11 @@ struct SourceFile {
 // Rule ids to leave out, each with what asked for it.
 using DisableList = std::vector<std::pair<std::string, std::string>>;
 
-void AddProblem(std::vector<Problem>* problems, Problem::Severity severity, const std::string& code,
+void AddProblem(std::vector<Problem>* problems, Problem::Severity severity, ProblemCode code,
                 const std::string& file, int line, int column, const std::string& rule_id, const std::string& message) {
   Problem p;
   p.severity = severity;
-  p.code = code;
+  p.code = ProblemCodeName(code);
   p.file = file;
   p.line = line;
   p.column = column;
@@ -560,13 +561,13 @@ void ReadConfig(const fs::path& f, DisableList* disable, std::vector<Problem>* p
   try {
     root = YAML::LoadFile(f.string());
   } catch (const YAML::Exception& e) {
-    AddProblem(problems, Problem::Severity::kError, "bad-config", f.string(), e.mark.line + 1, e.mark.column + 1, "",
+    AddProblem(problems, Problem::Severity::kError, ProblemCode::kBadConfig, f.string(), e.mark.line + 1, e.mark.column + 1, "",
                e.msg);
     return;
   }
   if (!root || root.IsNull()) return;
   if (!root.IsMap()) {
-    AddProblem(problems, Problem::Severity::kError, "bad-config", f.string(), 1, 1, "",
+    AddProblem(problems, Problem::Severity::kError, ProblemCode::kBadConfig, f.string(), 1, 1, "",
                "triage.yaml must be a mapping (disable: [rule-id, ...])");
     return;
   }
@@ -574,7 +575,7 @@ void ReadConfig(const fs::path& f, DisableList* disable, std::vector<Problem>* p
     const std::string key = kv.first.Scalar();
     YAML::Mark m = kv.first.Mark();
     if (key != "disable") {
-      AddProblem(problems, Problem::Severity::kWarning, "unknown-key", f.string(), m.line + 1, m.column + 1, "",
+      AddProblem(problems, Problem::Severity::kWarning, ProblemCode::kUnknownKey, f.string(), m.line + 1, m.column + 1, "",
                  "unknown key '" + key + "' in triage.yaml");
       continue;
     }
@@ -586,7 +587,7 @@ void ReadConfig(const fs::path& f, DisableList* disable, std::vector<Problem>* p
         if (id.IsScalar()) disable->push_back({id.Scalar(), f.string()});
       }
     } else if (!list.IsNull()) {
-      AddProblem(problems, Problem::Severity::kError, "bad-config", f.string(), m.line + 1, m.column + 1, "",
+      AddProblem(problems, Problem::Severity::kError, ProblemCode::kBadConfig, f.string(), m.line + 1, m.column + 1, "",
                  "'disable' must be a list of rule ids");
     }
   }
@@ -599,11 +600,8 @@ void CollectFiles(const std::string& root, int layer, const std::string& origin,
   auto read = [&](const fs::path& f) {
     std::ifstream in(f, std::ios::binary);
     if (!in) {
-      Problem pr;
-      pr.code = "unreadable";
-      pr.file = f.string();
-      pr.message = "cannot read rule file";
-      problems->push_back(pr);
+      AddProblem(problems, Problem::Severity::kError, ProblemCode::kUnreadable, f.string(), 0, 0, "",
+                 "cannot read rule file");
       return;
     }
     std::ostringstream ss;
@@ -620,11 +618,8 @@ void CollectFiles(const std::string& root, int layer, const std::string& origin,
   }
   if (!fs::is_directory(p, ec)) {
     if (!must_exist) return;
-    Problem pr;
-    pr.code = "missing-dir";
-    pr.file = root;
-    pr.message = "rule directory does not exist";
-    problems->push_back(pr);
+    AddProblem(problems, Problem::Severity::kError, ProblemCode::kMissingDir, root, 0, 0, "",
+               "rule directory does not exist");
     return;
   }
   if (fs::is_regular_file(p / "triage.yaml", ec)) ReadConfig(p / "triage.yaml", disable, problems);
@@ -704,13 +699,13 @@ class LuaChecker {
   // Reads a whole-Lua rule: runs the file and converts its global `rule` table.
   bool ReadLuaRule(const SourceFile& sf, YAML::Node* root) {
     LuaState* L = state();
-    if (!L) return Fail(sf.path, 0, "", "lua-unavailable", "could not start Lua");
+    if (!L) return Fail(sf.path, 0, "", ProblemCode::kLuaUnavailable, "could not start Lua");
     int slot = next_slot_++;
     LuaError err;
-    if (!L->LoadRule(slot, {{sf.path, sf.content}}, &err)) return Fail(err.file, err.line, "", err.code, err.message);
+    if (!L->LoadRule(slot, {{sf.path, sf.content}}, &err)) return Fail(err, "");
     LuaValue v;
     if (!L->GetGlobal(slot, "rule", &v, &err) || v.type != LuaValue::Type::kTable) {
-      return Fail(sf.path, 1, "", "orphan-lua",
+      return Fail(sf.path, 1, "", ProblemCode::kOrphanLua,
                   "a .lua file must sit next to a YAML rule of the same stem, or define a global 'rule' table "
                   "(rules/LUA_API.md \"Rules written in Lua\")");
     }
@@ -721,10 +716,10 @@ class LuaChecker {
   // Loads the rule's chunks and checks the functions its YAML names; collects test_* functions.
   bool Validate(Rule* rule) {
     LuaState* L = state();
-    if (!L) return Fail(rule->file, 0, rule->id, "lua-unavailable", "could not start Lua");
+    if (!L) return Fail(rule->file, 0, rule->id, ProblemCode::kLuaUnavailable, "could not start Lua");
     int slot = next_slot_++;
     LuaError err;
-    if (!L->LoadRule(slot, rule->lua_chunks, &err)) return Fail(err.file, err.line, rule->id, err.code, err.message);
+    if (!L->LoadRule(slot, rule->lua_chunks, &err)) return Fail(err, rule->id);
     std::map<std::string, int> fns = L->Functions(slot);
     std::set<std::string> used;
     bool ok = true;
@@ -735,7 +730,7 @@ class LuaChecker {
       std::string where = rule->lua_file.empty()
                               ? " (there is no " + fs::path(rule->file).stem().string() + ".lua next to the rule)"
                               : " in " + rule->lua_file;
-      ok = Fail(rule->file, ref.line, rule->id, "unknown-lua-function",
+      ok = Fail(rule->file, ref.line, rule->id, ProblemCode::kUnknownLuaFunction,
                 what + " names Lua function '" + ref.name + "', which is not defined" + where, ref.column);
     };
     need(rule->values_fn, "'values'");
@@ -750,7 +745,7 @@ class LuaChecker {
         continue;
       }
       if (name.rfind("__", 0) == 0 || used.count(name)) continue;
-      AddProblem(problems_, strict_ ? Problem::Severity::kError : Problem::Severity::kWarning, "unused-lua-function",
+      AddProblem(problems_, strict_ ? Problem::Severity::kError : Problem::Severity::kWarning, ProblemCode::kUnusedLuaFunction,
                  rule->lua_file, line, 0, rule->id,
                  "global function '" + name + "' is not used by the rule (make helpers local, or name it in "
                  "'when'/'values'/'score')");
@@ -760,10 +755,17 @@ class LuaChecker {
   }
 
  private:
-  bool Fail(const std::string& file, int line, const std::string& rule_id, const std::string& code,
+  bool Fail(const std::string& file, int line, const std::string& rule_id, ProblemCode code,
             const std::string& message, int column = 0) {
     AddProblem(problems_, Problem::Severity::kError, code, file, line, column, rule_id, message);
     return false;
+  }
+  // A Lua error met while loading. Its code is one of the table's lua-* codes; were the runtime ever
+  // to name another, it is reported as lua-error (with the runtime's message) rather than unlisted.
+  bool Fail(const LuaError& err, const std::string& rule_id) {
+    ProblemCode code = ProblemCode::kLuaError;
+    ProblemCodeFromName(err.code, &code);
+    return Fail(err.file, err.line, rule_id, code, err.message);
   }
 
   LuaLimits limits_;
@@ -803,10 +805,10 @@ ParsedRules ParseAll(BuildInput& in) {
         root = YAML::Load(sf.content);
         parsed = true;
       } catch (const YAML::Exception& e) {
-        check.Error(e.mark, "bad-yaml", e.msg);
+        check.Error(e.mark, ProblemCode::kBadYaml, e.msg);
       }
       if (parsed && (!root || root.IsNull())) {
-        check.Error(YAML::Mark(), "empty-file", "rule file is empty");
+        check.Error(YAML::Mark(), ProblemCode::kEmptyFile, "rule file is empty");
         parsed = false;
       }
     }
@@ -814,7 +816,7 @@ ParsedRules ParseAll(BuildInput& in) {
       try {
         ok = ReadRule(check, root, sf.path, &rule);
       } catch (const YAML::Exception& e) {  // malformed structure yaml-cpp refuses to convert
-        check.Error(e.mark, "bad-yaml", e.msg);
+        check.Error(e.mark, ProblemCode::kBadYaml, e.msg);
       }
     }
     if (ok) {
@@ -842,7 +844,7 @@ ParsedRules ParseAll(BuildInput& in) {
       }
       if (!old) continue;
       rule = *old;
-      AddProblem(&problems, Problem::Severity::kWarning, "kept-previous", sf.path, 0, 0, rule.id,
+      AddProblem(&problems, Problem::Severity::kWarning, ProblemCode::kKeptPrevious, sf.path, 0, 0, rule.id,
                  "this file has errors: the previously loaded version of the rule stays in use");
     }
     rule.origin = sf.origin;
@@ -850,12 +852,8 @@ ParsedRules ParseAll(BuildInput& in) {
     if (it != by_id.end()) {
       Rule& old = set->rules[it->second.first];
       if (it->second.second == sf.layer) {
-        Problem p;
-        p.code = "duplicate-id";
-        p.file = sf.path;
-        p.rule_id = rule.id;
-        p.message = "rule id '" + rule.id + "' is already defined in " + old.file;
-        problems.push_back(p);
+        AddProblem(&problems, Problem::Severity::kError, ProblemCode::kDuplicateId, sf.path, 0, 0, rule.id,
+                   "rule id '" + rule.id + "' is already defined in " + old.file);
         continue;
       }
       rule.overrides = old.file;
@@ -882,7 +880,7 @@ ParsedRules ParseAll(BuildInput& in) {
       off.erase(it);
     }
     for (const auto& [id, by] : off) {
-      AddProblem(&problems, Problem::Severity::kWarning, "unknown-disable", by.find('/') != std::string::npos ? by : "",
+      AddProblem(&problems, Problem::Severity::kWarning, ProblemCode::kUnknownDisable, by.find('/') != std::string::npos ? by : "",
                  0, 0, id, "'" + id + "' is disabled by " + by + " but no loaded rule has that id");
     }
     set->rules = std::move(kept);
@@ -918,10 +916,8 @@ LoadResult Compile(ParsedRules parsed, const LuaLimits& limits) {
                                                           : std::make_unique<LazyRegex>(rule.context.value));
     }
     if (!set->set->Compile()) {
-      Problem p;
-      p.code = "compile-failed";
-      p.message = "could not compile the rule patterns into one set (out of memory?)";
-      problems.push_back(p);
+      AddProblem(&problems, Problem::Severity::kError, ProblemCode::kCompileFailed, "", 0, 0, "",
+                 "could not compile the rule patterns into one set (out of memory?)");
       set->set.reset();
     }
     std::vector<std::string> patterns;
@@ -1012,12 +1008,8 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
     if (std::string why = dir.empty() ? "" : UntrustedRulesDir(dir); why.empty()) {
       add(dir, "project", false);
     } else {  // Note: [Rule trust]
-      Problem p;
-      p.severity = Problem::Severity::kWarning;
-      p.code = "untrusted-rules";
-      p.file = dir;
-      p.message = "project rules skipped: " + why + " (to load them: triage rules allow " + dir + ")";
-      in.problems.push_back(p);
+      AddProblem(&in.problems, Problem::Severity::kWarning, ProblemCode::kUntrustedRules, dir, 0, 0, "",
+                 "project rules skipped: " + why + " (to load them: triage rules allow " + dir + ")");
     }
   }
   if (options.env_path) {

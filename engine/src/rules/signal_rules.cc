@@ -584,7 +584,7 @@ std::set<std::string> SignalCaptureNames(const std::string& detector) {
 }
 
 std::shared_ptr<const SignalSpec> ParseSignalSpec(const YAML::Node& node, std::vector<SignalProblem>* problems) {
-  auto add = [&](const YAML::Node& at, bool error, const std::string& code, const std::string& message) {
+  auto add = [&](const YAML::Node& at, bool error, ProblemCode code, const std::string& message) {
     SignalProblem p;
     p.error = error;
     YAML::Mark m = at.Mark();
@@ -597,7 +597,7 @@ std::shared_ptr<const SignalSpec> ParseSignalSpec(const YAML::Node& node, std::v
     problems->push_back(std::move(p));
   };
   if (!node.IsMap()) {
-    add(node, true, "bad-type", "'signal' must be a mapping with 'detector' (and optionally 'series', parameters)");
+    add(node, true, ProblemCode::kBadType, "'signal' must be a mapping with 'detector' (and optionally 'series', parameters)");
     return nullptr;
   }
   auto spec = std::make_shared<SignalSpec>();
@@ -605,7 +605,7 @@ std::shared_ptr<const SignalSpec> ParseSignalSpec(const YAML::Node& node, std::v
   YAML::Node det = node["detector"];
   const DetectorDef* def = nullptr;
   if (!det || !det.IsScalar()) {
-    add(node, true, "missing-key", "'signal' needs a 'detector'");
+    add(node, true, ProblemCode::kMissingKey, "'signal' needs a 'detector'");
     return nullptr;
   }
   spec->detector = det.Scalar();
@@ -613,7 +613,7 @@ std::shared_ptr<const SignalSpec> ParseSignalSpec(const YAML::Node& node, std::v
   if (!def) {
     std::string names;
     for (const std::string& n : SignalDetectorNames()) names += (names.empty() ? "" : ", ") + n;
-    add(det, true, "unknown-detector", "unknown detector '" + spec->detector + "' (one of: " + names + ")");
+    add(det, true, ProblemCode::kUnknownDetector, "unknown detector '" + spec->detector + "' (one of: " + names + ")");
     return nullptr;
   }
   for (const ParamDef& p : def->params) spec->params[p.name] = p.value;
@@ -627,11 +627,11 @@ std::shared_ptr<const SignalSpec> ParseSignalSpec(const YAML::Node& node, std::v
       std::vector<YAML::Node> items;
       if (v.IsScalar()) items.push_back(v);
       else if (v.IsSequence()) for (const YAML::Node& i : v) items.push_back(i);
-      else add(v, true, "bad-type", "'signal.series' must be a series name or a list of them");
+      else add(v, true, ProblemCode::kBadType, "'signal.series' must be a series name or a list of them");
       for (const YAML::Node& i : items) {
         SeriesId id = i.IsScalar() ? SeriesFromName(i.Scalar()) : SeriesId::kCount;
         if (id == SeriesId::kCount) {
-          add(i, true, "unknown-series",
+          add(i, true, ProblemCode::kUnknownSeries,
               "unknown series '" + (i.IsScalar() ? i.Scalar() : std::string("?")) +
                   "' (loss, val_loss, acc, val_acc, lr, grad_norm, memory, loss_scale)");
           ok = false;
@@ -652,7 +652,7 @@ std::shared_ptr<const SignalSpec> ParseSignalSpec(const YAML::Node& node, std::v
       else if (v.IsSequence()) for (const YAML::Node& i : v) items.push_back(i);
       for (const YAML::Node& i : items) {
         if (!i.IsScalar()) {
-          add(i, true, "bad-type", "'signal.evidence_for' must list categories");
+          add(i, true, ProblemCode::kBadType, "'signal.evidence_for' must list categories");
           ok = false;
           continue;
         }
@@ -664,13 +664,13 @@ std::shared_ptr<const SignalSpec> ParseSignalSpec(const YAML::Node& node, std::v
     if (it == spec->params.end()) {
       std::string names;
       for (const ParamDef& p : def->params) names += (names.empty() ? "" : ", ") + std::string(p.name);
-      add(kv.first, false, "unknown-key",
+      add(kv.first, false, ProblemCode::kUnknownKey,
           "unknown key 'signal." + key + "' for detector " + spec->detector + " (parameters: " + names + ")");
       continue;
     }
     double d = 0;
     if (!v.IsScalar() || !YAML::convert<double>::decode(v, d) || !std::isfinite(d) || d < 0) {
-      add(v, true, "bad-value", "'signal." + key + "' must be a non-negative number");
+      add(v, true, ProblemCode::kBadValue, "'signal." + key + "' must be a non-negative number");
       ok = false;
       continue;
     }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "log/metrics.h"
+#include "rules/problem_codes.h"
 #include "triage/triage.h"
 
 namespace YAML {
@@ -40,7 +41,7 @@ struct SignalProblem {
   bool error = true;  // false: a warning
   int line = 0;
   int column = 0;
-  std::string code;
+  ProblemCode code = ProblemCode::kBadValue;
   std::string message;
 };
 
