@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "rules/rule_cache.h"
+#include "rules/signal_rules.h"
 #include "triage/tools.h"
 #include "triage/triage.h"
 
@@ -128,6 +129,144 @@ TEST(RuleCache, SerialisationRoundTrips) {
   EXPECT_EQ(back.rules.size(), p.rules.size());
   EXPECT_EQ(back.atoms, p.atoms);
   EXPECT_TRUE(SerializeParsedRules(back) == once);
+}
+
+// Every field of every struct the cache holds, set to a value other than its default, comes back
+// (Note: [Cache fields]: a field missing from a Fields list would come back empty).
+TEST(RuleCache, EveryFieldRoundTrips) {
+  Rule r;
+  r.id = "id";
+  r.file = "dir/id.yaml";
+  r.category = "shape.matmul_mismatch";
+  r.title = "title";
+  r.prior = 0.625;
+  r.patterns = {{"p1", {5, 7}}, {"p2", {6, 9}}};
+  r.exceptions = {"RuntimeError"};
+  r.context = {"ctx", {8, 3}};
+  r.specificity = 42;
+  r.explain = {"explain {x}", {9, 10}};
+  HypothesisSpec h;
+  h.id = "h";
+  h.text = {"text", {11, 1}};
+  h.test = {"test", {12, 2}};
+  h.probe = "shape-trace";
+  h.probe_args = {{"arg", "value"}};
+  h.fix = {"fix", {13, 3}};
+  h.when = {"when_fn", 14, 4};
+  r.hypotheses = {h};
+  r.checks = {{"check", {15, 5}}};
+  r.verify = {"verify", {16, 6}};
+  r.verify_probe = "device-audit";
+  r.refs = {"https://example.org"};
+  Example e;
+  e.kind = Example::Kind::kKnownGap;
+  e.text = "log text";
+  e.captures = {{"x", "1"}};
+  e.why = "why";
+  e.pos = {17, 7};
+  e.hypotheses = {"h"};
+  e.check_hypotheses = true;
+  r.examples = {e};
+  r.overrides = "other/id.yaml";
+  auto signal = std::make_shared<SignalSpec>();
+  signal->detector = "spike";
+  signal->series = {SeriesId::kValLoss, SeriesId::kLoss};
+  signal->params = {{"factor", 20.5}};
+  signal->evidence_for = {"numerics.nan"};
+  r.signal = signal;
+  r.origin = "user";
+  r.lua_file = "dir/id.lua";
+  r.lua_chunks = {{"dir/id.lua", "function v() end"}};
+  r.values_fn = {"v", 18, 8};
+  r.score_fn = {"s", 19, 9};
+  r.lua_tests = {"test_one"};
+  ParsedRules p;
+  p.rules = {r};
+  p.disabled = {{"off", "dir/off.yaml", "triage.yaml"}};
+  p.problems = {{Problem::Severity::kWarning, "unknown-key", "f.yaml", 3, 4, "rule", "message"}};
+  p.atoms = {std::vector<std::string>{"mat1"}, std::nullopt};
+
+  ParsedRules back;
+  ASSERT_TRUE(ParseParsedRules(SerializeParsedRules(p), &back));
+  ASSERT_EQ(back.rules.size(), 1u);
+  const Rule& b = back.rules[0];
+  auto same_text = [](const Text& x, const Text& y) {
+    return x.value == y.value && x.pos.line == y.pos.line && x.pos.column == y.pos.column;
+  };
+  auto same_ref = [](const LuaRef& x, const LuaRef& y) {
+    return x.name == y.name && x.line == y.line && x.column == y.column;
+  };
+  EXPECT_EQ(b.id, r.id);
+  EXPECT_EQ(b.file, r.file);
+  EXPECT_EQ(b.category, r.category);
+  EXPECT_EQ(b.title, r.title);
+  EXPECT_EQ(b.prior, r.prior);
+  ASSERT_EQ(b.patterns.size(), 2u);
+  EXPECT_TRUE(same_text(b.patterns[0], r.patterns[0]) && same_text(b.patterns[1], r.patterns[1]));
+  EXPECT_EQ(b.exceptions, r.exceptions);
+  EXPECT_TRUE(same_text(b.context, r.context));
+  EXPECT_EQ(b.specificity, r.specificity);
+  EXPECT_TRUE(same_text(b.explain, r.explain));
+  ASSERT_EQ(b.hypotheses.size(), 1u);
+  const HypothesisSpec& bh = b.hypotheses[0];
+  EXPECT_EQ(bh.id, h.id);
+  EXPECT_TRUE(same_text(bh.text, h.text));
+  EXPECT_TRUE(same_text(bh.test, h.test));
+  EXPECT_EQ(bh.probe, h.probe);
+  EXPECT_EQ(bh.probe_args, h.probe_args);
+  EXPECT_TRUE(same_text(bh.fix, h.fix));
+  EXPECT_TRUE(same_ref(bh.when, h.when));
+  ASSERT_EQ(b.checks.size(), 1u);
+  EXPECT_TRUE(same_text(b.checks[0], r.checks[0]));
+  EXPECT_TRUE(same_text(b.verify, r.verify));
+  EXPECT_EQ(b.verify_probe, r.verify_probe);
+  EXPECT_EQ(b.refs, r.refs);
+  ASSERT_EQ(b.examples.size(), 1u);
+  const Example& be = b.examples[0];
+  EXPECT_EQ(be.kind, e.kind);
+  EXPECT_EQ(be.text, e.text);
+  EXPECT_EQ(be.captures, e.captures);
+  EXPECT_EQ(be.why, e.why);
+  EXPECT_EQ(be.pos.line, e.pos.line);
+  EXPECT_EQ(be.pos.column, e.pos.column);
+  EXPECT_EQ(be.hypotheses, e.hypotheses);
+  EXPECT_EQ(be.check_hypotheses, e.check_hypotheses);
+  EXPECT_EQ(b.overrides, r.overrides);
+  ASSERT_NE(b.signal, nullptr);
+  EXPECT_EQ(b.signal->detector, signal->detector);
+  EXPECT_EQ(b.signal->series, signal->series);
+  EXPECT_EQ(b.signal->params, signal->params);
+  EXPECT_EQ(b.signal->evidence_for, signal->evidence_for);
+  EXPECT_EQ(b.origin, r.origin);
+  EXPECT_EQ(b.lua_file, r.lua_file);
+  ASSERT_EQ(b.lua_chunks.size(), 1u);
+  EXPECT_EQ(b.lua_chunks[0].file, r.lua_chunks[0].file);
+  EXPECT_EQ(b.lua_chunks[0].code, r.lua_chunks[0].code);
+  EXPECT_TRUE(same_ref(b.values_fn, r.values_fn));
+  EXPECT_TRUE(same_ref(b.score_fn, r.score_fn));
+  EXPECT_EQ(b.lua_tests, r.lua_tests);
+  ASSERT_EQ(back.disabled.size(), 1u);
+  EXPECT_EQ(back.disabled[0].id, "off");
+  EXPECT_EQ(back.disabled[0].file, "dir/off.yaml");
+  EXPECT_EQ(back.disabled[0].by, "triage.yaml");
+  ASSERT_EQ(back.problems.size(), 1u);
+  EXPECT_EQ(back.problems[0].ToString(), p.problems[0].ToString());
+  EXPECT_EQ(back.problems[0].severity, Problem::Severity::kWarning);
+  EXPECT_EQ(back.atoms, p.atoms);
+}
+
+// An enum value the build does not have (a corrupt or foreign entry) is a miss, not a cast.
+TEST(RuleCache, OutOfRangeEnumsAreMisses) {
+  ParsedRules p;
+  p.problems = {{Problem::Severity::kWarning, "c", "f", 1, 2, "r", "m"}};
+  std::string bytes = SerializeParsedRules(p);
+  ParsedRules back;
+  ASSERT_TRUE(ParseParsedRules(bytes, &back));
+  // The severity is the first field after the magic, the format and three counts (rules, disabled, problems).
+  const size_t at = 8 * 5;
+  ASSERT_EQ(bytes[at], static_cast<char>(Problem::Severity::kWarning));
+  bytes[at] = 7;
+  EXPECT_FALSE(ParseParsedRules(bytes, &back));
 }
 
 TEST(CacheKey, DependsOnEveryByteAndOnBoundaries) {

@@ -7,7 +7,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
 #include <sstream>
+#include <type_traits>
 
 #include "rules/lua_runtime.h"
 #include "rules/signal_rules.h"
@@ -15,15 +19,15 @@
 namespace triage {
 namespace fs = std::filesystem;
 
-// The serialiser below writes every field of these structs. A field added to one of them must be
-// added here too (and kFormat bumped), or cached loads would silently drop it: these size checks
-// fail the build as a reminder. (x86-64 libstdc++ sizes; other targets skip the check.)
+// Every field of these structs is in its Fields list below (Note: [Cache fields]). A field added to
+// one of them must be added there too (and kFormat bumped), or cached loads would silently drop it:
+// these size checks fail the build as a reminder. (x86-64 libstdc++ sizes; other targets skip them.)
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Rule) == 680, "Rule changed: update rule_cache.cc (Write/Read Rule) and bump kFormat");
-static_assert(sizeof(HypothesisSpec) == 272, "HypothesisSpec changed: update rule_cache.cc and bump kFormat");
-static_assert(sizeof(Example) == 160, "Example changed: update rule_cache.cc and bump kFormat");
-static_assert(sizeof(SignalSpec) == 128, "SignalSpec changed: update rule_cache.cc and bump kFormat");
-static_assert(sizeof(Problem) == 144, "Problem changed: update rule_cache.cc and bump kFormat");
+static_assert(sizeof(Rule) == 680, "Rule changed: list the new field in Fields(Rule) and bump kFormat");
+static_assert(sizeof(HypothesisSpec) == 272, "HypothesisSpec changed: list the new field in Fields(HypothesisSpec) and bump kFormat");
+static_assert(sizeof(Example) == 160, "Example changed: list the new field in Fields(Example) and bump kFormat");
+static_assert(sizeof(SignalSpec) == 128, "SignalSpec changed: list the new field in Fields(SignalSpec) and bump kFormat");
+static_assert(sizeof(Problem) == 144, "Problem changed: list the new field in Fields(Problem) and bump kFormat");
 #endif
 
 namespace {
@@ -32,54 +36,179 @@ constexpr std::uint32_t kMagic = 0x54524331;  // "TRC1"
 constexpr std::uint32_t kFormat = 1;
 constexpr int kKeepEntries = 8;
 
+// Note: [Cache fields] Each struct the cache holds lists its fields once, in a Fields(archive, value)
+// overload below; the Writer and the Reader both walk that list, so they cannot disagree on a field
+// or its order. An archive is called with each field: a Writer writes it, a Reader reads into it.
+// The bytes: integers, enums and bools as 8 bytes, doubles as their bits, strings and containers
+// length-first, an optional or a pointer as a presence flag and then its value.
+
+template <class T, class U>
+using IfIs = std::enable_if_t<std::is_same_v<std::remove_const_t<T>, U>, int>;
+
+template <class A, class T, IfIs<T, SourcePos> = 0>
+void Fields(A& a, T& p) {
+  a(p.line);
+  a(p.column);
+}
+template <class A, class T, IfIs<T, Text> = 0>
+void Fields(A& a, T& t) {
+  a(t.value);
+  a(t.pos);
+}
+template <class A, class T, IfIs<T, LuaRef> = 0>
+void Fields(A& a, T& r) {
+  a(r.name);
+  a(r.line);
+  a(r.column);
+}
+template <class A, class T, IfIs<T, LuaChunk> = 0>
+void Fields(A& a, T& c) {
+  a(c.file);
+  a(c.code);
+}
+template <class A, class T, IfIs<T, HypothesisSpec> = 0>
+void Fields(A& a, T& h) {
+  a(h.id);
+  a(h.text);
+  a(h.test);
+  a(h.probe);
+  a(h.probe_args);
+  a(h.fix);
+  a(h.when);
+}
+template <class A, class T, IfIs<T, Example> = 0>
+void Fields(A& a, T& e) {
+  a(e.kind);
+  a(e.text);
+  a(e.captures);
+  a(e.why);
+  a(e.pos);
+  a(e.hypotheses);
+  a(e.check_hypotheses);
+}
+template <class A, class T, IfIs<T, SignalSpec> = 0>
+void Fields(A& a, T& s) {
+  a(s.detector);
+  a(s.series);
+  a(s.params);
+  a(s.evidence_for);
+}
+template <class A, class T, IfIs<T, Rule> = 0>
+void Fields(A& a, T& r) {
+  a(r.id);
+  a(r.file);
+  a(r.category);
+  a(r.title);
+  a(r.prior);
+  a(r.patterns);
+  a(r.exceptions);
+  a(r.context);
+  a(r.specificity);
+  a(r.explain);
+  a(r.hypotheses);
+  a(r.checks);
+  a(r.verify);
+  a(r.verify_probe);
+  a(r.refs);
+  a(r.examples);
+  a(r.overrides);
+  a(r.signal);
+  a(r.origin);
+  a(r.lua_file);
+  a(r.lua_chunks);
+  a(r.values_fn);
+  a(r.score_fn);
+  a(r.lua_tests);
+}
+template <class A, class T, IfIs<T, DisabledRule> = 0>
+void Fields(A& a, T& d) {
+  a(d.id);
+  a(d.file);
+  a(d.by);
+}
+template <class A, class T, IfIs<T, Problem> = 0>
+void Fields(A& a, T& p) {
+  a(p.severity);
+  a(p.code);
+  a(p.file);
+  a(p.line);
+  a(p.column);
+  a(p.rule_id);
+  a(p.message);
+}
+template <class A, class T, IfIs<T, ParsedRules> = 0>
+void Fields(A& a, T& p) {
+  a(p.rules);
+  a(p.disabled);
+  a(p.problems);
+  a(p.atoms);
+}
+
+// The largest valid value of each enum the cache holds; a Reader refuses larger ones.
+constexpr int MaxValue(Example::Kind) { return static_cast<int>(Example::Kind::kKnownGap); }
+constexpr int MaxValue(SeriesId) { return kSeriesCount - 1; }
+constexpr int MaxValue(Problem::Severity) {
+  return std::max(static_cast<int>(Problem::Severity::kWarning), static_cast<int>(Problem::Severity::kError));
+}
+
 class Writer {
  public:
   void U64(std::uint64_t v) { out_.append(reinterpret_cast<const char*>(&v), sizeof v); }
-  void I64(std::int64_t v) { U64(static_cast<std::uint64_t>(v)); }
-  void F64(double v) {
+  std::string Take() { return std::move(out_); }
+
+  void operator()(const std::string& s) {
+    U64(s.size());
+    out_ += s;
+  }
+  void operator()(double v) {
     std::uint64_t bits;
     std::memcpy(&bits, &v, sizeof bits);
     U64(bits);
   }
-  void Str(const std::string& s) {
-    U64(s.size());
-    out_ += s;
+  void operator()(int v) { U64(static_cast<std::uint64_t>(static_cast<std::int64_t>(v))); }
+  void operator()(bool v) { U64(v); }
+  template <class E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
+  void operator()(E e) {
+    (*this)(static_cast<int>(e));
   }
-  void Strs(const std::vector<std::string>& v) {
+  template <class T>
+  void operator()(const std::vector<T>& v) {
     U64(v.size());
-    for (const std::string& s : v) Str(s);
+    for (const T& x : v) (*this)(x);
   }
-  void Map(const std::map<std::string, std::string>& m) {
+  template <class V>
+  void operator()(const std::map<std::string, V>& m) {
     U64(m.size());
     for (const auto& [k, v] : m) {
-      Str(k);
-      Str(v);
+      (*this)(k);
+      (*this)(v);
     }
   }
-  void Pos(const SourcePos& p) {
-    I64(p.line);
-    I64(p.column);
+  template <class T>
+  void operator()(const std::optional<T>& o) {
+    (*this)(o.has_value());
+    if (o) (*this)(*o);
   }
-  void Txt(const Text& t) {
-    Str(t.value);
-    Pos(t.pos);
+  template <class T>
+  void operator()(const std::shared_ptr<const T>& p) {
+    (*this)(p != nullptr);
+    if (p) (*this)(*p);
   }
-  void Ref(const LuaRef& r) {
-    Str(r.name);
-    I64(r.line);
-    I64(r.column);
+  template <class T, std::enable_if_t<std::is_class_v<T>, int> = 0>
+  void operator()(const T& x) {
+    Fields(*this, x);
   }
-  std::string Take() { return std::move(out_); }
 
  private:
   std::string out_;
 };
 
+// Reads what Writer wrote. Any inconsistency (a short file, a length beyond the end, an enum out of
+// range) marks the reader failed; the values read after that are empty.
 class Reader {
  public:
   explicit Reader(const std::string& in) : in_(in) {}
   bool ok() const { return ok_; }
-  void Invalidate() { Fail(); }
   bool AtEnd() const { return pos_ == in_.size(); }
   std::uint64_t U64() {
     std::uint64_t v = 0;
@@ -88,14 +217,65 @@ class Reader {
     pos_ += sizeof v;
     return v;
   }
-  std::int64_t I64() { return static_cast<std::int64_t>(U64()); }
-  int Int() { return static_cast<int>(I64()); }
-  double F64() {
-    std::uint64_t bits = U64();
-    double v;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
+
+  void operator()(std::string& s) {
+    size_t n = Count();
+    s = ok_ ? in_.substr(pos_, n) : std::string();
+    pos_ += ok_ ? n : 0;
   }
+  void operator()(double& v) {
+    std::uint64_t bits = U64();
+    std::memcpy(&v, &bits, sizeof v);
+  }
+  void operator()(int& v) { v = static_cast<int>(static_cast<std::int64_t>(U64())); }
+  void operator()(bool& v) { v = U64() != 0; }
+  template <class E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
+  void operator()(E& e) {
+    int v = 0;
+    (*this)(v);
+    if (v < 0 || v > MaxValue(E{})) {
+      Fail();
+      v = 0;
+    }
+    e = static_cast<E>(v);
+  }
+  template <class T>
+  void operator()(std::vector<T>& v) {
+    v.resize(Count());
+    for (T& x : v) (*this)(x);
+  }
+  template <class V>
+  void operator()(std::map<std::string, V>& m) {
+    m.clear();
+    for (size_t n = Count(); ok_ && n > 0; --n) {
+      std::string k;
+      (*this)(k);
+      (*this)(m[k]);
+    }
+  }
+  template <class T>
+  void operator()(std::optional<T>& o) {
+    bool has = false;
+    (*this)(has);
+    o.reset();
+    if (has) (*this)(o.emplace());
+  }
+  template <class T>
+  void operator()(std::shared_ptr<const T>& p) {
+    bool has = false;
+    (*this)(has);
+    p.reset();
+    if (!has) return;
+    auto value = std::make_shared<T>();
+    (*this)(*value);
+    p = std::move(value);
+  }
+  template <class T, std::enable_if_t<std::is_class_v<T>, int> = 0>
+  void operator()(T& x) {
+    Fields(*this, x);
+  }
+
+ private:
   // A count of items that each take at least one byte: bounded by what is left, so a corrupt length
   // can never make us allocate more than the file holds.
   size_t Count() {
@@ -103,47 +283,6 @@ class Reader {
     if (n > in_.size() - pos_) return Fail();
     return static_cast<size_t>(n);
   }
-  std::string Str() {
-    size_t n = Count();
-    if (!ok_) return {};
-    std::string s = in_.substr(pos_, n);
-    pos_ += n;
-    return s;
-  }
-  std::vector<std::string> Strs() {
-    std::vector<std::string> v(Count());
-    for (std::string& s : v) s = Str();
-    return v;
-  }
-  std::map<std::string, std::string> Map() {
-    std::map<std::string, std::string> m;
-    for (size_t n = Count(); ok_ && n > 0; --n) {
-      std::string k = Str();
-      m[k] = Str();
-    }
-    return m;
-  }
-  SourcePos Pos() {
-    SourcePos p;
-    p.line = Int();
-    p.column = Int();
-    return p;
-  }
-  Text Txt() {
-    Text t;
-    t.value = Str();
-    t.pos = Pos();
-    return t;
-  }
-  LuaRef Ref() {
-    LuaRef r;
-    r.name = Str();
-    r.line = Int();
-    r.column = Int();
-    return r;
-  }
-
- private:
   std::uint64_t Fail() {
     ok_ = false;
     pos_ = in_.size();
@@ -153,138 +292,6 @@ class Reader {
   size_t pos_ = 0;
   bool ok_ = true;
 };
-
-void WriteRule(Writer& w, const Rule& r) {
-  w.Str(r.id);
-  w.Str(r.file);
-  w.Str(r.category);
-  w.Str(r.title);
-  w.F64(r.prior);
-  w.U64(r.patterns.size());
-  for (const Text& t : r.patterns) w.Txt(t);
-  w.Strs(r.exceptions);
-  w.Txt(r.context);
-  w.I64(r.specificity);
-  w.Txt(r.explain);
-  w.U64(r.hypotheses.size());
-  for (const HypothesisSpec& h : r.hypotheses) {
-    w.Str(h.id);
-    w.Txt(h.text);
-    w.Txt(h.test);
-    w.Str(h.probe);
-    w.Map(h.probe_args);
-    w.Txt(h.fix);
-    w.Ref(h.when);
-  }
-  w.U64(r.checks.size());
-  for (const Text& t : r.checks) w.Txt(t);
-  w.Txt(r.verify);
-  w.Str(r.verify_probe);
-  w.Strs(r.refs);
-  w.U64(r.examples.size());
-  for (const Example& e : r.examples) {
-    w.I64(static_cast<int>(e.kind));
-    w.Str(e.text);
-    w.Map(e.captures);
-    w.Str(e.why);
-    w.Pos(e.pos);
-    w.Strs(e.hypotheses);
-    w.U64(e.check_hypotheses);
-  }
-  w.Str(r.overrides);
-  w.U64(r.signal != nullptr);
-  if (r.signal) {
-    w.Str(r.signal->detector);
-    w.U64(r.signal->series.size());
-    for (SeriesId s : r.signal->series) w.I64(static_cast<int>(s));
-    w.U64(r.signal->params.size());
-    for (const auto& [k, v] : r.signal->params) {
-      w.Str(k);
-      w.F64(v);
-    }
-    w.Strs(r.signal->evidence_for);
-  }
-  w.Str(r.origin);
-  w.Str(r.lua_file);
-  w.U64(r.lua_chunks.size());
-  for (const LuaChunk& c : r.lua_chunks) {
-    w.Str(c.file);
-    w.Str(c.code);
-  }
-  w.Ref(r.values_fn);
-  w.Ref(r.score_fn);
-  w.Strs(r.lua_tests);
-}
-
-void ReadRule(Reader& in, Rule* r) {
-  r->id = in.Str();
-  r->file = in.Str();
-  r->category = in.Str();
-  r->title = in.Str();
-  r->prior = in.F64();
-  r->patterns.resize(in.Count());
-  for (Text& t : r->patterns) t = in.Txt();
-  r->exceptions = in.Strs();
-  r->context = in.Txt();
-  r->specificity = in.Int();
-  r->explain = in.Txt();
-  r->hypotheses.resize(in.Count());
-  for (HypothesisSpec& h : r->hypotheses) {
-    h.id = in.Str();
-    h.text = in.Txt();
-    h.test = in.Txt();
-    h.probe = in.Str();
-    h.probe_args = in.Map();
-    h.fix = in.Txt();
-    h.when = in.Ref();
-  }
-  r->checks.resize(in.Count());
-  for (Text& t : r->checks) t = in.Txt();
-  r->verify = in.Txt();
-  r->verify_probe = in.Str();
-  r->refs = in.Strs();
-  r->examples.resize(in.Count());
-  for (Example& e : r->examples) {
-    int kind = in.Int();
-    if (kind < 0 || kind > static_cast<int>(Example::Kind::kKnownGap)) {
-      in.Invalidate();
-      kind = 0;
-    }
-    e.kind = static_cast<Example::Kind>(kind);
-    e.text = in.Str();
-    e.captures = in.Map();
-    e.why = in.Str();
-    e.pos = in.Pos();
-    e.hypotheses = in.Strs();
-    e.check_hypotheses = in.U64() != 0;
-  }
-  r->overrides = in.Str();
-  if (in.U64()) {
-    auto spec = std::make_shared<SignalSpec>();
-    spec->detector = in.Str();
-    spec->series.resize(in.Count());
-    for (SeriesId& s : spec->series) {
-      int v = in.Int();
-      s = v >= 0 && v < kSeriesCount ? static_cast<SeriesId>(v) : SeriesId::kCount;
-    }
-    for (size_t n = in.Count(); in.ok() && n > 0; --n) {
-      std::string k = in.Str();
-      spec->params[k] = in.F64();
-    }
-    spec->evidence_for = in.Strs();
-    r->signal = std::move(spec);
-  }
-  r->origin = in.Str();
-  r->lua_file = in.Str();
-  r->lua_chunks.resize(in.Count());
-  for (LuaChunk& c : r->lua_chunks) {
-    c.file = in.Str();
-    c.code = in.Str();
-  }
-  r->values_fn = in.Ref();
-  r->score_fn = in.Ref();
-  r->lua_tests = in.Strs();
-}
 
 }  // namespace
 
@@ -324,29 +331,7 @@ std::string SerializeParsedRules(const ParsedRules& p) {
   Writer w;
   w.U64(kMagic);
   w.U64(kFormat);
-  w.U64(p.rules.size());
-  for (const Rule& r : p.rules) WriteRule(w, r);
-  w.U64(p.disabled.size());
-  for (const DisabledRule& d : p.disabled) {
-    w.Str(d.id);
-    w.Str(d.file);
-    w.Str(d.by);
-  }
-  w.U64(p.problems.size());
-  for (const Problem& pr : p.problems) {
-    w.I64(static_cast<int>(pr.severity));
-    w.Str(pr.code);
-    w.Str(pr.file);
-    w.I64(pr.line);
-    w.I64(pr.column);
-    w.Str(pr.rule_id);
-    w.Str(pr.message);
-  }
-  w.U64(p.atoms.size());
-  for (const auto& a : p.atoms) {
-    w.U64(a.has_value());
-    if (a) w.Strs(*a);
-  }
+  w(p);
   w.U64(kMagic);  // trailer: a truncated file fails here
   return w.Take();
 }
@@ -355,37 +340,8 @@ bool ParseParsedRules(const std::string& bytes, ParsedRules* out) {
   Reader in(bytes);
   if (in.U64() != kMagic || in.U64() != kFormat) return false;
   ParsedRules p;
-  p.rules.resize(in.Count());
-  for (Rule& r : p.rules) ReadRule(in, &r);
-  p.disabled.resize(in.Count());
-  for (DisabledRule& d : p.disabled) {
-    d.id = in.Str();
-    d.file = in.Str();
-    d.by = in.Str();
-  }
-  p.problems.resize(in.Count());
-  for (Problem& pr : p.problems) {
-    pr.severity = in.Int() == static_cast<int>(Problem::Severity::kWarning) ? Problem::Severity::kWarning
-                                                                              : Problem::Severity::kError;
-    pr.code = in.Str();
-    pr.file = in.Str();
-    pr.line = in.Int();
-    pr.column = in.Int();
-    pr.rule_id = in.Str();
-    pr.message = in.Str();
-  }
-  p.atoms.resize(in.Count());
-  for (auto& a : p.atoms) {
-    if (in.U64()) a = in.Strs();
-  }
+  in(p);
   if (in.U64() != kMagic || !in.ok() || !in.AtEnd()) return false;
-  for (const Rule& r : p.rules) {
-    if (r.signal) {
-      for (SeriesId s : r.signal->series) {
-        if (s == SeriesId::kCount) return false;
-      }
-    }
-  }
   *out = std::move(p);
   return true;
 }
