@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "triage/triage.h"
 
@@ -104,6 +106,20 @@ inline bool ProblemCodeFromName(const std::string& name, ProblemCode* code) {
     }
   }
   return false;
+}
+
+// Appends a problem with `code` (the one way the loader reports one).
+inline void AddProblem(std::vector<Problem>* problems, Problem::Severity severity, ProblemCode code,
+                const std::string& file, int line, int column, const std::string& rule_id, const std::string& message) {
+  Problem p;
+  p.severity = severity;
+  p.code = ProblemCodeName(code);
+  p.file = file;
+  p.line = line;
+  p.column = column;
+  p.rule_id = rule_id;
+  p.message = message;
+  problems->push_back(std::move(p));
 }
 
 }  // namespace triage

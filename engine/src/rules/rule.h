@@ -133,10 +133,6 @@ class RuleSet {
   const Rule* Find(const std::string& id) const;
 };
 
-// LoadRules, keeping from `previous` (may be null) the last good version of every rule whose file now
-// fails to load (Note: [Rule reload] in rule_store.cc).
-LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous);
-
 // Validates the taxonomy categories compiled into the binary.
 bool IsKnownCategory(const std::string& category);
 const std::vector<std::string>& KnownCategories();

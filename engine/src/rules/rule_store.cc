@@ -8,6 +8,7 @@
 // previous version of that rule back (LoadRulesKeeping) and says so.
 #include "rules/lua_runtime.h"
 #include "rules/rule.h"
+#include "rules/rule_loader.h"
 #include "triage/triage.h"
 
 namespace triage {

@@ -1,0 +1,452 @@
+// Reading one rule document (rule_reader.h): the schema of rules/README.md, checked key by key.
+#include "rules/rule_reader.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "log/line_scanner.h"
+#include "log/segmenter.h"
+#include "rules/lua_runtime.h"
+#include "rules/signal_rules.h"
+#include "rules/template.h"
+
+namespace triage {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool IsKebabId(const std::string& s) {
+  if (s.empty() || s.size() > 80) return false;
+  for (char c : s) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+  }
+  return s.front() != '-' && s.back() != '-';
+}
+
+// Names of the named groups (?P<name>...) in a pattern.
+std::set<std::string> CaptureNames(const std::string& pattern) {
+  std::set<std::string> names;
+  size_t pos = 0;
+  while ((pos = pattern.find("(?P<", pos)) != std::string::npos) {
+    // A preceding unescaped backslash would make it literal; patterns rarely do that.
+    size_t end = pattern.find('>', pos + 4);
+    if (end == std::string::npos) break;
+    names.insert(pattern.substr(pos + 4, end - pos - 4));
+    pos = end;
+  }
+  return names;
+}
+
+const std::set<std::string>& BuiltinNames() {
+  static const std::set<std::string> kNames = {"exception", "location"};
+  return kNames;
+}
+
+// Reads a `when:`/`values:`/`score:` value: "lua:NAME" names a global function of the rule's Lua;
+// "lua: EXPRESSION" is compiled into a function of its own (rules/LUA_API.md "Inline expressions").
+void ReadLuaRef(FileChecker& check, const YAML::Node& node, const std::string& key, const std::string& file,
+                std::vector<LuaChunk>* inline_chunks, LuaRef* ref) {
+  std::string v;
+  if (!check.GetString(node, key, &v)) return;
+  SourcePos pos = FileChecker::Pos(node);
+  ref->line = pos.line;
+  ref->column = pos.column;
+  if (v.rfind("lua:", 0) != 0) {
+    check.Error(node.Mark(), ProblemCode::kBadValue, "'" + key + "' must be 'lua:FUNCTION' or 'lua: EXPRESSION'");
+    return;
+  }
+  std::string body = v.substr(4);
+  size_t b = body.find_first_not_of(" \t"), e = body.find_last_not_of(" \t\n");
+  body = b == std::string::npos ? "" : body.substr(b, e - b + 1);
+  if (body.empty()) {
+    check.Error(node.Mark(), ProblemCode::kBadValue, "'" + key + "' names no Lua function");
+    return;
+  }
+  if (IsLuaName(body)) {
+    ref->name = body;
+    return;
+  }
+  if (std::string why = LuaExpressionError(body); !why.empty()) {
+    check.Error(node.Mark(), ProblemCode::kLuaSyntax, "'" + key + "' inline Lua must be one expression: " + why);
+    return;
+  }
+  // Padding with newlines makes Lua's line numbers the YAML file's.
+  ref->name = "__" + key + "_" + std::to_string(pos.line) + "_" + std::to_string(pos.column);
+  std::string code(pos.line > 1 ? pos.line - 1 : 0, '\n');
+  code += ref->name + " = function(ctx) local captures, values, incident, incidents, metrics, probes = "
+          "ctx.captures, ctx.values, ctx.incident, ctx.incidents, ctx.metrics, ctx.probes; return (" +
+          body + "\n) end";
+  inline_chunks->push_back({file, code});
+}
+
+// Reads a `test:` or `verify:` value: a template string or { probe: NAME, ...args }.
+void ReadTestLike(FileChecker& check, const YAML::Node& node, const std::string& key, Text* text,
+                  std::string* probe, std::map<std::string, std::string>* args) {
+  if (node.IsScalar()) {
+    check.GetText(node, key, text);
+    return;
+  }
+  if (!node.IsMap()) {
+    check.Error(node.Mark(), ProblemCode::kBadType, "'" + key + "' must be a string or a mapping with 'probe'");
+    return;
+  }
+  text->pos = FileChecker::Pos(node);
+  for (const auto& kv : node) {
+    const std::string k = kv.first.Scalar();
+    if (!kv.second.IsScalar()) {
+      check.Error(kv.second.Mark(), ProblemCode::kBadType, "'" + key + "." + k + "' must be a scalar");
+      continue;
+    }
+    if (k == "probe") {
+      *probe = kv.second.Scalar();
+    } else if (k == "expect" && args == nullptr) {
+      text->value = kv.second.Scalar();
+    } else if (args != nullptr) {
+      (*args)[k] = kv.second.Scalar();
+    } else {
+      check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key '" + key + "." + k + "'");
+    }
+  }
+  if (probe->empty()) {
+    check.Error(node.Mark(), ProblemCode::kMissingKey, "'" + key + "' mapping needs a 'probe'");
+  }
+}
+
+void ReadExamples(FileChecker& check, const YAML::Node& node, Rule* rule) {
+  if (!node.IsSequence()) {
+    check.Error(node.Mark(), ProblemCode::kBadType, "'examples' must be a list");
+    return;
+  }
+  for (const YAML::Node& item : node) {
+    if (!item.IsMap()) {
+      check.Error(item.Mark(), ProblemCode::kBadType, "each example must be a mapping with 'match', 'no_match' or 'known_gap'");
+      continue;
+    }
+    Example ex;
+    ex.pos = FileChecker::Pos(item);
+    int kinds = 0;
+    for (const auto& kv : item) {
+      const std::string k = kv.first.Scalar();
+      if (k == "match" || k == "no_match" || k == "known_gap") {
+        ++kinds;
+        ex.kind = k == "match" ? Example::Kind::kMatch
+                  : k == "no_match" ? Example::Kind::kNoMatch : Example::Kind::kKnownGap;
+        check.GetString(kv.second, k, &ex.text);
+      } else if (k == "captures") {
+        if (!kv.second.IsMap()) {
+          check.Error(kv.second.Mark(), ProblemCode::kBadType, "'captures' must be a mapping of name: value");
+          continue;
+        }
+        for (const auto& c : kv.second) {
+          if (!c.second.IsScalar()) {
+            check.Error(c.second.Mark(), ProblemCode::kBadType, "capture values must be scalars");
+            continue;
+          }
+          ex.captures[c.first.Scalar()] = c.second.Scalar();
+        }
+      } else if (k == "why") {
+        check.GetString(kv.second, k, &ex.why);
+      } else if (k == "hypotheses") {
+        std::vector<Text> ids;
+        check.GetStringList(kv.second, k, &ids);
+        for (const Text& t : ids) ex.hypotheses.push_back(t.value);
+        ex.check_hypotheses = true;
+      } else {
+        check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown example key '" + k + "'");
+      }
+    }
+    if (kinds != 1) {
+      check.Error(item.Mark(), ProblemCode::kBadExample, "an example needs exactly one of 'match', 'no_match', 'known_gap'");
+      continue;
+    }
+    if (!ex.captures.empty() && ex.kind != Example::Kind::kMatch) {
+      check.Warning(item.Mark(), ProblemCode::kBadExample, "'captures' only applies to 'match' examples");
+    }
+    rule->examples.push_back(std::move(ex));
+  }
+}
+
+// Checks that every {name} in a template is defined; `all` are names captured by every pattern.
+void CheckTemplate(FileChecker& check, const Text& text, const std::set<std::string>& any,
+                   const std::set<std::string>& all, const std::string& what, bool lua_values = false) {
+  std::string error;
+  std::vector<std::string> names = TemplateNames(text.value, &error);
+  YAML::Mark mark;
+  mark.line = text.pos.line - 1;
+  mark.column = text.pos.column - 1;
+  if (!error.empty()) {
+    check.Error(mark, ProblemCode::kBadTemplate, what + ": " + error);
+    return;
+  }
+  for (const std::string& name : names) {
+    if (BuiltinNames().count(name)) continue;
+    if (!any.count(name) && lua_values) continue;  // may come from `values:` (checked by the examples)
+    if (!any.count(name)) {
+      check.Error(mark, ProblemCode::kUnknownCapture, what + " uses {" + name + "}, which no pattern captures");
+    } else if (!all.count(name)) {
+      check.Warning(mark, ProblemCode::kPartialCapture,
+                    what + " uses {" + name + "}, which only some patterns capture (renders as '?')");
+    }
+  }
+}
+
+const std::set<std::string>& KnownProbes() {
+  static const std::set<std::string> kProbes = {
+      "nan-source",   "grad-health",      "device-audit", "dtype-audit",      "shape-trace",
+      "weight-update", "overfit-one-batch", "init-loss",  "dead-activations", "label-range",
+      "index-range",  "mode-audit",       "memory-growth", "determinism",     "autograd-anomaly"};
+  return kProbes;
+}
+
+void CheckProbe(FileChecker& check, const YAML::Node& node, const std::string& probe) {
+  if (!probe.empty() && !KnownProbes().count(probe)) {
+    check.Error(node.Mark(), ProblemCode::kUnknownProbe, "unknown probe '" + probe + "'");
+  }
+}
+
+// Reads `signal:` through signal_rules.cc, reporting its problems at their place in the file, and
+// returns the template names the rule may use in `template_names`.
+void ReadSignal(FileChecker& check, const YAML::Node& node, Rule* rule, std::set<std::string>* template_names) {
+  std::vector<SignalProblem> problems;
+  rule->signal = ParseSignalSpec(node, &problems);
+  for (const SignalProblem& p : problems) {
+    YAML::Mark mark;
+    mark.line = p.line - 1;
+    mark.column = p.column - 1;
+    if (p.error) check.Error(mark, p.code, p.message); else check.Warning(mark, p.code, p.message);
+  }
+  if (rule->signal) {
+    *template_names = SignalCaptureNames(rule->signal->detector);
+    for (const std::string& c : rule->signal->evidence_for) {
+      if (!IsKnownCategory(c)) check.Error(node.Mark(), ProblemCode::kUnknownCategory, "signal.evidence_for: unknown category '" + c + "'");
+    }
+  }
+}
+
+}  // namespace
+
+// Parses and validates one rule document. Returns false when the rule must be skipped.
+bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& file, Rule* rule) {
+  rule->file = file;
+  if (!root.IsMap()) {
+    check.Error(root.Mark(), ProblemCode::kBadType, "a rule file must hold one mapping (id, category, title, match, ...)");
+    return false;
+  }
+  // Read the id first so every later problem names the rule.
+  if (YAML::Node id = root["id"]; id && id.IsScalar()) {
+    rule->id = id.Scalar();
+    check.set_rule_id(rule->id);
+  }
+  static const std::set<std::string> kKeys = {
+      "id", "category", "title", "confidence", "match", "specificity", "explain",
+      "hypotheses", "checks", "verify", "refs", "examples", "values", "score", "signal"};
+  for (const auto& kv : root) {
+    const std::string key = kv.first.Scalar();
+    if (!kKeys.count(key)) {
+      check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key '" + key + "'");
+    }
+  }
+  auto require = [&](const char* key) -> YAML::Node {
+    YAML::Node n = root[key];
+    if (!n) check.Error(root.Mark(), ProblemCode::kMissingKey, std::string("missing required key '") + key + "'");
+    return n;
+  };
+
+  if (YAML::Node n = require("id")) {
+    std::string stem = fs::path(file).stem().string();
+    if (!n.IsScalar() || !IsKebabId(n.Scalar())) {
+      check.Error(n.Mark(), ProblemCode::kBadId, "'id' must be lower-case letters, digits and '-'");
+    } else if (!file.empty() && file.find('<') == std::string::npos && stem != rule->id) {
+      check.Error(n.Mark(), ProblemCode::kIdNotFileStem, "id '" + rule->id + "' must equal the file stem '" + stem + "'");
+    }
+  }
+  if (YAML::Node n = require("category")) {
+    if (check.GetString(n, "category", &rule->category) && !IsKnownCategory(rule->category)) {
+      check.Error(n.Mark(), ProblemCode::kUnknownCategory,
+                  "unknown category '" + rule->category + "' (see rules/taxonomy.yaml)");
+    }
+  }
+  if (YAML::Node n = require("title")) check.GetString(n, "title", &rule->title);
+  if (YAML::Node n = root["confidence"]) {
+    double v = -1;
+    if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || v <= 0 || v > 1) {
+      check.Error(n.Mark(), ProblemCode::kBadValue, "'confidence' must be a number in (0, 1]");
+    } else {
+      rule->prior = v;
+    }
+  }
+  if (YAML::Node n = root["specificity"]) {
+    int v = -1;
+    if (!n.IsScalar() || !YAML::convert<int>::decode(n, v) || v < 0) {
+      check.Error(n.Mark(), ProblemCode::kBadValue, "'specificity' must be a non-negative integer");
+    } else {
+      rule->specificity = v;
+    }
+  }
+
+  std::vector<LuaChunk> inline_chunks;
+  if (YAML::Node n = root["values"]) ReadLuaRef(check, n, "values", file, &inline_chunks, &rule->values_fn);
+  if (YAML::Node n = root["score"]) ReadLuaRef(check, n, "score", file, &inline_chunks, &rule->score_fn);
+  const bool lua_values = !rule->values_fn.name.empty();
+
+  std::set<std::string> any_names, all_names;
+  YAML::Node signal_node = root["signal"];
+  if (signal_node) {  // a metric signature instead of message patterns (signal_rules.h)
+    if (root["match"]) {
+      check.Error(root["match"].Mark(), ProblemCode::kSignalAndMatch, "a rule has either 'match' (messages) or 'signal' (metrics), not both");
+    }
+    ReadSignal(check, signal_node, rule, &any_names);
+    all_names = any_names;
+  } else if (YAML::Node match = require("match")) {
+    if (!match.IsMap()) {
+      check.Error(match.Mark(), ProblemCode::kBadType, "'match' must be a mapping with 'message'");
+    } else {
+      for (const auto& kv : match) {
+        const std::string k = kv.first.Scalar();
+        if (k != "message" && k != "exception" && k != "context") {
+          check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key 'match." + k + "'");
+        }
+      }
+      if (YAML::Node msg = match["message"]) {
+        check.GetStringList(msg, "match.message", &rule->patterns);
+        if (rule->patterns.empty()) check.Error(msg.Mark(), ProblemCode::kMissingKey, "'match.message' is empty");
+      } else {
+        check.Error(match.Mark(), ProblemCode::kMissingKey, "missing required key 'match.message'");
+      }
+      if (YAML::Node ex = match["exception"]) {
+        std::vector<Text> types;
+        check.GetStringList(ex, "match.exception", &types);
+        for (const Text& t : types) rule->exceptions.push_back(t.value);
+      }
+      if (YAML::Node ctx = match["context"]) {
+        check.GetText(ctx, "match.context", &rule->context);
+        RE2 re(rule->context.value, RegexOptions());
+        if (!re.ok()) check.Error(ctx.Mark(), ProblemCode::kBadRegex, "match.context: " + re.error());
+      }
+    }
+  }
+  // Validate every pattern; RE2::Set::Add parses without building a matcher (cheap).
+  bool first = true;
+  for (const Text& p : rule->patterns) {
+    RE2::Set probe(RegexOptions(), RE2::UNANCHORED);
+    std::string error;
+    YAML::Mark mark;
+    mark.line = p.pos.line - 1;
+    mark.column = p.pos.column - 1;
+    if (probe.Add(p.value, &error) < 0) {
+      check.Error(mark, ProblemCode::kBadRegex, "match.message: " + error);
+      continue;
+    }
+    if (LiteralChars(p.value) < 3) {
+      check.Warning(mark, ProblemCode::kWeakPattern, "pattern has fewer than 3 literal characters; it will match too much");
+    }
+    if (std::vector<std::string> atoms; !RequiredLiterals(p.value, &atoms, Segmenter::IdleKeywords())) {
+      check.Warning(mark, ProblemCode::kNoRequiredLiteral,
+                    "pattern can match without any literal of 3+ characters, so every log line must be "
+                    "matched against it (slow path); add a fixed word every match contains "
+                    "(Note: [Line prefilter])");
+    } else {
+      for (const std::string& atom : atoms) {
+        if (!CommonInLogs(atom, Segmenter::IdleKeywords())) continue;
+        check.Warning(mark, ProblemCode::kCommonLiteral,
+                      "every match needs only '" + atom + "', which ordinary log lines contain too (in any case), "
+                      "so most lines of a log go through the full rule set (slow path); write the literal out "
+                      "so it is longer, e.g. alternatives instead of '?' (Note: [Line prefilter])");
+        break;
+      }
+    }
+    std::set<std::string> names = CaptureNames(p.value);
+    any_names.insert(names.begin(), names.end());
+    if (first) {
+      all_names = names;
+      first = false;
+    } else {
+      std::set<std::string> both;
+      for (const std::string& n : all_names) if (names.count(n)) both.insert(n);
+      all_names = both;
+    }
+  }
+
+  if (YAML::Node n = require("explain")) {
+    if (check.GetText(n, "explain", &rule->explain)) {
+      CheckTemplate(check, rule->explain, any_names, all_names, "explain", lua_values);
+    }
+  }
+  if (YAML::Node hs = require("hypotheses")) {
+    if (!hs.IsSequence() || hs.size() == 0) {
+      check.Error(hs.Mark(), ProblemCode::kBadType, "'hypotheses' must be a non-empty list");
+    } else {
+      std::set<std::string> ids;
+      for (const YAML::Node& h : hs) {
+        if (!h.IsMap()) {
+          check.Error(h.Mark(), ProblemCode::kBadType, "each hypothesis must be a mapping (id, text, test, fix)");
+          continue;
+        }
+        HypothesisSpec spec;
+        for (const auto& kv : h) {
+          const std::string k = kv.first.Scalar();
+          if (k != "id" && k != "text" && k != "test" && k != "fix" && k != "when") {
+            check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown hypothesis key '" + k + "'");
+          }
+        }
+        YAML::Node id = h["id"], text = h["text"], test = h["test"], fix = h["fix"];
+        if (!id || !text || !test || !fix) {
+          check.Error(h.Mark(), ProblemCode::kMissingKey, "a hypothesis needs 'id', 'text', 'test' and 'fix'");
+          continue;
+        }
+        if (check.GetString(id, "id", &spec.id)) {
+          if (!IsKebabId(spec.id)) check.Error(id.Mark(), ProblemCode::kBadId, "hypothesis id must be lower-case letters, digits and '-'");
+          if (!ids.insert(spec.id).second) check.Error(id.Mark(), ProblemCode::kDuplicateId, "duplicate hypothesis id '" + spec.id + "'");
+        }
+        if (YAML::Node when = h["when"]) ReadLuaRef(check, when, "when", file, &inline_chunks, &spec.when);
+        if (check.GetText(text, "text", &spec.text)) {
+          CheckTemplate(check, spec.text, any_names, all_names, "hypothesis '" + spec.id + "' text", lua_values);
+        }
+        ReadTestLike(check, test, "test", &spec.test, &spec.probe, &spec.probe_args);
+        CheckProbe(check, test, spec.probe);
+        if (spec.probe.empty() && !spec.test.value.empty()) {
+          CheckTemplate(check, spec.test, any_names, all_names, "hypothesis '" + spec.id + "' test", lua_values);
+        }
+        if (check.GetText(fix, "fix", &spec.fix)) {
+          CheckTemplate(check, spec.fix, any_names, all_names, "hypothesis '" + spec.id + "' fix", lua_values);
+        }
+        rule->hypotheses.push_back(std::move(spec));
+      }
+    }
+  }
+  if (YAML::Node n = root["checks"]) {
+    check.GetStringList(n, "checks", &rule->checks);
+    for (const Text& t : rule->checks) CheckTemplate(check, t, any_names, all_names, "check", lua_values);
+  }
+  if (YAML::Node n = require("verify")) {
+    ReadTestLike(check, n, "verify", &rule->verify, &rule->verify_probe, nullptr);
+    CheckProbe(check, n, rule->verify_probe);
+    if (rule->verify_probe.empty()) CheckTemplate(check, rule->verify, any_names, all_names, "verify", lua_values);
+  }
+  if (YAML::Node n = root["refs"]) {
+    std::vector<Text> refs;
+    check.GetStringList(n, "refs", &refs);
+    for (const Text& t : refs) rule->refs.push_back(t.value);
+  }
+  if (YAML::Node n = require("examples")) {
+    ReadExamples(check, n, rule);
+    bool has_match = std::any_of(rule->examples.begin(), rule->examples.end(),
+                                 [](const Example& e) { return e.kind == Example::Kind::kMatch; });
+    if (!has_match) check.Error(n.Mark(), ProblemCode::kMissingExample, "a rule needs at least one 'match' example");
+    for (const Example& ex : rule->examples) {
+      for (const auto& c : ex.captures) {
+        if (!any_names.count(c.first) && !lua_values) {
+          YAML::Mark mark;
+          mark.line = ex.pos.line - 1;
+          mark.column = ex.pos.column - 1;
+          check.Error(mark, ProblemCode::kUnknownCapture, "example expects capture '" + c.first + "', which no pattern defines");
+        }
+      }
+    }
+  }
+  for (LuaChunk& c : inline_chunks) rule->lua_chunks.push_back(std::move(c));
+  return !check.failed();
+}
+
+}  // namespace triage

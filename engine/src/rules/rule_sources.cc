@@ -1,0 +1,149 @@
+// Collecting rule files from the search path (rule_sources.h).
+#include "rules/rule_sources.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "rules/problem_codes.h"
+#include "rules/rule_trust.h"
+
+namespace triage {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Reads a directory's triage.yaml: `disable: [rule-id, ...]` (rules/README.md "Search path").
+void ReadConfig(const fs::path& f, DisableList* disable, std::vector<Problem>* problems) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(f.string());
+  } catch (const YAML::Exception& e) {
+    AddProblem(problems, Problem::Severity::kError, ProblemCode::kBadConfig, f.string(), e.mark.line + 1, e.mark.column + 1, "",
+               e.msg);
+    return;
+  }
+  if (!root || root.IsNull()) return;
+  if (!root.IsMap()) {
+    AddProblem(problems, Problem::Severity::kError, ProblemCode::kBadConfig, f.string(), 1, 1, "",
+               "triage.yaml must be a mapping (disable: [rule-id, ...])");
+    return;
+  }
+  for (const auto& kv : root) {
+    const std::string key = kv.first.Scalar();
+    YAML::Mark m = kv.first.Mark();
+    if (key != "disable") {
+      AddProblem(problems, Problem::Severity::kWarning, ProblemCode::kUnknownKey, f.string(), m.line + 1, m.column + 1, "",
+                 "unknown key '" + key + "' in triage.yaml");
+      continue;
+    }
+    const YAML::Node& list = kv.second;
+    if (list.IsScalar()) {
+      disable->push_back({list.Scalar(), f.string()});
+    } else if (list.IsSequence()) {
+      for (const YAML::Node& id : list) {
+        if (id.IsScalar()) disable->push_back({id.Scalar(), f.string()});
+      }
+    } else if (!list.IsNull()) {
+      AddProblem(problems, Problem::Severity::kError, ProblemCode::kBadConfig, f.string(), m.line + 1, m.column + 1, "",
+                 "'disable' must be a list of rule ids");
+    }
+  }
+}
+
+// Reads the rule files (.yaml, .yml, .lua) under `root`, a directory or a single file, appending them
+// to `out` with `layer` and `origin`, and its triage.yaml's `disable` list to `disable`. A missing
+// `root` is a problem only when `must_exist`.
+void CollectFiles(const std::string& root, int layer, const std::string& origin, bool must_exist,
+                  std::vector<SourceFile>* out, DisableList* disable, std::vector<Problem>* problems) {
+  std::error_code ec;
+  fs::path p(root);
+  auto read = [&](const fs::path& f) {
+    std::ifstream in(f, std::ios::binary);
+    if (!in) {
+      AddProblem(problems, Problem::Severity::kError, ProblemCode::kUnreadable, f.string(), 0, 0, "",
+                 "cannot read rule file");
+      return;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    out->push_back({f.string(), ss.str(), layer, origin});
+  };
+  if (fs::is_regular_file(p, ec)) {
+    read(p);
+    // A single rule file brings its Lua sibling along.
+    fs::path lua = p;
+    lua.replace_extension(".lua");
+    if (p.extension() != ".lua" && fs::is_regular_file(lua, ec)) read(lua);
+    return;
+  }
+  if (!fs::is_directory(p, ec)) {
+    if (!must_exist) return;
+    AddProblem(problems, Problem::Severity::kError, ProblemCode::kMissingDir, root, 0, 0, "",
+               "rule directory does not exist");
+    return;
+  }
+  if (fs::is_regular_file(p / "triage.yaml", ec)) ReadConfig(p / "triage.yaml", disable, problems);
+  std::vector<fs::path> files;
+  for (fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    const fs::path& f = it->path();
+    std::string ext = f.extension().string();
+    if (ext != ".yaml" && ext != ".yml" && ext != ".lua") continue;
+    if (f.filename() == "taxonomy.yaml" || f.filename() == "triage.yaml") continue;
+    files.push_back(f);
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) read(f);
+}
+
+}  // namespace
+
+void CollectSources(const LoadOptions& options, std::vector<SourceFile>* out, DisableList* disable,
+                    std::vector<Problem>* problems) {
+  int layer = 0;
+  std::set<std::string> seen;  // one directory reached twice (e.g. user == project) is read once
+  auto add = [&](const std::string& dir, const std::string& origin, bool must_exist) {
+    if (dir.empty()) return;
+    std::error_code ec;
+    std::string key = fs::weakly_canonical(dir, ec).string();
+    if (!seen.insert(ec ? dir : key).second) return;
+    CollectFiles(dir, layer++, origin, must_exist, out, disable, problems);
+  };
+  if (options.bundled) add(BundledRulesDir(), "bundled", true);
+  if (options.system) add(SystemRulesDir(), "system", false);
+  if (options.user) add(UserRulesDir(), "user", false);
+  if (options.project) {
+    std::string dir = ProjectRulesDir(options.working_dir);
+    if (std::string why = dir.empty() ? "" : UntrustedRulesDir(dir); why.empty()) {
+      add(dir, "project", false);
+    } else {  // Note: [Rule trust]
+      AddProblem(problems, Problem::Severity::kWarning, ProblemCode::kUntrustedRules, dir, 0, 0, "",
+                 "project rules skipped: " + why + " (to load them: triage rules allow " + dir + ")");
+    }
+  }
+  if (options.env_path) {
+    if (const char* env = std::getenv("TRIAGE_RULES_PATH"); env && *env) {
+      std::stringstream ss(env);
+      std::string dir;
+      while (std::getline(ss, dir, ':')) add(dir, "env", true);
+    }
+    if (const char* env = std::getenv("TRIAGE_DISABLE"); env && *env) {
+      std::string list = env;
+      for (char& c : list) if (c == ',' || c == ':' || c == ';') c = ' ';
+      std::stringstream ss(list);
+      std::string id;
+      while (ss >> id) disable->push_back({id, "TRIAGE_DISABLE"});
+    }
+  }
+  for (const std::string& dir : options.dirs) add(dir, "cli", true);
+  for (const std::string& id : options.disable) disable->push_back({id, "LoadOptions"});
+}
+
+}  // namespace triage

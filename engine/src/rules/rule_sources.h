@@ -1,0 +1,32 @@
+// The collect stage of loading (rule_loader.h): the rule files of every directory of the search path
+// (rules/README.md "Search path"), in order, with what each directory's triage.yaml and the environment
+// disable. Directories are found by rule_paths.cc.
+#ifndef TRIAGE_ENGINE_RULE_SOURCES_H_
+#define TRIAGE_ENGINE_RULE_SOURCES_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "triage/triage.h"
+
+namespace triage {
+
+struct SourceFile {
+  std::string path;
+  std::string content;
+  int layer;           // which directory of the search path it came from
+  std::string origin;  // bundled | system | user | project | env | cli | memory
+};
+
+// Rule ids to leave out, each with what asked for it.
+using DisableList = std::vector<std::pair<std::string, std::string>>;
+
+// Collects every source `options` names, in search-path order (each directory read once), with the
+// ids disabled by TRIAGE_DISABLE and LoadOptions::disable.
+void CollectSources(const LoadOptions& options, std::vector<SourceFile>* out, DisableList* disable,
+                    std::vector<Problem>* problems);
+
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_RULE_SOURCES_H_
