@@ -103,6 +103,20 @@ TEST(LuaRules, CrossIncidentContextSeesEveryIncident) {
   EXPECT_NE(Find(Engine(r.rules).DiagnoseText(two), "r"), nullptr);
 }
 
+TEST(LuaRules, MetricsCarryTheExactCountsOfEachSeries) {
+  // The rule fires only when ctx.metrics.loss holds the printed loss's counts: 4 values, 2 of them NaN,
+  // and one return to a finite value after a NaN (the placeholder NaN before the first value is not one).
+  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r",
+      "score: 'lua: metrics.loss ~= nil and metrics.loss.count == 4 and metrics.loss.nonfinite == 2 and "
+      "metrics.loss.recoveries == 1'\n")}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  EXPECT_EQ(Find(Engine(r.rules).DiagnoseText(kMatmul), "r"), nullptr) << "no loss printed: no loss series";
+  std::string log = std::string("loss=0.9\nloss=nan\nloss=0.8\nloss=0.7\n") + kMatmul + "\n";
+  EXPECT_EQ(Find(Engine(r.rules).DiagnoseText(log), "r"), nullptr) << "3 finite values and 1 NaN: counts differ";
+  log = std::string("loss=nan\nloss=0.9\nloss=nan\nloss=0.8\n") + kMatmul + "\n";
+  EXPECT_NE(Find(Engine(r.rules).DiagnoseText(log), "r"), nullptr);
+}
+
 TEST(LuaRules, WholeLuaRuleLoadsAndRuns) {
   const std::string lua = R"lua(
 rule = {

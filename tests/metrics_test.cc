@@ -195,6 +195,25 @@ TEST(MetricSeries, PlaceholderBeforeTheFirstValueIsNotAnOnset) {
   EXPECT_EQ(s.nonfinite_count(), 1);
 }
 
+TEST(MetricSeries, CountsReturnsToFiniteValuesAfterTheOnset) {
+  // nan (placeholder), 1, nan, nan, 2, inf, 3: the series came back twice after its onset.
+  MetricSeries s;
+  for (double v : {std::nan(""), 1.0, std::nan(""), std::nan(""), 2.0, HUGE_VAL, 3.0}) {
+    MetricPoint p;
+    p.value = v;
+    s.Add(p);
+  }
+  EXPECT_EQ(s.nonfinite_count(), 4);
+  EXPECT_EQ(s.recoveries(), 2);
+  MetricSeries stayed;
+  for (double v : {1.0, std::nan(""), std::nan("")}) {
+    MetricPoint p;
+    p.value = v;
+    stayed.Add(p);
+  }
+  EXPECT_EQ(stayed.recoveries(), 0);
+}
+
 TEST(MetricCollector, SurvivesHostileInput) {
   std::string junk = "loss=";
   junk += std::string(100000, '9');

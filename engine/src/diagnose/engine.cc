@@ -74,7 +74,7 @@ struct Session::Impl {
   std::uint64_t long_lines = 0;
   size_t max_line;
   size_t peak_partial = 0;     // the most bytes `partial` held (memory accounting for tests)
-  bool collect_metrics;        // some rule reads metric series (signal_rules.h)
+  bool collect_metrics;        // some rule reads metric series (signal_rules.h, or Lua's ctx.metrics)
   MetricCollector metrics;     // fed every byte, also the lines the message path skips
   std::vector<std::uint32_t> keywords_found;  // Inert's scratch
 
@@ -85,7 +85,7 @@ struct Session::Impl {
         segmenter(SegmenterOptions(), [this](std::string_view line) { return Classify(line); }),
         max_line(SegmenterOptions().max_line),
         collect_metrics(std::any_of(rules->rules.begin(), rules->rules.end(),
-                                    [](const Rule& rule) { return rule.signal != nullptr; })) {}
+                                    [](const Rule& rule) { return rule.signal != nullptr || !rule.lua_chunks.empty(); })) {}
 
   int Classify(std::string_view line) const {
     std::vector<int> hits = rules->Match(line);

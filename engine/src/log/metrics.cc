@@ -407,6 +407,7 @@ void MetricSeries::Add(MetricPoint p) {
       onset_ = p;
     }
   } else {
+    if (has_onset_ && !last_.finite()) ++recoveries_;
     seen_finite_ = true;
     if (p.value < 0) has_negative_ = true;
     if (!has_extrema_ || p.value < min_.value) min_ = p;

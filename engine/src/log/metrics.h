@@ -89,11 +89,15 @@ class MetricSeries {
   // real value do not count), or null.
   const MetricPoint* first_nonfinite() const { return has_onset_ ? &onset_ : nullptr; }
   const MetricPoint& last() const { return last_; }
+  // How many times a finite value followed a non-finite one after the onset: a run that skips the steps
+  // whose loss overflowed (a loss scaler) keeps coming back; one whose weights turned NaN does not.
+  std::int64_t recoveries() const { return recoveries_; }
   bool has_negative() const { return has_negative_; }
 
  private:
   std::int64_t count_ = 0;
   std::int64_t nonfinite_count_ = 0;
+  std::int64_t recoveries_ = 0;
   bool seen_finite_ = false;
   bool has_onset_ = false;
   bool has_negative_ = false;

@@ -430,15 +430,22 @@ void PushStringMap(lua_State* L, const std::map<std::string, std::string>* m) {
   }
 }
 
-// ctx.metrics: {name = {steps = {...}, values = {...}}} from the collector's downsampled points; x is
-// the printed step, else the epoch, else the position in the series.
-using SeriesPoints = std::vector<std::pair<SeriesId, std::vector<MetricPoint>>>;
+// ctx.metrics: {name = {steps = {...}, values = {...}, count = N, nonfinite = N, recoveries = N}} from the
+// collector's downsampled points and its exact counts; x is the printed step, else the epoch, else the
+// position in the series.
+struct SeriesCopy {
+  SeriesId id;
+  std::vector<MetricPoint> points;
+  std::int64_t count, nonfinite, recoveries;
+};
+using SeriesPoints = std::vector<SeriesCopy>;
 
 void PushMetrics(lua_State* L, const SeriesPoints* all) {
   lua_newtable(L);
   if (all == nullptr) return;
-  for (const auto& [id, points] : *all) {
-    lua_createtable(L, 0, 2);
+  for (const SeriesCopy& series : *all) {
+    const std::vector<MetricPoint>& points = series.points;
+    lua_createtable(L, 0, 5);
     lua_createtable(L, static_cast<int>(points.size()), 0);
     for (size_t k = 0; k < points.size(); ++k) {
       const MetricPoint& pt = points[k];
@@ -452,7 +459,13 @@ void PushMetrics(lua_State* L, const SeriesPoints* all) {
       lua_rawseti(L, -2, static_cast<lua_Integer>(k + 1));
     }
     lua_setfield(L, -2, "values");
-    lua_setfield(L, -2, SeriesName(id));
+    lua_pushinteger(L, static_cast<lua_Integer>(series.count));
+    lua_setfield(L, -2, "count");
+    lua_pushinteger(L, static_cast<lua_Integer>(series.nonfinite));
+    lua_setfield(L, -2, "nonfinite");
+    lua_pushinteger(L, static_cast<lua_Integer>(series.recoveries));
+    lua_setfield(L, -2, "recoveries");
+    lua_setfield(L, -2, SeriesName(series.id));
   }
 }
 
@@ -828,7 +841,7 @@ bool LuaState::Call(int slot, const std::string& name, const LuaCallInput* input
   if (input != nullptr && input->metrics != nullptr && vm->metrics_ref == LUA_NOREF) {
     for (int i = 0; i < kSeriesCount; ++i) {
       if (const MetricSeries* s = input->metrics->Find(static_cast<SeriesId>(i))) {
-        series.emplace_back(static_cast<SeriesId>(i), s->Points());
+        series.push_back({static_cast<SeriesId>(i), s->Points(), s->count(), s->nonfinite_count(), s->recoveries()});
       }
     }
   }

@@ -29,10 +29,14 @@ struct DetectorDef {
   std::vector<const char*> captures;    // template names besides the common ones
 };
 
+// A parameter default that sets no bound (parameters are non-negative numbers).
+constexpr double kNoLimit = 1e9;
+
 const std::vector<DetectorDef>& Detectors() {
   static const std::vector<DetectorDef> kDefs = {
-      {"nonfinite", {SeriesId::kLoss, SeriesId::kValLoss}, {{"min_count", 3}},
-       {"value", "finite_before", "last_finite", "preceded"}},
+      {"nonfinite", {SeriesId::kLoss, SeriesId::kValLoss},
+       {{"min_count", 3}, {"min_recoveries", 0}, {"max_recoveries", kNoLimit}},
+       {"value", "finite_before", "last_finite", "preceded", "nonfinite", "recoveries"}},
       {"flat", {SeriesId::kLoss},
        {{"min_points", 10}, {"tolerance", 0.03}, {"max_spread", 1}, {"require_log_c", 0}, {"log_c_tolerance", 0.03},
         {"max_classes", 1000}},
@@ -263,6 +267,10 @@ bool DetectNonFinite(Ctx& c) {
     if (!s || !s->first_nonfinite()) continue;
     // A transient non-finite value that recovers (one skipped step under loss scaling) is healthy.
     if (s->last().finite() && s->nonfinite_count() < c.P("min_count")) continue;
+    // How often the series came back to finite values tells a NaN that stayed (diverged weights) from
+    // overflowing steps a loss scaler skipped; a rule asks for one or the other.
+    double recoveries = static_cast<double>(s->recoveries());
+    if (recoveries < c.P("min_recoveries") || recoveries > c.P("max_recoveries")) continue;
     if (!best || s->first_nonfinite()->line < best->line) {
       best = s->first_nonfinite();
       best_s = s;
@@ -284,11 +292,15 @@ bool DetectNonFinite(Ctx& c) {
                          " (line " + std::to_string(best->line) + "), after " + std::to_string(finite_before) +
                          " printed values" + (last_finite ? "; last finite value " + Num(last_finite->value) : "") +
                          "; " + std::to_string(best_s->nonfinite_count()) + " non-finite of " +
-                         std::to_string(best_s->count()) + "; before it: " + preceded;
+                         std::to_string(best_s->count()) +
+                         (best_s->recoveries() > 0 ? ", back to finite values " + std::to_string(best_s->recoveries()) + " times" : "") +
+                         "; before it: " + preceded;
   c.hit->captures["value"] = Num(best->value);
   c.hit->captures["finite_before"] = std::to_string(finite_before);
   c.hit->captures["last_finite"] = last_finite ? Num(last_finite->value) : "none";
   c.hit->captures["preceded"] = preceded;
+  c.hit->captures["nonfinite"] = std::to_string(best_s->nonfinite_count());
+  c.hit->captures["recoveries"] = std::to_string(best_s->recoveries());
   Finish(c, best_id, pts, pts.front(), pts.back(), best, evidence);
   return true;
 }
