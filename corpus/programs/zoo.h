@@ -203,6 +203,15 @@ inline std::vector<Program> Programs() {
                  };
                  return t;
                }});
+  p.push_back({"frozen-random-backbone", "fc1 and fc2 frozen (requires_grad false) at their random initialisation",
+               "training.not_learning", [] {
+                 Trainer t = MlpTrainer({}, 0.1);
+                 auto* net = static_cast<NetImpl*>(t.model.get());
+                 for (torch::nn::Linear* layer : {&net->fc1, &net->fc2}) {
+                   for (torch::Tensor& p : (*layer)->parameters()) p.set_requires_grad(false);  // BUG: never loaded
+                 }
+                 return t;
+               }});
   p.push_back({"lr-zero", "learning rate 0", "training.not_learning", [] { return MlpTrainer({}, 0.0); }});
   p.push_back({"lr-too-high", "SGD learning rate 200: weights blow up to NaN", "numerics.nan_loss",
                [] { return MlpTrainer({}, 200.0); }});

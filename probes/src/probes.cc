@@ -288,12 +288,34 @@ Evidence GradHealth(ProbeContext& ctx) {
 
 // ---- weight-update ----------------------------------------------------------------------------
 
+// True when a weight matrix still holds PyTorch's default initialisation (Linear/Conv: uniform in
+// +-1/sqrt(fan_in)): every value inside the bound and the spread of a uniform draw. Trained or
+// pretrained weights leave that band or that spread.
+bool LooksFreshlyInitialised(const torch::Tensor& w) {
+  if (w.dim() < 2 || w.numel() < 256 || !w.is_floating_point()) return false;
+  torch::Tensor v = w.detach().to(torch::kDouble);
+  const double bound = 1.0 / std::sqrt(static_cast<double>(w.numel() / w.size(0)));
+  const double uniform_std = bound / std::sqrt(3.0);
+  return v.abs().max().item<double>() <= bound * (1 + 1e-6) &&
+         std::abs(v.std().item<double>() - uniform_std) < 0.1 * uniform_std;
+}
+
 Evidence WeightUpdate(ProbeContext& ctx) {
   const char* kName = "weight-update";
   NamedTensors params = ctx.model.Parameters();
   std::vector<torch::Tensor> before;
   for (auto& [name, p] : params) before.push_back(p.detach().clone());
   torch::Tensor loss = ctx.train_step(ctx.inputs, ctx.targets);
+  // Why a parameter that did not move stayed: frozen (requires_grad false), or left out of the
+  // optimizer although backward gave it a gradient.
+  std::set<const void*> stepped;
+  if (ctx.optimizer != nullptr) {
+    for (const auto& group : ctx.optimizer->param_groups()) {
+      for (const torch::Tensor& p : group.params()) stepped.insert(p.unsafeGetTensorImpl());
+    }
+  }
+  std::vector<std::string> frozen, frozen_fresh, outside;
+  int64_t frozen_numel = 0, total_numel = 0;
   std::vector<std::string> still;
   std::vector<double> ratios;
   std::vector<torch::Tensor> g1;
@@ -302,8 +324,20 @@ Evidence WeightUpdate(ProbeContext& ctx) {
     const torch::Tensor& p = params[i].second;
     double delta = Norm(p.detach() - before[i]);
     double w = Norm(before[i]);
-    if (delta == 0) still.push_back(params[i].first);
-    else ratios.push_back(w > 0 ? delta / w : INFINITY);
+    total_numel += p.numel();
+    if (delta == 0) {
+      still.push_back(params[i].first);
+      if (!p.requires_grad()) {
+        frozen.push_back(params[i].first);
+        frozen_numel += p.numel();
+        if (LooksFreshlyInitialised(p)) frozen_fresh.push_back(params[i].first);
+      } else if (ctx.optimizer != nullptr && !stepped.count(p.unsafeGetTensorImpl()) && p.grad().defined() &&
+                 Norm(p.grad()) > 0) {
+        outside.push_back(params[i].first);
+      }
+    } else {
+      ratios.push_back(w > 0 ? delta / w : INFINITY);
+    }
     g1.push_back(p.grad().defined() ? p.grad().detach().clone() : torch::Tensor());
     if (p.grad().defined()) grad_norm_sq += std::pow(Norm(p.grad()), 2);
   }
@@ -314,6 +348,8 @@ Evidence WeightUpdate(ProbeContext& ctx) {
     facts.emplace_back("update_ratio_median", Num(ratios[ratios.size() / 2]));
   }
   facts.emplace_back("grad_norm", Num(std::sqrt(grad_norm_sq)));
+  if (!frozen.empty()) facts.emplace_back("frozen", std::to_string(frozen.size()) + " tensors, " + std::to_string(frozen_numel) +
+                                                        " of " + std::to_string(total_numel) + " values");
   if (ctx.optimizer != nullptr && !ctx.optimizer->param_groups().empty()) {
     facts.emplace_back("lr", Num(ctx.optimizer->param_groups()[0].options().get_lr()));
   }
@@ -324,6 +360,12 @@ Evidence WeightUpdate(ProbeContext& ctx) {
       e = Finding(kName, "training.not_learning", "no-gradients", 0.85,
                   "no parameter changed in one training step and no gradient reached them (backward() not called on the loss?)",
                   "Call loss.backward() before optimizer.step().");
+    } else if (ctx.optimizer != nullptr && outside.size() == params.size()) {
+      e = Finding(kName, "training.not_learning", "optimizer-without-model-parameters", 0.9,
+                  "no parameter changed in one training step although they get gradients (norm " +
+                      Num(std::sqrt(grad_norm_sq)) + "): the optimizer holds none of the model's parameters",
+                  "Build the optimizer from model->parameters() of the model you train (after moving it to its "
+                  "device), not from a copy or another model.");
     } else if (ctx.optimizer != nullptr && !ctx.optimizer->param_groups().empty() &&
                ctx.optimizer->param_groups()[0].options().get_lr() == 0) {
       e = Finding(kName, "training.not_learning", "zero-learning-rate", 0.9,
@@ -339,6 +381,26 @@ Evidence WeightUpdate(ProbeContext& ctx) {
     e.facts = facts;
     out.push_back(e);
     return out;
+  }
+  if (!outside.empty()) {
+    ProbeEvidence e = Finding(kName, "training.not_learning", "parameters-not-in-optimizer", 0.85,
+                              "parameters get gradients but never change: the optimizer does not hold them: " + Join(outside),
+                              "Pass every trainable parameter to the optimizer (model->parameters(), or add the missing "
+                              "module's parameters as a param group).");
+    e.facts = facts;
+    return {e};
+  }
+  // A frozen layer that still holds its random initialisation maps inputs through fixed random
+  // weights: a frozen backbone that was never loaded. Frozen pretrained weights are a choice.
+  if (!frozen_fresh.empty() && 2 * frozen_numel >= total_numel) {
+    ProbeEvidence e = Finding(kName, "training.not_learning", "frozen-random-parameters", 0.75,
+                              "frozen parameters (requires_grad false, " + std::to_string(frozen_numel) + " of " +
+                                  std::to_string(total_numel) + " values) never change and still hold their random "
+                                  "initialisation (uniform within +-1/sqrt(fan_in)): " + Join(frozen_fresh),
+                              "Load the pretrained weights before freezing them, or leave these layers trainable "
+                              "(requires_grad true, and in the optimizer).");
+    e.facts = facts;
+    return {e};
   }
   // Missing zero_grad: after the step the trainer's next step must leave the fresh gradient, not
   // the fresh gradient plus the one left over. Compare against a fresh gradient at the same weights
@@ -386,10 +448,13 @@ Evidence WeightUpdate(ProbeContext& ctx) {
       return out;
     }
   }
-  ProbeEvidence e = Make(kName, "refuted",
-                         std::to_string(params.size() - still.size()) + " of " + std::to_string(params.size()) +
-                             " parameters moved in one training step" +
-                             (still.empty() ? std::string() : "; unchanged: " + Join(still)));
+  // Parameters that stayed for a reason this probe cannot judge (frozen pretrained weights, no
+  // gradient: grad-health tells why) leave the question open.
+  const std::string moved = std::to_string(params.size() - still.size()) + " of " + std::to_string(params.size()) +
+                            " parameters moved in one training step";
+  ProbeEvidence e = still.empty() ? Make(kName, "refuted", moved)
+                                  : Make(kName, "inconclusive", moved + "; unchanged: " + Join(still) +
+                                                                    (frozen.empty() ? "" : " (frozen: " + Join(frozen) + ")"));
   e.facts = facts;
   out.push_back(e);
   return out;

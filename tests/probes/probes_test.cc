@@ -217,6 +217,64 @@ TEST(ProbeRun, ErrorOfTheModelIsEvidenceReportedOnce) {
   EXPECT_EQ(one[0].summary, "the forward raises the flux capacitor is not charged (no rule recognises it)");
 }
 
+// A context over `net` whose step runs `optimizer` (SGD, cross-entropy on 4 classes).
+ProbeContext StepContext(torch::nn::Sequential net, std::shared_ptr<torch::optim::Optimizer> optimizer) {
+  ProbeContext ctx;
+  ctx.model = Model(net.ptr());
+  ctx.inputs = torch::randn({32, 32});
+  ctx.targets = torch::randint(0, 4, {32}, torch::kLong);
+  ctx.forward = [net](const torch::Tensor& x) mutable { return net->forward(x); };
+  ctx.train_step = [net, optimizer](const torch::Tensor& x, const torch::Tensor& y) mutable {
+    optimizer->zero_grad();
+    torch::Tensor l = torch::nn::functional::cross_entropy(net->forward(x), y);
+    l.backward();
+    optimizer->step();
+    return l.detach();
+  };
+  ctx.optimizer = optimizer.get();
+  return ctx;
+}
+
+// Parameters one training step cannot move: the optimizer does not hold them, or they are frozen
+// while still at their random initialisation (a backbone that was never loaded). Frozen weights
+// that were trained are a choice: the probe then leaves the question open, never "refuted".
+TEST(WeightUpdate, NamesWhyParametersNeverMove) {
+  torch::manual_seed(0);
+  torch::nn::Sequential net(torch::nn::Linear(32, 64), torch::nn::ReLU(), torch::nn::Linear(64, 4));
+  auto head_only = std::make_shared<torch::optim::SGD>(net[2]->parameters(), torch::optim::SGDOptions(0.1));
+  ProbeContext ctx = StepContext(net, head_only);
+  std::string before = StateHash(ctx);
+  auto ev = RunProbe("weight-update", ctx);
+  EXPECT_EQ(before, StateHash(ctx));
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].verdict, "confirmed") << ev[0].summary;
+  EXPECT_EQ(ev[0].hypothesis, "parameters-not-in-optimizer");
+  EXPECT_EQ(ev[0].summary, "parameters get gradients but never change: the optimizer does not hold them: 0.weight, 0.bias");
+
+  torch::nn::Sequential other(torch::nn::Linear(32, 4));
+  ctx = StepContext(net, std::make_shared<torch::optim::SGD>(other->parameters(), torch::optim::SGDOptions(0.1)));
+  ev = RunProbe("weight-update", ctx);
+  EXPECT_EQ(ev[0].hypothesis, "optimizer-without-model-parameters") << ev[0].summary;
+
+  for (auto& p : net[0]->parameters()) p.set_requires_grad(false);
+  ctx = StepContext(net, std::make_shared<torch::optim::SGD>(net->parameters(), torch::optim::SGDOptions(0.1)));
+  before = StateHash(ctx);
+  ev = RunProbe("weight-update", ctx);
+  EXPECT_EQ(before, StateHash(ctx));
+  EXPECT_EQ(ev[0].verdict, "confirmed") << ev[0].summary;
+  EXPECT_EQ(ev[0].category, "training.not_learning");
+  EXPECT_EQ(ev[0].hypothesis, "frozen-random-parameters");
+  EXPECT_NE(ev[0].summary.find("2112 of 2372 values"), std::string::npos) << ev[0].summary;
+
+  {
+    torch::NoGradGuard no_grad;  // "pretrained": weights far outside the initialisation band
+    net[0]->parameters()[0].normal_(0, 0.5);
+  }
+  ev = RunProbe("weight-update", ctx);
+  EXPECT_EQ(ev[0].verdict, "inconclusive") << ev[0].summary;
+  EXPECT_NE(ev[0].summary.find("(frozen: 0.weight, 0.bias)"), std::string::npos) << ev[0].summary;
+}
+
 TEST(ShapeTrace, NamesTheLayerAndWhereItsInputCameFrom) {
   struct CnnImpl : torch::nn::Module {
     CnnImpl() {
