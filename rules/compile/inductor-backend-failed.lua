@@ -1,0 +1,44 @@
+-- Lua for inductor-backend-failed (rules/LUA_API.md, API version 1).
+-- Names the backend, and, when Inductor's LoweringException is in the log (torch/_inductor/exc.py:
+-- "<inner type>: <inner message>" then an indented "target: aten.op" line), the operator it could not
+-- lower and why: the part of the graph to exclude or report.
+
+-- The operator and inner error of the first LoweringException among the incidents (its own message
+-- when the incident is one, else any incident typed LoweringException).
+local function lowering(ctx)
+  local candidates = { ctx.incident }
+  for _, inc in ipairs(ctx.incidents or {}) do candidates[#candidates + 1] = inc end
+  for _, inc in ipairs(candidates) do
+    if (inc.exception or ""):find("LoweringException", 1, true) then
+      local msg = inc.message or ""
+      local target = msg:match("\n%s*target: ([%w_%.]+)")
+      local inner = msg:match("^([^\n]*)")
+      if target then return target, (inner or ""):gsub("%s+$", "") end
+    end
+  end
+  return nil
+end
+
+-- values: {backend} (inductor unless the message names another) and {lowering}, a sentence on the
+-- operator Inductor failed to lower (empty when the log does not show it).
+function backend_values(ctx)
+  local named = ctx.captures.named or ""
+  local backend = (named == "" or named == "InductorError") and "inductor" or named
+  local target, inner = lowering(ctx)
+  if not target then return { backend = backend, lowering = "" } end
+  return { backend = backend,
+           lowering = string.format(" Here Inductor could not lower the operator %s: %s.", target, inner) }
+end
+
+function test_lowering_from_another_incident()
+  local lower = { exception = "LoweringException", message = "AssertionError: should have been handled in replace_random.py\n  target: aten.randn.generator\n  args[0]: [1, 4, 96, 96]" }
+  local ctx = { captures = { named = "inductor" }, incident = { exception = "", message = "backend='inductor' raised:" }, incidents = { lower } }
+  local v = backend_values(ctx)
+  assert(v.backend == "inductor")
+  assert(v.lowering == " Here Inductor could not lower the operator aten.randn.generator: AssertionError: should have been handled in replace_random.py.", v.lowering)
+end
+
+function test_no_lowering()
+  local v = backend_values({ captures = { named = "aot_eager" }, incident = { exception = "", message = "x" }, incidents = {} })
+  assert(v.backend == "aot_eager" and v.lowering == "")
+end
