@@ -72,6 +72,10 @@ void FoldSignals(const RuleSet& rules, double min_confidence, bool fold, std::ve
     return r ? r->signal.get() : nullptr;
   };
   std::vector<bool> gone(ds.size(), false);
+  // The confidence of the signature each diagnosis' series came from: a series is replaced only by the
+  // same series from a stronger signature (its onset wins), never by a weaker one folded in later.
+  std::vector<std::vector<double>> source(ds.size());
+  for (size_t j = 0; j < ds.size(); ++j) source[j].assign(ds[j].series.size(), ds[j].confidence);
   // Weakest signatures first, so a chain (spike -> explosion -> NaN) ends on the strongest host.
   std::vector<size_t> order(ds.size());
   for (size_t i = 0; i < ds.size(); ++i) order[i] = i;
@@ -112,10 +116,17 @@ void FoldSignals(const RuleSet& rules, double min_confidence, bool fold, std::ve
       if (!dup) h.evidence.push_back("[" + ds[i].rule + "] " + e);
       news = news || !dup;
     }
-    for (const SeriesEvidence& s : ds[i].series) {
-      // The same series from a stronger signature replaces the weaker one's (its onset wins).
+    for (size_t k = 0; k < ds[i].series.size(); ++k) {
+      const SeriesEvidence& s = ds[i].series[k];
+      const double from = source[i][k];
       auto same = std::find_if(h.series.begin(), h.series.end(), [&](const SeriesEvidence& x) { return SameSeries(x, s); });
-      if (same == h.series.end()) h.series.push_back(s); else *same = s;
+      if (same == h.series.end()) {
+        h.series.push_back(s);
+        source[host].push_back(from);
+      } else if (size_t at = static_cast<size_t>(same - h.series.begin()); from > source[host][at]) {
+        *same = s;
+        source[host][at] = from;
+      }
     }
     if (news) h.confidence += (1 - h.confidence) * 0.5 * ds[i].confidence;  // the same evidence twice is no news
     gone[i] = true;
