@@ -254,6 +254,12 @@ TEST(RuleLoader, ReportsEveryCodeOfTheTable) {
          dir.Write("triage.yaml", "- disable\n");
          return LoadRules(dir.Options());
        }},
+      {"bad-calibration", [&] {
+         TempDir dir;
+         dir.Write("good-rule.yaml", g);
+         dir.Write("calibration.yaml", "knots: [[0, 0], [0.5, 0.9], [0.8, 0.6], [1, 1]]\n");
+         return LoadRules(dir.Options());
+       }},
       {"bad-yaml", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "title: A good rule", "title: [open")}}); }},
       {"empty-file", [] { return FromStrings({{"good-rule.yaml", "# nothing yet\n"}}); }},
       {"bad-type", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "title: A good rule", "title: [a, b]")}}); }},

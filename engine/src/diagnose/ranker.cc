@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include "rules/calibration.h"
 #include "rules/lua_runtime.h"
 #include "diagnose/signal_ranking.h"
 #include "rules/template.h"
@@ -358,17 +359,22 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
     it->second.second += incidents[all[k].incident].count;
     if (all[k].confidence > all[it->second.first].confidence) it->second.first = k;
   }
+  // Note: [Calibration map]: the last step of the confidence, before abstention.
+  auto calibrated = [&](double p) { return rules.calibration ? rules.calibration->Apply(p) : p; };
   std::vector<Diagnosis> out;
   for (const auto& [rule, entry] : best) {
     const Candidate& c = all[entry.first];
     // With signatures, weak candidates may still lend their evidence (FoldSignals drops them after).
-    if (c.confidence < options.min_confidence && signal_hits.empty()) continue;
+    if (calibrated(c.confidence) < options.min_confidence && signal_hits.empty()) continue;
     Diagnosis d = Render(rules, c, incidents[c.incident]);
     d.occurrences = entry.second;
     if (c.signal >= 0) AttachSignal(signal_hits[c.signal], &d);
     out.push_back(std::move(d));
   }
-  if (!signal_hits.empty()) FoldSignals(rules, options.min_confidence, options.fold_signals, &out);
+  if (!signal_hits.empty()) FoldSignals(rules, options.fold_signals, &out);
+  for (Diagnosis& d : out) d.confidence = calibrated(d.confidence);
+  out.erase(std::remove_if(out.begin(), out.end(), [&](const Diagnosis& d) { return d.confidence < options.min_confidence; }),
+            out.end());
   std::sort(out.begin(), out.end(), [](const Diagnosis& a, const Diagnosis& b) {
     if (a.confidence != b.confidence) return a.confidence > b.confidence;
     if (a.incident != b.incident) return a.incident < b.incident;

@@ -65,7 +65,7 @@ void AttachSignal(const SignalHit& hit, Diagnosis* d) {
   d->series.insert(d->series.end(), hit.supporting.begin(), hit.supporting.end());
 }
 
-void FoldSignals(const RuleSet& rules, double min_confidence, bool fold, std::vector<Diagnosis>* diagnoses) {
+void FoldSignals(const RuleSet& rules, bool fold, std::vector<Diagnosis>* diagnoses) {
   std::vector<Diagnosis>& ds = *diagnoses;
   auto spec_of = [&](const Diagnosis& d) -> const SignalSpec* {
     const Rule* r = rules.Find(d.rule);
@@ -133,7 +133,7 @@ void FoldSignals(const RuleSet& rules, double min_confidence, bool fold, std::ve
   }
   std::vector<Diagnosis> kept;
   for (size_t i = 0; i < ds.size(); ++i) {
-    if (!gone[i] && ds[i].confidence >= min_confidence) kept.push_back(std::move(ds[i]));
+    if (!gone[i]) kept.push_back(std::move(ds[i]));
   }
   ds.swap(kept);
 }

@@ -19,9 +19,9 @@ void AddSignalCandidates(const RuleSet& rules, const MetricCollector& metrics, R
                          std::vector<Candidate>* candidates, std::vector<SignalHit>* hits);
 // Copies a hit's evidence line and series into the diagnosis rendered from it.
 void AttachSignal(const SignalHit& hit, Diagnosis* d);
-// Folds signature diagnoses into the diagnosis they support, then drops those under min_confidence.
-// With fold false, only drops.
-void FoldSignals(const RuleSet& rules, double min_confidence, bool fold, std::vector<Diagnosis>* diagnoses);
+// Folds signature diagnoses into the diagnosis they support (Note: [Signal folding]); with fold false,
+// does nothing. The caller calibrates and drops those under min_confidence afterwards.
+void FoldSignals(const RuleSet& rules, bool fold, std::vector<Diagnosis>* diagnoses);
 
 }  // namespace triage
 

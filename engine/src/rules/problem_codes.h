@@ -25,6 +25,8 @@ namespace triage {
   X(kMissingDir, "missing-dir", kError, "a rule directory given explicitly does not exist")                  \
   X(kUnreadable, "unreadable", kError, "a rule file cannot be read")                                          \
   X(kBadConfig, "bad-config", kError, "a directory's triage.yaml is not valid (disable: [rule-id, ...])")    \
+  X(kBadCalibration, "bad-calibration", kError,                                                              \
+    "a directory's calibration.yaml is not a valid map (knots from 0 to 1, never decreasing)")               \
   X(kBadYaml, "bad-yaml", kError, "the file is not valid YAML")                                               \
   X(kEmptyFile, "empty-file", kError, "the rule file is empty")                                               \
   X(kUntrustedRules, "untrusted-rules", kWarning,                                                            \
@@ -92,7 +94,7 @@ inline constexpr ProblemCodeInfo kProblemCodes[] = {
 // Changing the table changes what rule authors see: update rules/README.md "Problem codes" (the test
 // prints the rows it expects), add the input that makes the loader report a new code to
 // RuleLoader.ReportsEveryCodeOfTheTable (tests/rule_loader_test.cc), then change this count.
-static_assert(sizeof(kProblemCodes) / sizeof(kProblemCodes[0]) == 38,
+static_assert(sizeof(kProblemCodes) / sizeof(kProblemCodes[0]) == 39,
               "the problem code table changed: update rules/README.md \"Problem codes\", its test and this count");
 
 inline const char* ProblemCodeName(ProblemCode code) { return kProblemCodes[static_cast<std::size_t>(code)].name; }

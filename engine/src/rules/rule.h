@@ -20,6 +20,7 @@ struct LinePrefilter;  // line_scanner.h
 
 struct SignalSpec;  // signal_rules.h
 class LuaRuntime;   // lua_runtime.h
+class CalibrationMap;  // calibration.h
 
 // One piece of Lua source run in a rule's environment: its sibling .lua file, or an inline
 // expression from the YAML (padded with newlines so Lua's line numbers are the YAML's).
@@ -127,6 +128,8 @@ class RuleSet {
   std::shared_ptr<const LinePrefilter> prefilter;
   std::shared_ptr<LuaRuntime> lua;                 // null when no rule has Lua (Note: [Lua threads])
   std::vector<DisabledRule> disabled;              // rules left out by configuration
+  // The map the ranker applies to every final confidence (Note: [Calibration map]); null: none.
+  std::shared_ptr<const CalibrationMap> calibration;
 
   // Returns the Set indexes of the patterns that match `text` (empty when none).
   std::vector<int> Match(std::string_view text) const;

@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "log/line_scanner.h"
+#include "rules/calibration.h"
 #include "rules/lua_runtime.h"
 #include "rules/problem_codes.h"
 #include "rules/rule.h"
@@ -64,6 +65,7 @@ struct BuildInput {
   bool strict = false;
   std::vector<Problem> problems;
   DisableList disable;
+  std::vector<SourceFile> calibration;  // each directory's calibration.yaml, in search order
   LuaLimits limits;
   const RuleSet* previous = nullptr;  // a reload keeps the last good version of a broken file's rule
 };
@@ -281,7 +283,23 @@ ParsedRules ParseAll(BuildInput& in) {
 
 // Compiles parsed rules: one RE2::Set over every pattern (individual regexes on first use), the line
 // prefilter (from the cached required literals when there are any), the Lua runtime.
-LoadResult Compile(ParsedRules parsed, const LuaLimits& limits) {
+// Note: [Calibration map]: the last directory in search order that has a calibration.yaml provides the
+// map; a broken one is an error and leaves confidences uncalibrated. The file is tiny, so it is parsed
+// on every load rather than cached.
+void AttachCalibration(const std::vector<SourceFile>& files, RuleSet* set, std::vector<Problem>* problems) {
+  if (files.empty()) return;
+  const SourceFile& f = files.back();
+  auto map = std::make_shared<CalibrationMap>();
+  std::string error;
+  int line = 0;
+  if (!CalibrationMap::Parse(f.content, map.get(), &error, &line)) {
+    AddProblem(problems, Problem::Severity::kError, ProblemCode::kBadCalibration, f.path, line, 0, "", error);
+    return;
+  }
+  set->calibration = std::move(map);
+}
+
+LoadResult Compile(ParsedRules parsed, const LuaLimits& limits, const std::vector<SourceFile>& calibration) {
   auto set = std::make_shared<RuleSet>();
   set->rules = std::move(parsed.rules);
   set->disabled = std::move(parsed.disabled);
@@ -314,6 +332,7 @@ LoadResult Compile(ParsedRules parsed, const LuaLimits& limits) {
   if (std::any_of(set->rules.begin(), set->rules.end(), [](const Rule& r) { return r.has_lua(); })) {
     set->lua = std::make_shared<LuaRuntime>(&set->rules, limits);
   }
+  AttachCalibration(calibration, set.get(), &problems);
   LoadResult result;
   result.rules = std::move(set);
   result.problems = std::move(problems);
@@ -333,7 +352,7 @@ void AddProgramIdentity(CacheKey* key) {
 
 LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
   // Reloads keep the previous version of broken rules, which depends on more than the files: no cache.
-  if (cache_dir.empty() || in.previous) return Compile(ParseAll(in), in.limits);
+  if (cache_dir.empty() || in.previous) return Compile(ParseAll(in), in.limits, in.calibration);
   CacheKey key;
   AddProgramIdentity(&key);
   key.Add(static_cast<std::uint64_t>(in.strict));
@@ -352,7 +371,7 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
     key.Add(f.content);
   }
   ParsedRules parsed;
-  if (ReadRuleCache(cache_dir, key.Hex(), &parsed)) return Compile(std::move(parsed), in.limits);
+  if (ReadRuleCache(cache_dir, key.Hex(), &parsed)) return Compile(std::move(parsed), in.limits, in.calibration);
   LuaLimits limits = in.limits;
   parsed = ParseAll(in);
   // Store the required literals too: computing them is a fifth of a load.
@@ -362,7 +381,7 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
   }
   parsed.atoms = PatternAtoms(patterns, Segmenter::IdleKeywords());
   WriteRuleCache(cache_dir, key.Hex(), parsed);
-  return Compile(std::move(parsed), limits);
+  return Compile(std::move(parsed), limits, in.calibration);
 }
 
 }  // namespace
@@ -377,7 +396,7 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
   in.strict = options.strict;
   in.limits = options.lua;
   in.previous = previous;
-  CollectSources(options, &in.files, &in.disable, &in.problems);
+  CollectSources(options, &in.files, &in.disable, &in.calibration, &in.problems);
   std::string cache_dir;
   if (options.cache) cache_dir = options.cache_dir.empty() ? DefaultRuleCacheDir() : options.cache_dir;
   return Build(std::move(in), cache_dir);

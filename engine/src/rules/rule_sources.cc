@@ -57,13 +57,14 @@ void ReadConfig(const fs::path& f, DisableList* disable, std::vector<Problem>* p
 }
 
 // Reads the rule files (.yaml, .yml, .lua) under `root`, a directory or a single file, appending them
-// to `out` with `layer` and `origin`, and its triage.yaml's `disable` list to `disable`. A missing
-// `root` is a problem only when `must_exist`.
+// to `out` with `layer` and `origin`, its triage.yaml's `disable` list to `disable` and its
+// calibration.yaml to `calibration`. A missing `root` is a problem only when `must_exist`.
 void CollectFiles(const std::string& root, int layer, const std::string& origin, bool must_exist,
-                  std::vector<SourceFile>* out, DisableList* disable, std::vector<Problem>* problems) {
+                  std::vector<SourceFile>* out, DisableList* disable, std::vector<SourceFile>* calibration,
+                  std::vector<Problem>* problems) {
   std::error_code ec;
   fs::path p(root);
-  auto read = [&](const fs::path& f) {
+  auto read = [&](const fs::path& f, std::vector<SourceFile>* into) {
     std::ifstream in(f, std::ios::binary);
     if (!in) {
       AddProblem(problems, Problem::Severity::kError, ProblemCode::kUnreadable, f.string(), 0, 0, "",
@@ -72,14 +73,14 @@ void CollectFiles(const std::string& root, int layer, const std::string& origin,
     }
     std::ostringstream ss;
     ss << in.rdbuf();
-    out->push_back({f.string(), ss.str(), layer, origin});
+    into->push_back({f.string(), ss.str(), layer, origin});
   };
   if (fs::is_regular_file(p, ec)) {
-    read(p);
+    read(p, out);
     // A single rule file brings its Lua sibling along.
     fs::path lua = p;
     lua.replace_extension(".lua");
-    if (p.extension() != ".lua" && fs::is_regular_file(lua, ec)) read(lua);
+    if (p.extension() != ".lua" && fs::is_regular_file(lua, ec)) read(lua, out);
     return;
   }
   if (!fs::is_directory(p, ec)) {
@@ -89,6 +90,8 @@ void CollectFiles(const std::string& root, int layer, const std::string& origin,
     return;
   }
   if (fs::is_regular_file(p / "triage.yaml", ec)) ReadConfig(p / "triage.yaml", disable, problems);
+  // Note: [Calibration map] (rules/README.md): parsed by the loader after compiling.
+  if (fs::is_regular_file(p / "calibration.yaml", ec)) read(p / "calibration.yaml", calibration);
   std::vector<fs::path> files;
   for (fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec), end;
        !ec && it != end; it.increment(ec)) {
@@ -96,17 +99,17 @@ void CollectFiles(const std::string& root, int layer, const std::string& origin,
     const fs::path& f = it->path();
     std::string ext = f.extension().string();
     if (ext != ".yaml" && ext != ".yml" && ext != ".lua") continue;
-    if (f.filename() == "taxonomy.yaml" || f.filename() == "triage.yaml") continue;
+    if (f.filename() == "taxonomy.yaml" || f.filename() == "triage.yaml" || f.filename() == "calibration.yaml") continue;
     files.push_back(f);
   }
   std::sort(files.begin(), files.end());
-  for (const fs::path& f : files) read(f);
+  for (const fs::path& f : files) read(f, out);
 }
 
 }  // namespace
 
 void CollectSources(const LoadOptions& options, std::vector<SourceFile>* out, DisableList* disable,
-                    std::vector<Problem>* problems) {
+                    std::vector<SourceFile>* calibration, std::vector<Problem>* problems) {
   int layer = 0;
   std::set<std::string> seen;  // one directory reached twice (e.g. user == project) is read once
   auto add = [&](const std::string& dir, const std::string& origin, bool must_exist) {
@@ -114,7 +117,7 @@ void CollectSources(const LoadOptions& options, std::vector<SourceFile>* out, Di
     std::error_code ec;
     std::string key = fs::weakly_canonical(dir, ec).string();
     if (!seen.insert(ec ? dir : key).second) return;
-    CollectFiles(dir, layer++, origin, must_exist, out, disable, problems);
+    CollectFiles(dir, layer++, origin, must_exist, out, disable, calibration, problems);
   };
   if (options.bundled) add(BundledRulesDir(), "bundled", true);
   if (options.system) add(SystemRulesDir(), "system", false);

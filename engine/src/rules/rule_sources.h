@@ -23,9 +23,10 @@ struct SourceFile {
 using DisableList = std::vector<std::pair<std::string, std::string>>;
 
 // Collects every source `options` names, in search-path order (each directory read once), with the
-// ids disabled by TRIAGE_DISABLE and LoadOptions::disable.
+// ids disabled by TRIAGE_DISABLE and LoadOptions::disable, and each directory's calibration.yaml
+// (Note: [Calibration map]) in `calibration`.
 void CollectSources(const LoadOptions& options, std::vector<SourceFile>* out, DisableList* disable,
-                    std::vector<Problem>* problems);
+                    std::vector<SourceFile>* calibration, std::vector<Problem>* problems);
 
 }  // namespace triage
 

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Fits the global calibration map (rules/calibration.yaml) to the wild tuning split (Note: [Calibration
+map] in rules/README.md). Never reads corpus/heldout/.
+
+usage: corpus/fit_calibration.py [--triage build/triage] [--write]
+
+The rule priors (corpus/fit_priors.py) make each rule's confidence match how often that rule is right;
+the factors applied after the prior (exception type, specificity, incident, signature folding) and the
+rules with too few wild answers to fit leave the final confidence biased as a whole. This script
+measures that bias and removes it with one monotone map applied by the ranker to every final confidence.
+
+It runs triage (without any calibration map: a copy of rules/ without calibration.yaml is passed as the
+bundled rules) on every corpus/wild/ case that is not a negative, and keeps each top-1 answer's
+confidence p and whether its category is the label (or one of `also`). It then fits logistic
+calibration, p' = 1 / (1 + exp(-(a * logit(p) + b))), by maximum likelihood (Newton's method) — two
+parameters, so ~300 answers fit it without following their noise, and the map is strictly increasing, so
+it never reorders or ties two candidates. The map is written as knots at p = 0.05, 0.10, ..., 0.95 plus
+the ends 0 -> 0 and 1 -> 1; the ranker interpolates linearly between knots. Without --write the script
+prints a, b, the knots and the reliability table before and after (same bins as `triage eval`).
+"""
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+WILD = os.path.join(HERE, "wild")
+RULES = os.path.join(ROOT, "rules")
+MAP = os.path.join(RULES, "calibration.yaml")
+EDGES = [0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01]  # the bins of `triage eval`'s reliability table
+
+
+def label_of(case_dir):
+    category, also = None, []
+    for line in open(os.path.join(case_dir, "label.yaml"), encoding="utf-8"):
+        if line.startswith("category:"):
+            category = line.split(":", 1)[1].strip()
+        elif line.startswith("also:"):
+            also = [a.strip() for a in line.split(":", 1)[1].strip().strip("[]").split(",") if a.strip()]
+    return category, {category, *also}
+
+
+def answers(triage, bundled):
+    env = dict(os.environ, TRIAGE_BUNDLED_RULES=bundled)
+    got = []
+    for family in sorted(os.listdir(WILD)):
+        family_dir = os.path.join(WILD, family)
+        if not os.path.isdir(family_dir):
+            continue
+        for case in sorted(os.listdir(family_dir)):
+            case_dir = os.path.join(family_dir, case)
+            category, accepted = label_of(case_dir)
+            if category == "none":
+                continue
+            out = subprocess.run([triage, "--format", "json", os.path.join(case_dir, "log.txt")],
+                                 capture_output=True, text=True, env=env).stdout
+            try:
+                diagnoses = json.loads(out)["diagnoses"]
+            except (ValueError, KeyError):
+                continue
+            if diagnoses:
+                got.append((diagnoses[0]["confidence"], diagnoses[0]["category"] in accepted))
+    return got
+
+
+def logit(p):
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+def fit(got):
+    """Maximum-likelihood a, b of p' = sigmoid(a * logit(p) + b) (Newton's method on the log-loss)."""
+    a, b = 1.0, 0.0
+    for _ in range(100):
+        ga = gb = haa = hab = hbb = 0.0
+        for p, right in got:
+            x = logit(p)
+            q = 1 / (1 + math.exp(-(a * x + b)))
+            r = q - (1.0 if right else 0.0)
+            w = q * (1 - q)
+            ga += r * x
+            gb += r
+            haa += w * x * x
+            hab += w * x
+            hbb += w
+        det = haa * hbb - hab * hab
+        if det <= 0:
+            break
+        da = (hbb * ga - hab * gb) / det
+        db = (haa * gb - hab * ga) / det
+        a, b = a - da, b - db
+        if abs(da) < 1e-9 and abs(db) < 1e-9:
+            break
+    return a, b
+
+
+def apply(a, b, p):
+    return 1 / (1 + math.exp(-(a * logit(p) + b)))
+
+
+def knots(a, b):
+    pts = [(0.0, 0.0)]
+    pts += [(k / 20, round(apply(a, b, k / 20), 4)) for k in range(1, 20)]
+    pts.append((1.0, 1.0))
+    return pts
+
+
+def interpolate(pts, p):
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        if p <= x1:
+            return y0 + (y1 - y0) * (p - x0) / (x1 - x0)
+    return pts[-1][1]
+
+
+def table(got, title):
+    print(f"{title}:")
+    print(f"  {'confidence':12s} {'n':>5s} {'accuracy':>9s} {'mean conf':>9s}")
+    ece = 0.0
+    for lo, hi in zip(EDGES, EDGES[1:]):
+        bucket = [(p, r) for p, r in got if lo <= p < hi]
+        if not bucket:
+            continue
+        acc = sum(r for _, r in bucket) / len(bucket)
+        mean = sum(p for p, _ in bucket) / len(bucket)
+        ece += len(bucket) / len(got) * abs(acc - mean)
+        print(f"  {lo:.2f}-{min(hi, 1.0):.2f}    {len(bucket):5d} {100 * acc:8.1f}% {mean:9.2f}")
+    print(f"  expected calibration error {ece:.3f}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--triage", default=os.path.join(ROOT, "build", "triage"))
+    ap.add_argument("--write", action="store_true")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="fit_calibration_") as tmp:
+        bundled = os.path.join(tmp, "rules")
+        shutil.copytree(RULES, bundled, ignore=shutil.ignore_patterns("calibration.yaml"))
+        got = answers(args.triage, bundled)
+    a, b = fit(got)
+    pts = knots(a, b)
+    print(f"{len(got)} top-1 answers on wild positive cases; fitted a = {a:.4f}, b = {b:.4f}")
+    table(got, "before (no map)")
+    table([(interpolate(pts, p), r) for p, r in got], "after (the knots below)")
+    text = ("# The global calibration map (Note: [Calibration map] in rules/README.md), written by\n"
+            "# corpus/fit_calibration.py --write from the wild tuning split; do not edit by hand.\n"
+            f"# Logistic calibration fitted on {len(got)} top-1 answers: a = {a:.4f}, b = {b:.4f}.\n"
+            "# Each knot is [confidence before, confidence after]; the ranker interpolates linearly.\n"
+            "knots:\n" + "".join(f"  - [{x:.2f}, {y:.4f}]\n" for x, y in pts))
+    if args.write:
+        open(MAP, "w", encoding="utf-8").write(text)
+        print(f"wrote {os.path.relpath(MAP, ROOT)}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
