@@ -48,6 +48,28 @@ bool IPythonReader::Start(Segmenter& s, const std::string&, std::string_view tri
   return true;
 }
 
+bool IPythonReader::StartHeaderless(Segmenter& s, const std::string& line, std::string_view trimmed) {
+  // Only the strict IPython < 8 form, at the start of the line: an absolute (or ~, <ipython-input-,
+  // drive-letter) path ending in .py with no space, " in ", then a call "name(...)".
+  if (trimmed.empty() || line.empty() || line[0] == ' ' || line[0] == '\t') return false;
+  const char c = trimmed[0];
+  if (!(c == '/' || c == '~' || StartsWith(trimmed, "<ipython-input-") ||
+        (trimmed.size() > 2 && trimmed[1] == ':' && trimmed[2] == '\\'))) {
+    return false;
+  }
+  size_t in = trimmed.find(".py in ");
+  if (in == std::string_view::npos || trimmed.substr(0, in).find(' ') != std::string_view::npos) return false;
+  std::string_view call = trimmed.substr(in + 7);
+  size_t paren = call.find('(');
+  if (paren == 0 || paren == std::string_view::npos || call.back() != ')') return false;
+  for (char ch : call.substr(0, paren)) {
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '<' || ch == '>')) return false;
+  }
+  s.StartTraceback();
+  s.readers().ipython.active_ = true;
+  return s.readers().ipython.ParseFrameLine(s, trimmed);
+}
+
 bool IPythonReader::ParseFrameLine(Segmenter& s, std::string_view t) {
   Frame f;
   if (StartsWith(t, "Cell ")) {

@@ -24,6 +24,9 @@ bool IsMessageContinuation(std::string_view line) {
       "Serialized   File", "Device-side assertion", "HINT:", "Tried to allocate", "If reserved but unallocated",
       "Set the environment variable", "Note that", "See documentation for Memory Management",
       "If you want to use the", "Please ", "You can ", "It seems", "This error",
+      // The second sentence of a message wrapped where the paste (or an app's error box) broke the
+      // line: "Sizes of tensors must match except in dimension 1." / "Expected size 3 but got size 4 ...".
+      "Expected ",
       // DistributedDataParallel's unused-parameter error continues on unindented lines.
       "making sure all `forward`", "If you already have done the above", "Parameters which did not receive grad",
       "Parameter indices which did not receive grad", "Since `find_unused_parameters=True`",

@@ -12,6 +12,7 @@ const std::vector<IdleTrigger>& IdleTriggers() {
       {"pytest report", {"Failure", "Error"}, &PytestReader::Start},
       {"rich traceback", {"Traceback"}, &RichReader::Start},
       {"ipython traceback", {"Traceback"}, &IPythonReader::Start},
+      {"ipython frame without header", {".py in "}, &IPythonReader::StartHeaderless},
       {"mp.spawn child error", {"Error"}, &MpSpawnReader::Start},
       {"faulthandler dump", {"Error"}, &FatalDumpReader::Start},
       {"exception ignored", {"Exception"}, &PythonTracebackReader::StartIgnored},
