@@ -248,5 +248,77 @@ TEST(HostileInput, OnlyCarriageReturns) {
   EXPECT_TRUE(r.incidents.empty());
 }
 
+// Issue 14: the crash that ended a run comes after thousands of other incidents.
+std::string Repeated(int copies, bool distinct) {
+  std::string log;
+  for (int i = 0; i < copies; ++i) {
+    std::string n = distinct ? std::to_string(i) : "17";
+    log += "Traceback (most recent call last):\n  File \"/work/train.py\", line 10, in <module>\n    batch = load()\n"
+           "  File \"/work/train.py\", line 5, in load\n    raise ValueError('bad record')\nValueError: bad record " +
+           n + "\n";
+  }
+  return log;
+}
+
+TEST(HostileInput, TheCrashAfterThousandsOfIdenticalTracebacksIsKept) {
+  Report r = FeedLikeCli(Repeated(2501, false) + kTraceback, "repeated");
+  ASSERT_FALSE(r.diagnoses.empty());
+  EXPECT_EQ(r.diagnoses[0].rule, "tensor-index-out-of-bounds");
+  // Merging identical incidents made the room: nothing was dropped.
+  ASSERT_EQ(r.incidents.size(), 2u);
+  EXPECT_EQ(r.incidents[0].count, 2501);
+  EXPECT_EQ(r.incidents[1].line_start, 2501 * 6 + 1);
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings[0].ToString();
+}
+
+TEST(HostileInput, TheFirstAndTheNewestOfThousandsOfDistinctIncidentsAreKept) {
+  const int kCopies = 3 * SegmenterOptions().max_incidents;
+  Report r = FeedLikeCli(Repeated(kCopies, true) + kTraceback, "distinct");
+  ASSERT_FALSE(r.diagnoses.empty());
+  EXPECT_EQ(r.diagnoses[0].rule, "tensor-index-out-of-bounds");
+  EXPECT_LE(r.incidents.size(), static_cast<size_t>(SegmenterOptions().max_incidents));
+  EXPECT_EQ(r.incidents.front().message, "bad record 0");
+  EXPECT_EQ(r.incidents.front().line_start, 1);
+  EXPECT_EQ(r.incidents.back().line_start, kCopies * 6 + 1);
+  EXPECT_EQ(r.incidents[r.incidents.size() - 2].message, "bad record " + std::to_string(kCopies - 1));
+  ASSERT_EQ(r.warnings.size(), 1u);
+  const Problem& w = r.warnings[0];
+  EXPECT_EQ(w.code, "too-many-incidents");
+  // Every incident is either kept or counted as dropped, and the warning says which lines.
+  EXPECT_EQ(w.message.find(std::to_string(kCopies + 1 - r.incidents.size()) + " incident(s) in lines "), 0u)
+      << w.message;
+  EXPECT_NE(w.message.find("the first and the newest are kept"), std::string::npos) << w.message;
+}
+
+// A tqdm bar rewritten for more than max_line bytes, then the traceback printed after its last state
+// (no newline in between): the terminal shows the traceback, and so must the report.
+std::string ProgressBarThenCrash(int steps) {
+  std::string log = "epoch 1\n";
+  for (int i = 0; i < steps; ++i) {
+    log += "\r" + std::to_string(i * 100 / steps) + "%|" + std::string(i * 20 / steps, '#') + "| " +
+           std::to_string(i) + "/" + std::to_string(steps) + " [00:01<00:00, 9.50it/s]";
+  }
+  return log + "\r" + kTraceback;
+}
+
+TEST(HostileInput, ALongProgressBarBeforeATracebackKeepsTheCulpritAndWarns) {
+  const std::string log = ProgressBarThenCrash(3000);
+  ASSERT_GT(log.size(), 2 * SegmenterOptions().max_line);
+  // However the bytes arrive: one buffer, the CLI's reads, small chunks that split the line.
+  for (size_t chunk : {log.size(), size_t{1} << 20, size_t{4000}, size_t{65537}}) {
+    Session session(Rules(), {}, "bar");
+    for (size_t i = 0; i < log.size(); i += chunk) session.Feed(std::string_view(log).substr(i, chunk));
+    Report r = session.Finish();
+    EXPECT_LE(session.PeakBufferedBytes(), SegmenterOptions().max_line) << chunk;
+    ASSERT_FALSE(r.incidents.empty()) << chunk;
+    EXPECT_EQ(r.incidents[0].line_start, 2) << chunk;
+    EXPECT_EQ(r.incidents[0].CulpritText(), "script.py:7 in <module>: picked = scores.gather(1, index)") << chunk;
+    ASSERT_EQ(r.warnings.size(), 1u) << chunk;
+    EXPECT_EQ(r.warnings[0].code, "long-line");
+    EXPECT_NE(r.warnings[0].message.find("1 of them rewritten with carriage returns"), std::string::npos)
+        << r.warnings[0].message;
+  }
+}
+
 }  // namespace
 }  // namespace triage

@@ -1,6 +1,5 @@
 // Engine and Session: bytes -> lines -> Segmenter -> incidents -> ranked diagnoses.
 #include <algorithm>
-#include <map>
 
 #include "log/line_scanner.h"
 #include "log/metrics.h"
@@ -29,38 +28,6 @@ std::string_view TrimBlanks(std::string_view s) {
   return s;
 }
 
-// Merges identical incidents (the same failure printed by several ranks, or repeated lines far apart)
-// into their first occurrence, keeping caused_by links valid.
-void DedupIncidents(std::vector<Incident>* incidents) {
-  std::map<std::string, int> first;
-  std::vector<int> remap(incidents->size());
-  std::vector<Incident> out;
-  for (size_t i = 0; i < incidents->size(); ++i) {
-    Incident& inc = (*incidents)[i];
-    std::string key = std::to_string(static_cast<int>(inc.kind)) + '\x1f' + inc.exception + '\x1f' + inc.message +
-                      '\x1f' + inc.CulpritText();
-    auto it = first.find(key);
-    if (it != first.end()) {
-      out[it->second].count += inc.count;
-      // Merged copies were all handled only if each was (one fatal copy makes the failure fatal).
-      out[it->second].handled = out[it->second].handled && inc.handled;
-      remap[i] = it->second;
-      continue;
-    }
-    first[key] = static_cast<int>(out.size());
-    remap[i] = static_cast<int>(out.size());
-    out.push_back(std::move(inc));
-  }
-  for (Incident& inc : out) {
-    if (inc.caused_by >= 0) inc.caused_by = remap[inc.caused_by];
-  }
-  // A link to itself (cause and effect merged) means no link.
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (out[i].caused_by == static_cast<int>(i)) out[i].caused_by = -1;
-  }
-  incidents->swap(out);
-}
-
 }  // namespace
 
 struct Session::Impl {
@@ -69,9 +36,11 @@ struct Session::Impl {
   std::string source;
   Segmenter segmenter;
   std::string partial;         // an unfinished line carried between Feed calls (bounded)
-  bool skipping = false;       // inside an over-long line: drop bytes until its newline
+  bool overlong = false;       // the line being read is longer than max_line (Note: [Long lines])
+  bool cr_window = false;      // ... and holds a '\r': `partial` is its last max_line bytes
   std::uint64_t bytes = 0;
   std::uint64_t long_lines = 0;
+  std::uint64_t long_progress_lines = 0;  // of them, lines with a '\r' whose end was kept
   size_t max_line;
   size_t peak_partial = 0;     // the most bytes `partial` held (memory accounting for tests)
   bool collect_metrics;        // some rule reads metric series (signal_rules.h, or Lua's ctx.metrics)
@@ -173,35 +142,66 @@ struct Session::Impl {
     bytes += data.size();
     if (collect_metrics) metrics.Feed(data);
     while (!data.empty()) {
-      if (!skipping && partial.empty() && rules->prefilter && segmenter.idle()) {
+      if (!overlong && partial.empty() && rules->prefilter && segmenter.idle()) {
         data.remove_prefix(SkipInert(data));
         if (data.empty()) return;
       }
       size_t nl = data.find('\n');
       std::string_view piece = data.substr(0, nl);
-      if (skipping) {
-        if (nl == std::string_view::npos) return;
-        skipping = false;
-      } else if (partial.empty() && nl != std::string_view::npos) {
+      if (!overlong && partial.empty() && nl != std::string_view::npos && piece.size() <= max_line) {
         segmenter.AddLine(piece);  // the common case: a whole line inside this buffer, no copy
       } else {
-        size_t room = max_line > partial.size() ? max_line - partial.size() : 0;
-        partial.append(piece.substr(0, room));
-        peak_partial = std::max(peak_partial, partial.size());
-        if (piece.size() > room) {
-          // Over-long line: keep its first max_line bytes, drop the rest up to the newline.
-          ++long_lines;
-          segmenter.AddLine(partial);
-          partial.clear();
-          skipping = nl == std::string_view::npos;
-        } else if (nl != std::string_view::npos) {
-          segmenter.AddLine(partial);
-          partial.clear();
-        }
+        Append(piece);
+        if (nl != std::string_view::npos) EndLine();
       }
       if (nl == std::string_view::npos) return;
       data.remove_prefix(nl + 1);
     }
+  }
+
+  // Note: [Long lines]
+  // A line is read up to max_line bytes. Of a longer line, the first max_line bytes are kept, except
+  // when it holds a carriage return: a progress bar that rewrote itself for more than max_line bytes,
+  // often with the first line of a traceback printed after its last state. A terminal shows the end of
+  // such a line, so the end is kept: the last max_line bytes from the first carriage return on. Either
+  // way the report's `long-line` warning counts the cut lines and says which part was kept.
+  void Append(std::string_view piece) {
+    if (!overlong) {
+      size_t room = max_line - partial.size();
+      if (piece.size() <= room) {
+        partial.append(piece);
+        peak_partial = std::max(peak_partial, partial.size());
+        return;
+      }
+      partial.append(piece.substr(0, room));
+      piece.remove_prefix(room);
+      overlong = true;
+      cr_window = partial.find('\r') != std::string::npos;
+    }
+    if (!cr_window) {
+      size_t cr = piece.find('\r');
+      if (cr == std::string_view::npos) return;  // the rest of a long line is dropped
+      cr_window = true;
+      partial.clear();
+      piece.remove_prefix(cr);
+    }
+    if (piece.size() >= max_line) {
+      partial.assign(piece.substr(piece.size() - max_line));
+    } else {
+      partial.erase(0, partial.size() + piece.size() > max_line ? partial.size() + piece.size() - max_line : 0);
+      partial.append(piece);
+    }
+    peak_partial = std::max(peak_partial, partial.size());
+  }
+
+  void EndLine() {
+    if (overlong) {
+      ++long_lines;
+      if (cr_window) ++long_progress_lines;
+    }
+    segmenter.AddLine(partial);
+    partial.clear();
+    overlong = cr_window = false;
   }
 
   Report MakeReport(Segmenter& seg) const {
@@ -210,7 +210,7 @@ struct Session::Impl {
     report.incidents = seg.incidents();
     report.lines = seg.lines();
     report.bytes = bytes;
-    DedupIncidents(&report.incidents);
+    MergeIdenticalIncidents(&report.incidents);
     if (long_lines > 0) {
       Problem p;
       p.severity = Problem::Severity::kWarning;
@@ -218,6 +218,11 @@ struct Session::Impl {
       p.file = source;
       p.message = std::to_string(long_lines) + " line(s) longer than " + std::to_string(max_line) +
                   " bytes were cut to that length";
+      if (long_progress_lines > 0) {
+        p.message += "; " + std::to_string(long_progress_lines) +
+                     " of them rewritten with carriage returns (a progress bar): their last " +
+                     std::to_string(max_line) + " bytes were read, the text before was lost";
+      }
       report.warnings.push_back(p);
     }
     if (seg.dropped_incidents() > 0) {
@@ -225,8 +230,10 @@ struct Session::Impl {
       p.severity = Problem::Severity::kWarning;
       p.code = "too-many-incidents";
       p.file = source;
-      p.message = std::to_string(seg.dropped_incidents()) + " incident(s) beyond the first " +
-                  std::to_string(SegmenterOptions().max_incidents) + " were not kept";
+      p.message = std::to_string(seg.dropped_incidents()) + " incident(s) in lines " +
+                  std::to_string(seg.dropped_first_line()) + "-" + std::to_string(seg.dropped_last_line()) +
+                  " were not kept: over " + std::to_string(SegmenterOptions().max_incidents) +
+                  " distinct incidents, the first and the newest are kept";
       report.warnings.push_back(p);
     }
     if (collect_metrics) {
@@ -265,10 +272,7 @@ Report Session::Snapshot(bool include_open) const {
 }
 
 Report Session::Finish() {
-  if (!impl_->partial.empty()) {
-    impl_->segmenter.AddLine(impl_->partial);
-    impl_->partial.clear();
-  }
+  if (!impl_->partial.empty() || impl_->overlong) impl_->EndLine();
   impl_->segmenter.Finish();
   return impl_->MakeReport(impl_->segmenter);
 }

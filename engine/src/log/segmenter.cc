@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstring>
 #include <iterator>
+#include <map>
 
 #include "log/formats/text.h"
 
@@ -199,13 +200,92 @@ void Segmenter::AttachContext(Incident* inc) {
   }
 }
 
+std::vector<int> MergeIdenticalIncidents(std::vector<Incident>* incidents, size_t merge_end) {
+  std::map<std::string, int> first;
+  std::vector<int> remap(incidents->size());
+  std::vector<Incident> out;
+  for (size_t i = 0; i < incidents->size(); ++i) {
+    Incident& inc = (*incidents)[i];
+    if (i < merge_end) {
+      std::string key = std::to_string(static_cast<int>(inc.kind)) + '\x1f' + inc.exception + '\x1f' + inc.message +
+                        '\x1f' + inc.CulpritText();
+      auto [it, fresh] = first.emplace(std::move(key), static_cast<int>(out.size()));
+      if (!fresh) {
+        out[it->second].count += inc.count;
+        // Merged copies were all handled only if each was (one fatal copy makes the failure fatal).
+        out[it->second].handled = out[it->second].handled && inc.handled;
+        remap[i] = it->second;
+        continue;
+      }
+    }
+    remap[i] = static_cast<int>(out.size());
+    out.push_back(std::move(inc));
+  }
+  for (Incident& inc : out) {
+    if (inc.caused_by >= 0) inc.caused_by = remap[inc.caused_by];
+  }
+  // A link to itself (cause and effect merged) means no link.
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i].caused_by == static_cast<int>(i)) out[i].caused_by = -1;
+  }
+  incidents->swap(out);
+  return remap;
+}
+
+void Segmenter::NoteDropped(const Incident& inc) {
+  ++dropped_;
+  if (dropped_first_line_ == 0 || inc.line_start < dropped_first_line_) dropped_first_line_ = inc.line_start;
+  dropped_last_line_ = std::max(dropped_last_line_, inc.line_end);
+}
+
+void Segmenter::Renumber(const std::vector<int>& to) {
+  auto map = [&](int i) { return i >= 0 && i < static_cast<int>(to.size()) ? to[i] : -1; };
+  live_exception_ = map(live_exception_);
+  last_exception_ = map(last_exception_);
+  pending_cause_ = map(pending_cause_);
+  pending_wrapper_ = map(pending_wrapper_);
+  log_index_ = -1;  // the next log line starts an incident of its own
+  open_.caused_by = map(open_.caused_by);
+  for (Incident& suspended : stack_) suspended.caused_by = map(suspended.caused_by);
+  std::vector<int> links;
+  for (int link : chain_links_) {
+    if (map(link) >= 0) links.push_back(map(link));
+  }
+  std::sort(links.begin(), links.end());
+  links.erase(std::unique(links.begin(), links.end()), links.end());
+  chain_links_ = std::move(links);
+  completed_ = static_cast<int>(incidents_.size());
+}
+
+void Segmenter::MakeRoom() {
+  // The newest few stay as they are: readers look at the last incident kept (a repeated exception
+  // line, a wrapper followed by its cause).
+  constexpr int kNewest = 16;
+  const int bound = options_.max_incidents;
+  const int before = static_cast<int>(incidents_.size());
+  Renumber(MergeIdenticalIncidents(&incidents_, static_cast<size_t>(std::max(0, before - kNewest))));
+  const int size = static_cast<int>(incidents_.size());
+  if (size < bound - bound / 4) return;  // merging left room for an eighth of the bound at least
+  // Drop the oldest incidents after the first quarter, down to half the bound.
+  const int head = bound / 4, drop = size - std::max(bound / 2, kNewest);
+  if (drop <= 0 || head + drop > size - kNewest) return;
+  std::vector<int> to(size);
+  for (int i = 0; i < size; ++i) to[i] = i < head ? i : i < head + drop ? -1 : i - drop;
+  for (int i = head; i < head + drop; ++i) NoteDropped(incidents_[i]);
+  incidents_.erase(incidents_.begin() + head, incidents_.begin() + head + drop);
+  for (Incident& inc : incidents_) {
+    if (inc.caused_by >= 0) inc.caused_by = to[inc.caused_by];
+  }
+  Renumber(to);
+}
+
 void Segmenter::Emit(Incident inc) {
   readers_.forward_trace.Attach(*this, &inc);  // Note: [Anomaly forward trace]
   readers_.fatal_dump.Attach(*this, &inc);     // Note: [Fatal Python error]
   if (inc.culprit < 0) inc.culprit = DeepestUserFrame(inc.frames);
   if (inc.kind != Incident::Kind::kLogLine) AttachContext(&inc);
   if (static_cast<int>(incidents_.size()) >= options_.max_incidents) {
-    ++dropped_;
+    NoteDropped(inc);  // no idle line came to make room (Note: [Incident bound])
     return;
   }
   bool chained = false;
@@ -390,6 +470,12 @@ void Segmenter::AddLogLine(const std::string& line, int key) {
 }
 
 void Segmenter::AddLine(std::string_view raw) {
+  // Note: [Incident bound]. Outside a block no reader holds an incident index of its own: the kept
+  // incidents may be renumbered (the segmenter renumbers its own links).
+  if (state_ != State::kBlock &&
+      static_cast<int>(incidents_.size()) >= options_.max_incidents - options_.max_incidents / 8) {
+    MakeRoom();
+  }
   ++line_no_;
   taken_by_ = nullptr;
   raw = raw.substr(0, options_.max_line);

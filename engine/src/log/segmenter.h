@@ -19,6 +19,7 @@
 #define TRIAGE_ENGINE_SEGMENTER_H_
 
 #include <cstdint>
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -34,11 +35,28 @@ struct SegmenterOptions {
   size_t max_message = 16 * 1024;   // bytes of an incident message kept
   int max_frames = 200;             // frames kept per incident (the innermost ones)
   int max_context = 24;             // context lines kept per incident
-  int max_incidents = 2000;         // distinct incidents kept; later ones are only counted
+  int max_incidents = 2000;         // distinct incidents kept (Note: [Incident bound])
   int merge_gap = 5;                // log lines of one key within this many lines form one incident
   int context_window = 200;         // log-line incidents this close before/after an exception join its context
 };
 
+// Merges identical incidents (same kind, exception, message and culprit: the same failure printed by
+// several ranks, or repeated far apart) into their first occurrence, adding up `count`, keeping
+// caused_by links valid. Incidents from `merge_end` on are kept as they are. Returns, for each old
+// index, the index it now has.
+std::vector<int> MergeIdenticalIncidents(std::vector<Incident>* incidents, size_t merge_end = SIZE_MAX);
+
+// Note: [Incident bound]
+// Memory is bounded by the incidents kept, but the incident that ended a run is usually the last one,
+// so the bound must never fall on it. When the kept incidents come near max_incidents, the segmenter
+// makes room at the next line read outside a block (formats/block.h; a block reader may hold an
+// incident's index): identical incidents are merged first (2,500 copies of one traceback become one
+// incident with a count), and only when that is not enough are the oldest incidents after the first
+// quarter dropped, down to half the bound. The newest 16 are never merged or dropped (readers look at
+// the last incident kept). So the first incidents (where a run's trouble began) and the newest (how it
+// ended) are always kept; what was dropped is counted, with its line range, for the report's
+// `too-many-incidents` warning. Only when more than an eighth of the bound arrive inside one block
+// are further incidents counted and not kept.
 class Segmenter {
  public:
   // `classify` is called for lines outside any traceback; it returns -1 for an ordinary line, or a
@@ -73,7 +91,10 @@ class Segmenter {
   // Incidents that are complete (no longer extended by more input).
   int completed() const { return completed_; }
   std::uint64_t lines() const { return line_no_; }
+  // Incidents not kept (Note: [Incident bound]), and the line range they covered.
   std::uint64_t dropped_incidents() const { return dropped_; }
+  int dropped_first_line() const { return dropped_first_line_; }
+  int dropped_last_line() const { return dropped_last_line_; }
 
   // Exposed for tests: normalises one line as AddLine does; `rank` receives a rank prefix.
   static std::string Normalize(std::string_view raw, std::string* rank);
@@ -139,6 +160,9 @@ class Segmenter {
 
  private:
   void InheritCulprit(int index);
+  void MakeRoom();  // Note: [Incident bound]
+  void NoteDropped(const Incident& inc);
+  void Renumber(const std::vector<int>& to);  // old incident index -> new one, or -1 when dropped
   void AttachContext(Incident* inc);
 
   SegmenterOptions options_;
@@ -159,6 +183,8 @@ class Segmenter {
   int completed_ = 0;
   std::uint64_t line_no_ = 0;
   std::uint64_t dropped_ = 0;
+  int dropped_first_line_ = 0;    // lines the dropped incidents covered (0 when none were dropped)
+  int dropped_last_line_ = 0;
   std::string rank_;
   // Log-line incident being merged: index into incidents_, its key, and the last line it covered.
   int log_index_ = -1;
