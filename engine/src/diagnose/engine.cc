@@ -1,4 +1,6 @@
 // Engine and Session: bytes -> lines -> Segmenter -> incidents -> ranked diagnoses.
+#include <string.h>
+
 #include <algorithm>
 
 #include "log/line_scanner.h"
@@ -127,15 +129,38 @@ struct Session::Impl {
       size_t begin = nl == std::string_view::npos ? 0 : nl + 1;
       std::string_view line = region.substr(begin, line_end - 1 - begin);
       if (!TrimBlanks(text_of(line)).empty()) {
+        CountLongLines(region.substr(0, begin));
         segmenter.SkipLines(lines - after - 1);
-        segmenter.AddLine(line);
+        Append(line);  // read as Feed reads a line
+        EndLine();
+        CountLongLines(region.substr(line_end, stop - line_end));
         segmenter.SkipLines(after);
         return stop;
       }
       line_end = begin;
     }
+    CountLongLines(region.substr(0, stop));
     segmenter.SkipLines(lines);
     return stop;
+  }
+
+  // Counts the lines of `text` (whole lines, each ending in '\n') longer than max_line, as EndLine
+  // would: lines the prefilter skips unread are cut all the same (Note: [Long lines]). Looks at a few
+  // bytes per max_line of text: a line that fits leaves a '\n' within any max_line + 1 bytes from its
+  // start.
+  void CountLongLines(std::string_view text) {
+    size_t p = 0;
+    while (text.size() - p > max_line + 1) {
+      const void* nl = memrchr(text.data() + p, '\n', max_line + 1);
+      if (nl) {
+        p = static_cast<size_t>(static_cast<const char*>(nl) - text.data()) + 1;
+        continue;
+      }
+      size_t end = text.find('\n', p + max_line + 1);
+      ++long_lines;
+      if (text.substr(p, end - p).find('\r') != std::string_view::npos) ++long_progress_lines;
+      p = end + 1;
+    }
   }
 
   void Feed(std::string_view data) {
