@@ -279,7 +279,7 @@ TEST(CacheKey, DependsOnEveryByteAndOnBoundaries) {
   c.Add("c");
   EXPECT_NE(a.Hex(), b.Hex());
   EXPECT_EQ(a.Hex(), c.Hex());
-  EXPECT_EQ(a.Hex().size(), 16u);
+  EXPECT_EQ(a.Hex().size(), 64u);
 }
 
 }  // namespace

@@ -1,16 +1,17 @@
 #include "rules/rule_cache.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <type_traits>
 
 #include "rules/lua_runtime.h"
@@ -295,28 +296,20 @@ class Reader {
 
 }  // namespace
 
-CacheKey::CacheKey() : h_(1469598103934665603ULL) {}
-
 void CacheKey::Add(std::string_view bytes) {
   Add(static_cast<std::uint64_t>(bytes.size()));
-  for (unsigned char c : bytes) {
-    h_ ^= c;
-    h_ *= 1099511628211ULL;
-  }
+  sha_.Add(bytes);
 }
 
 void CacheKey::Add(std::uint64_t value) {
-  for (int i = 0; i < 8; ++i) {
-    h_ ^= (value >> (8 * i)) & 0xff;
-    h_ *= 1099511628211ULL;
-  }
+  char le[8];
+  for (int i = 0; i < 8; ++i) le[i] = static_cast<char>((value >> (8 * i)) & 0xff);
+  sha_.Add(std::string_view(le, sizeof le));
 }
 
 std::string CacheKey::Hex() const {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string s(16, '0');
-  for (int i = 0; i < 16; ++i) s[15 - i] = kDigits[(h_ >> (4 * i)) & 0xf];
-  return s;
+  Sha256 copy = sha_;  // HexDigest ends a digest: finish a copy, so more may still be added
+  return copy.HexDigest();
 }
 
 std::string DefaultRuleCacheDir() {
@@ -346,40 +339,92 @@ bool ParseParsedRules(const std::string& bytes, ParsedRules* out) {
   return true;
 }
 
+namespace {
+
+// An entry on disk: kEntryMagic, the key it was built for, then the serialised payload.
+constexpr char kEntryMagic[] = "triage-rule-cache 2\n";
+
+std::string EntryPath(const std::string& dir, const std::string& key) { return dir + "/rules-" + key + ".bin"; }
+
+// True when `dir` is a directory owned by this user that no one else may write (Note: [Cache
+// hardening]); with `create`, makes it (mode 0700; missing parents with the umask's mode) first.
+bool SafeCacheDir(const std::string& dir, bool create) {
+  if (create) {
+    std::error_code ec;
+    fs::path parent = fs::path(dir).parent_path();
+    if (!parent.empty()) fs::create_directories(parent, ec);
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return false;
+  }
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0) return false;
+  return S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+// Reads a regular file owned by this user, not through a symlink, of at most kMaxEntryBytes.
+bool ReadOwnRegularFile(const std::string& path, std::string* bytes) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (fstat then refuses it).
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() &&
+            static_cast<std::uint64_t>(st.st_size) <= kMaxEntryBytes;
+  if (ok) {
+    bytes->assign(static_cast<size_t>(st.st_size), '\0');
+    size_t got = 0;
+    while (got < bytes->size()) {
+      ssize_t n = ::read(fd, &(*bytes)[got], bytes->size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    ok = got == bytes->size();
+  }
+  ::close(fd);
+  return ok;
+}
+
+// Writes `bytes` to a fresh file in `dir` (mkstemp: mode 0600, O_EXCL) and renames it to `path`.
+bool WriteAndRename(const std::string& dir, const std::string& path, const std::string& bytes) {
+  std::string tmp = dir + "/.rules-XXXXXX";
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return false;
+  size_t put = 0;
+  while (put < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + put, bytes.size() - put);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    put += static_cast<size_t>(n);
+  }
+  bool ok = ::close(fd) == 0 && put == bytes.size() && ::rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok) ::unlink(tmp.c_str());
+  return ok;
+}
+
+}  // namespace
+
 bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* parsed) {
-  if (dir.empty()) return false;
-  std::ifstream in(dir + "/rules-" + key + ".bin", std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ParseParsedRules(ss.str(), parsed);
+  if (dir.empty() || !SafeCacheDir(dir, /*create=*/false)) return false;
+  std::string bytes;
+  if (!ReadOwnRegularFile(EntryPath(dir, key), &bytes)) return false;
+  // The entry must say it was built for this very key: one built from other sources is a miss.
+  const std::string header = std::string(kEntryMagic) + key + "\n";
+  if (bytes.compare(0, header.size(), header) != 0) return false;
+  return ParseParsedRules(bytes.substr(header.size()), parsed);
 }
 
 void WriteRuleCache(const std::string& dir, const std::string& key, const ParsedRules& parsed) {
-  if (dir.empty()) return;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return;
-  std::string final_path = dir + "/rules-" + key + ".bin";
-  std::string tmp = final_path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return;
-    std::string bytes = SerializeParsedRules(parsed);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) {
-      out.close();
-      fs::remove(tmp, ec);
-      return;
-    }
+  if (dir.empty() || !SafeCacheDir(dir, /*create=*/true)) return;
+  if (!WriteAndRename(dir, EntryPath(dir, key), std::string(kEntryMagic) + key + "\n" + SerializeParsedRules(parsed))) {
+    return;
   }
-  fs::rename(tmp, final_path, ec);
-  if (ec) fs::remove(tmp, ec);
-  // Keep the newest few entries: each edit of a rule file makes a new key.
+  // Keep the newest few entries: each edit of a rule file makes a new key. Only regular files named
+  // like entries are removed (a symlink's target never is).
+  std::error_code ec;
   std::vector<std::pair<fs::file_time_type, fs::path>> entries;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name.rfind("rules-", 0) == 0 && it->path().extension() == ".bin") {
+    if (name.rfind("rules-", 0) == 0 && it->path().extension() == ".bin" && it->is_regular_file(ec) &&
+        !it->is_symlink(ec)) {
       entries.emplace_back(fs::last_write_time(it->path(), ec), it->path());
     }
   }

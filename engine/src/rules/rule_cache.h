@@ -10,6 +10,17 @@
 // the cache format; the build) and, on a hit, only compiles the RE2::Set and the line prefilter.
 // Any mismatch, truncation or corruption is a miss: the cache can make loading faster, never different.
 // Files are written to a temporary name and renamed, so concurrent runs never read half a file.
+//
+// Note: [Cache hardening]
+// The cache directory is a place where another user, or a planted file, could change what triage
+// loads, so nothing in it is trusted by default (issue 14): the directory is created 0700, and used
+// only when it is owned by the user and writable by no one else; an entry is read only when it is a
+// regular file owned by the user, not a symlink (O_NOFOLLOW; a FIFO or device is never opened for a
+// blocking read), and at most kMaxEntryBytes long; entries are written with mkstemp (a fresh name,
+// O_EXCL: a link planted at a guessable temporary name is never followed) and renamed into place; and
+// an entry records the key it was built for, the SHA-256 of every input of the load (the rule files'
+// bytes among them), which must equal the key of the load that reads it: an entry built from other
+// rule files, copied under this key's name, is a miss.
 #ifndef TRIAGE_ENGINE_RULE_CACHE_H_
 #define TRIAGE_ENGINE_RULE_CACHE_H_
 
@@ -19,6 +30,7 @@
 #include <vector>
 
 #include "rules/rule.h"
+#include "rules/sha256.h"
 
 namespace triage {
 
@@ -32,18 +44,20 @@ struct ParsedRules {
   std::vector<std::optional<std::vector<std::string>>> atoms;
 };
 
-// Incrementally hashes the inputs of a load (FNV-1a, 64 bits; inputs are length-prefixed).
+// Incrementally hashes the inputs of a load (SHA-256; inputs are length-prefixed).
 class CacheKey {
  public:
-  CacheKey();
   void Add(std::string_view bytes);
   void Add(std::uint64_t value);
-  // Returns the key as 16 hex digits.
+  // Returns the key as 64 hex digits.
   std::string Hex() const;
 
  private:
-  std::uint64_t h_;
+  Sha256 sha_;
 };
+
+// The largest entry read (Note: [Cache hardening]); the bundled rules' entry is under 1 MiB.
+constexpr std::uint64_t kMaxEntryBytes = 64ull << 20;
 
 // Returns the cache directory: TRIAGE_CACHE_DIR, else $XDG_CACHE_HOME/triage, else ~/.cache/triage;
 // "" when caching is off (TRIAGE_NO_CACHE set, or no such variable).
@@ -53,10 +67,11 @@ std::string DefaultRuleCacheDir();
 std::string SerializeParsedRules(const ParsedRules& parsed);
 bool ParseParsedRules(const std::string& bytes, ParsedRules* parsed);
 
-// Reads the entry for `key` from `dir`; false on a miss or a bad entry.
+// Reads the entry for `key` from `dir`; false on a miss, a bad entry, or a directory or entry that is
+// not safe to read (Note: [Cache hardening]).
 bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* parsed);
-// Writes the entry (best effort: a read-only or full disk only costs the next load its speed), and
-// keeps at most a few entries in `dir`.
+// Writes the entry (best effort: a read-only or full disk, or a directory that is not safe, only
+// costs the next load its speed), and keeps at most a few entries in `dir`. Creates `dir` 0700.
 void WriteRuleCache(const std::string& dir, const std::string& key, const ParsedRules& parsed);
 
 }  // namespace triage
