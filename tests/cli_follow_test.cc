@@ -135,6 +135,31 @@ TEST(CliFollow, FollowsTheNewFileAfterRotationByRename) {
   EXPECT_EQ(Wait(triage), 0);
 }
 
+// The writer keeps its file open across the rename (a shell redirection; logrotate without telling
+// the program): its crash lands in the renamed file, after triage has moved on to the new one.
+TEST(CliFollow, ReadsTheRenamedFileAWriterStillHoldsOpen) {
+  TempDir dir("triage_follow_renamed");
+  std::string log = dir.path + "/train.log", out = dir.path + "/out.txt";
+  std::ofstream(log) << "epoch 1 loss 0.5\n";
+  int writer = open(log.c_str(), O_WRONLY | O_APPEND);
+  ASSERT_GE(writer, 0);
+  pid_t triage = Spawn(Triage("--width 0 --follow " + log + " --settle 0.2 > " + out + " 2>&1"));
+  ASSERT_TRUE(WaitUntilCatching(triage, SIGINT));
+  fs::rename(log, log + ".1");
+  // A line in the new file that triage reports shows it has moved on to the new file.
+  std::ofstream(log) << "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)\n";
+  std::string got = WaitForText(out, "line 1 of " + log);
+  ASSERT_NE(got.find("line 1 of " + log), std::string::npos) << got;
+  const std::string crash = ReadFile(kFixture);
+  ASSERT_EQ(write(writer, crash.data(), crash.size()), static_cast<ssize_t>(crash.size()));
+  close(writer);
+  got = WaitForText(out, "lines 2-12 of " + log);
+  EXPECT_NE(got.find("lines 2-12 of " + log), std::string::npos) << got;
+  kill(triage, SIGINT);
+  EXPECT_EQ(Wait(triage), 0);
+  EXPECT_EQ(Count(ReadFile(out), "lines 2-12 of " + log), 1) << ReadFile(out);
+}
+
 TEST(CliTee, SurvivesAReaderThatWentAway) {
   TempDir dir("triage_tee_pipe");
   int fds[2];

@@ -13,7 +13,10 @@
 // first quiet moment or for new data, so a complete log gives the same report as without --follow.
 // A diagnosis is printed once, keyed by rule and incident start line. Rotation: when the name points
 // to a new file (rename and recreate, checked by device and inode) or the file shrinks (truncation),
-// what was read is finished and reported, and the new contents are followed from their start.
+// what was read is reported, and the new contents are followed from their start. A file renamed
+// away stays open and is still read and reported: a writer that does not reopen its log (a shell
+// redirection, logrotate without a signal to the program) keeps writing there, crash included. It is
+// let go at the next rotation, once its last bytes are read and reported.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -103,12 +106,14 @@ class Follower {
     ++reports_;
   }
 
-  // True when the name now points to another file or the file shrank: the caller starts over.
-  bool Rotated() const {
+  // kRenamed when the name now points to another file, kTruncated when the file shrank: the caller
+  // starts over on the name.
+  enum class Rotation { kNone, kRenamed, kTruncated };
+  Rotation Rotated() const {
     struct stat now;
-    if (stat(name_.c_str(), &now) != 0) return false;  // renamed away, not recreated yet: keep reading
-    if (now.st_dev != st_.st_dev || now.st_ino != st_.st_ino) return true;
-    return now.st_size < offset_;
+    if (stat(name_.c_str(), &now) != 0) return Rotation::kNone;  // renamed away, not recreated yet: keep reading
+    if (now.st_dev != st_.st_dev || now.st_ino != st_.st_ino) return Rotation::kRenamed;
+    return now.st_size < offset_ ? Rotation::kTruncated : Rotation::kNone;
   }
 
   // Called when following ends: a log that never gave a diagnosis still gets its "nothing found" report.
@@ -116,12 +121,7 @@ class Follower {
     if (reports_ == 0) print_(session_->Snapshot(true));
   }
 
-  bool Restart(std::string* error) {
-    close(fd_);
-    fd_ = -1;
-    reported_completed_ = 0;
-    return Open(error);
-  }
+  int reports() const { return reports_; }
 
  private:
   std::string name_;
@@ -143,12 +143,18 @@ class Follower {
 int Follow(const std::string& name, const std::shared_ptr<const RuleSet>& rules, const DiagnoseOptions& options,
            const FollowTiming& timing, const ReportPrinter& print) {
   CatchStopSignals();
-  Follower f(name, rules, options, print);
+  auto f = std::make_unique<Follower>(name, rules, options, print);
   std::string error;
-  if (!f.Open(&error)) {
+  if (!f->Open(&error)) {
     PrintError(error);
     return kExitUsage;
   }
+  // The file renamed away at the last rotation, still read (Note: [Follow]); its quiet moments are
+  // reported like the current file's.
+  std::unique_ptr<Follower> renamed;
+  Clock::time_point renamed_data;
+  bool renamed_settled = true;
+  int earlier_reports = 0;   // of followers let go
   bool backlog = true;       // still on the contents the file had when we started
   bool first_read = true;
   bool settled = false;      // everything was reported at the current quiet moment
@@ -157,7 +163,7 @@ int Follow(const std::string& name, const std::shared_ptr<const RuleSet>& rules,
     return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
   };
   while (!g_stop) {
-    long long n = f.Drain(&error);
+    long long n = f->Drain(&error);
     if (n < 0) {
       PrintError(error);
       return kExitUsage;
@@ -168,11 +174,37 @@ int Follow(const std::string& name, const std::shared_ptr<const RuleSet>& rules,
       if (!first_read) backlog = false;  // data after the backlog: the job is live
     }
     first_read = false;
-    if (!backlog && n > 0) f.Report(/*include_open=*/false);
-    if (f.Rotated()) {
-      if (f.Drain(&error) < 0) PrintError(error);  // what the writer added before it moved the file
-      f.Report(/*include_open=*/true);
-      if (!f.Restart(&error)) {
+    if (!backlog && n > 0) f->Report(/*include_open=*/false);
+    if (renamed) {
+      long long m = renamed->Drain(&error);
+      if (m < 0) PrintError(error);
+      if (m > 0) {
+        renamed_data = Clock::now();
+        renamed_settled = false;
+        renamed->Report(/*include_open=*/false);
+      }
+      if (!renamed_settled && Clock::now() - renamed_data >= seconds(timing.settle)) {
+        renamed->Report(/*include_open=*/true);
+        renamed_settled = true;
+      }
+    }
+    if (Follower::Rotation rotation = f->Rotated(); rotation != Follower::Rotation::kNone) {
+      if (f->Drain(&error) < 0) PrintError(error);  // what the writer added before it moved the file
+      f->Report(/*include_open=*/true);
+      if (rotation == Follower::Rotation::kRenamed) {
+        if (renamed) {
+          if (renamed->Drain(&error) < 0) PrintError(error);
+          renamed->Report(/*include_open=*/true);
+          earlier_reports += renamed->reports();
+        }
+        renamed = std::move(f);
+        renamed_data = Clock::now();
+        renamed_settled = true;
+      } else {
+        earlier_reports += f->reports();  // truncated: the same file, read again from its start
+      }
+      f = std::make_unique<Follower>(name, rules, options, print);
+      if (!f->Open(&error)) {
         PrintError(error);
         return kExitUsage;
       }
@@ -181,16 +213,24 @@ int Follow(const std::string& name, const std::shared_ptr<const RuleSet>& rules,
     }
     Clock::duration quiet = Clock::now() - last_data;
     if (!settled && quiet >= seconds(timing.settle)) {
-      f.Report(/*include_open=*/true);
+      f->Report(/*include_open=*/true);
       settled = true;
       backlog = false;
     }
-    if (timing.idle_exit > 0 && quiet >= seconds(timing.idle_exit)) break;
+    if (timing.idle_exit > 0 && quiet >= seconds(timing.idle_exit) &&
+        (!renamed || Clock::now() - renamed_data >= seconds(timing.idle_exit))) {
+      break;
+    }
     usleep(static_cast<useconds_t>(timing.poll * 1e6));  // a stop signal ends the sleep early
   }
-  f.Drain(&error);
-  f.Report(/*include_open=*/true);
-  f.ReportNothingIfSilent();
+  if (renamed) {
+    renamed->Drain(&error);
+    renamed->Report(/*include_open=*/true);
+    earlier_reports += renamed->reports();
+  }
+  f->Drain(&error);
+  f->Report(/*include_open=*/true);
+  if (earlier_reports == 0) f->ReportNothingIfSilent();
   return 0;  // the printer's verdict decides the exit status
 }
 
