@@ -142,13 +142,15 @@ class Follower {
 
 int Follow(const std::string& name, const std::shared_ptr<const RuleSet>& rules, const DiagnoseOptions& options,
            const FollowTiming& timing, const ReportPrinter& print) {
-  CatchStopSignals();
   auto f = std::make_unique<Follower>(name, rules, options, print);
   std::string error;
   if (!f->Open(&error)) {
     PrintError(error);
     return kExitUsage;
   }
+  // Once the handlers are in place the file is open: what is written to it from then on, under any
+  // name, is read (the follow tests wait for the handlers before they write or rename).
+  CatchStopSignals();
   // The file renamed away at the last rotation, still read (Note: [Follow]); its quiet moments are
   // reported like the current file's.
   std::unique_ptr<Follower> renamed;
