@@ -164,9 +164,105 @@ TEST(RuleLoader, PartialCaptureIsAWarning) {
 }
 
 TEST(RuleLoader, DuplicateIdInOneSourceIsAnError) {
-  LoadResult r = LoadRulesFromStrings({{"a/good-rule.yaml", kGood}, {"b/good-rule.yaml", kGood}});
-  ASSERT_TRUE(FindCode(r, "duplicate-id")) << Describe(r);
+  LoadResult r = LoadRulesFromStrings({{"a/good-rule.yaml", kGood}, {"b/good-rule.yaml", "# the same rule\n" + std::string(kGood)}});
+  const Problem* p = FindCode(r, "duplicate-id");
+  ASSERT_TRUE(p) << Describe(r);
   EXPECT_EQ(r.rules->rules.size(), 1u);
+  // Both places: the second definition's position, and the first's in the message.
+  EXPECT_EQ(p->file, "b/good-rule.yaml");
+  EXPECT_EQ(p->line, 2);
+  EXPECT_EQ(p->column, 1);
+  EXPECT_NE(p->message.find("a/good-rule.yaml:1:1"), std::string::npos) << p->message;
+}
+
+// Issue 14 item 4: what one rule file could do to every rule.
+TEST(RuleLoaderRefuses, AHugePatternDropsOnlyItsRule) {
+  // A class repeated 1000 times (the issue's), and a plain literal of 6000 characters.
+  for (const std::string& pattern : {std::string("[\\pL\\pN]{1000}x"), std::string(6000, 'x')}) {
+    const std::string dir = (fs::temp_directory_path() / ("triage_huge_" + std::to_string(getpid()))).string();
+    fs::create_directories(dir);
+    std::ofstream(dir + "/good-rule.yaml") << Replace(kGood, "  message: 'mat1", "  message:\n    - '" + pattern + "'\n    - 'mat1");
+    LoadOptions o;
+    o.env_path = o.system = o.user = o.project = false;
+    o.cache = false;
+    o.dirs = {dir};
+    LoadResult r = LoadRules(o);
+    fs::remove_all(dir);
+    const Problem* p = FindCode(r, "pattern-too-big");
+    ASSERT_NE(p, nullptr) << Describe(r);
+    EXPECT_EQ(p->file, dir + "/good-rule.yaml");
+    EXPECT_EQ(p->line, 7);
+    EXPECT_EQ(p->column, 7);
+    EXPECT_EQ(FindCode(r, "compile-failed"), nullptr) << Describe(r);
+    // The bundled rules still match: the set compiled without the refused rule.
+    ASSERT_TRUE(r.rules->set) << Describe(r);
+    Report rep = Engine(r.rules).DiagnoseText("RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)");
+    ASSERT_FALSE(rep.diagnoses.empty());
+    EXPECT_EQ(rep.diagnoses[0].rule, "linear-in-features");
+    for (const Rule& rule : r.rules->rules) EXPECT_NE(rule.file, dir + "/good-rule.yaml");
+  }
+}
+
+TEST(RuleLoaderRefuses, APatternWhoseDfaExplodes) {
+  for (const char* pattern : {"[a-q][^u-z]{13}x", "(?:ab|c){9,}", "\\d{1,20} items", ".{12}"}) {
+    LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", Replace(kGood, "  message: 'mat1", "  message:\n    - '" +
+                                                                     std::string(pattern) + "'\n    - 'mat1")}});
+    const Problem* p = FindCode(r, "pattern-too-big");
+    ASSERT_NE(p, nullptr) << pattern << "\n" << Describe(r);
+    EXPECT_EQ(p->line, 7) << pattern;
+    EXPECT_TRUE(r.rules->rules.empty()) << pattern;
+  }
+  // Counted repetitions within the bound, and of literal characters, are fine.
+  for (const char* pattern : {"[a-q][^u-z]{8}x", "={20} end", "\\[x\\]{12}", "x{30} end"}) {
+    LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", Replace(kGood, "  message: 'mat1", "  message:\n    - 'mat9 " +
+                                                                     std::string(pattern) + "'\n    - 'mat1")}});
+    EXPECT_EQ(FindCode(r, "pattern-too-big"), nullptr) << pattern << "\n" << Describe(r);
+  }
+}
+
+TEST(RuleLoaderRefuses, NonFiniteConfidences) {
+  for (const char* value : {".nan", ".NaN", ".inf", "-.inf", "0", "1.5"}) {
+    LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", Replace(kGood, "confidence: 0.9", std::string("confidence: ") + value)}});
+    const Problem* p = FindCode(r, "bad-value");
+    ASSERT_NE(p, nullptr) << value << "\n" << Describe(r);
+    EXPECT_EQ(p->line, 4) << value;
+    EXPECT_TRUE(r.rules->rules.empty()) << value;
+  }
+}
+
+TEST(RuleLoaderRefuses, DuplicateKeysWithBothPlaces) {
+  LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", std::string(kGood) + "title: Another title\n"}});
+  const Problem* p = FindCode(r, "duplicate-key");
+  ASSERT_NE(p, nullptr) << Describe(r);
+  EXPECT_EQ(p->line, 18);
+  EXPECT_NE(p->message.find("'title'"), std::string::npos) << p->message;
+  EXPECT_NE(p->message.find("line 3, column 1"), std::string::npos) << p->message;
+  EXPECT_TRUE(r.rules->rules.empty());
+  // Nested mappings too.
+  LoadResult nested = LoadRulesFromStrings({{"good-rule.yaml", Replace(kGood, "test: { probe: shape-trace }",
+                                                              "test: { probe: shape-trace, probe: grad-health }")}});
+  EXPECT_NE(FindCode(nested, "duplicate-key"), nullptr) << Describe(nested);
+}
+
+TEST(RuleLoaderRefuses, ARuleFileOverTheSizeLimit) {
+  std::string big = std::string(kGood) + "refs:\n";
+  while (big.size() <= (1u << 20)) big += "  - https://example.com/" + std::to_string(big.size()) + "\n";
+  LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", big}});
+  const Problem* p = FindCode(r, "file-too-large");
+  ASSERT_NE(p, nullptr) << Describe(r).substr(0, 500);
+  EXPECT_EQ(p->file, "good-rule.yaml");
+  EXPECT_TRUE(r.rules->rules.empty());
+  // From disk, the reader stops one byte past the limit.
+  const std::string dir = (fs::temp_directory_path() / ("triage_big_" + std::to_string(getpid()))).string();
+  fs::create_directories(dir);
+  std::ofstream(dir + "/good-rule.yaml") << big << std::string(8u << 20, '#');
+  LoadOptions o;
+  o.bundled = o.env_path = o.system = o.user = o.project = false;
+  o.cache = false;
+  o.dirs = {dir};
+  LoadResult disk = LoadRules(o);
+  fs::remove_all(dir);
+  EXPECT_NE(FindCode(disk, "file-too-large"), nullptr) << Describe(disk).substr(0, 500);
 }
 
 TEST(RuleLoader, LaterDirectoryOverridesById) {
@@ -266,6 +362,11 @@ TEST(RuleLoader, ReportsEveryCodeOfTheTable) {
       {"bad-value", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "confidence: 0.9", "confidence: 2")}}); }},
       {"missing-key", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "title: A good rule\n", "")}}); }},
       {"unknown-key", [&] { return FromStrings({{"good-rule.yaml", g + "colour: red\n"}}); }},
+      {"duplicate-key", [&] { return FromStrings({{"good-rule.yaml", g + "title: Another\n"}}); }},
+      {"file-too-large", [&] { return FromStrings({{"good-rule.yaml", g + "#" + std::string(1u << 20, 'x') + "\n"}}); }},
+      {"pattern-too-big", [&] {
+         return FromStrings({{"good-rule.yaml", Replace(g, "  message: 'mat1", "  message:\n    - '[a-q][^u-z]{13}x'\n    - 'mat1")}});
+       }},
       {"bad-id", [&] { return FromStrings({{"good-rule.yaml", Replace(g, "id: good-rule", "id: Good_Rule")}}); }},
       {"id-not-file-stem", [&] { return FromStrings({{"other-name.yaml", g}}); }},
       {"duplicate-id", [&] { return FromStrings({{"a/good-rule.yaml", g}, {"b/good-rule.yaml", g}}); }},

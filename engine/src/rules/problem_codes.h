@@ -29,6 +29,7 @@ namespace triage {
     "a directory's calibration.yaml is not a valid map (knots from 0 to 1, never decreasing)")               \
   X(kBadYaml, "bad-yaml", kError, "the file is not valid YAML")                                               \
   X(kEmptyFile, "empty-file", kError, "the rule file is empty")                                               \
+  X(kFileTooLarge, "file-too-large", kError, "a rule file is larger than 1 MiB")                              \
   X(kUntrustedRules, "untrusted-rules", kWarning,                                                            \
     "a project's .triage/rules was skipped: never allowed, changed since, or writable by others")            \
   /* the schema */                                                                                            \
@@ -36,6 +37,7 @@ namespace triage {
   X(kBadValue, "bad-value", kError, "a value is out of its range or form (confidence, specificity, lua:)")   \
   X(kMissingKey, "missing-key", kError, "a required key is missing or empty")                                 \
   X(kUnknownKey, "unknown-key", kWarning, "a key the schema does not know (often a typo)")                   \
+  X(kDuplicateKey, "duplicate-key", kError, "a mapping gives one key twice (YAML would keep only one value)") \
   X(kBadId, "bad-id", kError, "an id is not lower-case letters, digits and '-'")                             \
   X(kIdNotFileStem, "id-not-file-stem", kError, "a rule's id differs from its file's stem")                   \
   X(kDuplicateId, "duplicate-id", kError, "two rules of one directory, or two hypotheses of a rule, share an id") \
@@ -46,6 +48,8 @@ namespace triage {
   X(kUnknownSeries, "unknown-series", kError, "'signal.series' names no metric series")                       \
   /* patterns and templates */                                                                                \
   X(kBadRegex, "bad-regex", kError, "a pattern is not a valid RE2 regular expression")                        \
+  X(kPatternTooBig, "pattern-too-big", kError,                                                                \
+    "a pattern's program or DFA is too large to share the combined set (Note: [Pattern budget])")            \
   X(kWeakPattern, "weak-pattern", kWarning, "a pattern has fewer than 3 literal characters")                  \
   X(kNoRequiredLiteral, "no-required-literal", kWarning,                                                      \
     "a pattern can match without a literal of 3+ characters, so every log line is matched against it")       \
@@ -94,7 +98,7 @@ inline constexpr ProblemCodeInfo kProblemCodes[] = {
 // Changing the table changes what rule authors see: update rules/README.md "Problem codes" (the test
 // prints the rows it expects), add the input that makes the loader report a new code to
 // RuleLoader.ReportsEveryCodeOfTheTable (tests/rule_loader_test.cc), then change this count.
-static_assert(sizeof(kProblemCodes) / sizeof(kProblemCodes[0]) == 39,
+static_assert(sizeof(kProblemCodes) / sizeof(kProblemCodes[0]) == 42,
               "the problem code table changed: update rules/README.md \"Problem codes\", its test and this count");
 
 inline const char* ProblemCodeName(ProblemCode code) { return kProblemCodes[static_cast<std::size_t>(code)].name; }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <string_view>
 
 #include <yaml-cpp/yaml.h>
 
@@ -23,6 +24,36 @@ namespace triage {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Where a rule file names its id: the line of a top-level "id:" (YAML) or "id =" (a whole-Lua rule's
+// table), column 1; {0, 0} when none is found. Only for reporting a duplicate id, so the text is
+// searched rather than parsed again.
+SourcePos IdPosition(const std::string& content) {
+  int line = 1;
+  for (size_t at = 0; at < content.size(); ++line) {
+    size_t end = content.find('\n', at);
+    std::string_view text(content.data() + at, (end == std::string::npos ? content.size() : end) - at);
+    size_t word = text.find_first_not_of(" \t");
+    if (word != std::string_view::npos && text.substr(word, 2) == "id") {
+      std::string_view rest = text.substr(word + 2);
+      size_t sep = rest.find_first_not_of(" \t");
+      if (sep != std::string_view::npos && (rest[sep] == ':' || rest[sep] == '=') && (word == 0 || rest[sep] == '=')) {
+        return {line, static_cast<int>(word) + 1};
+      }
+    }
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return {};
+}
+
+const std::string& ContentOf(const std::vector<SourceFile>& files, const std::string& path) {
+  static const std::string kNone;
+  for (const SourceFile& f : files) {
+    if (f.path == path) return f.content;
+  }
+  return kNone;
+}
 
 std::string StemOf(const std::string& path) {
   fs::path p(path);
@@ -178,9 +209,17 @@ ParsedRules ParseAll(BuildInput& in) {
     else yaml_stems.insert(StemOf(sf.path));
   }
   LuaChecker lua(in.limits, in.strict, &problems);
+  std::set<std::string> too_large;
+  for (const SourceFile& sf : in.files) {
+    if (sf.content.size() <= kMaxRuleFileBytes) continue;
+    too_large.insert(sf.path);
+    AddProblem(&problems, Problem::Severity::kError, ProblemCode::kFileTooLarge, sf.path, 0, 0, "",
+               "rule file is larger than " + std::to_string(kMaxRuleFileBytes >> 20) + " MiB");
+  }
   for (SourceFile& sf : in.files) {
     const bool is_lua = IsLuaFile(sf.path);
     if (is_lua && yaml_stems.count(StemOf(sf.path))) continue;  // read with its YAML
+    if (too_large.count(sf.path)) continue;
     FileChecker check(sf.path, in.strict, &problems);
     Rule rule;
     bool ok = false;
@@ -213,14 +252,15 @@ ParsedRules ParseAll(BuildInput& in) {
         auto it = lua_by_stem.find(StemOf(sf.path));
         if (it != lua_by_stem.end()) lua_file = it->second;
       }
-      if (lua_file) {
+      if (lua_file && too_large.count(lua_file->path)) ok = false;
+      if (ok && lua_file) {
         rule.lua_file = lua_file->path;
         rule.lua_chunks.insert(rule.lua_chunks.begin(), LuaChunk{lua_file->path, lua_file->content});
       }
       bool refs = !rule.values_fn.name.empty() || !rule.score_fn.name.empty() ||
                   std::any_of(rule.hypotheses.begin(), rule.hypotheses.end(),
                               [](const HypothesisSpec& h) { return !h.when.name.empty(); });
-      if (rule.has_lua() || refs) ok = lua.Validate(&rule);
+      if (ok && (rule.has_lua() || refs)) ok = lua.Validate(&rule);
     }
     if (!ok) {
       // Hot reload: a file that used to load keeps its last good rule (Note: [Rule reload]).
@@ -240,8 +280,10 @@ ParsedRules ParseAll(BuildInput& in) {
     if (it != by_id.end()) {
       Rule& old = set->rules[it->second.first];
       if (it->second.second == sf.layer) {
-        AddProblem(&problems, Problem::Severity::kError, ProblemCode::kDuplicateId, sf.path, 0, 0, rule.id,
-                   "rule id '" + rule.id + "' is already defined in " + old.file);
+        const SourcePos here = IdPosition(sf.content), there = IdPosition(ContentOf(in.files, old.file));
+        AddProblem(&problems, Problem::Severity::kError, ProblemCode::kDuplicateId, sf.path, here.line, here.column,
+                   rule.id, "rule id '" + rule.id + "' is already defined at " + old.file + ":" +
+                                std::to_string(there.line) + ":" + std::to_string(there.column));
         continue;
       }
       rule.overrides = old.file;

@@ -2,8 +2,12 @@
 #include "rules/rule_reader.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
+#include <string_view>
 
 #include "log/line_scanner.h"
 #include "log/segmenter.h"
@@ -224,6 +228,88 @@ void ReadSignal(FileChecker& check, const YAML::Node& node, Rule* rule, std::set
   }
 }
 
+// yaml-cpp keeps every pair of a mapping that names a key twice, and a lookup sees only the first:
+// the second value would be ignored without a word. Reports each repeated key with both positions.
+void CheckDuplicateKeys(FileChecker& check, const YAML::Node& node) {
+  if (node.IsSequence()) {
+    for (const YAML::Node& item : node) CheckDuplicateKeys(check, item);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, YAML::Mark> seen;
+  for (const auto& kv : node) {
+    if (kv.first.IsScalar()) {
+      auto [it, fresh] = seen.emplace(kv.first.Scalar(), kv.first.Mark());
+      if (!fresh) {
+        check.Error(kv.first.Mark(), ProblemCode::kDuplicateKey,
+                    "key '" + kv.first.Scalar() + "' is given twice (first at line " +
+                        std::to_string(it->second.line + 1) + ", column " + std::to_string(it->second.column + 1) +
+                        "); YAML keeps only one of them");
+      }
+    }
+    CheckDuplicateKeys(check, kv.second);
+  }
+}
+
+// Note: [Pattern budget]
+// Every pattern joins one RE2::Set, so one pattern can hurt every rule: a program too large for the
+// set's memory made the whole set fail to compile (no rule matched any more), and a pattern whose
+// DFA needs exponentially many states made the set's DFA thrash on every log line (a 62 MB log took
+// 44 s instead of 0.16 s). Each pattern is therefore compiled alone and refused (its rule dropped
+// alone, with the pattern's file:line:column) when its program exceeds kMaxPatternProgram
+// instructions (the bundled patterns need at most a few hundred), or when it repeats a character
+// class, '.', or a group more than kMaxClassRepeat times with a counted repetition ({n}, {n,},
+// {n,m}): matching "[a-q][^u-z]{13}x" anywhere in a line must track which of the last 13 characters
+// could have started a match, up to 2^13 DFA states. A repeated literal character is fine, and so is
+// '+' or '*'.
+constexpr int kMaxPatternProgram = 5000;
+constexpr int kMaxClassRepeat = 8;
+
+// The largest counted repetition of a class, '.', an escape class or a group in `pattern`
+// (0 when none).
+int WidestClassRepeat(const std::string& pattern) {
+  int widest = 0;
+  bool last_is_class = false;  // the atom before the current position is not a single literal
+  std::vector<bool> group_open;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\\' && i + 1 < pattern.size()) {
+      char n = pattern[++i];
+      if (n == 'p' || n == 'P') {
+        if (i + 1 < pattern.size() && pattern[i + 1] == '{') i = std::min(pattern.find('}', i), pattern.size() - 1);
+        else ++i;
+        last_is_class = true;
+      } else {
+        last_is_class = std::string_view("dDwWsSC").find(n) != std::string_view::npos;
+      }
+    } else if (c == '[') {
+      size_t j = i + 1;
+      if (j < pattern.size() && pattern[j] == '^') ++j;
+      if (j < pattern.size() && pattern[j] == ']') ++j;  // a leading ']' is a member
+      for (; j < pattern.size() && pattern[j] != ']'; ++j) {
+        if (pattern[j] == '\\') ++j;
+        else if (pattern[j] == '[' && j + 1 < pattern.size() && pattern[j + 1] == ':') j = std::min(pattern.find(":]", j), pattern.size() - 1) + 1;
+      }
+      i = std::min(j, pattern.size() - 1);
+      last_is_class = true;
+    } else if (c == '.' || c == ')') {
+      last_is_class = true;
+    } else if (c == '{' && i + 1 < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[i + 1]))) {
+      size_t close = pattern.find('}', i);
+      if (close == std::string::npos) break;
+      std::string body = pattern.substr(i + 1, close - i - 1);
+      size_t comma = body.find(',');
+      std::string upper = comma == std::string::npos || comma + 1 == body.size() ? body.substr(0, comma) : body.substr(comma + 1);
+      int bound = upper.size() > 6 ? 1000000 : std::atoi(upper.c_str());
+      if (last_is_class) widest = std::max(widest, bound);
+      i = close;
+    } else {
+      last_is_class = false;
+    }
+  }
+  return widest;
+}
+
 }  // namespace
 
 // Parses and validates one rule document. Returns false when the rule must be skipped.
@@ -238,6 +324,7 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
     rule->id = id.Scalar();
     check.set_rule_id(rule->id);
   }
+  CheckDuplicateKeys(check, root);
   static const std::set<std::string> kKeys = {
       "id", "category", "title", "confidence", "match", "specificity", "explain",
       "hypotheses", "checks", "verify", "refs", "examples", "values", "score", "signal"};
@@ -270,7 +357,7 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
   if (YAML::Node n = require("title")) check.GetString(n, "title", &rule->title);
   if (YAML::Node n = root["confidence"]) {
     double v = -1;
-    if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || v <= 0 || v > 1) {
+    if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !(v > 0 && v <= 1)) {  // NaN fails too
       check.Error(n.Mark(), ProblemCode::kBadValue, "'confidence' must be a number in (0, 1]");
     } else {
       rule->prior = v;
@@ -336,6 +423,21 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
     mark.column = p.pos.column - 1;
     if (probe.Add(p.value, &error) < 0) {
       check.Error(mark, ProblemCode::kBadRegex, "match.message: " + error);
+      continue;
+    }
+    // Note: [Pattern budget]
+    if (int repeat = WidestClassRepeat(p.value); repeat > kMaxClassRepeat) {
+      check.Error(mark, ProblemCode::kPatternTooBig,
+                  "pattern repeats a character class or group " + std::to_string(repeat) + " times ({n}); over " +
+                      std::to_string(kMaxClassRepeat) + " the combined set's DFA may need 2^n states and slow every "
+                      "log line: use '+' or '*', or a literal (Note: [Pattern budget])");
+      continue;
+    }
+    if (RE2 alone(p.value, RegexOptions()); !alone.ok() || alone.ProgramSize() > kMaxPatternProgram) {
+      check.Error(mark, ProblemCode::kPatternTooBig,
+                  "pattern compiles to " + (alone.ok() ? std::to_string(alone.ProgramSize()) : std::string("too many")) +
+                      " instructions, over the " + std::to_string(kMaxPatternProgram) +
+                      " one pattern may take in the combined set (Note: [Pattern budget])");
       continue;
     }
     if (LiteralChars(p.value) < 3) {

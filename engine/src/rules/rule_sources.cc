@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
@@ -71,9 +70,14 @@ void CollectFiles(const std::string& root, int layer, const std::string& origin,
                  "cannot read rule file");
       return;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    into->push_back({f.string(), ss.str(), layer, origin});
+    // Up to one byte past the limit: enough to see that a file is too large.
+    std::string content;
+    char buf[1 << 16];
+    while (content.size() <= kMaxRuleFileBytes && in.read(buf, sizeof buf).gcount() > 0) {
+      content.append(buf, static_cast<size_t>(in.gcount()));
+    }
+    if (content.size() > kMaxRuleFileBytes + 1) content.resize(kMaxRuleFileBytes + 1);
+    into->push_back({f.string(), std::move(content), layer, origin});
   };
   if (fs::is_regular_file(p, ec)) {
     read(p, out);

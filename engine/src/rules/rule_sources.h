@@ -4,6 +4,7 @@
 #ifndef TRIAGE_ENGINE_RULE_SOURCES_H_
 #define TRIAGE_ENGINE_RULE_SOURCES_H_
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,11 @@ struct SourceFile {
   int layer;           // which directory of the search path it came from
   std::string origin;  // bundled | system | user | project | env | cli | memory
 };
+
+// The largest rule file read (YAML or Lua): the bundled ones are under 40 KiB, and a 60 MB file made
+// one load take a minute and a gigabyte. A file is read up to one byte more, and the read stage
+// refuses it (file-too-large).
+constexpr size_t kMaxRuleFileBytes = 1 << 20;
 
 // Rule ids to leave out, each with what asked for it.
 using DisableList = std::vector<std::pair<std::string, std::string>>;
