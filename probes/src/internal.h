@@ -42,7 +42,9 @@ struct OpRecord {
   std::vector<std::vector<int64_t>> in_shapes;    // tensor inputs only
   std::vector<std::string> in_params;             // parameter names among the inputs ("fc.weight")
   std::vector<std::string> in_names;              // per in_shapes entry: its parameter name, or ""
+  std::vector<const void*> in_data;               // per in_shapes entry: its data pointer (views share it)
   std::vector<std::vector<int64_t>> out_shapes;
+  std::vector<const void*> out_data;              // per out_shapes entry: its data pointer
   bool ended = false;
   bool failed = false;                            // ended by an exception
   bool in_nonfinite = false;                      // some floating input had NaN/Inf (when checked)

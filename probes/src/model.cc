@@ -328,6 +328,7 @@ void OpTracer::Start(const at::RecordFunction& fn) {
     if (!t.defined()) continue;
     rec.in_shapes.push_back(t.sizes().vec());
     rec.in_names.emplace_back();
+    rec.in_data.push_back(t.has_storage() ? t.data_ptr() : nullptr);
     if (t.has_storage()) {
       // Views of a parameter (weight.t() inside the C++ frontend's linear) share its data pointer.
       auto it = param_names_.find(t.data_ptr());
@@ -364,6 +365,7 @@ void OpTracer::End(const at::RecordFunction& fn) {
     const torch::Tensor& t = v.toTensor();
     if (!t.defined()) continue;
     rec.out_shapes.push_back(t.sizes().vec());
+    rec.out_data.push_back(t.has_storage() ? t.data_ptr() : nullptr);
     if (check && options_.check_finite && !AllFinite(t)) rec.out_nonfinite = true;
     if (check && options_.dead_units && IsFloating(t) && t.dim() >= 2 &&
         (rec.name == "aten::relu" || rec.name == "aten::relu_")) {

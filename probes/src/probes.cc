@@ -112,6 +112,155 @@ ProbeContext Marking(ProbeContext& ctx) {
   return run;
 }
 
+// ---- what the loss receives -------------------------------------------------------------------
+
+// Loss ops by the family of input they expect, as the C++ frontend, TorchScript and Python call
+// them (cross_entropy's own log_softmax and nll_loss run inside it, one level down).
+const char* LossKindOf(const std::string& op) {
+  static const std::map<std::string, const char*> kOps = {
+      {"aten::cross_entropy_loss", "cross_entropy"},
+      {"aten::nll_loss", "nll"},
+      {"aten::nll_loss_nd", "nll"},
+      {"aten::nll_loss2d", "nll"},
+      {"aten::binary_cross_entropy_with_logits", "bce_with_logits"},
+      {"aten::binary_cross_entropy", "bce"},
+      {"aten::kl_div", "kl_div"},
+      {"aten::mse_loss", "mse"},
+      {"aten::l1_loss", "l1"},
+      {"aten::smooth_l1_loss", "smooth_l1"},
+      {"aten::huber_loss", "huber"},
+  };
+  auto it = kOps.find(op);
+  return it == kOps.end() ? nullptr : it->second;
+}
+
+// Ops that combine two operands element by element, broadcasting them when their shapes differ.
+bool IsElementwise(const std::string& op) {
+  static const std::set<std::string> kOps = {
+      "aten::sub",    "aten::sub_",     "aten::rsub",    "aten::add",         "aten::add_",
+      "aten::mul",    "aten::div",      "aten::pow",     "aten::mse_loss",
+      "aten::l1_loss", "aten::smooth_l1_loss", "aten::huber_loss", "aten::binary_cross_entropy",
+      "aten::binary_cross_entropy_with_logits", "aten::kl_div"};
+  return kOps.count(op) > 0;
+}
+
+// Ops that only reshape or re-view their input: the output's activation is the op before them.
+bool IsShapeOnly(const std::string& op) {
+  return IsView(op) || IsReshape(op) || op == "aten::squeeze" || op == "aten::unsqueeze" || op == "aten::permute" ||
+         op == "aten::clone" || op == "aten::select" || op == "aten::slice";
+}
+
+// What the loss makes of the model's output: one traced run of the forward and the loss.
+struct LossCall {
+  torch::Tensor output;               // the model's output
+  std::optional<ModelError> error;    // what the loss raised, if it did
+  std::string op;                     // the first loss op the trace saw ("aten::cross_entropy_loss"), or ""
+  std::string kind;                   // its family (LossKindOf), else the context's loss_name, else ""
+  bool takes_output = false;          // that op reads the output itself, not a transformed copy
+  std::string activation;             // the forward's last op that computes ("aten::sigmoid")
+  std::string broadcast_op;           // the first op of the loss that broadcast the output against the target
+  std::vector<int64_t> broadcast_to;  // the shape they broadcast to
+};
+
+// Runs forward (an error it raises leaves as the model's) and the loss under the tracer.
+LossCall TraceLoss(ProbeContext& ctx) {
+  LossCall call;
+  torch::NoGradGuard no_grad;
+  OpTracer tracer(ctx.model, {});
+  call.output = ctx.Forward(ctx.inputs);
+  const size_t forward_ops = tracer.ops().size();
+  try {
+    ctx.Loss(call.output, ctx.targets);
+  } catch (const ModelError& e) {
+    call.error = e;
+  }
+  const std::vector<OpRecord>& ops = tracer.ops();
+  for (size_t i = forward_ops; i-- > 0;) {
+    if (ops[i].depth == 0 && !IsShapeOnly(ops[i].name)) {
+      call.activation = ops[i].name;
+      break;
+    }
+  }
+  const torch::Tensor& out = call.output;
+  if (!out.defined()) return call;
+  const void* out_data = out.has_storage() ? out.data_ptr() : nullptr;
+  const std::vector<int64_t> out_shape = out.sizes().vec();
+  const std::vector<int64_t> target_shape = ctx.targets.defined() ? ctx.targets.sizes().vec() : std::vector<int64_t>{};
+  for (size_t i = forward_ops; i < ops.size(); ++i) {
+    const OpRecord& op = ops[i];
+    if (op.depth != 0) continue;
+    int slot = -1;  // the input that is the output (or a view of it)
+    for (size_t k = 0; k < op.in_data.size() && slot < 0; ++k) {
+      if (out_data != nullptr && op.in_data[k] == out_data) slot = static_cast<int>(k);
+    }
+    if (call.op.empty()) {
+      if (const char* kind = LossKindOf(op.name)) {
+        call.op = op.name;
+        call.kind = kind;
+        call.takes_output = slot == 0;
+      }
+    }
+    if (slot < 0 || !call.broadcast_op.empty() || IsShapeOnly(op.name)) continue;
+    const std::vector<int64_t>& seen = op.in_shapes[slot];
+    int64_t seen_numel = 1;
+    for (int64_t d : seen) seen_numel *= d;
+    if (seen != out_shape && seen_numel > out.numel()) {
+      // A view of the output larger than the output: expanded against the target (what the C++
+      // frontend's mse_loss and smooth_l1_loss do with broadcast_tensors before the op).
+      call.broadcast_op = op.name;
+      call.broadcast_to = seen;
+    } else if (IsElementwise(op.name) && !target_shape.empty()) {
+      for (size_t k = 0; k < op.in_shapes.size(); ++k) {
+        if (static_cast<int>(k) != slot && op.in_shapes[k] == target_shape && target_shape != seen) {
+          call.broadcast_op = op.name;
+          call.broadcast_to = at::infer_size(seen, target_shape);
+          break;
+        }
+      }
+    }
+  }
+  if (call.kind.empty()) call.kind = ctx.loss_name;
+  return call;
+}
+
+// What the output's values already are: probabilities (softmax: rows >= 0 that sum to 1),
+// log-probabilities (log_softmax: rows whose exponentials sum to 1), values bounded in [0, 1]
+// (sigmoid), or unbounded scores.
+std::string OutputRange(const torch::Tensor& out) {
+  if (!out.defined() || !out.is_floating_point() || out.numel() < 2 || !AllFinite(out)) return "scores";
+  torch::Tensor v = out.detach().to(torch::kDouble);
+  const double lo = v.min().item<double>(), hi = v.max().item<double>();
+  if (v.dim() >= 2 && v.size(1) >= 2) {
+    if (lo >= 0 && (v.sum(1) - 1).abs().max().item<double>() < 1e-3) return "probabilities";
+    if (hi <= 0 && v.logsumexp(1).abs().max().item<double>() < 1e-3) return "log-probabilities";
+  }
+  if (lo >= 0 && hi <= 1) return "bounded";
+  return "scores";
+}
+
+// The loss of the best outputs a head bounded in [0, 1] can give (one-hot class targets, or the
+// targets themselves clamped to [0, 1]): a loss fed bounded values never falls below it. NaN when
+// the targets do not say what the best output is.
+double BoundedFloor(ProbeContext& ctx, const torch::Tensor& out) {
+  const torch::Tensor& t = ctx.targets;
+  if (!t.defined() || t.numel() == 0) return NAN;
+  torch::Tensor best;
+  if (!t.is_floating_point() && out.dim() == 2 && t.dim() == 1) {
+    if (t.min().item<int64_t>() < 0 || t.max().item<int64_t>() >= out.size(1)) return NAN;
+    best = torch::one_hot(t.to(torch::kLong), out.size(1)).to(out.options());
+  } else if (t.is_floating_point() && t.sizes() == out.sizes()) {
+    best = t.clamp(0, 1).to(out.options());
+  } else {
+    return NAN;
+  }
+  try {
+    torch::NoGradGuard no_grad;
+    return ctx.Loss(best, t).item<double>();
+  } catch (const std::exception&) {
+    return NAN;
+  }
+}
+
 // ---- nan-source -------------------------------------------------------------------------------
 
 Evidence NanSource(ProbeContext& ctx) {
@@ -205,16 +354,34 @@ Evidence NanSource(ProbeContext& ctx) {
 
 // ---- grad-health ------------------------------------------------------------------------------
 
+// Biases whose layer's output goes straight into batch_norm (by data pointer): the normalisation
+// subtracts the batch mean, so their gradient is zero by construction (up to rounding), not vanishing.
+std::set<std::string> BiasesBeforeBatchNorm(const std::vector<OpRecord>& ops) {
+  std::set<const void*> normalised_inputs;
+  for (const OpRecord& op : ops) {
+    if (op.depth == 0 && op.name == "aten::batch_norm" && !op.in_data.empty()) normalised_inputs.insert(op.in_data.front());
+  }
+  std::set<std::string> out;
+  for (const OpRecord& op : ops) {
+    if (op.depth != 0 || op.out_data.empty() || !normalised_inputs.count(op.out_data.front())) continue;
+    for (const std::string& p : op.in_params) {
+      if (p.size() >= 4 && p.compare(p.size() - 4, 4, "bias") == 0) out.insert(p);
+    }
+  }
+  return out;
+}
+
 Evidence GradHealth(ProbeContext& ctx) {
   const char* kName = "grad-health";
   ClearGrads(ctx);
-  std::set<std::string> used;
+  std::set<std::string> used, normalised;
   torch::Tensor loss;
   {
     OpTracer tracer(ctx.model, {});
     torch::AutoGradMode grad_on(true);
     loss = ctx.Loss(ctx.Forward(ctx.inputs), ctx.targets);
     for (const OpRecord& op : tracer.ops()) used.insert(op.in_params.begin(), op.in_params.end());
+    normalised = BiasesBeforeBatchNorm(tracer.ops());
   }
   if (!loss.requires_grad()) {
     return {Finding(kName, "autograd.no_grad_fn", "graph-cut", 0.9,
@@ -245,10 +412,13 @@ Evidence GradHealth(ProbeContext& ctx) {
     max_norm = std::max(max_norm, n);
     min_norm = std::min(min_norm, n);
     if (n > 100) huge.push_back(name + "=" + Num(n));
-    if (n < 1e-7) tiny.push_back(name + "=" + Num(n));
+    if (n < 1e-7 && !normalised.count(name)) tiny.push_back(name + "=" + Num(n));
   }
   std::vector<std::pair<std::string, std::string>> facts;
   for (const std::string& layer : layer_order) facts.emplace_back("grad_norm[" + layer + "]", Num(std::sqrt(layer_sq[layer])));
+  if (!normalised.empty()) {
+    facts.emplace_back("biases_before_batchnorm", Join(std::vector<std::string>(normalised.begin(), normalised.end())));
+  }
   auto with_facts = [&](ProbeEvidence e) {
     e.facts = facts;
     return e;
@@ -496,33 +666,82 @@ Evidence OverfitOneBatch(ProbeContext& ctx) {
 
 // ---- init-loss --------------------------------------------------------------------------------
 
+// A finding of outputs already squashed into [0, 1] (softmax, sigmoid) that reach a loss reading
+// logits (cross_entropy, bce_with_logits) or log-probabilities (nll, kl_div) as they are.
+std::optional<ProbeEvidence> SquashedOutputs(ProbeContext& ctx, const LossCall& call, const std::string& range,
+                                             double loss) {
+  const bool wants_logits = call.kind == "cross_entropy" || call.kind == "bce_with_logits";
+  const bool wants_log_probabilities = call.kind == "nll" || call.kind == "kl_div";
+  if ((range != "probabilities" && range != "bounded") || !call.takes_output || !(wants_logits || wants_log_probabilities)) {
+    return std::nullopt;
+  }
+  const torch::Tensor& out = call.output;
+  const std::string what = range == "probabilities" ? "probabilities (every row is >= 0 and sums to 1)"
+                                                    : "values bounded in [0, 1]";
+  const std::string from = call.activation.empty() ? "" : " (its last op is " + call.activation + ")";
+  std::string summary = "the model outputs " + what + from + " and " + call.op + " reads them as " +
+                        (wants_logits ? "logits" : "log-probabilities") + ": the loss is " + Num(loss);
+  if (call.kind == "cross_entropy" && out.dim() == 2) {
+    summary += " (ln " + std::to_string(out.size(1)) + " = " + Num(std::log(static_cast<double>(out.size(1)))) + ")";
+  }
+  const double floor = BoundedFloor(ctx, out);
+  if (std::isfinite(floor)) summary += " and can never fall below " + Num(floor) + ", its value for perfect outputs in [0, 1]";
+  const char* hypothesis;
+  std::string fix;
+  if (wants_log_probabilities) {
+    hypothesis = "nll-on-probabilities";
+    fix = "Apply log_softmax instead of softmax before " + call.kind + " (or return logits and use cross_entropy).";
+  } else if (call.kind == "bce_with_logits") {
+    hypothesis = "sigmoid-before-bce-with-logits";
+    fix = "Return raw logits (drop the final sigmoid): binary_cross_entropy_with_logits applies the sigmoid itself.";
+  } else if (range == "probabilities") {
+    hypothesis = "softmax-before-cross-entropy";
+    fix = "Return raw logits from the model (drop the final softmax) and keep CrossEntropyLoss; apply softmax only "
+          "for reporting.";
+  } else {
+    hypothesis = "sigmoid-before-cross-entropy";
+    fix = "Return raw logits (drop the final sigmoid) and keep cross_entropy for one class per sample; for several "
+          "labels per sample use binary_cross_entropy_with_logits on the logits.";
+  }
+  ProbeEvidence e = Finding("init-loss", "training.softmax_before_loss", hypothesis, 0.9, summary, fix);
+  if (std::isfinite(floor)) e.facts.emplace_back("loss_floor", Num(floor));
+  return e;
+}
+
 Evidence InitLoss(ProbeContext& ctx) {
   const char* kName = "init-loss";
+  LossCall call = TraceLoss(ctx);
+  if (call.error) throw *call.error;
   torch::NoGradGuard no_grad;
-  torch::Tensor out = ctx.Forward(ctx.inputs);
-  if (out.dim() != 2 || !out.is_floating_point()) {
-    return {Make(kName, "inconclusive", "the output is not a [batch, classes] score matrix")};
-  }
-  int64_t classes = out.size(1);
-  double expected = std::log(static_cast<double>(classes));
-  double loss = ctx.Loss(out, ctx.targets).item<double>();
+  const torch::Tensor& out = call.output;
+  const double loss = ctx.Loss(out, ctx.targets).item<double>();
+  const std::string range = OutputRange(out);
   std::vector<std::pair<std::string, std::string>> facts = {
-      {"loss", Num(loss)}, {"ln_classes", Num(expected)}, {"classes", std::to_string(classes)}};
-  torch::Tensor sums = out.sum(1);
-  bool probabilities = (out.min().item<double>() >= 0) && ((sums - 1).abs().max().item<double>() < 1e-3);
+      {"loss", Num(loss)}, {"loss_op", call.op.empty() ? "(none recognised)" : call.op}, {"output", range}};
+  if (!call.activation.empty()) facts.emplace_back("last_op", call.activation);
+  if (std::optional<ProbeEvidence> squashed = SquashedOutputs(ctx, call, range, loss)) {
+    squashed->facts.insert(squashed->facts.begin(), facts.begin(), facts.end());
+    return {*squashed};
+  }
   ProbeEvidence e;
-  if (probabilities && ctx.loss_name == "cross_entropy") {
-    e = Finding(kName, "training.softmax_before_loss", "softmax-before-cross-entropy", 0.9,
-                "the model outputs probabilities (every row is >= 0 and sums to 1) and cross_entropy applies "
-                "log_softmax to them again; the loss can only fall to about " + Num(std::log(classes - 1 + M_E) - 1),
-                "Return raw logits from the model (drop the final softmax) and keep CrossEntropyLoss; apply "
-                "softmax only for reporting.");
-  } else if (std::isfinite(loss) && loss > 3 * expected) {
-    e = Make(kName, "inconclusive", "initial loss " + Num(loss) + " is far above ln(" + std::to_string(classes) +
-                                        ") = " + Num(expected) + ": over-confident initial outputs (init scale, inputs not normalised)");
+  const bool log_classes = call.kind == "cross_entropy" || (call.kind == "nll" && range == "log-probabilities");
+  if (out.dim() != 2 || !out.is_floating_point() || !log_classes) {
+    e = Make(kName, "inconclusive", "no ln(classes) reference: the loss is " + (call.kind.empty() ? "not one the probes know" : call.kind) +
+                                        " on a " + ShapeText(out.sizes().vec()) + " output of " + range);
   } else {
-    e = Make(kName, "refuted", "outputs are unnormalised scores; loss " + Num(loss) + " vs ln(" + std::to_string(classes) +
-                                   ") = " + Num(expected));
+    const int64_t classes = out.size(1);
+    const double expected = std::log(static_cast<double>(classes));
+    facts.emplace_back("ln_classes", Num(expected));
+    if (std::isfinite(loss) && loss > 3 * expected) {
+      e = Make(kName, "inconclusive", "initial loss " + Num(loss) + " is far above ln(" + std::to_string(classes) + ") = " +
+                                          Num(expected) + ": over-confident initial outputs (init scale, inputs not normalised)");
+    } else {
+      const std::string what = range == "scores"              ? "outputs are unnormalised scores"
+                               : range == "log-probabilities" && call.kind == "nll" ? "outputs are log-probabilities, as nll_loss expects"
+                               : range == "log-probabilities" ? "outputs are log-probabilities, which cross_entropy's log_softmax leaves as they are"
+                                                              : "outputs are " + range + " but the loss transforms them before " + call.op;
+      e = Make(kName, "refuted", what + "; loss " + Num(loss) + " vs ln(" + std::to_string(classes) + ") = " + Num(expected));
+    }
   }
   e.facts = facts;
   return {e};
@@ -564,49 +783,97 @@ Evidence DeadActivations(ProbeContext& ctx) {
 
 // ---- label-range / index-range ----------------------------------------------------------------
 
+bool ReadsClassIndices(const std::string& kind) { return kind == "cross_entropy" || kind == "nll"; }
+
+// Targets a loss reading class indices rejects: not int64, or outside 0..classes-1 (-100 is the
+// default ignore_index). The loss's kind and the number of classes come from a traced forward and
+// loss; a forward that raises (the CPU re-run of a batch whose CUDA run hit a device-side assert
+// may) leaves the last 2-D parameter's rows as the number of classes.
 Evidence LabelRange(ProbeContext& ctx) {
   const char* kName = "label-range";
-  if (!ctx.targets.defined() || ctx.targets.is_floating_point() || ctx.targets.numel() == 0) {
-    return {Make(kName, "inconclusive", "targets are not integer class indices")};
+  if (!ctx.targets.defined() || ctx.targets.numel() == 0) return {Make(kName, "inconclusive", "no targets in the probe context")};
+  std::optional<LossCall> call;
+  try {
+    call = TraceLoss(ctx);
+  } catch (const ModelError&) {
+    // The forward raises: the labels are still read against the last layer's width below.
   }
-  torch::Tensor t = ctx.targets.to(torch::kCPU);
-  int64_t lo = t.min().item<int64_t>(), hi = t.max().item<int64_t>();
-  int64_t classes = -1;
-  {
-    torch::NoGradGuard no_grad;
-    // The re-run on CPU of a batch whose CUDA run hit a device-side assert happens here: the same
-    // check, without the kernel.
-    try {
-      torch::Tensor out = ctx.Forward(ctx.inputs);
-      if (out.dim() >= 2) classes = out.size(1);
-    } catch (const std::exception&) {
-      // Fall back to the last Linear layer's width below.
-    }
-  }
+  const std::string kind = call ? call->kind : ctx.loss_name;
+  const std::string loss = kind.empty() ? std::string("the loss") : kind;
+  torch::Tensor t = ctx.targets.detach().to(torch::kCPU);
+  const std::string dtype(c10::toString(t.scalar_type()));
+  int64_t classes = call && call->output.dim() >= 2 ? call->output.size(1) : -1;
   if (classes < 0) {
     for (const auto& [name, p] : ctx.model.Parameters()) {
       if (p.dim() == 2) classes = p.size(0);
     }
   }
-  if (classes < 0) return {Make(kName, "inconclusive", "cannot tell the number of classes")};
-  int64_t bad = ((t < 0) | (t >= classes)).sum().item<int64_t>();
   std::vector<std::pair<std::string, std::string>> facts = {
-      {"target_min", std::to_string(lo)}, {"target_max", std::to_string(hi)}, {"classes", std::to_string(classes)}};
-  ProbeEvidence e;
-  if (bad > 0) {
-    e = Finding(kName, "loss.target_out_of_range", "labels-exceed-classes", 0.95,
-                "targets range over [" + std::to_string(lo) + ", " + std::to_string(hi) + "] but the classifier has " +
-                    std::to_string(classes) + " outputs (valid 0.." + std::to_string(classes - 1) + "): " +
-                    std::to_string(bad) + " of " + std::to_string(t.numel()) + " labels are out of range",
-                hi >= classes && lo >= 1 && hi == classes
-                    ? "Labels look 1-based: subtract 1, or size the last layer for " + std::to_string(hi + 1) + " classes."
-                    : "Size the last layer for " + std::to_string(hi + 1) + " classes, or remap the labels into 0.." +
-                          std::to_string(classes - 1) + ".");
-  } else {
-    e = Make(kName, "refuted", "all targets lie in 0.." + std::to_string(classes - 1));
+      {"target_dtype", dtype}, {"target_shape", ShapeText(t.sizes().vec())}, {"loss", kind.empty() ? "?" : kind}};
+  if (classes >= 0) facts.emplace_back("classes", std::to_string(classes));
+  auto with_facts = [&](ProbeEvidence e) {
+    e.facts.insert(e.facts.begin(), facts.begin(), facts.end());
+    return Evidence{e};
+  };
+  // The dtype is judged only against a loss op the trace saw (a loss written by hand may take anything).
+  const bool class_index_op = call && !call->op.empty() && ReadsClassIndices(kind);
+  if (t.is_floating_point()) {
+    // Float targets with one value per sample (no class dimension) are class ids for these losses;
+    // shaped like the output they are class probabilities, which cross_entropy accepts.
+    if (!class_index_op || t.dim() != call->output.dim() - 1) {
+      return with_facts(Make(kName, "inconclusive", "the targets are " + dtype + " values, not class indices, for " + loss));
+    }
+    const bool whole = AllFinite(t) && (t == t.round()).all().item<bool>();
+    std::string summary = "the targets are " + dtype + " but " + kind + " reads them as class indices, which must be int64 (Long)";
+    if (whole) {
+      summary += ": they hold whole numbers " + Num(t.min().item<double>(), 12) + " to " + Num(t.max().item<double>(), 12) +
+                 ", class ids stored as floats";
+    } else {
+      summary += ", and they are not whole numbers either (regression values or probabilities with a class-index loss?)";
+    }
+    return with_facts(Finding(kName, "dtype.integer_expected", "labels-loaded-as-float", 0.9, summary,
+                              whole ? "Cast the labels once where they are built: y.to(torch::kLong) (Python: y.long())."
+                                    : "Class ids: cast with y.long(). Class probabilities: give them the output's shape. "
+                                      "Regression values: use a regression loss such as mse_loss."));
   }
-  e.facts = facts;
-  return {e};
+  if (!kind.empty() && !ReadsClassIndices(kind)) {
+    return with_facts(Make(kName, "inconclusive", "the loss (" + kind + ") does not read class indices"));
+  }
+  if (t.scalar_type() == torch::kBool) return with_facts(Make(kName, "inconclusive", "the targets are booleans, not class indices"));
+  if (class_index_op && t.scalar_type() != torch::kLong) {
+    return with_facts(Finding(kName, "dtype.integer_expected", "labels-int32", 0.9,
+                              "the targets are " + dtype + " but " + kind + " takes class indices as int64 (Long) only",
+                              "Convert the labels with y.to(torch::kLong) (Python: y.long()) where they are built."));
+  }
+  if (classes < 0) return with_facts(Make(kName, "inconclusive", "cannot tell the number of classes"));
+  constexpr int64_t kIgnoreIndex = -100;  // cross_entropy's and nll_loss's default
+  const int64_t lo = t.min().item<int64_t>(), hi = t.max().item<int64_t>();
+  const int64_t ignored = (t == kIgnoreIndex).sum().item<int64_t>();
+  const int64_t bad = (((t < 0) & (t != kIgnoreIndex)) | (t >= classes)).sum().item<int64_t>();
+  facts.emplace_back("target_min", std::to_string(lo));
+  facts.emplace_back("target_max", std::to_string(hi));
+  if (ignored > 0) facts.emplace_back("ignore_index_-100", std::to_string(ignored));
+  const std::string valid = "0.." + std::to_string(classes - 1);
+  if (bad == 0) return with_facts(Make(kName, "refuted", "all targets lie in " + valid + (ignored ? " (or are -100, ignored)" : "")));
+  const std::string counted = std::to_string(bad) + " of " + std::to_string(t.numel()) + " labels are out of range";
+  // On the CPU a class-index loss raises on a label it does not ignore; one that ran on these
+  // labels ignores them (an ignore_index other than -100).
+  if (call && !call->error && ReadsClassIndices(kind) && call->output.device().is_cpu()) {
+    return with_facts(Make(kName, "inconclusive", counted + " for " + valid + " but " + kind +
+                                                      " accepts them: they are its ignore_index"));
+  }
+  const std::string range = "targets range over [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                            "] but the classifier has " + std::to_string(classes) + " outputs (valid " + valid + "): " + counted;
+  if (((t < 0) & (t != kIgnoreIndex)).any().item<bool>()) {
+    return with_facts(Finding(kName, "loss.target_out_of_range", "negative-labels", 0.95, range,
+                              "Map the labels into " + valid + "; mark samples to skip with the loss's ignore_index "
+                              "(-100 unless set), not another negative value."));
+  }
+  return with_facts(Finding(kName, "loss.target_out_of_range", "labels-exceed-classes", 0.95, range,
+                            hi >= classes && lo >= 1 && hi == classes
+                                ? "Labels look 1-based: subtract 1, or size the last layer for " + std::to_string(hi + 1) + " classes."
+                                : "Size the last layer for " + std::to_string(hi + 1) + " classes, or remap the labels into " +
+                                      valid + "."));
 }
 
 Evidence IndexRange(ProbeContext& ctx) {
@@ -803,9 +1070,12 @@ Evidence ShapeTrace(ProbeContext& ctx) {
 
 // ---- mode-audit -------------------------------------------------------------------------------
 
+bool IsBatchNorm(const std::string& type) {
+  return type.find("BatchNorm") != std::string::npos || type.find("batchnorm") != std::string::npos;
+}
+
 bool ModeDependent(const std::string& type) {
-  return type.find("Dropout") != std::string::npos || type.find("BatchNorm") != std::string::npos ||
-         type.find("dropout") != std::string::npos || type.find("batchnorm") != std::string::npos;
+  return IsBatchNorm(type) || type.find("Dropout") != std::string::npos || type.find("dropout") != std::string::npos;
 }
 
 Evidence ModeAudit(ProbeContext& ctx) {
@@ -979,6 +1249,126 @@ Evidence AutogradAnomaly(ProbeContext& ctx) {
   return {Make(kName, "inconclusive", "backward fails under anomaly mode: " + first_line)};
 }
 
+// ---- loss-broadcast ---------------------------------------------------------------------------
+
+Evidence LossBroadcast(ProbeContext& ctx) {
+  const char* kName = "loss-broadcast";
+  LossCall call = TraceLoss(ctx);
+  if (call.error) throw *call.error;
+  const std::string out_shape = ShapeText(call.output.sizes().vec());
+  const std::string target_shape = ctx.targets.defined() ? ShapeText(ctx.targets.sizes().vec()) : "(none)";
+  std::vector<std::pair<std::string, std::string>> facts = {
+      {"output", out_shape}, {"target", target_shape}, {"loss_op", call.op.empty() ? "(none recognised)" : call.op}};
+  if (call.broadcast_op.empty()) {
+    ProbeEvidence e = Make(kName, "refuted", "the loss meets the prediction " + out_shape + " and the target " + target_shape +
+                                                 " without broadcasting one against the other");
+    e.facts = facts;
+    return {e};
+  }
+  const std::string joint = ShapeText(call.broadcast_to);
+  facts.emplace_back("broadcast_to", joint);
+  facts.emplace_back("broadcast_op", call.broadcast_op);
+  ProbeEvidence e = Finding(
+      kName, "shape.loss_input_target", "prediction-target-broadcast", 0.9,
+      call.broadcast_op + " in the loss broadcasts the prediction " + out_shape + " against the target " + target_shape +
+          " to " + joint + ": the loss compares every prediction with targets of other samples (PyTorch only warns)",
+      "Give the prediction the target's shape before the loss (out.squeeze(-1) for a [N, 1] head, or "
+      "y.view_as(out)), so each prediction meets its own target.");
+  e.facts = facts;
+  return {e};
+}
+
+// ---- norm-batch -------------------------------------------------------------------------------
+
+// The BatchNorm modules in training mode, in pre-order; empty when there is none.
+std::vector<std::string> TrainingBatchNorms(const Model& model) {
+  std::vector<std::string> out;
+  for (const Submodule& m : model.Modules()) {
+    if (IsBatchNorm(m.type) && m.training) out.push_back(m.name.empty() ? "(root)" : m.name);
+  }
+  return out;
+}
+
+// The forward on `inputs` under the tracer: the BatchNorm layers that ran (by their weight) and
+// the values per channel each got; the forward's error, when it raised, as the rules read it.
+struct NormRun {
+  std::map<std::string, int64_t> per_channel;  // layer -> values per channel (batch x spatial)
+  std::optional<ModelError> error;
+  std::string error_category;
+};
+
+NormRun RunNorms(ProbeContext& ctx, const torch::Tensor& inputs) {
+  NormRun run;
+  torch::NoGradGuard no_grad;
+  OpTracer tracer(ctx.model, {});
+  try {
+    ctx.Forward(inputs);
+  } catch (const ModelError& e) {
+    run.error = e;
+    run.error_category = ErrorEvidence("norm-batch", ctx, e).category;
+  }
+  for (const OpRecord& op : tracer.ops()) {
+    if (op.depth != 0 || op.name != "aten::batch_norm" || op.in_params.empty() || op.in_shapes.empty()) continue;
+    const std::vector<int64_t>& shape = op.in_shapes.front();
+    int64_t values = 1;
+    for (size_t d = 0; d < shape.size(); ++d) values *= d == 1 ? 1 : shape[d];
+    run.per_channel.emplace(ModuleOf(op.in_params.front()), values);
+  }
+  return run;
+}
+
+// BatchNorm in training mode needs more than one value per channel: a batch of one sample fails
+// after a Linear layer or a global pool. The batch given is tried first, then one of its samples:
+// a model that fails on one sample fails on the last batch of an epoch that leaves one over.
+Evidence NormBatch(ProbeContext& ctx) {
+  const char* kName = "norm-batch";
+  const std::vector<std::string> norms = TrainingBatchNorms(ctx.model);
+  if (norms.empty()) return {Make(kName, "refuted", "no BatchNorm layer in training mode")};
+  const int64_t batch = ctx.inputs.dim() > 0 ? ctx.inputs.size(0) : 0;
+  std::vector<std::pair<std::string, std::string>> facts = {{"batch", std::to_string(batch)},
+                                                            {"batchnorm_training", Join(norms)}};
+  // The layer that failed is the first BatchNorm in training mode that did not get to run.
+  auto failing_layer = [&](const NormRun& run) {
+    for (const std::string& n : norms) {
+      if (!run.per_channel.count(n)) return n;
+    }
+    return norms.front();
+  };
+  NormRun run = RunNorms(ctx, ctx.inputs);
+  if (run.error && run.error_category != "shape.batchnorm_single_sample") throw *run.error;  // evidence of its own
+  if (run.error) {
+    const std::string layer = failing_layer(run);
+    ProbeEvidence e = Finding(kName, "shape.batchnorm_single_sample", "batch-of-one", 0.9,
+                              layer + " runs in training mode on a batch of " + std::to_string(batch) +
+                                  " and gets one value per channel, from which it cannot compute a variance: " +
+                                  ErrorHeadline(run.error->what()),
+                              "Drop the last incomplete batch (DataLoader drop_last=True) or use batches larger than one; "
+                              "for single-sample prediction call model.eval() first; GroupNorm/LayerNorm work on one sample.");
+    e.facts = facts;
+    e.facts.emplace_back("layer", layer);
+    return {e};
+  }
+  for (const auto& [layer, values] : run.per_channel) facts.emplace_back("values_per_channel[" + layer + "]", std::to_string(values));
+  if (batch <= 1) {
+    ProbeEvidence e = Make(kName, "inconclusive", "a batch of one runs, but its BatchNorm statistics come from a single sample");
+    e.facts = facts;
+    return {e};
+  }
+  NormRun one = RunNorms(ctx, ctx.inputs.narrow(0, 0, 1));
+  ProbeEvidence e;
+  if (one.error && one.error_category == "shape.batchnorm_single_sample") {
+    e = Make(kName, "inconclusive", "this batch of " + std::to_string(batch) + " passes, but a batch of one sample fails at " +
+                                        failing_layer(one) + " (one value per channel in training mode)");
+  } else if (one.error) {
+    e = Make(kName, "inconclusive", "this batch of " + std::to_string(batch) + " passes; a batch of one sample could not be tried: " +
+                                        ErrorHeadline(one.error->what()));
+  } else {
+    e = Make(kName, "refuted", "BatchNorm layers get more than one value per channel on this batch and on a batch of one sample");
+  }
+  e.facts = facts;
+  return {e};
+}
+
 // ---- registry ---------------------------------------------------------------------------------
 
 using ProbeFn = Evidence (*)(ProbeContext&);
@@ -992,10 +1382,12 @@ const std::vector<Entry>& Registry() {
   static const std::vector<Entry> kEntries = {
       {{"device-audit", "devices of parameters, buffers, inputs and targets", 0, false}, DeviceAudit},
       {{"dtype-audit", "dtypes of parameters vs inputs", 0, false}, DtypeAudit},
-      {{"label-range", "targets vs classifier width (CPU re-run of a device-side assert)", 1, false}, LabelRange},
+      {{"label-range", "targets vs the loss: class-index dtype, range vs classifier width (CPU re-run of a device-side assert)", 1, false}, LabelRange},
       {{"index-range", "embedding indices vs num_embeddings", 1, false}, IndexRange},
       {{"shape-trace", "shapes into/out of each layer; the layer whose expected size disagrees", 1, false}, ShapeTrace},
-      {{"init-loss", "loss vs ln(classes); probabilities fed to cross-entropy", 1, false}, InitLoss},
+      {{"init-loss", "loss vs ln(classes); softmax/sigmoid outputs fed to a loss that reads logits or log-probabilities", 1, false}, InitLoss},
+      {{"loss-broadcast", "prediction and target shapes where the loss meets them (silent broadcasting)", 1, false}, LossBroadcast},
+      {{"norm-batch", "BatchNorm in training mode vs the batch (one value per channel)", 2, false}, NormBatch},
       {{"dead-activations", "ReLU units zero for the whole batch", 1, false}, DeadActivations},
       {{"determinism", "two forward passes with one RNG state agree", 2, false}, Determinism},
       {{"mode-audit", "Dropout/BatchNorm train/eval flags during the step", 2, false}, ModeAudit},

@@ -299,6 +299,204 @@ TEST(ShapeTrace, NamesTheLayerAndWhereItsInputCameFrom) {
             "fc expects 64 features, receives 57600 from conv1's [4, 64, 30, 30] output (via relu, flatten)");
 }
 
+// Runs probe `name` on `ctx` and checks that it left the model bit-identical; returns its one item.
+ProbeEvidence RunOnce(const char* name, ProbeContext& ctx) {
+  const std::string before = StateHash(ctx);
+  std::vector<ProbeEvidence> ev = RunProbe(name, ctx);
+  EXPECT_EQ(before, StateHash(ctx)) << name;
+  EXPECT_EQ(ev.size(), 1u) << name;
+  return ev.empty() ? ProbeEvidence{} : ev.front();
+}
+
+// A context over an MLP ending in `head` (a function of the logits) with loss `loss`.
+ProbeContext HeadContext(std::function<torch::Tensor(const torch::Tensor&)> head,
+                         std::function<torch::Tensor(const torch::Tensor&, const torch::Tensor&)> loss, int64_t classes = 8) {
+  torch::manual_seed(0);
+  torch::nn::Sequential net(torch::nn::Linear(16, 32), torch::nn::ReLU(), torch::nn::Linear(32, classes));
+  ProbeContext ctx;
+  ctx.model = Model(net.ptr());
+  ctx.inputs = torch::randn({64, 16});
+  ctx.targets = torch::randint(0, classes, {64}, torch::kLong);
+  ctx.forward = [net, head](const torch::Tensor& x) mutable { return head(net->forward(x)); };
+  ctx.loss = std::move(loss);
+  return ctx;
+}
+
+torch::Tensor CrossEntropy(const torch::Tensor& out, const torch::Tensor& y) { return torch::nn::functional::cross_entropy(out, y); }
+torch::Tensor Nll(const torch::Tensor& out, const torch::Tensor& y) { return torch::nn::functional::nll_loss(out, y); }
+
+// Outputs squashed into [0, 1] and read as logits or log-probabilities: the loss near ln C is no
+// sign of health (sigmoid into cross_entropy sits there), its floor for bounded inputs is.
+TEST(InitLoss, FindsSquashedOutputsFedToALossThatReadsLogits) {
+  ProbeContext ctx = HeadContext([](const torch::Tensor& z) { return torch::sigmoid(z); }, CrossEntropy);
+  ProbeEvidence e = RunOnce("init-loss", ctx);
+  EXPECT_EQ(e.verdict, "confirmed") << e.summary;
+  EXPECT_EQ(e.category, "training.softmax_before_loss");
+  EXPECT_EQ(e.hypothesis, "sigmoid-before-cross-entropy");
+  EXPECT_NE(e.summary.find("values bounded in [0, 1] (its last op is aten::sigmoid) and aten::cross_entropy_loss reads them "
+                           "as logits"), std::string::npos) << e.summary;
+  // The floor is the loss of one-hot outputs: ln(e + 7) - 1 = 1.274.
+  EXPECT_NE(e.summary.find("(ln 8 = 2.079) and can never fall below 1.274, its value for perfect outputs"), std::string::npos)
+      << e.summary;
+
+  ctx = HeadContext([](const torch::Tensor& z) { return torch::softmax(z, 1); }, CrossEntropy);
+  EXPECT_EQ(RunOnce("init-loss", ctx).hypothesis, "softmax-before-cross-entropy");
+
+  ctx = HeadContext([](const torch::Tensor& z) { return torch::softmax(z, 1); }, Nll);
+  e = RunOnce("init-loss", ctx);
+  EXPECT_EQ(e.hypothesis, "nll-on-probabilities") << e.summary;
+  EXPECT_NE(e.summary.find("can never fall below -1,"), std::string::npos) << e.summary;
+
+  ctx = HeadContext([](const torch::Tensor& z) { return torch::sigmoid(z); }, [](const torch::Tensor& out, const torch::Tensor& y) {
+    return torch::nn::functional::binary_cross_entropy_with_logits(out, torch::one_hot(y, 8).to(torch::kFloat));
+  });
+  EXPECT_EQ(RunOnce("init-loss", ctx).hypothesis, "sigmoid-before-bce-with-logits");
+}
+
+TEST(InitLoss, LeavesOutputsTheLossExpectsAlone) {
+  ProbeContext ctx = HeadContext([](const torch::Tensor& z) { return z; }, CrossEntropy);
+  EXPECT_EQ(RunOnce("init-loss", ctx).verdict, "refuted");
+  ctx = HeadContext([](const torch::Tensor& z) { return torch::log_softmax(z, 1); }, Nll);
+  ProbeEvidence e = RunOnce("init-loss", ctx);
+  EXPECT_EQ(e.verdict, "refuted") << e.summary;
+  EXPECT_EQ(e.summary.rfind("outputs are log-probabilities, as nll_loss expects", 0), 0u) << e.summary;
+  // Probabilities for a loss that expects them, and probabilities the loss takes the log of first.
+  ctx = HeadContext([](const torch::Tensor& z) { return torch::sigmoid(z); }, [](const torch::Tensor& out, const torch::Tensor& y) {
+    return torch::nn::functional::binary_cross_entropy(out, torch::one_hot(y, 8).to(torch::kFloat));
+  });
+  EXPECT_EQ(RunOnce("init-loss", ctx).verdict, "inconclusive");
+  ctx = HeadContext([](const torch::Tensor& z) { return torch::softmax(z, 1); },
+                    [](const torch::Tensor& out, const torch::Tensor& y) { return Nll(torch::log(out), y); });
+  EXPECT_NE(RunOnce("init-loss", ctx).verdict, "confirmed");
+}
+
+// Prediction and target of different shapes that broadcast: in the C++ frontend's mse_loss (which
+// expands both first) and in a loss written out by hand.
+TEST(LossBroadcast, FindsPredictionAndTargetThatBroadcast) {
+  auto mse = [](const torch::Tensor& out, const torch::Tensor& y) { return torch::nn::functional::mse_loss(out, y); };
+  ProbeContext ctx = HeadContext([](const torch::Tensor& z) { return z; }, mse, 1);
+  ctx.targets = torch::randn({64});
+  ProbeEvidence e = RunOnce("loss-broadcast", ctx);
+  EXPECT_EQ(e.verdict, "confirmed") << e.summary;
+  EXPECT_EQ(e.category, "shape.loss_input_target");
+  EXPECT_EQ(e.summary.rfind("aten::mse_loss in the loss broadcasts the prediction [64, 1] against the target [64] to [64, 64]", 0), 0u)
+      << e.summary;
+
+  ctx.loss = [](const torch::Tensor& out, const torch::Tensor& y) { return (out - y).pow(2).mean(); };
+  e = RunOnce("loss-broadcast", ctx);
+  EXPECT_EQ(e.verdict, "confirmed") << e.summary;
+  EXPECT_EQ(e.summary.rfind("aten::sub in the loss broadcasts", 0), 0u) << e.summary;
+
+  ctx.targets = torch::randn({64, 1});
+  EXPECT_EQ(RunOnce("loss-broadcast", ctx).verdict, "refuted");
+  ctx = HeadContext([](const torch::Tensor& z) { return z; }, CrossEntropy);
+  EXPECT_EQ(RunOnce("loss-broadcast", ctx).verdict, "refuted");
+}
+
+struct BnMlpImpl : torch::nn::Module {
+  BnMlpImpl() {
+    fc1 = register_module("fc1", torch::nn::Linear(8, 16));
+    bn = register_module("bn", torch::nn::BatchNorm1d(16));
+    fc2 = register_module("fc2", torch::nn::Linear(16, 4));
+  }
+  torch::Tensor forward(torch::Tensor x) { return fc2(torch::relu(bn(fc1(x)))); }
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+  torch::nn::BatchNorm1d bn{nullptr};
+};
+TORCH_MODULE(BnMlp);
+
+// BatchNorm in training mode on one value per channel: confirmed on a batch of one, an open
+// question on a larger batch (a batch of one would fail), refuted where one sample still gives
+// several values per channel (after a convolution) or in eval mode.
+TEST(NormBatch, FindsBatchNormOnOneValuePerChannel) {
+  torch::manual_seed(0);
+  BnMlp net;
+  ProbeContext ctx;
+  ctx.model = Model(net.ptr());
+  ctx.inputs = torch::randn({1, 8});
+  ctx.targets = torch::zeros({1}, torch::kLong);
+  ctx.forward = [net](const torch::Tensor& x) mutable { return net->forward(x); };
+  ProbeEvidence e = RunOnce("norm-batch", ctx);
+  EXPECT_EQ(e.verdict, "confirmed") << e.summary;
+  EXPECT_EQ(e.category, "shape.batchnorm_single_sample");
+  EXPECT_EQ(e.summary.rfind("bn runs in training mode on a batch of 1 and gets one value per channel", 0), 0u) << e.summary;
+
+  ctx.inputs = torch::randn({32, 8});
+  ctx.targets = torch::zeros({32}, torch::kLong);
+  e = RunOnce("norm-batch", ctx);
+  EXPECT_EQ(e.verdict, "inconclusive") << e.summary;
+  EXPECT_EQ(e.summary, "this batch of 32 passes, but a batch of one sample fails at bn (one value per channel in training mode)");
+
+  net->eval();
+  EXPECT_EQ(RunOnce("norm-batch", ctx).verdict, "refuted");
+
+  torch::nn::Sequential conv(torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 4, 3)), torch::nn::BatchNorm2d(4));
+  ctx.model = Model(conv.ptr());
+  ctx.inputs = torch::randn({1, 3, 8, 8});
+  ctx.forward = [conv](const torch::Tensor& x) mutable { return conv->forward(x); };
+  e = RunOnce("norm-batch", ctx);
+  EXPECT_EQ(e.verdict, "inconclusive") << e.summary;  // runs, on the statistics of one sample
+  ctx.inputs = torch::randn({4, 3, 8, 8});
+  EXPECT_EQ(RunOnce("norm-batch", ctx).verdict, "refuted");
+}
+
+// Targets a class-index loss rejects: float or int32 labels, labels past the last class or
+// negative; -100 (the default ignore_index) and a label the loss itself ignores are accepted.
+TEST(LabelRange, FindsTargetsTheLossRejects) {
+  ProbeContext ctx = HeadContext([](const torch::Tensor& z) { return z; }, CrossEntropy);
+  const torch::Tensor labels = ctx.targets.clone();
+  ctx.targets = labels.to(torch::kFloat);
+  ProbeEvidence e = RunOnce("label-range", ctx);
+  EXPECT_EQ(e.verdict, "confirmed") << e.summary;
+  EXPECT_EQ(e.category, "dtype.integer_expected");
+  EXPECT_EQ(e.hypothesis, "labels-loaded-as-float");
+  EXPECT_EQ(e.summary.rfind("the targets are Float but cross_entropy reads them as class indices, which must be int64 (Long): "
+                            "they hold whole numbers 0 to 7", 0), 0u) << e.summary;
+
+  ctx.targets = labels.to(torch::kInt);
+  EXPECT_EQ(RunOnce("label-range", ctx).hypothesis, "labels-int32");
+
+  ctx.targets = labels - 1;
+  e = RunOnce("label-range", ctx);
+  EXPECT_EQ(e.hypothesis, "negative-labels") << e.summary;
+  EXPECT_EQ(e.category, "loss.target_out_of_range");
+
+  ctx.targets = labels.clone();
+  ctx.targets[0] = -100;
+  e = RunOnce("label-range", ctx);
+  EXPECT_EQ(e.verdict, "refuted") << e.summary;
+
+  ctx.targets[0] = 255;
+  ctx.loss = [](const torch::Tensor& out, const torch::Tensor& y) {
+    return torch::nn::functional::cross_entropy(out, y, torch::nn::functional::CrossEntropyFuncOptions().ignore_index(255));
+  };
+  e = RunOnce("label-range", ctx);
+  EXPECT_EQ(e.verdict, "inconclusive") << e.summary;
+  EXPECT_NE(e.summary.find("accepts them: they are its ignore_index"), std::string::npos) << e.summary;
+
+  ctx.loss = CrossEntropy;
+  ctx.targets = torch::softmax(torch::randn({64, 8}), 1);  // class probabilities: a valid target
+  EXPECT_EQ(RunOnce("label-range", ctx).verdict, "inconclusive");
+}
+
+// A bias whose layer feeds BatchNorm gets no gradient by construction (the batch mean is
+// subtracted): grad-health names it and does not call it vanishing.
+TEST(GradHealth, BiasBeforeBatchNormIsNotVanishing) {
+  torch::manual_seed(0);
+  torch::nn::Sequential net(torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 8, 3).padding(1)), torch::nn::BatchNorm2d(8),
+                            torch::nn::ReLU(), torch::nn::Flatten(), torch::nn::Linear(8 * 8 * 8, 4));
+  ProbeContext ctx;
+  ctx.model = Model(net.ptr());
+  ctx.inputs = torch::randn({16, 3, 8, 8});
+  ctx.targets = torch::randint(0, 4, {16}, torch::kLong);
+  ctx.forward = [net](const torch::Tensor& x) mutable { return net->forward(x); };
+  ProbeEvidence e = RunOnce("grad-health", ctx);
+  EXPECT_EQ(e.verdict, "refuted") << e.summary;
+  bool named = false;
+  for (const auto& [key, value] : e.facts) named |= key == "biases_before_batchnorm" && value == "0.bias";
+  EXPECT_TRUE(named) << e.summary;
+}
+
 torch::jit::Module ScriptModel() {
   torch::jit::Module m("Net");
   // Modules compiled from Python carry this attribute; one built in C++ must add it.

@@ -94,13 +94,13 @@ TEST_P(Zoo, DiagnosisNamesThePlantedBug) {
   std::string confirmed_by;
   if (!report.diagnoses.empty()) {
     for (const Hypothesis& h : report.diagnoses.front().hypotheses) {
-      if (h.status == "confirmed" && !h.probe.empty() && h.probe != "monitor" && confirmed_by.empty()) {
-        confirmed_by = h.probe + " (" + h.id + ")";
+      if (h.status == "confirmed" && !h.probe.empty() && h.probe != "monitor") {
+        confirmed_by += (confirmed_by.empty() ? "" : ", ") + h.probe + " (" + h.id + ")";
       }
     }
   }
   // The table in the report is built from these lines.
-  std::cout << "ZOO | " << program.name << " | " << program.expected << " | " << got << " | "
+  std::cout << "ZOO | " << program.name << " | " << program.bug << " | " << program.expected << " | " << got << " | "
             << (confirmed_by.empty() ? "-" : confirmed_by) << " | " << outcome.path << "\n";
   EXPECT_EQ(got, program.expected) << "via " << outcome.path << "\n" << Summary(report);
   if (std::string(program.expected) != "none") {

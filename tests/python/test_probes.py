@@ -121,3 +121,80 @@ def test_what_cannot_be_probed_says_why():
 
     with pytest.raises(ProbeError, match="cannot be exported to TorchScript.*script: .*trace: "):
         triage.check(ReturnsText(), x, None, loss_fn="mse")
+
+
+# ---- the zoo on Python models: one planted problem per case, and healthy controls ----------------
+
+class GruNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(20, 32, batch_first=True)
+        self.fc = nn.Linear(32, 8)
+
+    def forward(self, x):
+        out, _ = self.gru(x)
+        return self.fc(out[:, -1])
+
+
+class BlockNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Linear(20, 32)
+        self.block = nn.TransformerEncoderLayer(32, 4, dim_feedforward=64, batch_first=True)
+        self.fc = nn.Linear(32, 8)
+
+    def forward(self, x):
+        return self.fc(self.block(self.embed(x)).mean(1))
+
+
+def mlp(*tail, outputs=8, norm=False):
+    body = [nn.Linear(20, 32)] + ([nn.BatchNorm1d(32)] if norm else []) + [nn.ReLU(), nn.Linear(32, outputs)]
+    return nn.Sequential(*body, *tail)
+
+
+def labels(n=64):
+    return torch.randint(0, 8, (n,))
+
+
+# name, planted problem, expected first category, builder of (model, batch, targets, loss)
+ZOO = [
+    ("sigmoid-before-cross-entropy", "8-way head ending in Sigmoid, into CrossEntropyLoss", "training.softmax_before_loss",
+     lambda: (mlp(nn.Sigmoid()), torch.randn(64, 20), labels(), nn.CrossEntropyLoss())),
+    ("softmax-before-nll", "Softmax output into NLLLoss", "training.softmax_before_loss",
+     lambda: (mlp(nn.Softmax(dim=1)), torch.randn(64, 20), labels(), nn.NLLLoss())),
+    ("regression-target-broadcast", "[64, 1] prediction vs [64] target in MSELoss", "shape.loss_input_target",
+     lambda: (mlp(outputs=1), torch.randn(64, 20), torch.randn(64), nn.MSELoss())),
+    ("batchnorm-batch-of-one", "BatchNorm1d after Linear, a batch of one sample", "shape.batchnorm_single_sample",
+     lambda: (mlp(norm=True), torch.randn(1, 20), labels(1), nn.CrossEntropyLoss())),
+    ("float-class-targets", "class labels as float32 for CrossEntropyLoss", "dtype.integer_expected",
+     lambda: (mlp(), torch.randn(64, 20), labels().float(), nn.CrossEntropyLoss())),
+    ("negative-labels", "labels shifted to -1..6", "loss.target_out_of_range",
+     lambda: (mlp(), torch.randn(64, 20), labels() - 1, nn.CrossEntropyLoss())),
+    ("clean-mlp", "none", "none", lambda: (mlp(), torch.randn(64, 20), labels(), nn.CrossEntropyLoss())),
+    ("clean-bn-cnn", "none", "none",
+     lambda: (nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+                            nn.Flatten(), nn.Linear(8, 8)), torch.randn(16, 3, 12, 12), labels(16), nn.CrossEntropyLoss())),
+    ("clean-gru", "none", "none", lambda: (GruNet(), torch.randn(32, 6, 20), labels(32), nn.CrossEntropyLoss())),
+    ("clean-transformer-block", "none", "none",
+     lambda: (BlockNet(), torch.randn(32, 6, 20), labels(32), nn.CrossEntropyLoss())),
+    ("clean-regression", "none", "none", lambda: (mlp(outputs=1), torch.randn(64, 20), torch.randn(64, 1), nn.MSELoss())),
+    ("clean-log-softmax-nll", "none", "none",
+     lambda: (mlp(nn.LogSoftmax(dim=1)), torch.randn(64, 20), labels(), nn.NLLLoss())),
+]
+
+
+@pytest.mark.parametrize("name,planted,expected,build", ZOO, ids=[case[0] for case in ZOO])
+def test_zoo_names_the_planted_problem_first(name, planted, expected, build):
+    torch.manual_seed(0)
+    model, x, y, loss_fn = build()
+    before = state_hash(model)
+    report = triage.check(model, x, y, loss_fn, budget=20)
+    assert state_hash(model) == before
+    got = report.top.category if report.top else "none"
+    confirmed = [h for h in report.top.hypotheses if h.status == "confirmed" and h.probe] if report.top else []
+    by = ", ".join(f"{h.probe} ({h.id})" for h in confirmed) or "-"
+    # The closing table is built from these lines (pytest -s).
+    print(f"PYZOO | {name} | {planted} | {expected} | {got} | {by} | exported by {report.exported}")
+    assert got == expected, report.to_text()
+    if expected != "none":
+        assert confirmed, report.to_text()

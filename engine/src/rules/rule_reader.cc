@@ -199,7 +199,8 @@ const std::set<std::string>& KnownProbes() {
   static const std::set<std::string> kProbes = {
       "nan-source",   "grad-health",      "device-audit", "dtype-audit",      "shape-trace",
       "weight-update", "overfit-one-batch", "init-loss",  "dead-activations", "label-range",
-      "index-range",  "mode-audit",       "memory-growth", "determinism",     "autograd-anomaly"};
+      "index-range",  "mode-audit",       "memory-growth", "determinism",     "autograd-anomaly",
+      "loss-broadcast", "norm-batch"};
   return kProbes;
 }
 

@@ -81,7 +81,9 @@ struct ProbeContext {
   std::function<torch::Tensor(const torch::Tensor&)> forward;
   // Returns the loss of (output, targets). Empty: cross-entropy.
   std::function<torch::Tensor(const torch::Tensor&, const torch::Tensor&)> loss;
-  // The loss's name, for checks that only hold for one loss ("cross_entropy", "nll", "mse", ...).
+  // The loss's kind ("cross_entropy", "nll", "bce_with_logits", "mse", ...). The probes read the
+  // kind from the op the loss runs (aten::cross_entropy_loss, ...); this name counts only for a
+  // loss that runs none they know (one written out by hand).
   std::string loss_name = "cross_entropy";
   // The trainer's whole training step on one batch exactly as the trainer wrote it (forward, loss,
   // backward, optimizer step, with whatever bug it has); returns the loss. Empty: probes that
