@@ -129,6 +129,7 @@ void Segmenter::AppendMessage(Incident* inc, std::string_view text) {
 }
 
 void Segmenter::StartTraceback() {
+  if (state_ == State::kIdle) OpenStream();
   open_ = Incident();
   open_.kind = Incident::Kind::kTraceback;
   open_.line_start = static_cast<int>(line_no_);
@@ -145,6 +146,7 @@ void Segmenter::PushFrame(Frame f) {
     open_.frames.erase(open_.frames.begin());  // keep the innermost frames: they name the failure
   }
   open_.frames.push_back(std::move(f));
+  ++frames_read_;
 }
 
 bool Segmenter::ParseFrameLine(const std::string& line, Incident* into) {
@@ -170,6 +172,7 @@ bool Segmenter::ParseFrameLine(const std::string& line, Incident* into) {
   }
   into->frames.push_back(std::move(f));
   frame_expects_source_ = true;
+  ++frames_read_;
   return true;
 }
 
@@ -484,26 +487,65 @@ void Segmenter::AddLine(std::string_view raw) {
   ReadLine(raw);
 }
 
+void Segmenter::OpenStream() {
+  stream_rank_ = rank_;
+  stream_prefixed_ = line_prefixed_;
+  evidence_ = EvidenceNow();
+  quiet_lines_ = quiet_bytes_ = 0;
+  foreign_lines_ = 0;
+}
+
+// Note: [Incident bound]
+// An open incident (or block) lasts only while its lines keep adding evidence: a frame, message text
+// kept, or a new incident replacing it. A line that adds none (a line of another stream passing by,
+// a message continuation past max_message, a block that never sees its end) is counted, and once
+// max_quiet_lines lines or max_quiet_bytes bytes were read since the last evidence, the incident
+// closes as it stands and the line is read as if idle. Whatever a reader's state machine misses, an
+// incident never outlives its evidence by more than the bound, and the prefilter (which runs only
+// while idle) comes back.
+bool Segmenter::CloseIfQuiet(size_t bytes) {
+  ++quiet_lines_;
+  quiet_bytes_ += bytes;
+  if (quiet_lines_ <= static_cast<std::uint64_t>(options_.max_quiet_lines) && quiet_bytes_ <= options_.max_quiet_bytes) {
+    return false;
+  }
+  while (state_ != State::kIdle) CloseOpen();
+  return true;
+}
+
+bool Segmenter::IsForeign(std::string_view trimmed) const {
+  return state_ != State::kIdle && (rank_ != stream_rank_ || (stream_prefixed_ && !line_prefixed_)) &&
+         !StartsIncident(trimmed);
+}
+
 void Segmenter::ReadLine(std::string_view raw) {
   std::string line = Normalize(raw, &rank_);
   // Note: [Learned prefix]. Only a line that mentions a traceback header can teach a new prefix.
   const bool may_learn = state_ == State::kIdle || (state_ == State::kBlock && block_(readers_).MayLearnPrefix());
   const bool prefixed = readers_.learned_prefix.Strip(&line, may_learn);
+  line_prefixed_ = prefixed;
   if (!readers_.exception_group.Rewrite(*this, &line)) return;
   std::string_view trimmed = Trim(line);
+  if (state_ != State::kIdle) CloseIfQuiet(raw.size());
 
   // Note: [Streams]. While an incident is open, a line from another stream (another rank prefix, or
   // without the prefix its lines carry) is not part of it: other ranks' progress lines land between a
-  // rank's traceback lines. Such a line only ends the open incident when it starts one of its own.
-  if (state_ != State::kIdle && (rank_ != open_.rank || (open_prefixed_ && !prefixed)) && !StartsIncident(trimmed)) {
-    if (!trimmed.empty()) {
-      ClassifyLine(line, trimmed);
-      prev_line_ = std::string(trimmed.substr(0, 4096));
-      prev_line_no_ = line_no_;
+  // rank's traceback lines. Such a line only ends the open incident when it starts one of its own, or
+  // when max_foreign_lines of them came in a row: the incident's stream has stopped writing (a
+  // traceback logged with a prefix, then the program's own unprefixed output). The stream of an
+  // incident or block is that of the line that opened it (OpenStream).
+  if (IsForeign(trimmed)) {
+    if (++foreign_lines_ <= options_.max_foreign_lines) {
+      if (!trimmed.empty()) {
+        ClassifyLine(line, trimmed);
+        prev_line_ = std::string(trimmed.substr(0, 4096));
+        prev_line_no_ = line_no_;
+      }
+      return;
     }
-    return;
+    while (state_ != State::kIdle) CloseOpen();
   }
-  const bool was_idle = state_ == State::kIdle;
+  foreign_lines_ = 0;
 
   switch (state_) {
     case State::kFrames: readers_.python.FramesState(*this, line, trimmed); break;
@@ -518,7 +560,10 @@ void Segmenter::ReadLine(std::string_view raw) {
     case State::kBlock: block_(readers_).Line(*this, line, trimmed); break;
     case State::kIdle: HandleIdle(line, trimmed); break;
   }
-  if (was_idle && state_ != State::kIdle) open_prefixed_ = prefixed;
+  if (state_ != State::kIdle && !(EvidenceNow() == evidence_)) {
+    evidence_ = EvidenceNow();
+    quiet_lines_ = quiet_bytes_ = 0;
+  }
   if (!trimmed.empty()) {
     prev_line_ = std::string(trimmed.substr(0, 4096));
     prev_line_no_ = line_no_;

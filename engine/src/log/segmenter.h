@@ -38,6 +38,13 @@ struct SegmenterOptions {
   int max_incidents = 2000;         // distinct incidents kept (Note: [Incident bound])
   int merge_gap = 5;                // log lines of one key within this many lines form one incident
   int context_window = 200;         // log-line incidents this close before/after an exception join its context
+  // Note: [Incident bound]: an open incident or block closes after this many lines, or bytes, read
+  // since it last kept evidence (a frame, message text, a new incident).
+  int max_quiet_lines = 2000;
+  size_t max_quiet_bytes = 1024 * 1024;
+  // Note: [Streams]: an open incident waits through at most this many lines of other streams in a row
+  // for its next line (other ranks' progress between a rank's traceback lines).
+  int max_foreign_lines = 100;
 };
 
 // Merges identical incidents (same kind, exception, message and culprit: the same failure printed by
@@ -111,9 +118,13 @@ class Segmenter {
   enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kBlock };
   State state() const { return state_; }
   // Sets one of the traceback states (not kBlock: EnterBlock).
-  void set_state(State s) { state_ = s; }
+  void set_state(State s) {
+    if (state_ == State::kIdle) OpenStream();
+    state_ = s;
+  }
   // Hands the next lines to a block reader (formats/block.h) until it calls EndBlock.
   void EnterBlock(BlockOf block) {
+    if (state_ == State::kIdle) OpenStream();
     block_ = block;
     state_ = State::kBlock;
   }
@@ -164,6 +175,23 @@ class Segmenter {
   void NoteDropped(const Incident& inc);
   void Renumber(const std::vector<int>& to);  // old incident index -> new one, or -1 when dropped
   void AttachContext(Incident* inc);
+  // Note: [Streams]: the stream of what opens now (leaving idle) is the current line's.
+  void OpenStream();
+  // True for a line of another stream than the open incident's, which it lets pass (Note: [Streams]).
+  bool IsForeign(std::string_view trimmed) const;
+  // Note: [Incident bound]: what the open incident has kept, to tell whether a line added to it.
+  struct Evidence {
+    std::uint64_t frames_read;
+    size_t frames, message;
+    int line_start;
+    bool operator==(const Evidence& o) const {
+      return frames_read == o.frames_read && frames == o.frames && message == o.message && line_start == o.line_start;
+    }
+  };
+  Evidence EvidenceNow() const { return {frames_read_, open_.frames.size(), open_.message.size(), open_.line_start}; }
+  // Counts one line read while an incident is open; closes it (and any it resumes) when it has read
+  // more than the bound allows without new evidence. Returns true when it closed something.
+  bool CloseIfQuiet(size_t bytes);
 
   SegmenterOptions options_;
   Classifier classify_;
@@ -193,7 +221,16 @@ class Segmenter {
   std::string prev_line_;         // the previous normalised line (a c10::Error message precedes its trace)
   std::uint64_t prev_line_no_ = 0;
   int last_exception_ = -1;       // index of the last exception incident (for context after it)
-  bool open_prefixed_ = false;    // the open incident's first line carried the learned prefix
+  // Note: [Streams]: the stream of the open incident or block (set by the line that left idle).
+  std::string stream_rank_;       // its rank prefix
+  bool stream_prefixed_ = false;  // whether its first line carried the learned prefix
+  bool line_prefixed_ = false;    // whether the line being read carried the learned prefix
+  // Note: [Incident bound]
+  std::uint64_t frames_read_ = 0;  // frames ParseFrameLine and PushFrame read, kept or not
+  Evidence evidence_{};            // the open incident's evidence when it last grew
+  std::uint64_t quiet_lines_ = 0;  // lines, and bytes, read since then
+  std::uint64_t quiet_bytes_ = 0;
+  int foreign_lines_ = 0;          // lines of other streams since the open incident's last line
   const IdleTrigger* taken_by_ = nullptr;  // see taken_by()
 };
 

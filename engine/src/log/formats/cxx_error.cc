@@ -11,6 +11,10 @@ using text::StartsWith;
 using text::Trim;
 using State = Segmenter::State;
 
+namespace {
+constexpr std::uint64_t kMaxMessageLines = 100;  // lines from the incident's first line to the end of its message
+}  // namespace
+
 bool CxxErrorReader::StartTerminate(Segmenter& s, const std::string&, std::string_view trimmed) {
   if (!StartsWith(trimmed, "terminate called after throwing an instance of '")) return false;
   Incident& open = s.open();
@@ -79,7 +83,11 @@ void CxxErrorReader::WhatLine(Segmenter& s, const std::string& line, std::string
     open.line_end = static_cast<int>(s.line_no());
     return;
   }
-  if (trimmed.empty() || StartsWith(trimmed, "Aborted") || StartsWith(trimmed, "terminate called")) {
+  // The message ends at a blank line, the shell's "Aborted", a new exception, or after kMaxMessageLines:
+  // the runtime prints it in one write, so a longer run of lines without the backtrace or a blank line
+  // is other output after a message that had none (NCCL's watchdog error, then torchrun's lines).
+  if (trimmed.empty() || StartsWith(trimmed, "Aborted") || StartsWith(trimmed, "terminate called") ||
+      s.line_no() - static_cast<std::uint64_t>(open.line_start) >= kMaxMessageLines) {
     s.CloseOpen();
     s.HandleIdle(line, trimmed);
     return;
