@@ -39,6 +39,17 @@ std::string Observe(const LoadResult& r) {
   p.disabled = r.rules->disabled;
   p.problems = r.problems;
   out += SerializeParsedRules(p);
+  // The line prefilter (its plan comes from the cache on a warm load).
+  if (const LinePrefilter* pf = r.rules->prefilter.get()) {
+    for (size_t k = 0; k < pf->scanner->keywords().size(); ++k) {
+      out += "keyword " + pf->scanner->keywords()[k] + ":";
+      for (int i : pf->keyword_patterns[k]) out += " " + std::to_string(i);
+      out += "\n";
+    }
+    for (int i : pf->unfiltered_patterns) out += "unfiltered " + std::to_string(i) + "\n";
+  } else {
+    out += "no prefilter\n";
+  }
   Engine engine(r.rules);
   for (const char* log : {"corpus/shape/linear-flattened-conv/log.txt", "corpus/cuda/oom-torchrun-rank-prefixed-formatted/log.txt",
                           "corpus/signals/nan-lr-too-high-kv/log.txt", "tests/fixtures/dataloader_reraise/log.txt"}) {

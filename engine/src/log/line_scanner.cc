@@ -155,14 +155,20 @@ std::vector<int> LineScanner::BucketAnchors(const std::vector<std::string>& anch
 
 bool LineScanner::CpuHasAvx2() { return triage::CpuHasAvx2(); }
 
-LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl) {
+std::vector<std::string> LineScanner::UsableKeywords(std::vector<std::string> keywords) {
+  std::vector<std::string> out;
   for (std::string& k : keywords) {
     if (k.find('\n') != std::string::npos) continue;
-    if (k.empty()) match_all_ = true;
     for (char& c : k) c = static_cast<char>(Lower(static_cast<unsigned char>(c)));
-    if (std::find(keywords_.begin(), keywords_.end(), k) != keywords_.end()) continue;
-    keywords_.push_back(std::move(k));
+    if (std::find(out.begin(), out.end(), k) != out.end()) continue;
+    out.push_back(std::move(k));
   }
+  return out;
+}
+
+LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl)
+    : keywords_(UsableKeywords(std::move(keywords))) {
+  match_all_ = std::find(keywords_.begin(), keywords_.end(), std::string()) != keywords_.end();
   // Anchors (Note: [Fingerprint scan]): the kPrints bytes of a keyword rarest in log text; keywords of
   // fewer bytes anchor on all of them and are kept apart by length (a short anchor accepts any byte
   // past its end, which would widen a bucket for every keyword in it).
@@ -602,31 +608,50 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(const std::vector<std::s
   return BuildLinePrefilter(patterns, PatternAtoms(patterns, idle_keywords), idle_keywords);
 }
 
+PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std::string>>>& atoms,
+                                const std::vector<std::string>& idle_keywords) {
+  PrefilterPlan plan;
+  std::vector<std::string> all_atoms;
+  for (const auto& a : atoms) {
+    if (a) all_atoms.insert(all_atoms.end(), a->begin(), a->end());
+  }
+  plan.keywords = LineScanner::UsableKeywords(CoverKeywords(idle_keywords, all_atoms));
+  plan.keyword_patterns.resize(plan.keywords.size());
+  for (size_t i = 0; i < atoms.size(); ++i) {
+    if (!atoms[i]) continue;
+    std::vector<std::string> lower;
+    for (const std::string& a : *atoms[i]) lower.push_back(LowerAscii(a));
+    for (size_t k = 0; k < plan.keywords.size(); ++k) {
+      bool in_atom = std::any_of(lower.begin(), lower.end(),
+                                 [&](const std::string& a) { return a.find(plan.keywords[k]) != std::string::npos; });
+      if (in_atom) plan.keyword_patterns[k].push_back(static_cast<int>(i));
+    }
+  }
+  return plan;
+}
+
 std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
     const std::vector<std::string>& patterns, const std::vector<std::optional<std::vector<std::string>>>& atoms,
-    const std::vector<std::string>& idle_keywords) {
+    const std::vector<std::string>& idle_keywords, PrefilterPlan plan) {
   if (atoms.size() != patterns.size()) return nullptr;
+  const bool fits = plan.keyword_patterns.size() == plan.keywords.size() && !plan.keywords.empty() &&
+                    plan.keywords == LineScanner::UsableKeywords(plan.keywords) &&
+                    std::all_of(plan.keyword_patterns.begin(), plan.keyword_patterns.end(), [&](const std::vector<int>& ps) {
+                      return std::all_of(ps.begin(), ps.end(), [&](int p) {
+                        return p >= 0 && static_cast<size_t>(p) < atoms.size() && atoms[p];
+                      });
+                    });
+  if (!fits) plan = PlanLinePrefilter(atoms, idle_keywords);
   auto out = std::make_shared<LinePrefilter>();
-  std::vector<std::string> all_atoms, unfiltered;
+  std::vector<std::string> unfiltered;
   for (size_t i = 0; i < patterns.size(); ++i) {
-    if (atoms[i]) {
-      all_atoms.insert(all_atoms.end(), atoms[i]->begin(), atoms[i]->end());
-    } else {
+    if (!atoms[i]) {
       unfiltered.push_back(patterns[i]);
       out->unfiltered_patterns.push_back(static_cast<int>(i));
     }
   }
-  out->scanner = std::make_unique<LineScanner>(CoverKeywords(idle_keywords, all_atoms));
-  const std::vector<std::string>& keywords = out->scanner->keywords();
-  out->keyword_patterns.resize(keywords.size());
-  for (size_t i = 0; i < patterns.size(); ++i) {
-    if (!atoms[i]) continue;
-    for (size_t k = 0; k < keywords.size(); ++k) {
-      bool in_atom = std::any_of(atoms[i]->begin(), atoms[i]->end(),
-                                 [&](const std::string& a) { return LowerAscii(a).find(keywords[k]) != std::string::npos; });
-      if (in_atom) out->keyword_patterns[k].push_back(static_cast<int>(i));
-    }
-  }
+  out->scanner = std::make_unique<LineScanner>(std::move(plan.keywords));
+  out->keyword_patterns = std::move(plan.keyword_patterns);
   out->idle = std::make_unique<LineScanner>(idle_keywords);
   if (!unfiltered.empty()) {
     out->unfiltered = std::make_unique<RE2::Set>(RegexOptions(), RE2::UNANCHORED);

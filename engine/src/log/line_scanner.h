@@ -59,6 +59,9 @@ class LineScanner {
   void KeywordsIn(std::string_view text, std::vector<std::uint32_t>* found) const;
   // Returns the keywords in use, lower-cased, in construction order.
   const std::vector<std::string>& keywords() const { return keywords_; }
+  // Returns the keywords a scanner built from `keywords` uses: lower-cased, without those holding '\n'
+  // and without repeats, in order.
+  static std::vector<std::string> UsableKeywords(std::vector<std::string> keywords);
   // Returns true when Find runs the AVX2 implementation.
   bool uses_avx2() const { return avx2_; }
   // Returns true when this CPU can run the AVX2 implementation.
@@ -139,10 +142,22 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(const std::vector<std::s
 std::vector<std::optional<std::vector<std::string>>> PatternAtoms(const std::vector<std::string>& patterns,
                                                                   const std::vector<std::string>& idle_keywords);
 
-// Builds the prefilter from atoms computed by PatternAtoms for the same patterns.
+// What a prefilter's scanner is built from, derived from the atoms: its keywords (the idle keywords
+// and a cover of every atom, CoverKeywords, as LineScanner keeps them: lower case, no '\n', no repeat)
+// and, per keyword, the patterns with an atom containing it (LinePrefilter::keyword_patterns). With the
+// atoms, the slow part of building a prefilter: the rule cache stores both (Note: [Rule cache]).
+struct PrefilterPlan {
+  std::vector<std::string> keywords;
+  std::vector<std::vector<int>> keyword_patterns;
+};
+PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std::string>>>& atoms,
+                                const std::vector<std::string>& idle_keywords);
+
+// Builds the prefilter from atoms computed by PatternAtoms for the same patterns, and a plan made by
+// PlanLinePrefilter from them (one that does not fit the patterns is made again).
 std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
     const std::vector<std::string>& patterns, const std::vector<std::optional<std::vector<std::string>>>& atoms,
-    const std::vector<std::string>& idle_keywords);
+    const std::vector<std::string>& idle_keywords, PrefilterPlan plan = {});
 
 }  // namespace triage
 

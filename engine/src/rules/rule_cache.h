@@ -5,9 +5,10 @@
 // Loading ~175 rules costs ~50-90 ms of CPU, 60% of it in yaml-cpp and most of the rest in validation
 // and in computing each pattern's required literals; `triage` sits in shell pipelines and must start in
 // milliseconds. The cache holds exactly what those steps produce: the rules (after overrides and
-// `disable`), the disabled list, every problem reported, and each pattern's required literals. A load
-// hashes the inputs (the files' paths, origins, layers and bytes; the options that change validation;
-// the cache format; the build) and, on a hit, only compiles the RE2::Set and the line prefilter.
+// `disable`), the disabled list, every problem reported, each pattern's required literals and the
+// line prefilter's plan (its keyword choice and the patterns each keyword guards). A load hashes the
+// inputs (the files' paths, origins, layers and bytes; the options that change validation; the cache
+// format; the build) and, on a hit, only compiles the RE2::Set and builds the prefilter's scanners.
 // Any mismatch, truncation or corruption is a miss: the cache can make loading faster, never different.
 // Files are written to a temporary name and renamed, so concurrent runs never read half a file.
 //
@@ -29,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "log/line_scanner.h"
 #include "rules/rule.h"
 #include "rules/sha256.h"
 
@@ -42,6 +44,9 @@ struct ParsedRules {
   // For each pattern of each rule, in rule order then pattern order: its required literals, or
   // nullopt when it has none (the prefilter's slow path).
   std::vector<std::optional<std::vector<std::string>>> atoms;
+  // The line prefilter's plan made from those atoms (PlanLinePrefilter): its keyword choice and which
+  // patterns each keyword guards. Empty when not computed (then Compile makes it).
+  PrefilterPlan plan;
 };
 
 // Incrementally hashes the inputs of a load (SHA-256; inputs are length-prefixed).

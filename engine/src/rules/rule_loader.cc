@@ -368,8 +368,11 @@ LoadResult Compile(ParsedRules parsed, const LuaLimits& limits, const std::vecto
     }
     std::vector<std::string> patterns;
     for (const RuleSet::PatternRef& ref : set->patterns) patterns.push_back(set->rules[ref.rule].patterns[ref.pattern].value);
-    if (parsed.atoms.size() != patterns.size()) parsed.atoms = PatternAtoms(patterns, Segmenter::IdleKeywords());
-    set->prefilter = BuildLinePrefilter(patterns, parsed.atoms, Segmenter::IdleKeywords());
+    if (parsed.atoms.size() != patterns.size()) {  // not cached (or not for these patterns): the plan neither
+      parsed.atoms = PatternAtoms(patterns, Segmenter::IdleKeywords());
+      parsed.plan = PrefilterPlan();
+    }
+    set->prefilter = BuildLinePrefilter(patterns, parsed.atoms, Segmenter::IdleKeywords(), std::move(parsed.plan));
   }
   if (std::any_of(set->rules.begin(), set->rules.end(), [](const Rule& r) { return r.has_lua(); })) {
     set->lua = std::make_shared<LuaRuntime>(&set->rules, limits);
@@ -416,12 +419,14 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
   if (ReadRuleCache(cache_dir, key.Hex(), &parsed)) return Compile(std::move(parsed), in.limits, in.calibration);
   LuaLimits limits = in.limits;
   parsed = ParseAll(in);
-  // Store the required literals too: computing them is a fifth of a load.
+  // Store the required literals and the prefilter's plan too: computing them is a fifth of a cold load,
+  // and most of a warm one.
   std::vector<std::string> patterns;
   for (const Rule& r : parsed.rules) {
     for (const Text& t : r.patterns) patterns.push_back(t.value);
   }
   parsed.atoms = PatternAtoms(patterns, Segmenter::IdleKeywords());
+  parsed.plan = PlanLinePrefilter(parsed.atoms, Segmenter::IdleKeywords());
   WriteRuleCache(cache_dir, key.Hex(), parsed);
   return Compile(std::move(parsed), limits, in.calibration);
 }
