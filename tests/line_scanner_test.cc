@@ -202,11 +202,29 @@ TEST(CoverKeywords, EveryBundledAtomContainsAKeyword) {
                                [&](const std::string& k) { return atom.find(k) != std::string::npos; });
     EXPECT_TRUE(covered) << atom;
   }
-  // Words every healthy training log prints would make the scanner stop on every line.
-  for (const char* common : {"loss", "epoch", "step", "tensor", "cuda"}) {
+  // Words every healthy training log prints would make the scanner stop on every line, and words of
+  // ordinary application text on many lines of an application's log (issue 15: "index" and "worker"
+  // sent a fifth of a web server's lines to the rules).
+  for (const char* common : {"loss", "epoch", "step", "tensor", "cuda", "index", "worker", "process", "request",
+                             "failed", "found", "input", "file", "that"}) {
     EXPECT_EQ(std::count(keywords.begin(), keywords.end(), common), 0) << common;
   }
   std::printf("[ INFO     ] %zu atoms covered by %zu keywords\n", atoms.size(), keywords.size());
+}
+
+// A keyword only says which patterns may match a line; the pattern's own required literals decide
+// cheaply whether its regex need run at all (LinePrefilter::MayMatch).
+TEST(LinePrefilter, PatternsRunOnlyOnLinesHoldingTheirLiterals) {
+  std::vector<std::string> patterns = {"index out of range in self", "CUDA error: (?P<what>.*)", "[0-9]+ retries"};
+  std::vector<std::string> idle = {"Traceback", "Error"};
+  std::shared_ptr<const LinePrefilter> pf = BuildLinePrefilter(patterns, idle);
+  ASSERT_TRUE(pf);
+  ASSERT_EQ(pf->literals.size(), 3u);
+  EXPECT_FALSE(pf->MayMatch(0, "index shard 3 refreshed"));
+  EXPECT_TRUE(pf->MayMatch(0, "indexerror: index out of range in self"));
+  EXPECT_TRUE(pf->MayMatch(1, "runtimeerror: cuda error: device-side assert triggered"));
+  EXPECT_FALSE(pf->MayMatch(1, "cuda is available"));
+  EXPECT_TRUE(pf->MayMatch(2, "gave up after 3 retries"));
 }
 
 // The same rules without the prefilter: every line goes through the segmenter and the full Set.

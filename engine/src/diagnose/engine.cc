@@ -48,6 +48,7 @@ struct Session::Impl {
   bool collect_metrics;        // some rule reads metric series (signal_rules.h, or Lua's ctx.metrics)
   MetricCollector metrics;     // fed every byte, also the lines the message path skips
   std::vector<std::uint32_t> keywords_found;  // Inert's scratch
+  std::string lowered;                         // Inert's scratch: the line in lower case
 
   Impl(std::shared_ptr<const RuleSet> r, DiagnoseOptions o, std::string s)
       : rules(std::move(r)),
@@ -78,10 +79,16 @@ struct Session::Impl {
     // Only the patterns of the keywords the line holds can match it (LinePrefilter::keyword_patterns):
     // their own small regexes, not the whole Set, whose DFA over hundreds of patterns is slow to
     // build states for each new line.
+    // Before a regex runs, a look for one of its required literals rules most out cheaply (a keyword
+    // such as "index" is in many lines that hold none of "index out of range", "index_select", ...).
     keywords_found.clear();
     pf.scanner->KeywordsIn(line, &keywords_found);
+    if (keywords_found.empty()) return !(pf.unfiltered && pf.unfiltered->Match(text, nullptr));
+    lowered.assign(line.data(), line.size());
+    for (char& c : lowered) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
     for (std::uint32_t k : keywords_found) {
       for (int p : pf.keyword_patterns[k]) {
+        if (!pf.MayMatch(p, lowered)) continue;
         if (RE2::PartialMatch(text, rules->regexes[p]->Get())) return false;
       }
     }

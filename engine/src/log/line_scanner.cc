@@ -41,6 +41,26 @@ const std::set<std::string>& CommonLogWords() {
   return kWords;
 }
 
+// Words frequent in ordinary text that is not PyTorch's: English prose and what application and web
+// servers log (requests, workers, queues, indexes, connections). Each is in many message patterns'
+// literals, so it would make a good cover (CoverKeywords), but on an application's log it stops the
+// scanner on a line in five. Used only to choose keywords, never to decide what matches.
+const std::set<std::string>& CommonTextWords() {
+  static const std::set<std::string> kWords = {
+      "about", "after", "again", "already", "also", "argument", "assert", "attempt", "attribute", "available",
+      "been", "before", "call", "called", "cannot", "class", "client", "complete", "completed", "connect",
+      "connection", "contain", "convert", "could", "default", "detected", "different", "each", "element",
+      "execution", "expected", "failed", "file", "float", "found", "from", "have", "index", "input", "into",
+      "invalid", "job", "killed", "line", "list", "load", "missing", "module", "more", "must", "name",
+      "number", "object", "only", "open", "operation", "other", "output", "process", "queue", "range", "request",
+      "require", "response", "retry", "return", "running", "same", "server", "service", "session", "should",
+      "size", "socket", "some", "start", "status", "string", "support", "supported", "target", "task", "than",
+      "that", "their", "there", "these", "this", "thread", "timeout", "tried", "type", "unexpected", "unknown",
+      "update", "used", "user", "using", "value", "version", "when", "which", "while", "will", "with", "worker",
+      "would", "your"};
+  return kWords;
+}
+
 // What healthy training logs print on most lines (logging prefixes, progress bars, metric dicts),
 // lower-case. A keyword found in it would stop the scanner on most lines of a real log: correct, but
 // slow. Used only to choose between keywords, never to decide what matches.
@@ -413,7 +433,7 @@ void ForEachWord(const std::string& s, F f) {
 
 bool SpecificWord(const std::string& w) {
   return w.size() >= kMinWordLen && w.find_first_not_of("0123456789") != std::string::npos &&
-         !CommonLogWords().count(w) && kHealthyLogSample.find(w) == std::string_view::npos;
+         !CommonLogWords().count(w) && !CommonTextWords().count(w) && kHealthyLogSample.find(w) == std::string_view::npos;
 }
 
 // How good an atom is as the one a line must contain: free when a keyword the scanner looks for anyway
@@ -608,6 +628,13 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(const std::vector<std::s
   return BuildLinePrefilter(patterns, PatternAtoms(patterns, idle_keywords), idle_keywords);
 }
 
+bool LinePrefilter::MayMatch(int p, std::string_view lowered) const {
+  const std::vector<std::string>& lits = literals[static_cast<size_t>(p)];
+  return lits.empty() || std::any_of(lits.begin(), lits.end(), [&](const std::string& l) {
+           return lowered.find(l) != std::string_view::npos;
+         });
+}
+
 PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std::string>>>& atoms,
                                 const std::vector<std::string>& idle_keywords) {
   PrefilterPlan plan;
@@ -652,6 +679,16 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
   }
   out->scanner = std::make_unique<LineScanner>(std::move(plan.keywords));
   out->keyword_patterns = std::move(plan.keyword_patterns);
+  out->literals.resize(patterns.size());
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    if (!atoms[i]) continue;
+    bool ascii = true;
+    for (const std::string& a : *atoms[i]) {
+      ascii = ascii && !a.empty() && std::all_of(a.begin(), a.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    }
+    if (!ascii) continue;
+    for (const std::string& a : *atoms[i]) out->literals[i].push_back(LowerAscii(a));
+  }
   out->idle = std::make_unique<LineScanner>(idle_keywords);
   if (!unfiltered.empty()) {
     out->unfiltered = std::make_unique<RE2::Set>(RegexOptions(), RE2::UNANCHORED);

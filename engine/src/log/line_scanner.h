@@ -130,6 +130,13 @@ struct LinePrefilter {
   std::vector<std::vector<int>> keyword_patterns;
   std::unique_ptr<RE2::Set> unfiltered;  // patterns without required literals; null when none
   std::vector<int> unfiltered_patterns;  // their indexes in RuleSet::patterns (for reports)
+  // Per pattern: its required literals (lower case), one of which every match contains; empty for a
+  // pattern without any, or with a literal outside ASCII (whose case ASCII lowering cannot fold).
+  std::vector<std::vector<std::string>> literals;
+
+  // Returns false when pattern `p` cannot match a line whose ASCII lower-case form is `lowered`: it
+  // holds none of the pattern's required literals. A check far cheaper than the regex.
+  bool MayMatch(int p, std::string_view lowered) const;
 };
 
 // Builds the prefilter for a rule set's message patterns. Returns null when it cannot (a pattern set
