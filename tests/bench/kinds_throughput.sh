@@ -41,6 +41,10 @@ mkdir -p "$DIR/no-signals"
 (cd "$ROOT/rules" && find . \( -name '*.yaml' -o -name '*.lua' \) ! -path './signals/*' ! -name taxonomy.yaml \
    -exec cp --parents {} "$DIR/no-signals/" \;)
 
+# Exit 0 or 1 (lines found or not); 2 means ripgrep refused the patterns and its time means nothing.
+rc=0; rg --no-unicode -c -f "$PAT" "$PAT" > /dev/null 2>&1 || rc=$?
+[ "$rc" -le 1 ] || { echo "kinds_throughput.sh: rg rejects $PAT" >&2; exit 2; }
+
 . "$ROOT/tests/bench/measure.sh"
 # ratio SECONDS: how many times rg's best time it is faster (>1: faster than rg).
 ratio() { awk -v a="${BEST[rg]}" -v b="$1" 'BEGIN { if (b <= 0) b = 0.01; printf "%.2fx", a / b }'; }

@@ -10,7 +10,8 @@ with its named groups made plain (RE2 refuses duplicate group names): two real P
 pattern, so a variant set reuses the vocabulary of the bundled rules (what grows is the number of
 patterns in the RE2::Set and in ripgrep's regex, not the set of words a log line must hold).
 OUT_DIR/rN.pat holds the same message patterns for `rg -f`, one per line, with named groups made plain
-and a `\n` outside character classes made a space (ripgrep refuses both in a line-oriented search).
+and a `\n` outside character classes made a space (ripgrep refuses both in a line-oriented search), and
+non-ASCII characters written as byte escapes (`--no-unicode` refuses them as such).
 """
 import glob
 import os
@@ -30,6 +31,12 @@ def patterns_of(rule):
 
 def unnamed(p):
     return re.sub(r"\(\?P<\w+>", "(?:", p)
+
+
+def ascii_only(p):
+    """`rg --no-unicode` refuses a non-ASCII character in a pattern ("Unicode not allowed here"): each
+    byte of its UTF-8 becomes a \\xHH escape, which then matches that byte."""
+    return "".join(c if ord(c) < 128 else "".join("\\x%02X" % b for b in c.encode("utf-8")) for c in p)
 
 
 def line_oriented(p):
@@ -91,7 +98,7 @@ def main():
         with open(os.path.join(out_dir, "r%d.pat" % n), "w") as fh:
             # ripgrep joins the lines into one regex, where repeated group names are an error; plain
             # groups match the same text.
-            fh.write("\n".join(line_oriented(unnamed(p)) for p in pats) + "\n")
+            fh.write("\n".join(ascii_only(line_oriented(unnamed(p))) for p in pats) + "\n")
         print("make_rulesets.py: %s: %d rules, %d patterns" % (d, n, len(pats)))
 
 
