@@ -95,8 +95,10 @@ bool PythonTracebackReader::StartChain(Segmenter& s, const std::string&, std::st
 
 bool PythonTracebackReader::StartErrorLine(Segmenter& s, const std::string& line, std::string_view trimmed) {
   size_t n = text::TypePrefix(trimmed);
+  // The whole line (no learned prefix in front of it); spaces around it are fine: pastes often end
+  // an exception line with a space.
   if (!(n > 0 && n < trimmed.size() && trimmed[n] == ':' && text::LooksLikeExceptionType(trimmed.substr(0, n)) &&
-        trimmed == LTrim(line))) {
+        trimmed == Trim(line))) {
     return false;
   }
   // The exception line of the incident that just ended, printed again (nbconvert repeats it after
