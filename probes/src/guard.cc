@@ -8,14 +8,6 @@
 #include "internal.h"
 
 namespace triage::probes {
-namespace {
-
-// Probes that test a category even when the matching rule names none (rules written before a
-// probe existed, or findings from the monitor). Prefix match on the category.
-struct CategoryProbes {
-  const char* category_prefix;
-  std::vector<const char*> probes;
-};
 
 const std::vector<CategoryProbes>& CategoryTable() {
   static const std::vector<CategoryProbes> kTable = {
@@ -44,6 +36,8 @@ const std::vector<CategoryProbes>& CategoryTable() {
   };
   return kTable;
 }
+
+namespace {
 
 // An error the model raises stops every probe that runs the model; it is reported once, by the
 // probe that says most about it (shape-trace, which names the failing op and layer, else the first
@@ -258,6 +252,84 @@ bool Monitor::Observe(const torch::Tensor& loss) {
 
 // ---- Guard ----------------------------------------------------------------------------------
 
+const std::vector<AlarmFinding>& AlarmFindings() {
+  const std::string clip =
+      "torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0) between loss.backward() and optimizer.step()";
+  const std::string non_finite_text =
+      "Values grew until they overflowed (a learning rate too high for this model and data), or an operation left "
+      "its domain (log of 0, division by 0, sqrt of a negative)";
+  const std::string non_finite_fix = "Lower the learning rate (10x at a time until the loss stays finite), clip "
+                                     "gradients with " + clip + ", and restart from the last finite checkpoint.";
+  static const std::vector<AlarmFinding> kFindings = {
+      {"non-finite-loss", "numerics.nan_loss", "monitor-non-finite", "The loss became non-finite during training",
+       non_finite_text, non_finite_fix,
+       {"nan-source", "grad-health"}},
+      {"non-finite-grad", "numerics.nan_loss", "monitor-non-finite", "The gradients became non-finite during training",
+       non_finite_text, non_finite_fix,
+       {"nan-source", "grad-health"}},
+      // Gradients that grow step after step are also what a missing zero_grad() looks like.
+      {"exploding-grad", "numerics.exploding_gradients", "monitor-exploding", "The gradient norm exploded",
+       "The total gradient norm grew far past its first value: a learning rate too high, no gradient clipping, or "
+       "gradients accumulating because optimizer.zero_grad() is not called each step",
+       "Clip gradients with " + clip + ", lower the learning rate, and call optimizer.zero_grad() at the start of every step.",
+       {"grad-health", "nan-source", "weight-update"}},
+      {"vanishing-grad", "numerics.vanishing_gradients", "monitor-vanishing", "The gradients vanished",
+       "The total gradient norm fell to almost nothing: saturated activations, a poor initialisation, or a detach() / "
+       "torch::NoGradGuard cutting the graph",
+       "Initialise layers for their activation (torch::nn::init::kaiming_normal_ for ReLU), add normalisation "
+       "(torch::nn::LayerNorm / BatchNorm1d) or residual connections, and check no detach() or torch::NoGradGuard "
+       "sits between the loss and the parameters.",
+       {"grad-health"}},
+      {"weights-frozen", "training.not_learning", "monitor-frozen", "The weights stopped changing",
+       "The parameters were identical at two checks: optimizer.step() is not reached, the optimizer holds other "
+       "tensors than the model's, or the learning rate is 0",
+       "Call optimizer.step() after loss.backward() in every step, build the optimizer from model->parameters() "
+       "after moving the model to its device, and check the learning rate and requires_grad of the parameters.",
+       {"weight-update", "grad-health"}},
+  };
+  return kFindings;
+}
+
+namespace {
+
+// Fills the monitor's finding for an alarm of `kind` and returns the probes to run (none for a
+// kind without a row).
+std::vector<std::string> DescribeAlarm(const std::string& kind, ProbeEvidence* seen) {
+  for (const AlarmFinding& row : AlarmFindings()) {
+    if (kind != row.kind) continue;
+    seen->category = row.category;
+    seen->hypothesis = row.hypothesis;
+    seen->title = row.title;
+    seen->text = row.text;
+    seen->fix = row.fix;
+    return row.probes;
+  }
+  return {};
+}
+
+}  // namespace
+
+// Diagnoses one error line as its own input named `source`, with `where` as the culprit of
+// incidents that have no user frame of their own.
+Report Guard::DiagnoseLine(const std::string& line, const std::string& source, SourceLocation where) const {
+  Session session(rules_, options_.diagnose, source);
+  session.Feed(line + "\n");
+  Report report = session.Finish();
+  if (where.file != nullptr) {
+    for (Incident& incident : report.incidents) {
+      if (incident.culprit >= 0) continue;
+      Frame frame;
+      frame.file = where.file;
+      frame.line = where.line;
+      frame.function = where.function != nullptr ? where.function : "";
+      frame.user = true;
+      incident.frames.push_back(std::move(frame));
+      incident.culprit = static_cast<int>(incident.frames.size()) - 1;
+    }
+  }
+  return report;
+}
+
 Guard::Guard(ProbeContext ctx, GuardOptions options) : ctx_(std::move(ctx)), options_(std::move(options)) {
   LoadOptions load;
   load.dirs = options_.rule_dirs;
@@ -267,7 +339,7 @@ Guard::Guard(ProbeContext ctx, GuardOptions options) : ctx_(std::move(ctx)), opt
   if (!ctx_.rules) ctx_.rules = rules_;  // errors the model raises during probes read with the same rules
 }
 
-StepResult Guard::Step(const std::function<void()>& step) {
+StepResult Guard::Step(const std::function<void()>& step, SourceLocation where) {
   StepResult result;
   try {
     step();
@@ -277,9 +349,7 @@ StepResult Guard::Step(const std::function<void()>& step) {
     result.error = std::current_exception();
     result.message = ErrorText(e);
     try {
-      Session session(rules_, options_.diagnose, "guard");
-      session.Feed(ExceptionType(e) + ": " + result.message + "\n");
-      result.report = session.Finish();
+      result.report = DiagnoseLine(ExceptionType(e) + ": " + result.message, "Guard::Step", where);
       TestHypotheses(result.report, ctx_, options_.test);
     } catch (const std::exception& inner) {
       result.report.warnings.push_back({Problem::Severity::kWarning, "probe-failed", "", 0, 0, "", inner.what()});
@@ -292,12 +362,10 @@ StepResult Guard::Step(const std::function<void()>& step) {
   return result;
 }
 
-Report Guard::Diagnose(const std::string& message) {
+Report Guard::Diagnose(const std::string& message, SourceLocation where) {
   Report report;
   try {
-    Session session(rules_, options_.diagnose, "guard");
-    session.Feed(message + "\n");
-    report = session.Finish();
+    report = DiagnoseLine(message, "Guard::Diagnose", where);
     TestHypotheses(report, ctx_, options_.test);
   } catch (const std::exception& e) {
     report.warnings.push_back({Problem::Severity::kWarning, "probe-failed", "", 0, 0, "", e.what()});
@@ -305,14 +373,12 @@ Report Guard::Diagnose(const std::string& message) {
   return report;
 }
 
-Report Guard::Investigate(const Monitor& monitor) {
+Report Guard::Investigate(const Monitor& monitor, SourceLocation where) {
   Report report;
   const Alarm& alarm = monitor.alarm();
   if (alarm.kind.empty()) return report;
   try {
-    Session session(rules_, options_.diagnose, "monitor");
-    session.Feed(alarm.message + "\n");
-    report = session.Finish();
+    report = DiagnoseLine(alarm.message, "Monitor", where);
     // The monitor's own measurement is evidence too.
     ProbeEvidence seen;
     seen.probe = "monitor";
@@ -324,22 +390,7 @@ Report Guard::Investigate(const Monitor& monitor) {
       seen.facts.emplace_back("grad_norm_first", std::to_string(norms.front()));
       seen.facts.emplace_back("grad_norm_last", std::to_string(norms.back()));
     }
-    std::vector<std::string> probes;
-    if (alarm.kind == "non-finite-loss" || alarm.kind == "non-finite-grad") {
-      seen.category = "numerics.nan_loss";
-      probes = {"nan-source", "grad-health"};
-    } else if (alarm.kind == "exploding-grad") {
-      seen.category = "numerics.exploding_gradients";
-      // Gradients that grow step after step are also what a missing zero_grad() looks like.
-      probes = {"grad-health", "nan-source", "weight-update"};
-    } else if (alarm.kind == "vanishing-grad") {
-      seen.category = "numerics.vanishing_gradients";
-      probes = {"grad-health"};
-    } else if (alarm.kind == "weights-frozen") {
-      seen.category = "training.not_learning";
-      probes = {"weight-update", "grad-health"};
-    }
-    std::vector<ProbeEvidence> evidence = RunAll(probes, ctx_, options_.test.budget_s);
+    std::vector<ProbeEvidence> evidence = RunAll(DescribeAlarm(alarm.kind, &seen), ctx_, options_.test.budget_s);
     evidence.push_back(seen);
     ApplyEvidence(report, evidence);
   } catch (const std::exception& e) {

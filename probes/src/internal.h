@@ -31,6 +31,28 @@ class StateSnapshot {
   std::string optimizer_state_;
 };
 
+// Probes that test a category even when the matching rule names none (rules written before a
+// probe existed, or findings from the monitor). Prefix match on the category; the first row
+// whose prefix matches applies.
+struct CategoryProbes {
+  const char* category_prefix;
+  std::vector<const char*> probes;
+};
+const std::vector<CategoryProbes>& CategoryTable();
+
+// What the monitor measured, as a finding in the trainer's language (LibTorch C++), and the probes
+// an alarm of its kind calls for. One row per Alarm::kind.
+struct AlarmFinding {
+  std::string kind;
+  std::string category;
+  std::string hypothesis;
+  std::string title;
+  std::string text;
+  std::string fix;
+  std::vector<std::string> probes;
+};
+const std::vector<AlarmFinding>& AlarmFindings();
+
 // Serialises an optimizer's state (empty string when null or when it cannot be saved).
 std::string SaveOptimizer(torch::optim::Optimizer* optimizer);
 void LoadOptimizer(torch::optim::Optimizer* optimizer, const std::string& bytes);

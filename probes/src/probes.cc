@@ -4,6 +4,7 @@
 #include <malloc.h>
 
 #include <torch/csrc/autograd/anomaly_mode.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <cmath>
@@ -1440,6 +1441,27 @@ const ProbeInfo* FindProbe(std::string_view name) {
   return nullptr;
 }
 
+namespace {
+
+// Keeps the warnings LibTorch raises while a probe runs (anomaly mode announces itself; its
+// backward prints the forward trace) off the trainer's stderr: they are the probe's business.
+class QuietWarnings : public c10::WarningHandler {
+ public:
+#if TORCH_VERSION_MAJOR >= 2
+  void process(const c10::Warning&) override {}
+#else
+  void process(const c10::SourceLocation&, const std::string&, const bool) override {}
+#endif
+};
+
+#if TORCH_VERSION_MAJOR >= 2
+using WarningHandlerGuard = c10::WarningUtils::WarningHandlerGuard;
+#else
+using WarningHandlerGuard = c10::Warning::WarningHandlerGuard;
+#endif
+
+}  // namespace
+
 std::vector<ProbeEvidence> RunProbe(std::string_view name, ProbeContext& ctx) {
   std::string probe(name);
   auto fail = [&](const std::string& why) {
@@ -1459,6 +1481,9 @@ std::vector<ProbeEvidence> RunProbe(std::string_view name, ProbeContext& ctx) {
   auto start = std::chrono::steady_clock::now();
   std::optional<StateSnapshot> snapshot;
   std::vector<ProbeEvidence> out;
+  QuietWarnings quiet;
+  std::optional<WarningHandlerGuard> warnings;
+  if (!ctx.show_torch_warnings) warnings.emplace(&quiet);
   try {
     snapshot.emplace(ctx);
     ProbeContext run = Marking(ctx);

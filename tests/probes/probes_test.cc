@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <fstream>
+#include <set>
 
 #include <torch/script.h>
 #include <torch/torch.h>
@@ -650,6 +652,100 @@ TEST(Guard, HandsBackTheOriginalError) {
     EXPECT_EQ(e.msg(), r.message);
   }
   EXPECT_NO_THROW(guard.Step([] { throw 42; }));
+}
+
+// One list of probe names: the engine's (what rules may name) is the registry's, and the guard's
+// category and alarm tables and probes/README.md's table name only probes in it.
+TEST(ProbeNames, RegistryIsTheEnginesList) {
+  std::set<std::string> registry;
+  for (const ProbeInfo& p : ProbeList()) registry.insert(p.name);
+  const std::set<std::string> engine(ProbeNames().begin(), ProbeNames().end());
+  EXPECT_EQ(registry, engine);
+  EXPECT_EQ(engine.size(), ProbeNames().size()) << "a name is listed twice";
+}
+
+TEST(ProbeNames, CategoryTableNamesKnownProbes) {
+  const std::set<std::string> engine(ProbeNames().begin(), ProbeNames().end());
+  for (const CategoryProbes& row : CategoryTable()) {
+    for (const char* p : row.probes) EXPECT_TRUE(engine.count(p)) << row.category_prefix << " -> " << p;
+  }
+  for (const AlarmFinding& row : AlarmFindings()) {
+    for (const std::string& p : row.probes) EXPECT_TRUE(engine.count(p)) << row.kind << " -> " << p;
+  }
+}
+
+TEST(ProbeNames, ReadmeTableListsEveryProbe) {
+  std::ifstream in(TRIAGE_SOURCE_DIR "/probes/README.md");
+  ASSERT_TRUE(in) << "probes/README.md";
+  std::set<std::string> listed;
+  std::string line;
+  bool in_table = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("| name |", 0) == 0) in_table = true;
+    else if (in_table && line.rfind("|", 0) != 0) break;
+    else if (in_table && line.rfind("|---", 0) != 0) listed.insert(line.substr(2, line.find(" |", 2) - 2));
+  }
+  EXPECT_EQ(listed, std::set<std::string>(ProbeNames().begin(), ProbeNames().end()));
+}
+
+// The trainer's own line, when passed, is the incident's culprit (not "line 1 of guard").
+TEST(Guard, ReportNamesTheTrainersSourceLocation) {
+  Fixture f;
+  Guard guard(f.ctx);
+  const int line = __LINE__ + 1;
+  StepResult r = guard.Step([&] { f.net->forward(torch::randn({2, 9})); }, TRIAGE_SOURCE_LOCATION);
+  ASSERT_FALSE(r.ok);
+  ASSERT_FALSE(r.report.diagnoses.empty());
+  const Incident& incident = r.report.incidents.at(r.report.diagnoses[0].incident);
+  EXPECT_NE(incident.CulpritText().find("probes_test.cc:" + std::to_string(line) + " in TestBody"), std::string::npos)
+      << incident.CulpritText();
+  EXPECT_NE(ToText(r.report, {}).find("probes_test.cc:" + std::to_string(line)), std::string::npos);
+  EXPECT_EQ(r.report.source, "Guard::Step");
+  // Without a location the incident has no culprit frame (nothing invented).
+  StepResult bare = guard.Step([&] { f.net->forward(torch::randn({2, 9})); });
+  EXPECT_EQ(bare.report.incidents.at(0).culprit, -1);
+}
+
+// A monitor alarm's report: every cause has a fix, the monitor's finding is LibTorch C++, and
+// nothing reaches the trainer's stderr (nan-source runs backward under anomaly mode, whose banner
+// LibTorch prints through glog by default).
+TEST(Guard, InvestigationSpeaksCxxAndPrintsNothing) {
+  Fixture f;
+  Guard guard(f.ctx);
+  Monitor monitor(f.ctx.model, Sampling(0, 0));
+  ASSERT_TRUE(monitor.Observe(torch::tensor(NAN)));
+  ::testing::internal::CaptureStderr();
+  Report r = guard.Investigate(monitor, TRIAGE_SOURCE_LOCATION);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err, "");
+  ASSERT_FALSE(r.diagnoses.empty());
+  EXPECT_EQ(r.diagnoses[0].category, "numerics.nan_loss");
+  bool cxx_fix = false;
+  for (const Diagnosis& d : r.diagnoses) {
+    ASSERT_FALSE(d.hypotheses.empty()) << d.rule;
+    EXPECT_FALSE(d.hypotheses[0].fix.empty()) << d.rule << ": " << d.hypotheses[0].text;
+    EXPECT_NE(d.hypotheses[0].text, monitor.alarm().message) << d.rule;
+    for (const Hypothesis& h : d.hypotheses) {
+      EXPECT_FALSE(h.probe == "monitor" && h.fix.empty()) << h.text;
+      if (h.probe == "monitor" && h.fix.find("torch::nn::utils::clip_grad_norm_(model->parameters()") != std::string::npos) cxx_fix = true;
+    }
+  }
+  EXPECT_TRUE(cxx_fix) << ToText(r, {});
+}
+
+// Exploding, vanishing and frozen alarms also become findings with a fix.
+TEST(Guard, EveryAlarmKindHasAFinding) {
+  Fixture f;
+  Guard guard(f.ctx);
+  Monitor frozen(f.ctx.model, Sampling(0, 1));
+  frozen.Observe(torch::tensor(1.0));
+  ASSERT_TRUE(frozen.Observe(torch::tensor(1.0)));
+  Report r = guard.Investigate(frozen);
+  bool found = false;
+  for (const Diagnosis& d : r.diagnoses) {
+    for (const Hypothesis& h : d.hypotheses) found = found || (h.id == "monitor-frozen" && h.fix.find("optimizer.step()") != std::string::npos);
+  }
+  EXPECT_TRUE(found) << ToText(r, {});
 }
 
 

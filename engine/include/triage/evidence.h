@@ -35,6 +35,12 @@ struct ProbeEvidence {
   double seconds = 0;                 // time the probe took
 };
 
+// The names of the live probes (probes/), as rules name them in `test: { probe: NAME }`: the rule
+// loader accepts exactly these. The probes registry implements exactly these; the guard's category
+// and alarm tables and probes/README.md's table name only these (tests/probes/probes_test.cc,
+// ProbeNames.*).
+const std::vector<std::string>& ProbeNames();
+
 struct EvidenceOptions {
   bool add_findings = true;  // a confirmed finding whose category no diagnosis has becomes a diagnosis
   double min_confidence = 0.35;  // as DiagnoseOptions: diagnoses left below it are dropped

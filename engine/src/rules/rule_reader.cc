@@ -9,6 +9,8 @@
 #include <set>
 #include <string_view>
 
+#include "triage/evidence.h"
+
 #include "log/line_scanner.h"
 #include "log/segmenter.h"
 #include "rules/lua_runtime.h"
@@ -196,11 +198,7 @@ void CheckTemplate(FileChecker& check, const Text& text, const std::set<std::str
 }
 
 const std::set<std::string>& KnownProbes() {
-  static const std::set<std::string> kProbes = {
-      "nan-source",   "grad-health",      "device-audit", "dtype-audit",      "shape-trace",
-      "weight-update", "overfit-one-batch", "init-loss",  "dead-activations", "label-range",
-      "index-range",  "mode-audit",       "memory-growth", "determinism",     "autograd-anomaly",
-      "loss-broadcast", "norm-batch"};
+  static const std::set<std::string> kProbes(ProbeNames().begin(), ProbeNames().end());
   return kProbes;
 }
 

@@ -13,17 +13,22 @@
 //       torch::Tensor loss = loss_fn(model->forward(batch.x), batch.y);
 //       loss.backward();
 //       if (monitor.Observe(loss)) {                  // after backward(), before the update lands
-//         std::cerr << triage::ToText(guard.Investigate(monitor), {});
+//         std::cerr << triage::ToText(guard.Investigate(monitor, TRIAGE_SOURCE_LOCATION), {});
 //         return;                                     // skip the bad update
 //       }
 //       optimizer.step();
-//     });
+//     }, TRIAGE_SOURCE_LOCATION);                     // reports point at this line of the trainer
 //     if (!r.ok) { std::cerr << triage::ToText(r.report, {}); std::rethrow_exception(r.error); }
 //     if (monitor.alarmed()) break;
 //   }
 //
-// Nothing here throws into the caller. Guard::Step costs one try/catch while no exception occurs;
-// the original exception is handed back (StepResult::error) so the caller decides what to do.
+// Nothing here throws into the caller, and nothing is printed: reports are returned, LibTorch's
+// warnings during probes are dropped (ProbeContext::show_torch_warnings). Guard::Step costs one
+// try/catch while no exception occurs; the original exception is handed back (StepResult::error)
+// so the caller decides what to do. Reports name the trainer's own code when the caller passes
+// TRIAGE_SOURCE_LOCATION (the incident's culprit frame), and the findings the probes and the monitor
+// add speak LibTorch C++ (torch::nn::utils::clip_grad_norm_, ...); the rules' own hypotheses are
+// written for Python logs and keep their wording.
 #ifndef TRIAGE_GUARD_H_
 #define TRIAGE_GUARD_H_
 
@@ -37,6 +42,15 @@
 #include "triage/triage.h"
 
 namespace triage::probes {
+
+// A place in the trainer's source, given to the guard so a diagnosis points at the trainer's code
+// (the incident gets it as its culprit frame). TRIAGE_SOURCE_LOCATION names the line it is on.
+struct SourceLocation {
+  const char* file = nullptr;      // null: unknown
+  int line = 0;
+  const char* function = nullptr;
+};
+#define TRIAGE_SOURCE_LOCATION (::triage::probes::SourceLocation{__FILE__, __LINE__, __func__})
 
 // What Monitor::Observe watches, with the defaults: the loss every step (one scalar read), the
 // gradients and the weights on a sample of steps. The defaults target <= 3% of a small MLP step's
@@ -101,12 +115,14 @@ class Guard {
  public:
   explicit Guard(ProbeContext ctx, GuardOptions options = {});
   // Runs one step; on an exception builds the incident from its message, diagnoses it with the
-  // rules, tests the top hypotheses with probes and returns everything. Never throws.
-  StepResult Step(const std::function<void()>& step);
+  // rules, tests the top hypotheses with probes and returns everything. `where` (usually
+  // TRIAGE_SOURCE_LOCATION) becomes the incident's culprit. Never throws.
+  StepResult Step(const std::function<void()>& step, SourceLocation where = {});
   // Diagnoses an error message caught elsewhere (same pipeline as Step).
-  Report Diagnose(const std::string& message);
-  // Diagnoses a monitor alarm: its log line through the rules, then the probes its kind calls for.
-  Report Investigate(const Monitor& monitor);
+  Report Diagnose(const std::string& message, SourceLocation where = {});
+  // Diagnoses a monitor alarm: its log line through the rules, then the probes its kind calls for;
+  // the monitor's own measurement becomes a finding with a C++ fix.
+  Report Investigate(const Monitor& monitor, SourceLocation where = {});
   // Runs the full probe battery (for silent failures the monitor cannot see) and returns a report.
   Report Checkup(double budget_s = 30.0);
   ProbeContext& context() { return ctx_; }
@@ -114,6 +130,7 @@ class Guard {
   const std::vector<Problem>& problems() const { return problems_; }
 
  private:
+  Report DiagnoseLine(const std::string& line, const std::string& source, SourceLocation where) const;
   ProbeContext ctx_;
   GuardOptions options_;
   std::shared_ptr<const RuleSet> rules_;

@@ -16,8 +16,11 @@
 // requires_grad, grad mode, CPU/CUDA RNG state, and the optimizer's state when one is given); state
 // the trainer keeps elsewhere (its own counters or lists) is outside a probe's reach. No function
 // here throws: a probe that fails reports an inconclusive verdict with the error text; an error
-// the model, the loss or the trainer's step raises is evidence, diagnosed by the rules like a log. Probes run
-// on the calling thread; one context is used by one thread at a time.
+// the model, the loss or the trainer's step raises is evidence, diagnosed by the rules like a log.
+// Nothing is printed: LibTorch's warnings during a probe are dropped
+// (ProbeContext::show_torch_warnings); the warning handler is process-wide, so run probes while no
+// other thread needs it. Probes run on the calling thread; one context is used by one thread at a
+// time.
 #ifndef TRIAGE_PROBES_H_
 #define TRIAGE_PROBES_H_
 
@@ -99,6 +102,9 @@ struct ProbeContext {
   // probe (its message is read as a log is; the error becomes the probe's evidence). Null: the
   // bundled rules, loaded on first need. A Guard sets its own.
   std::shared_ptr<const RuleSet> rules;
+  // LibTorch warnings raised while a probe runs (anomaly mode's banner and forward traces, ...) are
+  // dropped unless this is true; then they go to LibTorch's warning handler (glog on stderr).
+  bool show_torch_warnings = false;
 
   // Helpers the probes share; never throw through (they may throw c10::Error / std::exception
   // to the probe, which RunProbe catches).
