@@ -185,8 +185,20 @@ LoadResult LoadRules(const LoadOptions& options);
 LoadResult LoadRulesFromStrings(const std::vector<std::pair<std::string, std::string>>& files,
                                 bool strict = false);
 
-// Returns the directory holding the bundled rules (TRIAGE_BUNDLED_RULES env var overrides).
+// Returns the directory holding the bundled rules: TRIAGE_BUNDLED_RULES when set; the source tree's
+// rules/ for a program of the build tree; <prefix>/share/triage/rules for an installed command or
+// shared library (found relative to it); for a program linked statically elsewhere, the install
+// its find_package(triage) found (Note: [Bundled rules] in engine/src/rules/install_paths.cc).
 std::string BundledRulesDir();
+namespace internal {
+// Records where an installed triage keeps its bundled rules, for a program linked statically to it
+// (its own location says nothing). find_package(triage) defines TRIAGE_INSTALLED_RULES_DIR for the
+// program's sources, and this header notes it before main; nothing else needs to call it.
+bool NoteInstalledRulesDir(const char* dir);
+#ifdef TRIAGE_INSTALLED_RULES_DIR
+inline const bool kInstalledRulesDirNoted = NoteInstalledRulesDir(TRIAGE_INSTALLED_RULES_DIR);
+#endif
+}  // namespace internal
 // Returns the system rule directory: TRIAGE_SYSTEM_RULES, else the build's configured
 // TRIAGE_SYSTEM_RULES_DIR (default /etc/triage/rules).
 std::string SystemRulesDir();

@@ -433,11 +433,6 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
 
 }  // namespace
 
-std::string BundledRulesDir() {
-  if (const char* env = std::getenv("TRIAGE_BUNDLED_RULES"); env && *env) return env;
-  return TRIAGE_BUNDLED_RULES_DIR;
-}
-
 LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous) {
   BuildInput in;
   in.strict = options.strict;

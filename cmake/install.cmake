@@ -1,0 +1,78 @@
+# `cmake --install build --prefix P`: the libraries, public headers, the commands, the bundled rules,
+# the docs, triageConfig.cmake (targets triage::engine, triage::c, triage::probes) and triage.pc.
+# Layout under P follows GNUInstallDirs; the bundled rules go to P/share/triage/rules, where an
+# installed command or shared library looks for them at run time (engine/src/rules/install_paths.cc).
+include(CMakePackageConfigHelpers)
+set(TRIAGE_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/triage")
+
+# Two export sets: the probes' (which needs Torch) is read only when a consumer asks for the
+# `probes` component, so an engine-only consumer never looks for LibTorch.
+install(TARGETS triage_engine triage_c EXPORT triageTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET triage_probes)
+  install(TARGETS triage_probes EXPORT triageProbesTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/engine/include/triage DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/bindings/c/triage_c.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET triage_probes)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/probes/include/triage DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endif()
+
+# The commands find the shared libraries next to them (../lib) wherever the prefix is moved.
+file(RELATIVE_PATH _triage_bin_to_lib "/p/${CMAKE_INSTALL_BINDIR}" "/p/${CMAKE_INSTALL_LIBDIR}")
+foreach(_cmd triage triage-probe)
+  if(TARGET ${_cmd})
+    set_target_properties(${_cmd} PROPERTIES INSTALL_RPATH "$ORIGIN/${_triage_bin_to_lib}")
+    install(TARGETS ${_cmd} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endif()
+endforeach()
+if(TARGET triage_probes)
+  set_target_properties(triage_probes PROPERTIES INSTALL_RPATH "$ORIGIN")
+endif()
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/rules/ DESTINATION ${TRIAGE_INSTALL_RULESDIR}
+  PATTERN "*.md" EXCLUDE)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md
+  DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/bindings/cli/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME cli.md)
+install(FILES ${PROJECT_SOURCE_DIR}/engine/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME engine.md)
+install(FILES ${PROJECT_SOURCE_DIR}/probes/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME probes.md)
+install(FILES ${PROJECT_SOURCE_DIR}/rules/GUIDE.md ${PROJECT_SOURCE_DIR}/rules/README.md
+  ${PROJECT_SOURCE_DIR}/rules/LUA_API.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/rules)
+install(FILES ${PROJECT_SOURCE_DIR}/cmake/man/triage.1 ${PROJECT_SOURCE_DIR}/cmake/man/triage-probe.1
+  DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+
+# find_package(triage): the exported targets plus the dependencies they need found again.
+if(BUILD_SHARED_LIBS)
+  set(TRIAGE_STATIC_LIBS OFF)
+else()
+  set(TRIAGE_STATIC_LIBS ON)
+endif()
+if(TARGET triage_probes)
+  set(TRIAGE_HAS_PROBES ON)
+else()
+  set(TRIAGE_HAS_PROBES OFF)
+endif()
+install(EXPORT triageTargets NAMESPACE triage:: DESTINATION ${TRIAGE_INSTALL_CMAKEDIR})
+if(TARGET triage_probes)
+  install(EXPORT triageProbesTargets NAMESPACE triage:: DESTINATION ${TRIAGE_INSTALL_CMAKEDIR})
+endif()
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/triageConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/cmake/triageConfig.cmake INSTALL_DESTINATION ${TRIAGE_INSTALL_CMAKEDIR}
+  PATH_VARS TRIAGE_INSTALL_RULESDIR)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/triageConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/cmake/triageConfig.cmake ${PROJECT_BINARY_DIR}/cmake/triageConfigVersion.cmake
+  DESTINATION ${TRIAGE_INSTALL_CMAKEDIR})
+
+# pkg-config, for the engine (C++) and the C API; prefix relative to the .pc file, so it moves too.
+set(_triage_pcdir "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+file(RELATIVE_PATH TRIAGE_PC_TO_PREFIX "/p/${_triage_pcdir}" "/p")
+string(REGEX REPLACE "/$" "" TRIAGE_PC_TO_PREFIX "${TRIAGE_PC_TO_PREFIX}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/triage.pc.in ${PROJECT_BINARY_DIR}/cmake/triage.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/cmake/triage.pc DESTINATION ${_triage_pcdir})

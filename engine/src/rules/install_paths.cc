@@ -1,0 +1,104 @@
+// Where the bundled rules are, for a build tree and for an installed prefix.
+//
+// Note: [Bundled rules]
+// The rules ship beside the program, so the directory is found at run time, in this order:
+// 1. TRIAGE_BUNDLED_RULES, when set (tests, unusual layouts);
+// 2. the module holding this code (the shared library, or the executable it is linked into) in this
+//    build tree: the source tree's rules/ it was configured from;
+// 3. that module under an install prefix (P/bin/triage, P/lib/libtriage.so): P/share/triage/rules,
+//    so a prefix moved after `cmake --install --prefix P` still works;
+// 4. otherwise (a program linked statically against an installed libtriage.a lives anywhere): the
+//    directory its build named, which find_package(triage) passes to the program's sources as
+//    TRIAGE_INSTALLED_RULES_DIR (triage.h notes it before main: internal::NoteInstalledRulesDir);
+// 5. else the prefix this build was configured with (CMAKE_INSTALL_PREFIX)/share/triage/rules.
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Returns the directory of the file (shared library or executable) this function was loaded from.
+fs::path ModuleDir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&ModuleDir), &info) == 0 || info.dli_fname == nullptr) return {};
+  std::error_code ec;
+  fs::path file = fs::canonical(fs::path(info.dli_fname), ec);
+  if (ec) {
+    // dli_fname of the main program may be a bare name; /proc/self/exe is where it really is.
+    file = fs::canonical("/proc/self/exe", ec);
+    if (ec) return {};
+  }
+  return file.parent_path();
+}
+
+bool IsUnder(const fs::path& path, const fs::path& dir) {
+  auto p = path.begin();
+  for (auto d = dir.begin(); d != dir.end(); ++d, ++p) {
+    if (p == path.end() || *p != *d) return false;
+  }
+  return true;
+}
+
+// Returns the install prefix when `dir` is its bin or lib directory, else empty.
+fs::path PrefixOf(const fs::path& dir) {
+  for (const char* sub_dir : {TRIAGE_INSTALL_BINDIR, TRIAGE_INSTALL_LIBDIR}) {
+    const fs::path sub(sub_dir);
+    fs::path prefix = dir;
+    bool matches = true;
+    for (auto it = sub.end(); it != sub.begin();) {
+      --it;
+      if (it->empty()) continue;
+      if (prefix.filename() != *it) {
+        matches = false;
+        break;
+      }
+      prefix = prefix.parent_path();
+    }
+    if (matches) return prefix;
+  }
+  return {};
+}
+
+std::string& NotedRulesDir() {
+  static std::string dir;
+  return dir;
+}
+
+std::string LocateBundledRules() {
+  const fs::path module = ModuleDir();
+  std::error_code ec;
+  if (!module.empty()) {
+    const fs::path build = fs::weakly_canonical(TRIAGE_BUILD_DIR, ec);
+    if (!ec && IsUnder(module, build)) return TRIAGE_BUNDLED_RULES_DIR;
+    if (const fs::path prefix = PrefixOf(module); !prefix.empty()) {
+      const fs::path rules = prefix / TRIAGE_INSTALL_RULESDIR;
+      if (fs::is_directory(rules, ec)) return rules.string();
+    }
+  }
+  if (!NotedRulesDir().empty()) return NotedRulesDir();
+  return (fs::path(TRIAGE_INSTALL_PREFIX) / TRIAGE_INSTALL_RULESDIR).string();
+}
+
+}  // namespace
+
+std::string BundledRulesDir() {
+  if (const char* env = std::getenv("TRIAGE_BUNDLED_RULES"); env && *env) return env;
+  return LocateBundledRules();
+}
+
+namespace internal {
+bool NoteInstalledRulesDir(const char* dir) {
+  if (dir != nullptr && NotedRulesDir().empty()) NotedRulesDir() = dir;
+  return true;
+}
+}  // namespace internal
+
+}  // namespace triage

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Usage: install_and_build_examples.sh BUILD_DIR SOURCE_DIR PROBES(ON|OFF) CMAKE
+# Installs BUILD_DIR into a temporary prefix, moves the prefix (installs must be relocatable), then
+# checks the installed commands and builds and runs examples/embed_c (CMake and pkg-config) and,
+# with PROBES, examples/embed_cpp, from outside the source and build trees.
+set -euo pipefail
+build=$1 src=$2 probes=$3 cmake=$4
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+log=$src/corpus/shape/linear-flattened-conv/log.txt
+export TRIAGE_NO_CACHE=1
+unset TRIAGE_BUNDLED_RULES TRIAGE_RULES_PATH
+
+"$cmake" --install "$build" --prefix "$work/staged" >/dev/null
+mv "$work/staged" "$work/prefix"          # nothing may point back at the first prefix
+P=$work/prefix
+cd "$work"                                 # no source tree, no .triage/ upward
+
+for f in bin/triage include/triage/triage.h include/triage_c.h share/triage/rules/taxonomy.yaml \
+         share/man/man1/triage.1 share/doc/triage/cli.md; do
+  [ -e "$P/$f" ] || fail "not installed: $f"
+done
+libdir=$(dirname "$(find "$P" -name triageConfig.cmake)")/../..
+[ -e "$libdir/pkgconfig/triage.pc" ] || fail "not installed: triage.pc"
+
+# The installed command finds the installed rules, not the source tree's.
+listed=$("$P/bin/triage" rules list --origin) || fail "triage rules list exited $?"
+origin=$(grep -m1 linear-in-features <<<"$listed") || fail "no bundled rules: $(head -3 <<<"$listed")"
+case $origin in *"$P/share/triage/rules/"*) ;; *) fail "rules not from the prefix: $origin" ;; esac
+"$P/bin/triage" "$log" | grep -q linear-in-features || fail "installed triage did not diagnose the log"
+"$P/bin/triage" --help | grep -q "usage: triage" || fail "triage --help"
+
+# C++, the engine alone, through find_package(triage) with Torch made unfindable: reading logs
+# must not need LibTorch. Its rules are the prefix's (a static libtriage is told by the package).
+"$cmake" -S "$src/tests/install/engine_consumer" -B "$work/engine_consumer" -DCMAKE_PREFIX_PATH="$P" \
+  -DCMAKE_DISABLE_FIND_PACKAGE_Torch=ON -DCMAKE_BUILD_TYPE=Release >/dev/null || fail "engine-only find_package(triage)"
+"$cmake" --build "$work/engine_consumer" >/dev/null
+"$work/engine_consumer/diagnose" "$log" > "$work/engine.out" || fail "engine consumer exited $?"
+grep -qx "rules: $P/share/triage/rules" "$work/engine.out" || fail "engine consumer: $(cat "$work/engine.out")"
+grep -qx "top: linear-in-features" "$work/engine.out" || fail "engine consumer: $(cat "$work/engine.out")"
+
+# C, through find_package(triage).
+"$cmake" -S "$src/examples/embed_c" -B "$work/embed_c" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release >/dev/null
+"$cmake" --build "$work/embed_c" >/dev/null
+"$work/embed_c/diagnose_log" "$log" > "$work/c.json" || fail "embed_c exited $?"
+grep -q '"rule":"linear-in-features"' "$work/c.json" || fail "embed_c: $(head -c 300 "$work/c.json")"
+
+# C, through pkg-config (the engine's flags plus the C API's library).
+if command -v pkg-config >/dev/null && command -v cc >/dev/null; then
+  export PKG_CONFIG_PATH=$libdir/pkgconfig
+  # shellcheck disable=SC2046
+  cc -o "$work/diagnose_log_pc" "$src/examples/embed_c/diagnose_log.c" $(pkg-config --cflags triage) \
+     -ltriage_c $(pkg-config --libs --static triage) -Wl,-rpath,"$libdir"
+  TRIAGE_BUNDLED_RULES=$P/share/triage/rules "$work/diagnose_log_pc" --text "$log" | grep -q linear-in-features \
+    || fail "pkg-config build of embed_c"
+fi
+
+# C++: a LibTorch trainer with Guard and Monitor.
+if [ "$probes" = ON ]; then
+  "$cmake" -S "$src/examples/embed_cpp" -B "$work/embed_cpp" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  "$cmake" --build "$work/embed_cpp" >/dev/null
+  for bug in shape nan; do
+    OMP_NUM_THREADS=1 "$work/embed_cpp/trainer" "$bug" > "$work/$bug.out" 2> "$work/$bug.err" || fail "trainer $bug exited $?"
+    [ ! -s "$work/$bug.err" ] || fail "trainer $bug wrote on stderr: $(head -c 400 "$work/$bug.err")"
+    grep -q "trainer.cc:" "$work/$bug.out" || fail "trainer $bug: no trainer source location in: $(head -c 600 "$work/$bug.out")"
+  done
+  grep -q "^shape\." "$work/shape.out" || fail "trainer shape: $(head -c 600 "$work/shape.out")"
+  grep -q "^numerics\." "$work/nan.out" || fail "trainer nan: $(head -c 600 "$work/nan.out")"
+  grep -q "torch::nn::utils::clip_grad_norm_" "$work/nan.out" || fail "trainer nan: no C++ fix"
+fi
+echo "installed into a temporary prefix; examples built and ran against it"
