@@ -39,7 +39,7 @@ article.top{border-left:5px solid var(--bad)}
 ol li{margin-bottom:.6rem}dl{margin:.2rem 0;display:grid;grid-template-columns:max-content 1fr;gap:.1rem .6rem}
 dt{color:var(--muted)}dd{margin:0;min-width:0}
 figure{margin:.6rem 0}svg{width:100%;height:auto;display:block}
-svg text{font:11px system-ui,sans-serif;fill:var(--muted)}svg .axis{stroke:var(--line)}
+svg text{font:11px system-ui,sans-serif;fill:var(--muted)}svg path{fill:none}svg .axis{stroke:var(--line)}
 svg .series{fill:none;stroke:var(--accent);stroke-width:1.5}svg .pt{fill:var(--accent)}
 svg .nonfinite{fill:var(--bad)}svg .onset{stroke:var(--bad);stroke-dasharray:4 3}
 svg .after{fill:var(--bad);opacity:.08}svg .ref{stroke:var(--good);stroke-dasharray:6 4}
