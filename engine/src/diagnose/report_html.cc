@@ -38,12 +38,13 @@ article.top{border-left:5px solid var(--bad)}
 .status.confirmed{color:var(--bad)}.status.refuted{color:var(--good)}.status.inconclusive{color:var(--muted)}
 ol li{margin-bottom:.6rem}dl{margin:.2rem 0;display:grid;grid-template-columns:max-content 1fr;gap:.1rem .6rem}
 dt{color:var(--muted)}dd{margin:0;min-width:0}
-figure{margin:.6rem 0}svg{width:100%;height:auto;display:block}
+figure{margin:.6rem 0}svg{width:100%;height:auto;display:block;overflow:visible}
 svg text{font:11px system-ui,sans-serif;fill:var(--muted)}svg path{fill:none}svg .axis{stroke:var(--line)}
 svg .series{fill:none;stroke:var(--accent);stroke-width:1.5}svg .pt{fill:var(--accent)}
 svg .nonfinite{fill:var(--bad)}svg .onset{stroke:var(--bad);stroke-dasharray:4 3}
 svg .after{fill:var(--bad);opacity:.08}svg .ref{stroke:var(--good);stroke-dasharray:6 4}
 svg text.ref{fill:var(--good);stroke:none}
+@media (max-width:40rem){svg text{font-size:20px}}
 nav ul{padding-left:1.2rem}details{margin:1rem 0}summary{cursor:pointer;font-weight:600}
 @media print{body{max-width:none;font-size:11pt}article,figure,pre{break-inside:avoid}a{color:inherit}}
 )";
@@ -62,7 +63,8 @@ std::string Num(double v) {
 // onset is a dashed vertical line, the region after it lightly shaded. Reference levels a rule
 // captured are dashed horizontal lines: ln C (the loss of uniform guessing over C classes) when a
 // loss series has a `classes` capture, and the rule's `floor`. Each element carries a <title>, so
-// hovering or a screen reader gives the values.
+// hovering or a screen reader gives the values. The canvas shrinks with a narrow page, so there its
+// labels are drawn larger (about 9 px on a 375 px phone) and may reach into the margin past the axes.
 struct Canvas {
   static constexpr double kWidth = 640, kHeight = 240, kLeft = 56, kRight = 12, kTop = 14, kBottom = 36;
   double x0, x1, y0, y1;
