@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Usage: html_report_in_browser.sh TRIAGE SOURCE_DIR PYTHON CHROMIUM OUT_DIR
+# Renders `triage --format html` for several corpus cases (one page holding all of them, and one case
+# alone) and checks both pages in headless Chromium at 375 px and 1280 px with check_report.py
+# (console, overflow, plot points and lines); screenshots go to OUT_DIR. CHROMIUM empty: a skip.
+# To refresh the README's screenshots: run this with OUT_DIR=/tmp/x, then copy /tmp/x/report-375.png
+# and report-1280.png to docs/.
+set -euo pipefail
+triage=$1 src=$2 python=$3 chromium=$4 out=$5
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+cases=(numerics/nan-loss-printed-epochs training/softmax-output-into-cross-entropy shape/linear-flattened-conv
+       cuda/arch-no-kernel-image-sm89-formatted distributed/ddp-unused-branch data/collate-image-sizes-worker)
+logs=()
+for c in "${cases[@]}"; do logs+=("$src/corpus/$c/log.txt"); done
+# Exit status 0: a diagnosis was found in every input (the pages must have something to show).
+(cd "$src" && "$triage" --format html "${logs[@]/#$src\//}") > "$out/several.html"
+(cd "$src" && "$triage" --format html "corpus/${cases[0]}/log.txt") > "$out/report.html"
+exec "$python" "$here/check_report.py" --chromium "$chromium" --min-plots 3 --screenshots "$out" \
+  "$out/several.html" "$out/report.html"
