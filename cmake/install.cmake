@@ -47,6 +47,36 @@ install(FILES ${PROJECT_SOURCE_DIR}/rules/GUIDE.md ${PROJECT_SOURCE_DIR}/rules/R
 install(FILES ${PROJECT_SOURCE_DIR}/cmake/man/triage.1 ${PROJECT_SOURCE_DIR}/cmake/man/triage-probe.1
   DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 
+# The Python module (when bindings/python is built): the package `triage` in TRIAGE_INSTALL_PYTHONDIR,
+# by default lib/pythonX.Y/site-packages (a virtual environment's layout: with --prefix set to a venv,
+# `import triage` works there; with any other prefix, put P/lib/pythonX.Y/site-packages on PYTHONPATH).
+# Its installed _paths.py locates triage-probe and the bundled rules relative to the package, so a
+# moved prefix still works.
+if(TARGET triage_python)
+  execute_process(COMMAND ${TRIAGE_PYTHON} -c "import sys; print('python%d.%d' % sys.version_info[:2])"
+                  OUTPUT_VARIABLE _triage_pyver OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(TRIAGE_INSTALL_PYTHONDIR "lib/${_triage_pyver}/site-packages" CACHE STRING
+      "Where cmake --install puts the Python package triage, relative to the prefix")
+  set(_triage_pkgdir "${TRIAGE_INSTALL_PYTHONDIR}/triage")
+  file(RELATIVE_PATH _triage_pkg_to_lib "/p/${_triage_pkgdir}" "/p/${CMAKE_INSTALL_LIBDIR}")
+  file(RELATIVE_PATH _triage_pkg_to_prefix "/p/${_triage_pkgdir}" "/p")
+  set_target_properties(triage_python PROPERTIES INSTALL_RPATH "$ORIGIN/${_triage_pkg_to_lib}")
+  install(TARGETS triage_python LIBRARY DESTINATION ${_triage_pkgdir})
+  file(GLOB _triage_py_sources ${PROJECT_SOURCE_DIR}/bindings/python/triage/*.py)
+  install(FILES ${_triage_py_sources} DESTINATION ${_triage_pkgdir})
+  set(_triage_probe_path "None")
+  if(TARGET triage-probe)
+    set(_triage_probe_path "os.path.join(_PREFIX, \"${CMAKE_INSTALL_BINDIR}\", \"triage-probe\")")
+  endif()
+  file(WRITE ${PROJECT_BINARY_DIR}/cmake/installed_paths.py
+    "# Written by CMake (cmake/install.cmake): the installed prefix, found from this file's place in it.\n"
+    "import os\n"
+    "_PREFIX = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), \"${_triage_pkg_to_prefix}\"))\n"
+    "PROBE = ${_triage_probe_path}\n"
+    "RULES = os.path.join(_PREFIX, \"${TRIAGE_INSTALL_RULESDIR}\")\n")
+  install(FILES ${PROJECT_BINARY_DIR}/cmake/installed_paths.py DESTINATION ${_triage_pkgdir} RENAME _paths.py)
+endif()
+
 # find_package(triage): the exported targets plus the dependencies they need found again.
 if(BUILD_SHARED_LIBS)
   set(TRIAGE_STATIC_LIBS OFF)

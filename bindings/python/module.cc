@@ -124,4 +124,7 @@ PYBIND11_MODULE(_triage, m) {
         py::arg("min_confidence") = triage::DiagnoseOptions().min_confidence, py::arg("source") = "-");
   m.def("apply_evidence", &ApplyEvidence, py::arg("report"), py::arg("evidence"));
   m.def("version", [] { return std::string(triage::Version()); });
+  // An installed package names the prefix's rules (its _paths.py); the engine uses them as the
+  // bundled rules when it cannot tell them from the module's own place (Note: [Bundled rules]).
+  m.def("note_installed_rules_dir", [](const std::string& dir) { triage::internal::NoteInstalledRulesDir(dir.c_str()); });
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Usage: install_and_build_examples.sh BUILD_DIR SOURCE_DIR PROBES(ON|OFF) CMAKE
+# Usage: install_and_build_examples.sh BUILD_DIR SOURCE_DIR PROBES(ON|OFF) CMAKE [PYTHON]
 # Installs BUILD_DIR into a temporary prefix, moves the prefix (installs must be relocatable), then
 # checks the installed commands and builds and runs examples/embed_c (CMake and pkg-config) and,
-# with PROBES, examples/embed_cpp, from outside the source and build trees.
+# with PROBES, examples/embed_cpp, from outside the source and build trees; with PYTHON (the
+# interpreter the module was built for), imports the installed Python package.
 set -euo pipefail
-build=$1 src=$2 probes=$3 cmake=$4
+build=$1 src=$2 probes=$3 cmake=$4 python=${5:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -68,5 +69,25 @@ if [ "$probes" = ON ]; then
   grep -q "^shape\." "$work/shape.out" || fail "trainer shape: $(head -c 600 "$work/shape.out")"
   grep -q "^numerics\." "$work/nan.out" || fail "trainer nan: $(head -c 600 "$work/nan.out")"
   grep -q "torch::nn::utils::clip_grad_norm_" "$work/nan.out" || fail "trainer nan: no C++ fix"
+fi
+
+# Python, from the moved prefix: the installed package reads logs with the prefix's rules and finds
+# the prefix's triage-probe (its _paths.py is relative to itself).
+if [ -n "$python" ]; then
+  pydir=$(find "$P" -type d -path "*/site-packages/triage" | head -1)
+  [ -n "$pydir" ] || fail "not installed: the Python package triage"
+  out=$(PYTHONPATH=$(dirname "$pydir") "$python" -c '
+import sys, triage
+from triage import _paths, probes
+print("module:", triage.__file__)
+print("rules:", _paths.RULES)
+print("probe:", probes.probe_command())
+print("top:", triage.diagnose(open(sys.argv[1]).read()).diagnoses[0].rule)' "$log" 2>&1) || fail "python: $out"
+  grep -qx "module: $pydir/__init__.py" <<<"$out" || fail "python imported another triage: $out"
+  grep -qx "rules: $P/share/triage/rules" <<<"$out" || fail "python: $out"
+  grep -qx "top: linear-in-features" <<<"$out" || fail "installed Python package: $out"
+  if [ "$probes" = ON ]; then
+    grep -qx "probe: $P/bin/triage-probe" <<<"$out" || fail "python: $out"
+  fi
 fi
 echo "installed into a temporary prefix; examples built and ran against it"

@@ -21,6 +21,13 @@ from ._report import Report, Diagnosis, Hypothesis, Incident, Series, Problem
 from ._api import (RulesError, diagnose, diagnose_exception, install, uninstall, load_rules, version)
 from ._monitor import Monitor
 from . import callbacks
+from . import _triage
+
+try:  # installed by `cmake --install`: the prefix's rules are the bundled ones
+    from ._paths import RULES as _RULES
+    _triage.note_installed_rules_dir(_RULES)
+except ImportError:
+    pass
 
 __all__ = ["Report", "Diagnosis", "Hypothesis", "Incident", "Series", "Problem", "RulesError", "diagnose",
            "diagnose_exception", "install", "uninstall", "load_rules", "version", "Monitor", "check", "callbacks"]
