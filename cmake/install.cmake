@@ -31,6 +31,9 @@ foreach(_cmd triage triage-probe)
     install(TARGETS ${_cmd} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   endif()
 endforeach()
+# The shared libraries that need libtriage find it beside them (a consumer's own RPATH does not reach
+# the dependencies of the libraries it links).
+set_target_properties(triage_c PROPERTIES INSTALL_RPATH "$ORIGIN")
 if(TARGET triage_probes)
   set_target_properties(triage_probes PROPERTIES INSTALL_RPATH "$ORIGIN")
 endif()
