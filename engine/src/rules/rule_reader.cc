@@ -309,52 +309,64 @@ int WidestClassRepeat(const std::string& pattern) {
   return widest;
 }
 
-}  // namespace
+// One rule document being read: what its section readers share. The sections are read in the
+// order below, which is also the order their problems are reported in.
+struct RuleDocument {
+  FileChecker& check;
+  const YAML::Node& root;
+  const std::string& file;
+  Rule* rule;
+  std::vector<LuaChunk> inline_chunks;  // `lua: EXPRESSION` values, appended to the rule's chunks last
+  std::set<std::string> any_names;      // captured by some pattern (or the signal's detector)
+  std::set<std::string> all_names;      // captured by every pattern
+  bool lua_values = false;              // `values:` is Lua, so a template may use names no pattern has
 
-// Parses and validates one rule document. Returns false when the rule must be skipped.
-bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& file, Rule* rule) {
-  rule->file = file;
-  if (!root.IsMap()) {
-    check.Error(root.Mark(), ProblemCode::kBadType, "a rule file must hold one mapping (id, category, title, match, ...)");
-    return false;
+  // root[key]; reports missing-key when it is absent.
+  YAML::Node Require(const char* key) {
+    YAML::Node n = root[key];
+    if (!n) check.Error(root.Mark(), ProblemCode::kMissingKey, std::string("missing required key '") + key + "'");
+    return n;
   }
-  // Read the id first so every later problem names the rule.
-  if (YAML::Node id = root["id"]; id && id.IsScalar()) {
+  void CheckText(const Text& text, const std::string& what) {
+    CheckTemplate(check, text, any_names, all_names, what, lua_values);
+  }
+};
+
+// The id first (so every later problem names the rule), unknown top-level keys, then the rule's
+// identity: id, category, title, confidence, specificity.
+void ReadIdentity(RuleDocument& d) {
+  FileChecker& check = d.check;
+  Rule* rule = d.rule;
+  if (YAML::Node id = d.root["id"]; id && id.IsScalar()) {
     rule->id = id.Scalar();
     check.set_rule_id(rule->id);
   }
-  CheckDuplicateKeys(check, root);
+  CheckDuplicateKeys(check, d.root);
   static const std::set<std::string> kKeys = {
       "id", "category", "title", "confidence", "match", "specificity", "explain",
       "hypotheses", "checks", "verify", "refs", "examples", "values", "score", "signal"};
-  for (const auto& kv : root) {
+  for (const auto& kv : d.root) {
     const std::string key = kv.first.Scalar();
     if (!kKeys.count(key)) {
       check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key '" + key + "'");
     }
   }
-  auto require = [&](const char* key) -> YAML::Node {
-    YAML::Node n = root[key];
-    if (!n) check.Error(root.Mark(), ProblemCode::kMissingKey, std::string("missing required key '") + key + "'");
-    return n;
-  };
-
-  if (YAML::Node n = require("id")) {
-    std::string stem = fs::path(file).stem().string();
+  if (YAML::Node n = d.Require("id")) {
+    std::string stem = fs::path(d.file).stem().string();
     if (!n.IsScalar() || !IsKebabId(n.Scalar())) {
       check.Error(n.Mark(), ProblemCode::kBadId, "'id' must be lower-case letters, digits and '-'");
-    } else if (!file.empty() && file.find('<') == std::string::npos && stem != rule->id) {
+    } else if (!d.file.empty() && d.file.find('<') == std::string::npos && stem != rule->id) {
       check.Error(n.Mark(), ProblemCode::kIdNotFileStem, "id '" + rule->id + "' must equal the file stem '" + stem + "'");
     }
   }
-  if (YAML::Node n = require("category")) {
+  if (YAML::Node n = d.Require("category")) {
     if (check.GetString(n, "category", &rule->category) && !IsKnownCategory(rule->category)) {
       check.Error(n.Mark(), ProblemCode::kUnknownCategory,
                   "unknown category '" + rule->category + "' (see rules/taxonomy.yaml)");
     }
   }
-  if (YAML::Node n = require("title")) check.GetString(n, "title", &rule->title);
-  if (YAML::Node n = root["confidence"]) {
+  if (YAML::Node n = d.Require("title")) check.GetString(n, "title", &rule->title);
+  if (YAML::Node n = d.root["confidence"]) {
     double v = -1;
     if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !(v > 0 && v <= 1)) {  // NaN fails too
       check.Error(n.Mark(), ProblemCode::kBadValue, "'confidence' must be a number in (0, 1]");
@@ -362,7 +374,7 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
       rule->prior = v;
     }
   }
-  if (YAML::Node n = root["specificity"]) {
+  if (YAML::Node n = d.root["specificity"]) {
     int v = -1;
     if (!n.IsScalar() || !YAML::convert<int>::decode(n, v) || v < 0) {
       check.Error(n.Mark(), ProblemCode::kBadValue, "'specificity' must be a non-negative integer");
@@ -370,51 +382,64 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
       rule->specificity = v;
     }
   }
+}
 
-  std::vector<LuaChunk> inline_chunks;
-  if (YAML::Node n = root["values"]) ReadLuaRef(check, n, "values", file, &inline_chunks, &rule->values_fn);
-  if (YAML::Node n = root["score"]) ReadLuaRef(check, n, "score", file, &inline_chunks, &rule->score_fn);
-  const bool lua_values = !rule->values_fn.name.empty();
+// `values:` and `score:` (Lua).
+void ReadLuaKeys(RuleDocument& d) {
+  if (YAML::Node n = d.root["values"]) ReadLuaRef(d.check, n, "values", d.file, &d.inline_chunks, &d.rule->values_fn);
+  if (YAML::Node n = d.root["score"]) ReadLuaRef(d.check, n, "score", d.file, &d.inline_chunks, &d.rule->score_fn);
+  d.lua_values = !d.rule->values_fn.name.empty();
+}
 
-  std::set<std::string> any_names, all_names;
-  YAML::Node signal_node = root["signal"];
+// `match:` (message patterns, exception types, context), or `signal:` (a metric signature) instead.
+void ReadMatch(RuleDocument& d) {
+  FileChecker& check = d.check;
+  Rule* rule = d.rule;
+  YAML::Node signal_node = d.root["signal"];
   if (signal_node) {  // a metric signature instead of message patterns (signal_rules.h)
-    if (root["match"]) {
-      check.Error(root["match"].Mark(), ProblemCode::kSignalAndMatch, "a rule has either 'match' (messages) or 'signal' (metrics), not both");
+    if (d.root["match"]) {
+      check.Error(d.root["match"].Mark(), ProblemCode::kSignalAndMatch, "a rule has either 'match' (messages) or 'signal' (metrics), not both");
     }
-    ReadSignal(check, signal_node, rule, &any_names);
-    all_names = any_names;
-  } else if (YAML::Node match = require("match")) {
-    if (!match.IsMap()) {
-      check.Error(match.Mark(), ProblemCode::kBadType, "'match' must be a mapping with 'message'");
-    } else {
-      for (const auto& kv : match) {
-        const std::string k = kv.first.Scalar();
-        if (k != "message" && k != "exception" && k != "context") {
-          check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key 'match." + k + "'");
-        }
-      }
-      if (YAML::Node msg = match["message"]) {
-        check.GetStringList(msg, "match.message", &rule->patterns);
-        if (rule->patterns.empty()) check.Error(msg.Mark(), ProblemCode::kMissingKey, "'match.message' is empty");
-      } else {
-        check.Error(match.Mark(), ProblemCode::kMissingKey, "missing required key 'match.message'");
-      }
-      if (YAML::Node ex = match["exception"]) {
-        std::vector<Text> types;
-        check.GetStringList(ex, "match.exception", &types);
-        for (const Text& t : types) rule->exceptions.push_back(t.value);
-      }
-      if (YAML::Node ctx = match["context"]) {
-        check.GetText(ctx, "match.context", &rule->context);
-        RE2 re(rule->context.value, RegexOptions());
-        if (!re.ok()) check.Error(ctx.Mark(), ProblemCode::kBadRegex, "match.context: " + re.error());
-      }
+    ReadSignal(check, signal_node, rule, &d.any_names);
+    d.all_names = d.any_names;
+    return;
+  }
+  YAML::Node match = d.Require("match");
+  if (!match) return;
+  if (!match.IsMap()) {
+    check.Error(match.Mark(), ProblemCode::kBadType, "'match' must be a mapping with 'message'");
+    return;
+  }
+  for (const auto& kv : match) {
+    const std::string k = kv.first.Scalar();
+    if (k != "message" && k != "exception" && k != "context") {
+      check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key 'match." + k + "'");
     }
   }
-  // Validate every pattern; RE2::Set::Add parses without building a matcher (cheap).
+  if (YAML::Node msg = match["message"]) {
+    check.GetStringList(msg, "match.message", &rule->patterns);
+    if (rule->patterns.empty()) check.Error(msg.Mark(), ProblemCode::kMissingKey, "'match.message' is empty");
+  } else {
+    check.Error(match.Mark(), ProblemCode::kMissingKey, "missing required key 'match.message'");
+  }
+  if (YAML::Node ex = match["exception"]) {
+    std::vector<Text> types;
+    check.GetStringList(ex, "match.exception", &types);
+    for (const Text& t : types) rule->exceptions.push_back(t.value);
+  }
+  if (YAML::Node ctx = match["context"]) {
+    check.GetText(ctx, "match.context", &rule->context);
+    RE2 re(rule->context.value, RegexOptions());
+    if (!re.ok()) check.Error(ctx.Mark(), ProblemCode::kBadRegex, "match.context: " + re.error());
+  }
+}
+
+// Validates every message pattern (RE2::Set::Add parses without building a matcher, so it is cheap)
+// and how well the line prefilter can skip it, and collects the names the patterns capture.
+void CheckPatterns(RuleDocument& d) {
+  FileChecker& check = d.check;
   bool first = true;
-  for (const Text& p : rule->patterns) {
+  for (const Text& p : d.rule->patterns) {
     RE2::Set probe(RegexOptions(), RE2::UNANCHORED);
     std::string error;
     YAML::Mark mark;
@@ -458,95 +483,120 @@ bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& fil
       }
     }
     std::set<std::string> names = CaptureNames(p.value);
-    any_names.insert(names.begin(), names.end());
+    d.any_names.insert(names.begin(), names.end());
     if (first) {
-      all_names = names;
+      d.all_names = names;
       first = false;
     } else {
       std::set<std::string> both;
-      for (const std::string& n : all_names) if (names.count(n)) both.insert(n);
-      all_names = both;
+      for (const std::string& n : d.all_names) if (names.count(n)) both.insert(n);
+      d.all_names = both;
     }
   }
+}
 
-  if (YAML::Node n = require("explain")) {
-    if (check.GetText(n, "explain", &rule->explain)) {
-      CheckTemplate(check, rule->explain, any_names, all_names, "explain", lua_values);
+// One item of `hypotheses:`; `ids` are the ids of the rule's hypotheses read so far.
+void ReadHypothesis(RuleDocument& d, const YAML::Node& h, std::set<std::string>* ids) {
+  FileChecker& check = d.check;
+  if (!h.IsMap()) {
+    check.Error(h.Mark(), ProblemCode::kBadType, "each hypothesis must be a mapping (id, text, test, fix)");
+    return;
+  }
+  HypothesisSpec spec;
+  for (const auto& kv : h) {
+    const std::string k = kv.first.Scalar();
+    if (k != "id" && k != "text" && k != "test" && k != "fix" && k != "when") {
+      check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown hypothesis key '" + k + "'");
     }
   }
-  if (YAML::Node hs = require("hypotheses")) {
+  YAML::Node id = h["id"], text = h["text"], test = h["test"], fix = h["fix"];
+  if (!id || !text || !test || !fix) {
+    check.Error(h.Mark(), ProblemCode::kMissingKey, "a hypothesis needs 'id', 'text', 'test' and 'fix'");
+    return;
+  }
+  if (check.GetString(id, "id", &spec.id)) {
+    if (!IsKebabId(spec.id)) check.Error(id.Mark(), ProblemCode::kBadId, "hypothesis id must be lower-case letters, digits and '-'");
+    if (!ids->insert(spec.id).second) check.Error(id.Mark(), ProblemCode::kDuplicateId, "duplicate hypothesis id '" + spec.id + "'");
+  }
+  if (YAML::Node when = h["when"]) ReadLuaRef(check, when, "when", d.file, &d.inline_chunks, &spec.when);
+  if (check.GetText(text, "text", &spec.text)) d.CheckText(spec.text, "hypothesis '" + spec.id + "' text");
+  ReadTestLike(check, test, "test", &spec.test, &spec.probe, &spec.probe_args);
+  CheckProbe(check, test, spec.probe);
+  if (spec.probe.empty() && !spec.test.value.empty()) d.CheckText(spec.test, "hypothesis '" + spec.id + "' test");
+  if (check.GetText(fix, "fix", &spec.fix)) d.CheckText(spec.fix, "hypothesis '" + spec.id + "' fix");
+  d.rule->hypotheses.push_back(std::move(spec));
+}
+
+// `explain:`, `hypotheses:`, `checks:`, `verify:` and `refs:`: what the report says, each template
+// checked against the names the patterns capture.
+void ReadAdvice(RuleDocument& d) {
+  FileChecker& check = d.check;
+  Rule* rule = d.rule;
+  if (YAML::Node n = d.Require("explain")) {
+    if (check.GetText(n, "explain", &rule->explain)) d.CheckText(rule->explain, "explain");
+  }
+  if (YAML::Node hs = d.Require("hypotheses")) {
     if (!hs.IsSequence() || hs.size() == 0) {
       check.Error(hs.Mark(), ProblemCode::kBadType, "'hypotheses' must be a non-empty list");
     } else {
       std::set<std::string> ids;
-      for (const YAML::Node& h : hs) {
-        if (!h.IsMap()) {
-          check.Error(h.Mark(), ProblemCode::kBadType, "each hypothesis must be a mapping (id, text, test, fix)");
-          continue;
-        }
-        HypothesisSpec spec;
-        for (const auto& kv : h) {
-          const std::string k = kv.first.Scalar();
-          if (k != "id" && k != "text" && k != "test" && k != "fix" && k != "when") {
-            check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown hypothesis key '" + k + "'");
-          }
-        }
-        YAML::Node id = h["id"], text = h["text"], test = h["test"], fix = h["fix"];
-        if (!id || !text || !test || !fix) {
-          check.Error(h.Mark(), ProblemCode::kMissingKey, "a hypothesis needs 'id', 'text', 'test' and 'fix'");
-          continue;
-        }
-        if (check.GetString(id, "id", &spec.id)) {
-          if (!IsKebabId(spec.id)) check.Error(id.Mark(), ProblemCode::kBadId, "hypothesis id must be lower-case letters, digits and '-'");
-          if (!ids.insert(spec.id).second) check.Error(id.Mark(), ProblemCode::kDuplicateId, "duplicate hypothesis id '" + spec.id + "'");
-        }
-        if (YAML::Node when = h["when"]) ReadLuaRef(check, when, "when", file, &inline_chunks, &spec.when);
-        if (check.GetText(text, "text", &spec.text)) {
-          CheckTemplate(check, spec.text, any_names, all_names, "hypothesis '" + spec.id + "' text", lua_values);
-        }
-        ReadTestLike(check, test, "test", &spec.test, &spec.probe, &spec.probe_args);
-        CheckProbe(check, test, spec.probe);
-        if (spec.probe.empty() && !spec.test.value.empty()) {
-          CheckTemplate(check, spec.test, any_names, all_names, "hypothesis '" + spec.id + "' test", lua_values);
-        }
-        if (check.GetText(fix, "fix", &spec.fix)) {
-          CheckTemplate(check, spec.fix, any_names, all_names, "hypothesis '" + spec.id + "' fix", lua_values);
-        }
-        rule->hypotheses.push_back(std::move(spec));
-      }
+      for (const YAML::Node& h : hs) ReadHypothesis(d, h, &ids);
     }
   }
-  if (YAML::Node n = root["checks"]) {
+  if (YAML::Node n = d.root["checks"]) {
     check.GetStringList(n, "checks", &rule->checks);
-    for (const Text& t : rule->checks) CheckTemplate(check, t, any_names, all_names, "check", lua_values);
+    for (const Text& t : rule->checks) d.CheckText(t, "check");
   }
-  if (YAML::Node n = require("verify")) {
+  if (YAML::Node n = d.Require("verify")) {
     ReadTestLike(check, n, "verify", &rule->verify, &rule->verify_probe, nullptr);
     CheckProbe(check, n, rule->verify_probe);
-    if (rule->verify_probe.empty()) CheckTemplate(check, rule->verify, any_names, all_names, "verify", lua_values);
+    if (rule->verify_probe.empty()) d.CheckText(rule->verify, "verify");
   }
-  if (YAML::Node n = root["refs"]) {
+  if (YAML::Node n = d.root["refs"]) {
     std::vector<Text> refs;
     check.GetStringList(n, "refs", &refs);
     for (const Text& t : refs) rule->refs.push_back(t.value);
   }
-  if (YAML::Node n = require("examples")) {
-    ReadExamples(check, n, rule);
-    bool has_match = std::any_of(rule->examples.begin(), rule->examples.end(),
-                                 [](const Example& e) { return e.kind == Example::Kind::kMatch; });
-    if (!has_match) check.Error(n.Mark(), ProblemCode::kMissingExample, "a rule needs at least one 'match' example");
-    for (const Example& ex : rule->examples) {
-      for (const auto& c : ex.captures) {
-        if (!any_names.count(c.first) && !lua_values) {
-          YAML::Mark mark;
-          mark.line = ex.pos.line - 1;
-          mark.column = ex.pos.column - 1;
-          check.Error(mark, ProblemCode::kUnknownCapture, "example expects capture '" + c.first + "', which no pattern defines");
-        }
+}
+
+// `examples:`, with at least one 'match' example, whose expected captures some pattern defines.
+void ReadRuleExamples(RuleDocument& d) {
+  YAML::Node n = d.Require("examples");
+  if (!n) return;
+  ReadExamples(d.check, n, d.rule);
+  const std::vector<Example>& examples = d.rule->examples;
+  bool has_match = std::any_of(examples.begin(), examples.end(),
+                               [](const Example& e) { return e.kind == Example::Kind::kMatch; });
+  if (!has_match) d.check.Error(n.Mark(), ProblemCode::kMissingExample, "a rule needs at least one 'match' example");
+  for (const Example& ex : examples) {
+    for (const auto& c : ex.captures) {
+      if (!d.any_names.count(c.first) && !d.lua_values) {
+        YAML::Mark mark;
+        mark.line = ex.pos.line - 1;
+        mark.column = ex.pos.column - 1;
+        d.check.Error(mark, ProblemCode::kUnknownCapture, "example expects capture '" + c.first + "', which no pattern defines");
       }
     }
   }
-  for (LuaChunk& c : inline_chunks) rule->lua_chunks.push_back(std::move(c));
+}
+
+}  // namespace
+
+// Parses and validates one rule document. Returns false when the rule must be skipped.
+bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& file, Rule* rule) {
+  rule->file = file;
+  if (!root.IsMap()) {
+    check.Error(root.Mark(), ProblemCode::kBadType, "a rule file must hold one mapping (id, category, title, match, ...)");
+    return false;
+  }
+  RuleDocument d{check, root, file, rule};
+  ReadIdentity(d);
+  ReadLuaKeys(d);
+  ReadMatch(d);
+  CheckPatterns(d);
+  ReadAdvice(d);
+  ReadRuleExamples(d);
+  for (LuaChunk& c : d.inline_chunks) rule->lua_chunks.push_back(std::move(c));
   return !check.failed();
 }
 
