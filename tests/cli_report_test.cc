@@ -85,7 +85,7 @@ TEST(TextReport, ContinuationLinesHangUnderTheirFirstWord) {
   d.confidence = 0.8;
   d.title = "t";
   d.explanation = "e";
-  d.hypotheses.push_back({"h", "one two three four five six seven eight nine ten eleven twelve", "untested",
+  d.hypotheses.push_back({"h", "one two three four five six seven eight nine ten eleven twelve", triage::HypothesisStatus::kUntested,
                           "print(x.shape)", "", "alpha beta gamma delta epsilon zeta eta theta iota kappa", ""});
   r.diagnoses.push_back(d);
   triage::TextOptions o;

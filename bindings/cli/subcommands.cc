@@ -11,22 +11,6 @@
 namespace triage::cli {
 namespace {
 
-std::string JsonEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); out += b; }
-        else out += c;
-    }
-  }
-  return out;
-}
-
 bool UnderDir(const std::string& file, const std::string& dir) {
   std::error_code ec;
   auto f = std::filesystem::weakly_canonical(file, ec).string();
@@ -68,18 +52,7 @@ int Lint(int argc, char** argv) {
   }
   LoadResult r = LoadRules(o);
   if (json) {
-    std::string out = "{\"problems\":[";
-    for (size_t i = 0; i < r.problems.size(); ++i) {
-      const Problem& p = r.problems[i];
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "\"line\":%d,\"column\":%d,", p.line, p.column);
-      out += std::string(i ? "," : "") + "{\"severity\":\"" + (p.severity == Problem::Severity::kError ? "error" : "warning") +
-             "\",\"code\":\"" + JsonEscape(p.code) + "\",\"file\":\"" + JsonEscape(p.file) + "\"," + buf +
-             "\"rule\":\"" + JsonEscape(p.rule_id) + "\",\"message\":\"" + JsonEscape(p.message) + "\"}";
-    }
-    out += "],\"rules\":" + std::to_string(ListRules(*r.rules).size()) + ",\"errors\":" + std::to_string(r.errors()) +
-           ",\"warnings\":" + std::to_string(r.warnings()) + "}\n";
-    std::fputs(out.c_str(), stdout);
+    std::fputs(ToJson(r).c_str(), stdout);
   } else {
     for (const Problem& p : r.problems) std::printf("%s\n", p.ToString().c_str());
     std::printf("rules lint: %zu rules loaded, %d errors, %d warnings\n", ListRules(*r.rules).size(), r.errors(),

@@ -208,7 +208,7 @@ int main(int argc, char** argv) {
     std::cout << triage::ToText(report, text);
     // Every probe's verdict and its one line of evidence (why it could not run, when it could not).
     std::cout << "\nprobes:\n";
-    for (const auto& e : evidence) std::cout << "  " << e.probe << ": " << e.verdict << ": " << e.summary << "\n";
+    for (const auto& e : evidence) std::cout << "  " << e.probe << ": " << triage::VerdictName(e.verdict) << ": " << e.summary << "\n";
   }
   return report.diagnoses.empty() ? 0 : 1;
 }

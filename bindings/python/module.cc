@@ -78,7 +78,12 @@ triage::Report ApplyEvidence(const triage::Report& report, const py::list& items
       if (d.contains(key)) *out = py::str(d[key]);
     };
     str("probe", &e.probe);
-    str("verdict", &e.verdict);
+    if (d.contains("verdict")) {
+      const std::string verdict = py::str(d["verdict"]);
+      if (!triage::VerdictFromName(verdict, &e.verdict)) {
+        throw py::value_error("evidence 'verdict' must be confirmed, refuted or inconclusive, not '" + verdict + "'");
+      }
+    }
     str("summary", &e.summary);
     str("category", &e.category);
     str("hypothesis", &e.hypothesis);

@@ -55,7 +55,7 @@ void ReportEachErrorOnce(std::vector<ProbeEvidence>& evidence) {
     if (!IsErrorEvidence(e)) continue;
     const ProbeEvidence& kept = evidence[keeper[key(e)]];
     if (&kept == &e) continue;
-    e.verdict = "inconclusive";
+    e.verdict = Verdict::kInconclusive;
     e.category.clear();
     e.hypothesis.clear();
     e.summary = "could not run: the " + e.facts[0].second + " raises " + e.facts[1].second + " (reported by " + kept.probe + ")";
@@ -382,7 +382,7 @@ Report Guard::Investigate(const Monitor& monitor, SourceLocation where) {
     // The monitor's own measurement is evidence too.
     ProbeEvidence seen;
     seen.probe = "monitor";
-    seen.verdict = "confirmed";
+    seen.verdict = Verdict::kConfirmed;
     seen.summary = alarm.message;
     seen.strength = 0.6;
     const auto& norms = monitor.grad_norms();

@@ -24,7 +24,7 @@ namespace {
 
 using Evidence = std::vector<ProbeEvidence>;
 
-ProbeEvidence Make(const char* probe, const char* verdict, std::string summary) {
+ProbeEvidence Make(const char* probe, Verdict verdict, std::string summary) {
   ProbeEvidence e;
   e.probe = probe;
   e.verdict = verdict;
@@ -34,7 +34,7 @@ ProbeEvidence Make(const char* probe, const char* verdict, std::string summary) 
 
 ProbeEvidence Finding(const char* probe, const char* category, const char* hypothesis, double strength,
                       std::string summary, std::string fix) {
-  ProbeEvidence e = Make(probe, "confirmed", std::move(summary));
+  ProbeEvidence e = Make(probe, Verdict::kConfirmed, std::move(summary));
   e.category = category;
   e.hypothesis = hypothesis;
   e.strength = strength;
@@ -297,7 +297,7 @@ Evidence NanSource(ProbeContext& ctx) {
       if (op.depth != 0 || !op.out_nonfinite || op.in_nonfinite) continue;
       std::string where = WhereOp(ops, i);
       std::string summary = "first non-finite value comes from " + op.name + " " + where;
-      ProbeEvidence e = Make(kName, "confirmed", "");
+      ProbeEvidence e = Make(kName, Verdict::kConfirmed, "");
       e.category = "numerics.nan_loss";
       e.strength = 0.9;
       if (op.name == "aten::log" || op.name == "aten::log_" || op.name == "aten::log2" || op.name == "aten::log10") {
@@ -332,7 +332,7 @@ Evidence NanSource(ProbeContext& ctx) {
       return {e};
     }
     if (!AllFinite(out) || !AllFinite(loss)) {
-      return {Make(kName, "inconclusive", "the output is non-finite but no single traced op produced it first")};
+      return {Make(kName, Verdict::kInconclusive, "the output is non-finite but no single traced op produced it first")};
     }
   }
   // Forward is finite: look for the first backward node that produces NaN (anomaly mode).
@@ -350,7 +350,7 @@ Evidence NanSource(ProbeContext& ctx) {
     }
     throw;
   }
-  return {Make(kName, "refuted", "forward, loss and backward are finite on this batch")};
+  return {Make(kName, Verdict::kRefuted, "forward, loss and backward are finite on this batch")};
 }
 
 // ---- grad-health ------------------------------------------------------------------------------
@@ -437,7 +437,7 @@ Evidence GradHealth(ProbeContext& ctx) {
   }
   if (!nonfinite.empty()) {
     // A symptom, not a cause: it neither confirms nor refutes a hypothesis about why (nan-source does).
-    out.push_back(with_facts(Make(kName, "inconclusive",
+    out.push_back(with_facts(Make(kName, Verdict::kInconclusive,
                                   "gradients are NaN/Inf for " + Join(nonfinite) + " (run nan-source for the op)")));
   }
   if (!huge.empty()) {
@@ -451,7 +451,7 @@ Evidence GradHealth(ProbeContext& ctx) {
                                      "Use ReLU-family activations, residual connections or normalisation; check the init.")));
   }
   if (out.empty()) {
-    out.push_back(with_facts(Make(kName, "refuted",
+    out.push_back(with_facts(Make(kName, Verdict::kRefuted,
                                   "every trainable parameter gets a finite gradient; norms " + Num(min_norm) + " to " + Num(max_norm))));
   }
   return out;
@@ -623,8 +623,8 @@ Evidence WeightUpdate(ProbeContext& ctx) {
   // gradient: grad-health tells why) leave the question open.
   const std::string moved = std::to_string(params.size() - still.size()) + " of " + std::to_string(params.size()) +
                             " parameters moved in one training step";
-  ProbeEvidence e = still.empty() ? Make(kName, "refuted", moved)
-                                  : Make(kName, "inconclusive", moved + "; unchanged: " + Join(still) +
+  ProbeEvidence e = still.empty() ? Make(kName, Verdict::kRefuted, moved)
+                                  : Make(kName, Verdict::kInconclusive, moved + "; unchanged: " + Join(still) +
                                                                     (frozen.empty() ? "" : " (frozen: " + Join(frozen) + ")"));
   e.facts = facts;
   out.push_back(e);
@@ -642,7 +642,7 @@ Evidence OverfitOneBatch(ProbeContext& ctx) {
     losses.push_back(ctx.train_step(ctx.inputs, ctx.targets).detach().item<double>());
     if (!std::isfinite(losses.back())) break;
   }
-  if (losses.size() < 5) return {Make(kName, "inconclusive", "fewer than 5 steps fitted in the time budget")};
+  if (losses.size() < 5) return {Make(kName, Verdict::kInconclusive, "fewer than 5 steps fitted in the time budget")};
   double first = losses.front(), last = losses.back();
   std::vector<std::pair<std::string, std::string>> facts = {
       {"steps", std::to_string(losses.size())}, {"loss_first", Num(first)}, {"loss_last", Num(last)}};
@@ -657,9 +657,9 @@ Evidence OverfitOneBatch(ProbeContext& ctx) {
                     std::to_string(losses.size()) + " steps",
                 "Check that the optimizer steps over the model's parameters with a sane learning rate.");
   } else if (last < 0.5 * first) {
-    e = Make(kName, "refuted", "the loss on one repeated batch fell from " + Num(first) + " to " + Num(last));
+    e = Make(kName, Verdict::kRefuted, "the loss on one repeated batch fell from " + Num(first) + " to " + Num(last));
   } else {
-    e = Make(kName, "inconclusive", "the loss on one repeated batch fell only from " + Num(first) + " to " + Num(last));
+    e = Make(kName, Verdict::kInconclusive, "the loss on one repeated batch fell only from " + Num(first) + " to " + Num(last));
   }
   e.facts = facts;
   return {e};
@@ -727,21 +727,21 @@ Evidence InitLoss(ProbeContext& ctx) {
   ProbeEvidence e;
   const bool log_classes = call.kind == "cross_entropy" || (call.kind == "nll" && range == "log-probabilities");
   if (out.dim() != 2 || !out.is_floating_point() || !log_classes) {
-    e = Make(kName, "inconclusive", "no ln(classes) reference: the loss is " + (call.kind.empty() ? "not one the probes know" : call.kind) +
+    e = Make(kName, Verdict::kInconclusive, "no ln(classes) reference: the loss is " + (call.kind.empty() ? "not one the probes know" : call.kind) +
                                         " on a " + ShapeText(out.sizes().vec()) + " output of " + range);
   } else {
     const int64_t classes = out.size(1);
     const double expected = std::log(static_cast<double>(classes));
     facts.emplace_back("ln_classes", Num(expected));
     if (std::isfinite(loss) && loss > 3 * expected) {
-      e = Make(kName, "inconclusive", "initial loss " + Num(loss) + " is far above ln(" + std::to_string(classes) + ") = " +
+      e = Make(kName, Verdict::kInconclusive, "initial loss " + Num(loss) + " is far above ln(" + std::to_string(classes) + ") = " +
                                           Num(expected) + ": over-confident initial outputs (init scale, inputs not normalised)");
     } else {
       const std::string what = range == "scores"              ? "outputs are unnormalised scores"
                                : range == "log-probabilities" && call.kind == "nll" ? "outputs are log-probabilities, as nll_loss expects"
                                : range == "log-probabilities" ? "outputs are log-probabilities, which cross_entropy's log_softmax leaves as they are"
                                                               : "outputs are " + range + " but the loss transforms them before " + call.op;
-      e = Make(kName, "refuted", what + "; loss " + Num(loss) + " vs ln(" + std::to_string(classes) + ") = " + Num(expected));
+      e = Make(kName, Verdict::kRefuted, what + "; loss " + Num(loss) + " vs ln(" + std::to_string(classes) + ") = " + Num(expected));
     }
   }
   e.facts = facts;
@@ -770,13 +770,13 @@ Evidence DeadActivations(ProbeContext& ctx) {
   }
   ProbeEvidence e;
   if (seen == 0) {
-    e = Make(kName, "inconclusive", "no ReLU op seen in forward");
+    e = Make(kName, Verdict::kInconclusive, "no ReLU op seen in forward");
   } else if (!dead.empty()) {
     e = Finding(kName, "training.dead_activations", "dead-relu", 0.7,
                 "more than half of the units output 0 for every sample of the batch: " + Join(dead),
                 "Lower the learning rate, use LeakyReLU/GELU, check the init and the bias, normalise inputs.");
   } else {
-    e = Make(kName, "refuted", std::to_string(seen) + " ReLU layers, none with more than half of the units dead");
+    e = Make(kName, Verdict::kRefuted, std::to_string(seen) + " ReLU layers, none with more than half of the units dead");
   }
   e.facts = facts;
   return {e};
@@ -792,7 +792,7 @@ bool ReadsClassIndices(const std::string& kind) { return kind == "cross_entropy"
 // may) leaves the last 2-D parameter's rows as the number of classes.
 Evidence LabelRange(ProbeContext& ctx) {
   const char* kName = "label-range";
-  if (!ctx.targets.defined() || ctx.targets.numel() == 0) return {Make(kName, "inconclusive", "no targets in the probe context")};
+  if (!ctx.targets.defined() || ctx.targets.numel() == 0) return {Make(kName, Verdict::kInconclusive, "no targets in the probe context")};
   std::optional<LossCall> call;
   try {
     call = TraceLoss(ctx);
@@ -822,7 +822,7 @@ Evidence LabelRange(ProbeContext& ctx) {
     // Float targets with one value per sample (no class dimension) are class ids for these losses;
     // shaped like the output they are class probabilities, which cross_entropy accepts.
     if (!class_index_op || t.dim() != call->output.dim() - 1) {
-      return with_facts(Make(kName, "inconclusive", "the targets are " + dtype + " values, not class indices, for " + loss));
+      return with_facts(Make(kName, Verdict::kInconclusive, "the targets are " + dtype + " values, not class indices, for " + loss));
     }
     const bool whole = AllFinite(t) && (t == t.round()).all().item<bool>();
     std::string summary = "the targets are " + dtype + " but " + kind + " reads them as class indices, which must be int64 (Long)";
@@ -838,15 +838,15 @@ Evidence LabelRange(ProbeContext& ctx) {
                                       "Regression values: use a regression loss such as mse_loss."));
   }
   if (!kind.empty() && !ReadsClassIndices(kind)) {
-    return with_facts(Make(kName, "inconclusive", "the loss (" + kind + ") does not read class indices"));
+    return with_facts(Make(kName, Verdict::kInconclusive, "the loss (" + kind + ") does not read class indices"));
   }
-  if (t.scalar_type() == torch::kBool) return with_facts(Make(kName, "inconclusive", "the targets are booleans, not class indices"));
+  if (t.scalar_type() == torch::kBool) return with_facts(Make(kName, Verdict::kInconclusive, "the targets are booleans, not class indices"));
   if (class_index_op && t.scalar_type() != torch::kLong) {
     return with_facts(Finding(kName, "dtype.integer_expected", "labels-int32", 0.9,
                               "the targets are " + dtype + " but " + kind + " takes class indices as int64 (Long) only",
                               "Convert the labels with y.to(torch::kLong) (Python: y.long()) where they are built."));
   }
-  if (classes < 0) return with_facts(Make(kName, "inconclusive", "cannot tell the number of classes"));
+  if (classes < 0) return with_facts(Make(kName, Verdict::kInconclusive, "cannot tell the number of classes"));
   constexpr int64_t kIgnoreIndex = -100;  // cross_entropy's and nll_loss's default
   const int64_t lo = t.min().item<int64_t>(), hi = t.max().item<int64_t>();
   const int64_t ignored = (t == kIgnoreIndex).sum().item<int64_t>();
@@ -855,12 +855,12 @@ Evidence LabelRange(ProbeContext& ctx) {
   facts.emplace_back("target_max", std::to_string(hi));
   if (ignored > 0) facts.emplace_back("ignore_index_-100", std::to_string(ignored));
   const std::string valid = "0.." + std::to_string(classes - 1);
-  if (bad == 0) return with_facts(Make(kName, "refuted", "all targets lie in " + valid + (ignored ? " (or are -100, ignored)" : "")));
+  if (bad == 0) return with_facts(Make(kName, Verdict::kRefuted, "all targets lie in " + valid + (ignored ? " (or are -100, ignored)" : "")));
   const std::string counted = std::to_string(bad) + " of " + std::to_string(t.numel()) + " labels are out of range";
   // On the CPU a class-index loss raises on a label it does not ignore; one that ran on these
   // labels ignores them (an ignore_index other than -100).
   if (call && !call->error && ReadsClassIndices(kind) && call->output.device().is_cpu()) {
-    return with_facts(Make(kName, "inconclusive", counted + " for " + valid + " but " + kind +
+    return with_facts(Make(kName, Verdict::kInconclusive, counted + " for " + valid + " but " + kind +
                                                       " accepts them: they are its ignore_index"));
   }
   const std::string range = "targets range over [" + std::to_string(lo) + ", " + std::to_string(hi) +
@@ -910,8 +910,8 @@ Evidence IndexRange(ProbeContext& ctx) {
     }
   }
   if (raised) std::rethrow_exception(raised);  // an error other than a bad index: evidence of its own
-  if (seen == 0) return {Make(kName, "inconclusive", "no embedding op seen in forward")};
-  return {Make(kName, "refuted", std::to_string(seen) + " embedding lookups, all indices within range")};
+  if (seen == 0) return {Make(kName, Verdict::kInconclusive, "no embedding op seen in forward")};
+  return {Make(kName, Verdict::kRefuted, std::to_string(seen) + " embedding lookups, all indices within range")};
 }
 
 // ---- device-audit / dtype-audit ---------------------------------------------------------------
@@ -944,7 +944,7 @@ Evidence DeviceAudit(ProbeContext& ctx) {
                 "the targets are on " + ctx.targets.device().str() + " but the inputs on " + input_device,
                 "Move the targets to the same device as the outputs.");
   } else {
-    e = Make(kName, "refuted", "parameters, buffers, inputs and targets are all on " + input_device);
+    e = Make(kName, Verdict::kRefuted, "parameters, buffers, inputs and targets are all on " + input_device);
   }
   e.facts = facts;
   return {e};
@@ -973,7 +973,7 @@ Evidence DtypeAudit(ProbeContext& ctx) {
                     Join(by_dtype.begin()->second, 3) + ")",
                 "Convert the batch to the model's dtype (x.to(torch::kFloat32)); numpy float64 arrays are the usual source.");
   } else {
-    e = Make(kName, "refuted", "inputs and parameters share one dtype (" + in + ")");
+    e = Make(kName, Verdict::kRefuted, "inputs and parameters share one dtype (" + in + ")");
   }
   e.facts = facts;
   return {e};
@@ -1001,7 +1001,7 @@ Evidence ShapeTrace(ProbeContext& ctx) {
                        ShapeText(op.in_shapes.front()) + " -> " + (op.out_shapes.empty() ? "(failed)" : ShapeText(op.out_shapes.front())));
   }
   if (!raised) {
-    ProbeEvidence e = Make(kName, "refuted", "forward and loss run on this batch without a shape error");
+    ProbeEvidence e = Make(kName, Verdict::kRefuted, "forward and loss run on this batch without a shape error");
     e.facts = facts;
     return {e};
   }
@@ -1042,7 +1042,7 @@ Evidence ShapeTrace(ProbeContext& ctx) {
       if (IsReshape(prev.name) && !prev.in_shapes.empty() && prev.in_shapes.front().size() > shape.size()) flattened = true;
       if (!prev.in_shapes.empty()) shape = prev.in_shapes.front();
     }
-    e.verdict = "confirmed";
+    e.verdict = Verdict::kConfirmed;
     e.summary = layer + " expects " + std::to_string(want) + " features, receives " + std::to_string(got);
     e.title.clear();
     e.text.clear();
@@ -1061,7 +1061,7 @@ Evidence ShapeTrace(ProbeContext& ctx) {
     e.summary = op.name + " " + where + " failed on inputs " + in_shapes + ": " + ErrorHeadline(raised->what()) +
                 (e.category.empty() ? "" : " (" + e.category + ")");
     if (e.category.empty() && op.name.find("conv") != std::string::npos) {
-      e.verdict = "confirmed";
+      e.verdict = Verdict::kConfirmed;
       e.category = "shape.channel_mismatch";
       e.strength = 0.9;
     }
@@ -1104,7 +1104,7 @@ Evidence ModeAudit(ProbeContext& ctx) {
       {"root_training", modes.empty() ? "?" : (modes.front().training ? "true" : "false")},
       {"mode_dependent_modules", std::to_string(dependent.size())}};
   if (dependent.empty()) {
-    ProbeEvidence e = Make(kName, "refuted", "no Dropout/BatchNorm modules: train/eval mode does not change the computation");
+    ProbeEvidence e = Make(kName, Verdict::kRefuted, "no Dropout/BatchNorm modules: train/eval mode does not change the computation");
     e.facts = facts;
     return {e};
   }
@@ -1118,7 +1118,7 @@ Evidence ModeAudit(ProbeContext& ctx) {
     e.facts = facts;
     return {e};
   }
-  ProbeEvidence e = Make(kName, "refuted", std::to_string(dependent.size()) + " Dropout/BatchNorm modules, all in " +
+  ProbeEvidence e = Make(kName, Verdict::kRefuted, std::to_string(dependent.size()) + " Dropout/BatchNorm modules, all in " +
                                                (ctx.expect_training ? "training" : "eval") + " mode " + when);
   e.facts = facts;
   return {e};
@@ -1155,7 +1155,7 @@ Evidence MemoryGrowth(ProbeContext& ctx) {
       device.push_back(DeviceBytes());
     }
   }
-  if (host.size() < 6) return {Make(kName, "inconclusive", "too few steps fitted in the time budget")};
+  if (host.size() < 6) return {Make(kName, Verdict::kInconclusive, "too few steps fitted in the time budget")};
   auto grows = [&](const std::vector<double>& series, double* per_step) {
     int rises = 0;
     for (size_t i = 1; i < series.size(); ++i) rises += series[i] > series[i - 1];
@@ -1179,7 +1179,7 @@ Evidence MemoryGrowth(ProbeContext& ctx) {
                     "with its graph, outputs appended to a list)",
                 "Accumulate loss.item<double>() (or loss.detach()) instead of the loss tensor; store detached copies.");
   } else {
-    e = Make(kName, "refuted", "memory is flat across " + std::to_string(host.size() - 1) + " training steps");
+    e = Make(kName, Verdict::kRefuted, "memory is flat across " + std::to_string(host.size() - 1) + " training steps");
   }
   e.facts = facts;
   return {e};
@@ -1203,8 +1203,8 @@ Evidence Determinism(ProbeContext& ctx) {
   }
   torch::Tensor b = ctx.Forward(ctx.inputs).detach();
   double diff = (a - b).abs().max().item<double>();
-  ProbeEvidence e = diff == 0 ? Make(kName, "refuted", "two forward passes with the same RNG state give identical outputs")
-                              : Make(kName, "confirmed", "two forward passes with the same RNG state differ by up to " + Num(diff) +
+  ProbeEvidence e = diff == 0 ? Make(kName, Verdict::kRefuted, "two forward passes with the same RNG state give identical outputs")
+                              : Make(kName, Verdict::kConfirmed, "two forward passes with the same RNG state differ by up to " + Num(diff) +
                                                              " (non-deterministic kernels or state kept between calls)");
   e.facts = {{"max_abs_diff", Num(diff)}};
   return {e};
@@ -1226,7 +1226,7 @@ Evidence AutogradAnomaly(ProbeContext& ctx) {
   } catch (const std::exception& e) {
     error = ErrorText(e);
   }
-  if (error.empty()) return {Make(kName, "refuted", "forward and backward run under anomaly mode without an error")};
+  if (error.empty()) return {Make(kName, Verdict::kRefuted, "forward and backward run under anomaly mode without an error")};
   std::string first_line = error.substr(0, error.find('\n'));
   if (error.find("inplace operation") != std::string::npos) {
     const auto& ops = tracer.ops();
@@ -1247,7 +1247,7 @@ Evidence AutogradAnomaly(ProbeContext& ctx) {
     return {Finding(kName, "autograd.no_grad_fn", "graph-cut", 0.85, "backward fails: " + first_line,
                     "Remove the detach()/no_grad between the parameters and the loss.")};
   }
-  return {Make(kName, "inconclusive", "backward fails under anomaly mode: " + first_line)};
+  return {Make(kName, Verdict::kInconclusive, "backward fails under anomaly mode: " + first_line)};
 }
 
 // ---- loss-broadcast ---------------------------------------------------------------------------
@@ -1261,7 +1261,7 @@ Evidence LossBroadcast(ProbeContext& ctx) {
   std::vector<std::pair<std::string, std::string>> facts = {
       {"output", out_shape}, {"target", target_shape}, {"loss_op", call.op.empty() ? "(none recognised)" : call.op}};
   if (call.broadcast_op.empty()) {
-    ProbeEvidence e = Make(kName, "refuted", "the loss meets the prediction " + out_shape + " and the target " + target_shape +
+    ProbeEvidence e = Make(kName, Verdict::kRefuted, "the loss meets the prediction " + out_shape + " and the target " + target_shape +
                                                  " without broadcasting one against the other");
     e.facts = facts;
     return {e};
@@ -1324,7 +1324,7 @@ NormRun RunNorms(ProbeContext& ctx, const torch::Tensor& inputs) {
 Evidence NormBatch(ProbeContext& ctx) {
   const char* kName = "norm-batch";
   const std::vector<std::string> norms = TrainingBatchNorms(ctx.model);
-  if (norms.empty()) return {Make(kName, "refuted", "no BatchNorm layer in training mode")};
+  if (norms.empty()) return {Make(kName, Verdict::kRefuted, "no BatchNorm layer in training mode")};
   const int64_t batch = ctx.inputs.dim() > 0 ? ctx.inputs.size(0) : 0;
   std::vector<std::pair<std::string, std::string>> facts = {{"batch", std::to_string(batch)},
                                                             {"batchnorm_training", Join(norms)}};
@@ -1351,20 +1351,20 @@ Evidence NormBatch(ProbeContext& ctx) {
   }
   for (const auto& [layer, values] : run.per_channel) facts.emplace_back("values_per_channel[" + layer + "]", std::to_string(values));
   if (batch <= 1) {
-    ProbeEvidence e = Make(kName, "inconclusive", "a batch of one runs, but its BatchNorm statistics come from a single sample");
+    ProbeEvidence e = Make(kName, Verdict::kInconclusive, "a batch of one runs, but its BatchNorm statistics come from a single sample");
     e.facts = facts;
     return {e};
   }
   NormRun one = RunNorms(ctx, ctx.inputs.narrow(0, 0, 1));
   ProbeEvidence e;
   if (one.error && one.error_category == "shape.batchnorm_single_sample") {
-    e = Make(kName, "inconclusive", "this batch of " + std::to_string(batch) + " passes, but a batch of one sample fails at " +
+    e = Make(kName, Verdict::kInconclusive, "this batch of " + std::to_string(batch) + " passes, but a batch of one sample fails at " +
                                         failing_layer(one) + " (one value per channel in training mode)");
   } else if (one.error) {
-    e = Make(kName, "inconclusive", "this batch of " + std::to_string(batch) + " passes; a batch of one sample could not be tried: " +
+    e = Make(kName, Verdict::kInconclusive, "this batch of " + std::to_string(batch) + " passes; a batch of one sample could not be tried: " +
                                         ErrorHeadline(one.error->what()));
   } else {
-    e = Make(kName, "refuted", "BatchNorm layers get more than one value per channel on this batch and on a batch of one sample");
+    e = Make(kName, Verdict::kRefuted, "BatchNorm layers get more than one value per channel on this batch and on a batch of one sample");
   }
   e.facts = facts;
   return {e};
@@ -1407,12 +1407,12 @@ const std::vector<Entry>& Registry() {
 ProbeEvidence ErrorEvidence(const char* probe, const ProbeContext& ctx, const ModelError& error) {
   const std::string headline = ErrorHeadline(error.what());
   const std::string raised = "the " + error.stage() + " raises " + headline;
-  ProbeEvidence e = Make(probe, "inconclusive", raised + " (no rule recognises it)");
+  ProbeEvidence e = Make(probe, Verdict::kInconclusive, raised + " (no rule recognises it)");
   e.facts = {{"raised_in", error.stage()}, {"error", headline}};
   Report report = Engine(ctx.rules ? ctx.rules : BundledRules()).DiagnoseText(error.type() + ": " + error.what() + "\n");
   if (report.diagnoses.empty()) return e;
   const Diagnosis& d = report.diagnoses.front();
-  e.verdict = "confirmed";
+  e.verdict = Verdict::kConfirmed;
   e.category = d.category;
   e.summary = raised + " (" + d.category + ", rule " + d.rule + ")";
   e.title = d.title;
@@ -1467,7 +1467,7 @@ std::vector<ProbeEvidence> RunProbe(std::string_view name, ProbeContext& ctx) {
   auto fail = [&](const std::string& why) {
     ProbeEvidence e;
     e.probe = probe;
-    e.verdict = "inconclusive";
+    e.verdict = Verdict::kInconclusive;
     e.summary = why;
     return std::vector<ProbeEvidence>{e};
   };

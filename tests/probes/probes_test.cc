@@ -169,10 +169,10 @@ TEST(ProbeState, TrainingTrajectoryUnchangedByProbes) {
 
 TEST(ProbeRun, UnknownProbeAndMissingStepAreInconclusive) {
   Fixture f;
-  EXPECT_EQ(RunProbe("no-such-probe", f.ctx).front().verdict, "inconclusive");
+  EXPECT_EQ(RunProbe("no-such-probe", f.ctx).front().verdict, Verdict::kInconclusive);
   f.ctx.train_step = nullptr;
   auto ev = RunProbe("weight-update", f.ctx);
-  EXPECT_EQ(ev.front().verdict, "inconclusive");
+  EXPECT_EQ(ev.front().verdict, Verdict::kInconclusive);
   EXPECT_NE(ev.front().summary.find("step function"), std::string::npos) << ev.front().summary;
 }
 
@@ -199,7 +199,7 @@ TEST(ProbeRun, ErrorOfTheModelIsEvidenceReportedOnce) {
   EXPECT_EQ(before, StateHash(f.ctx));
   int confirmed = 0, could_not_run = 0;
   for (const ProbeEvidence& e : ev) {
-    if (e.verdict == "confirmed" && IsErrorEvidence(e)) {
+    if (e.verdict == Verdict::kConfirmed && IsErrorEvidence(e)) {
       ++confirmed;
       EXPECT_EQ(e.category, "shape.batchnorm_single_sample") << e.probe << ": " << e.summary;
       EXPECT_EQ(e.probe, "shape-trace");
@@ -215,7 +215,7 @@ TEST(ProbeRun, ErrorOfTheModelIsEvidenceReportedOnce) {
   message = "the flux capacitor is not charged";
   auto one = RunProbe("init-loss", f.ctx);
   ASSERT_EQ(one.size(), 1u);
-  EXPECT_EQ(one[0].verdict, "inconclusive");
+  EXPECT_EQ(one[0].verdict, Verdict::kInconclusive);
   EXPECT_EQ(one[0].summary, "the forward raises the flux capacitor is not charged (no rule recognises it)");
 }
 
@@ -249,7 +249,7 @@ TEST(WeightUpdate, NamesWhyParametersNeverMove) {
   auto ev = RunProbe("weight-update", ctx);
   EXPECT_EQ(before, StateHash(ctx));
   ASSERT_EQ(ev.size(), 1u);
-  EXPECT_EQ(ev[0].verdict, "confirmed") << ev[0].summary;
+  EXPECT_EQ(ev[0].verdict, Verdict::kConfirmed) << ev[0].summary;
   EXPECT_EQ(ev[0].hypothesis, "parameters-not-in-optimizer");
   EXPECT_EQ(ev[0].summary, "parameters get gradients but never change: the optimizer does not hold them: 0.weight, 0.bias");
 
@@ -263,7 +263,7 @@ TEST(WeightUpdate, NamesWhyParametersNeverMove) {
   before = StateHash(ctx);
   ev = RunProbe("weight-update", ctx);
   EXPECT_EQ(before, StateHash(ctx));
-  EXPECT_EQ(ev[0].verdict, "confirmed") << ev[0].summary;
+  EXPECT_EQ(ev[0].verdict, Verdict::kConfirmed) << ev[0].summary;
   EXPECT_EQ(ev[0].category, "training.not_learning");
   EXPECT_EQ(ev[0].hypothesis, "frozen-random-parameters");
   EXPECT_NE(ev[0].summary.find("2112 of 2372 values"), std::string::npos) << ev[0].summary;
@@ -273,7 +273,7 @@ TEST(WeightUpdate, NamesWhyParametersNeverMove) {
     net[0]->parameters()[0].normal_(0, 0.5);
   }
   ev = RunProbe("weight-update", ctx);
-  EXPECT_EQ(ev[0].verdict, "inconclusive") << ev[0].summary;
+  EXPECT_EQ(ev[0].verdict, Verdict::kInconclusive) << ev[0].summary;
   EXPECT_NE(ev[0].summary.find("(frozen: 0.weight, 0.bias)"), std::string::npos) << ev[0].summary;
 }
 
@@ -295,7 +295,7 @@ TEST(ShapeTrace, NamesTheLayerAndWhereItsInputCameFrom) {
   ctx.forward = [net](const torch::Tensor& x) { return net->forward(x); };
   auto ev = RunProbe("shape-trace", ctx);
   ASSERT_EQ(ev.size(), 1u);
-  EXPECT_EQ(ev[0].verdict, "confirmed");
+  EXPECT_EQ(ev[0].verdict, Verdict::kConfirmed);
   EXPECT_EQ(ev[0].hypothesis, "flattened-feature-map");
   EXPECT_EQ(ev[0].summary,
             "fc expects 64 features, receives 57600 from conv1's [4, 64, 30, 30] output (via relu, flatten)");
@@ -332,7 +332,7 @@ torch::Tensor Nll(const torch::Tensor& out, const torch::Tensor& y) { return tor
 TEST(InitLoss, FindsSquashedOutputsFedToALossThatReadsLogits) {
   ProbeContext ctx = HeadContext([](const torch::Tensor& z) { return torch::sigmoid(z); }, CrossEntropy);
   ProbeEvidence e = RunOnce("init-loss", ctx);
-  EXPECT_EQ(e.verdict, "confirmed") << e.summary;
+  EXPECT_EQ(e.verdict, Verdict::kConfirmed) << e.summary;
   EXPECT_EQ(e.category, "training.softmax_before_loss");
   EXPECT_EQ(e.hypothesis, "sigmoid-before-cross-entropy");
   EXPECT_NE(e.summary.find("values bounded in [0, 1] (its last op is aten::sigmoid) and aten::cross_entropy_loss reads them "
@@ -357,19 +357,19 @@ TEST(InitLoss, FindsSquashedOutputsFedToALossThatReadsLogits) {
 
 TEST(InitLoss, LeavesOutputsTheLossExpectsAlone) {
   ProbeContext ctx = HeadContext([](const torch::Tensor& z) { return z; }, CrossEntropy);
-  EXPECT_EQ(RunOnce("init-loss", ctx).verdict, "refuted");
+  EXPECT_EQ(RunOnce("init-loss", ctx).verdict, Verdict::kRefuted);
   ctx = HeadContext([](const torch::Tensor& z) { return torch::log_softmax(z, 1); }, Nll);
   ProbeEvidence e = RunOnce("init-loss", ctx);
-  EXPECT_EQ(e.verdict, "refuted") << e.summary;
+  EXPECT_EQ(e.verdict, Verdict::kRefuted) << e.summary;
   EXPECT_EQ(e.summary.rfind("outputs are log-probabilities, as nll_loss expects", 0), 0u) << e.summary;
   // Probabilities for a loss that expects them, and probabilities the loss takes the log of first.
   ctx = HeadContext([](const torch::Tensor& z) { return torch::sigmoid(z); }, [](const torch::Tensor& out, const torch::Tensor& y) {
     return torch::nn::functional::binary_cross_entropy(out, torch::one_hot(y, 8).to(torch::kFloat));
   });
-  EXPECT_EQ(RunOnce("init-loss", ctx).verdict, "inconclusive");
+  EXPECT_EQ(RunOnce("init-loss", ctx).verdict, Verdict::kInconclusive);
   ctx = HeadContext([](const torch::Tensor& z) { return torch::softmax(z, 1); },
                     [](const torch::Tensor& out, const torch::Tensor& y) { return Nll(torch::log(out), y); });
-  EXPECT_NE(RunOnce("init-loss", ctx).verdict, "confirmed");
+  EXPECT_NE(RunOnce("init-loss", ctx).verdict, Verdict::kConfirmed);
 }
 
 // Prediction and target of different shapes that broadcast: in the C++ frontend's mse_loss (which
@@ -379,20 +379,20 @@ TEST(LossBroadcast, FindsPredictionAndTargetThatBroadcast) {
   ProbeContext ctx = HeadContext([](const torch::Tensor& z) { return z; }, mse, 1);
   ctx.targets = torch::randn({64});
   ProbeEvidence e = RunOnce("loss-broadcast", ctx);
-  EXPECT_EQ(e.verdict, "confirmed") << e.summary;
+  EXPECT_EQ(e.verdict, Verdict::kConfirmed) << e.summary;
   EXPECT_EQ(e.category, "shape.loss_input_target");
   EXPECT_EQ(e.summary.rfind("aten::mse_loss in the loss broadcasts the prediction [64, 1] against the target [64] to [64, 64]", 0), 0u)
       << e.summary;
 
   ctx.loss = [](const torch::Tensor& out, const torch::Tensor& y) { return (out - y).pow(2).mean(); };
   e = RunOnce("loss-broadcast", ctx);
-  EXPECT_EQ(e.verdict, "confirmed") << e.summary;
+  EXPECT_EQ(e.verdict, Verdict::kConfirmed) << e.summary;
   EXPECT_EQ(e.summary.rfind("aten::sub in the loss broadcasts", 0), 0u) << e.summary;
 
   ctx.targets = torch::randn({64, 1});
-  EXPECT_EQ(RunOnce("loss-broadcast", ctx).verdict, "refuted");
+  EXPECT_EQ(RunOnce("loss-broadcast", ctx).verdict, Verdict::kRefuted);
   ctx = HeadContext([](const torch::Tensor& z) { return z; }, CrossEntropy);
-  EXPECT_EQ(RunOnce("loss-broadcast", ctx).verdict, "refuted");
+  EXPECT_EQ(RunOnce("loss-broadcast", ctx).verdict, Verdict::kRefuted);
 }
 
 struct BnMlpImpl : torch::nn::Module {
@@ -419,27 +419,27 @@ TEST(NormBatch, FindsBatchNormOnOneValuePerChannel) {
   ctx.targets = torch::zeros({1}, torch::kLong);
   ctx.forward = [net](const torch::Tensor& x) mutable { return net->forward(x); };
   ProbeEvidence e = RunOnce("norm-batch", ctx);
-  EXPECT_EQ(e.verdict, "confirmed") << e.summary;
+  EXPECT_EQ(e.verdict, Verdict::kConfirmed) << e.summary;
   EXPECT_EQ(e.category, "shape.batchnorm_single_sample");
   EXPECT_EQ(e.summary.rfind("bn runs in training mode on a batch of 1 and gets one value per channel", 0), 0u) << e.summary;
 
   ctx.inputs = torch::randn({32, 8});
   ctx.targets = torch::zeros({32}, torch::kLong);
   e = RunOnce("norm-batch", ctx);
-  EXPECT_EQ(e.verdict, "inconclusive") << e.summary;
+  EXPECT_EQ(e.verdict, Verdict::kInconclusive) << e.summary;
   EXPECT_EQ(e.summary, "this batch of 32 passes, but a batch of one sample fails at bn (one value per channel in training mode)");
 
   net->eval();
-  EXPECT_EQ(RunOnce("norm-batch", ctx).verdict, "refuted");
+  EXPECT_EQ(RunOnce("norm-batch", ctx).verdict, Verdict::kRefuted);
 
   torch::nn::Sequential conv(torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 4, 3)), torch::nn::BatchNorm2d(4));
   ctx.model = Model(conv.ptr());
   ctx.inputs = torch::randn({1, 3, 8, 8});
   ctx.forward = [conv](const torch::Tensor& x) mutable { return conv->forward(x); };
   e = RunOnce("norm-batch", ctx);
-  EXPECT_EQ(e.verdict, "inconclusive") << e.summary;  // runs, on the statistics of one sample
+  EXPECT_EQ(e.verdict, Verdict::kInconclusive) << e.summary;  // runs, on the statistics of one sample
   ctx.inputs = torch::randn({4, 3, 8, 8});
-  EXPECT_EQ(RunOnce("norm-batch", ctx).verdict, "refuted");
+  EXPECT_EQ(RunOnce("norm-batch", ctx).verdict, Verdict::kRefuted);
 }
 
 // Targets a class-index loss rejects: float or int32 labels, labels past the last class or
@@ -449,7 +449,7 @@ TEST(LabelRange, FindsTargetsTheLossRejects) {
   const torch::Tensor labels = ctx.targets.clone();
   ctx.targets = labels.to(torch::kFloat);
   ProbeEvidence e = RunOnce("label-range", ctx);
-  EXPECT_EQ(e.verdict, "confirmed") << e.summary;
+  EXPECT_EQ(e.verdict, Verdict::kConfirmed) << e.summary;
   EXPECT_EQ(e.category, "dtype.integer_expected");
   EXPECT_EQ(e.hypothesis, "labels-loaded-as-float");
   EXPECT_EQ(e.summary.rfind("the targets are Float but cross_entropy reads them as class indices, which must be int64 (Long): "
@@ -466,19 +466,19 @@ TEST(LabelRange, FindsTargetsTheLossRejects) {
   ctx.targets = labels.clone();
   ctx.targets[0] = -100;
   e = RunOnce("label-range", ctx);
-  EXPECT_EQ(e.verdict, "refuted") << e.summary;
+  EXPECT_EQ(e.verdict, Verdict::kRefuted) << e.summary;
 
   ctx.targets[0] = 255;
   ctx.loss = [](const torch::Tensor& out, const torch::Tensor& y) {
     return torch::nn::functional::cross_entropy(out, y, torch::nn::functional::CrossEntropyFuncOptions().ignore_index(255));
   };
   e = RunOnce("label-range", ctx);
-  EXPECT_EQ(e.verdict, "inconclusive") << e.summary;
+  EXPECT_EQ(e.verdict, Verdict::kInconclusive) << e.summary;
   EXPECT_NE(e.summary.find("accepts them: they are its ignore_index"), std::string::npos) << e.summary;
 
   ctx.loss = CrossEntropy;
   ctx.targets = torch::softmax(torch::randn({64, 8}), 1);  // class probabilities: a valid target
-  EXPECT_EQ(RunOnce("label-range", ctx).verdict, "inconclusive");
+  EXPECT_EQ(RunOnce("label-range", ctx).verdict, Verdict::kInconclusive);
 }
 
 // A bias whose layer feeds BatchNorm gets no gradient by construction (the batch mean is
@@ -493,7 +493,7 @@ TEST(GradHealth, BiasBeforeBatchNormIsNotVanishing) {
   ctx.targets = torch::randint(0, 4, {16}, torch::kLong);
   ctx.forward = [net](const torch::Tensor& x) mutable { return net->forward(x); };
   ProbeEvidence e = RunOnce("grad-health", ctx);
-  EXPECT_EQ(e.verdict, "refuted") << e.summary;
+  EXPECT_EQ(e.verdict, Verdict::kRefuted) << e.summary;
   bool named = false;
   for (const auto& [key, value] : e.facts) named |= key == "biases_before_batchnorm" && value == "0.bias";
   EXPECT_TRUE(named) << e.summary;
@@ -527,10 +527,10 @@ TEST(ScriptModel, ProbesRunAndRestore) {
     EXPECT_EQ(before, StateHash(ctx)) << info.name;
   }
   auto labels = RunProbe("label-range", ctx);
-  EXPECT_EQ(labels.front().verdict, "refuted") << labels.front().summary;
+  EXPECT_EQ(labels.front().verdict, Verdict::kRefuted) << labels.front().summary;
   ctx.targets = ctx.targets + 1;
   labels = RunProbe("label-range", ctx);
-  EXPECT_EQ(labels.front().verdict, "confirmed") << labels.front().summary;
+  EXPECT_EQ(labels.front().verdict, Verdict::kConfirmed) << labels.front().summary;
   EXPECT_EQ(labels.front().category, "loss.target_out_of_range");
 }
 

@@ -77,7 +77,7 @@ std::string Summary(const Report& report) {
   for (const Diagnosis& d : report.diagnoses) {
     out += "  " + d.category + " (" + d.rule + ", " + std::to_string(d.confidence) + ")\n";
     for (const Hypothesis& h : d.hypotheses) {
-      if (h.status != "untested") out += "    [" + h.status + "] " + h.id + " by " + h.probe + ": " + h.evidence + "\n";
+      if (h.status != HypothesisStatus::kUntested) out += "    [" + std::string(HypothesisStatusName(h.status)) + "] " + h.id + " by " + h.probe + ": " + h.evidence + "\n";
     }
   }
   return out.empty() ? "  (no diagnosis)\n" : out;
@@ -94,7 +94,7 @@ TEST_P(Zoo, DiagnosisNamesThePlantedBug) {
   std::string confirmed_by;
   if (!report.diagnoses.empty()) {
     for (const Hypothesis& h : report.diagnoses.front().hypotheses) {
-      if (h.status == "confirmed" && !h.probe.empty() && h.probe != "monitor") {
+      if (h.status == HypothesisStatus::kConfirmed && !h.probe.empty() && h.probe != "monitor") {
         confirmed_by += (confirmed_by.empty() ? "" : ", ") + h.probe + " (" + h.id + ")";
       }
     }

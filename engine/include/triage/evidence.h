@@ -12,6 +12,7 @@
 #define TRIAGE_EVIDENCE_H_
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,11 +20,20 @@
 
 namespace triage {
 
+// What a probe found: is the fault present (confirmed), absent (refuted), or could it not tell.
+enum class Verdict { kInconclusive, kConfirmed, kRefuted };
+
+// The verdict as JSON and the reports spell it: "inconclusive", "confirmed" or "refuted".
+const char* VerdictName(Verdict verdict);
+
+// The verdict spelled `name`; false (and *verdict unchanged) when it is none of the three.
+bool VerdictFromName(std::string_view name, Verdict* verdict);
+
 // Evidence from one live probe (probes/, or any checker an embedder writes): the torch-free half of
 // hypothesis testing. See Note: [Evidence] in engine/src/diagnose/evidence.cc.
 struct ProbeEvidence {
   std::string probe;                  // probe name, as rules name it in `test: { probe: NAME }`
-  std::string verdict = "inconclusive";  // confirmed | refuted | inconclusive: is the fault present?
+  Verdict verdict = Verdict::kInconclusive;  // is the fault present?
   std::string summary;                // one line of what was verified, e.g. "fc expects 64 features, ..."
   std::vector<std::pair<std::string, std::string>> facts;  // measurements, in probe order
   std::string category;               // taxonomy category of the fault, when the probe names one

@@ -86,11 +86,17 @@ struct Incident {
 // "cxx_error", "log_line", "signal").
 const char* IncidentKindName(Incident::Kind kind);
 
+// Whether a hypothesis was tested by a probe (triage/evidence.h), and what the probe found.
+enum class HypothesisStatus { kUntested, kConfirmed, kRefuted };
+
+// The status as the reports spell it: "untested", "confirmed" or "refuted".
+const char* HypothesisStatusName(HypothesisStatus status);
+
 // A hypothesis of a diagnosis: a possible cause, how to test it, how to fix it.
 struct Hypothesis {
   std::string id;
   std::string text;
-  std::string status = "untested";  // untested | confirmed | refuted
+  HypothesisStatus status = HypothesisStatus::kUntested;
   std::string test;                 // rendered: a command, snippet, or "probe NAME"
   std::string probe;                // probe name when the test is a probe, else empty
   std::string fix;
@@ -316,6 +322,10 @@ struct TextOptions {
                          // train.log (1234 lines) ───"): where a program's own output ends (--tee)
 };
 std::string ToJson(const Report& report);
+// A rule load's problems as one line of JSON (`triage rules lint --format json`): {"problems":
+// [{"severity", "code", "file", "line", "column", "rule", "message"}, ...], "rules": N, "errors": N,
+// "warnings": N}, written by the same writer as a report.
+std::string ToJson(const LoadResult& result);
 std::string ToText(const Report& report, const TextOptions& options);
 // Markdown to paste into a GitHub issue: the verdict, the traceback in a fenced block with the failing
 // frame marked, causes, collapsible checks and alternatives. Log text shows as written, never as markup.

@@ -20,13 +20,40 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "triage/evidence.h"
 
 #include "diagnose/escape.h"
+#include "diagnose/json_writer.h"
 
 namespace triage {
+namespace {
+
+// The one table of verdict names.
+constexpr std::pair<Verdict, const char*> kVerdictNames[] = {
+    {Verdict::kInconclusive, "inconclusive"}, {Verdict::kConfirmed, "confirmed"}, {Verdict::kRefuted, "refuted"}};
+
+}  // namespace
+
+const char* VerdictName(Verdict verdict) {
+  for (const auto& [v, name] : kVerdictNames) {
+    if (v == verdict) return name;
+  }
+  return "inconclusive";
+}
+
+bool VerdictFromName(std::string_view name, Verdict* verdict) {
+  for (const auto& [v, n] : kVerdictNames) {
+    if (name == n) {
+      *verdict = v;
+      return true;
+    }
+  }
+  return false;
+}
+
 namespace {
 
 constexpr double kConfirmGain = 0.7;
@@ -35,7 +62,7 @@ constexpr double kMaxConfidence = 0.99;
 constexpr size_t kMaxFactsShown = 4;
 
 std::string EvidenceText(const ProbeEvidence& e) {
-  std::string out = e.verdict + ": " + e.summary;
+  std::string out = std::string(VerdictName(e.verdict)) + ": " + e.summary;
   size_t shown = 0;
   for (const auto& [key, value] : e.facts) {
     if (shown == kMaxFactsShown) break;
@@ -58,7 +85,7 @@ Hypothesis FindingHypothesis(const ProbeEvidence& e) {
   Hypothesis h;
   h.id = e.hypothesis.empty() ? e.probe : e.hypothesis;
   h.text = e.text.empty() ? e.summary : e.text;
-  h.status = "confirmed";
+  h.status = HypothesisStatus::kConfirmed;
   h.test = "probe " + e.probe;
   h.probe = e.probe;
   h.fix = e.fix;
@@ -85,7 +112,7 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
       for (size_t i = 0; i < evidence.size(); ++i) {
         const ProbeEvidence& e = evidence[i];
         // A confirmed finding naming this hypothesis by id settles it whichever probe found it.
-        if (e.verdict == "confirmed" && !e.hypothesis.empty() && e.hypothesis == h.id && SameCategory(e, d.category)) {
+        if (e.verdict == Verdict::kConfirmed && !e.hypothesis.empty() && e.hypothesis == h.id && SameCategory(e, d.category)) {
           if (confirmed == nullptr || e.strength > confirmed->strength) confirmed = &e;
           used[i] = true;
           continue;
@@ -94,23 +121,23 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
         // A finding that names another hypothesis of this diagnosis is about that one only.
         bool names_other = !e.hypothesis.empty() && e.hypothesis != h.id && HasHypothesis(d, e.hypothesis);
         bool about_this = (!e.hypothesis.empty() && e.hypothesis == h.id) || (SameCategory(e, d.category) && !names_other);
-        if (e.verdict == "confirmed" && about_this) {
+        if (e.verdict == Verdict::kConfirmed && about_this) {
           if (confirmed == nullptr || e.strength > confirmed->strength) confirmed = &e;
           used[i] = true;
-        } else if (e.verdict == "refuted" && about_this) {
+        } else if (e.verdict == Verdict::kRefuted && about_this) {
           refuting = &e;
-        } else if (e.verdict == "inconclusive") {
+        } else if (e.verdict == Verdict::kInconclusive) {
           inconclusive = &e;
         }
       }
       if (confirmed != nullptr) {
-        h.status = "confirmed";
+        h.status = HypothesisStatus::kConfirmed;
         h.evidence = EvidenceText(*confirmed);
         best_strength = std::max(best_strength, confirmed->strength);
       } else if (h.probe.empty()) {
         continue;
       } else if (refuting != nullptr) {
-        h.status = "refuted";
+        h.status = HypothesisStatus::kRefuted;
         h.evidence = EvidenceText(*refuting);
         ++refuted;
       } else if (inconclusive != nullptr) {
@@ -121,7 +148,7 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
     // supports it: it is attached as a confirmed hypothesis.
     for (size_t i = 0; i < evidence.size(); ++i) {
       const ProbeEvidence& e = evidence[i];
-      if (used[i] || e.verdict != "confirmed" || e.category.empty() || e.category != d.category) continue;
+      if (used[i] || e.verdict != Verdict::kConfirmed || e.category.empty() || e.category != d.category) continue;
       d.hypotheses.insert(d.hypotheses.begin(), FindingHypothesis(e));
       best_strength = std::max(best_strength, e.strength);
       used[i] = true;
@@ -130,7 +157,7 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
       d.confidence = Boost(d.confidence, best_strength);
       // The confirmed hypothesis is the answer: show it first, keeping the others' order.
       std::stable_partition(d.hypotheses.begin(), d.hypotheses.end(),
-                            [](const Hypothesis& h) { return h.status == "confirmed"; });
+                            [](const Hypothesis& h) { return h.status == HypothesisStatus::kConfirmed; });
     } else if (refuted > 0 && !d.hypotheses.empty()) {
       d.confidence *= 1.0 - kRefutePenalty * refuted / static_cast<double>(d.hypotheses.size());
     }
@@ -139,7 +166,7 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
   if (options.add_findings) {
     for (size_t i = 0; i < evidence.size(); ++i) {
       const ProbeEvidence& e = evidence[i];
-      if (used[i] || e.verdict != "confirmed" || e.category.empty()) continue;
+      if (used[i] || e.verdict != Verdict::kConfirmed || e.category.empty()) continue;
       auto same = std::find_if(report.diagnoses.begin(), report.diagnoses.end(),
                                [&](const Diagnosis& d) { return d.category == e.category; });
       if (same != report.diagnoses.end()) {
@@ -160,7 +187,7 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
   }
 
   const bool settled = std::any_of(evidence.begin(), evidence.end(),
-                                   [](const ProbeEvidence& e) { return e.verdict != "inconclusive"; });
+                                   [](const ProbeEvidence& e) { return e.verdict != Verdict::kInconclusive; });
   if (!settled) {
     std::vector<std::string> noted;
     for (const ProbeEvidence& e : evidence) {
@@ -184,17 +211,17 @@ std::string EvidenceToJson(const std::vector<ProbeEvidence>& evidence) {
   for (size_t i = 0; i < evidence.size(); ++i) {
     const ProbeEvidence& e = evidence[i];
     if (i) out += ",";
-    out += "{";
-    const std::pair<const char*, const std::string*> fields[] = {
-        {"probe", &e.probe}, {"verdict", &e.verdict}, {"summary", &e.summary}, {"category", &e.category},
-        {"hypothesis", &e.hypothesis}, {"title", &e.title}, {"text", &e.text}, {"fix", &e.fix}};
-    for (const auto& [name, value] : fields) {
-      AppendJsonString(&out, name);
-      out += ":";
-      AppendJsonString(&out, *value);
-      out += ",";
-    }
-    out += "\"facts\":[";
+    JsonObject o(&out);
+    o.Str("probe", e.probe);
+    o.Str("verdict", VerdictName(e.verdict));
+    o.Str("summary", e.summary);
+    o.Str("category", e.category);
+    o.Str("hypothesis", e.hypothesis);
+    o.Str("title", e.title);
+    o.Str("text", e.text);
+    o.Str("fix", e.fix);
+    o.Key("facts");
+    out += "[";
     for (size_t f = 0; f < e.facts.size(); ++f) {
       if (f) out += ",";
       out += "[";
@@ -203,9 +230,9 @@ std::string EvidenceToJson(const std::vector<ProbeEvidence>& evidence) {
       AppendJsonString(&out, e.facts[f].second);
       out += "]";
     }
-    char numbers[96];
-    std::snprintf(numbers, sizeof numbers, "],\"strength\":%.6g,\"seconds\":%.6g}", e.strength, e.seconds);
-    out += numbers;
+    out += "]";
+    o.Num("strength", e.strength, "%.6g");
+    o.Num("seconds", e.seconds, "%.6g");
   }
   out += "]";
   return out;

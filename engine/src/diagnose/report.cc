@@ -3,59 +3,27 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <utility>
 
 #include "diagnose/escape.h"
+#include "diagnose/json_writer.h"
 #include "diagnose/report_parts.h"
 #include "triage/triage.h"
 
 namespace triage {
-namespace {
 
-class JsonObject {
- public:
-  explicit JsonObject(std::string* out) : out_(out) { out_->push_back('{'); }
-  ~JsonObject() { out_->push_back('}'); }
-  void Key(std::string_view k) {
-    if (!first_) out_->push_back(',');
-    first_ = false;
-    AppendJsonString(out_, k);
-    out_->push_back(':');
+const char* HypothesisStatusName(HypothesisStatus status) {
+  // The one table of status names.
+  static constexpr std::pair<HypothesisStatus, const char*> kNames[] = {
+      {HypothesisStatus::kUntested, "untested"}, {HypothesisStatus::kConfirmed, "confirmed"},
+      {HypothesisStatus::kRefuted, "refuted"}};
+  for (const auto& [s, name] : kNames) {
+    if (s == status) return name;
   }
-  void Str(std::string_view k, std::string_view v) { Key(k); AppendJsonString(out_, v); }
-  void Int(std::string_view k, long long v) { Key(k); *out_ += std::to_string(v); }
-  void Bool(std::string_view k, bool v) { Key(k); *out_ += v ? "true" : "false"; }
-  void Num(std::string_view k, double v) {
-    Key(k);
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", v);
-    *out_ += buf;
-  }
-  void StrList(std::string_view k, const std::vector<std::string>& v) {
-    Key(k);
-    out_->push_back('[');
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (i) out_->push_back(',');
-      AppendJsonString(out_, v[i]);
-    }
-    out_->push_back(']');
-  }
-
- private:
-  std::string* out_;
-  bool first_ = true;
-};
-
-template <typename T, typename F>
-void List(std::string* out, JsonObject& obj, std::string_view key, const std::vector<T>& items, F write) {
-  obj.Key(key);
-  out->push_back('[');
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i) out->push_back(',');
-    JsonObject o(out);
-    write(o, items[i]);
-  }
-  out->push_back(']');
+  return "untested";
 }
+
+namespace {
 
 // A number for JSON: non-finite values (which JSON cannot spell) as the strings "nan", "inf", "-inf".
 void AppendNumber(std::string* out, double v) {
@@ -95,16 +63,16 @@ std::string ToJson(const Report& report) {
   {
     JsonObject root(&out);
     root.Str("source", report.source);
-    List(&out, root, "diagnoses", report.diagnoses, [&](JsonObject& o, const Diagnosis& d) {
+    List(root, "diagnoses", report.diagnoses, [&](JsonObject& o, const Diagnosis& d) {
       o.Str("rule", d.rule);
       o.Str("category", d.category);
       o.Num("confidence", d.confidence);
       o.Str("title", d.title);
       o.Str("explanation", d.explanation);
-      List(&out, o, "hypotheses", d.hypotheses, [&](JsonObject& h, const Hypothesis& hy) {
+      List(o, "hypotheses", d.hypotheses, [&](JsonObject& h, const Hypothesis& hy) {
         h.Str("id", hy.id);
         h.Str("text", hy.text);
-        h.Str("status", hy.status);
+        h.Str("status", HypothesisStatusName(hy.status));
         h.Str("test", hy.test);
         if (!hy.probe.empty()) h.Str("probe", hy.probe);
         h.Str("fix", hy.fix);
@@ -134,14 +102,14 @@ std::string ToJson(const Report& report) {
         out.push_back(']');
       }
     });
-    List(&out, root, "incidents", report.incidents, [&](JsonObject& o, const Incident& inc) {
+    List(root, "incidents", report.incidents, [&](JsonObject& o, const Incident& inc) {
       o.Str("exception", inc.exception);
       o.Str("message", inc.message);
       o.Int("line_start", inc.line_start);
       o.Int("line_end", inc.line_end);
       o.Str("kind", IncidentKindName(inc.kind));
       o.Str("culprit", inc.CulpritText());
-      List(&out, o, "frames", inc.frames, [&](JsonObject& f, const Frame& fr) {
+      List(o, "frames", inc.frames, [&](JsonObject& f, const Frame& fr) {
         f.Str("file", fr.file);
         f.Int("line", fr.line);
         f.Str("function", fr.function);
@@ -154,12 +122,33 @@ std::string ToJson(const Report& report) {
       if (inc.handled) o.Bool("handled", true);
       o.StrList("context", inc.context);
     });
-    List(&out, root, "warnings", report.warnings, [&](JsonObject& o, const Problem& p) {
+    List(root, "warnings", report.warnings, [&](JsonObject& o, const Problem& p) {
       o.Str("code", p.code);
       o.Str("message", p.message);
       o.Str("text", p.ToString());
     });
     root.Int("lines", static_cast<long long>(report.lines));
+  }
+  out.push_back('\n');
+  return out;
+}
+
+std::string ToJson(const LoadResult& result) {
+  std::string out;
+  {
+    JsonObject root(&out);
+    List(root, "problems", result.problems, [](JsonObject& o, const Problem& p) {
+      o.Str("severity", p.severity == Problem::Severity::kError ? "error" : "warning");
+      o.Str("code", p.code);
+      o.Str("file", p.file);
+      o.Int("line", p.line);
+      o.Int("column", p.column);
+      o.Str("rule", p.rule_id);
+      o.Str("message", p.message);
+    });
+    root.Int("rules", static_cast<long long>(ListRules(*result.rules).size()));
+    root.Int("errors", result.errors());
+    root.Int("warnings", result.warnings());
   }
   out.push_back('\n');
   return out;
@@ -290,7 +279,7 @@ std::string Sparkline(const SeriesEvidence& s, const std::string& pad) {
 std::string ProbeCommands(const Diagnosis& d) {
   std::vector<std::string> names;
   for (const Hypothesis& h : d.hypotheses) {
-    if (h.probe.empty() || h.status != "untested") continue;
+    if (h.probe.empty() || h.status != HypothesisStatus::kUntested) continue;
     if (std::find(names.begin(), names.end(), h.probe) == names.end()) names.push_back(h.probe);
   }
   if (names.empty()) return "";
@@ -414,7 +403,7 @@ std::string BriefText(const Report& report, const Style& st) {
   }
   if (!d.hypotheses.empty()) {
     const Hypothesis& h = d.hypotheses.front();
-    out += "  cause: " + P(h.text) + (h.status == "untested" ? "" : " [" + h.status + "]") + "\n";
+    out += "  cause: " + P(h.text) + (h.status == HypothesisStatus::kUntested ? "" : " [" + std::string(HypothesisStatusName(h.status)) + "]") + "\n";
     if (!h.fix.empty()) out += Indent("fix:   " + P(FirstLines(h.fix, 2)), "  ") + "\n";
   }
   std::string confirm = !d.hypotheses.empty() && !d.hypotheses.front().test.empty() ? d.hypotheses.front().test
@@ -481,7 +470,7 @@ std::string ToText(const Report& report, const TextOptions& options) {
       out += "\n  " + st.Bold("Likely causes, most likely first:") + "\n";
       for (size_t i = 0; i < d.hypotheses.size(); ++i) {
         const Hypothesis& h = d.hypotheses[i];
-        std::string status = h.status == "untested" ? "" : " [" + h.status + "]";
+        std::string status = h.status == HypothesisStatus::kUntested ? "" : " [" + std::string(HypothesisStatusName(h.status)) + "]";
         out += "  " + std::to_string(i + 1) + ". " + PrintableText(h.text) + status + "\n";
         out += Indent("test: " + PrintableText(h.test), "       ") + "\n";
         out += Indent("fix:  " + PrintableText(h.fix), "       ") + "\n";

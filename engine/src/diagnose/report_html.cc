@@ -231,7 +231,10 @@ std::string DiagnosisHtml(const Report& report, const Diagnosis& d, bool top) {
     out += "<h4>Likely causes, most likely first</h4>\n<ol class=\"hypotheses\">\n";
     for (const Hypothesis& h : d.hypotheses) {
       out += "<li><p>" + HtmlText(h.text);
-      if (h.status != "untested") out += " <span class=\"status " + HtmlText(h.status) + "\">" + HtmlText(h.status) + "</span>";
+      if (h.status != HypothesisStatus::kUntested) {
+        const std::string status = HypothesisStatusName(h.status);
+        out += " <span class=\"status " + status + "\">" + status + "</span>";
+      }
       out += "</p><dl>";
       if (!h.test.empty()) out += "<dt>test</dt><dd><code>" + Lines(h.test) + "</code></dd>";
       if (!h.fix.empty()) out += "<dt>fix</dt><dd>" + Lines(h.fix) + "</dd>";

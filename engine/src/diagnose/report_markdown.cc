@@ -50,7 +50,7 @@ std::string HypothesesMarkdown(const Diagnosis& d) {
   for (size_t i = 0; i < d.hypotheses.size(); ++i) {
     const Hypothesis& h = d.hypotheses[i];
     out += std::to_string(i + 1) + ". " + MarkdownText(h.text);
-    if (h.status != "untested") out += " **" + MarkdownText(h.status) + "**";
+    if (h.status != HypothesisStatus::kUntested) out += " **" + std::string(HypothesisStatusName(h.status)) + "**";
     out += "\n";
     if (!h.test.empty()) out += "   - test: " + MarkdownCode(h.test) + "\n";
     if (!h.fix.empty()) out += "   - fix: " + MarkdownText(h.fix) + "\n";
