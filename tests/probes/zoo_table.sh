@@ -6,7 +6,7 @@
 #   tests/probes/zoo_table.sh [BUILD_DIR]        (default: build)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-$root/build}
+build=$(cd "${1:-$root/build}" && pwd)  # absolute: the Python part runs from tests/python
 echo "| case | planted problem | expected | first diagnosis | confirmed by | found by |"
 echo "|---|---|---|---|---|---|"
 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$build/tests/probes/triage_probe_tests" \
