@@ -31,44 +31,29 @@ import subprocess
 import sys
 import tempfile
 
+from fit_priors import wild_cases  # the wild tuning split and its labels, read one way
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-WILD = os.path.join(HERE, "wild")
 RULES = os.path.join(ROOT, "rules")
 MAP = os.path.join(RULES, "calibration.yaml")
 EDGES = [0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01]  # the bins of `triage eval`'s reliability table
 
 
-def label_of(case_dir):
-    category, also = None, []
-    for line in open(os.path.join(case_dir, "label.yaml"), encoding="utf-8"):
-        if line.startswith("category:"):
-            category = line.split(":", 1)[1].strip()
-        elif line.startswith("also:"):
-            also = [a.strip() for a in line.split(":", 1)[1].strip().strip("[]").split(",") if a.strip()]
-    return category, {category, *also}
-
-
 def answers(triage, bundled):
     env = dict(os.environ, TRIAGE_BUNDLED_RULES=bundled)
     got = []
-    for family in sorted(os.listdir(WILD)):
-        family_dir = os.path.join(WILD, family)
-        if not os.path.isdir(family_dir):
+    for case_dir, category, accepted in wild_cases():
+        if category == "none":
             continue
-        for case in sorted(os.listdir(family_dir)):
-            case_dir = os.path.join(family_dir, case)
-            category, accepted = label_of(case_dir)
-            if category == "none":
-                continue
-            out = subprocess.run([triage, "--format", "json", os.path.join(case_dir, "log.txt")],
-                                 capture_output=True, text=True, env=env).stdout
-            try:
-                diagnoses = json.loads(out)["diagnoses"]
-            except (ValueError, KeyError):
-                continue
-            if diagnoses:
-                got.append((diagnoses[0]["confidence"], diagnoses[0]["category"] in accepted))
+        out = subprocess.run([triage, "--format", "json", os.path.join(case_dir, "log.txt")],
+                             capture_output=True, text=True, env=env).stdout
+        try:
+            diagnoses = json.loads(out)["diagnoses"]
+        except (ValueError, KeyError):
+            continue
+        if diagnoses:
+            got.append((diagnoses[0]["confidence"], diagnoses[0]["category"] in accepted))
     return got
 
 

@@ -49,6 +49,18 @@ def label_of(case_dir):
     return category, accepted
 
 
+def wild_cases():
+    """Yields (case_dir, category, accepted categories) for every case of the wild tuning split."""
+    for family in sorted(os.listdir(WILD)):
+        family_dir = os.path.join(WILD, family)
+        if not os.path.isdir(family_dir):
+            continue
+        for case in sorted(os.listdir(family_dir)):
+            case_dir = os.path.join(family_dir, case)
+            category, accepted = label_of(case_dir)
+            yield case_dir, category, accepted
+
+
 def top1(triage, log):
     out = subprocess.run([triage, "--format", "json", log], capture_output=True, text=True).stdout
     try:
@@ -79,19 +91,13 @@ def main():
 
     known = taxonomy_categories()
     answers = {}  # rule -> list of (confidence, right)
-    for family in sorted(os.listdir(WILD)):
-        family_dir = os.path.join(WILD, family)
-        if not os.path.isdir(family_dir):
+    for case_dir, category, accepted in wild_cases():
+        if category == "none" or category not in known:
             continue
-        for case in sorted(os.listdir(family_dir)):
-            case_dir = os.path.join(family_dir, case)
-            category, accepted = label_of(case_dir)
-            if category == "none" or category not in known:
-                continue
-            d = top1(args.triage, os.path.join(case_dir, "log.txt"))
-            if d is None:
-                continue
-            answers.setdefault(d["rule"], []).append((d["confidence"], d["category"] in accepted))
+        d = top1(args.triage, os.path.join(case_dir, "log.txt"))
+        if d is None:
+            continue
+        answers.setdefault(d["rule"], []).append((d["confidence"], d["category"] in accepted))
 
     files = rule_files()
     changes = 0
