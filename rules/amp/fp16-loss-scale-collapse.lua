@@ -4,13 +4,23 @@
 
 -- Below this the scale has collapsed: healthy fp16 runs settle in the thousands (they start at 2^16).
 local COLLAPSED = 128
+-- fairseq's scaler starts at 128 (--fp16-init-scale) and stops at 1e-4 (--min-loss-scale), so its healthy
+-- runs live far lower: a scale under 1e-2 has been halved at least 14 times from the start.
+local COLLAPSED_FAIRSEQ = 0.01
 
 -- The scales the message reports after each skipped step, in order.
 local function scales(message)
   local out = {}
   for s in message:gmatch("reducing to ([%d.]+)") do out[#out + 1] = tonumber(s) end
   for s in message:gmatch("reducing loss scale to ([%d.e+-]+)") do out[#out + 1] = tonumber(s) end
+  for s in message:gmatch("setting loss scale to: ([%d.e+-]+)") do out[#out + 1] = tonumber(s) end
   return out
+end
+
+-- The collapse threshold for the scaler that wrote the message.
+local function collapsed_below(message)
+  if message:find("setting loss scale to: ", 1, true) then return COLLAPSED_FAIRSEQ end
+  return COLLAPSED
 end
 
 local function lowest(list)
@@ -54,7 +64,7 @@ function collapse_only(ctx)
   if low == nil then
     low = triage.number(ctx.captures.scale or "")
   end
-  if low ~= nil and low >= COLLAPSED then return false end
+  if low ~= nil and low >= collapsed_below(ctx.incident.message or "") then return false end
   return nil
 end
 
@@ -86,4 +96,11 @@ function test_minimum()
   local c = ctx_of("Current loss scale already at minimum - cannot decrease scale anymore.", { minimum = "Current loss scale already at minimum" })
   assert(collapse_only(c) == nil)
   assert(scale_history(c).history == " until it reached the minimum the scaler allows")
+end
+
+function test_fairseq_scales()
+  local msg = "NOTE: overflow detected, setting loss scale to: 0.00048828125\n"
+           .. "NOTE: overflow detected, setting loss scale to: 0.000244140625"
+  assert(collapse_only(ctx_of(msg)) == nil)
+  assert(collapse_only(ctx_of("NOTE: overflow detected, setting loss scale to: 64.0")) == false)
 end
