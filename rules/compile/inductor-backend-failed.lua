@@ -25,6 +25,12 @@ function backend_values(ctx)
   local named = ctx.captures.named or ""
   local backend = (named == "" or named == "InductorError") and "inductor" or named
   local target, inner = lowering(ctx)
+  if not target and (ctx.captures.target or "") ~= "" then
+    -- the lowering context printed under the inner error itself (pattern 4): name that error
+    local first = ((ctx.incident and ctx.incident.message) or ""):match("^([^\n]*)") or ""
+    local kind = (ctx.incident and ctx.incident.exception) or ""
+    target, inner = ctx.captures.target, (kind ~= "" and (kind .. ": ") or "") .. first:gsub("%s+$", "")
+  end
   if not target then return { backend = backend, lowering = "" } end
   return { backend = backend,
            lowering = string.format(" Here Inductor could not lower the operator %s: %s.", target, inner) }
@@ -41,4 +47,13 @@ end
 function test_no_lowering()
   local v = backend_values({ captures = { named = "aot_eager" }, incident = { exception = "", message = "x" }, incidents = {} })
   assert(v.backend == "aot_eager" and v.lowering == "")
+end
+
+function test_lowering_under_the_inner_error()
+  local ctx = { captures = { target = "aten._unsafe_view.default" },
+                incident = { exception = "AssertionError", message = "(-20736, -20736)\n  target: aten._unsafe_view.default\n  args[0]: TensorBox(" },
+                incidents = {} }
+  local v = backend_values(ctx)
+  assert(v.backend == "inductor")
+  assert(v.lowering == " Here Inductor could not lower the operator aten._unsafe_view.default: AssertionError: (-20736, -20736).", v.lowering)
 end
