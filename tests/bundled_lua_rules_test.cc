@@ -219,7 +219,7 @@ TEST_F(BundledLua, AtLeastFiveBundledRulesUseLuaAndTheirChecksPass) {
   RuleTestReport t = RunRuleExamples(**rules_);
   int lua_checks = 0;
   for (const ExampleResult& e : t.results) {
-    if (e.kind != "lua_test") continue;
+    if (e.kind != ExampleKind::kLuaTest) continue;
     ++lua_checks;
     EXPECT_TRUE(e.passed) << e.file << ":" << e.line << ": " << e.detail;
   }

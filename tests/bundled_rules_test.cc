@@ -29,8 +29,8 @@ TEST(BundledRules, EveryRuleHasAMatchAndANoMatchExample) {
   for (const Rule& rule : Bundled().rules->rules) {
     int match = 0, no_match = 0;
     for (const Example& e : rule.examples) {
-      match += e.kind == Example::Kind::kMatch;
-      no_match += e.kind == Example::Kind::kNoMatch;
+      match += e.kind == ExampleKind::kMatch;
+      no_match += e.kind == ExampleKind::kNoMatch;
     }
     EXPECT_GE(match, 1) << rule.file;
     EXPECT_GE(no_match, 1) << rule.file << ": guard a neighbour with a no_match example";
@@ -43,8 +43,8 @@ TEST_P(RuleExamples, Hold) {
   RuleTestReport report = RunRuleExamples(*Bundled().rules, GetParam());
   ASSERT_EQ(report.rules, 1);
   for (const ExampleResult& r : report.results) {
-    EXPECT_TRUE(r.passed) << r.file << ":" << r.line << ": " << r.kind << ": " << r.detail;
-    if (r.kind == "known_gap") {
+    EXPECT_TRUE(r.passed) << r.file << ":" << r.line << ": " << ExampleKindName(r.kind) << ": " << r.detail;
+    if (r.kind == ExampleKind::kKnownGap) {
       EXPECT_FALSE(r.detail.rfind("known gap now", 0) == 0) << r.file << ":" << r.line << ": " << r.detail;
     }
   }

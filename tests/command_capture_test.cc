@@ -86,7 +86,7 @@ TEST(CommandCaptures, NoBundledRuleCommandRunsLogText) {
     for (const HypothesisSpec& h : rule.hypotheses) builds = builds || UsesCaptures(h.test);
     if (!builds) continue;
     for (const Example& ex : rule.examples) {
-      if (ex.kind != Example::Kind::kMatch) continue;
+      if (ex.kind != ExampleKind::kMatch) continue;
       std::map<std::string, std::string> captures;
       for (const Diagnosis& d : engine.DiagnoseText(ex.text).diagnoses) {
         if (d.rule == rule.id) captures = d.captures;

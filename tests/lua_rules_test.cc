@@ -155,7 +155,7 @@ function test_half_fails() assert(half({ captures = { got = "10" } }).half == 6,
   EXPECT_EQ(t.failed, 1) << t.ToText();
   bool saw = false;
   for (const ExampleResult& e : t.results) {
-    if (e.kind == "lua_test" && !e.passed) {
+    if (e.kind == ExampleKind::kLuaTest && !e.passed) {
       saw = true;
       EXPECT_EQ(e.file, "r.lua");
       EXPECT_EQ(e.line, 4);

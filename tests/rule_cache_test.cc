@@ -170,7 +170,7 @@ TEST(RuleCache, EveryFieldRoundTrips) {
   r.verify_probe = "device-audit";
   r.refs = {"https://example.org"};
   Example e;
-  e.kind = Example::Kind::kKnownGap;
+  e.kind = ExampleKind::kKnownGap;
   e.text = "log text";
   e.captures = {{"x", "1"}};
   e.why = "why";

@@ -334,6 +334,23 @@ class TempDir {
   fs::path path_;
 };
 
+// A rule file's example keys are the example kinds' names (rules/rule.cc's one table), less lua_test.
+TEST(RuleLoader, ExampleKeysAreTheKindNames) {
+  for (ExampleKind kind : {ExampleKind::kMatch, ExampleKind::kNoMatch, ExampleKind::kKnownGap}) {
+    ExampleKind back = ExampleKind::kLuaTest;
+    ASSERT_TRUE(ExampleKindFromKey(ExampleKindName(kind), &back)) << ExampleKindName(kind);
+    EXPECT_EQ(back, kind);
+  }
+  EXPECT_STREQ(ExampleKindName(ExampleKind::kLuaTest), "lua_test");
+  ExampleKind none = ExampleKind::kMatch;
+  EXPECT_FALSE(ExampleKindFromKey("lua_test", &none));
+  EXPECT_FALSE(ExampleKindFromKey("Match", &none));
+  const LoadResult r = FromStrings({{"good-rule.yaml", std::string(kGood) + "  - lua_test: 'x'\n"}});
+  std::string codes;
+  for (const Problem& p : r.problems) codes += p.code + " ";
+  EXPECT_EQ(codes, "unknown-key bad-example ") << "a lua_test key in a rule file is no example";
+}
+
 // Every code of the table (engine/src/rules/problem_codes.h) is one the loader really reports.
 TEST(RuleLoader, ReportsEveryCodeOfTheTable) {
   const std::string g = kGood;

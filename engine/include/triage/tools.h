@@ -15,11 +15,18 @@
 
 namespace triage {
 
+// What an example checks: a rule file's `match`, `no_match` and `known_gap` examples (rules/README.md),
+// and a global test_* function of the rule's Lua (rules/LUA_API.md "Testing Lua").
+enum class ExampleKind { kMatch, kNoMatch, kKnownGap, kLuaTest };
+
+// Returns the kind's name: "match", "no_match", "known_gap" (a rule file's example keys) or "lua_test".
+const char* ExampleKindName(ExampleKind kind);
+
 struct ExampleResult {
   std::string rule;
   std::string file;
-  int line = 0;          // of the example in the rule file
-  std::string kind;      // match | no_match | known_gap | lua_test
+  int line = 0;          // of the example in the rule file (of the failure in the Lua file, for lua_test)
+  ExampleKind kind = ExampleKind::kMatch;
   bool passed = false;   // for known_gap: true when the gap still exists (the rule still misses)
   std::string detail;    // why it failed, or what a known gap produced
 };

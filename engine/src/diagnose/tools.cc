@@ -53,9 +53,9 @@ RuleTestReport RunRuleExamples(const RuleSet& rules, const std::string& only_rul
       for (const Diagnosis& d : got.diagnoses) {
         if (d.rule == rule.id) { mine = &d; break; }
       }
+      r.kind = ex.kind;
       switch (ex.kind) {
-        case Example::Kind::kMatch: {
-          r.kind = "match";
+        case ExampleKind::kMatch: {
           if (!mine) {
             std::string others;
             for (const Diagnosis& d : got.diagnoses) others += (others.empty() ? "" : ", ") + d.rule;
@@ -87,13 +87,11 @@ RuleTestReport RunRuleExamples(const RuleSet& rules, const std::string& only_rul
           }
           break;
         }
-        case Example::Kind::kNoMatch:
-          r.kind = "no_match";
+        case ExampleKind::kNoMatch:
           r.passed = mine == nullptr;
           if (!r.passed) r.detail = "rule fired on a no_match example: " + Shorten(ex.text);
           break;
-        case Example::Kind::kKnownGap:
-          r.kind = "known_gap";
+        case ExampleKind::kKnownGap:
           r.passed = true;
           if (mine) {
             ++report.gaps_closed;
@@ -102,6 +100,9 @@ RuleTestReport RunRuleExamples(const RuleSet& rules, const std::string& only_rul
             ++report.gaps;
             r.detail = ex.why;
           }
+          break;
+        case ExampleKind::kLuaTest:  // no key of a rule file: the reader never makes one
+          r.detail = "a lua_test is not a rule file's example";
           break;
       }
       if (!r.passed) ++report.failed;
@@ -115,7 +116,7 @@ RuleTestReport RunRuleExamples(const RuleSet& rules, const std::string& only_rul
         ExampleResult r;
         r.rule = rule.id;
         r.file = rule.lua_file;
-        r.kind = "lua_test";
+        r.kind = ExampleKind::kLuaTest;
         LuaValue ignored;
         LuaError error;
         r.passed = lease && lease->Call(index, name, nullptr, &ignored, &error);
@@ -139,7 +140,7 @@ std::string RuleTestReport::ToText(bool verbose) const {
   for (const ExampleResult& r : results) {
     if (!per_rule.count(r.rule)) order.push_back(r.rule);
     auto& pr = per_rule[r.rule];
-    if (r.kind == "known_gap") continue;
+    if (r.kind == ExampleKind::kKnownGap) continue;
     pr.second++;
     if (r.passed) pr.first++;
   }
@@ -153,12 +154,12 @@ std::string RuleTestReport::ToText(bool verbose) const {
     }
   }
   for (const ExampleResult& r : results) {
-    if (!r.passed) out << r.file << ":" << r.line << ": " << r.kind << " failed (rule " << r.rule << "): " << r.detail << "\n";
-    else if (r.kind == "known_gap" && (verbose || !r.detail.empty()) && r.detail.rfind("known gap now", 0) == 0)
+    if (!r.passed) out << r.file << ":" << r.line << ": " << ExampleKindName(r.kind) << " failed (rule " << r.rule << "): " << r.detail << "\n";
+    else if (r.kind == ExampleKind::kKnownGap && (verbose || !r.detail.empty()) && r.detail.rfind("known gap now", 0) == 0)
       out << r.file << ":" << r.line << ": note: " << r.detail << "\n";
   }
   int total = 0;
-  for (const ExampleResult& r : results) total += r.kind != "known_gap";
+  for (const ExampleResult& r : results) total += r.kind != ExampleKind::kKnownGap;
   out << "rules test: " << rules << " rules, " << (total - failed) << " passed, " << failed << " failed";
   if (gaps || gaps_closed) out << ", " << gaps << " known gaps" << (gaps_closed ? ", " + std::to_string(gaps_closed) + " gaps now closed" : "");
   out << "\n";
@@ -214,7 +215,8 @@ std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found
   }
   out << "\nExamples:\n";
   for (const Example& ex : r->examples) {
-    const char* kind = ex.kind == Example::Kind::kMatch ? "match" : ex.kind == Example::Kind::kNoMatch ? "no match" : "known gap";
+    std::string kind = ExampleKindName(ex.kind);  // "no_match" reads "no match"
+    std::replace(kind.begin(), kind.end(), '_', ' ');
     out << "  " << kind << ": " << Shorten(ex.text, 140) << "\n";
   }
   return out.str();

@@ -1,8 +1,43 @@
 #include "rules/rule.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace triage {
+
+namespace {
+// The one table of example kinds: the name, and whether a rule file writes it as an example's key.
+struct ExampleKindRow {
+  ExampleKind kind;
+  const char* name;
+  bool rule_file_key;
+};
+constexpr ExampleKindRow kExampleKinds[] = {
+    {ExampleKind::kMatch, "match", true},
+    {ExampleKind::kNoMatch, "no_match", true},
+    {ExampleKind::kKnownGap, "known_gap", true},
+    {ExampleKind::kLuaTest, "lua_test", false},
+};
+static_assert(std::size(kExampleKinds) == static_cast<size_t>(ExampleKind::kLuaTest) + 1,
+              "one row per ExampleKind");
+}  // namespace
+
+const char* ExampleKindName(ExampleKind kind) {
+  for (const ExampleKindRow& row : kExampleKinds) {
+    if (row.kind == kind) return row.name;
+  }
+  return "unknown";
+}
+
+bool ExampleKindFromKey(std::string_view key, ExampleKind* kind) {
+  for (const ExampleKindRow& row : kExampleKinds) {
+    if (row.rule_file_key && key == row.name) {
+      *kind = row.kind;
+      return true;
+    }
+  }
+  return false;
+}
 
 const RE2& LazyRegex::Get() const {
   std::call_once(once_, [this] { re_ = std::make_unique<RE2>(pattern_, RegexOptions()); });

@@ -6,12 +6,14 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <re2/re2.h>
 #include <re2/set.h>
 
 #include "log/regex.h"
+#include "triage/tools.h"
 #include "triage/triage.h"
 
 namespace triage {
@@ -58,9 +60,12 @@ struct HypothesisSpec {
   LuaRef when;        // `when: lua:NAME` (or an inline expression): the hypothesis applies when true
 };
 
+// Reads a rule file's example key ("match", "no_match", "known_gap": ExampleKindName's) into *kind;
+// false for any other key (lua_test is no key of a rule file).
+bool ExampleKindFromKey(std::string_view key, ExampleKind* kind);
+
 struct Example {
-  enum class Kind { kMatch, kNoMatch, kKnownGap };
-  Kind kind = Kind::kMatch;
+  ExampleKind kind = ExampleKind::kMatch;  // never kLuaTest
   std::string text;
   std::map<std::string, std::string> captures;
   std::string why;

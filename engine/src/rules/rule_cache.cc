@@ -148,7 +148,7 @@ void Fields(A& a, T& p) {
 }
 
 // The largest valid value of each enum the cache holds; a Reader refuses larger ones.
-constexpr int MaxValue(Example::Kind) { return static_cast<int>(Example::Kind::kKnownGap); }
+constexpr int MaxValue(ExampleKind) { return static_cast<int>(ExampleKind::kKnownGap); }  // a rule file holds no kLuaTest
 constexpr int MaxValue(SeriesId) { return kSeriesCount - 1; }
 constexpr int MaxValue(Problem::Severity) {
   return std::max(static_cast<int>(Problem::Severity::kWarning), static_cast<int>(Problem::Severity::kError));

@@ -134,10 +134,8 @@ void ReadExamples(FileChecker& check, const YAML::Node& node, Rule* rule) {
     int kinds = 0;
     for (const auto& kv : item) {
       const std::string k = kv.first.Scalar();
-      if (k == "match" || k == "no_match" || k == "known_gap") {
+      if (ExampleKindFromKey(k, &ex.kind)) {
         ++kinds;
-        ex.kind = k == "match" ? Example::Kind::kMatch
-                  : k == "no_match" ? Example::Kind::kNoMatch : Example::Kind::kKnownGap;
         check.GetString(kv.second, k, &ex.text);
       } else if (k == "captures") {
         if (!kv.second.IsMap()) {
@@ -166,7 +164,7 @@ void ReadExamples(FileChecker& check, const YAML::Node& node, Rule* rule) {
       check.Error(item.Mark(), ProblemCode::kBadExample, "an example needs exactly one of 'match', 'no_match', 'known_gap'");
       continue;
     }
-    if (!ex.captures.empty() && ex.kind != Example::Kind::kMatch) {
+    if (!ex.captures.empty() && ex.kind != ExampleKind::kMatch) {
       check.Warning(item.Mark(), ProblemCode::kBadExample, "'captures' only applies to 'match' examples");
     }
     rule->examples.push_back(std::move(ex));
@@ -566,7 +564,7 @@ void ReadRuleExamples(RuleDocument& d) {
   ReadExamples(d.check, n, d.rule);
   const std::vector<Example>& examples = d.rule->examples;
   bool has_match = std::any_of(examples.begin(), examples.end(),
-                               [](const Example& e) { return e.kind == Example::Kind::kMatch; });
+                               [](const Example& e) { return e.kind == ExampleKind::kMatch; });
   if (!has_match) d.check.Error(n.Mark(), ProblemCode::kMissingExample, "a rule needs at least one 'match' example");
   for (const Example& ex : examples) {
     for (const auto& c : ex.captures) {
