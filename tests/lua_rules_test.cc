@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "diagnose/warning_codes.h"
 #include "lua_test_rules.h"
 #include "rules/lua_runtime.h"
 #include "rules/rule.h"
@@ -285,6 +286,7 @@ TEST(LuaSandbox, EscapesAndRunawaysDisableOnlyThatRule) {
     const Problem& w = rep.warnings[0];
     EXPECT_NE(("|" + std::string(c.code) + "|").find("|" + w.code + "|"), std::string::npos)
         << c.body << ": " << w.ToString();
+    EXPECT_TRUE(IsWarningCode(w.code)) << "not in diagnose/warning_codes.h: " << w.ToString();
     EXPECT_EQ(w.rule_id, "bad") << w.ToString();
     EXPECT_EQ(w.file, "bad.lua") << w.ToString();
     if (c.line) {

@@ -6,6 +6,7 @@
 #include "log/line_scanner.h"
 #include "log/metrics.h"
 #include "diagnose/ranker.h"
+#include "diagnose/warning_codes.h"
 #include "rules/rule.h"
 #include "log/segmenter.h"
 
@@ -246,7 +247,7 @@ struct Session::Impl {
     if (long_lines > 0) {
       Problem p;
       p.severity = Problem::Severity::kWarning;
-      p.code = "long-line";
+      p.code = WarningCodeName(WarningCode::kLongLine);
       p.file = source;
       p.message = std::to_string(long_lines) + " line(s) longer than " + std::to_string(max_line) +
                   " bytes were cut to that length";
@@ -260,7 +261,7 @@ struct Session::Impl {
     if (seg.dropped_incidents() > 0) {
       Problem p;
       p.severity = Problem::Severity::kWarning;
-      p.code = "too-many-incidents";
+      p.code = WarningCodeName(WarningCode::kTooManyIncidents);
       p.file = source;
       p.message = std::to_string(seg.dropped_incidents()) + " incident(s) in lines " +
                   std::to_string(seg.dropped_first_line()) + "-" + std::to_string(seg.dropped_last_line()) +

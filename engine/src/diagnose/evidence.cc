@@ -27,6 +27,7 @@
 
 #include "diagnose/escape.h"
 #include "diagnose/json_writer.h"
+#include "diagnose/warning_codes.h"
 
 namespace triage {
 namespace {
@@ -193,7 +194,7 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
     for (const ProbeEvidence& e : evidence) {
       if (std::find(noted.begin(), noted.end(), e.probe) != noted.end()) continue;
       noted.push_back(e.probe);
-      report.warnings.push_back({Problem::Severity::kWarning, "probe-inconclusive", "", 0, 0, "",
+      report.warnings.push_back({Problem::Severity::kWarning, WarningCodeName(WarningCode::kProbeInconclusive), "", 0, 0, "",
                                  "probe " + e.probe + " could not tell: " + (e.summary.empty() ? "no reason given" : e.summary)});
     }
   }

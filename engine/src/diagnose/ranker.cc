@@ -8,6 +8,7 @@
 #include "rules/calibration.h"
 #include "rules/lua_runtime.h"
 #include "diagnose/signal_ranking.h"
+#include "diagnose/warning_codes.h"
 #include "rules/template.h"
 
 namespace triage {
@@ -89,7 +90,7 @@ bool RunLua(const Rule& rule, int rule_index, LuaState* L, const std::vector<Inc
   in.rule_id = rule.id;
   in.category = rule.category;
   auto bad = [&](const LuaRef& ref, const std::string& what) {
-    error->code = "lua-bad-return";
+    error->code = WarningCodeName(WarningCode::kLuaBadReturn);
     error->file = rule.lua_file.empty() ? rule.file : rule.lua_file;
     error->line = 0;
     error->message = "'" + ref.name + "' (" + what;
@@ -313,7 +314,7 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
           keep = false;
         } else if (!*lease) {
           failed = true;
-          error = {"lua-unavailable", rule.file, 0, "could not start a Lua state"};
+          error = {WarningCodeName(WarningCode::kLuaUnavailable), rule.file, 0, "could not start a Lua state"};
         } else {
           keep = RunLua(rule, cands[k].rule, lease->get(), incidents, metrics, &cands[k], &error, &failed);
         }
