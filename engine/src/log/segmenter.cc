@@ -22,7 +22,6 @@ const char* IncidentKindName(Incident::Kind kind) {
 }
 
 using text::DeepestUserFrame;
-using text::LTrim;
 using text::StartsWith;
 using text::Trim;
 
@@ -128,68 +127,18 @@ void Segmenter::AppendMessage(Incident* inc, std::string_view text) {
   inc->message.append(text.substr(0, room));
 }
 
-void Segmenter::StartTraceback() {
+void Segmenter::OpenIncident(Incident inc, State state) {
   if (state_ == State::kIdle) OpenStream();
-  open_ = Incident();
-  open_.kind = Incident::Kind::kTraceback;
-  open_.line_start = static_cast<int>(line_no_);
-  open_.line_end = open_.line_start;
-  open_.rank = rank_;
-  state_ = State::kFrames;
-  frame_expects_source_ = false;
-  readers_.ipython.Reset();
-  readers_.rich.Reset();
+  open_ = std::move(inc);
+  state_ = state;
 }
 
-void Segmenter::PushFrame(Frame f) {
-  if (static_cast<int>(open_.frames.size()) >= options_.max_frames) {
-    open_.frames.erase(open_.frames.begin());  // keep the innermost frames: they name the failure
-  }
-  open_.frames.push_back(std::move(f));
-  ++frames_read_;
-}
-
-bool Segmenter::ParseFrameLine(const std::string& line, Incident* into) {
-  std::string_view t = LTrim(line);
-  if (!StartsWith(t, "File \"")) return false;
-  size_t end_quote = t.find("\", line ", 6);
-  if (end_quote == std::string_view::npos) return false;
-  Frame f;
-  f.file = std::string(t.substr(6, end_quote - 6));
-  std::string_view rest = t.substr(end_quote + 8);
-  size_t i = 0;
-  while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i]))) {
-    f.line = f.line * 10 + (rest[i] - '0');
-    if (f.line > 100000000) break;
-    ++i;
-  }
-  rest = rest.substr(i);
-  if (StartsWith(rest, ", in ")) f.function = std::string(Trim(rest.substr(5)));
-  else if (StartsWith(rest, " in ")) f.function = std::string(Trim(rest.substr(4)));  // faulthandler's form
-  f.user = !text::IsLibraryFile(f.file);
+void Segmenter::KeepFrame(Incident* into, Frame f) {
   if (static_cast<int>(into->frames.size()) >= options_.max_frames) {
     into->frames.erase(into->frames.begin());  // keep the innermost frames: they name the failure
   }
   into->frames.push_back(std::move(f));
-  frame_expects_source_ = true;
   ++frames_read_;
-  return true;
-}
-
-void Segmenter::ParseExceptionLine(const std::string& line, Incident* inc) {
-  std::string_view t = Trim(line);
-  size_t n = text::TypePrefix(t);
-  if (n > 0 && (n == t.size() || (t[n] == ':' && (n + 1 == t.size() || t[n + 1] == ' ')))) {
-    inc->exception = std::string(t.substr(0, n));
-    std::string_view msg = n + 1 < t.size() ? Trim(t.substr(n + 1)) : std::string_view();
-    inc->message.clear();
-    AppendMessage(inc, msg);
-    if (msg.empty()) inc->message.clear();
-  } else {
-    inc->exception.clear();
-    inc->message.clear();
-    AppendMessage(inc, t);
-  }
 }
 
 void Segmenter::AttachContext(Incident* inc) {

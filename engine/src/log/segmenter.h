@@ -138,7 +138,6 @@ class Segmenter {
   std::vector<Incident>& kept() { return incidents_; }
   std::uint64_t line_no() const { return line_no_; }
   const std::string& rank() const { return rank_; }  // the current line's rank prefix
-  bool& frame_expects_source() { return frame_expects_source_; }
   const std::string& prev_line() const { return prev_line_; }  // the previous non-blank normalised line
   std::uint64_t prev_line_no() const { return prev_line_no_; }
   int last_exception() const { return last_exception_; }
@@ -152,14 +151,12 @@ class Segmenter {
   bool has_suspended() const { return !stack_.empty(); }
   // Removes the last kept incident (a bare error line that turned out to be a C++ error's message).
   void DropLastIncident();
-  // Starts a Python traceback at this line (state kFrames).
-  void StartTraceback();
-  // Reads one line of a Python frame section ("File ..., line N, in f") into *into; true if it was one.
-  bool ParseFrameLine(const std::string& line, Incident* into);
-  bool ParseFrameLine(const std::string& line) { return ParseFrameLine(line, &open_); }
-  // Adds a frame to the open incident (the innermost max_frames are kept).
-  void PushFrame(Frame f);
-  void ParseExceptionLine(const std::string& line, Incident* inc);
+  // Makes `inc` the open incident, read next in `state` (one of the traceback states, not kBlock).
+  void OpenIncident(Incident inc, State state);
+  // Adds a frame to *into (the innermost max_frames are kept), counted as evidence (Note: [Incident bound]).
+  void KeepFrame(Incident* into, Frame f);
+  // Adds a frame to the open incident.
+  void PushFrame(Frame f) { KeepFrame(&open_, std::move(f)); }
   void AppendMessage(Incident* inc, std::string_view text);
   void Emit(Incident inc);
   void CloseOpen();
@@ -200,7 +197,6 @@ class Segmenter {
   BlockOf block_ = nullptr;       // the open block's reader (state_ == kBlock)
   Incident open_;                 // the incident being built (valid unless state_ == kIdle)
   std::vector<Incident> stack_;   // outer incidents suspended by a nested "Original Traceback"
-  bool frame_expects_source_ = false;
   int live_exception_ = -1;       // the last exception incident not announced as ignored (Note: [Handled])
   bool ignored_next_ = false;     // "Exception ignored in: ..." announced the next traceback
   std::uint64_t ordinary_lines_ = 0;  // lines read while idle that were part of no incident, since the last exception
@@ -226,7 +222,7 @@ class Segmenter {
   bool stream_prefixed_ = false;  // whether its first line carried the learned prefix
   bool line_prefixed_ = false;    // whether the line being read carried the learned prefix
   // Note: [Incident bound]
-  std::uint64_t frames_read_ = 0;  // frames ParseFrameLine and PushFrame read, kept or not
+  std::uint64_t frames_read_ = 0;  // frames KeepFrame was given, kept or not
   Evidence evidence_{};            // the open incident's evidence when it last grew
   std::uint64_t quiet_lines_ = 0;  // lines, and bytes, read since then
   std::uint64_t quiet_bytes_ = 0;

@@ -86,7 +86,7 @@ void ElasticSummaryReader::Close(Segmenter& s) {
     inc.kind = Incident::Kind::kErrorLine;
     inc.line_start = inc.line_end = static_cast<int>(copy_line_no_);
     inc.rank = root_rank_;
-    s.ParseExceptionLine(copy_line_, &inc);
+    PythonTracebackReader::ParseExceptionLine(s, copy_line_, &inc);
     s.Emit(std::move(inc));
     cause = static_cast<int>(kept.size()) - 1;
   }

@@ -33,8 +33,8 @@ void FatalDumpReader::Line(Segmenter& s, const std::string& line, std::string_vi
   }
   if (indented) {  // a frame, "<no Python frame>", "Garbage-collecting", "..." (a cut stack)
     // Most recent first: once max_frames are kept, the rest are the outermost.
-    if (current_thread_ && static_cast<int>(s.open().frames.size()) < s.options().max_frames && s.ParseFrameLine(line)) {
-      s.frame_expects_source() = false;
+    if (current_thread_ && static_cast<int>(s.open().frames.size()) < s.options().max_frames && s.readers().python.ParseFrameLine(s, line)) {
+      s.readers().python.expects_source() = false;
     }
     return;
   }

@@ -11,17 +11,17 @@ bool ForwardTraceReader::Start(Segmenter& s, const std::string& line, std::strin
   if (!text::EndsWith(trimmed, "Traceback of forward call that caused the error:")) return false;
   s.EnterBlock(&Block<&FormatReaders::forward_trace>);
   s.open() = Incident();
-  s.frame_expects_source() = false;
+  s.readers().python.expects_source() = false;
   s.ClassifyLine(line, trimmed);
   return true;
 }
 
 void ForwardTraceReader::Line(Segmenter& s, const std::string& line, std::string_view trimmed) {
-  if (s.ParseFrameLine(line)) return;
+  if (s.readers().python.ParseFrameLine(s, line)) return;
   if (!trimmed.empty() && text::Indented(line) && !StartsWith(trimmed, "(Triggered internally")) {
     Incident& open = s.open();
-    if (s.frame_expects_source() && !open.frames.empty()) open.frames.back().source = std::string(trimmed.substr(0, 512));
-    s.frame_expects_source() = false;
+    if (s.readers().python.expects_source() && !open.frames.empty()) open.frames.back().source = std::string(trimmed.substr(0, 512));
+    s.readers().python.expects_source() = false;
     return;
   }
   s.CloseOpen();

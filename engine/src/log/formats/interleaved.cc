@@ -16,7 +16,7 @@ bool InterleavedReader::Begin(Segmenter& s) {
   twin_expects_source_ = false;
   twin_fed_last_ = false;  // the new header went to the open traceback: the next line is the twin's
   active_ = true;
-  s.StartTraceback();
+  s.readers().python.StartTraceback(s);
   return true;
 }
 
@@ -27,10 +27,10 @@ bool InterleavedReader::FeedTwin(Segmenter& s, const std::string& line, std::str
   }
   twin_fed_last_ = true;
   std::swap(s.open(), twin_);
-  std::swap(s.frame_expects_source(), twin_expects_source_);
+  std::swap(s.readers().python.expects_source(), twin_expects_source_);
   s.readers().python.FramesLine(s, line, trimmed);
   std::swap(s.open(), twin_);
-  std::swap(s.frame_expects_source(), twin_expects_source_);
+  std::swap(s.readers().python.expects_source(), twin_expects_source_);
   if (s.state() == Segmenter::State::kMessage) {  // the twin reached its exception line: it is complete
     s.set_state(Segmenter::State::kFrames);
     active_ = false;
@@ -47,7 +47,7 @@ void InterleavedReader::AfterOpenLine(Segmenter& s) {
   s.Emit(std::move(s.open()));
   s.open() = std::move(twin_);
   twin_ = Incident();
-  s.frame_expects_source() = twin_expects_source_;
+  s.readers().python.expects_source() = twin_expects_source_;
   active_ = false;
 }
 

@@ -42,7 +42,7 @@ bool IPythonReader::Start(Segmenter& s, const std::string&, std::string_view tri
       s.line_no() - static_cast<std::uint64_t>(kept.back().line_end) <= static_cast<std::uint64_t>(s.options().context_window)) {
     s.set_pending_wrapper(static_cast<int>(kept.size()) - 1);
   }
-  s.StartTraceback();
+  s.readers().python.StartTraceback(s);
   s.readers().ipython.active_ = true;
   s.open().exception = std::string(trimmed.substr(0, n));
   return true;
@@ -65,7 +65,7 @@ bool IPythonReader::StartHeaderless(Segmenter& s, const std::string& line, std::
   for (char ch : call.substr(0, paren)) {
     if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '<' || ch == '>')) return false;
   }
-  s.StartTraceback();
+  s.readers().python.StartTraceback(s);
   s.readers().ipython.active_ = true;
   return s.readers().ipython.ParseFrameLine(s, trimmed);
 }
@@ -104,7 +104,7 @@ bool IPythonReader::ParseFrameLine(Segmenter& s, std::string_view t) {
   }
   f.user = !text::IsLibraryFile(f.file);
   s.PushFrame(std::move(f));
-  s.frame_expects_source() = true;
+  s.readers().python.expects_source() = true;
   return true;
 }
 
@@ -121,8 +121,8 @@ bool IPythonReader::SectionLine(Segmenter& s, std::string_view t) {
     if (n > 0 && !open.frames.empty()) {
       Frame& f = open.frames.back();
       if (f.line == 0) f.line = line;
-      if (f.source.empty() || s.frame_expects_source()) f.source = std::string(Trim(rest.substr(n)).substr(0, 512));
-      s.frame_expects_source() = false;
+      if (f.source.empty() || s.readers().python.expects_source()) f.source = std::string(Trim(rest.substr(n)).substr(0, 512));
+      s.readers().python.expects_source() = false;
     }
     return true;
   }

@@ -19,7 +19,7 @@ bool PytestReader::Start(Segmenter& s, const std::string&, std::string_view trim
   open.line_start = open.line_end = static_cast<int>(s.line_no());
   open.rank = s.rank();
   s.readers().pytest.source_.clear();
-  s.frame_expects_source() = false;
+  s.readers().python.expects_source() = false;
   s.EnterBlock(&Block<&FormatReaders::pytest>);
   return true;
 }
@@ -35,7 +35,7 @@ void PytestReader::CloseTest(Segmenter& s) {
   open.line_start = open.line_end = static_cast<int>(s.line_no());
   open.rank = s.rank();
   source_.clear();
-  s.frame_expects_source() = false;
+  s.readers().python.expects_source() = false;
 }
 
 void PytestReader::Close(Segmenter& s) {
@@ -65,7 +65,7 @@ void PytestReader::Line(Segmenter& s, const std::string& line, std::string_view 
     if (open.exception.empty() && open.message.empty()) {
       size_t n = text::TypePrefix(body);
       if (n > 0 && (n == body.size() || body[n] == ':') && text::LooksLikeExceptionType(body.substr(0, n))) {
-        s.ParseExceptionLine(std::string(body), &open);
+        PythonTracebackReader::ParseExceptionLine(s, std::string(body), &open);
         return;
       }
     }
@@ -77,8 +77,8 @@ void PytestReader::Line(Segmenter& s, const std::string& line, std::string_view 
     return;
   }
   if (line[0] == ' ' || line[0] == '\t') {
-    if (s.frame_expects_source() && !open.frames.empty()) open.frames.back().source = std::string(t.substr(0, 512));
-    s.frame_expects_source() = false;
+    if (s.readers().python.expects_source() && !open.frames.empty()) open.frames.back().source = std::string(t.substr(0, 512));
+    s.readers().python.expects_source() = false;
     return;
   }
   // "path.py:16: ", "path.py:459: RuntimeError", "path.py:1194: in _call_impl"
@@ -100,10 +100,10 @@ void PytestReader::Line(Segmenter& s, const std::string& line, std::string_view 
   std::string_view rest = sep + 2 <= t.size() ? Trim(t.substr(sep + 1)) : std::string_view();
   if (text::StartsWith(rest, "in ")) {
     f.function = std::string(rest.substr(3));
-    s.frame_expects_source() = true;
+    s.readers().python.expects_source() = true;
   } else {
     f.source = source_;
-    s.frame_expects_source() = false;
+    s.readers().python.expects_source() = false;
     if (open.exception.empty() && !rest.empty() && text::TypePrefix(rest) == rest.size() && text::LooksLikeExceptionType(rest)) {
       open.exception = std::string(rest);
     }

@@ -1,5 +1,8 @@
 #include "log/formats/python_traceback.h"
 
+#include <cctype>
+#include <utility>
+
 #include "log/formats/text.h"
 #include "log/segmenter.h"
 
@@ -62,9 +65,64 @@ void PythonTracebackReader::RecoverFromRaise(Incident* inc) {
   inc->message = std::move(message);
 }
 
+void PythonTracebackReader::StartTraceback(Segmenter& s) {
+  Incident inc;
+  inc.kind = Incident::Kind::kTraceback;
+  inc.line_start = static_cast<int>(s.line_no());
+  inc.line_end = inc.line_start;
+  inc.rank = s.rank();
+  s.OpenIncident(std::move(inc), Segmenter::State::kFrames);
+  expects_source_ = false;
+  s.readers().ipython.Reset();
+  s.readers().rich.Reset();
+}
+
+bool PythonTracebackReader::ParseFrameLine(Segmenter& s, const std::string& line) {
+  return ParseFrameLine(s, line, &s.open());
+}
+
+bool PythonTracebackReader::ParseFrameLine(Segmenter& s, const std::string& line, Incident* into) {
+  std::string_view t = LTrim(line);
+  if (!StartsWith(t, "File \"")) return false;
+  size_t end_quote = t.find("\", line ", 6);
+  if (end_quote == std::string_view::npos) return false;
+  Frame f;
+  f.file = std::string(t.substr(6, end_quote - 6));
+  std::string_view rest = t.substr(end_quote + 8);
+  size_t i = 0;
+  while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i]))) {
+    f.line = f.line * 10 + (rest[i] - '0');
+    if (f.line > 100000000) break;
+    ++i;
+  }
+  rest = rest.substr(i);
+  if (StartsWith(rest, ", in ")) f.function = std::string(Trim(rest.substr(5)));
+  else if (StartsWith(rest, " in ")) f.function = std::string(Trim(rest.substr(4)));  // faulthandler's form
+  f.user = !text::IsLibraryFile(f.file);
+  s.KeepFrame(into, std::move(f));
+  expects_source_ = true;
+  return true;
+}
+
+void PythonTracebackReader::ParseExceptionLine(Segmenter& s, const std::string& line, Incident* inc) {
+  std::string_view t = Trim(line);
+  size_t n = text::TypePrefix(t);
+  if (n > 0 && (n == t.size() || (t[n] == ':' && (n + 1 == t.size() || t[n + 1] == ' ')))) {
+    inc->exception = std::string(t.substr(0, n));
+    std::string_view msg = n + 1 < t.size() ? Trim(t.substr(n + 1)) : std::string_view();
+    inc->message.clear();
+    s.AppendMessage(inc, msg);
+    if (msg.empty()) inc->message.clear();
+  } else {
+    inc->exception.clear();
+    inc->message.clear();
+    s.AppendMessage(inc, t);
+  }
+}
+
 bool PythonTracebackReader::StartHeader(Segmenter& s, const std::string&, std::string_view trimmed) {
   if (!StartsWith(trimmed, kHeader)) return false;
-  s.StartTraceback();
+  s.readers().python.StartTraceback(s);
   return true;
 }
 
@@ -118,7 +176,7 @@ bool PythonTracebackReader::StartErrorLine(Segmenter& s, const std::string& line
   inc.kind = Incident::Kind::kErrorLine;
   inc.line_start = inc.line_end = static_cast<int>(s.line_no());
   inc.rank = s.rank();
-  s.ParseExceptionLine(line, &inc);
+  ParseExceptionLine(s, line, &inc);
   // Its message may continue on the next lines (CUDA hints, state_dict key lists).
   s.open() = std::move(inc);
   s.set_state(Segmenter::State::kMessage);
@@ -131,7 +189,7 @@ void PythonTracebackReader::FramesState(Segmenter& s, const std::string& line, s
     if (interleaved.Begin(s)) return;
     interleaved.End(s);
     s.CloseOpen();
-    s.StartTraceback();
+    StartTraceback(s);
     return;
   }
   if (interleaved.FeedTwin(s, line, trimmed)) return;
@@ -142,7 +200,7 @@ void PythonTracebackReader::FramesState(Segmenter& s, const std::string& line, s
 void PythonTracebackReader::FramesLine(Segmenter& s, const std::string& line, std::string_view trimmed) {
   Incident& open = s.open();
   const int line_no = static_cast<int>(s.line_no());
-  if (s.readers().rich.BoxLine(s, trimmed) || s.readers().ipython.SectionLine(s, trimmed) || s.ParseFrameLine(line) ||
+  if (s.readers().rich.BoxLine(s, trimmed) || s.readers().ipython.SectionLine(s, trimmed) || ParseFrameLine(s, line) ||
       trimmed.empty()) {
     open.line_end = line_no;
     return;
@@ -150,14 +208,14 @@ void PythonTracebackReader::FramesLine(Segmenter& s, const std::string& line, st
   if (text::Indented(line)) {
     // Source line under a frame, caret markers (^^^^, ~~~), "[Previous line repeated N more times]".
     bool carets = trimmed.find_first_not_of("^~ ") == std::string_view::npos;
-    if (s.frame_expects_source() && !carets && !open.frames.empty() && trimmed[0] != '[') {
+    if (expects_source_ && !carets && !open.frames.empty() && trimmed[0] != '[') {
       open.frames.back().source = std::string(trimmed.substr(0, 512));
-      s.frame_expects_source() = false;
+      expects_source_ = false;
     }
     open.line_end = line_no;
     return;
   }
-  s.ParseExceptionLine(line, &open);
+  ParseExceptionLine(s, line, &open);
   open.line_end = line_no;
   s.set_state(Segmenter::State::kMessage);
 }
@@ -169,7 +227,7 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
     // DataLoader worker re-raise: the inner traceback is the failure; the outer one wraps it.
     open.line_end = static_cast<int>(s.line_no());
     s.SuspendOpen();
-    s.StartTraceback();
+    StartTraceback(s);
     return false;
   }
   if (IsMessageContinuation(line) && !StartsWith(trimmed, kHeader) && !StartsWith(trimmed, "File \"")) {

@@ -34,6 +34,24 @@ class PythonTracebackReader {
   // A traceback cut before its exception line whose last source line is `raise Type("message...")`:
   // the raise statement names the exception and starts its message, so take both from it.
   static void RecoverFromRaise(Incident* inc);
+
+  // ---- Python's frame and exception-line grammar, which the formats that print Python frames (pytest,
+  // IPython, rich, TorchScript, faulthandler, anomaly mode's forward trace, interleaved tracebacks) read
+  // through this reader: the frame-section state is this reader's. ----
+  // Opens a Python traceback at this line (state kFrames); a new traceback also ends what IPython's and
+  // rich's readers had of the last one.
+  void StartTraceback(Segmenter& s);
+  // Reads one line of a frame section ('  File "x.py", line 3, in f') into *into (the open incident when
+  // none is given); true when it was one: then the frame's source line may follow (expects_source()).
+  bool ParseFrameLine(Segmenter& s, const std::string& line, Incident* into);
+  bool ParseFrameLine(Segmenter& s, const std::string& line);
+  // Reads "Type: message" (or a line of message alone) into inc's exception and message.
+  static void ParseExceptionLine(Segmenter& s, const std::string& line, Incident* inc);
+  // True while the next indented line may be the source line of the last frame read.
+  bool& expects_source() { return expects_source_; }
+
+ private:
+  bool expects_source_ = false;
 };
 
 }  // namespace triage

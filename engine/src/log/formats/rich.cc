@@ -13,7 +13,7 @@ using text::Trim;
 
 bool RichReader::Start(Segmenter& s, const std::string&, std::string_view t) {
   if (!StartsWith(t, "\u256d") || t.find("Traceback (most recent call last)") == std::string_view::npos) return false;
-  s.StartTraceback();
+  s.readers().python.StartTraceback(s);
   s.readers().rich.active_ = true;
   return true;
 }

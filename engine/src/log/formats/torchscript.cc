@@ -24,8 +24,8 @@ bool TorchScriptReader::Line(Segmenter& s, const std::string& line, std::string_
   if (t.empty() || line[0] == ' ' || line[0] == '\t') {
     if (!original_) return true;
     if (StartsWith(t, "File \"")) {
-      s.ParseFrameLine(line);
-      s.frame_expects_source() = false;
+      s.readers().python.ParseFrameLine(s, line);
+      s.readers().python.expects_source() = false;
     } else if (t.find("<--- HERE") != std::string_view::npos) {
       if (!open.frames.empty() && open.frames.back().source.empty()) open.frames.back().source = code_;
     } else if (!t.empty()) {
@@ -39,7 +39,7 @@ bool TorchScriptReader::Line(Segmenter& s, const std::string& line, std::string_
     if (static_cast<int>(open.context.size()) < s.options().max_context) {
       open.context.push_back(open.message.substr(0, open.message.find('\n')));
     }
-    s.ParseExceptionLine(line, &open);
+    PythonTracebackReader::ParseExceptionLine(s, line, &open);
     state_ = State::kDone;
     // Its message may continue on indented lines.
     if (s.state() == Segmenter::State::kCxxWhat) s.set_state(Segmenter::State::kMessage);
