@@ -491,8 +491,8 @@ std::string EvalReport::ToText() const {
     out << "\nby family, " << split << ":\n";
     std::snprintf(buf, sizeof buf, "  %-22s %5s %7s %7s %9s %6s\n", "family", "n", "top-1", "top-3", "neg clean", "ECE");
     out << buf;
-    for (const auto& [family, unused] : families) {
-      (void)unused;
+    for (const auto& entry : families) {
+      const std::string& family = entry.first;  // a structured binding cannot be captured in C++17 (clang refuses)
       slice_row(family, Slice([&](const EvalCase& c) {
         return c.split == split && c.expected.substr(0, c.expected.find('.')) == family;
       }));

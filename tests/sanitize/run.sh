@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The sanitizer build and the fuzzers, as CTest runs them (tests/fuzz/README.md):
+#   run.sh build SRC OUT            configure and build OUT with clang, ASan+UBSan (TRIAGE_SANITIZE=ON):
+#                                   the engine, `triage`, the unit tests and the libFuzzer targets
+#   run.sh unit  SRC OUT            the engine's unit tests under ASan+UBSan (any report fails them)
+#   run.sh fuzz  SRC OUT TARGET SECONDS
+#                                   one libFuzzer target for SECONDS, seeded from the repository
+# TRIAGE_SANITIZE_LAUNCHER (e.g. ccache) is passed to CMake as the compiler launcher.
+set -euo pipefail
+cmd=$1 src=$2 out=$3
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export TRIAGE_RULES_PATH= TRIAGE_NO_CACHE=
+case $cmd in
+  build)
+    launcher=()
+    [ -n "${TRIAGE_SANITIZE_LAUNCHER:-}" ] && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER="$TRIAGE_SANITIZE_LAUNCHER")
+    mkdir -p "$out"
+    cmake -S "$src" -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None -DTRIAGE_SANITIZE=ON \
+          -DTRIAGE_BUILD_PROBES=OFF "${launcher[@]}" > "$out/configure.log" 2>&1 || { cat "$out/configure.log"; exit 1; }
+    cmake --build "$out" -j2 --target triage triage_tests fuzz_log_reader fuzz_rule_loader fuzz_cache_reader
+    ;;
+  unit)
+    # Left out: tests that assert a time or memory bound (ASan's shadow memory and slow-down make
+    # those bounds meaningless; the ordinary build runs them).
+    exclude=LuaLimits.PcallAndXpcallCannotCatchTheDeadline:LuaLimits.DeadlineHoldsAtLoadAndInRuleTests
+    exclude+=:LuaLimits.TimeLimitWithoutAnInstructionCap:LuaLimits.AllocatingLibraryCallsMeetTheTimeLimit
+    exclude+=:LuaLimits.PatternMatchingIsCounted:LuaLimits.BundledRulesOnCraftedLines
+    exclude+=:LuaLimits.OneRuleCannotStarveAnother:LuaLimits.RulesDoNotSeeEachOthersEditsOfCtx
+    exclude+=:LuaLimits.NoStateSurvivesIntoTheNextInput:LuaLimits.ReturnedTextAndRenderedTemplatesAreCapped
+    "$out/tests/triage_tests" --gtest_filter="-$exclude" --gtest_brief=1
+    ;;
+  fuzz)
+    target=$4 seconds=$5
+    work="$out/fuzz/$target"
+    rm -rf "$work" && mkdir -p "$work/new" "$work/seeds"
+    case $target in
+      fuzz_log_reader)
+        # Real logs (the frozen held-out split is left alone), the format fixtures, hostile shapes.
+        seeds=()
+        for d in "$src"/corpus/*/; do [ "$(basename "$d")" = heldout ] || seeds+=("$d"); done
+        seeds+=("$src/tests/fixtures" "$src/tests/formats")
+        ;;
+      fuzz_rule_loader)
+        # Each bundled rule: its YAML, and its Lua file after a "--lua--" line.
+        for y in "$src"/rules/*/*.yaml; do
+          lua="${y%.yaml}.lua"
+          { cat "$y"; if [ -f "$lua" ]; then printf '\n--lua--\n'; cat "$lua"; fi; } > "$work/seeds/$(basename "$y")"
+        done
+        seeds=("$work/seeds")
+        ;;
+      fuzz_cache_reader)
+        # Cache entries the sanitizer-built triage writes for a few single rules.
+        for r in shape/linear-in-features cuda/cuda-oom-reserved-1x signals/loss-flat-at-log-classes; do
+          TRIAGE_CACHE_DIR="$work/cache-$(basename $r)" "$out/triage" rules list --no-bundled \
+            --rules "$src/rules/$r.yaml" > /dev/null
+          cp "$work/cache-$(basename $r)"/rules-*.bin "$work/seeds/"
+        done
+        seeds=("$work/seeds")
+        ;;
+      *) echo "run.sh: unknown fuzz target $target" >&2; exit 2 ;;
+    esac
+    # New inputs go to $work/new, never into the repository; a crash leaves its input in $work.
+    "$out/tests/fuzz/$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
+      -print_final_stats=1 -artifact_prefix="$work/" "$work/new" "${seeds[@]}"
+    ;;
+  *) echo "run.sh: unknown command $cmd" >&2; exit 2 ;;
+esac
