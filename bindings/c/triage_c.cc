@@ -114,8 +114,8 @@ const char* triage_status_name(triage_status status) {
     case TRIAGE_RULE_ERRORS: return "rule-errors";
     case TRIAGE_NO_MEMORY: return "no-memory";
     case TRIAGE_INTERNAL: return "internal";
+    default: return "unknown";
   }
-  return "unknown";
 }
 
 const char* triage_version(void) { return triage::Version(); }

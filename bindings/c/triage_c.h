@@ -60,7 +60,10 @@ typedef enum triage_status {
   TRIAGE_INVALID_ARGUMENT = 1, /* a NULL object, a bad option value */
   TRIAGE_RULE_ERRORS = 2,      /* some rules failed to load and were left out; the rest loaded */
   TRIAGE_NO_MEMORY = 3,
-  TRIAGE_INTERNAL = 4          /* a bug in triage: please report it with the message */
+  TRIAGE_INTERNAL = 4,         /* a bug in triage: please report it with the message */
+  /* Not a status: makes the type as wide as int, so that any int a caller passes is a value of it
+     (triage_status_name() answers "unknown" for those; C++ callers may cast any int safely). */
+  TRIAGE_STATUS_INT_RANGE_ = 0x7FFFFFFF
 } triage_status;
 
 /* Returns a static name for a status ("ok", "invalid-argument", ...); "unknown" for other values. */
@@ -122,7 +125,9 @@ void triage_rules_free(triage_rules* rules);
 
 typedef enum triage_format {
   TRIAGE_FORMAT_JSON = 0, /* the JSON contract (engine/README.md "Output contract") */
-  TRIAGE_FORMAT_TEXT = 1  /* the report the `triage` command prints, without colour */
+  TRIAGE_FORMAT_TEXT = 1, /* the report the `triage` command prints, without colour */
+  /* Not a format: any int is a value of the type (others are refused as TRIAGE_INVALID_ARGUMENT). */
+  TRIAGE_FORMAT_INT_RANGE_ = 0x7FFFFFFF
 } triage_format;
 
 /* Options of a diagnosis. Initialise with triage_options_init(), then change fields. */
