@@ -135,7 +135,9 @@ struct Report {
   std::string source;                  // input name ("-" for stdin)
   std::vector<Diagnosis> diagnoses;    // best first; empty: no PyTorch failure found
   std::vector<Incident> incidents;
-  std::vector<Problem> warnings;       // input problems (unreadable bytes, truncated lines, ...)
+  // Notes on the input and on what could not run (cut lines, incidents not kept, a rule's Lua that
+  // failed, probes that could not tell); each code is in engine/README.md "Warning codes".
+  std::vector<Problem> warnings;
   std::uint64_t lines = 0;             // lines read
   std::uint64_t bytes = 0;             // bytes read
 };
