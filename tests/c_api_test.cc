@@ -71,6 +71,34 @@ TEST_F(CApi, DiagnoseGivesTheSameJsonAsTheCxxApi) {
   EXPECT_EQ(Take(json), triage::ToText(expected, {}));
 }
 
+// A C or C++ caller asks for C++ advice: the same diagnosis, with the rule's C++ fix and checks.
+TEST_F(CApi, CppAudienceGetsTheRulesCxxAdvice) {
+  const std::string log = "Loss is nan at step 9\n";
+  triage_options options;
+  triage_options_init(&options);
+  EXPECT_EQ(options.audience, TRIAGE_AUDIENCE_PYTHON);
+  options.format = TRIAGE_FORMAT_TEXT;
+  char* out = nullptr;
+  ASSERT_EQ(triage_diagnose(rules_, &options, log.data(), log.size(), &out, nullptr), TRIAGE_OK);
+  const std::string python = Take(out);
+  options.audience = TRIAGE_AUDIENCE_CPP;
+  ASSERT_EQ(triage_diagnose(rules_, &options, log.data(), log.size(), &out, nullptr), TRIAGE_OK);
+  const std::string cpp = Take(out);
+  EXPECT_NE(python.find("torch.nn.utils.clip_grad_norm_"), std::string::npos) << python;
+  EXPECT_NE(python.find("python -c"), std::string::npos) << python;
+  EXPECT_NE(cpp.find("torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0)"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("torch::autograd::DetectAnomalyGuard"), std::string::npos) << cpp;
+  EXPECT_EQ(cpp.find("torch.nn.utils"), std::string::npos) << cpp;
+  EXPECT_EQ(cpp.find("python -c"), std::string::npos) << cpp;
+  EXPECT_EQ(cpp.find("triage.check("), std::string::npos) << cpp;
+  EXPECT_EQ(cpp.substr(0, cpp.find('\n')), python.substr(0, python.find('\n')));  // the same diagnosis
+
+  options.audience = static_cast<triage_audience>(5);
+  char* error = nullptr;
+  EXPECT_EQ(triage_diagnose(rules_, &options, log.data(), log.size(), &out, &error), TRIAGE_INVALID_ARGUMENT);
+  EXPECT_EQ(Take(error), "options.audience must be TRIAGE_AUDIENCE_PYTHON or TRIAGE_AUDIENCE_CPP");
+}
+
 TEST_F(CApi, SessionFedInPiecesAgreesWithOneCall) {
   char* whole = nullptr;
   ASSERT_EQ(triage_diagnose(rules_, nullptr, kLog.data(), kLog.size(), &whole, nullptr), TRIAGE_OK);

@@ -77,6 +77,82 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
   return s.replace(p, from.size(), to);
 }
 
+// Note: [Audience]: a rule's `cpp:` advice is what a C++ reader sees; advice written only for Python
+// is marked, and Python checks are left out; a Python reader's report does not change.
+TEST(RuleLoader, CppAdviceIsShownToTheCxxAudience) {
+  const std::string y = Replace(Replace(kGood, "    fix: 'Linear({got}, {out})'\n",
+                                                "    fix: 'Linear({got}, {out})'\n"
+                                                "    cpp: { fix: 'torch::nn::Linear({got}, {out})' }\n"
+                                                "  - id: python-only\n"
+                                                "    text: 'other'\n"
+                                                "    test: 'python -c \"print({got})\"'\n"
+                                                "    fix: 'model.fc = nn.Linear({got}, {out})'\n"),
+                                        "verify: 'runs'\n",
+                                        "verify: 'runs'\n"
+                                        "checks: ['python check.py {got}']\n"
+                                        "cpp:\n"
+                                        "  checks: ['std::cout << x.sizes() << \"\\n\";  // {got}']\n"
+                                        "  verify: 'the step runs'\n");
+  LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", y}});
+  ASSERT_TRUE(r.ok()) << Describe(r);
+  EXPECT_TRUE(r.problems.empty()) << Describe(r);
+  const std::string log = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)\n";
+  Engine engine(r.rules);
+  DiagnoseOptions cxx;
+  cxx.audience = Audience::kCxx;
+  Report py = engine.DiagnoseText(log);
+  Report cpp = engine.DiagnoseText(log, cxx);
+  ASSERT_EQ(py.diagnoses.size(), 1u);
+  ASSERT_EQ(cpp.diagnoses.size(), 1u);
+  EXPECT_EQ(py.audience, Audience::kPython);
+  EXPECT_EQ(cpp.audience, Audience::kCxx);
+  const Diagnosis& p = py.diagnoses[0];
+  const Diagnosis& c = cpp.diagnoses[0];
+  ASSERT_EQ(p.hypotheses.size(), 2u);
+  ASSERT_EQ(c.hypotheses.size(), 2u);
+  EXPECT_EQ(p.hypotheses[0].fix, "Linear(57600, 128)");
+  EXPECT_EQ(c.hypotheses[0].fix, "torch::nn::Linear(57600, 128)");
+  EXPECT_EQ(c.hypotheses[0].test, "probe shape-trace");
+  EXPECT_EQ(p.hypotheses[1].test, "python -c \"print(57600)\"");
+  EXPECT_EQ(c.hypotheses[1].test, "(written for Python) python -c \"print(57600)\"");
+  EXPECT_EQ(c.hypotheses[1].fix, "(written for Python) model.fc = nn.Linear(57600, 128)");
+  EXPECT_EQ(p.checks, std::vector<std::string>{"python check.py 57600"});
+  EXPECT_EQ(c.checks, std::vector<std::string>{"std::cout << x.sizes() << \"\\n\";  // 57600"});
+  EXPECT_EQ(p.verify, "runs");
+  EXPECT_EQ(c.verify, "the step runs");
+  EXPECT_EQ(c.title, p.title);
+  EXPECT_EQ(c.explanation, p.explanation);
+
+  // Without `cpp:` checks a C++ reader gets none (never the Python ones), and a Python-only
+  // verification is marked.
+  LoadResult plain = LoadRulesFromStrings({{"good-rule.yaml", Replace(kGood, "verify: 'runs'\n", "verify: 'runs'\nchecks: ['python check.py']\n")}});
+  ASSERT_TRUE(plain.ok()) << Describe(plain);
+  Report bare = Engine(plain.rules).DiagnoseText(log, cxx);
+  ASSERT_EQ(bare.diagnoses.size(), 1u);
+  EXPECT_TRUE(bare.diagnoses[0].checks.empty());
+  EXPECT_EQ(bare.diagnoses[0].verify, "(written for Python) runs");
+  EXPECT_EQ(bare.diagnoses[0].hypotheses[0].fix, "(written for Python) Linear(57600, 128)");
+}
+
+TEST(RuleLoader, CppSectionProblems) {
+  struct Case {
+    std::string from, to, code;
+  };
+  const Case cases[] = {
+      {"verify: 'runs'\n", "verify: 'runs'\ncpp: 'fix it'\n", "bad-type"},
+      {"verify: 'runs'\n", "verify: 'runs'\ncpp: { checks: ['x'], fix: 'y' }\n", "unknown-key"},
+      {"    fix: 'Linear({got}, {out})'\n", "    fix: 'Linear({got}, {out})'\n    cpp: { fix: 'uses {nothing}' }\n", "unknown-capture"},
+      {"    fix: 'Linear({got}, {out})'\n", "    fix: 'Linear({got}, {out})'\n    cpp: { test: 'a probe runs as it is' }\n", "unknown-key"},
+      {"    fix: 'Linear({got}, {out})'\n", "    fix: 'Linear({got}, {out})'\n    cpp: [fix]\n", "bad-type"},
+  };
+  for (const Case& c : cases) {
+    const std::string y = Replace(kGood, c.from, c.to);
+    ASSERT_NE(y, kGood) << c.to;
+    LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", y}});
+    EXPECT_NE(FindCode(r, c.code), nullptr) << c.to << "\n" << Describe(r);
+  }
+}
+
 TEST(RuleLoader, ReportsEachProblemWithItsPosition) {
   const std::string g = kGood;
   const std::vector<BadCase> cases = {

@@ -61,6 +61,9 @@ std::string CheckOptions(const triage_options& o) {
   if (!(o.min_confidence >= 0 && o.min_confidence <= 1)) return "options.min_confidence must be in [0, 1]";
   if (o.top < 0) return "options.top must be >= 0";
   if (o.format != TRIAGE_FORMAT_JSON && o.format != TRIAGE_FORMAT_TEXT) return "options.format must be TRIAGE_FORMAT_JSON or TRIAGE_FORMAT_TEXT";
+  if (o.audience != TRIAGE_AUDIENCE_PYTHON && o.audience != TRIAGE_AUDIENCE_CPP) {
+    return "options.audience must be TRIAGE_AUDIENCE_PYTHON or TRIAGE_AUDIENCE_CPP";
+  }
   return "";
 }
 
@@ -68,6 +71,7 @@ triage::DiagnoseOptions ToDiagnose(const triage_options& o) {
   triage::DiagnoseOptions d;
   d.min_confidence = o.min_confidence;
   d.top = o.top;
+  d.audience = o.audience == TRIAGE_AUDIENCE_CPP ? triage::Audience::kCxx : triage::Audience::kPython;
   return d;
 }
 
@@ -177,6 +181,7 @@ void triage_options_init(triage_options* options) {
   options->top = 0;
   options->format = TRIAGE_FORMAT_JSON;
   options->source = nullptr;
+  options->audience = TRIAGE_AUDIENCE_PYTHON;
 }
 
 triage_status triage_diagnose(const triage_rules* rules, const triage_options* options, const char* text,

@@ -130,12 +130,21 @@ typedef enum triage_format {
   TRIAGE_FORMAT_INT_RANGE_ = 0x7FFFFFFF
 } triage_format;
 
+/* Who reads the report's checks and fixes (rules/README.md "C++ checks and fixes"). */
+typedef enum triage_audience {
+  TRIAGE_AUDIENCE_PYTHON = 0, /* a Python training script (default) */
+  TRIAGE_AUDIENCE_CPP = 1     /* a C or C++ program on LibTorch: the rules' C++ checks and fixes, advice
+                                 written only for Python marked "(written for Python)", Python commands
+                                 left out */
+} triage_audience;
+
 /* Options of a diagnosis. Initialise with triage_options_init(), then change fields. */
 typedef struct triage_options {
-  double min_confidence; /* abstain below this, in [0, 1] (default 0.35) */
-  int top;               /* keep at most this many diagnoses; 0 keeps all (default) */
-  triage_format format;  /* what the output string holds (default TRIAGE_FORMAT_JSON) */
-  const char* source;    /* the input's name in the report; NULL: "-" */
+  double min_confidence;    /* abstain below this, in [0, 1] (default 0.35) */
+  int top;                  /* keep at most this many diagnoses; 0 keeps all (default) */
+  triage_format format;     /* what the output string holds (default TRIAGE_FORMAT_JSON) */
+  const char* source;       /* the input's name in the report; NULL: "-" */
+  triage_audience audience; /* default TRIAGE_AUDIENCE_PYTHON */
 } triage_options;
 
 void triage_options_init(triage_options* options);

@@ -108,6 +108,8 @@ options:
                           0: no wrapping)
   --top N                 show at most N diagnoses (default: all above the threshold)
   --min-confidence X      abstain below this confidence (default 0.35)
+  --audience python|cpp   who reads the checks and fixes: a Python script (default) or a LibTorch C++
+                          program (the rules' C++ advice; Python commands left out)
   --tee                   copy the input to stdout unchanged; print the diagnosis to stderr at the end
   --follow FILE           like tail -f: print each diagnosis as soon as its incident is complete,
                           an incident still open once the file is quiet, and the rest on Ctrl-C
@@ -268,6 +270,11 @@ int ParseArgs(int argc, char** argv, Options* o) {
         return kExitUsage;
       }
       o->diagnose.min_confidence = x;
+    } else if (is("--audience")) {
+      if (!value("--audience", &v) || !AudienceFromName(v, &o->diagnose.audience)) {
+        PrintError("--audience must be python or cpp");
+        return kExitUsage;
+      }
     } else if (is("--color")) {
       if (!value("--color", &v) || (v != "auto" && v != "always" && v != "never")) {
         PrintError("--color must be auto, always or never");

@@ -307,25 +307,52 @@ std::vector<std::string> DescribeAlarm(const std::string& kind, ProbeEvidence* s
   return {};
 }
 
+// Makes `where` the culprit of an incident that has no user frame of its own.
+void Locate(Incident& incident, SourceLocation where) {
+  if (where.file == nullptr || incident.culprit >= 0) return;
+  Frame frame;
+  frame.file = where.file;
+  frame.line = where.line;
+  frame.function = where.function != nullptr ? where.function : "";
+  frame.user = true;
+  incident.frames.push_back(std::move(frame));
+  incident.culprit = static_cast<int>(incident.frames.size()) - 1;
+}
+
+// The monitor's finding, once the evidence is applied: every diagnosis points at the alarm (an
+// incident of its own when no rule read the alarm's line), and the finding says how to check a fix
+// with the monitor, which is no probe a trainer runs again (triage::probes::RunProbe).
+void FinishAlarmReport(Report& report, const Alarm& alarm, SourceLocation where) {
+  if (report.incidents.empty()) {
+    Incident incident;
+    incident.kind = Incident::Kind::kLogLine;
+    incident.message = alarm.message;
+    Locate(incident, where);
+    report.incidents.push_back(std::move(incident));
+  }
+  for (Diagnosis& d : report.diagnoses) {
+    if (d.incident < 0) d.incident = 0;
+    for (Hypothesis& h : d.hypotheses) {
+      if (h.probe == "monitor") h.test = "the Monitor's own measurement (Monitor::alarm(), Monitor::grad_norms())";
+    }
+    if (d.rule == "probe:monitor") {
+      d.verify = "Train again with the Monitor watching: it raises no " + alarm.kind + " alarm over as many steps.";
+    }
+  }
+}
+
 }  // namespace
 
 // Diagnoses one error line as its own input named `source`, with `where` as the culprit of
-// incidents that have no user frame of their own.
+// incidents that have no user frame of their own. The line was handed over, not read from a log:
+// its incidents have no line number (0), so the report does not name "line 1 of <source>".
 Report Guard::DiagnoseLine(const std::string& line, const std::string& source, SourceLocation where) const {
   Session session(rules_, options_.diagnose, source);
   session.Feed(line + "\n");
   Report report = session.Finish();
-  if (where.file != nullptr) {
-    for (Incident& incident : report.incidents) {
-      if (incident.culprit >= 0) continue;
-      Frame frame;
-      frame.file = where.file;
-      frame.line = where.line;
-      frame.function = where.function != nullptr ? where.function : "";
-      frame.user = true;
-      incident.frames.push_back(std::move(frame));
-      incident.culprit = static_cast<int>(incident.frames.size()) - 1;
-    }
+  for (Incident& incident : report.incidents) {
+    incident.line_start = incident.line_end = 0;
+    Locate(incident, where);
   }
   return report;
 }
@@ -337,6 +364,7 @@ Guard::Guard(ProbeContext ctx, GuardOptions options) : ctx_(std::move(ctx)), opt
   rules_ = loaded.rules;
   problems_ = std::move(loaded.problems);
   if (!ctx_.rules) ctx_.rules = rules_;  // errors the model raises during probes read with the same rules
+  ctx_.audience = options_.diagnose.audience;  // ... and told to the same reader
 }
 
 StepResult Guard::Step(const std::function<void()>& step, SourceLocation where) {
@@ -393,6 +421,7 @@ Report Guard::Investigate(const Monitor& monitor, SourceLocation where) {
     std::vector<ProbeEvidence> evidence = RunAll(DescribeAlarm(alarm.kind, &seen), ctx_, options_.test.budget_s);
     evidence.push_back(seen);
     ApplyEvidence(report, evidence);
+    FinishAlarmReport(report, alarm, where);
   } catch (const std::exception& e) {
     report.warnings.push_back({Problem::Severity::kWarning, "probe-failed", "", 0, 0, "", e.what()});
   }

@@ -1409,7 +1409,9 @@ ProbeEvidence ErrorEvidence(const char* probe, const ProbeContext& ctx, const Mo
   const std::string raised = "the " + error.stage() + " raises " + headline;
   ProbeEvidence e = Make(probe, Verdict::kInconclusive, raised + " (no rule recognises it)");
   e.facts = {{"raised_in", error.stage()}, {"error", headline}};
-  Report report = Engine(ctx.rules ? ctx.rules : BundledRules()).DiagnoseText(error.type() + ": " + error.what() + "\n");
+  DiagnoseOptions options;
+  options.audience = ctx.audience;
+  Report report = Engine(ctx.rules ? ctx.rules : BundledRules()).DiagnoseText(error.type() + ": " + error.what() + "\n", options);
   if (report.diagnoses.empty()) return e;
   const Diagnosis& d = report.diagnoses.front();
   e.verdict = Verdict::kConfirmed;

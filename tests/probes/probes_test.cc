@@ -733,6 +733,64 @@ TEST(Guard, InvestigationSpeaksCxxAndPrintsNothing) {
   EXPECT_TRUE(cxx_fix) << ToText(r, {});
 }
 
+// What a C++ trainer reads after a NaN loss or exploding gradients: C++ checks and fixes (the rules'
+// `cpp:` advice and the monitor's own finding), the trainer's file:line, no Python command, and
+// nothing on its stderr from loading the rules to the report.
+TEST(Guard, AlarmReportsAreWrittenForTheCxxTrainer) {
+  Fixture f;
+  TextOptions all;
+  all.verbose = true;  // every diagnosis' causes and checks, not only the first's
+  const char* const kPython[] = {"python -c", "python ", "torch.nn.utils", "triage.check(", "--include=*.py",
+                                 "import torch", "F.log_softmax", "(written for Python)"};
+
+  ::testing::internal::CaptureStderr();
+  Guard guard(f.ctx);
+  Monitor nan_monitor(f.ctx.model, Sampling(0, 0));
+  ASSERT_TRUE(nan_monitor.Observe(torch::tensor(NAN)));
+  const int nan_line = __LINE__ + 1;
+  Report nan = guard.Investigate(nan_monitor, TRIAGE_SOURCE_LOCATION);
+  Monitor exploding(f.ctx.model, Sampling(1, 0));
+  exploding.Observe(torch::tensor(1.0));
+  for (auto& [name, p] : f.ctx.model.Parameters()) {
+    if (p.grad().defined()) p.mutable_grad() = p.grad() * 1000;
+  }
+  ASSERT_TRUE(exploding.Observe(torch::tensor(1.0)));
+  const int explode_line = __LINE__ + 1;
+  Report explode = guard.Investigate(exploding, TRIAGE_SOURCE_LOCATION);
+  Report nowhere = guard.Investigate(nan_monitor);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_TRUE(guard.problems().empty());
+
+  const std::string nan_text = ToText(nan, all);
+  ASSERT_FALSE(nan.diagnoses.empty()) << nan_text;
+  EXPECT_EQ(nan.audience, Audience::kCxx);
+  EXPECT_EQ(nan.diagnoses[0].category, "numerics.nan_loss") << nan_text;
+  EXPECT_NE(nan_text.find("probes_test.cc:" + std::to_string(nan_line) + " in TestBody"), std::string::npos) << nan_text;
+  EXPECT_NE(nan_text.find("torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0)"), std::string::npos) << nan_text;
+  EXPECT_NE(nan_text.find("torch::autograd::DetectAnomalyGuard"), std::string::npos) << nan_text;
+  EXPECT_NE(nan_text.find("TORCH_CHECK(torch::isfinite(x)"), std::string::npos) << nan_text;
+
+  const std::string explode_text = ToText(explode, all);
+  ASSERT_FALSE(explode.diagnoses.empty()) << explode_text;
+  EXPECT_EQ(explode.diagnoses[0].category, "numerics.exploding_gradients") << explode_text;
+  EXPECT_NE(explode_text.find("probes_test.cc:" + std::to_string(explode_line)), std::string::npos) << explode_text;
+  EXPECT_NE(explode_text.find("torch::nn::utils::clip_grad_norm_"), std::string::npos) << explode_text;
+
+  for (const std::string* text : {&nan_text, &explode_text}) {
+    EXPECT_EQ(text->find("line 1 of"), std::string::npos) << *text;
+    for (const char* python : kPython) EXPECT_EQ(text->find(python), std::string::npos) << python << " in\n" << *text;
+    for (const Report* r : {&nan, &explode}) {
+      for (const Diagnosis& d : r->diagnoses) {
+        for (const Hypothesis& h : d.hypotheses) EXPECT_FALSE(h.fix.empty()) << d.rule << ": " << h.text;
+      }
+    }
+  }
+  // Without the caller's location the report claims no line: the alarm was not read from a log.
+  const std::string nowhere_text = ToText(nowhere, {});
+  EXPECT_EQ(nowhere_text.find("line 1 of"), std::string::npos) << nowhere_text;
+  EXPECT_NE(nowhere_text.find("reported by Monitor"), std::string::npos) << nowhere_text;
+}
+
 // Exploding, vanishing and frozen alarms also become findings with a fix.
 TEST(Guard, EveryAlarmKindHasAFinding) {
   Fixture f;

@@ -68,7 +68,8 @@ struct Incident {
   std::string message;               // without the type prefix; may span lines
   std::vector<Frame> frames;
   int culprit = -1;                  // index into frames of the deepest user frame, or -1
-  int line_start = 0;                // 1-based, inclusive, in the input
+  int line_start = 0;                // 1-based, inclusive, in the input; 0 when the incident was not read
+                                     // from a numbered input (a message handed to the probes' Guard)
   int line_end = 0;
   int caused_by = -1;                // index of the incident that caused this one (chained / wrapped), or -1
   std::vector<std::string> context;  // nearby lines kept as evidence (e.g. kernel assertions), bounded
@@ -130,9 +131,22 @@ struct Diagnosis {
   std::vector<SeriesEvidence> series;          // the series behind them, the triggering one first
 };
 
+// Who reads a report, which decides the language of its checks and fixes (Note: [Audience] in
+// rules/README.md "C++ checks and fixes"): kPython, a Python training script (the default; the
+// `triage` command's reports); kCxx, a LibTorch C++ trainer (the probes' Guard and Monitor ask for it):
+// a rule's `cpp:` checks and fixes are shown, and advice written only for Python is marked as such or,
+// for commands, left out.
+enum class Audience { kPython, kCxx };
+
+// The audience as options spell it: "python" or "cpp".
+const char* AudienceName(Audience audience);
+// Reads "python" or "cpp" into *audience; false for any other name.
+bool AudienceFromName(std::string_view name, Audience* audience);
+
 // The answer for one input.
 struct Report {
   std::string source;                  // input name ("-" for stdin)
+  Audience audience = Audience::kPython;  // whom the checks and fixes were written for (DiagnoseOptions)
   std::vector<Diagnosis> diagnoses;    // best first; empty: no PyTorch failure found
   std::vector<Incident> incidents;
   // Notes on the input and on what could not run (cut lines, incidents not kept, a rule's Lua that
@@ -270,6 +284,7 @@ struct DiagnoseOptions {
   int top = 0;                   // keep at most this many diagnoses; 0 keeps all
   bool fold_signals = true;      // fold metric signatures into the diagnosis they support (Note: [Signal
                                  // folding] in engine/src/diagnose/signal_ranking.cc); rule examples turn it off
+  Audience audience = Audience::kPython;  // the language of the checks and fixes in the report
 };
 
 // Diagnoses whole inputs. Cheap to copy; thread-safe.

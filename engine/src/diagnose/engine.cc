@@ -240,6 +240,7 @@ struct Session::Impl {
   Report MakeReport(Segmenter& seg) const {
     Report report;
     report.source = source;
+    report.audience = options.audience;
     report.incidents = seg.incidents();
     report.lines = seg.lines();
     report.bytes = bytes;

@@ -27,6 +27,7 @@
 
 #include "diagnose/escape.h"
 #include "diagnose/json_writer.h"
+#include "diagnose/name_table.h"
 #include "diagnose/warning_codes.h"
 
 namespace triage {
@@ -38,22 +39,9 @@ constexpr std::pair<Verdict, const char*> kVerdictNames[] = {
 
 }  // namespace
 
-const char* VerdictName(Verdict verdict) {
-  for (const auto& [v, name] : kVerdictNames) {
-    if (v == verdict) return name;
-  }
-  return "inconclusive";
-}
+const char* VerdictName(Verdict verdict) { return NameIn(kVerdictNames, verdict); }
 
-bool VerdictFromName(std::string_view name, Verdict* verdict) {
-  for (const auto& [v, n] : kVerdictNames) {
-    if (name == n) {
-      *verdict = v;
-      return true;
-    }
-  }
-  return false;
-}
+bool VerdictFromName(std::string_view name, Verdict* verdict) { return ValueIn(kVerdictNames, name, verdict); }
 
 namespace {
 

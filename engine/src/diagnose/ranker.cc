@@ -14,6 +14,9 @@
 namespace triage {
 namespace {
 
+// Marks a test, fix or verification shown to a C++ reader that the rule wrote only for Python.
+const std::string kWrittenForPython = "(written for Python) ";
+
 // Compares exception types on their last dotted/:: component: "OutOfMemoryError" agrees with
 // "torch.cuda.OutOfMemoryError".
 std::string LastComponent(const std::string& type) {
@@ -205,7 +208,7 @@ std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Inc
   return out;
 }
 
-Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incident) {
+Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incident, Audience audience) {
   const Rule& rule = rules.rules[c.rule];
   auto lookup = [&](const std::string& name, std::string* value) {
     if (auto it = c.captures.find(name); it != c.captures.end()) {
@@ -238,6 +241,15 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
   d.title = rule.title;
   d.explanation = render(rule.explain);
   if (!c.note.empty()) d.explanation += (d.explanation.empty() ? "" : " ") + c.note;
+  // Note: [Audience]: a C++ reader gets the rule's `cpp:` versions; advice written only for Python is
+  // marked as such, and Python commands (`checks:`) are left out rather than shown as if they applied.
+  const bool cxx = audience == Audience::kCxx;
+  auto for_reader = [&](const Text& python, const Text& cpp, bool command) {
+    if (!cxx) return command ? render_command(python) : render(python);
+    if (!cpp.value.empty()) return command ? render_command(cpp) : render(cpp);
+    if (python.value.empty()) return std::string();
+    return kWrittenForPython + (command ? render_command(python) : render(python));
+  };
   for (size_t k = 0; k < rule.hypotheses.size(); ++k) {
     const HypothesisSpec& h = rule.hypotheses[k];
     if (k < c.hypothesis_off.size() && c.hypothesis_off[k]) continue;
@@ -246,14 +258,13 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
     out.id = h.id;
     out.text = render(h.text);
     out.probe = h.probe;
-    out.test = h.probe.empty() ? render_command(h.test) : "probe " + h.probe;
-    out.fix = render(h.fix);
+    out.test = h.probe.empty() ? for_reader(h.test, h.cpp_test, true) : "probe " + h.probe;
+    out.fix = for_reader(h.fix, h.cpp_fix, false);
     d.hypotheses.push_back(std::move(out));
   }
-  for (const Text& t : rule.checks) d.checks.push_back(render_command(t));
-  d.verify = rule.verify_probe.empty() ? render(rule.verify)
-                                       : "probe " + rule.verify_probe +
-                                             (rule.verify.value.empty() ? "" : ": " + render(rule.verify));
+  for (const Text& t : cxx ? rule.cpp_checks : rule.checks) d.checks.push_back(render_command(t));
+  const std::string verify = for_reader(rule.verify, rule.cpp_verify, false);
+  d.verify = rule.verify_probe.empty() ? verify : "probe " + rule.verify_probe + (verify.empty() ? "" : ": " + verify);
   d.incident = c.incident;
   d.captures = c.captures;
   d.specificity = c.specificity;
@@ -367,7 +378,7 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
     const Candidate& c = all[entry.first];
     // With signatures, weak candidates may still lend their evidence (FoldSignals drops them after).
     if (calibrated(c.confidence) < options.min_confidence && signal_hits.empty()) continue;
-    Diagnosis d = Render(rules, c, incidents[c.incident]);
+    Diagnosis d = Render(rules, c, incidents[c.incident], options.audience);
     d.occurrences = entry.second;
     if (c.signal >= 0) AttachSignal(signal_hits[c.signal], &d);
     out.push_back(std::move(d));

@@ -43,8 +43,9 @@ int RootOf(const std::vector<Incident>& incidents, int i);
 // the earliest group's root; -1 when there is no exception incident (log lines and signals only).
 int PrimaryIncident(const std::vector<Incident>& incidents);
 
-// Renders a candidate into a Diagnosis (templates filled from captures).
-Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incident);
+// Renders a candidate into a Diagnosis (templates filled from captures), its checks and fixes in
+// the language of `audience` (Note: [Audience] in rules/README.md).
+Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incident, Audience audience);
 
 }  // namespace triage
 

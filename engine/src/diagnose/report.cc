@@ -7,21 +7,27 @@
 
 #include "diagnose/escape.h"
 #include "diagnose/json_writer.h"
+#include "diagnose/name_table.h"
 #include "diagnose/report_parts.h"
 #include "triage/triage.h"
 
 namespace triage {
 
-const char* HypothesisStatusName(HypothesisStatus status) {
-  // The one table of status names.
-  static constexpr std::pair<HypothesisStatus, const char*> kNames[] = {
-      {HypothesisStatus::kUntested, "untested"}, {HypothesisStatus::kConfirmed, "confirmed"},
-      {HypothesisStatus::kRefuted, "refuted"}};
-  for (const auto& [s, name] : kNames) {
-    if (s == status) return name;
-  }
-  return "untested";
-}
+namespace {
+
+// The one table of status names, and of audience names.
+constexpr std::pair<HypothesisStatus, const char*> kStatusNames[] = {
+    {HypothesisStatus::kUntested, "untested"}, {HypothesisStatus::kConfirmed, "confirmed"},
+    {HypothesisStatus::kRefuted, "refuted"}};
+constexpr std::pair<Audience, const char*> kAudienceNames[] = {{Audience::kPython, "python"}, {Audience::kCxx, "cpp"}};
+
+}  // namespace
+
+const char* HypothesisStatusName(HypothesisStatus status) { return NameIn(kStatusNames, status); }
+
+const char* AudienceName(Audience audience) { return NameIn(kAudienceNames, audience); }
+
+bool AudienceFromName(std::string_view name, Audience* audience) { return ValueIn(kAudienceNames, name, audience); }
 
 namespace {
 
@@ -163,9 +169,14 @@ std::string Where(const Incident& inc, const std::string& src) {
   std::string where = inc.exception;
   std::string culprit = inc.CulpritText();
   if (!culprit.empty()) where += (where.empty() ? "in " : " in ") + culprit;
-  where += (where.empty() ? "" : ", ") + std::string("line") +
-           (inc.line_end > inc.line_start ? "s " + std::to_string(inc.line_start) + "-" + std::to_string(inc.line_end)
-                                          : " " + std::to_string(inc.line_start)) + " of " + src;
+  // An incident not read from numbered input (line 0: a message handed to the Guard) has no line.
+  if (inc.line_start > 0) {
+    where += (where.empty() ? "" : ", ") + std::string("line") +
+             (inc.line_end > inc.line_start ? "s " + std::to_string(inc.line_start) + "-" + std::to_string(inc.line_end)
+                                            : " " + std::to_string(inc.line_start)) + " of " + src;
+  } else if (culprit.empty()) {
+    where += (where.empty() ? "" : ", ") + std::string("reported by ") + src;
+  }
   if (!inc.rank.empty()) where += ", rank " + inc.rank;
   return where;
 }
@@ -274,15 +285,22 @@ std::string Sparkline(const SeriesEvidence& s, const std::string& pad) {
 }
 
 
-// How to run the probes that would test a diagnosis' untested hypotheses, from Python and from the
-// command line (bindings/python/README.md, bindings/probe/main.cc); empty when there are none.
-std::string ProbeCommands(const Diagnosis& d) {
+// How to run the probes that would test a diagnosis' untested hypotheses: for Python, from Python
+// and from the command line (bindings/python/README.md, bindings/probe/main.cc); for C++, with the
+// probes library (probes/include/triage/probes.h). Empty when there are none.
+std::string ProbeCommands(const Diagnosis& d, Audience audience) {
   std::vector<std::string> names;
   for (const Hypothesis& h : d.hypotheses) {
     if (h.probe.empty() || h.status != HypothesisStatus::kUntested) continue;
     if (std::find(names.begin(), names.end(), h.probe) == names.end()) names.push_back(h.probe);
   }
   if (names.empty()) return "";
+  if (audience == Audience::kCxx) {
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "\"" : ", \"") + n + "\"";
+    return "     run the probes on your model (triage/probes.h, a ProbeContext ctx):\n"
+           "       C++: for (const char* probe : {" + list + "}) triage::probes::RunProbe(probe, ctx);\n";
+  }
   std::string py, cli;
   for (const std::string& n : names) {
     py += (py.empty() ? "" : ", ") + ("'" + n + "'");
@@ -441,7 +459,8 @@ std::string ToText(const Report& report, const TextOptions& options) {
     for (const Incident& inc : report.incidents) {
       if (inc.kind == Incident::Kind::kLogLine) continue;
       out += "  unrecognised: " + PrintableText((inc.exception.empty() ? std::string() : inc.exception + ": ") +
-                                                FirstLines(inc.message, 1)) + " (line " + std::to_string(inc.line_start) + ")\n";
+                                                FirstLines(inc.message, 1)) +
+             (inc.line_start > 0 ? " (line " + std::to_string(inc.line_start) + ")" : std::string()) + "\n";
     }
   }
   for (size_t k = 0; k < report.diagnoses.size(); ++k) {
@@ -476,7 +495,7 @@ std::string ToText(const Report& report, const TextOptions& options) {
         out += Indent("fix:  " + PrintableText(h.fix), "       ") + "\n";
         if (!h.evidence.empty()) out += Indent("evidence: " + PrintableText(h.evidence), "       ") + "\n";
       }
-      out += ProbeCommands(d);
+      out += ProbeCommands(d, report.audience);
     }
     if (!d.checks.empty()) {
       out += "\n  " + st.Bold("Checks you can run:") + "\n";

@@ -57,6 +57,8 @@ struct HypothesisSpec {
   std::string probe;  // `test: { probe: NAME }`
   std::map<std::string, std::string> probe_args;
   Text fix;
+  Text cpp_test;      // `cpp: { test, fix }`: the C++ audience's versions (Note: [Audience]); empty: none
+  Text cpp_fix;
   LuaRef when;        // `when: lua:NAME` (or an inline expression): the hypothesis applies when true
 };
 
@@ -89,6 +91,8 @@ struct Rule {
   std::vector<Text> checks;
   Text verify;
   std::string verify_probe;
+  std::vector<Text> cpp_checks;        // `cpp: { checks, verify }`: the C++ audience's versions; empty: none
+  Text cpp_verify;
   std::vector<std::string> refs;
   std::vector<Example> examples;
   std::string overrides;               // file of the rule this one replaced

@@ -24,8 +24,8 @@ namespace fs = std::filesystem;
 // one of them must be added there too (and kFormat bumped), or cached loads would silently drop it:
 // these size checks fail the build as a reminder. (x86-64 libstdc++ sizes; other targets skip them.)
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Rule) == 680, "Rule changed: list the new field in Fields(Rule) and bump kFormat");
-static_assert(sizeof(HypothesisSpec) == 272, "HypothesisSpec changed: list the new field in Fields(HypothesisSpec) and bump kFormat");
+static_assert(sizeof(Rule) == 744, "Rule changed: list the new field in Fields(Rule) and bump kFormat");
+static_assert(sizeof(HypothesisSpec) == 352, "HypothesisSpec changed: list the new field in Fields(HypothesisSpec) and bump kFormat");
 static_assert(sizeof(Example) == 160, "Example changed: list the new field in Fields(Example) and bump kFormat");
 static_assert(sizeof(SignalSpec) == 128, "SignalSpec changed: list the new field in Fields(SignalSpec) and bump kFormat");
 static_assert(sizeof(Problem) == 144, "Problem changed: list the new field in Fields(Problem) and bump kFormat");
@@ -34,7 +34,7 @@ static_assert(sizeof(Problem) == 144, "Problem changed: list the new field in Fi
 namespace {
 
 constexpr std::uint32_t kMagic = 0x54524331;  // "TRC1"
-constexpr std::uint32_t kFormat = 2;
+constexpr std::uint32_t kFormat = 3;
 constexpr int kKeepEntries = 8;
 
 // Note: [Cache fields] Each struct the cache holds lists its fields once, in a Fields(archive, value)
@@ -75,6 +75,8 @@ void Fields(A& a, T& h) {
   a(h.probe);
   a(h.probe_args);
   a(h.fix);
+  a(h.cpp_test);
+  a(h.cpp_fix);
   a(h.when);
 }
 template <class A, class T, IfIs<T, Example> = 0>
@@ -110,6 +112,8 @@ void Fields(A& a, T& r) {
   a(r.checks);
   a(r.verify);
   a(r.verify_probe);
+  a(r.cpp_checks);
+  a(r.cpp_verify);
   a(r.refs);
   a(r.examples);
   a(r.overrides);

@@ -342,7 +342,7 @@ void ReadIdentity(RuleDocument& d) {
   CheckDuplicateKeys(check, d.root);
   static const std::set<std::string> kKeys = {
       "id", "category", "title", "confidence", "match", "specificity", "explain",
-      "hypotheses", "checks", "verify", "refs", "examples", "values", "score", "signal"};
+      "hypotheses", "checks", "verify", "cpp", "refs", "examples", "values", "score", "signal"};
   for (const auto& kv : d.root) {
     const std::string key = kv.first.Scalar();
     if (!kKeys.count(key)) {
@@ -493,6 +493,27 @@ void CheckPatterns(RuleDocument& d) {
   }
 }
 
+// A `cpp:` mapping (Note: [Audience] in rules/README.md): the C++ audience's versions of some keys
+// beside it. Returns it when it is a mapping, warning about keys not in `keys`; a null node when it
+// is absent or not a mapping (an error).
+YAML::Node CppSection(FileChecker& check, const YAML::Node& parent, const std::string& where,
+                      const std::set<std::string>& keys) {
+  YAML::Node cpp = parent["cpp"];
+  if (!cpp) return YAML::Node();
+  if (!cpp.IsMap()) {
+    std::string names;
+    for (const std::string& k : keys) names += (names.empty() ? "" : ", ") + k;
+    check.Error(cpp.Mark(), ProblemCode::kBadType, "'" + where + "cpp' must be a mapping (" + names + ")");
+    return YAML::Node();
+  }
+  for (const auto& kv : cpp) {
+    if (!keys.count(kv.first.Scalar())) {
+      check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key '" + where + "cpp." + kv.first.Scalar() + "'");
+    }
+  }
+  return cpp;
+}
+
 // One item of `hypotheses:`; `ids` are the ids of the rule's hypotheses read so far.
 void ReadHypothesis(RuleDocument& d, const YAML::Node& h, std::set<std::string>* ids) {
   FileChecker& check = d.check;
@@ -503,7 +524,7 @@ void ReadHypothesis(RuleDocument& d, const YAML::Node& h, std::set<std::string>*
   HypothesisSpec spec;
   for (const auto& kv : h) {
     const std::string k = kv.first.Scalar();
-    if (k != "id" && k != "text" && k != "test" && k != "fix" && k != "when") {
+    if (k != "id" && k != "text" && k != "test" && k != "fix" && k != "when" && k != "cpp") {
       check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown hypothesis key '" + k + "'");
     }
   }
@@ -522,11 +543,24 @@ void ReadHypothesis(RuleDocument& d, const YAML::Node& h, std::set<std::string>*
   CheckProbe(check, test, spec.probe);
   if (spec.probe.empty() && !spec.test.value.empty()) d.CheckText(spec.test, "hypothesis '" + spec.id + "' test");
   if (check.GetText(fix, "fix", &spec.fix)) d.CheckText(spec.fix, "hypothesis '" + spec.id + "' fix");
+  if (YAML::Node cpp = CppSection(check, h, "", {"test", "fix"})) {
+    if (YAML::Node n = cpp["test"]) {
+      if (!spec.probe.empty()) {
+        check.Warning(n.Mark(), ProblemCode::kUnknownKey,
+                      "the test is probe '" + spec.probe + "', which a C++ trainer runs as it is: 'cpp.test' is not used");
+      } else if (check.GetText(n, "cpp.test", &spec.cpp_test)) {
+        d.CheckText(spec.cpp_test, "hypothesis '" + spec.id + "' cpp.test");
+      }
+    }
+    if (YAML::Node n = cpp["fix"]) {
+      if (check.GetText(n, "cpp.fix", &spec.cpp_fix)) d.CheckText(spec.cpp_fix, "hypothesis '" + spec.id + "' cpp.fix");
+    }
+  }
   d.rule->hypotheses.push_back(std::move(spec));
 }
 
-// `explain:`, `hypotheses:`, `checks:`, `verify:` and `refs:`: what the report says, each template
-// checked against the names the patterns capture.
+// `explain:`, `hypotheses:`, `checks:`, `verify:`, `cpp:` and `refs:`: what the report says, each
+// template checked against the names the patterns capture.
 void ReadAdvice(RuleDocument& d) {
   FileChecker& check = d.check;
   Rule* rule = d.rule;
@@ -549,6 +583,15 @@ void ReadAdvice(RuleDocument& d) {
     ReadTestLike(check, n, "verify", &rule->verify, &rule->verify_probe, nullptr);
     CheckProbe(check, n, rule->verify_probe);
     if (rule->verify_probe.empty()) d.CheckText(rule->verify, "verify");
+  }
+  if (YAML::Node cpp = CppSection(check, d.root, "", {"checks", "verify"})) {
+    if (YAML::Node n = cpp["checks"]) {
+      check.GetStringList(n, "cpp.checks", &rule->cpp_checks);
+      for (const Text& t : rule->cpp_checks) d.CheckText(t, "cpp.check");
+    }
+    if (YAML::Node n = cpp["verify"]) {
+      if (check.GetText(n, "cpp.verify", &rule->cpp_verify)) d.CheckText(rule->cpp_verify, "cpp.verify");
+    }
   }
   if (YAML::Node n = d.root["refs"]) {
     std::vector<Text> refs;

@@ -26,9 +26,11 @@
 // warnings during probes are dropped (ProbeContext::show_torch_warnings). Guard::Step costs one
 // try/catch while no exception occurs; the original exception is handed back (StepResult::error)
 // so the caller decides what to do. Reports name the trainer's own code when the caller passes
-// TRIAGE_SOURCE_LOCATION (the incident's culprit frame), and the findings the probes and the monitor
-// add speak LibTorch C++ (torch::nn::utils::clip_grad_norm_, ...); the rules' own hypotheses are
-// written for Python logs and keep their wording.
+// TRIAGE_SOURCE_LOCATION (the incident's culprit frame; without it they name no line, as the error
+// was not read from a log). Reports are written for a C++ reader (GuardOptions::diagnose.audience):
+// the rules' C++ checks and fixes (torch::nn::utils::clip_grad_norm_, TORCH_CHECK, tensor.sizes()),
+// advice a rule wrote only for Python marked "(written for Python)", Python commands left out; the
+// findings the probes and the monitor add speak LibTorch C++ too.
 #ifndef TRIAGE_GUARD_H_
 #define TRIAGE_GUARD_H_
 
@@ -106,7 +108,13 @@ struct StepResult {
 
 struct GuardOptions {
   TestOptions test;              // probe budget for an investigation
-  DiagnoseOptions diagnose;
+  // How reports are made; their checks and fixes speak C++ (Audience::kCxx: the rules' `cpp:` advice,
+  // LibTorch calls) unless the caller asks for another audience.
+  DiagnoseOptions diagnose = [] {
+    DiagnoseOptions o;
+    o.audience = Audience::kCxx;
+    return o;
+  }();
   std::vector<std::string> rule_dirs;  // extra rule directories (bundled rules always load)
 };
 

@@ -102,6 +102,9 @@ struct ProbeContext {
   // probe (its message is read as a log is; the error becomes the probe's evidence). Null: the
   // bundled rules, loaded on first need. A Guard sets its own.
   std::shared_ptr<const RuleSet> rules;
+  // Whom such an error's fix is written for (triage::Audience): Python by default (triage.check,
+  // triage-probe); a Guard sets its own audience, C++ unless told otherwise.
+  Audience audience = Audience::kPython;
   // LibTorch warnings raised while a probe runs (anomaly mode's banner and forward traces, ...) are
   // dropped unless this is true; then they go to LibTorch's warning handler (glog on stderr).
   bool show_torch_warnings = false;
