@@ -133,9 +133,11 @@ typedef enum triage_format {
 /* Who reads the report's checks and fixes (rules/README.md "C++ checks and fixes"). */
 typedef enum triage_audience {
   TRIAGE_AUDIENCE_PYTHON = 0, /* a Python training script (default) */
-  TRIAGE_AUDIENCE_CPP = 1     /* a C or C++ program on LibTorch: the rules' C++ checks and fixes, advice
+  TRIAGE_AUDIENCE_CPP = 1,    /* a C or C++ program on LibTorch: the rules' C++ checks and fixes, advice
                                  written only for Python marked "(written for Python)", Python commands
                                  left out */
+  /* Not an audience: any int is a value of the type (others are refused as TRIAGE_INVALID_ARGUMENT). */
+  TRIAGE_AUDIENCE_INT_RANGE_ = 0x7FFFFFFF
 } triage_audience;
 
 /* Options of a diagnosis. Initialise with triage_options_init(), then change fields. */
