@@ -144,6 +144,48 @@ TEST_F(SearchPath, LaterSourcesOverrideEarlierOnesById) {
   EXPECT_EQ(Explanation(LoadRules(o).rules, "b"), "bundled");
 }
 
+// Every report names the rule directories besides the bundled ones whose rules took part, in every
+// output format (issue 14 item 2); a report from the bundled rules alone says nothing about rules.
+TEST_F(SearchPath, ReportsNameTheNonBundledRuleDirectoriesUsed) {
+  Write(root_ / "bundled" / "shape" / "b.yaml", Rule("b", "bundled"));
+  Write(user() / "shape" / "u.yaml", Rule("u", "user"));
+  Write(root_ / "cli" / "b.yaml", Rule("b", "cli"));
+  Write(root_ / "empty-cli" / "README.txt", "no rules here");
+  LoadOptions o = Options();
+  o.dirs = {(root_ / "cli").string(), (root_ / "empty-cli").string()};
+  LoadResult r = LoadRules(o);
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  for (const std::string& text : {std::string(kBroadcast), std::string("nothing to see\n")}) {
+    Report report = Engine(r.rules).DiagnoseText(text);
+    ASSERT_EQ(report.rule_sources.size(), 2u);  // the user's directory and --rules; not the empty one
+    EXPECT_EQ(report.rule_sources[0].dir, user().string());
+    EXPECT_EQ(report.rule_sources[0].origin, "user");
+    EXPECT_EQ(report.rule_sources[1].dir, (root_ / "cli").string());
+    EXPECT_EQ(report.rule_sources[1].origin, "cli");
+    const std::string note = "rules besides the bundled ones: " + user().string() + " (user), " +
+                             (root_ / "cli").string() + " (--rules)";
+    TextOptions wide;
+    wide.width = 0;
+    EXPECT_NE(ToText(report, wide).find(note), std::string::npos) << ToText(report, wide);
+    EXPECT_NE(ToJson(report).find("\"rule_sources\":[{\"dir\":\"" + user().string() + "\",\"origin\":\"user\"}"),
+              std::string::npos) << ToJson(report);
+    EXPECT_NE(ToMarkdown(report).find("rules besides the bundled ones: "), std::string::npos) << ToMarkdown(report);
+    EXPECT_NE(ToHtml({report}).find(user().string()), std::string::npos);
+  }
+  Report brief_input = Engine(r.rules).DiagnoseText(kBroadcast);
+  TextOptions brief;
+  brief.brief = true;
+  brief.width = 0;
+  EXPECT_NE(ToText(brief_input, brief).find("(--rules)"), std::string::npos) << ToText(brief_input, brief);
+
+  o.user = false;
+  o.dirs.clear();
+  Report bundled_only = Engine(LoadRules(o).rules).DiagnoseText(kBroadcast);
+  EXPECT_TRUE(bundled_only.rule_sources.empty());
+  EXPECT_EQ(ToText(bundled_only, {}).find("rules besides"), std::string::npos);
+  EXPECT_EQ(ToJson(bundled_only).find("rule_sources"), std::string::npos);
+}
+
 TEST_F(SearchPath, ProjectDirectoryIsFoundFromBelow) {
   fs::create_directories(project());
   EXPECT_EQ(ProjectRulesDir((root_ / "project" / "src" / "deep").string()), project().string());

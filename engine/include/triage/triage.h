@@ -144,6 +144,12 @@ const char* AudienceName(Audience audience);
 bool AudienceFromName(std::string_view name, Audience* audience);
 
 // The answer for one input.
+// A rule directory (or single rule file) other than the bundled rules, as a report names it.
+struct RuleSource {
+  std::string dir;     // as found on the search path (or given with --rules / LoadOptions::dirs)
+  std::string origin;  // system | user | project | env | cli
+};
+
 struct Report {
   std::string source;                  // input name ("-" for stdin)
   Audience audience = Audience::kPython;  // whom the checks and fixes were written for (DiagnoseOptions)
@@ -154,6 +160,9 @@ struct Report {
   std::vector<Problem> warnings;
   std::uint64_t lines = 0;             // lines read
   std::uint64_t bytes = 0;             // bytes read
+  // The rule directories besides the bundled rules whose rules took part (a user's, a project's,
+  // --rules): every report names them, so advice from outside triage is never mistaken for its own.
+  std::vector<RuleSource> rule_sources;
 };
 
 class RuleSet;  // compiled rules; opaque, immutable, thread-safe

@@ -241,6 +241,7 @@ struct Session::Impl {
     Report report;
     report.source = source;
     report.audience = options.audience;
+    report.rule_sources = rules->sources;
     report.incidents = seg.incidents();
     report.lines = seg.lines();
     report.bytes = bytes;

@@ -134,6 +134,12 @@ std::string ToJson(const Report& report) {
       o.Str("text", p.ToString());
     });
     root.Int("lines", static_cast<long long>(report.lines));
+    if (!report.rule_sources.empty()) {
+      List(root, "rule_sources", report.rule_sources, [&](JsonObject& o, const RuleSource& r) {
+        o.Str("dir", r.dir);
+        o.Str("origin", r.origin);
+      });
+    }
   }
   out.push_back('\n');
   return out;
@@ -182,6 +188,15 @@ std::string Where(const Incident& inc, const std::string& src) {
 }
 
 std::string Percent(double v) { return std::to_string(static_cast<int>(v * 100 + 0.5)) + "%"; }
+
+std::string RuleSourcesNote(const Report& report) {
+  std::string out;
+  for (const RuleSource& r : report.rule_sources) {
+    const std::string how = r.origin == "cli" ? "--rules" : r.origin == "env" ? "TRIAGE_RULES_PATH" : r.origin;
+    out += (out.empty() ? "rules besides the bundled ones: " : ", ") + r.dir + " (" + how + ")";
+  }
+  return out;
+}
 
 std::string FirstLines(const std::string& s, int n) {
   size_t pos = 0;
@@ -430,6 +445,7 @@ std::string BriefText(const Report& report, const Style& st) {
   size_t more = report.diagnoses.size() - 1;
   out += st.Dim("  (" + (more ? std::to_string(more) + " more diagnos" + (more == 1 ? "is" : "es") + "; " : std::string()) +
                 "the full report: without --brief)") + "\n";
+  if (std::string rules = RuleSourcesNote(report); !rules.empty()) out += st.Dim("  note: " + P(rules)) + "\n";
   return out;
 }
 
@@ -504,6 +520,7 @@ std::string ToText(const Report& report, const TextOptions& options) {
     if (!d.verify.empty()) out += "\n  " + st.Bold("Verify the fix: ") + PrintableText(d.verify) + "\n";
   }
   for (const Problem& p : report.warnings) out += st.Dim("note: " + PrintableText(p.ToString())) + "\n";
+  if (std::string rules = RuleSourcesNote(report); !rules.empty()) out += st.Dim("note: " + PrintableText(rules)) + "\n";
   return head + Wrap(out, options.width);
 }
 

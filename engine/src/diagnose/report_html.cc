@@ -273,6 +273,7 @@ std::string InputHtml(const Report& report, size_t index) {
     for (const Problem& p : report.warnings) out += "<li>" + HtmlText(p.ToString()) + "</li>\n";
     out += "</ul>\n";
   }
+  if (std::string rules = RuleSourcesNote(report); !rules.empty()) out += "<p class=\"where\">" + HtmlText(rules) + "</p>\n";
   return out + "</section>\n";
 }
 

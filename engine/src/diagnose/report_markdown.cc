@@ -111,6 +111,7 @@ std::string ToMarkdown(const Report& report) {
     for (const Problem& p : report.warnings) notes += "- " + MarkdownText(p.ToString()) + "\n";
     out += Details("Notes on the input (" + std::to_string(report.warnings.size()) + ")", notes);
   }
+  if (std::string rules = RuleSourcesNote(report); !rules.empty()) out += "\n*" + MarkdownText(rules) + "*\n";
   return out;
 }
 

@@ -22,6 +22,10 @@ std::string Where(const Incident& inc, const std::string& source);
 // "85%"
 std::string Percent(double v);
 
+// "rules besides the bundled ones: ./.triage/rules (project), /tmp/r (--rules)", or "" when the report
+// used only the bundled rules (Report::rule_sources).
+std::string RuleSourcesNote(const Report& report);
+
 // The first `n` lines of `s`, with " ..." when there were more.
 std::string FirstLines(const std::string& s, int n);
 

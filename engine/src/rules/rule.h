@@ -139,6 +139,7 @@ class RuleSet {
   std::vector<DisabledRule> disabled;              // rules left out by configuration
   // The map the ranker applies to every final confidence (Note: [Calibration map]); null: none.
   std::shared_ptr<const CalibrationMap> calibration;
+  std::vector<RuleSource> sources;                 // non-bundled directories rules came from (Report)
 
   // Returns the Set indexes of the patterns that match `text` (empty when none).
   std::vector<int> Match(std::string_view text) const;

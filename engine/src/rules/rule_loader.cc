@@ -341,9 +341,24 @@ void AttachCalibration(const std::vector<SourceFile>& files, RuleSet* set, std::
   set->calibration = std::move(map);
 }
 
-LoadResult Compile(ParsedRules parsed, const LuaLimits& limits, const std::vector<SourceFile>& calibration) {
+// The search-path entries other than the bundled rules that hold at least one of `rules`, in search
+// order, each with its origin (Report::rule_sources).
+std::vector<RuleSource> ExtraSources(const std::vector<Rule>& rules, const std::vector<SourceFile>& files) {
+  std::vector<RuleSource> out;
+  for (const SourceFile& f : files) {
+    if (f.origin == "bundled" || f.origin == "memory" || f.root.empty()) continue;
+    if (std::any_of(out.begin(), out.end(), [&](const RuleSource& s) { return s.dir == f.root; })) continue;
+    bool used = std::any_of(rules.begin(), rules.end(), [&](const Rule& r) { return r.file == f.path || r.lua_file == f.path; });
+    if (used) out.push_back({f.root, f.origin});
+  }
+  return out;
+}
+
+LoadResult Compile(ParsedRules parsed, const BuildInput& in) {
+  const LuaLimits& limits = in.limits;
   auto set = std::make_shared<RuleSet>();
   set->rules = std::move(parsed.rules);
+  set->sources = ExtraSources(set->rules, in.files);
   set->disabled = std::move(parsed.disabled);
   std::vector<Problem> problems = std::move(parsed.problems);
   if (!set->rules.empty()) {
@@ -377,7 +392,7 @@ LoadResult Compile(ParsedRules parsed, const LuaLimits& limits, const std::vecto
   if (std::any_of(set->rules.begin(), set->rules.end(), [](const Rule& r) { return r.has_lua(); })) {
     set->lua = std::make_shared<LuaRuntime>(&set->rules, limits);
   }
-  AttachCalibration(calibration, set.get(), &problems);
+  AttachCalibration(in.calibration, set.get(), &problems);
   LoadResult result;
   result.rules = std::move(set);
   result.problems = std::move(problems);
@@ -397,7 +412,7 @@ void AddProgramIdentity(CacheKey* key) {
 
 LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
   // Reloads keep the previous version of broken rules, which depends on more than the files: no cache.
-  if (cache_dir.empty() || in.previous) return Compile(ParseAll(in), in.limits, in.calibration);
+  if (cache_dir.empty() || in.previous) return Compile(ParseAll(in), in);
   CacheKey key;
   AddProgramIdentity(&key);
   key.Add(static_cast<std::uint64_t>(in.strict));
@@ -416,8 +431,7 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
     key.Add(f.content);
   }
   ParsedRules parsed;
-  if (ReadRuleCache(cache_dir, key.Hex(), &parsed)) return Compile(std::move(parsed), in.limits, in.calibration);
-  LuaLimits limits = in.limits;
+  if (ReadRuleCache(cache_dir, key.Hex(), &parsed)) return Compile(std::move(parsed), in);
   parsed = ParseAll(in);
   // Store the required literals and the prefilter's plan too: computing them is a fifth of a cold load,
   // and most of a warm one.
@@ -428,7 +442,7 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
   parsed.atoms = PatternAtoms(patterns, Segmenter::IdleKeywords());
   parsed.plan = PlanLinePrefilter(parsed.atoms, Segmenter::IdleKeywords());
   WriteRuleCache(cache_dir, key.Hex(), parsed);
-  return Compile(std::move(parsed), limits, in.calibration);
+  return Compile(std::move(parsed), in);
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ void CollectFiles(const std::string& root, int layer, const std::string& origin,
       content.append(buf, static_cast<size_t>(in.gcount()));
     }
     if (content.size() > kMaxRuleFileBytes + 1) content.resize(kMaxRuleFileBytes + 1);
-    into->push_back({f.string(), std::move(content), layer, origin});
+    into->push_back({f.string(), std::move(content), layer, origin, root});
   };
   if (fs::is_regular_file(p, ec)) {
     read(p, out);

@@ -18,6 +18,7 @@ struct SourceFile {
   std::string content;
   int layer;           // which directory of the search path it came from
   std::string origin;  // bundled | system | user | project | env | cli | memory
+  std::string root;    // the search-path entry (directory or single file) it was found under
 };
 
 // The largest rule file read (YAML or Lua): the bundled ones are under 40 KiB, and a 60 MB file made
