@@ -187,7 +187,8 @@ TEST(CliText, BriefFromTheCommandLine) {
             "  cause: A feature map flattened to 57600 features.\n"
             "  fix:   Linear(57600, 128)\n"
             "  check: print(x.shape) before the layer\n"
-            "  (the full report: without --brief)\n");
+            "  (the full report: without --brief)\n"
+            "  note: rules besides the bundled ones: " + RuleDir() + " (--rules)\n");
 }
 
 TEST(CliText, TeeHeaderSpansTheWidth) {

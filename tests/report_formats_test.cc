@@ -122,7 +122,8 @@ TEST(MarkdownReport, FromTheCommandLine) {
             "1. A feature map flattened to 57600 features\\.\n"
             "   - test: `print(x.shape) before the layer`\n"
             "   - fix: Linear\\(57600, 128\\)\n\n"
-            "**Verify the fix:** one step runs\n\n");
+            "**Verify the fix:** one step runs\n\n"
+            "\n*rules besides the bundled ones: " + triage::MarkdownText(RuleDir()) + " \\(\\-\\-rules\\)*\n");
 }
 
 TEST(GithubAnnotations, EveryCorpusDiagnosisIsOneCommandAtItsFailingFrame) {
