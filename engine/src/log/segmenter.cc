@@ -346,8 +346,7 @@ void Segmenter::CloseOpen() {
       }
       break;
     case State::kMessage:
-    case State::kCxxWhat:
-    case State::kCxxFrames:
+    case State::kIncident:
       break;
   }
   State was = state_;
@@ -504,8 +503,7 @@ void Segmenter::ReadLine(std::string_view raw) {
         return;
       }
       break;
-    case State::kCxxWhat: readers_.cxx.WhatLine(*this, line, trimmed); break;
-    case State::kCxxFrames: readers_.cxx.FramesLine(*this, line, trimmed); break;
+    case State::kIncident: incident_reader_(readers_).Line(*this, line, trimmed); break;
     case State::kBlock: block_(readers_).Line(*this, line, trimmed); break;
     case State::kIdle: HandleIdle(line, trimmed); break;
   }

@@ -13,8 +13,9 @@
 // prefixes), chains, wrappers, handled exceptions and log-line incidents. Each log format is a reader
 // in formats/ with its own state; formats/registry.cc lists them and the idle triggers (the lines that
 // start a format's block), from which IdleKeywords is derived. A format that reads a block of lines
-// alone is a BlockReader (formats/block.h): the segmenter hands it the lines without knowing which
-// format it is. engine/README.md: "Adding a log format".
+// alone is a BlockReader, one that reads the rest of the incident it opened an IncidentReader
+// (formats/block.h): the segmenter hands them the lines without knowing which format they are.
+// engine/README.md: "Adding a log format".
 #ifndef TRIAGE_ENGINE_SEGMENTER_H_
 #define TRIAGE_ENGINE_SEGMENTER_H_
 
@@ -113,14 +114,24 @@ class Segmenter {
 
   // ---- For the format readers (formats/): the state they share and the steps they take. ----
   // Which reader the next line goes to: the idle triggers; the open traceback's frame section or
-  // message (formats/python_traceback.h); a C++ error's what() message or backtrace
-  // (formats/cxx_error.h); or the open block (EnterBlock).
-  enum class State { kIdle, kFrames, kMessage, kCxxWhat, kCxxFrames, kBlock };
+  // message (formats/python_traceback.h); the open incident's own reader (ReadIncident); or the open
+  // block (EnterBlock).
+  enum class State { kIdle, kFrames, kMessage, kIncident, kBlock };
   State state() const { return state_; }
-  // Sets one of the traceback states (not kBlock: EnterBlock).
+  // Sets one of the traceback states (not kIncident: ReadIncident; not kBlock: EnterBlock).
   void set_state(State s) {
     if (state_ == State::kIdle) OpenStream();
     state_ = s;
+  }
+  // Hands the next lines of the open incident to an incident reader (formats/block.h) until it closes.
+  void ReadIncident(IncidentReaderOf reader) {
+    if (state_ == State::kIdle) OpenStream();
+    incident_reader_ = reader;
+    state_ = State::kIncident;
+  }
+  // The open incident's reader, or null when it has none (another state).
+  const IncidentReader* incident_reader() {
+    return state_ == State::kIncident ? &incident_reader_(readers_) : nullptr;
   }
   // Hands the next lines to a block reader (formats/block.h) until it calls EndBlock.
   void EnterBlock(BlockOf block) {
@@ -195,6 +206,7 @@ class Segmenter {
   FormatReaders readers_;
   State state_ = State::kIdle;
   BlockOf block_ = nullptr;       // the open block's reader (state_ == kBlock)
+  IncidentReaderOf incident_reader_ = nullptr;  // the open incident's reader (state_ == kIncident)
   Incident open_;                 // the incident being built (valid unless state_ == kIdle)
   std::vector<Incident> stack_;   // outer incidents suspended by a nested "Original Traceback"
   int live_exception_ = -1;       // the last exception incident not announced as ignored (Note: [Handled])

@@ -1,7 +1,13 @@
+// The two kinds of reader the segmenter hands lines to without knowing which format they are.
+//
 // A block reader: a format that, once its trigger took a line, reads the lines after it alone until it
 // gives them back (pytest's report, torchrun's summary, a faulthandler dump, anomaly mode's forward
 // trace, a warning's source line). The segmenter knows no block format by name: it hands every line to
 // the open block (Segmenter::EnterBlock) and asks it to Close when the input ends.
+//
+// An incident reader: a format that reads the rest of the open incident it started (a C++ error's
+// what() message and backtrace) with its own state (Segmenter::ReadIncident). Unlike a block, the
+// incident is the segmenter's: it emits it when the reader (or the bound) closes it.
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_BLOCK_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_BLOCK_H_
 
@@ -25,6 +31,16 @@ class BlockReader {
 
  protected:
   ~BlockReader() = default;  // readers are members of FormatReaders, never deleted through this type
+};
+
+class IncidentReader {
+ public:
+  // One line of the open incident (Segmenter::open()); closes it with Segmenter::CloseOpen when the
+  // line is past it (and then hands the line on, usually to Segmenter::HandleIdle).
+  virtual void Line(Segmenter& s, const std::string& line, std::string_view trimmed) = 0;
+
+ protected:
+  ~IncidentReader() = default;  // as BlockReader
 };
 
 }  // namespace triage

@@ -15,6 +15,21 @@ namespace {
 constexpr std::uint64_t kMaxMessageLines = 100;  // lines from the incident's first line to the end of its message
 }  // namespace
 
+void CxxErrorReader::Read(Segmenter& s, Part part) {
+  s.ReadIncident(&IncidentBy<&FormatReaders::cxx>);
+  part_ = part;
+}
+
+bool CxxErrorReader::ReadingWhat(Segmenter& s) { return s.incident_reader() == this && part_ == Part::kWhat; }
+
+void CxxErrorReader::Line(Segmenter& s, const std::string& line, std::string_view trimmed) {
+  if (part_ == Part::kWhat) {
+    WhatLine(s, line, trimmed);
+  } else {
+    FramesLine(s, line, trimmed);
+  }
+}
+
 bool CxxErrorReader::StartTerminate(Segmenter& s, const std::string&, std::string_view trimmed) {
   if (!StartsWith(trimmed, "terminate called after throwing an instance of '")) return false;
   Incident& open = s.open();
@@ -25,7 +40,7 @@ bool CxxErrorReader::StartTerminate(Segmenter& s, const std::string&, std::strin
   open.exception = std::string(trimmed.substr(q + 1, q2 == std::string_view::npos ? std::string_view::npos : q2 - q - 1));
   open.line_start = open.line_end = static_cast<int>(s.line_no());
   open.rank = s.rank();
-  s.set_state(State::kCxxWhat);
+  s.readers().cxx.Read(s, Part::kWhat);
   return true;
 }
 
@@ -33,7 +48,7 @@ bool CxxErrorReader::StartWhat(Segmenter& s, const std::string&, std::string_vie
   // "  what():  message" after a terminate line, or printed alone.
   if (!StartsWith(trimmed, "what():")) return false;
   Incident& open = s.open();
-  if (s.state() != State::kCxxWhat) {
+  if (!s.readers().cxx.ReadingWhat(s)) {
     open = Incident();
     open.kind = Incident::Kind::kCxxError;
     open.exception = "c10::Error";
@@ -42,7 +57,7 @@ bool CxxErrorReader::StartWhat(Segmenter& s, const std::string&, std::string_vie
   }
   s.AppendMessage(&open, Trim(trimmed.substr(7)));
   open.line_end = static_cast<int>(s.line_no());
-  s.set_state(State::kCxxWhat);
+  s.readers().cxx.Read(s, Part::kWhat);
   return true;
 }
 
@@ -71,15 +86,21 @@ bool CxxErrorReader::StartRaisedFrom(Segmenter& s, const std::string&, std::stri
     s.DropLastIncident();
   }
   s.AppendMessage(&open, msg);
-  s.set_state(State::kCxxFrames);
+  s.readers().cxx.Read(s, Part::kFrames);
   return true;
 }
 
 void CxxErrorReader::WhatLine(Segmenter& s, const std::string& line, std::string_view trimmed) {
-  if (s.readers().torchscript.Line(s, line, trimmed)) return;
+  TorchScriptReader& torchscript = s.readers().torchscript;
+  if (torchscript.Line(s, line, trimmed)) {
+    // The report ended with the real error line: its message may continue on indented lines, read as
+    // a Python exception's message is.
+    if (torchscript.done()) s.set_state(State::kMessage);
+    return;
+  }
   Incident& open = s.open();
   if (StartsWith(trimmed, "Exception raised from ") || StartsWith(trimmed, "frame #")) {
-    s.set_state(State::kCxxFrames);
+    part_ = Part::kFrames;
     open.line_end = static_cast<int>(s.line_no());
     return;
   }

@@ -8,19 +8,33 @@
 #include <string>
 #include <string_view>
 
+#include "log/formats/block.h"
+
 namespace triage {
 
 class Segmenter;
 
-class CxxErrorReader {
+// Reads the incident it opens (an incident reader, formats/block.h): first the what() message, then
+// the backtrace.
+class CxxErrorReader : public IncidentReader {
  public:
   // Idle triggers.
   static bool StartTerminate(Segmenter& s, const std::string& line, std::string_view trimmed);
   static bool StartWhat(Segmenter& s, const std::string& line, std::string_view trimmed);
   static bool StartRaisedFrom(Segmenter& s, const std::string& line, std::string_view trimmed);
-  // The message (state kCxxWhat) and the backtrace (kCxxFrames).
+  // A line of the open C++ error: its message or its backtrace.
+  void Line(Segmenter& s, const std::string& line, std::string_view trimmed) override;
+
+ private:
+  enum class Part { kWhat, kFrames };
+  // Makes the open incident this reader's, reading `part` next.
+  void Read(Segmenter& s, Part part);
+  // True while the open incident is this reader's and in its what() message.
+  bool ReadingWhat(Segmenter& s);
   void WhatLine(Segmenter& s, const std::string& line, std::string_view trimmed);
   void FramesLine(Segmenter& s, const std::string& line, std::string_view trimmed);
+
+  Part part_ = Part::kWhat;
 };
 
 }  // namespace triage

@@ -51,10 +51,16 @@ struct FormatReaders {
 };
 
 // The open block's reader, found in the readers of the segmenter reading it (a function rather than a
-// pointer, so that a copied Segmenter reads its own): Block<&FormatReaders::pytest>.
+// pointer, so that a copied Segmenter reads its own): Block<&FormatReaders::pytest>. The open
+// incident's reader likewise: IncidentBy<&FormatReaders::cxx>.
 using BlockOf = BlockReader& (*)(FormatReaders& readers);
 template <auto kMember>
 BlockReader& Block(FormatReaders& readers) {
+  return readers.*kMember;
+}
+using IncidentReaderOf = IncidentReader& (*)(FormatReaders& readers);
+template <auto kMember>
+IncidentReader& IncidentBy(FormatReaders& readers) {
   return readers.*kMember;
 }
 

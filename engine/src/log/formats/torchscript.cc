@@ -41,8 +41,6 @@ bool TorchScriptReader::Line(Segmenter& s, const std::string& line, std::string_
     }
     PythonTracebackReader::ParseExceptionLine(s, line, &open);
     state_ = State::kDone;
-    // Its message may continue on indented lines.
-    if (s.state() == Segmenter::State::kCxxWhat) s.set_state(Segmenter::State::kMessage);
     return true;
   }
   return false;

@@ -20,6 +20,8 @@ class TorchScriptReader {
   // A line of the open incident's message (Python or C++). Returns true when it was consumed as part
   // of the report.
   bool Line(Segmenter& s, const std::string& line, std::string_view trimmed);
+  // True once the report's real error line was read (the last line Line consumed).
+  bool done() const { return state_ == State::kDone; }
   void Reset() { state_ = State::kNone; }
 
  private:
