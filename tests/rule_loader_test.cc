@@ -280,7 +280,11 @@ TEST(RuleLoaderRefuses, AHugePatternDropsOnlyItsRule) {
 }
 
 TEST(RuleLoaderRefuses, APatternWhoseDfaExplodes) {
-  for (const char* pattern : {"[a-q][^u-z]{13}x", "(?:ab|c){9,}", "\\d{1,20} items", ".{12}"}) {
+  // The same look-back written out, or built from different classes, is refused too.
+  for (const char* pattern : {"[a-q][^u-z]{13}x", "(?:ab|c){9,}", "\\d{1,20} items", ".{12}",
+                              "[a-q][^u-z][^u-z][^u-z][^u-z][^u-z][^u-z][^u-z][^u-z][^u-z][^u-z][^u-z][^u-z][^u-z]x",
+                              "[a-q][^u-z][^t-z][^s-z][^r-z][^q-z][^p-z]\\S\\w\\d.[^o-z][^n-z]x",
+                              "[a-q][^u-z]{6}[^t-z]{6}x"}) {
     LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", Replace(kGood, "  message: 'mat1", "  message:\n    - '" +
                                                                      std::string(pattern) + "'\n    - 'mat1")}});
     const Problem* p = FindCode(r, "pattern-too-big");
@@ -289,7 +293,8 @@ TEST(RuleLoaderRefuses, APatternWhoseDfaExplodes) {
     EXPECT_TRUE(r.rules->rules.empty()) << pattern;
   }
   // Counted repetitions within the bound, and of literal characters, are fine.
-  for (const char* pattern : {"[a-q][^u-z]{8}x", "={20} end", "\\[x\\]{12}", "x{30} end"}) {
+  for (const char* pattern : {"[a-q][^u-z]{8}x", "={20} end", "\\[x\\]{12}", "x{30} end",
+                              "\\d\\d\\d\\d-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d", "[a-z]+[0-9]+[a-z]+[0-9]+[a-z]+[0-9]+[a-z]+ end"}) {
     LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", Replace(kGood, "  message: 'mat1", "  message:\n    - 'mat9 " +
                                                                      std::string(pattern) + "'\n    - 'mat1")}});
     EXPECT_EQ(FindCode(r, "pattern-too-big"), nullptr) << pattern << "\n" << Describe(r);

@@ -258,15 +258,20 @@ void CheckDuplicateKeys(FileChecker& check, const YAML::Node& node) {
 // class, '.', or a group more than kMaxClassRepeat times with a counted repetition ({n}, {n,},
 // {n,m}): matching "[a-q][^u-z]{13}x" anywhere in a line must track which of the last 13 characters
 // could have started a match, up to 2^13 DFA states. A repeated literal character is fine, and so is
-// '+' or '*'.
+// '+' or '*'. The same look-back written out ("[a-q][^u-z][^u-z]..."), or built from different
+// classes, is refused when more than kMaxClassRun class atoms stand in a row (a counted repetition
+// counts as that many atoms; a literal, '|', '+' or '*' ends the row).
 constexpr int kMaxPatternProgram = 5000;
 constexpr int kMaxClassRepeat = 8;
+constexpr int kMaxClassRun = 12;
 
 // The largest counted repetition of a class, '.', an escape class or a group in `pattern`
-// (0 when none).
-int WidestClassRepeat(const std::string& pattern) {
+// (0 when none); *longest_run: the most class atoms in a row, counted repetitions expanded.
+int WidestClassRepeat(const std::string& pattern, int* longest_run) {
   int widest = 0;
   bool last_is_class = false;  // the atom before the current position is not a single literal
+  int run = 0;                 // class atoms in a row so far, counted repetitions expanded
+  *longest_run = 0;
   std::vector<bool> group_open;
   for (size_t i = 0; i < pattern.size(); ++i) {
     char c = pattern[i];
@@ -298,11 +303,24 @@ int WidestClassRepeat(const std::string& pattern) {
       size_t comma = body.find(',');
       std::string upper = comma == std::string::npos || comma + 1 == body.size() ? body.substr(0, comma) : body.substr(comma + 1);
       int bound = upper.size() > 6 ? 1000000 : std::atoi(upper.c_str());
-      if (last_is_class) widest = std::max(widest, bound);
+      if (last_is_class) {
+        widest = std::max(widest, bound);
+        run += std::max(bound, 1) - 1;  // the atom before, repeated
+        *longest_run = std::max(*longest_run, run);
+      }
       i = close;
+      continue;
+    } else if (c == '*' || c == '+' || c == '|') {
+      run = 0;  // an unbounded repetition or another alternative: no fixed-distance look-back
+      last_is_class = false;
+      continue;
+    } else if (c == '?' || c == '(') {
+      continue;  // optional atoms still count; a group's contents count themselves
     } else {
       last_is_class = false;
     }
+    run = last_is_class ? run + 1 : 0;
+    *longest_run = std::max(*longest_run, run);
   }
   return widest;
 }
@@ -448,7 +466,14 @@ void CheckPatterns(RuleDocument& d) {
       continue;
     }
     // Note: [Pattern budget]
-    if (int repeat = WidestClassRepeat(p.value); repeat > kMaxClassRepeat) {
+    int run = 0;
+    if (int repeat = WidestClassRepeat(p.value, &run); run > kMaxClassRun) {
+      check.Error(mark, ProblemCode::kPatternTooBig,
+                  "pattern has " + std::to_string(run) + " character classes in a row (or a class repeated with {n}); over " +
+                      std::to_string(kMaxClassRun) + " the combined set's DFA may need 2^n states and slow every "
+                      "log line: use '+' or '*', or literals (Note: [Pattern budget])");
+      continue;
+    } else if (repeat > kMaxClassRepeat) {
       check.Error(mark, ProblemCode::kPatternTooBig,
                   "pattern repeats a character class or group " + std::to_string(repeat) + " times ({n}); over " +
                       std::to_string(kMaxClassRepeat) + " the combined set's DFA may need 2^n states and slow every "
