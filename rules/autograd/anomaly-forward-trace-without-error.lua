@@ -1,0 +1,42 @@
+-- Lua for anomaly-forward-trace-without-error (rules/LUA_API.md, API version 1).
+-- The warning is only a pointer; the error anomaly mode raised after it says what went wrong. When the
+-- log holds that error (any other incident with a message), the rules that read it answer instead.
+
+-- score: veto when another incident carries an error message.
+function only_when_the_error_is_missing(ctx)
+  for _, inc in ipairs(ctx.incidents or {}) do
+    if inc.index ~= (ctx.incident and ctx.incident.index) and inc.kind ~= "signal"
+       and (inc.message or "") ~= "" and (inc.exception or "") ~= "" then
+      return false
+    end
+  end
+  return nil
+end
+
+-- values: {node} (the backward node, 1.10+) and {line} (the innermost forward source line shown).
+function forward_line(ctx)
+  local node = ctx.captures.grad_fn
+  local out = { node = (node and node ~= "") and (" (" .. node .. ")") or "", line = "" }
+  local message = (ctx.incident and ctx.incident.message) or ""
+  local last
+  for src in message:gmatch("\n%s%s%s%s(%S[^\n]*)") do last = src end
+  local frames = (ctx.incident and ctx.incident.frames) or {}
+  local f = frames[#frames]
+  if f and f.source and f.source ~= "" then last = f.source end
+  if last then out.line = " (" .. last .. ")" end
+  return out
+end
+
+function test_veto_when_the_error_is_there()
+  local warn = { index = 1, kind = "log_line", exception = "", message = "Traceback of forward call that caused the error:" }
+  local err = { index = 2, kind = "traceback", exception = "RuntimeError", message = "Function 'DivBackward0' returned nan values in its 1th output." }
+  assert(only_when_the_error_is_missing({ incident = warn, incidents = { warn, err } }) == false)
+  assert(only_when_the_error_is_missing({ incident = warn, incidents = { warn } }) == nil)
+end
+
+function test_forward_line_from_frames()
+  local ctx = { captures = { grad_fn = "SqrtBackward0" },
+                incident = { message = "", frames = { { source = "train()" }, { source = "y = torch.sqrt(d)" } } } }
+  local v = forward_line(ctx)
+  assert(v.node == " (SqrtBackward0)" and v.line == " (y = torch.sqrt(d))", v.line)
+end
