@@ -39,10 +39,10 @@ TEST(CorpusEval, NoNegativeCaseInAnySplitGetsADiagnosis) {
   EXPECT_EQ(all.negatives_flagged, 0) << flagged;
 }
 
-// Whole corpus (ours, wild tuning and held-out): 95.4% when this floor was set (903 of 946 cases).
+// Whole corpus (ours, wild tuning and held-out): 95.5% when this floor was set (915 of 958 cases).
 TEST(CorpusEval, WholeCorpusTopOneHoldsItsFloor) {
   EvalSlice all = Eval().Slice(Any);
-  EXPECT_GE(all.top1, 0.954 * all.total) << Eval().ToText();
+  EXPECT_GE(all.top1, 0.955 * all.total) << Eval().ToText();
 }
 
 TEST(CorpusEval, NoNegativeCaseGetsADiagnosis) {
