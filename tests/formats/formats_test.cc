@@ -197,7 +197,7 @@ TEST(LogFormats, EachTriggerTakesFixtureLinesHoldingItsKeywords) {
     for (size_t i = 0; i < f.lines.size(); ++i) {
       const bool idle = seg.idle();
       seg.AddLine(f.lines[i]);
-      const IdleTrigger* t = seg.taken_by();
+      const FormatEntry* t = seg.taken_by();
       if (!t) continue;
       fired.insert(t->name);
       if (!idle) continue;  // read because a block was open: the prefilter does not apply
@@ -208,18 +208,24 @@ TEST(LogFormats, EachTriggerTakesFixtureLinesHoldingItsKeywords) {
           << "\" but holds none of its keywords: " << f.lines[i];
     }
   }
-  for (const IdleTrigger& t : IdleTriggers()) {
+  for (const FormatEntry& t : FormatTable()) {
     if (t.start) {
       EXPECT_EQ(fired.count(t.name), 1u) << "no line of tests/formats/ is taken by \"" << t.name << "\"";
     }
   }
 }
 
-// The keywords the log path filters on are exactly those of the trigger table.
+// The keywords the log path filters on are exactly those of the format table; a row with an idle
+// trigger has keywords, and every row is there for a trigger, keywords or a hook.
 TEST(LogFormats, IdleKeywordsComeFromTheTriggerTable) {
   std::vector<std::string> from_table;
-  for (const IdleTrigger& t : IdleTriggers()) {
-    EXPECT_FALSE(t.keywords.empty()) << t.name;
+  for (const FormatEntry& t : FormatTable()) {
+    const FormatHooks& h = t.hooks;
+    const bool hooked = h.raw_line || h.line || h.interrupts || h.log_line || h.emit || h.closed;
+    if (t.start) {
+      EXPECT_FALSE(t.keywords.empty()) << t.name;
+    }
+    EXPECT_TRUE(t.start || !t.keywords.empty() || hooked) << t.name << " has no trigger, keyword or hook";
     for (const std::string& k : t.keywords) {
       if (std::find(from_table.begin(), from_table.end(), k) == from_table.end()) from_table.push_back(k);
     }

@@ -27,11 +27,41 @@ using text::Trim;
 
 namespace {
 
+// The format table's hooks (formats/registry.h), each kind in the table's order, and its idle triggers.
+struct Hooks {
+  std::vector<bool (*)(Segmenter&, std::string_view)> raw_line;
+  std::vector<bool (*)(Segmenter&, std::string*)> line;
+  std::vector<bool (*)(std::string_view)> interrupts;
+  std::vector<bool (*)(Segmenter&, const std::string&, Incident*, BlockOf*)> log_line;
+  std::vector<void (*)(Segmenter&, Incident*)> emit;
+  std::vector<void (*)(Segmenter&)> closed;
+  std::vector<const FormatEntry*> triggers;  // the rows with an idle trigger
+};
+
+const Hooks& TableHooks() {
+  static const Hooks kHooks = [] {
+    Hooks h;
+    for (const FormatEntry& e : FormatTable()) {
+      if (e.hooks.raw_line) h.raw_line.push_back(e.hooks.raw_line);
+      if (e.hooks.line) h.line.push_back(e.hooks.line);
+      if (e.hooks.interrupts) h.interrupts.push_back(e.hooks.interrupts);
+      if (e.hooks.log_line) h.log_line.push_back(e.hooks.log_line);
+      if (e.hooks.emit) h.emit.push_back(e.hooks.emit);
+      if (e.hooks.closed) h.closed.push_back(e.hooks.closed);
+      if (e.start) h.triggers.push_back(&e);
+    }
+    return h;
+  }();
+  return kHooks;
+}
+
 // True for a line that begins a new incident by itself (used to decide whether a line from another
-// stream may end the open one).
+// stream may end the open one): one a reader's `interrupts` hook names.
 bool StartsIncident(std::string_view t) {
-  if (StartsWith(t, "Traceback (most recent call last)") || StartsWith(t, "terminate called")) return true;
-  return text::IsExceptionLine(t);
+  for (bool (*starts)(std::string_view) : TableHooks().interrupts) {
+    if (starts(t)) return true;
+  }
+  return false;
 }
 
 void StripAnsi(std::string* s) {
@@ -127,10 +157,11 @@ void Segmenter::AppendMessage(Incident* inc, std::string_view text) {
   inc->message.append(text.substr(0, room));
 }
 
-void Segmenter::OpenIncident(Incident inc, State state) {
+void Segmenter::OpenIncident(Incident inc, IncidentReaderOf reader) {
   if (state_ == State::kIdle) OpenStream();
   open_ = std::move(inc);
-  state_ = state;
+  incident_reader_ = reader;
+  state_ = State::kIncident;
 }
 
 void Segmenter::KeepFrame(Incident* into, Frame f) {
@@ -198,7 +229,7 @@ void Segmenter::Renumber(const std::vector<int>& to) {
   pending_wrapper_ = map(pending_wrapper_);
   log_index_ = -1;  // the next log line starts an incident of its own
   open_.caused_by = map(open_.caused_by);
-  for (Incident& suspended : stack_) suspended.caused_by = map(suspended.caused_by);
+  for (Suspended& suspended : stack_) suspended.incident.caused_by = map(suspended.incident.caused_by);
   std::vector<int> links;
   for (int link : chain_links_) {
     if (map(link) >= 0) links.push_back(map(link));
@@ -232,8 +263,7 @@ void Segmenter::MakeRoom() {
 }
 
 void Segmenter::Emit(Incident inc) {
-  readers_.forward_trace.Attach(*this, &inc);  // Note: [Anomaly forward trace]
-  readers_.fatal_dump.Attach(*this, &inc);     // Note: [Fatal Python error]
+  for (void (*attach)(Segmenter&, Incident*) : TableHooks().emit) attach(*this, &inc);
   if (inc.culprit < 0) inc.culprit = DeepestUserFrame(inc.frames);
   if (inc.kind != Incident::Kind::kLogLine) AttachContext(&inc);
   if (static_cast<int>(incidents_.size()) >= options_.max_incidents) {
@@ -330,44 +360,31 @@ void Segmenter::DropLastIncident() {
 }
 
 void Segmenter::CloseOpen() {
-  readers_.interleaved.End(*this);
   switch (state_) {
     case State::kBlock:
       block_(readers_).Close(*this);
       return;
     case State::kIdle:
       return;
-    case State::kFrames:
-      // A traceback cut before its exception line: the last frame's source line is the only evidence.
-      if (!open_.frames.empty()) {
-        open_.message = open_.frames.back().source;
-        open_.exception.clear();
-        PythonTracebackReader::RecoverFromRaise(&open_);
-      }
-      break;
-    case State::kMessage:
     case State::kIncident:
       break;
   }
-  State was = state_;
+  const bool keep = incident_reader_(readers_).Close(*this);
   state_ = State::kIdle;
-  readers_.torchscript.Reset();
-  if (was == State::kFrames && open_.frames.empty()) return;
+  for (void (*closed)(Segmenter&) : TableHooks().closed) closed(*this);
+  if (!keep) return;
   Incident inc = std::move(open_);
   open_ = Incident();
-  // Resume an outer incident suspended by a nested "Original Traceback" once the inner one is done.
+  // Resume an outer incident suspended while this nested one was read, now that it is done.
   if (!stack_.empty()) {
-    Incident outer = std::move(stack_.back());
+    Suspended outer = std::move(stack_.back());
     stack_.pop_back();
-    // The wrapper's first line ("Caught RuntimeError in DataLoader worker process 0.") tells rules
-    // where the inner failure happened: a stack error in a worker is a collate problem.
-    if (static_cast<int>(inc.context.size()) < options_.max_context) {
-      inc.context.push_back(outer.message.substr(0, outer.message.find('\n')));
-    }
+    outer.reader(readers_).Resume(*this, outer.incident, &inc);
     Emit(std::move(inc));
-    outer.caused_by = static_cast<int>(incidents_.size()) - 1;
-    open_ = std::move(outer);
-    state_ = State::kMessage;
+    outer.incident.caused_by = static_cast<int>(incidents_.size()) - 1;
+    open_ = std::move(outer.incident);
+    incident_reader_ = outer.reader;
+    state_ = State::kIncident;
     return;
   }
   Emit(std::move(inc));
@@ -396,10 +413,9 @@ void Segmenter::AddLogLine(const std::string& line, int key) {
   inc.line_start = inc.line_end = static_cast<int>(line_no_);
   inc.rank = rank_;
   AppendMessage(&inc, Trim(line));
-  bool warning = WarningsReader::ParseWarningLine(line, &inc);
-  if (warning) {
-    inc.frames.back().user = !text::IsLibraryFile(inc.frames.back().file);
-    if (inc.message.size() > options_.max_message) inc.message.resize(options_.max_message);
+  BlockOf next = nullptr;  // the block a reader hands the next line to
+  for (auto read : TableHooks().log_line) {
+    if (read(*this, line, &inc, &next)) break;
   }
   // A log line shortly after an exception (kernel assertions printed late) is that exception's context too.
   if (last_exception_ >= 0) {
@@ -413,10 +429,10 @@ void Segmenter::AddLogLine(const std::string& line, int key) {
   log_index_ = static_cast<int>(incidents_.size()) - 1;
   log_key_ = key;
   log_last_line_ = line_no_;
-  // The warnings module prints the warning's source line next: read it even if the scanner would skip it.
-  if (warning && state_ == State::kIdle && log_index_ >= 0 &&
+  // The reader that knew the line reads the next one (kept, nothing open), even if the scanner would skip it.
+  if (next && state_ == State::kIdle && log_index_ >= 0 &&
       incidents_[log_index_].line_start == static_cast<int>(line_no_)) {
-    EnterBlock(&Block<&FormatReaders::warnings>);
+    EnterBlock(next);
   }
 }
 
@@ -430,8 +446,9 @@ void Segmenter::AddLine(std::string_view raw) {
   ++line_no_;
   taken_by_ = nullptr;
   raw = raw.substr(0, options_.max_line);
-  if (readers_.notebook.RawLine(*this, raw)) return;
-  if (readers_.escaped.RawLine(*this, raw)) return;
+  for (bool (*read)(Segmenter&, std::string_view) : TableHooks().raw_line) {
+    if (read(*this, raw)) return;
+  }
   ReadLine(raw);
 }
 
@@ -457,7 +474,7 @@ bool Segmenter::CloseIfQuiet(size_t bytes) {
   if (quiet_lines_ <= static_cast<std::uint64_t>(options_.max_quiet_lines) && quiet_bytes_ <= options_.max_quiet_bytes) {
     return false;
   }
-  while (state_ != State::kIdle) CloseOpen();
+  CloseAll();
   return true;
 }
 
@@ -468,11 +485,10 @@ bool Segmenter::IsForeign(std::string_view trimmed) const {
 
 void Segmenter::ReadLine(std::string_view raw) {
   std::string line = Normalize(raw, &rank_);
-  // Note: [Learned prefix]. Only a line that mentions a traceback header can teach a new prefix.
-  const bool may_learn = state_ == State::kIdle || (state_ == State::kBlock && block_(readers_).MayLearnPrefix());
-  const bool prefixed = readers_.learned_prefix.Strip(&line, may_learn);
-  line_prefixed_ = prefixed;
-  if (!readers_.exception_group.Rewrite(*this, &line)) return;
+  line_prefixed_ = false;  // a line hook says when the line carried its stream's prefix
+  for (bool (*rewrite)(Segmenter&, std::string*) : TableHooks().line) {
+    if (!rewrite(*this, &line)) return;
+  }
   std::string_view trimmed = Trim(line);
   if (state_ != State::kIdle) CloseIfQuiet(raw.size());
 
@@ -491,21 +507,19 @@ void Segmenter::ReadLine(std::string_view raw) {
       }
       return;
     }
-    while (state_ != State::kIdle) CloseOpen();
+    CloseAll();
   }
   foreign_lines_ = 0;
 
   switch (state_) {
-    case State::kFrames: readers_.python.FramesState(*this, line, trimmed); break;
-    case State::kMessage:
-      if (readers_.python.MessageLine(*this, line, trimmed)) {
-        ReadLine(raw);
-        return;
-      }
-      break;
     case State::kIncident: incident_reader_(readers_).Line(*this, line, trimmed); break;
     case State::kBlock: block_(readers_).Line(*this, line, trimmed); break;
     case State::kIdle: HandleIdle(line, trimmed); break;
+  }
+  if (read_again_) {  // ReadLineAgain
+    read_again_ = false;
+    ReadLine(raw);
+    return;
   }
   if (state_ != State::kIdle && !(EvidenceNow() == evidence_)) {
     evidence_ = EvidenceNow();
@@ -518,11 +532,11 @@ void Segmenter::ReadLine(std::string_view raw) {
 }
 
 const std::vector<std::string>& Segmenter::IdleKeywords() {
-  // Every keyword of formats/registry.cc's triggers: a line reaching HandleIdle without one of these
-  // is skipped unread by the log path (Note: [Line prefilter]).
+  // Every keyword of formats/registry.cc's table: a line reaching HandleIdle without one of these is
+  // skipped unread by the log path (Note: [Line prefilter]).
   static const std::vector<std::string> kKeywords = [] {
     std::vector<std::string> all;
-    for (const IdleTrigger& t : IdleTriggers()) {
+    for (const FormatEntry& t : FormatTable()) {
       for (const std::string& k : t.keywords) {
         if (std::find(all.begin(), all.end(), k) == all.end()) all.push_back(k);
       }
@@ -534,9 +548,9 @@ const std::vector<std::string>& Segmenter::IdleKeywords() {
 
 void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
   if (trimmed.empty()) return;
-  for (const IdleTrigger& t : IdleTriggers()) {
-    if (t.start && t.start(*this, line, trimmed)) {
-      taken_by_ = &t;
+  for (const FormatEntry* t : TableHooks().triggers) {
+    if (t->start(*this, line, trimmed)) {
+      taken_by_ = t;
       return;
     }
   }
@@ -545,8 +559,7 @@ void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
 }
 
 void Segmenter::Finish() {
-  readers_.interleaved.End(*this);
-  while (state_ != State::kIdle) CloseOpen();
+  CloseAll();
   completed_ = static_cast<int>(incidents_.size());
 }
 

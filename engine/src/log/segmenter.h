@@ -9,13 +9,16 @@
 // Lines are normalised before parsing: trailing CR removed, text before the last '\r' of a progress
 // bar dropped, ANSI escapes removed, a rank prefix ("[rank3]:", "[default0]:") recorded and removed.
 //
-// The segmenter itself owns what every format shares: the open incident, streams (ranks, learned
-// prefixes), chains, wrappers, handled exceptions and log-line incidents. Each log format is a reader
-// in formats/ with its own state; formats/registry.cc lists them and the idle triggers (the lines that
-// start a format's block), from which IdleKeywords is derived. A format that reads a block of lines
-// alone is a BlockReader, one that reads the rest of the incident it opened an IncidentReader
-// (formats/block.h): the segmenter hands them the lines without knowing which format they are.
-// engine/README.md: "Adding a log format".
+// The segmenter itself owns what every format shares: the open incident (opening it, keeping its
+// frames and message, suspending it while a nested one is read and resuming it after), streams (rank
+// prefixes, lines that carry a stream's prefix or not), chains, wrappers, handled exceptions and
+// log-line incidents. It names no format. Each log format is a reader in formats/ with its own state;
+// formats/registry.cc's format table lists the idle triggers (the lines that start a format's
+// incident or block), from which IdleKeywords is derived, and the hooks by which the segmenter calls
+// readers at fixed points (a raw line, a normalised line, a log line, an incident emitted or closed).
+// A format that reads a block of lines alone is a BlockReader, one that reads the rest of the incident
+// it opened an IncidentReader (formats/block.h): the segmenter hands them the lines without knowing
+// which format they are. engine/README.md: "Adding a log format".
 #ifndef TRIAGE_ENGINE_SEGMENTER_H_
 #define TRIAGE_ENGINE_SEGMENTER_H_
 
@@ -78,8 +81,9 @@ class Segmenter {
   // Ends the input: closes any open incident.
   void Finish();
 
-  // Returns true when no incident is open: the next line is read by HandleIdle alone.
-  bool idle() const { return state_ == State::kIdle && !readers_.notebook.active(); }
+  // Returns true when no incident is open and no raw-line reader holds the input (set_raw_reading): the
+  // next line is read by HandleIdle alone.
+  bool idle() const { return state_ == State::kIdle && !raw_reading_; }
   // Counts `n` lines the caller has shown to be inert while idle: no idle keyword and no rule hit, and
   // blank after Normalize unless it is followed by a line added with AddLine (which then sets the
   // previous-line context). Precondition: idle(). See Note: [Line prefilter] in line_scanner.h.
@@ -90,8 +94,8 @@ class Segmenter {
     ordinary_lines_ += n > blank ? n - blank : 0;
   }
   // Returns the literal keywords (any case) one of which every line HandleIdle acts on contains, other
-  // than lines a rule matches: the keywords of formats/registry.cc's triggers. Other states read every
-  // line and need none.
+  // than lines a rule matches: the keywords of formats/registry.cc's format table. Other states read
+  // every line and need none.
   static const std::vector<std::string>& IdleKeywords();
 
   const std::vector<Incident>& incidents() const { return incidents_; }
@@ -108,28 +112,25 @@ class Segmenter {
   static std::string Normalize(std::string_view raw, std::string* rank);
   // Exposed for tests: true for frames of torch, site-packages, the standard library and C++ frames.
   static bool IsLibraryFile(std::string_view file);
-  // Exposed for tests: the idle trigger (formats/registry.cc) that took the last line given to AddLine,
-  // or null when none did (the line was ordinary output, a rule hit, or read inside a block).
-  const IdleTrigger* taken_by() const { return taken_by_; }
+  // Exposed for tests: the format table's row (formats/registry.cc) whose idle trigger took the last
+  // line given to AddLine, or null when none did (the line was ordinary output, a rule hit, or read
+  // inside an incident or a block).
+  const FormatEntry* taken_by() const { return taken_by_; }
 
   // ---- For the format readers (formats/): the state they share and the steps they take. ----
-  // Which reader the next line goes to: the idle triggers; the open traceback's frame section or
-  // message (formats/python_traceback.h); the open incident's own reader (ReadIncident); or the open
-  // block (EnterBlock).
-  enum class State { kIdle, kFrames, kMessage, kIncident, kBlock };
+  // Which reader the next line goes to: the idle triggers; the open incident's own reader
+  // (OpenIncident, ReadIncident); or the open block (EnterBlock).
+  enum class State { kIdle, kIncident, kBlock };
   State state() const { return state_; }
-  // Sets one of the traceback states (not kIncident: ReadIncident; not kBlock: EnterBlock).
-  void set_state(State s) {
-    if (state_ == State::kIdle) OpenStream();
-    state_ = s;
-  }
-  // Hands the next lines of the open incident to an incident reader (formats/block.h) until it closes.
+  // Makes `inc` the open incident, whose next lines go to `reader` (formats/block.h) until it closes.
+  void OpenIncident(Incident inc, IncidentReaderOf reader);
+  // Hands the next lines of the open incident (open(), already set) to `reader` until it closes.
   void ReadIncident(IncidentReaderOf reader) {
     if (state_ == State::kIdle) OpenStream();
     incident_reader_ = reader;
     state_ = State::kIncident;
   }
-  // The open incident's reader, or null when it has none (another state).
+  // The open incident's reader, or null when no incident is open.
   const IncidentReader* incident_reader() {
     return state_ == State::kIncident ? &incident_reader_(readers_) : nullptr;
   }
@@ -143,6 +144,8 @@ class Segmenter {
     block_ = nullptr;
     state_ = State::kIdle;
   }
+  // The open block, or null when none is open.
+  const BlockReader* open_block() { return state_ == State::kBlock ? &block_(readers_) : nullptr; }
   FormatReaders& readers() { return readers_; }
   const SegmenterOptions& options() const { return options_; }
   Incident& open() { return open_; }                 // the incident being built (valid unless idle)
@@ -152,30 +155,47 @@ class Segmenter {
   const std::string& prev_line() const { return prev_line_; }  // the previous non-blank normalised line
   std::uint64_t prev_line_no() const { return prev_line_no_; }
   int last_exception() const { return last_exception_; }
-  int warning_index() const { return log_index_; }   // the last log-line incident (a warning's, see formats/warnings.cc)
+  int last_log_line() const { return log_index_; }   // the last log-line incident kept
   // An incident whose cause is the next traceback (nbclient's CellExecutionError, mp.spawn, a group).
   void set_pending_wrapper(int index) { pending_wrapper_ = index; }
   void set_pending_cause(int index) { pending_cause_ = index; }
   void IgnoreNextException() { ignored_next_ = true; }
-  // Suspends the open incident until the nested traceback that starts now is done ("Original Traceback").
-  void SuspendOpen() { stack_.push_back(std::move(open_)); }
+  // Suspends the open incident (with its reader) while a nested one, opened next, is read (a DataLoader
+  // worker's "Original Traceback" inside its wrapper's message). When the nested incident closes it is
+  // kept, becomes the outer one's cause, and the outer one is open again: its reader's Resume is called.
+  void SuspendOpen() {
+    stack_.push_back({std::move(open_), incident_reader_});
+    open_ = Incident();
+  }
   bool has_suspended() const { return !stack_.empty(); }
   // Removes the last kept incident (a bare error line that turned out to be a C++ error's message).
   void DropLastIncident();
-  // Makes `inc` the open incident, read next in `state` (one of the traceback states, not kBlock).
-  void OpenIncident(Incident inc, State state);
   // Adds a frame to *into (the innermost max_frames are kept), counted as evidence (Note: [Incident bound]).
   void KeepFrame(Incident* into, Frame f);
   // Adds a frame to the open incident.
   void PushFrame(Frame f) { KeepFrame(&open_, std::move(f)); }
   void AppendMessage(Incident* inc, std::string_view text);
   void Emit(Incident inc);
+  // Closes the open incident (emits it, or resumes a suspended outer one) or the open block.
   void CloseOpen();
+  // Closes the open incident and every one it resumes, or the open block: afterwards state() is kIdle.
+  void CloseAll() {
+    while (state_ != State::kIdle) CloseOpen();
+  }
   void HandleIdle(const std::string& line, std::string_view trimmed);
   void AddLogLine(const std::string& line, int key);
   // Classifies a line with the rules; a hit becomes a log-line incident. Returns whether it hit.
   bool ClassifyLine(const std::string& line, std::string_view trimmed);
   void ReadLine(std::string_view raw);  // one physical line, after the raw-line readers
+  // For an incident reader that closed its incident and resumed an outer one that this line may
+  // continue: once the reader returns, the line is read again from its raw form, as a new line is.
+  void ReadLineAgain() { read_again_ = true; }
+  // For a line hook: the line being read carried the prefix its stream's lines carry (Note: [Learned
+  // prefix]), so an open incident of a prefixed stream knows a line without it is another stream's.
+  void set_line_prefixed() { line_prefixed_ = true; }
+  // For a raw-line reader inside a structure of its own, every line of which it must see (a notebook's
+  // traceback array): while on, the segmenter is not idle(), so the log path skips none of its lines.
+  void set_raw_reading(bool on) { raw_reading_ = on; }
 
  private:
   void InheritCulprit(int index);
@@ -208,7 +228,13 @@ class Segmenter {
   BlockOf block_ = nullptr;       // the open block's reader (state_ == kBlock)
   IncidentReaderOf incident_reader_ = nullptr;  // the open incident's reader (state_ == kIncident)
   Incident open_;                 // the incident being built (valid unless state_ == kIdle)
-  std::vector<Incident> stack_;   // outer incidents suspended by a nested "Original Traceback"
+  struct Suspended {
+    Incident incident;
+    IncidentReaderOf reader;
+  };
+  std::vector<Suspended> stack_;  // outer incidents suspended while a nested one is read (SuspendOpen)
+  bool read_again_ = false;       // see ReadLineAgain
+  bool raw_reading_ = false;      // see set_raw_reading
   int live_exception_ = -1;       // the last exception incident not announced as ignored (Note: [Handled])
   bool ignored_next_ = false;     // "Exception ignored in: ..." announced the next traceback
   std::uint64_t ordinary_lines_ = 0;  // lines read while idle that were part of no incident, since the last exception
@@ -239,7 +265,7 @@ class Segmenter {
   std::uint64_t quiet_lines_ = 0;  // lines, and bytes, read since then
   std::uint64_t quiet_bytes_ = 0;
   int foreign_lines_ = 0;          // lines of other streams since the open incident's last line
-  const IdleTrigger* taken_by_ = nullptr;  // see taken_by()
+  const FormatEntry* taken_by_ = nullptr;  // see taken_by()
 };
 
 }  // namespace triage

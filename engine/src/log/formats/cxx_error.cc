@@ -9,7 +9,6 @@ namespace triage {
 
 using text::StartsWith;
 using text::Trim;
-using State = Segmenter::State;
 
 namespace {
 constexpr std::uint64_t kMaxMessageLines = 100;  // lines from the incident's first line to the end of its message
@@ -29,6 +28,8 @@ void CxxErrorReader::Line(Segmenter& s, const std::string& line, std::string_vie
     FramesLine(s, line, trimmed);
   }
 }
+
+bool CxxErrorReader::IsTerminate(std::string_view trimmed) { return StartsWith(trimmed, "terminate called"); }
 
 bool CxxErrorReader::StartTerminate(Segmenter& s, const std::string&, std::string_view trimmed) {
   if (!StartsWith(trimmed, "terminate called after throwing an instance of '")) return false;
@@ -95,7 +96,7 @@ void CxxErrorReader::WhatLine(Segmenter& s, const std::string& line, std::string
   if (torchscript.Line(s, line, trimmed)) {
     // The report ended with the real error line: its message may continue on indented lines, read as
     // a Python exception's message is.
-    if (torchscript.done()) s.set_state(State::kMessage);
+    if (torchscript.done()) s.readers().python.ReadMessage(s);
     return;
   }
   Incident& open = s.open();

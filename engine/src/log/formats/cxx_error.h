@@ -22,6 +22,8 @@ class CxxErrorReader : public IncidentReader {
   static bool StartTerminate(Segmenter& s, const std::string& line, std::string_view trimmed);
   static bool StartWhat(Segmenter& s, const std::string& line, std::string_view trimmed);
   static bool StartRaisedFrom(Segmenter& s, const std::string& line, std::string_view trimmed);
+  // `interrupts` hook: "terminate called ...", which starts an incident even in another stream's lines.
+  static bool IsTerminate(std::string_view trimmed);
   // A line of the open C++ error: its message or its backtrace.
   void Line(Segmenter& s, const std::string& line, std::string_view trimmed) override;
 

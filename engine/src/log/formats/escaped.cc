@@ -9,7 +9,7 @@ namespace triage {
 
 using text::Trim;
 
-bool EscapedReader::RawLine(Segmenter& s, std::string_view raw) {
+bool EscapedReader::RawLineHook(Segmenter& s, std::string_view raw) {
   // memchr for the backslash keeps ordinary lines cheap.
   if (raw.find('\\') == std::string_view::npos) return false;
   size_t header = raw.find("Traceback (most recent call last):\\n");

@@ -11,8 +11,9 @@ class Segmenter;
 
 class EscapedReader {
  public:
-  // Reads a raw line holding a flattened traceback; returns false (nothing read) for any other line.
-  bool RawLine(Segmenter& s, std::string_view raw);
+  // `raw_line` hook: reads a raw line holding a flattened traceback; returns false (nothing read) for
+  // any other line.
+  static bool RawLineHook(Segmenter& s, std::string_view raw);
   // Reads `text` with escapes undone, as lines split at "\n" (in JSON, up to the first unescaped quote).
   static void ReadEscaped(Segmenter& s, std::string_view text, bool json);
 };

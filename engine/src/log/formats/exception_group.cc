@@ -9,6 +9,8 @@ using text::EndsWith;
 using text::LTrim;
 using text::StartsWith;
 
+bool ExceptionGroupReader::LineHook(Segmenter& s, std::string* line) { return s.readers().exception_group.Rewrite(s, line); }
+
 bool ExceptionGroupReader::Rewrite(Segmenter& s, std::string* line) {
   std::string_view t = LTrim(*line);
   if (t.empty()) return true;

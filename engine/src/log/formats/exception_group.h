@@ -14,8 +14,9 @@ class Segmenter;
 
 class ExceptionGroupReader {
  public:
-  // Sees every normalised line first: rewrites the group's lines into plain traceback lines. Returns
-  // false when the line was decoration only (consumed here).
+  // `line` hook: sees every normalised line (after the learned prefix is stripped): rewrites the group's
+  // lines into plain traceback lines. Returns false when the line was decoration only (consumed here).
+  static bool LineHook(Segmenter& s, std::string* line);
   bool Rewrite(Segmenter& s, std::string* line);
 
  private:

@@ -52,7 +52,9 @@ void FatalDumpReader::Close(Segmenter& s) {
   open = Incident();
 }
 
-void FatalDumpReader::Attach(Segmenter& s, Incident* inc) {
+void FatalDumpReader::Attach(Segmenter& s, Incident* inc) { s.readers().fatal_dump.Give(s, inc); }
+
+void FatalDumpReader::Give(Segmenter& s, Incident* inc) {
   if (crash_frames_.empty() || inc->kind == Incident::Kind::kLogLine) return;
   // The dump goes to the first exception after it, or nowhere.
   const std::int64_t after = static_cast<std::int64_t>(inc->line_start) - static_cast<std::int64_t>(crash_line_);

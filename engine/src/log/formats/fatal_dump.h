@@ -32,10 +32,11 @@ class FatalDumpReader final : public BlockReader {
   void Close(Segmenter& s) override;
   // The dump ends at its first unindented line, which is then read as an idle one.
   bool MayLearnPrefix() const override { return true; }
-  // Gives the waiting frames to `inc` (an incident about to be kept) when they explain it.
-  void Attach(Segmenter& s, Incident* inc);
+  // `emit` hook: gives the waiting frames to `inc` (an incident about to be kept) when they explain it.
+  static void Attach(Segmenter& s, Incident* inc);
 
  private:
+  void Give(Segmenter& s, Incident* inc);
   bool current_thread_ = false;  // reading the "Current thread" section of the dump
   std::vector<Frame> crash_frames_;
   std::uint64_t crash_line_ = 0;

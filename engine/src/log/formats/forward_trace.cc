@@ -35,7 +35,9 @@ void ForwardTraceReader::Close(Segmenter& s) {
   s.open() = Incident();
 }
 
-void ForwardTraceReader::Attach(Segmenter& s, Incident* inc) {
+void ForwardTraceReader::Attach(Segmenter& s, Incident* inc) { s.readers().forward_trace.Give(s, inc); }
+
+void ForwardTraceReader::Give(Segmenter& s, Incident* inc) {
   if (frames_.empty() || inc->kind != Incident::Kind::kTraceback) return;
   if (s.line_no() - line_ <= static_cast<std::uint64_t>(s.options().context_window)) {
     for (Frame& f : frames_) {

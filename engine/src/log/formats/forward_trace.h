@@ -24,10 +24,11 @@ class ForwardTraceReader final : public BlockReader {
   void Line(Segmenter& s, const std::string& line, std::string_view trimmed) override;
   // Ends the forward trace: its frames wait for the next traceback.
   void Close(Segmenter& s) override;
-  // Gives the waiting frames to `inc` (an incident about to be kept) when they explain it.
-  void Attach(Segmenter& s, Incident* inc);
+  // `emit` hook: gives the waiting frames to `inc` (an incident about to be kept) when they explain it.
+  static void Attach(Segmenter& s, Incident* inc);
 
  private:
+  void Give(Segmenter& s, Incident* inc);
   std::vector<Frame> frames_;
   std::uint64_t line_ = 0;
 };

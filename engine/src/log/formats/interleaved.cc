@@ -26,13 +26,14 @@ bool InterleavedReader::FeedTwin(Segmenter& s, const std::string& line, std::str
     return false;
   }
   twin_fed_last_ = true;
+  PythonTracebackReader& python = s.readers().python;
   std::swap(s.open(), twin_);
-  std::swap(s.readers().python.expects_source(), twin_expects_source_);
-  s.readers().python.FramesLine(s, line, trimmed);
+  std::swap(python.expects_source(), twin_expects_source_);
+  python.FramesLine(s, line, trimmed);
   std::swap(s.open(), twin_);
-  std::swap(s.readers().python.expects_source(), twin_expects_source_);
-  if (s.state() == Segmenter::State::kMessage) {  // the twin reached its exception line: it is complete
-    s.set_state(Segmenter::State::kFrames);
+  std::swap(python.expects_source(), twin_expects_source_);
+  if (python.ReadingMessage(s)) {  // the twin reached its exception line: it is complete
+    python.ReadFrames(s);
     active_ = false;
     s.Emit(std::move(twin_));
     twin_ = Incident();
@@ -41,9 +42,9 @@ bool InterleavedReader::FeedTwin(Segmenter& s, const std::string& line, std::str
 }
 
 void InterleavedReader::AfterOpenLine(Segmenter& s) {
-  if (!active_ || s.state() != Segmenter::State::kMessage) return;
+  if (!active_ || !s.readers().python.ReadingMessage(s)) return;
   // This one finished first: emit it and go on with the twin alone.
-  s.set_state(Segmenter::State::kFrames);
+  s.readers().python.ReadFrames(s);
   s.Emit(std::move(s.open()));
   s.open() = std::move(twin_);
   twin_ = Incident();

@@ -2,7 +2,8 @@
 // A second "Traceback (most recent call last):" right after the first, before any frame: two processes
 // writing to one terminal without prefixes. Python writes a traceback line by line, so their lines
 // alternate; each line goes to the traceback that did not get the previous one, until one of them
-// reaches its exception line.
+// reaches its exception line. The Python traceback reader calls this one while it reads a frame section,
+// and ends it when its traceback closes.
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_INTERLEAVED_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_INTERLEAVED_H_
 

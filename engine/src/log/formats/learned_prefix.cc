@@ -3,6 +3,8 @@
 #include <cctype>
 #include <string_view>
 
+#include "log/segmenter.h"
+
 namespace triage {
 namespace {
 
@@ -48,6 +50,14 @@ size_t MatchShape(std::string_view shape, std::string_view line) {
 }
 
 }  // namespace
+
+bool LearnedPrefixReader::LineHook(Segmenter& s, std::string* line) {
+  // Only a line that mentions a traceback header can teach a new prefix.
+  const BlockReader* block = s.open_block();
+  const bool may_learn = s.state() == Segmenter::State::kIdle || (block && block->MayLearnPrefix());
+  if (s.readers().learned_prefix.Strip(line, may_learn)) s.set_line_prefixed();
+  return true;
+}
 
 bool LearnedPrefixReader::Strip(std::string* line, bool may_learn) {
   if (size_t n = shape_.empty() ? 0 : MatchShape(shape_, *line); n > 0) {

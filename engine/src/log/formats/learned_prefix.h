@@ -12,8 +12,14 @@
 
 namespace triage {
 
+class Segmenter;
+
 class LearnedPrefixReader {
  public:
+  // `line` hook: strips the prefix from every normalised line; one may teach a new prefix while no
+  // incident or block is open, or in a block that allows it (BlockReader::MayLearnPrefix). A line
+  // that carried the prefix is marked so (Segmenter::set_line_prefixed: Note: [Streams]).
+  static bool LineHook(Segmenter& s, std::string* line);
   // Removes the learned prefix from *line; while `may_learn` (no block open), a line whose text before
   // a traceback header looks like a log prefix teaches a new one. Returns true when a prefix was removed.
   bool Strip(std::string* line, bool may_learn);

@@ -9,6 +9,8 @@ namespace triage {
 using text::StartsWith;
 using text::Trim;
 
+bool NotebookReader::RawLineHook(Segmenter& s, std::string_view raw) { return s.readers().notebook.RawLine(s, raw); }
+
 bool NotebookReader::RawLine(Segmenter& s, std::string_view raw) {
   if (active_) {
     std::string_view t = Trim(raw);
@@ -18,12 +20,14 @@ bool NotebookReader::RawLine(Segmenter& s, std::string_view raw) {
       return true;
     }
     active_ = false;
+    s.set_raw_reading(false);
     // The array's end ends the traceback too: the JSON after it ("    }") is no message continuation.
     s.CloseOpen();
     return StartsWith(t, "]");
   }
   if (!raw.empty() && raw.back() == '[' && Trim(raw) == "\"traceback\": [") {
     active_ = true;
+    s.set_raw_reading(true);
     return true;
   }
   return false;

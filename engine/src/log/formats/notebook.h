@@ -11,10 +11,10 @@ class Segmenter;
 
 class NotebookReader {
  public:
-  // Reads a raw line; returns true when it was consumed here (an element of the array, its start, or
-  // its end "]").
+  // `raw_line` hook: reads a raw line; returns true when it was consumed here (an element of the array,
+  // its start, or its end "]"). Inside the array the segmenter is not idle (Segmenter::set_raw_reading).
+  static bool RawLineHook(Segmenter& s, std::string_view raw);
   bool RawLine(Segmenter& s, std::string_view raw);
-  bool active() const { return active_; }  // inside a "traceback" array
 
  private:
   bool active_ = false;

@@ -65,13 +65,56 @@ void PythonTracebackReader::RecoverFromRaise(Incident* inc) {
   inc->message = std::move(message);
 }
 
+void PythonTracebackReader::Read(Segmenter& s, Part part) {
+  s.ReadIncident(&IncidentBy<&FormatReaders::python>);
+  part_ = part;
+}
+
+bool PythonTracebackReader::ReadingMessage(Segmenter& s) {
+  return s.incident_reader() == this && part_ == Part::kMessage;
+}
+
+void PythonTracebackReader::Line(Segmenter& s, const std::string& line, std::string_view trimmed) {
+  if (part_ == Part::kFrames) {
+    FramesState(s, line, trimmed);
+  } else if (MessageLine(s, line, trimmed)) {
+    s.ReadLineAgain();
+  }
+}
+
+bool PythonTracebackReader::Close(Segmenter& s) {
+  s.readers().interleaved.End(s);
+  if (part_ != Part::kFrames) return true;
+  Incident& open = s.open();
+  if (open.frames.empty()) return false;
+  // A traceback cut before its exception line: the last frame's source line is the only evidence.
+  open.message = open.frames.back().source;
+  open.exception.clear();
+  RecoverFromRaise(&open);
+  return true;
+}
+
+void PythonTracebackReader::Resume(Segmenter& s, const Incident& outer, Incident* inner) {
+  // The wrapper's first line ("Caught RuntimeError in DataLoader worker process 0.") tells rules
+  // where the inner failure happened: a stack error in a worker is a collate problem.
+  if (static_cast<int>(inner->context.size()) < s.options().max_context) {
+    inner->context.push_back(outer.message.substr(0, outer.message.find('\n')));
+  }
+  part_ = Part::kMessage;
+}
+
+bool PythonTracebackReader::IsHeader(std::string_view trimmed) {
+  return StartsWith(trimmed, "Traceback (most recent call last)");
+}
+
 void PythonTracebackReader::StartTraceback(Segmenter& s) {
   Incident inc;
   inc.kind = Incident::Kind::kTraceback;
   inc.line_start = static_cast<int>(s.line_no());
   inc.line_end = inc.line_start;
   inc.rank = s.rank();
-  s.OpenIncident(std::move(inc), Segmenter::State::kFrames);
+  s.OpenIncident(std::move(inc), &IncidentBy<&FormatReaders::python>);
+  part_ = Part::kFrames;
   expects_source_ = false;
   s.readers().ipython.Reset();
   s.readers().rich.Reset();
@@ -179,7 +222,7 @@ bool PythonTracebackReader::StartErrorLine(Segmenter& s, const std::string& line
   ParseExceptionLine(s, line, &inc);
   // Its message may continue on the next lines (CUDA hints, state_dict key lists).
   s.open() = std::move(inc);
-  s.set_state(Segmenter::State::kMessage);
+  s.readers().python.Read(s, Part::kMessage);
   return true;
 }
 
@@ -217,7 +260,7 @@ void PythonTracebackReader::FramesLine(Segmenter& s, const std::string& line, st
   }
   ParseExceptionLine(s, line, &open);
   open.line_end = line_no;
-  s.set_state(Segmenter::State::kMessage);
+  part_ = Part::kMessage;
 }
 
 bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, std::string_view trimmed) {
@@ -241,7 +284,7 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
     return false;
   }
   s.CloseOpen();
-  if (s.state() == Segmenter::State::kMessage) return true;  // resumed an outer incident: this line may continue it
+  if (ReadingMessage(s)) return true;  // resumed an outer incident: this line may continue it
   if (s.readers().elastic.StartAfterWrapper(s, trimmed)) return false;
   s.HandleIdle(line, trimmed);
   return false;

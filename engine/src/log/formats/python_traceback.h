@@ -3,33 +3,54 @@
 // (Note: [Chained culprit] in segmenter.cc), "Exception ignored in" (Note: [Handled]), a DataLoader
 // worker's "Original Traceback" nested in its wrapper's message, and bare "SomethingError: message"
 // lines printed without a traceback.
+//
+// The reader reads the incident it opens (an incident reader, formats/block.h) in two parts: the frame
+// section, then the exception line's message. A DataLoader worker's re-raise ("RuntimeError: Caught
+// ValueError in DataLoader worker process 0." then "Original Traceback (most recent call last):" and
+// the worker's traceback) is the worker's traceback nested in the wrapper's message: the wrapper is
+// suspended (Segmenter::SuspendOpen) while the worker's traceback is read, which becomes its cause;
+// then the wrapper's message goes on.
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_PYTHON_TRACEBACK_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_PYTHON_TRACEBACK_H_
 
 #include <string>
 #include <string_view>
 
+#include "log/formats/block.h"
 #include "triage/triage.h"
 
 namespace triage {
 
 class Segmenter;
 
-class PythonTracebackReader {
+class PythonTracebackReader final : public IncidentReader {
  public:
   // Idle triggers.
   static bool StartHeader(Segmenter& s, const std::string& line, std::string_view trimmed);
   static bool StartIgnored(Segmenter& s, const std::string& line, std::string_view trimmed);
   static bool StartChain(Segmenter& s, const std::string& line, std::string_view trimmed);
   static bool StartErrorLine(Segmenter& s, const std::string& line, std::string_view trimmed);
+  // `interrupts` hooks: a traceback header, which starts an incident even in another stream's lines.
+  static bool IsHeader(std::string_view trimmed);
 
-  // A line in the frame section (state kFrames), two interleaved tracebacks included.
-  void FramesState(Segmenter& s, const std::string& line, std::string_view trimmed);
+  // A line of the open traceback: its frame section or its message.
+  void Line(Segmenter& s, const std::string& line, std::string_view trimmed) override;
+  // A traceback cut in its frame section takes its exception from the last source line, and one with
+  // no frame is dropped; interleaved tracebacks end first (formats/interleaved.h).
+  bool Close(Segmenter& s) override;
+  // The wrapper of a DataLoader worker's traceback: its first line goes to the worker's incident as
+  // context, and its message is read on.
+  void Resume(Segmenter& s, const Incident& outer, Incident* inner) override;
+
   // One line of the open traceback's frame section (rich and IPython frames too).
   void FramesLine(Segmenter& s, const std::string& line, std::string_view trimmed);
-  // A line after the exception line (state kMessage). Returns true when it closed an incident and
-  // resumed an outer one that this line may continue: then the line is to be read again.
-  bool MessageLine(Segmenter& s, const std::string& line, std::string_view trimmed);
+  // True while the open incident is this reader's and in its message (after the exception line).
+  bool ReadingMessage(Segmenter& s);
+  // Reads the open incident's next lines as a Python exception's message (a C++ error whose
+  // TorchScript report ended with a Python exception line), or its frame section again (interleaved
+  // tracebacks, after the twin ended).
+  void ReadMessage(Segmenter& s) { Read(s, Part::kMessage); }
+  void ReadFrames(Segmenter& s) { Read(s, Part::kFrames); }
 
   // A traceback cut before its exception line whose last source line is `raise Type("message...")`:
   // the raise statement names the exception and starts its message, so take both from it.
@@ -38,8 +59,8 @@ class PythonTracebackReader {
   // ---- Python's frame and exception-line grammar, which the formats that print Python frames (pytest,
   // IPython, rich, TorchScript, faulthandler, anomaly mode's forward trace, interleaved tracebacks) read
   // through this reader: the frame-section state is this reader's. ----
-  // Opens a Python traceback at this line (state kFrames); a new traceback also ends what IPython's and
-  // rich's readers had of the last one.
+  // Opens a Python traceback at this line (read from its frame section); a new traceback also ends what
+  // IPython's and rich's readers had of the last one.
   void StartTraceback(Segmenter& s);
   // Reads one line of a frame section ('  File "x.py", line 3, in f') into *into (the open incident when
   // none is given); true when it was one: then the frame's source line may follow (expects_source()).
@@ -51,6 +72,16 @@ class PythonTracebackReader {
   bool& expects_source() { return expects_source_; }
 
  private:
+  enum class Part { kFrames, kMessage };
+  // Makes the open incident this reader's, reading `part` next.
+  void Read(Segmenter& s, Part part);
+  // A line in the frame section, two interleaved tracebacks included.
+  void FramesState(Segmenter& s, const std::string& line, std::string_view trimmed);
+  // A line after the exception line. Returns true when it closed an incident and resumed an outer one
+  // that this line may continue: then the line is to be read again.
+  bool MessageLine(Segmenter& s, const std::string& line, std::string_view trimmed);
+
+  Part part_ = Part::kFrames;
   bool expects_source_ = false;
 };
 

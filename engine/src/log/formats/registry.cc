@@ -1,35 +1,47 @@
 #include "log/formats/registry.h"
 
+#include "log/formats/text.h"
+
 namespace triage {
 
-const std::vector<IdleTrigger>& IdleTriggers() {
-  // Tried in this order on each non-blank line outside any incident; the first that takes the line
-  // wins. A line no trigger takes goes to the rules (a hit is a log-line incident) or is ordinary output.
-  // Keywords match in any case: "FAILURES" holds "failure", "Fatal Python error" holds "error".
-  static const std::vector<IdleTrigger> kTriggers = {
-      {"anomaly forward trace", {"Traceback"}, &ForwardTraceReader::Start},
-      {"python traceback", {"Traceback"}, &PythonTracebackReader::StartHeader},
+const std::vector<FormatEntry>& FormatTable() {
+  // Idle triggers: tried in this order on each non-blank line outside any incident; the first that
+  // takes the line wins. A line no trigger takes goes to the rules (a hit is a log-line incident) or is
+  // ordinary output. Keywords match in any case: "FAILURES" holds "failure", "Fatal Python error" holds
+  // "error". Hooks: called in this order too, each kind at its own point (registry.h, FormatHooks).
+  static const std::vector<FormatEntry> kTable = {
+      // Readers of raw and normalised lines, before any other reader sees them.
+      {"jupyter notebook", {}, nullptr, OnRawLine(&NotebookReader::RawLineHook)},
+      {"escaped traceback", {}, nullptr, OnRawLine(&EscapedReader::RawLineHook)},
+      {"learned prefix", {}, nullptr, OnLine(&LearnedPrefixReader::LineHook)},
+      {"exception group", {}, nullptr, OnLine(&ExceptionGroupReader::LineHook)},
+      // Idle triggers, with the hooks of their readers.
+      {"anomaly forward trace", {"Traceback"}, &ForwardTraceReader::Start, OnEmit(&ForwardTraceReader::Attach)},
+      {"python traceback", {"Traceback"}, &PythonTracebackReader::StartHeader,
+       OnInterrupt(&PythonTracebackReader::IsHeader)},
       {"pytest report", {"Failure", "Error"}, &PytestReader::Start},
       {"rich traceback", {"Traceback"}, &RichReader::Start},
       {"ipython traceback", {"Traceback"}, &IPythonReader::Start},
       {"ipython frame without header", {".py in "}, &IPythonReader::StartHeaderless},
       {"mp.spawn child error", {"Error"}, &MpSpawnReader::Start},
-      {"faulthandler dump", {"Error"}, &FatalDumpReader::Start},
+      {"faulthandler dump", {"Error"}, &FatalDumpReader::Start, OnEmit(&FatalDumpReader::Attach)},
       {"exception ignored", {"Exception"}, &PythonTracebackReader::StartIgnored},
       {"chain separator", {"Exception"}, &PythonTracebackReader::StartChain},
-      {"c++ terminate", {"terminate called"}, &CxxErrorReader::StartTerminate},
+      {"c++ terminate", {"terminate called"}, &CxxErrorReader::StartTerminate, OnInterrupt(&CxxErrorReader::IsTerminate)},
       {"c++ what()", {"what():"}, &CxxErrorReader::StartWhat},
       {"c10::Error backtrace", {"Exception"}, &CxxErrorReader::StartRaisedFrom},
       // Every ending text::LooksLikeExceptionType accepts.
       {"bare error line", {"Error", "Exception", "Interrupt", "Failure", "StopIteration", "SystemExit"},
-       &PythonTracebackReader::StartErrorLine},
-      // Lines read for another reason: a warnings-module line (a rule may make it an incident, and its
-      // source line follows: formats/warnings.cc), and ESC, because removing ANSI escapes can join a
-      // marker.
-      {"warnings-module line", {"Warning"}, nullptr},
+       &PythonTracebackReader::StartErrorLine, OnInterrupt(&text::IsExceptionLine)},
+      // Lines read for another reason: a warnings-module line (a rule may make it an incident, whose
+      // type, message, frame and source line its reader reads: formats/warnings.cc), and ESC, because
+      // removing ANSI escapes can join a marker.
+      {"warnings-module line", {"Warning"}, nullptr, OnLogLine(&WarningsReader::LogLine)},
       {"ANSI escapes", {"\x1b"}, nullptr},
+      // Readers called by another reader, with hooks of their own.
+      {"torchscript report", {}, nullptr, OnClosed(&TorchScriptReader::Closed)},
   };
-  return kTriggers;
+  return kTable;
 }
 
 }  // namespace triage

@@ -1,6 +1,8 @@
 // The log formats the segmenter reads: one reader object each (its own state, in its own file here),
-// and the idle triggers, in the order they are tried on a line outside any incident. Adding a format:
-// engine/README.md, "Adding a log format".
+// and the format table: each reader's idle triggers, in the order they are tried on a line outside any
+// incident, and the hooks by which the segmenter calls readers at fixed points of its work. The
+// segmenter names no format: what it knows of one is in this table. Adding a format: engine/README.md,
+// "Adding a log format".
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_REGISTRY_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_REGISTRY_H_
 
@@ -25,6 +27,7 @@
 #include "log/formats/rich.h"
 #include "log/formats/torchscript.h"
 #include "log/formats/warnings.h"
+#include "triage/triage.h"
 
 namespace triage {
 
@@ -52,30 +55,88 @@ struct FormatReaders {
 
 // The open block's reader, found in the readers of the segmenter reading it (a function rather than a
 // pointer, so that a copied Segmenter reads its own): Block<&FormatReaders::pytest>. The open
-// incident's reader likewise: IncidentBy<&FormatReaders::cxx>.
-using BlockOf = BlockReader& (*)(FormatReaders& readers);
+// incident's reader likewise: IncidentBy<&FormatReaders::cxx>. (BlockOf, IncidentReaderOf: block.h.)
 template <auto kMember>
 BlockReader& Block(FormatReaders& readers) {
   return readers.*kMember;
 }
-using IncidentReaderOf = IncidentReader& (*)(FormatReaders& readers);
 template <auto kMember>
 IncidentReader& IncidentBy(FormatReaders& readers) {
   return readers.*kMember;
 }
 
-// An idle trigger: a line outside any incident that `start` acts on (it returns true when it took
-// the line) holds one of `keywords` (any case), so lines with none of them can be skipped unread
-// (Note: [Line prefilter] in line_scanner.h). `start` may be null: then the keywords name lines that
-// must be read for another reason, given in the table.
-struct IdleTrigger {
-  const char* name;
-  std::vector<std::string> keywords;
-  bool (*start)(Segmenter& s, const std::string& line, std::string_view trimmed);
+// What a format reader does besides reading the lines its trigger or its block hands it: the hooks by
+// which the segmenter calls it at fixed points of its own work, without knowing which format it is.
+// Each is optional; the segmenter calls every reader's hook of a kind in the table's order.
+struct FormatHooks {
+  // A raw line as read (before normalisation); returns true when the reader consumed it (a notebook's
+  // traceback array, a traceback flattened onto one line), which then goes no further.
+  bool (*raw_line)(Segmenter& s, std::string_view raw) = nullptr;
+  // Every normalised line, before any reader reads it: may rewrite *line (strip a prefix, undo a
+  // decoration); returns false when the line was consumed (then nothing else reads it).
+  bool (*line)(Segmenter& s, std::string* line) = nullptr;
+  // A line of another stream than the open incident's, while one is open (Note: [Streams]): true when
+  // it starts an incident by itself, which ends the open one. Must not change any state.
+  bool (*interrupts)(std::string_view trimmed) = nullptr;
+  // A line the rules recognised, about to become the log-line incident *inc: returns true when the
+  // reader knows the line's shape and filled *inc (type, message, frames); then no later hook is
+  // tried. *next may name the block (formats/block.h) to hand the line after it to, once *inc is kept
+  // and nothing is open.
+  bool (*log_line)(Segmenter& s, const std::string& line, Incident* inc, BlockOf* next) = nullptr;
+  // An incident (of any kind) about to be kept: the reader may add to it what it held for it.
+  void (*emit)(Segmenter& s, Incident* inc) = nullptr;
+  // The open incident has just closed (kept, dropped, or an outer one resumed).
+  void (*closed)(Segmenter& s) = nullptr;
 };
 
-// The triggers in the order they are tried.
-const std::vector<IdleTrigger>& IdleTriggers();
+// One row of the format table: a name, the idle keywords, the idle trigger, and the reader's hooks.
+//
+// The idle trigger: a line outside any incident that `start` acts on (it returns true when it took the
+// line) holds one of `keywords` (any case), so lines with none of them can be skipped unread (Note:
+// [Line prefilter] in line_scanner.h). `start` may be null: then the keywords name lines that must be
+// read for another reason, given in the table, or the row is there for its hooks alone.
+struct FormatEntry {
+  const char* name;
+  std::vector<std::string> keywords;
+  bool (*start)(Segmenter& s, const std::string& line, std::string_view trimmed) = nullptr;
+  FormatHooks hooks = {};
+};
+
+// One hook each, for the table's rows: {"name", {}, nullptr, OnEmit(&Reader::Attach)}.
+inline FormatHooks OnRawLine(bool (*f)(Segmenter&, std::string_view)) {
+  FormatHooks h;
+  h.raw_line = f;
+  return h;
+}
+inline FormatHooks OnLine(bool (*f)(Segmenter&, std::string*)) {
+  FormatHooks h;
+  h.line = f;
+  return h;
+}
+inline FormatHooks OnInterrupt(bool (*f)(std::string_view)) {
+  FormatHooks h;
+  h.interrupts = f;
+  return h;
+}
+inline FormatHooks OnLogLine(bool (*f)(Segmenter&, const std::string&, Incident*, BlockOf*)) {
+  FormatHooks h;
+  h.log_line = f;
+  return h;
+}
+inline FormatHooks OnEmit(void (*f)(Segmenter&, Incident*)) {
+  FormatHooks h;
+  h.emit = f;
+  return h;
+}
+inline FormatHooks OnClosed(void (*f)(Segmenter&)) {
+  FormatHooks h;
+  h.closed = f;
+  return h;
+}
+
+// The format table (formats/registry.cc): the idle triggers in the order they are tried, and the
+// hooks, called in the same order.
+const std::vector<FormatEntry>& FormatTable();
 
 }  // namespace triage
 

@@ -7,6 +7,8 @@ namespace triage {
 
 using text::StartsWith;
 
+void TorchScriptReader::Closed(Segmenter& s) { s.readers().torchscript.state_ = State::kNone; }
+
 bool TorchScriptReader::Line(Segmenter& s, const std::string& line, std::string_view t) {
   Incident& open = s.open();
   if (state_ == State::kNone) {

@@ -4,7 +4,8 @@
 // with "Traceback of TorchScript, serialized code" (code/__torch__.py), "Traceback of TorchScript,
 // original code" (the user's Python source, "~~~ <--- HERE" under the line that failed) and ends with
 // the real "SomethingError: message" line. That line is the incident's type and message; the original
-// code's frames are the deepest frames (so the culprit is the user's scripted line).
+// code's frames are the deepest frames (so the culprit is the user's scripted line). The readers of a
+// Python exception's message and of a C++ error's what() hand this reader their lines first.
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_TORCHSCRIPT_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_TORCHSCRIPT_H_
 
@@ -22,7 +23,8 @@ class TorchScriptReader {
   bool Line(Segmenter& s, const std::string& line, std::string_view trimmed);
   // True once the report's real error line was read (the last line Line consumed).
   bool done() const { return state_ == State::kDone; }
-  void Reset() { state_ = State::kNone; }
+  // `closed` hook: the open incident closed, and its report with it.
+  static void Closed(Segmenter& s);
 
  private:
   enum class State { kNone, kReport, kDone };

@@ -32,9 +32,18 @@ bool WarningsReader::ParseWarningLine(std::string_view line, Incident* inc) {
   return true;
 }
 
+bool WarningsReader::LogLine(Segmenter& s, const std::string& line, Incident* inc, BlockOf* next) {
+  if (!ParseWarningLine(line, inc)) return false;
+  inc->frames.back().user = !text::IsLibraryFile(inc->frames.back().file);
+  if (inc->message.size() > s.options().max_message) inc->message.resize(s.options().max_message);
+  // The warnings module prints the warning's source line next.
+  *next = &Block<&FormatReaders::warnings>;
+  return true;
+}
+
 void WarningsReader::Line(Segmenter& s, const std::string& line, std::string_view trimmed) {
   s.EndBlock();
-  Incident& w = s.kept()[s.warning_index()];
+  Incident& w = s.kept()[s.last_log_line()];
   if (text::Indented(line) && !trimmed.empty() && !w.frames.empty()) {
     w.frames.back().source = std::string(trimmed.substr(0, 512));
     w.line_end = static_cast<int>(s.line_no());

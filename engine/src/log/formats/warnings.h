@@ -1,7 +1,7 @@
 // Warnings as the warnings module prints them, "path:12: UserWarning: message", then the warning's
 // source line, indented. Such a line becomes an incident when a rule recognises it (a log-line
-// incident with the warning's type, message and frame); the source line after it is then read even if
-// the line scanner would skip it.
+// incident with the warning's type, message and frame: the `log_line` hook); the source line after it
+// is then read (a block of one line) even if the line scanner would skip it.
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_WARNINGS_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_WARNINGS_H_
 
@@ -17,10 +17,13 @@ class Segmenter;
 
 class WarningsReader final : public BlockReader {
  public:
+  // `log_line` hook: a warning line a rule recognised becomes a warning incident, whose next line this
+  // reader reads.
+  static bool LogLine(Segmenter& s, const std::string& line, Incident* inc, BlockOf* next);
   // Parses a warning line into *inc (type, message, one frame); false for any other line.
   static bool ParseWarningLine(std::string_view line, Incident* inc);
-  // The line after a warning (a block of one line, entered by Segmenter::AddLogLine): its source line,
-  // or an ordinary line.
+  // The line after a warning (a block of one line, entered after the warning's incident was kept): its
+  // source line, or an ordinary line.
   void Line(Segmenter& s, const std::string& line, std::string_view trimmed) override;
   // The warning is already kept.
   void Close(Segmenter& s) override;
