@@ -231,7 +231,10 @@ void PythonTracebackReader::FramesState(Segmenter& s, const std::string& line, s
   if (StartsWith(trimmed, kHeader)) {
     if (interleaved.Begin(s)) return;
     interleaved.End(s);
-    s.CloseOpen();
+    // The traceback being read ends here, and so does every one suspended around it: a worker's
+    // traceback cut in its frames (its process killed while it printed) closes its wrapper too, which
+    // would otherwise be resumed only to be replaced by the new traceback.
+    s.CloseAll();
     StartTraceback(s);
     return;
   }

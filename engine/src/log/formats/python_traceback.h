@@ -9,7 +9,8 @@
 // ValueError in DataLoader worker process 0." then "Original Traceback (most recent call last):" and
 // the worker's traceback) is the worker's traceback nested in the wrapper's message: the wrapper is
 // suspended (Segmenter::SuspendOpen) while the worker's traceback is read, which becomes its cause;
-// then the wrapper's message goes on.
+// then the wrapper's message goes on. A new traceback header in a frame section ends the traceback
+// being read and every one suspended around it.
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_PYTHON_TRACEBACK_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_PYTHON_TRACEBACK_H_
 
