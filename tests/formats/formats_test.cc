@@ -5,7 +5,7 @@
 //   classify: ["Warning:"]      # optional: lines holding one of these are "rule hits" (log-line incidents)
 //   incidents:
 //     - {kind: traceback, exception: RuntimeError, message_starts: '...', culprit: 'program.py:12', caused_by: -1}
-//       (optional: handled: true|false, Note: [Handled] in segmenter.cc)
+//       (optional: handled: true|false, Note: [Handled] in segmenter.cc; message: the whole message)
 //
 // Each fixture is read twice: every line through AddLine, and the way the log path reads it, where an
 // idle segmenter never sees a line with no idle keyword (Note: [Line prefilter]); both must give the
@@ -71,6 +71,7 @@ struct Expected {
   std::string kind, exception, message_starts, culprit;
   int caused_by = -1;
   std::optional<bool> handled;
+  std::optional<std::string> message;
 };
 
 struct Fixture {
@@ -94,7 +95,8 @@ std::vector<Fixture> LoadFixtures() {
     for (const YAML::Node& e : spec["incidents"]) {
       f.expected.push_back({e["kind"].as<std::string>(), e["exception"].as<std::string>(),
                             e["message_starts"].as<std::string>(), e["culprit"].as<std::string>(), e["caused_by"].as<int>(),
-                            e["handled"] ? std::optional<bool>(e["handled"].as<bool>()) : std::nullopt});
+                            e["handled"] ? std::optional<bool>(e["handled"].as<bool>()) : std::nullopt,
+                            e["message"] ? std::optional<std::string>(e["message"].as<std::string>()) : std::nullopt});
     }
     out.push_back(std::move(f));
   }
@@ -174,6 +176,9 @@ void Check(const Fixture& f, const std::vector<Incident>& got, const char* how) 
     EXPECT_EQ(inc.caused_by, e.caused_by) << "incident " << i;
     if (e.handled) {
       EXPECT_EQ(inc.handled, *e.handled) << "incident " << i;
+    }
+    if (e.message) {
+      EXPECT_EQ(inc.message, *e.message) << "incident " << i;
     }
   }
 }

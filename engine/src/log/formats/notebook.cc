@@ -21,8 +21,9 @@ bool NotebookReader::RawLine(Segmenter& s, std::string_view raw) {
     }
     active_ = false;
     s.set_raw_reading(false);
-    // The array's end ends the traceback too: the JSON after it ("    }") is no message continuation.
-    s.CloseOpen();
+    // The array's end ends the traceback too, and any it nests in (a DataLoader wrapper around its
+    // worker's traceback): the JSON after it ("    }") is no message continuation.
+    s.CloseAll();
     return StartsWith(t, "]");
   }
   if (!raw.empty() && raw.back() == '[' && Trim(raw) == "\"traceback\": [") {
