@@ -1,4 +1,5 @@
-// Each log format reader (engine/src/log/formats/) against its fixtures: tests/formats/<reader>/ holds
+// Each log format reader (engine/src/log/formats/) against its fixtures: tests/formats/<format>/ (and
+// tests/formats/<format>_<case>/ for more cases of one format, <format> the reader's file name) holds
 // log.txt and expect.yaml, the incidents the segmenter alone (no rules) must find in it, in order:
 //
 //   source: where log.txt comes from
@@ -31,6 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kDir = fs::path(TRIAGE_SOURCE_DIR) / "tests" / "formats";
+const fs::path kReaders = fs::path(TRIAGE_SOURCE_DIR) / "engine" / "src" / "log" / "formats";
 
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -217,6 +219,30 @@ TEST(LogFormats, EachTriggerTakesFixtureLinesHoldingItsKeywords) {
     if (t.start) {
       EXPECT_EQ(fired.count(t.name), 1u) << "no line of tests/formats/ is taken by \"" << t.name << "\"";
     }
+  }
+}
+
+// A format is one file and one test: every reader's file in engine/src/log/formats/ has a fixture folder
+// named after it (NAME, or NAME_CASE), and every fixture folder is named after a reader's file.
+TEST(LogFormats, EachFormatFileHasFixturesNamedAfterIt) {
+  std::set<std::string> formats;
+  for (const fs::directory_entry& e : fs::directory_iterator(kReaders)) {
+    const std::string stem = e.path().stem().string();
+    // The table, the reader interfaces and the text helpers are no format.
+    if (e.path().extension() == ".h" && stem != "registry" && stem != "block" && stem != "text") formats.insert(stem);
+  }
+  ASSERT_GE(formats.size(), 15u);
+  std::set<std::string> tested;
+  for (const Fixture& f : LoadFixtures()) {
+    std::string owner;
+    for (const std::string& format : formats) {
+      if ((f.name == format || f.name.rfind(format + "_", 0) == 0) && format.size() > owner.size()) owner = format;
+    }
+    EXPECT_FALSE(owner.empty()) << "tests/formats/" << f.name << " is named after no reader in engine/src/log/formats/";
+    tested.insert(owner);
+  }
+  for (const std::string& format : formats) {
+    EXPECT_EQ(tested.count(format), 1u) << "engine/src/log/formats/" << format << ".h has no fixture in tests/formats/";
   }
 }
 
