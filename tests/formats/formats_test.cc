@@ -246,6 +246,33 @@ TEST(LogFormats, EachFormatFileHasFixturesNamedAfterIt) {
   }
 }
 
+// The segmenter names no format: it reaches the readers only through the format table and the reader
+// interfaces (formats/block.h), so no reader class of engine/src/log/formats/ appears in its source,
+// and it calls no reader member (readers_.NAME).
+TEST(LogFormats, TheSegmenterNamesNoReader) {
+  std::vector<std::string> readers;
+  for (const fs::directory_entry& e : fs::directory_iterator(kReaders)) {
+    const std::string stem = e.path().stem().string();
+    if (e.path().extension() != ".h" || stem == "registry" || stem == "block") continue;
+    std::istringstream header(ReadFile(e.path()));
+    for (std::string word; header >> word;) {
+      if (word == "class" && header >> word && word.size() > 6 && word.compare(word.size() - 6, 6, "Reader") == 0) {
+        readers.push_back(word);
+      }
+    }
+  }
+  ASSERT_GE(readers.size(), 15u);
+  const fs::path log = kReaders.parent_path();
+  for (const char* file : {"segmenter.h", "segmenter.cc"}) {
+    const std::string source = ReadFile(log / file);
+    ASSERT_FALSE(source.empty()) << file;
+    for (const std::string& reader : readers) {
+      EXPECT_EQ(source.find(reader), std::string::npos) << "engine/src/log/" << file << " names " << reader;
+    }
+    EXPECT_EQ(source.find("readers_."), std::string::npos) << "engine/src/log/" << file << " calls a reader by name";
+  }
+}
+
 // The keywords the log path filters on are exactly those of the format table; a row with an idle
 // trigger has keywords, and every row is there for a trigger, keywords or a hook.
 TEST(LogFormats, IdleKeywordsComeFromTheTriggerTable) {
