@@ -85,7 +85,8 @@ struct FormatHooks {
   bool (*log_line)(Segmenter& s, const std::string& line, Incident* inc, BlockOf* next) = nullptr;
   // An incident (of any kind) about to be kept: the reader may add to it what it held for it.
   void (*emit)(Segmenter& s, Incident* inc) = nullptr;
-  // The open incident has just closed (kept, dropped, or an outer one resumed).
+  // The open incident is closing: its reader's Close has run, nothing is open, and the incident is
+  // about to be kept (and a suspended outer one resumed) or dropped.
   void (*closed)(Segmenter& s) = nullptr;
 };
 
