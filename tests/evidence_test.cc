@@ -1,6 +1,9 @@
 // ApplyEvidence (engine/src/diagnose/evidence.cc): probe verdicts on a report, torch-free.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+
 #include "triage/evidence.h"
 
 namespace triage {
@@ -141,6 +144,79 @@ TEST(ApplyEvidence, SpecificFindingConfirmsTheProbesHypothesis) {
   EXPECT_EQ(r.diagnoses[0].hypotheses[0].id, "unsafe-op");
   EXPECT_EQ(r.diagnoses[0].hypotheses[0].status, HypothesisStatus::kConfirmed);
   EXPECT_EQ(r.diagnoses[0].hypotheses[1].status, HypothesisStatus::kUntested);
+}
+
+LayerSeries GradNorms() {
+  LayerSeries s;
+  s.probe = "grad-health";
+  s.name = "grad_norm";
+  s.log_scale = true;
+  s.has_above = true;
+  s.above = 100;
+  s.layers = {{"fc1.weight", 0.5, false}, {"fc2.weight", 250, true}, {"fc3.weight", std::nan(""), true}};
+  return s;
+}
+
+// The per-layer measurements travel with the verdict a diagnosis takes (confirmed, refuted,
+// inconclusive, or a finding made into a diagnosis), once per probe and measurement, and nowhere else.
+TEST(ApplyEvidence, DiagnosesTakeTheLayerSeriesOfTheEvidenceTheyUse) {
+  Report r;
+  r.diagnoses.push_back(MakeDiagnosis("loss-is-nan", "numerics.nan_loss", 0.8,
+                                      {{"lr-too-high", "grad-health"}, {"grads", "grad-health"}}));
+  r.diagnoses.push_back(MakeDiagnosis("oom", "cuda.oom", 0.7, {{"batch", "memory-budget"}}));
+  ProbeEvidence huge = Evidence("grad-health", Verdict::kConfirmed, "numerics.nan_loss", "norms above 100");
+  huge.layer_series = {GradNorms()};
+  LayerSeries dead;
+  dead.probe = "dead-activations";
+  dead.name = "dead_fraction";
+  dead.layers = {{"relu after fc1", 0.9, true}};
+  ProbeEvidence relu = Evidence("dead-activations", Verdict::kConfirmed, "training.dead_activations", "dead");
+  relu.layer_series = {dead};
+  ApplyEvidence(r, {huge, relu});
+  ASSERT_EQ(r.diagnoses.size(), 3u);
+  const Diagnosis* nan = nullptr;
+  for (const Diagnosis& d : r.diagnoses) {
+    if (d.rule == "loss-is-nan") nan = &d;
+    if (d.rule == "oom") {
+      EXPECT_TRUE(d.layer_series.empty());
+    }
+    if (d.rule == "probe:dead-activations") {
+      ASSERT_EQ(d.layer_series.size(), 1u);
+      EXPECT_EQ(d.layer_series[0].name, "dead_fraction");
+    }
+  }
+  ASSERT_NE(nan, nullptr);
+  ASSERT_EQ(nan->layer_series.size(), 1u) << "two hypotheses took the same probe's evidence: one plot";
+  EXPECT_EQ(nan->layer_series[0].layers.size(), 3u);
+  EXPECT_TRUE(nan->layer_series[0].layers[1].offending);
+
+  // A refuting verdict brings its measurements too (the bars show why nothing was found).
+  Report refuted;
+  refuted.diagnoses.push_back(MakeDiagnosis("flat", "training.not_learning", 0.8, {{"grads", "grad-health"}}));
+  ProbeEvidence fine = Evidence("grad-health", Verdict::kRefuted, "", "every gradient finite");
+  fine.layer_series = {GradNorms()};
+  ApplyEvidence(refuted, {fine});
+  ASSERT_EQ(refuted.diagnoses.size(), 1u);
+  EXPECT_EQ(refuted.diagnoses[0].layer_series.size(), 1u);
+
+  // In the report's JSON only where a diagnosis has some; non-finite values as strings.
+  std::string json = ToJson(r);
+  EXPECT_NE(json.find("\"layer_series\":[{\"probe\":\"grad-health\",\"name\":\"grad_norm\",\"scale\":\"log\","
+                      "\"above\":100,\"layers\":[{\"layer\":\"fc1.weight\",\"value\":0.5,\"offending\":false},"
+                      "{\"layer\":\"fc2.weight\",\"value\":250,\"offending\":true},"
+                      "{\"layer\":\"fc3.weight\",\"value\":\"nan\",\"offending\":true}]}]"),
+            std::string::npos) << json;
+  Report plain;
+  plain.diagnoses.push_back(MakeDiagnosis("oom", "cuda.oom", 0.7, {{"batch", ""}}));
+  EXPECT_EQ(ToJson(plain).find("layer_series"), std::string::npos);
+}
+
+TEST(EvidenceToJson, CarriesLayerSeriesOnlyWhenThereAreSome) {
+  ProbeEvidence e = Evidence("grad-health", Verdict::kConfirmed, "numerics.exploding_gradients");
+  e.layer_series = {GradNorms()};
+  std::string json = EvidenceToJson({e, Evidence("nan-source", Verdict::kRefuted)});
+  EXPECT_NE(json.find("\"seconds\":0,\"layer_series\":[{\"probe\":\"grad-health\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("layer_series"), json.rfind("layer_series")) << "the second item has none";
 }
 
 // The JSON and the reports spell verdicts and statuses through one name table each.

@@ -250,6 +250,123 @@ TEST(HtmlReport, PlotMarksOnsetNonFiniteStepsAndLnC) {
   EXPECT_NE(html.find("<path class=\"onset\" d=\"M564.4 14.0V204.0\">"), std::string::npos) << html;
 }
 
+// The numbers of the attribute `name` in each tag starting with `tag`, in page order.
+std::vector<double> Attr(const std::string& html, const std::string& tag, const std::string& name) {
+  std::vector<double> out;
+  for (size_t at = html.find(tag); at != std::string::npos; at = html.find(tag, at + 1)) {
+    size_t end = html.find('>', at);
+    size_t a = html.find(" " + name + "=\"", at);
+    if (a == std::string::npos || a > end) continue;
+    out.push_back(std::stod(html.substr(a + name.size() + 3)));
+  }
+  return out;
+}
+
+// Note: [Healthy band]: shaded behind the points, the range taking in its edge even when every point
+// lies above it, its label in the caption.
+TEST(HtmlReport, PlotShadesTheHealthyBand) {
+  triage::Report r;
+  triage::Diagnosis d;
+  d.rule = "flat";
+  d.category = "training.not_learning";
+  d.confidence = 0.9;
+  triage::SeriesEvidence s;
+  s.name = "loss";
+  s.axis = "step";
+  for (int i = 0; i < 10; ++i) s.points.push_back({i * 10.0, 2.30 + 0.01 * (i % 2)});
+  s.has_band = true;
+  s.band_low = -INFINITY;
+  s.band_high = 2.0;
+  s.band_label = "healthy: below 2 (the plateau less 13%)";
+  d.series.push_back(s);
+  r.diagnoses.push_back(d);
+  std::string html = triage::ToHtml({r});
+  EXPECT_EQ(TagProblem(html), "");
+  EXPECT_NE(html.find("data-band=\"1\""), std::string::npos);
+  // The y range runs from the edge (2.0) to the highest point (2.31) with 5% room: the edge sits
+  // just above the plot's foot, and the band fills from it down to the foot (204).
+  std::vector<double> y = Attr(html, "<rect class=\"band\"", "y"), h = Attr(html, "<rect class=\"band\"", "height");
+  ASSERT_EQ(y.size(), 1u);
+  EXPECT_GT(y[0], 190);
+  EXPECT_LT(y[0], 204);
+  EXPECT_NEAR(y[0] + h[0], 204, 0.11);
+  EXPECT_EQ(Count(html, "<path class=\"band-edge\""), 1u);
+  EXPECT_NE(html.find(">healthy below 2</text>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<figcaption>loss by step: 10 values; healthy: below 2 (the plateau less 13%)</figcaption>"),
+            std::string::npos) << html;
+  // The band is behind the series: drawn before it.
+  EXPECT_LT(html.find("<rect class=\"band\""), html.find("<path class=\"series\""));
+  // Without a band, none of it.
+  r.diagnoses[0].series[0].has_band = false;
+  html = triage::ToHtml({r});
+  EXPECT_EQ(html.find("class=\"band"), std::string::npos);
+  EXPECT_EQ(html.find("data-band"), std::string::npos);
+}
+
+// Note: [Layer plots]: one bar per layer inside the plot, the thresholds as lines, the flagged layers
+// marked, non-finite and zero values on a log axis, long names cut, and many layers capped.
+TEST(HtmlReport, LayerPlotsDrawEveryLayerWithThresholdsAndFlaggedOnes) {
+  triage::Report r;
+  triage::Diagnosis d;
+  d.rule = "probe:grad-health";
+  d.category = "numerics.exploding_gradients";
+  d.confidence = 0.8;
+  triage::LayerSeries g;
+  g.probe = "grad-health";
+  g.name = "grad_norm";
+  g.log_scale = true;
+  g.has_above = true;
+  g.above = 100;
+  g.has_below = true;
+  g.below = 1e-7;
+  const std::string long_name = "encoder.layers.11.attention.output.dense.weight";
+  g.layers = {{"fc1.weight", 0.5, false}, {"fc2.weight", 2500, true}, {"fc3.weight", std::nan(""), true},
+              {"unused.weight", 0, true}, {long_name, 1e-9, true}};
+  triage::LayerSeries dead;
+  dead.probe = "dead-activations";
+  dead.name = "dead_fraction";
+  dead.has_above = true;
+  dead.above = 0.5;
+  for (int i = 0; i < 50; ++i) dead.layers.push_back({"relu after fc" + std::to_string(i), i == 45 ? 0.9 : 0.1, i == 45});
+  d.layer_series = {g, dead};
+  r.diagnoses.push_back(d);
+  std::string html = triage::ToHtml({r});
+  EXPECT_EQ(TagProblem(html), "");
+  EXPECT_EQ(Count(html, "<svg class=\"layers\""), 2u);
+  EXPECT_NE(html.find("<svg class=\"layers\" viewBox=\"0 0 640.0 286.0\" role=\"img\" data-bars=\"5\" data-flagged=\"4\""),
+            std::string::npos) << html;
+  // Every bar inside the plot's 8..632.
+  std::vector<double> x = Attr(html, "<rect class=\"bar", "x"), w = Attr(html, "<rect class=\"bar", "width");
+  ASSERT_EQ(x.size(), 5u + 40u) << "50 ReLUs: 40 rows, the flagged one among them";
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_GE(x[i], 8);
+    EXPECT_LE(x[i] + w[i], 632.05);
+  }
+  // Log axis from 1e-9 to 1e4: 0.5 ends at (log10 0.5 + 9) / 13 of the width, 2500 at (3.398 + 9) / 13.
+  EXPECT_NEAR(w[0], (std::log10(0.5) + 9) / 13 * 624, 0.1);
+  EXPECT_NEAR(w[1], (std::log10(2500.0) + 9) / 13 * 624, 0.1);
+  EXPECT_NEAR(w[2], 624, 0.05) << "a NaN fills its row";
+  EXPECT_NEAR(w[3], 0, 0.05) << "0 has no bar on a log axis";
+  EXPECT_EQ(Count(html, "<rect class=\"bar off\""), 4u + 1u);
+  EXPECT_NE(html.find(">fc2.weight (flagged)</text>"), std::string::npos);
+  EXPECT_NE(html.find(">fc1.weight</text>"), std::string::npos);
+  EXPECT_NE(html.find(">nan</text>"), std::string::npos);
+  EXPECT_NE(html.find(">encoder.layers.11.attention.output.\xE2\x80\xA6 (flagged)</text>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<title>" + long_name + ": grad_norm 1e-09, flagged by grad-health</title>"), std::string::npos);
+  // Both thresholds, labelled, and in the caption.
+  EXPECT_NE(html.find(">offends above 100</text>"), std::string::npos);
+  EXPECT_NE(html.find(">offends below 1e-07</text>"), std::string::npos);
+  EXPECT_EQ(Count(html, "<path class=\"limit\""), 3u);
+  EXPECT_NE(html.find("<figcaption>grad_norm per layer (probe grad-health): 5 layers, 4 flagged; offends above 100; "
+                      "offends below 1e-07 (log scale)</figcaption>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<figcaption>dead_fraction per layer (probe dead-activations): 50 layers, 1 flagged; 40 shown, "
+                      "every flagged one first; offends above 0.5</figcaption>"), std::string::npos) << html;
+  EXPECT_NE(html.find(">relu after fc45 (flagged)</text>"), std::string::npos);
+  EXPECT_EQ(html.find(">relu after fc46</text>"), std::string::npos) << "the 41st unflagged ReLU is left out";
+  // The dead-unit threshold 0.5 on a linear axis from 0 to 1 (0.9 rounded up): at 8 + 0.5 * 624.
+  EXPECT_NE(html.find("<path class=\"limit\" d=\"M320.0 12.0V"), std::string::npos) << html;
+}
+
 TEST(HtmlReport, LogTextIsShownNeverRun) {
   std::string log = "Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n"
                     "ZorkError: <script>alert(\"x\")</script> & <img src=x onerror=alert(1)>\n";

@@ -2,6 +2,7 @@
 // into the shared ranking, and the series evidence in the reports.
 #include "rules/signal_rules.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -162,6 +163,49 @@ TEST(SignalRanking, SignatureStandsAloneWithoutAMessageAndMakesAnIncident) {
   EXPECT_EQ(inc.line_start, 1);
   EXPECT_EQ(inc.line_end, 32);
   EXPECT_NE(top.explanation.find("Memory rose from 256.2 MB"), std::string::npos) << top.explanation;
+}
+
+// Note: [Healthy band]: the band is where the detector's own threshold puts a healthy series, it
+// reaches the diagnosis' series, and no output but the HTML report carries it.
+TEST(SignalRules, TheHealthyBandIsTheDetectorsThreshold) {
+  LoadOptions o;
+  o.env_path = false;
+  Engine engine(LoadRules(o).rules);
+  struct Case {
+    const char* dir;
+    const char* rule;
+    double high;
+    const char* label;
+  } cases[] = {
+      // loss-flat-at-log-classes: log_c_tolerance 0.03 below ln 10.
+      {"not-learning-no-step-hf-dict", "loss-flat-at-log-classes", std::log(10.0) * 0.97,
+       "(ln 10 less the 3% log_c_tolerance)"},
+      // memory-keeps-growing: min_rise 0.2 above the first value, 256.2 MB.
+      {"memory-growth-loss-graph-kept", "memory-keeps-growing", 256.2 * 1.2, "(the start 256.2 plus the 20% min_rise)"},
+  };
+  for (const Case& c : cases) {
+    Report r = engine.DiagnoseText(ReadFile(kCorpus + "/" + c.dir + "/log.txt"));
+    ASSERT_FALSE(r.diagnoses.empty()) << c.dir;
+    const Diagnosis& top = r.diagnoses.front();
+    EXPECT_EQ(top.rule, c.rule) << c.dir;
+    ASSERT_FALSE(top.series.empty()) << c.dir;
+    const SeriesEvidence& s = top.series.front();
+    EXPECT_TRUE(s.has_band) << c.dir;
+    EXPECT_NEAR(s.band_high, c.high, 1e-4 * c.high) << c.dir;
+    EXPECT_TRUE(std::isinf(s.band_low) && s.band_low < 0) << c.dir;
+    EXPECT_EQ(s.band_label.rfind("healthy: below ", 0), 0u) << s.band_label;
+    EXPECT_NE(s.band_label.find(c.label), std::string::npos) << s.band_label;
+    for (const std::string& out : {ToJson(r), ToText(r, {}), ToMarkdown(r)}) {
+      EXPECT_EQ(out.find("healthy"), std::string::npos) << c.dir << ": only the HTML report draws the band";
+    }
+    EXPECT_NE(ToHtml({r}).find("data-band=\"1\""), std::string::npos) << c.dir;
+  }
+  // A signature with no level to stay under (a NaN onset) sets none.
+  Report nan = engine.DiagnoseText(ReadFile(kCorpus + "/nan-lr-too-high-kv/log.txt"));
+  ASSERT_FALSE(nan.diagnoses.empty());
+  ASSERT_FALSE(nan.diagnoses.front().series.empty());
+  EXPECT_EQ(nan.diagnoses.front().series.front().name, "loss");
+  EXPECT_FALSE(nan.diagnoses.front().series.front().has_band);
 }
 
 TEST(SignalRanking, SnapshotDoesNotEndTheMetricInput) {

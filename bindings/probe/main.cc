@@ -3,13 +3,14 @@
 // stays torch-free so it starts in milliseconds).
 //
 //   triage-probe --model model.pt --inputs x.pt --targets y.pt [--loss cross_entropy]
-//                [--log error.log] [--probe NAME]... [--optimizer adam|sgd] [--lr 0.001] [--budget 30] [--format text|json]
-//                [--eval] [--verbose] [--evidence FILE]
+//                [--log error.log] [--probe NAME]... [--optimizer adam|sgd] [--lr 0.001] [--budget 30]
+//                [--format text|json|markdown|html] [--eval] [--verbose] [--evidence FILE]
 //
 // model.pt: torch.jit.save(torch.jit.script(model)) (or trace). x.pt / y.pt: torch.save(tensor);
 // they are read with torch::pickle_load, which accepts the zip format torch.save writes.
 // With --log, the log is diagnosed first and the probes test its hypotheses; without, every probe
-// runs (a checkup). Exit status: 0 no diagnosis, 1 diagnosis found, 2 usage or load error.
+// runs (a checkup). --format html writes one self-contained page (triage --format html's), with the
+// probes' per-layer measurements drawn as bar charts. Exit status: 0 no diagnosis, 1 diagnosis found, 2 usage or load error.
 #include <torch/script.h>
 #include <torch/torch.h>
 
@@ -28,8 +29,8 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: triage-probe --model MODEL.pt --inputs X.pt [--targets Y.pt] [--loss cross_entropy|nll|mse|bce_with_logits]\n"
-    "                    [--log ERROR.log] [--probe NAME]... [--optimizer adam|sgd] [--lr 0.001] [--budget SECONDS] [--format text|json]\n"
-    "                    [--eval] [--verbose] [--evidence FILE] [--list]\n";
+    "                    [--log ERROR.log] [--probe NAME]... [--optimizer adam|sgd] [--lr 0.001] [--budget SECONDS]\n"
+    "                    [--format text|json|markdown|html] [--eval] [--verbose] [--evidence FILE] [--list]\n";
 
 bool ReadFile(const std::string& path, std::vector<char>* out) {
   std::ifstream in(path, std::ios::binary);
@@ -119,6 +120,10 @@ int main(int argc, char** argv) {
     std::cerr << kUsage;
     return 2;
   }
+  if (format != "text" && format != "json" && format != "markdown" && format != "html") {
+    std::cerr << "triage-probe: --format is text, json, markdown or html, not '" << format << "'\n" << kUsage;
+    return 2;
+  }
   at::set_num_threads(1);
 
   torch::jit::Module module;
@@ -202,6 +207,10 @@ int main(int argc, char** argv) {
   }
   if (format == "json") {
     std::cout << triage::ToJson(report) << "\n";
+  } else if (format == "markdown") {
+    std::cout << triage::ToMarkdown(report);
+  } else if (format == "html") {
+    std::cout << triage::ToHtml({report});
   } else {
     triage::TextOptions text;
     text.verbose = verbose;  // every diagnosis' hypotheses, with their probes' verdicts and evidence

@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,6 +68,45 @@ triage::Report Diagnose(const PyRules& rules, const py::bytes& text, int top, do
   return report;
 }
 
+// A number of the evidence JSON: a float, or the strings "nan", "inf", "-inf" the JSON writer uses
+// for values JSON cannot spell.
+double Number(const py::handle& v) {
+  if (py::isinstance<py::str>(v)) {
+    const std::string text = py::str(v);
+    char* end = nullptr;
+    double out = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0') throw py::value_error("evidence number '" + text + "' is not a number");
+    return out;
+  }
+  return v.cast<double>();
+}
+
+// The "layer_series" of an evidence dict (triage/evidence.h, EvidenceToJson).
+std::vector<triage::LayerSeries> LayerSeriesFrom(const py::handle& list) {
+  std::vector<triage::LayerSeries> out;
+  for (const py::handle& item : py::reinterpret_borrow<py::list>(list)) {
+    py::dict d = py::reinterpret_borrow<py::dict>(item);
+    triage::LayerSeries s;
+    if (d.contains("probe")) s.probe = py::str(d["probe"]);
+    if (d.contains("name")) s.name = py::str(d["name"]);
+    s.log_scale = d.contains("scale") && std::string(py::str(d["scale"])) == "log";
+    if (d.contains("above")) s.has_above = true, s.above = Number(d["above"]);
+    if (d.contains("below")) s.has_below = true, s.below = Number(d["below"]);
+    if (d.contains("layers")) {
+      for (const py::handle& l : py::reinterpret_borrow<py::list>(d["layers"])) {
+        py::dict ld = py::reinterpret_borrow<py::dict>(l);
+        triage::LayerValue v;
+        if (ld.contains("layer")) v.layer = py::str(ld["layer"]);
+        if (ld.contains("value")) v.value = Number(ld["value"]);
+        if (ld.contains("offending")) v.offending = ld["offending"].cast<bool>();
+        s.layers.push_back(std::move(v));
+      }
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 // Applies evidence found in Python (the live frames of an exception, or a probe run) to a report and
 // returns the new report: statuses, confidence and order as for LibTorch probes (triage/evidence.h).
 triage::Report ApplyEvidence(const triage::Report& report, const py::list& items) {
@@ -97,6 +137,7 @@ triage::Report ApplyEvidence(const triage::Report& report, const py::list& items
         e.facts.emplace_back(py::str(t[0]), py::str(t[1]));
       }
     }
+    if (d.contains("layer_series")) e.layer_series = LayerSeriesFrom(d["layer_series"]);
     evidence.push_back(std::move(e));
   }
   triage::Report out = report;
@@ -117,6 +158,8 @@ PYBIND11_MODULE(_triage, m) {
       .def_property_readonly("count", [](const PyRules& r) { return triage::ListRules(*r.rules).size(); });
   py::class_<triage::Report>(m, "Report")
       .def("to_json", [](const triage::Report& r) { return triage::ToJson(r); })
+      .def("to_html", [](const triage::Report& r) { return triage::ToHtml({r}); })
+      .def("to_markdown", [](const triage::Report& r) { return triage::ToMarkdown(r); })
       .def("to_text", [](const triage::Report& r, bool color, bool verbose) {
         triage::TextOptions o;
         o.color = color;

@@ -372,6 +372,10 @@ std::set<std::string> BiasesBeforeBatchNorm(const std::vector<OpRecord>& ops) {
   return out;
 }
 
+// grad-health's thresholds on the norm of one parameter's gradient: above kHugeGradNorm it explodes;
+// below kTinyGradNorm it vanishes, judged only when another parameter's reaches kVanishingNeedsMax.
+constexpr double kHugeGradNorm = 100, kTinyGradNorm = 1e-7, kVanishingNeedsMax = 1e-3;
+
 Evidence GradHealth(ProbeContext& ctx) {
   const char* kName = "grad-health";
   ClearGrads(ctx);
@@ -395,6 +399,16 @@ Evidence GradHealth(ProbeContext& ctx) {
   std::map<std::string, double> layer_sq;
   std::vector<std::string> layer_order;
   double max_norm = 0, min_norm = INFINITY;
+  // The norm of each parameter's gradient, the unit the thresholds judge (a layer's weight and bias
+  // apart), for the reports' per-layer plot; a parameter left without a gradient counts 0 and
+  // non-finite gradients NaN. Whether it is too small is settled once every norm is known.
+  LayerSeries norms;
+  norms.probe = kName;
+  norms.name = "grad_norm";
+  norms.log_scale = true;
+  norms.has_above = true;
+  norms.above = kHugeGradNorm;
+  std::vector<size_t> tiny_rows;
   for (const auto& [name, p] : ctx.model.Parameters()) {
     if (!p.requires_grad()) continue;
     std::string layer = ModuleOf(name);
@@ -402,18 +416,30 @@ Evidence GradHealth(ProbeContext& ctx) {
     layer_sq[layer] += 0;
     if (!p.grad().defined()) {
       (used.count(name) ? cut : unused).push_back(name);
+      norms.layers.push_back({name, 0, true});
       continue;
     }
     if (!AllFinite(p.grad())) {
       nonfinite.push_back(name);
+      norms.layers.push_back({name, std::nan(""), true});
       continue;
     }
     double n = Norm(p.grad());
     layer_sq[layer] += n * n;
     max_norm = std::max(max_norm, n);
     min_norm = std::min(min_norm, n);
-    if (n > 100) huge.push_back(name + "=" + Num(n));
-    if (n < 1e-7 && !normalised.count(name)) tiny.push_back(name + "=" + Num(n));
+    norms.layers.push_back({name, n, n > kHugeGradNorm});
+    if (n > kHugeGradNorm) huge.push_back(name + "=" + Num(n));
+    if (n < kTinyGradNorm && !normalised.count(name)) {
+      tiny.push_back(name + "=" + Num(n));
+      tiny_rows.push_back(norms.layers.size() - 1);
+    }
+  }
+  // Vanishing gradients are judged only while others are large enough to compare with (below).
+  if (max_norm > kVanishingNeedsMax) {
+    norms.has_below = true;
+    norms.below = kTinyGradNorm;
+    for (size_t row : tiny_rows) norms.layers[row].offending = true;
   }
   std::vector<std::pair<std::string, std::string>> facts;
   for (const std::string& layer : layer_order) facts.emplace_back("grad_norm[" + layer + "]", Num(std::sqrt(layer_sq[layer])));
@@ -422,6 +448,7 @@ Evidence GradHealth(ProbeContext& ctx) {
   }
   auto with_facts = [&](ProbeEvidence e) {
     e.facts = facts;
+    e.layer_series = {norms};
     return e;
   };
   if (!unused.empty()) {
@@ -445,7 +472,7 @@ Evidence GradHealth(ProbeContext& ctx) {
                                      "gradient norms above 100: " + Join(huge),
                                      "Clip gradients (clip_grad_norm_), lower the learning rate, normalise inputs.")));
   }
-  if (!tiny.empty() && max_norm > 1e-3) {
+  if (!tiny.empty() && max_norm > kVanishingNeedsMax) {
     out.push_back(with_facts(Finding(kName, "numerics.vanishing_gradients", "vanishing-gradients", 0.6,
                                      "gradient norms below 1e-7 while others reach " + Num(max_norm) + ": " + Join(tiny),
                                      "Use ReLU-family activations, residual connections or normalisation; check the init.")));
@@ -750,6 +777,9 @@ Evidence InitLoss(ProbeContext& ctx) {
 
 // ---- dead-activations -------------------------------------------------------------------------
 
+// The share of a ReLU's units that output 0 for every sample above which dead-activations flags it.
+constexpr double kDeadShare = 0.5;
+
 Evidence DeadActivations(ProbeContext& ctx) {
   const char* kName = "dead-activations";
   torch::NoGradGuard no_grad;
@@ -760,13 +790,20 @@ Evidence DeadActivations(ProbeContext& ctx) {
   const auto& ops = tracer.ops();
   std::vector<std::string> dead;
   std::vector<std::pair<std::string, std::string>> facts;
+  LayerSeries fractions;  // the reports' per-layer plot: one bar per ReLU, flagged above the threshold
+  fractions.probe = kName;
+  fractions.name = "dead_fraction";
+  fractions.has_above = true;
+  fractions.above = kDeadShare;
   int seen = 0;
   for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
     if (ops[i].out_zero_fraction < 0) continue;
     ++seen;
     std::string where = WhereOp(ops, i);
     facts.emplace_back("dead[relu " + where + "]", Num(ops[i].out_zero_fraction));
-    if (ops[i].out_zero_fraction > 0.5) dead.push_back("relu " + where + " (" + Num(100 * ops[i].out_zero_fraction, 3) + "% dead)");
+    const bool is_dead = ops[i].out_zero_fraction > kDeadShare;
+    fractions.layers.push_back({"relu " + where, ops[i].out_zero_fraction, is_dead});
+    if (is_dead) dead.push_back("relu " + where + " (" + Num(100 * ops[i].out_zero_fraction, 3) + "% dead)");
   }
   ProbeEvidence e;
   if (seen == 0) {
@@ -779,6 +816,7 @@ Evidence DeadActivations(ProbeContext& ctx) {
     e = Make(kName, Verdict::kRefuted, std::to_string(seen) + " ReLU layers, none with more than half of the units dead");
   }
   e.facts = facts;
+  if (!fractions.layers.empty()) e.layer_series = {fractions};
   return {e};
 }
 

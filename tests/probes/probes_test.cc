@@ -816,7 +816,7 @@ struct CommandResult {
 CommandResult RunProbeCommand(const std::string& args) {
   std::string dir = std::string(TRIAGE_SOURCE_DIR) + "/corpus/programs/scripted/";
   std::string cmd = std::string(TRIAGE_PROBE_BINARY) + " --format json " + args + " 2>&1";
-  for (const char* name : {"softmax_mlp.pt", "clean_mlp.pt", "bn_mlp.pt", "x.pt", "x1.pt", "y_1based.pt", "y.pt",
+  for (const char* name : {"softmax_mlp.pt", "clean_mlp.pt", "bn_mlp.pt", "dead_mlp.pt", "x.pt", "x1.pt", "y_1based.pt", "y.pt",
                            "y1.pt", "y_float.pt"}) {
     size_t at = 0;
     while ((at = cmd.find(std::string(" ") + name, at)) != std::string::npos) {
@@ -855,6 +855,31 @@ TEST(TriageProbe, CleanScriptedModelGetsNoDiagnosis) {
   CommandResult r = RunProbeCommand("--model clean_mlp.pt --inputs x.pt --targets y.pt");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("\"diagnoses\":[]"), std::string::npos) << r.out;
+}
+
+// A checkup of a model with dead ReLUs and exploding gradients (corpus/programs/scripted/dead_mlp.pt):
+// the per-layer measurements reach the JSON report as numbers and the HTML report as bar charts.
+TEST(TriageProbe, PerLayerMeasurementsReachTheJsonAndTheHtmlReport) {
+  CommandResult json = RunProbeCommand("--model dead_mlp.pt --inputs x.pt --targets y.pt");
+  EXPECT_EQ(json.status, 1) << json.out;
+  EXPECT_NE(json.out.find("\"layer_series\":[{\"probe\":\"dead-activations\",\"name\":\"dead_fraction\",\"scale\":\"linear\","
+                          "\"above\":0.5,\"layers\":[{\"layer\":\"relu after fc1\",\"value\":0.75,\"offending\":true}]}]"),
+            std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("{\"probe\":\"grad-health\",\"name\":\"grad_norm\",\"scale\":\"log\",\"above\":100,"
+                          "\"below\":1e-07,\"layers\":[{\"layer\":\"fc1.weight\",\"value\":"),
+            std::string::npos) << json.out;
+
+  CommandResult html = RunProbeCommand("--model dead_mlp.pt --inputs x.pt --targets y.pt --format html");
+  EXPECT_EQ(html.status, 1) << html.out;
+  EXPECT_EQ(html.out.rfind("<!DOCTYPE html>\n", 0), 0u) << html.out.substr(0, 200);
+  EXPECT_NE(html.out.find("<svg class=\"layers\""), std::string::npos) << html.out;
+  EXPECT_NE(html.out.find(">relu after fc1 (flagged)</text>"), std::string::npos) << html.out;
+  EXPECT_NE(html.out.find(">fc1.weight (flagged)</text>"), std::string::npos) << html.out;
+  EXPECT_NE(html.out.find(">offends above 100</text>"), std::string::npos) << html.out;
+
+  CommandResult bad = RunProbeCommand("--model dead_mlp.pt --inputs x.pt --format pdf");
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--format is text, json, markdown or html, not 'pdf'"), std::string::npos) << bad.out;
 }
 
 // The category of the first diagnosis in triage-probe's JSON report, or "" when there is none.

@@ -3,6 +3,7 @@
 // confirmed; no diagnosis for clean controls.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 
@@ -103,6 +104,17 @@ TEST_P(Zoo, DiagnosisNamesThePlantedBug) {
   std::cout << "ZOO | " << program.name << " | " << program.bug << " | " << program.expected << " | " << got << " | "
             << (confirmed_by.empty() ? "-" : confirmed_by) << " | " << outcome.path << "\n";
   EXPECT_EQ(got, program.expected) << "via " << outcome.path << "\n" << Summary(report);
+  // A verdict of a probe that measures layer by layer brings its measurements, which the HTML report
+  // draws as a bar chart (the Guard's and the Monitor's reports, as an embedder gets them).
+  for (const Diagnosis& d : report.diagnoses) {
+    for (const Hypothesis& h : d.hypotheses) {
+      if (h.status == HypothesisStatus::kUntested || (h.probe != "grad-health" && h.probe != "dead-activations")) continue;
+      bool measured = std::any_of(d.layer_series.begin(), d.layer_series.end(),
+                                  [&](const LayerSeries& s) { return s.probe == h.probe && !s.layers.empty(); });
+      EXPECT_TRUE(measured) << d.rule << ": " << h.probe << " judged " << h.id << " but its per-layer values are missing";
+      EXPECT_NE(ToHtml({report}).find("<svg class=\"layers\""), std::string::npos) << d.rule;
+    }
+  }
   if (std::string(program.expected) != "none") {
     EXPECT_FALSE(confirmed_by.empty()) << "no probe confirmed the top diagnosis\n" << Summary(report);
   }

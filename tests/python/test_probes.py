@@ -198,3 +198,31 @@ def test_zoo_names_the_planted_problem_first(name, planted, expected, build):
     assert got == expected, report.to_text()
     if expected != "none":
         assert confirmed, report.to_text()
+
+
+def test_the_html_report_draws_the_probes_per_layer_measurements(tmp_path):
+    # Most of fc1's units dead (a bias of -20) and fc2 scaled up a thousandfold (fc1's gradient explodes):
+    # the per-layer values travel from triage-probe's evidence into the report and its HTML bar charts.
+    torch.manual_seed(1)
+    model = nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 10))
+    with torch.no_grad():
+        model[0].bias[:48] = -20.0
+        model[2].weight.mul_(1000.0)
+    x = torch.randn(64, 20)
+    y = (x @ torch.randn(20, 10)).argmax(1)
+    report = triage.check(model, x, y, nn.CrossEntropyLoss(), budget=20)
+    series = {(s.probe, s.name): s for d in report.diagnoses for s in d.layer_series}
+    assert ("dead-activations", "dead_fraction") in series, report.to_text()
+    dead = series[("dead-activations", "dead_fraction")]
+    assert dead.above == 0.5 and dead.scale == "linear"
+    assert [(v.layer, v.value, v.offending) for v in dead.layers] == [("relu after 0", 0.75, True)]
+    norms = series[("grad-health", "grad_norm")]
+    assert norms.scale == "log" and norms.above == 100
+    flagged = {v.layer for v in norms.layers if v.offending}
+    assert "0.weight" in flagged, norms
+    page = report.to_html()
+    assert page.startswith("<!DOCTYPE html>\n")
+    assert page.count('<svg class="layers"') >= 2, page
+    assert ">relu after 0 (flagged)</text>" in page
+    (tmp_path / "report.html").write_text(page, encoding="utf-8")
+    assert "layer_series" in report.to_json()

@@ -17,7 +17,7 @@ From a shell: `python3 -m triage train.py ARGS` runs a script and diagnoses an u
 IPython or Jupyter: `%load_ext triage`. Importing this package never loads LibTorch; live probes
 (`triage.check`) load it when called. The guide is bindings/python/README.md.
 """
-from ._report import Report, Diagnosis, Hypothesis, Incident, Series, Problem
+from ._report import Report, Diagnosis, Hypothesis, Incident, Series, LayerSeries, LayerValue, Problem
 from ._api import (RulesError, diagnose, diagnose_exception, install, uninstall, load_rules, version)
 from ._monitor import Monitor
 from . import callbacks
@@ -29,7 +29,7 @@ try:  # installed by `cmake --install`: the prefix's rules are the bundled ones
 except ImportError:
     pass
 
-__all__ = ["Report", "Diagnosis", "Hypothesis", "Incident", "Series", "Problem", "RulesError", "diagnose",
+__all__ = ["Report", "Diagnosis", "Hypothesis", "Incident", "Series", "LayerSeries", "LayerValue", "Problem", "RulesError", "diagnose",
            "diagnose_exception", "install", "uninstall", "load_rules", "version", "Monitor", "check", "callbacks"]
 
 

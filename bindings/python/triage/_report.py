@@ -39,6 +39,25 @@ class Series:
 
 
 @dataclass
+class LayerValue:
+    layer: str
+    value: float
+    offending: bool = False
+
+
+@dataclass
+class LayerSeries:
+    """A probe's per-layer measurement (gradient norms, dead-unit fractions); above / below are the
+    thresholds it judged by (None when it has none)."""
+    probe: str
+    name: str
+    scale: str
+    layers: List[LayerValue]
+    above: Optional[float] = None
+    below: Optional[float] = None
+
+
+@dataclass
 class Diagnosis:
     rule: str
     category: str
@@ -51,6 +70,7 @@ class Diagnosis:
     incident: int
     evidence: List[str] = field(default_factory=list)
     series: List[Series] = field(default_factory=list)
+    layer_series: List[LayerSeries] = field(default_factory=list)
     raw: dict = field(default_factory=dict, repr=False)
 
 
@@ -107,11 +127,17 @@ class Report:
             pts = [(_float(p[0]), _float(p[1])) for p in s.get("points", [])]
             series.append(Series(name=s.get("name", ""), axis=s.get("axis", "index"), points=pts,
                                  onset=_float(s["onset"]) if "onset" in s else None))
+        layers = [LayerSeries(probe=s.get("probe", ""), name=s.get("name", ""), scale=s.get("scale", "linear"),
+                              layers=[LayerValue(layer=v.get("layer", ""), value=_float(v.get("value")),
+                                                 offending=bool(v.get("offending", False))) for v in s.get("layers", [])],
+                              above=_float(s["above"]) if "above" in s else None,
+                              below=_float(s["below"]) if "below" in s else None)
+                  for s in d.get("layer_series", [])]
         return Diagnosis(rule=d.get("rule", ""), category=d.get("category", ""),
                          confidence=float(d.get("confidence", 0)), title=d.get("title", ""),
                          explanation=d.get("explanation", ""), hypotheses=hyps, checks=list(d.get("checks", [])),
                          verify=d.get("verify", ""), incident=d.get("incident", -1),
-                         evidence=list(d.get("evidence", [])), series=series, raw=d)
+                         evidence=list(d.get("evidence", [])), series=series, layer_series=layers, raw=d)
 
     def __bool__(self):
         return bool(self.diagnoses)
@@ -141,6 +167,16 @@ class Report:
                     lines.append(f"    {name}: {desc}")
             text = text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
         return text
+
+    def to_html(self):
+        """The command's HTML report (`triage --format html`): one self-contained page, with the metric
+        series and, after triage.check, the probes' per-layer measurements drawn as inline SVG. Write it
+        to a file and open it in a browser."""
+        return self._native.to_html()
+
+    def to_markdown(self):
+        """The command's Markdown report (`triage --format markdown`), for pasting into an issue."""
+        return self._native.to_markdown()
 
     def __str__(self):
         return self.to_text()

@@ -7,6 +7,7 @@
 #   y_float.pt:     the same labels as float32 (cross-entropy raises "expected scalar type Long")
 #   bn_mlp.pt:      an MLP with BatchNorm1d; x1.pt / y1.pt: a batch of one sample, on which its
 #                   forward raises a Python ValueError inside the TorchScript code (F.batch_norm)
+#   dead_mlp.pt:    the logits MLP with most of fc1's units dead and exploding gradients (see its block)
 import torch
 import torch.nn as nn
 
@@ -51,3 +52,13 @@ torch.manual_seed(1)
 torch.jit.save(torch.jit.script(Mlp(False)), "clean_mlp.pt")
 torch.manual_seed(1)
 torch.jit.save(torch.jit.script(BnMlp()), "bn_mlp.pt")
+
+# dead_mlp.pt: the logits MLP with two planted faults the per-layer probes see, for the HTML report's
+# layer plots: 48 of fc1's 64 units dead (bias -20: their ReLU outputs 0 for every sample; probe
+# dead-activations) and fc2's weights scaled by 1000 (fc1's gradient norm far above 100; grad-health).
+torch.manual_seed(1)
+dead = Mlp(False)
+with torch.no_grad():
+    dead.fc1.bias[:48] = -20.0
+    dead.fc2.weight.mul_(1000.0)
+torch.jit.save(torch.jit.script(dead), "dead_mlp.pt")

@@ -36,6 +36,8 @@ struct ProbeEvidence {
   Verdict verdict = Verdict::kInconclusive;  // is the fault present?
   std::string summary;                // one line of what was verified, e.g. "fc expects 64 features, ..."
   std::vector<std::pair<std::string, std::string>> facts;  // measurements, in probe order
+  std::vector<LayerSeries> layer_series;  // per-layer measurements (gradient norms, dead units), which
+                                          // the reports plot; each also in facts as text
   std::string category;               // taxonomy category of the fault, when the probe names one
   std::string hypothesis;             // hypothesis id for a diagnosis made from this finding
   std::string title;                  // title / hypothesis text / fix for that diagnosis
@@ -59,13 +61,14 @@ struct EvidenceOptions {
 // Applies probe evidence to a report: marks each hypothesis that names a probe confirmed / refuted
 // with the evidence text, raises the confidence of diagnoses with a confirmed hypothesis and lowers
 // those whose every probe-tested hypothesis was refuted, adds diagnoses for confirmed findings no
-// rule produced, and re-sorts. Hypotheses no probe ran for stay "untested". When every verdict is
+// rule produced, and re-sorts. Hypotheses no probe ran for stay "untested". A diagnosis that takes
+// evidence from a probe (in a hypothesis' status or text) also takes its layer_series. When every verdict is
 // inconclusive, a warning per probe ("probe-inconclusive") says why it could not tell.
 void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
                    const EvidenceOptions& options = {});
 
 // The evidence as a JSON array of objects with the members of ProbeEvidence (facts as [name, value]
-// pairs), for a program that hands probe results to another process (triage-probe --evidence, used by
+// pairs; layer_series, only when there are some, as in the report's JSON), for a program that hands probe results to another process (triage-probe --evidence, used by
 // the Python module's triage.check).
 std::string EvidenceToJson(const std::vector<ProbeEvidence>& evidence);
 

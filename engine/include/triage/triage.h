@@ -111,6 +111,33 @@ struct SeriesEvidence {
   std::vector<std::pair<double, double>> points;  // (x, value); values may be NaN or +-Inf
   bool has_onset = false;
   double onset = 0;                               // x where the signature starts, when it has one
+  // The healthy band: the values a healthy series stays between, from the signal's own thresholds
+  // (a loss below ln C less the tolerance the flat detector allows, a gradient norm below the
+  // detector's growth factor times its start); see Note: [Healthy band] in engine/src/rules/signal_rules.cc.
+  // Drawn by the HTML report only: the JSON, text and Markdown reports do not carry it.
+  bool has_band = false;
+  double band_low = 0, band_high = 0;             // band_low may be -inf, band_high +inf (open side)
+  std::string band_label;                         // what the band is, e.g. "healthy: below 2.233 (ln 10 less 3%)"
+};
+
+// One layer's value in a per-layer measurement of a live probe.
+struct LayerValue {
+  std::string layer;       // the module's name ("fc1", "features.0"), or where an op ran ("relu after fc1")
+  double value = 0;        // may be NaN or +-Inf (a gradient that is not finite)
+  bool offending = false;  // the probe counts this layer among the faulty ones
+};
+
+// A per-layer measurement a live probe took (probes/): gradient norms, dead-unit fractions. One value
+// per layer, in the model's order, with the thresholds the probe judged them by.
+struct LayerSeries {
+  std::string probe;                // the probe that measured it, e.g. "grad-health"
+  std::string name;                 // what was measured, e.g. "grad_norm", "dead_fraction"
+  bool log_scale = false;           // the values span decades (gradient norms): plot them on a log axis
+  bool has_above = false;           // a layer above `above` offends (e.g. an exploding gradient norm)
+  double above = 0;
+  bool has_below = false;           // a layer below `below` offends (e.g. a vanishing gradient norm)
+  double below = 0;
+  std::vector<LayerValue> layers;
 };
 
 // One ranked answer.
@@ -129,6 +156,8 @@ struct Diagnosis {
   double specificity = 0;
   std::vector<std::string> evidence;           // metric signatures supporting it, one checkable line each
   std::vector<SeriesEvidence> series;          // the series behind them, the triggering one first
+  std::vector<LayerSeries> layer_series;       // per-layer measurements of the probes whose verdicts
+                                               // it carries (triage/evidence.h), one per probe and name
 };
 
 // Who reads a report, which decides the language of its checks and fixes (Note: [Audience] in

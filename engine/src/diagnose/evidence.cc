@@ -28,6 +28,7 @@
 #include "diagnose/escape.h"
 #include "diagnose/json_writer.h"
 #include "diagnose/name_table.h"
+#include "diagnose/report_parts.h"
 #include "diagnose/warning_codes.h"
 
 namespace triage {
@@ -82,6 +83,15 @@ Hypothesis FindingHypothesis(const ProbeEvidence& e) {
   return h;
 }
 
+// The per-layer measurements behind evidence a diagnosis took, once per probe and measurement.
+void TakeLayers(Diagnosis& d, const ProbeEvidence& e) {
+  for (const LayerSeries& s : e.layer_series) {
+    bool have = std::any_of(d.layer_series.begin(), d.layer_series.end(),
+                            [&](const LayerSeries& t) { return t.probe == s.probe && t.name == s.name; });
+    if (!have) d.layer_series.push_back(s);
+  }
+}
+
 double Boost(double confidence, double strength) {
   return std::min(kMaxConfidence, confidence + (1.0 - confidence) * kConfirmGain * strength);
 }
@@ -122,15 +132,18 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
       if (confirmed != nullptr) {
         h.status = HypothesisStatus::kConfirmed;
         h.evidence = EvidenceText(*confirmed);
+        TakeLayers(d, *confirmed);
         best_strength = std::max(best_strength, confirmed->strength);
       } else if (h.probe.empty()) {
         continue;
       } else if (refuting != nullptr) {
         h.status = HypothesisStatus::kRefuted;
         h.evidence = EvidenceText(*refuting);
+        TakeLayers(d, *refuting);
         ++refuted;
       } else if (inconclusive != nullptr) {
         h.evidence = EvidenceText(*inconclusive);
+        TakeLayers(d, *inconclusive);
       }
     }
     // A confirmed finding of this diagnosis' category from a probe no hypothesis names still
@@ -139,6 +152,7 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
       const ProbeEvidence& e = evidence[i];
       if (used[i] || e.verdict != Verdict::kConfirmed || e.category.empty() || e.category != d.category) continue;
       d.hypotheses.insert(d.hypotheses.begin(), FindingHypothesis(e));
+      TakeLayers(d, e);
       best_strength = std::max(best_strength, e.strength);
       used[i] = true;
     }
@@ -160,6 +174,7 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
                                [&](const Diagnosis& d) { return d.category == e.category; });
       if (same != report.diagnoses.end()) {
         same->hypotheses.push_back(FindingHypothesis(e));
+        TakeLayers(*same, e);
         same->confidence = std::max(same->confidence, std::min(kMaxConfidence, e.strength));
         continue;
       }
@@ -170,6 +185,7 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
       d.title = e.title.empty() ? e.summary : e.title;
       d.explanation = e.summary;
       d.hypotheses.push_back(FindingHypothesis(e));
+      TakeLayers(d, e);
       d.verify = "Run probe " + e.probe + " again after the fix: it reports refuted.";
       report.diagnoses.push_back(std::move(d));
     }
@@ -222,6 +238,10 @@ std::string EvidenceToJson(const std::vector<ProbeEvidence>& evidence) {
     out += "]";
     o.Num("strength", e.strength, "%.6g");
     o.Num("seconds", e.seconds, "%.6g");
+    if (!e.layer_series.empty()) {
+      o.Key("layer_series");
+      AppendLayerSeriesJson(&out, e.layer_series);
+    }
   }
   out += "]";
   return out;

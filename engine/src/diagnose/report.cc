@@ -64,6 +64,35 @@ void WriteSeries(std::string* out, const SeriesEvidence& s) {
 
 }  // namespace
 
+// [{"probe": "grad-health", "name": "grad_norm", "scale": "log", "above": 100, "below": 1e-07,
+//   "layers": [{"layer": "fc1", "value": 0.52, "offending": false}, ...]}, ...]
+void AppendLayerSeriesJson(std::string* out, const std::vector<LayerSeries>& all) {
+  out->push_back('[');
+  for (size_t i = 0; i < all.size(); ++i) {
+    const LayerSeries& s = all[i];
+    if (i) out->push_back(',');
+    JsonObject o(out);
+    o.Str("probe", s.probe);
+    o.Str("name", s.name);
+    o.Str("scale", s.log_scale ? "log" : "linear");
+    if (s.has_above) {
+      o.Key("above");
+      AppendNumber(out, s.above);
+    }
+    if (s.has_below) {
+      o.Key("below");
+      AppendNumber(out, s.below);
+    }
+    List(o, "layers", s.layers, [&](JsonObject& l, const LayerValue& v) {
+      l.Str("layer", v.layer);
+      l.Key("value");
+      AppendNumber(out, v.value);
+      l.Bool("offending", v.offending);
+    });
+  }
+  out->push_back(']');
+}
+
 std::string ToJson(const Report& report) {
   std::string out;
   {
@@ -106,6 +135,10 @@ std::string ToJson(const Report& report) {
           WriteSeries(&out, d.series[i]);
         }
         out.push_back(']');
+      }
+      if (!d.layer_series.empty()) {
+        o.Key("layer_series");
+        AppendLayerSeriesJson(&out, d.layer_series);
       }
     });
     List(root, "incidents", report.incidents, [&](JsonObject& o, const Incident& inc) {

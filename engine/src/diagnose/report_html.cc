@@ -44,6 +44,9 @@ svg .series{fill:none;stroke:var(--accent);stroke-width:1.5}svg .pt{fill:var(--a
 svg .nonfinite{fill:var(--bad)}svg .onset{stroke:var(--bad);stroke-dasharray:4 3}
 svg .after{fill:var(--bad);opacity:.08}svg .ref{stroke:var(--good);stroke-dasharray:6 4}
 svg text.ref{fill:var(--good);stroke:none}
+svg .band{fill:var(--good);opacity:.12}svg .band-edge{stroke:var(--good);stroke-width:1}svg text.band-label{fill:var(--good)}
+svg .bar{fill:var(--accent)}svg .bar.off{fill:var(--bad)}svg text.off{fill:var(--bad);font-weight:600}
+svg .limit{stroke:var(--bad);stroke-dasharray:5 3}svg text.limit-label{fill:var(--bad)}svg text.name{fill:var(--fg)}
 @media (max-width:40rem){svg text{font-size:20px}}
 nav ul{padding-left:1.2rem}details{margin:1rem 0}summary{cursor:pointer;font-weight:600}
 @media print{body{max-width:none;font-size:11pt}article,figure,pre{break-inside:avoid}a{color:inherit}}
@@ -62,7 +65,10 @@ std::string Num(double v) {
 // as dots; a non-finite value is a red triangle on the top edge at its x, titled with its value. The
 // onset is a dashed vertical line, the region after it lightly shaded. Reference levels a rule
 // captured are dashed horizontal lines: ln C (the loss of uniform guessing over C classes) when a
-// loss series has a `classes` capture, and the rule's `floor`. Each element carries a <title>, so
+// loss series has a `classes` capture, and the rule's `floor`. The healthy band a signal detector
+// records (Note: [Healthy band] in engine/src/rules/signal_rules.cc) is shaded green behind the
+// points, its edge a solid line, with its label; the y range always takes in the edge, so the band
+// shows even when every point lies outside it. Each element carries a <title>, so
 // hovering or a screen reader gives the values. The canvas shrinks with a narrow page, so there its
 // labels are drawn larger (about 9 px on a 375 px phone) and may reach into the margin past the axes.
 struct Canvas {
@@ -122,6 +128,13 @@ std::string Plot(const Diagnosis& d, const SeriesEvidence& s) {
   if (!std::isfinite(xlo)) return "";
   if (finite == 0) lo = 0, hi = 1;
   for (const auto& r : refs) lo = std::min(lo, r.first), hi = std::max(hi, r.first);
+  // The band's finite edges join the range; an open side runs to the plot's edge.
+  const bool band = s.has_band && s.band_low < s.band_high && (std::isfinite(s.band_low) || std::isfinite(s.band_high));
+  if (band) {
+    for (double edge : {s.band_low, s.band_high}) {
+      if (std::isfinite(edge) && (!(lo > 0) || edge > 0)) lo = std::min(lo, edge), hi = std::max(hi, edge);
+    }
+  }
   Canvas c{xlo, xhi, lo, hi, lo > 0 && hi / lo > 100};
   if (!c.log && hi > lo) {  // a little room above and below
     double pad = (hi - lo) * 0.05;
@@ -135,7 +148,29 @@ std::string Plot(const Diagnosis& d, const SeriesEvidence& s) {
                       (nonfinite ? ", " + std::to_string(nonfinite) + " not finite" : "") +
                       (s.has_onset ? ", onset at " + axis + " " + Num(s.onset) : "") + (c.log ? " (log scale)" : "");
   std::string svg = "<svg viewBox=\"0 0 640 240\" role=\"img\" data-finite=\"" + std::to_string(finite) +
-                    "\" data-nonfinite=\"" + std::to_string(nonfinite) + "\" aria-label=\"" + HtmlText(label) + "\">";
+                    "\" data-nonfinite=\"" + std::to_string(nonfinite) + "\"" + (band ? " data-band=\"1\"" : "") +
+                    " aria-label=\"" + HtmlText(label) + "\">";
+  if (band) {
+    // Clipped to the plot: an open side (or an edge a log axis cannot show) runs to the border.
+    auto edge_y = [&](double v, double open) {
+      if (!std::isfinite(v) || (c.log && v <= 0)) return open;
+      return std::clamp(c.Y(v), top, bottom);
+    };
+    double y_high = edge_y(s.band_high, top), y_low = edge_y(s.band_low, bottom);
+    std::string title = "<title>" + HtmlText(s.band_label) + "</title>";
+    svg += "<rect class=\"band\" x=\"" + F(left) + "\" y=\"" + F(y_high) + "\" width=\"" + F(right - left) +
+           "\" height=\"" + F(std::max(0.0, y_low - y_high)) + "\">" + title + "</rect>";
+    for (double v : {s.band_low, s.band_high}) {
+      if (!std::isfinite(v) || (c.log && v <= 0)) continue;
+      svg += "<path class=\"band-edge\" d=\"M" + F(left) + " " + F(edge_y(v, top)) + "H" + F(right) + "\">" + title + "</path>";
+    }
+    // A short label inside the band, under its upper edge (above the lower one when the top is open);
+    // the whole label is the caption's and the title's.
+    const bool upper = std::isfinite(s.band_high);
+    double ty = upper ? std::min(y_high + 14, bottom - 4) : std::max(y_low - 4, top + 12);
+    svg += "<text class=\"band-label\" x=\"" + F(left + 4) + "\" y=\"" + F(ty) + "\">" +
+           HtmlText(upper ? "healthy below " + Num(s.band_high) : "healthy above " + Num(s.band_low)) + "</text>";
+  }
   if (s.has_onset) {
     double ox = std::clamp(c.X(s.onset), left, right);
     svg += "<rect class=\"after\" x=\"" + F(ox) + "\" y=\"" + F(top) + "\" width=\"" + F(right - ox) + "\" height=\"" +
@@ -189,7 +224,145 @@ std::string Plot(const Diagnosis& d, const SeriesEvidence& s) {
            HtmlText(axis + " " + Num(s.onset)) + "</title></path>";
   }
   svg += "</svg>";
-  return "<figure>" + svg + "<figcaption>" + HtmlText(label) + "</figcaption></figure>\n";
+  return "<figure>" + svg + "<figcaption>" + HtmlText(label + (band ? "; " + s.band_label : "")) + "</figcaption></figure>\n";
+}
+
+// Note: [Layer plots]
+// A probe's per-layer measurement (LayerSeries: gradient norms, dead-unit fractions) is a bar chart,
+// one row per layer in the model's order: the layer's name and its value on a line, its bar under
+// them, on the full width of a 640-unit canvas (so a long name never has to share its line with an
+// axis). The x axis is linear from 0 up to a round 1, 2 or 5 times a power of ten, or log10 from
+// decade to decade when the probe asks (gradient norms span decades).
+// Each threshold the probe judged by is a dashed red vertical line over every row, labelled with
+// what it means ("offends above 100"); the layers the probe flagged have red bars and a red, bold
+// name ending in " (flagged)", so the mark survives printing in grey. A non-finite value fills its row
+// in red and prints as nan/inf; a value a log axis cannot show (0) has no bar and prints as 0. A model
+// with more than kMaxLayerRows layers shows every flagged layer and the first of the others, in
+// model order, and the caption says how many were left out. Names longer than kMaxLayerName
+// characters are cut with an ellipsis; every row's <title> holds the whole name and value.
+constexpr size_t kMaxLayerRows = 40;
+constexpr size_t kMaxLayerName = 36;
+
+std::string LayerPlot(const LayerSeries& s) {
+  if (s.layers.empty()) return "";
+  constexpr double kW = 640, kLeft = 8, kRight = 632, kRow = 44, kLine = 16;
+  // Which rows to draw: all of them, or every flagged one and the first others up to the limit.
+  std::vector<const LayerValue*> rows;
+  size_t flagged = 0;
+  for (const LayerValue& v : s.layers) flagged += v.offending;
+  size_t others = flagged >= kMaxLayerRows ? 0 : kMaxLayerRows - flagged;
+  for (const LayerValue& v : s.layers) {
+    if (v.offending || others > 0) {
+      if (!v.offending) --others;
+      rows.push_back(&v);
+    }
+    if (rows.size() == kMaxLayerRows) break;
+  }
+  // The range: every finite value and threshold (positive ones only on a log axis), from 0 on a
+  // linear one.
+  std::vector<double> values;
+  for (const LayerValue* v : rows) values.push_back(v->value);
+  if (s.has_above) values.push_back(s.above);
+  if (s.has_below) values.push_back(s.below);
+  double lo = s.log_scale ? std::numeric_limits<double>::infinity() : 0, hi = s.log_scale ? -lo : 0;
+  for (double v : values) {
+    if (!std::isfinite(v) || (s.log_scale && v <= 0)) continue;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (s.log_scale) {
+    if (!std::isfinite(lo)) lo = 1e-3, hi = 1;
+    lo = std::pow(10, std::floor(std::log10(lo)));
+    hi = std::pow(10, std::ceil(std::log10(hi)));
+    if (hi <= lo) hi = lo * 10;
+  } else if (hi <= lo) {
+    hi = lo + 1;
+  } else {
+    // Up to a round 1, 2 or 5 times a power of ten, so a share of 0.75 is drawn as three quarters.
+    double p = std::pow(10, std::floor(std::log10(hi))), m = hi / p;
+    hi = (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+  }
+  auto X = [&](double v) {
+    double t = s.log_scale ? (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)) : (v - lo) / (hi - lo);
+    return kLeft + std::clamp(t, 0.0, 1.0) * (kRight - kLeft);
+  };
+  struct Limit {
+    double value;
+    std::string text;
+  };
+  std::vector<Limit> limits;
+  if (s.has_above && std::isfinite(s.above)) limits.push_back({s.above, "offends above " + Num(s.above)});
+  if (s.has_below && std::isfinite(s.below) && (!s.log_scale || s.below > 0)) {
+    limits.push_back({s.below, "offends below " + Num(s.below)});
+  }
+  const double top = 8 + kLine * limits.size();
+  const double bottom = top + kRow * rows.size();
+  const double height = bottom + 26;
+  std::string what = s.name + " per layer (probe " + s.probe + ")";
+  std::string caption = what + ": " + std::to_string(s.layers.size()) + (s.layers.size() == 1 ? " layer, " : " layers, ") +
+                        std::to_string(flagged) + " flagged";
+  if (rows.size() < s.layers.size()) caption += "; " + std::to_string(rows.size()) + " shown, every flagged one first";
+  for (const Limit& l : limits) caption += "; " + l.text;
+  if (s.log_scale) caption += " (log scale)";
+  std::string svg = "<svg class=\"layers\" viewBox=\"0 0 " + F(kW) + " " + F(height) + "\" role=\"img\" data-bars=\"" +
+                    std::to_string(rows.size()) + "\" data-flagged=\"" + std::to_string(flagged) + "\" aria-label=\"" +
+                    HtmlText(caption) + "\">";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const LayerValue& v = *rows[i];
+    const double y = top + kRow * i;
+    std::string name = v.layer;
+    if (v.layer.size() > kMaxLayerName) {  // cut at a character boundary, before an ellipsis
+      size_t cut = kMaxLayerName - 1;
+      while (cut > 0 && (static_cast<unsigned char>(v.layer[cut]) & 0xC0) == 0x80) --cut;
+      name = v.layer.substr(0, cut) + "\xE2\x80\xA6";
+    }
+    const bool finite = std::isfinite(v.value);
+    std::string value = finite ? Num(v.value) : std::isnan(v.value) ? "nan" : v.value > 0 ? "inf" : "-inf";
+    std::string title = "<title>" + HtmlText(v.layer + ": " + s.name + " " + value + (v.offending ? ", flagged by " + s.probe : "")) + "</title>";
+    const std::string off = v.offending || !finite ? " off" : "";
+    svg += "<g>" + title + "<text class=\"name" + off + "\" x=\"" + F(kLeft) + "\" y=\"" + F(y + 16) + "\">" +
+           HtmlText(name + (v.offending ? " (flagged)" : "")) + "</text><text class=\"value" + off + "\" x=\"" + F(kRight) +
+           "\" y=\"" + F(y + 16) + "\" text-anchor=\"end\">" + HtmlText(value) + "</text>";
+    double x0 = s.log_scale ? kLeft : X(0), x1 = x0;
+    if (!finite) x0 = kLeft, x1 = kRight;
+    else if (!s.log_scale || v.value > 0) x1 = X(v.value);
+    if (x1 < x0) std::swap(x0, x1);
+    svg += "<rect class=\"bar" + off + "\" x=\"" + F(x0) + "\" y=\"" + F(y + 22) + "\" width=\"" + F(x1 - x0) +
+           "\" height=\"14\"/></g>";
+  }
+  // The axis: its two ends and, on a log axis, each decade between.
+  svg += "<path class=\"axis\" d=\"M" + F(kLeft) + " " + F(bottom) + "H" + F(kRight) + "\"/>";
+  std::vector<double> ticks = {lo, hi};
+  if (s.log_scale) {
+    for (double t = lo * 10; t < hi * 0.99; t *= 10) ticks.push_back(t);
+  } else {
+    ticks.push_back((lo + hi) / 2);
+  }
+  // A tick is labelled when its label keeps clear of those already placed (the ends first), at the
+  // width a label takes on a phone (about 12 units a character, as the narrow-page font is 20 units).
+  std::vector<std::pair<double, double>> placed;  // [from, to] of each label drawn
+  for (size_t i = 0; i < ticks.size(); ++i) {
+    double t = ticks[i], x = X(t);
+    svg += "<path class=\"axis\" d=\"M" + F(x) + " " + F(bottom) + "V" + F(bottom + 4) + "\"/>";
+    std::string text = Num(t);
+    double w = 12.0 * text.size();
+    double from = i == 0 ? x : i == 1 ? x - w : x - w / 2, to = from + w;
+    bool clear = std::all_of(placed.begin(), placed.end(),
+                             [&](const std::pair<double, double>& p) { return to + 8 < p.first || from > p.second + 8; });
+    if (!clear) continue;
+    placed.push_back({from, to});
+    const char* anchor = i == 0 ? "start" : i == 1 ? "end" : "middle";
+    svg += "<text x=\"" + F(x) + "\" y=\"" + F(bottom + 18) + "\" text-anchor=\"" + anchor + "\">" + HtmlText(text) + "</text>";
+  }
+  for (size_t i = 0; i < limits.size(); ++i) {
+    double x = X(limits[i].value);
+    const char* anchor = x > kW / 2 ? "end" : "start";
+    svg += "<path class=\"limit\" d=\"M" + F(x) + " " + F(8 + kLine * i + 4) + "V" + F(bottom) + "\"><title>" +
+           HtmlText(limits[i].text) + "</title></path><text class=\"limit-label\" x=\"" + F(x > kW / 2 ? x - 4 : x + 4) +
+           "\" y=\"" + F(8 + kLine * i + 10) + "\" text-anchor=\"" + anchor + "\">" + HtmlText(limits[i].text) + "</text>";
+  }
+  svg += "</svg>";
+  return "<figure>" + svg + "<figcaption>" + HtmlText(caption) + "</figcaption></figure>\n";
 }
 
 std::string Traceback(const Incident& inc) {
@@ -242,6 +415,10 @@ std::string DiagnosisHtml(const Report& report, const Diagnosis& d, bool top) {
       out += "</dl></li>\n";
     }
     out += "</ol>\n";
+  }
+  if (!d.layer_series.empty()) {
+    out += "<h4>What the probes measured, layer by layer</h4>\n";
+    for (const LayerSeries& s : d.layer_series) out += LayerPlot(s);
   }
   if (!d.checks.empty()) {
     out += "<h4>Checks you can run</h4>\n<pre class=\"checks\">";

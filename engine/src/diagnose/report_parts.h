@@ -10,6 +10,10 @@
 
 namespace triage {
 
+// Per-layer probe measurements as the JSON array the report's "layer_series" and the probe evidence's
+// (EvidenceToJson) hold; documented in engine/README.md's output contract.
+void AppendLayerSeriesJson(std::string* out, const std::vector<LayerSeries>& all);
+
 // The incident a diagnosis points at, or nullptr.
 const Incident* IncidentOf(const Report& report, const Diagnosis& d);
 

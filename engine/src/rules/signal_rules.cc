@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 
 namespace triage {
@@ -195,6 +196,34 @@ void Finish(Ctx& c, SeriesId id, const std::vector<MetricPoint>& pts, const Metr
   if (onset) h.line_start = std::min<std::uint64_t>(h.line_start, onset->line);
 }
 
+// Note: [Healthy band]
+// A detector that fires when a series crosses one of its thresholds also knows where a healthy series
+// stays: below that threshold. It records that region on the series it reports (SeriesEvidence's band)
+// so the HTML report can shade it behind the points, with a label naming the threshold and the rule
+// parameter behind it:
+//   flat           below the plateau less `tolerance` (or, at ln C, below ln C less `log_c_tolerance`):
+//                  a learning loss leaves the level it started at;
+//   softmax_floor  below the floor ln(1 + (C-1)/e), which probabilities fed to cross-entropy cannot pass;
+//   spike          below `factor` times the median of the values before the jump;
+//   growth         below `factor` times the starting gradient norm;
+//   val_rising     below the best evaluation plus `rise`;
+//   linear_growth  below `min_ratio` times the start;
+//   memory_growth  below the start plus `min_rise`.
+// The band is open below (-inf). nonfinite (a healthy series is finite: the NaN step is the onset
+// line) and oscillation (a spread, not a level) set none. Only the HTML report draws it: the text,
+// JSON and Markdown reports do not change with it.
+void SetBand(Ctx& c, double high, const std::string& label) {
+  if (!std::isfinite(high)) return;
+  SeriesEvidence& s = c.hit->series;
+  s.has_band = true;
+  s.band_low = -std::numeric_limits<double>::infinity();
+  s.band_high = high;
+  s.band_label = "healthy: below " + Num(high) + " (" + label + ")";
+}
+
+// A parameter as a percentage ("3%") for a band's label.
+std::string Percent(double fraction) { return Num(100 * fraction) + "%"; }
+
 // What the other series did before a non-finite onset at `line` (NaN onset evidence).
 std::string Preceded(Ctx& c, SeriesId onset_series, std::uint64_t line) {
   std::vector<std::string> notes;
@@ -344,6 +373,12 @@ bool DetectFlat(Ctx& c) {
   c.hit->captures["classes"] = classes ? std::to_string(classes) : "?";
   c.hit->captures["log_c"] = classes ? "ln " + std::to_string(classes) + " = " + Num(std::log(classes)) : "no ln C";
   Finish(c, c.Id(0), pts, f.front(), f.back(), nullptr, evidence);
+  if (classes) {
+    SetBand(c, std::log(classes) * (1 - c.P("log_c_tolerance")),
+            "ln " + std::to_string(classes) + " less the " + Percent(c.P("log_c_tolerance")) + " log_c_tolerance");
+  } else {
+    SetBand(c, all * (1 - tol), "the plateau " + Num(all) + " less the " + Percent(tol) + " tolerance");
+  }
   return true;
 }
 
@@ -378,6 +413,7 @@ bool DetectSoftmaxFloor(Ctx& c) {
     c.hit->captures["classes"] = std::to_string(k);
     c.hit->captures["floor"] = Num(floor);
     Finish(c, c.Id(0), pts, f.front(), f.back(), nullptr, evidence);
+    SetBand(c, floor, "the floor ln(1 + " + std::to_string(k - 1) + "/e) of probabilities fed to cross-entropy");
     return true;
   }
   return false;
@@ -405,6 +441,7 @@ bool DetectSpike(Ctx& c) {
     c.hit->captures["before"] = Num(base);
     c.hit->captures["ratio"] = Num(ratio);
     Finish(c, c.Id(0), pts, f.front(), f.back(), &f[i], evidence);
+    SetBand(c, base * c.P("factor"), "factor " + Num(c.P("factor")) + " times the median " + Num(base) + " before the jump");
     return true;
   }
   return false;
@@ -470,6 +507,7 @@ bool DetectGrowth(Ctx& c) {
     }
   }
   Finish(c, c.Id(0), pts, f.front(), *peak, onset, evidence);
+  SetBand(c, start * c.P("factor"), "factor " + Num(c.P("factor")) + " times the start " + Num(start));
   return true;
 }
 
@@ -510,6 +548,7 @@ bool DetectValRising(Ctx& c) {
   c.hit->captures["train_to"] = Num(train_to);
   c.hit->supporting.push_back(ToSeriesEvidence(c.Id(1), train->Points()));
   Finish(c, c.Id(0), vp, v.front(), v.back(), &*best, evidence);
+  SetBand(c, best->value * (1 + c.P("rise")), "the best " + Num(best->value) + " plus the " + Percent(c.P("rise")) + " rise");
   return true;
 }
 
@@ -549,6 +588,7 @@ bool DetectLinearGrowth(Ctx& c) {
   c.hit->captures["loss_to"] = Num(chunks.back());
   c.hit->supporting.push_back(ToSeriesEvidence(c.Id(1), loss->Points()));
   Finish(c, c.Id(0), pts, f.front(), f.back(), nullptr, evidence);
+  SetBand(c, start * c.P("min_ratio"), "min_ratio " + Num(c.P("min_ratio")) + " times the start " + Num(start));
   return true;
 }
 
@@ -575,6 +615,7 @@ bool DetectMemoryGrowth(Ctx& c) {
   c.hit->captures["value"] = Num(last);
   c.hit->captures["per_point"] = Num(per);
   Finish(c, c.Id(0), pts, f.front(), f.back(), nullptr, evidence);
+  SetBand(c, first * (1 + c.P("min_rise")), "the start " + Num(first) + " plus the " + Percent(c.P("min_rise")) + " min_rise");
   return true;
 }
 
