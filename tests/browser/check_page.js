@@ -46,8 +46,56 @@ function triageCheckPage(win) {
   }
   if (overflowing > 5) add("overflow", (overflowing - 5) + " more elements past the window's edge");
 
-  // Plots: every point the SVG says it has is drawn, inside the plot.
-  const plots = document.querySelectorAll("svg[role=img]");
+  // Labels a reader can read: a plot is scaled to the page, its text with it.
+  const smallText = (svg, name) => {
+    const box = svg.getBoundingClientRect();
+    const scale = box.width / (svg.viewBox.baseVal.width || box.width);
+    let smallest = Infinity;
+    for (const t of svg.querySelectorAll("text")) smallest = Math.min(smallest, parseFloat(getComputedStyle(t).fontSize) * scale);
+    if (smallest < 9) add("plot-text", name + ": labels drawn " + smallest.toFixed(1) + " px high (under 9 px)");
+  };
+  const inside = (el, box) => {
+    const r = el.getBoundingClientRect();
+    return r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
+  };
+
+  // Per-layer bar charts (svg.layers): one bar per row the chart says it has, every bar and every
+  // label inside the plot, the flagged layers marked, and a line for each threshold named.
+  const barCharts = document.querySelectorAll("svg.layers[role=img]");
+  let bars = 0;
+  barCharts.forEach((svg, i) => {
+    const name = "bar chart " + (i + 1) + " (" + (svg.getAttribute("aria-label") || "no label") + ")";
+    const expected = Number(svg.dataset.bars), flagged = Number(svg.dataset.flagged);
+    if (!Number.isInteger(expected) || !Number.isInteger(flagged)) {
+      add("plot-bars", name + ": no data-bars/data-flagged counts");
+      return;
+    }
+    const box = svg.getBoundingClientRect();
+    if (box.width < 100 || box.height < 40) add("plot-bars", name + ": drawn " + Math.round(box.width) + "x" + Math.round(box.height) + " px");
+    const drawn = svg.querySelectorAll("rect.bar");
+    if (drawn.length !== expected) add("plot-bars", name + ": " + drawn.length + " of " + expected + " bars drawn");
+    for (const bar of drawn) {
+      if (!inside(bar, box)) {
+        add("plot-bars", name + ": a bar at x=" + bar.getAttribute("x") + " width=" + bar.getAttribute("width") + " is outside the plot");
+        break;
+      }
+    }
+    for (const t of svg.querySelectorAll("text")) {
+      if (!inside(t, box)) {
+        add("plot-bars", name + ": the label " + describe(t) + " runs past the plot's edge");
+        break;
+      }
+    }
+    const marked = Array.from(svg.querySelectorAll("text.name")).filter((t) => / \(flagged\)$/.test(t.textContent)).length;
+    if (marked !== Math.min(flagged, expected)) add("plot-bars", name + ": " + marked + " layers marked flagged, " + flagged + " flagged");
+    const limits = (svg.getAttribute("aria-label") || "").split("offends ").length - 1;
+    if (svg.querySelectorAll("path.limit").length !== limits) add("plot-bars", name + ": " + limits + " thresholds named, " + svg.querySelectorAll("path.limit").length + " drawn");
+    smallText(svg, name);
+    bars += drawn.length;
+  });
+
+  // Metric plots: every point the SVG says it has is drawn, inside the plot; a healthy band inside it.
+  const plots = document.querySelectorAll("svg[role=img]:not(.layers)");
   let points = 0;
   plots.forEach((svg, i) => {
     const name = "plot " + (i + 1) + " (" + (svg.getAttribute("aria-label") || "no label") + ")";
@@ -63,11 +111,12 @@ function triageCheckPage(win) {
     if (drawn.length !== finite) add("plot-points", name + ": " + drawn.length + " of " + finite + " finite points drawn");
     if (marks.length !== nonfinite) add("plot-points", name + ": " + marks.length + " of " + nonfinite + " non-finite marks drawn");
     if (finite >= 2 && !svg.querySelector("path.series")) add("plot-points", name + ": no line through the points");
-    // Labels a reader can read: the plot is scaled to the page, its text with it.
-    const scale = box.width / (svg.viewBox.baseVal.width || box.width);
-    let smallest = Infinity;
-    for (const t of svg.querySelectorAll("text")) smallest = Math.min(smallest, parseFloat(getComputedStyle(t).fontSize) * scale);
-    if (smallest < 9) add("plot-text", name + ": labels drawn " + smallest.toFixed(1) + " px high (under 9 px)");
+    smallText(svg, name);
+    if (svg.dataset.band) {
+      const band = svg.querySelector("rect.band");
+      if (!band) add("plot-points", name + ": data-band but no band drawn");
+      else if (!inside(band, box)) add("plot-points", name + ": the healthy band reaches outside the plot");
+    }
     // An open path is a line; filled, the browser closes it into a shape that hides the plot.
     for (const path of svg.querySelectorAll("path")) {
       const d = (path.getAttribute("d") || "").trim();
@@ -76,9 +125,7 @@ function triageCheckPage(win) {
       }
     }
     for (const pt of drawn) {
-      const r = pt.getBoundingClientRect();
-      const inside = r.width > 0 && r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
-      if (!inside) {
+      if (!(pt.getBoundingClientRect().width > 0 && inside(pt, box))) {
         add("plot-points", name + ": a point at cx=" + pt.getAttribute("cx") + " cy=" + pt.getAttribute("cy") + " is outside the plot");
         break;
       }
@@ -86,5 +133,5 @@ function triageCheckPage(win) {
     points += drawn.length + marks.length;
   });
 
-  return {width, plots: plots.length, points, problems};
+  return {width, plots: plots.length, points, bar_charts: barCharts.length, bars, problems};
 }

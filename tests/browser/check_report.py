@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks HTML pages in headless Chromium at a phone's and a desktop's width.
 
-  check_report.py --chromium PATH [--widths 375,1280] [--min-plots N] [--screenshots DIR]
+  check_report.py --chromium PATH [--widths 375,1280] [--min-plots N] [--min-bar-charts N] [--screenshots DIR]
                   [--expect KIND,...] PAGE.html...
 
 For each page and width, Chromium loads the page in a frame of that width inside a harness page that
@@ -12,6 +12,9 @@ runs check_page.js and writes what it finds into the DOM, read back through --du
   plot-points  an SVG plot does not draw every point its data-finite/data-nonfinite counts promise
   plot-lines   a plot's line (an open path) is filled, which hides the plot behind a shape
   plot-text    a plot's labels are drawn under 9 px high (the plot shrinks with a narrow page)
+  plot-bars    a per-layer bar chart (svg.layers) does not draw one bar per layer it counts, a bar or a
+               label reaches past the plot, its flagged layers are not all marked, or a threshold its
+               caption names has no line
   viewport     the window did not have the width asked for (the checks above would mean nothing)
 With --screenshots, each page is also captured as it is, at each width, as
 DIR/<page>-<width>.png. Exit status: 0 when no page has a problem; 1 otherwise, each problem printed.
@@ -65,19 +68,19 @@ def harness(page, width, workdir):
 
 
 def check(binary, page, width, workdir):
-    """Returns (problems, plots, points) for page at width."""
+    """Returns (problems, plots, points, bar charts) for page at width."""
     url = 'file://' + harness(page, width, workdir)
     run = chromium(binary, os.path.join(workdir, 'profile'), ['--window-size=%d,1000' % (max(width, 500) + 20), '--dump-dom', url])
     problems = [('console', m.group(1).strip()) for m in map(CONSOLE.search, run.stderr.splitlines()) if m]
     found = RESULT.findall(run.stdout)  # the last: the script's own text names the element too
     if not found:
         tail = '\n'.join(run.stderr.splitlines()[-5:])
-        return problems + [('page-error', 'the check did not run (chromium exited %d): %s' % (run.returncode, tail))], 0, 0
+        return problems + [('page-error', 'the check did not run (chromium exited %d): %s' % (run.returncode, tail))], 0, 0, 0
     result = json.loads(html.unescape(found[-1]))
     if result['width'] != width:
         problems.append(('viewport', 'the window was %d px wide, not %d' % (result['width'], width)))
     problems += [(p['kind'], p['text']) for p in result['problems']]
-    return problems, result['plots'], result['points']
+    return problems, result['plots'], result['points'], result['bar_charts']
 
 
 def main():
@@ -85,6 +88,7 @@ def main():
     ap.add_argument('--chromium', default='')
     ap.add_argument('--widths', default='375,1280')
     ap.add_argument('--min-plots', type=int, default=0, help='fewer plots over all pages is a problem')
+    ap.add_argument('--min-bar-charts', type=int, default=0, help='fewer per-layer bar charts over all pages is a problem')
     ap.add_argument('--screenshots', metavar='DIR')
     ap.add_argument('--expect', default='', help='kinds of problem that must be reported (broken pages)')
     ap.add_argument('pages', nargs='+')
@@ -95,17 +99,19 @@ def main():
         return 77
     widths = [int(w) for w in args.widths.split(',')]
     reported = []
-    plots = points = 0
+    plots = points = bar_charts = 0
     with tempfile.TemporaryDirectory() as workdir:
         for page in args.pages:
             for width in widths:
-                problems, n_plots, n_points = check(args.chromium, page, width, workdir)
-                print('%s at %d px: %d plots, %d points, %d problems' % (page, width, n_plots, n_points, len(problems)))
+                problems, n_plots, n_points, n_bars = check(args.chromium, page, width, workdir)
+                print('%s at %d px: %d plots, %d points, %d bar charts, %d problems'
+                      % (page, width, n_plots, n_points, n_bars, len(problems)))
                 for kind, text in problems:
                     print('  %s: %s' % (kind, text))
                 reported += [kind for kind, _ in problems]
                 if width == widths[0]:
                     plots += n_plots
+                    bar_charts += n_bars
                 points += n_points
                 if args.screenshots:
                     name = os.path.splitext(os.path.basename(page))[0]
@@ -119,6 +125,9 @@ def main():
     if plots < args.min_plots:
         print('plot-points: %d plots on the pages, expected at least %d' % (plots, args.min_plots))
         reported.append('plot-points')
+    if bar_charts < args.min_bar_charts:
+        print('plot-bars: %d bar charts on the pages, expected at least %d' % (bar_charts, args.min_bar_charts))
+        reported.append('plot-bars')
     if args.expect:
         missed = [k for k in args.expect.split(',') if k not in reported]
         if missed:
