@@ -283,12 +283,12 @@ TEST(HtmlReport, PlotShadesTheHealthyBand) {
   std::string html = triage::ToHtml({r});
   EXPECT_EQ(TagProblem(html), "");
   EXPECT_NE(html.find("data-band=\"1\""), std::string::npos);
-  // The y range runs from the edge (2.0) to the highest point (2.31) with 5% room: the edge sits
-  // just above the plot's foot, and the band fills from it down to the foot (204).
+  // The y range takes in the edge (2.0) below every point (up to 2.31) and a quarter of that span
+  // more (down to 1.9225), then 5% room each side: the band fills from y(2.0) = 160.8 down to the
+  // plot's foot (204), a fifth of the plot.
   std::vector<double> y = Attr(html, "<rect class=\"band\"", "y"), h = Attr(html, "<rect class=\"band\"", "height");
   ASSERT_EQ(y.size(), 1u);
-  EXPECT_GT(y[0], 190);
-  EXPECT_LT(y[0], 204);
+  EXPECT_NEAR(y[0], 160.8, 0.11);
   EXPECT_NEAR(y[0] + h[0], 204, 0.11);
   EXPECT_EQ(Count(html, "<path class=\"band-edge\""), 1u);
   EXPECT_NE(html.find(">healthy below 2</text>"), std::string::npos) << html;
@@ -365,6 +365,10 @@ TEST(HtmlReport, LayerPlotsDrawEveryLayerWithThresholdsAndFlaggedOnes) {
   EXPECT_EQ(html.find(">relu after fc46</text>"), std::string::npos) << "the 41st unflagged ReLU is left out";
   // The dead-unit threshold 0.5 on a linear axis from 0 to 1 (0.9 rounded up): at 8 + 0.5 * 624.
   EXPECT_NE(html.find("<path class=\"limit\" d=\"M320.0 12.0V"), std::string::npos) << html;
+  // A probe report read no log: no "0 lines" under its heading.
+  EXPECT_EQ(html.find(" lines</small>"), std::string::npos);
+  r.lines = 12;
+  EXPECT_NE(triage::ToHtml({r}).find(" <small class=\"meta\">12 lines</small></h2>"), std::string::npos);
 }
 
 TEST(HtmlReport, LogTextIsShownNeverRun) {

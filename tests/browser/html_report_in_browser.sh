@@ -6,13 +6,15 @@
 # and checks the pages in headless Chromium at 375 px and 1280 px with check_report.py (console,
 # overflow, plot points and lines, bars); screenshots go to OUT_DIR. CHROMIUM empty: a skip.
 # To refresh the README's screenshots: run this with OUT_DIR=/tmp/x, then copy /tmp/x/report-375.png
-# and report-1280.png to docs/.
+# and report-1280.png to docs/; docs/report-probes-1280.png is /tmp/x/probes.html with its <details>
+# opened (sed 's/<details>/<details open>/'), captured by chromium --headless --window-size=1280,1500.
 set -euo pipefail
 triage=$1 src=$2 python=$3 chromium=$4 out=$5 probe=${6:-}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 cases=(numerics/nan-loss-printed-epochs training/softmax-output-into-cross-entropy shape/linear-flattened-conv
-       cuda/arch-no-kernel-image-sm89-formatted distributed/ddp-unused-branch data/collate-image-sizes-worker)
+       cuda/arch-no-kernel-image-sm89-formatted distributed/ddp-unused-branch data/collate-image-sizes-worker
+       signals/not-learning-no-step-hf-dict)
 logs=()
 for c in "${cases[@]}"; do logs+=("$src/corpus/$c/log.txt"); done
 # Exit status 0: a diagnosis was found in every input (the pages must have something to show).

@@ -67,8 +67,9 @@ std::string Num(double v) {
 // captured are dashed horizontal lines: ln C (the loss of uniform guessing over C classes) when a
 // loss series has a `classes` capture, and the rule's `floor`. The healthy band a signal detector
 // records (Note: [Healthy band] in engine/src/rules/signal_rules.cc) is shaded green behind the
-// points, its edge a solid line, with its label; the y range always takes in the edge, so the band
-// shows even when every point lies outside it. Each element carries a <title>, so
+// points, its edge a solid line, with its label; the y range always takes in the edge, and a quarter
+// more past it on the open side when the edge is the range's end, so the band shows as a region even
+// when every point lies outside it. Each element carries a <title>, so
 // hovering or a screen reader gives the values. The canvas shrinks with a narrow page, so there its
 // labels are drawn larger (about 9 px on a 375 px phone) and may reach into the margin past the axes.
 struct Canvas {
@@ -133,6 +134,13 @@ std::string Plot(const Diagnosis& d, const SeriesEvidence& s) {
   if (band) {
     for (double edge : {s.band_low, s.band_high}) {
       if (std::isfinite(edge) && (!(lo > 0) || edge > 0)) lo = std::min(lo, edge), hi = std::max(hi, edge);
+    }
+    // An open side at the range's end would leave the band a sliver: give it a fifth of the plot.
+    if (!std::isfinite(s.band_low) && s.band_high <= lo && hi > lo) {
+      double below = lo - (hi - lo) / 4;
+      if (!(lo > 0 && hi / lo > 100) || below > 0) lo = below;
+    } else if (!std::isfinite(s.band_high) && s.band_low >= hi && hi > lo) {
+      hi += (hi - lo) / 4;
     }
   }
   Canvas c{xlo, xhi, lo, hi, lo > 0 && hi / lo > 100};
@@ -431,8 +439,10 @@ std::string DiagnosisHtml(const Report& report, const Diagnosis& d, bool top) {
 
 std::string InputHtml(const Report& report, size_t index) {
   std::string src = SourceName(report);
+  // A report not read from a log (a probe checkup, a Guard's) has no lines to count.
   std::string out = "<section class=\"input\" id=\"input-" + std::to_string(index + 1) + "\">\n<h2>" + HtmlText(src) +
-                    " <small class=\"meta\">" + std::to_string(report.lines) + " lines</small></h2>\n";
+                    (report.lines > 0 ? " <small class=\"meta\">" + std::to_string(report.lines) + " lines</small>" : "") +
+                    "</h2>\n";
   if (report.diagnoses.empty()) {
     out += "<p>No PyTorch failure recognised (" + std::to_string(report.incidents.size()) + " incident(s)).</p>\n";
     for (const Incident& inc : report.incidents) {
