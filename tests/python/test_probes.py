@@ -1,6 +1,7 @@
 """triage.check: the C++ probes on a Python model (through TorchScript and triage-probe), and the
 promise that the caller's model, optimizer and RNG are exactly as they were (hashed before and after)."""
 import hashlib
+import html
 import importlib.util
 
 import pytest
@@ -226,3 +227,10 @@ def test_the_html_report_draws_the_probes_per_layer_measurements(tmp_path):
     assert ">relu after 0 (flagged)</text>" in page
     (tmp_path / "report.html").write_text(page, encoding="utf-8")
     assert "layer_series" in report.to_json()
+    # In a notebook: the text, then the page with its plots in a sandboxed frame.
+    shown = report._repr_html_()
+    assert shown.startswith('<pre class="triage-report">')
+    frame = shown[shown.index("</pre>") + len("</pre>"):]
+    assert frame.startswith('<iframe class="triage-report" sandbox ') and frame.endswith("</iframe>")
+    srcdoc = frame[frame.index('srcdoc="') + len('srcdoc="'):-len('"></iframe>')]
+    assert '"' not in srcdoc and html.unescape(srcdoc) == page

@@ -191,5 +191,14 @@ class Report:
         printer.text(self.to_text().rstrip("\n"))
 
     def _repr_html_(self):
+        """A notebook's display: the text report in an escaped <pre> (no text from a log can inject markup)
+        and, when the report has plots (metric series, the probes' per-layer measurements), the HTML
+        report under it in a sandboxed frame (srcdoc: self-contained, no script; its style cannot leak
+        into the notebook). A notebook that strips frames on reload still shows the text."""
         import html
-        return "<pre class=\"triage-report\">" + html.escape(self.to_text()) + "</pre>"
+        out = "<pre class=\"triage-report\">" + html.escape(self.to_text()) + "</pre>"
+        if any(d.series or d.layer_series for d in self.diagnoses):
+            out += ("<iframe class=\"triage-report\" sandbox title=\"triage report with plots\" "
+                    "style=\"width:100%;height:36em;border:1px solid #8888;resize:vertical\" srcdoc=\""
+                    + html.escape(self.to_html(), quote=True) + "\"></iframe>")
+        return out
