@@ -199,6 +199,19 @@ TEST(ApplyEvidence, DiagnosesTakeTheLayerSeriesOfTheEvidenceTheyUse) {
   ASSERT_EQ(refuted.diagnoses.size(), 1u);
   EXPECT_EQ(refuted.diagnoses[0].layer_series.size(), 1u);
 
+  // Another probe's finding settles the hypothesis; the probe it names still ran and measured.
+  Report settled;
+  settled.diagnoses.push_back(MakeDiagnosis("loss-is-nan", "numerics.nan_loss", 0.8, {{"lr-too-high", "grad-health"}}));
+  ProbeEvidence weights = Evidence("nan-source", Verdict::kConfirmed, "numerics.nan_loss", "weights non-finite");
+  weights.hypothesis = "lr-too-high";
+  ProbeEvidence nan_grads = Evidence("grad-health", Verdict::kInconclusive, "", "gradients are NaN");
+  nan_grads.layer_series = {GradNorms()};
+  ApplyEvidence(settled, {weights, nan_grads});
+  ASSERT_EQ(settled.diagnoses.size(), 1u);
+  EXPECT_EQ(settled.diagnoses[0].hypotheses[0].status, HypothesisStatus::kConfirmed);
+  ASSERT_EQ(settled.diagnoses[0].layer_series.size(), 1u);
+  EXPECT_EQ(settled.diagnoses[0].layer_series[0].probe, "grad-health");
+
   // In the report's JSON only where a diagnosis has some; non-finite values as strings.
   std::string json = ToJson(r);
   EXPECT_NE(json.find("\"layer_series\":[{\"probe\":\"grad-health\",\"name\":\"grad_norm\",\"scale\":\"log\","

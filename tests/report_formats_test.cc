@@ -360,7 +360,7 @@ TEST(HtmlReport, LayerPlotsDrawEveryLayerWithThresholdsAndFlaggedOnes) {
   EXPECT_NE(html.find("<figcaption>grad_norm per layer (probe grad-health): 5 layers, 4 flagged; offends above 100; "
                       "offends below 1e-07 (log scale)</figcaption>"), std::string::npos) << html;
   EXPECT_NE(html.find("<figcaption>dead_fraction per layer (probe dead-activations): 50 layers, 1 flagged; 40 shown, "
-                      "every flagged one first; offends above 0.5</figcaption>"), std::string::npos) << html;
+                      "every flagged one among them; offends above 0.5</figcaption>"), std::string::npos) << html;
   EXPECT_NE(html.find(">relu after fc45 (flagged)</text>"), std::string::npos);
   EXPECT_EQ(html.find(">relu after fc46</text>"), std::string::npos) << "the 41st unflagged ReLU is left out";
   // The dead-unit threshold 0.5 on a linear axis from 0 to 1 (0.9 rounded up): at 8 + 0.5 * 624.

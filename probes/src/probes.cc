@@ -518,10 +518,14 @@ Evidence WeightUpdate(ProbeContext& ctx) {
   std::vector<double> ratios;
   std::vector<torch::Tensor> g1;
   double grad_norm_sq = 0;
+  // How far each parameter moved relative to its size (|w1 - w0| / |w0|; 0: it did not move), for the
+  // reports' per-layer plot, with the parameters a finding names flagged.
+  std::vector<double> moved_by;
   for (size_t i = 0; i < params.size(); ++i) {
     const torch::Tensor& p = params[i].second;
     double delta = Norm(p.detach() - before[i]);
     double w = Norm(before[i]);
+    moved_by.push_back(delta == 0 ? 0 : w > 0 ? delta / w : INFINITY);
     total_numel += p.numel();
     if (delta == 0) {
       still.push_back(params[i].first);
@@ -551,6 +555,17 @@ Evidence WeightUpdate(ProbeContext& ctx) {
   if (ctx.optimizer != nullptr && !ctx.optimizer->param_groups().empty()) {
     facts.emplace_back("lr", Num(ctx.optimizer->param_groups()[0].options().get_lr()));
   }
+  auto updates = [&](const std::vector<std::string>& flagged) {
+    LayerSeries s;
+    s.probe = kName;
+    s.name = "update_ratio";
+    s.log_scale = true;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const std::string& name = params[i].first;
+      s.layers.push_back({name, moved_by[i], std::find(flagged.begin(), flagged.end(), name) != flagged.end()});
+    }
+    return std::vector<LayerSeries>{s};
+  };
   Evidence out;
   if (!params.empty() && still.size() == params.size()) {
     ProbeEvidence e;
@@ -577,6 +592,7 @@ Evidence WeightUpdate(ProbeContext& ctx) {
                   "Call optimizer.step() after loss.backward() in every step, on an optimizer built over model.parameters().");
     }
     e.facts = facts;
+    e.layer_series = updates(still);
     out.push_back(e);
     return out;
   }
@@ -586,6 +602,7 @@ Evidence WeightUpdate(ProbeContext& ctx) {
                               "Pass every trainable parameter to the optimizer (model->parameters(), or add the missing "
                               "module's parameters as a param group).");
     e.facts = facts;
+    e.layer_series = updates(outside);
     return {e};
   }
   // A frozen layer that still holds its random initialisation maps inputs through fixed random
@@ -598,6 +615,7 @@ Evidence WeightUpdate(ProbeContext& ctx) {
                               "Load the pretrained weights before freezing them, or leave these layers trainable "
                               "(requires_grad true, and in the optimizer).");
     e.facts = facts;
+    e.layer_series = updates(frozen_fresh);
     return {e};
   }
   // Missing zero_grad: after the step the trainer's next step must leave the fresh gradient, not
@@ -642,6 +660,7 @@ Evidence WeightUpdate(ProbeContext& ctx) {
                                 "the fresh gradient plus the one left by the first step (zero_grad() is never called)",
                                 "Call optimizer.zero_grad() (or model.zero_grad()) before loss.backward() in every step.");
       e.facts = facts;
+      e.layer_series = updates({});
       out.push_back(e);
       return out;
     }
@@ -654,6 +673,7 @@ Evidence WeightUpdate(ProbeContext& ctx) {
                                   : Make(kName, Verdict::kInconclusive, moved + "; unchanged: " + Join(still) +
                                                                     (frozen.empty() ? "" : " (frozen: " + Join(frozen) + ")"));
   e.facts = facts;
+  e.layer_series = updates(still);
   out.push_back(e);
   return out;
 }

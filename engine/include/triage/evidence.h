@@ -62,7 +62,8 @@ struct EvidenceOptions {
 // with the evidence text, raises the confidence of diagnoses with a confirmed hypothesis and lowers
 // those whose every probe-tested hypothesis was refuted, adds diagnoses for confirmed findings no
 // rule produced, and re-sorts. Hypotheses no probe ran for stay "untested". A diagnosis that takes
-// evidence from a probe (in a hypothesis' status or text) also takes its layer_series. When every verdict is
+// evidence from a probe (in a hypothesis' status or text), or one of whose hypotheses names a probe
+// that ran, also takes that probe's layer_series. When every verdict is
 // inconclusive, a warning per probe ("probe-inconclusive") says why it could not tell.
 void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
                    const EvidenceOptions& options = {});

@@ -108,8 +108,10 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
       const ProbeEvidence* confirmed = nullptr;
       const ProbeEvidence* refuting = nullptr;
       const ProbeEvidence* inconclusive = nullptr;
+      const ProbeEvidence* own = nullptr;  // the first verdict of the probe the hypothesis names
       for (size_t i = 0; i < evidence.size(); ++i) {
         const ProbeEvidence& e = evidence[i];
+        if (own == nullptr && !h.probe.empty() && e.probe == h.probe) own = &e;
         // A confirmed finding naming this hypothesis by id settles it whichever probe found it.
         if (e.verdict == Verdict::kConfirmed && !e.hypothesis.empty() && e.hypothesis == h.id && SameCategory(e, d.category)) {
           if (confirmed == nullptr || e.strength > confirmed->strength) confirmed = &e;
@@ -145,6 +147,10 @@ void ApplyEvidence(Report& report, const std::vector<ProbeEvidence>& evidence,
         h.evidence = EvidenceText(*inconclusive);
         TakeLayers(d, *inconclusive);
       }
+      // The hypothesis' own probe ran: what it measured belongs to the diagnosis even when another
+      // probe's finding settled the hypothesis (nan-source confirming lr-too-high, which names
+      // grad-health, whose per-layer norms show where the gradients went non-finite).
+      if (own != nullptr) TakeLayers(d, *own);
     }
     // A confirmed finding of this diagnosis' category from a probe no hypothesis names still
     // supports it: it is attached as a confirmed hypothesis.

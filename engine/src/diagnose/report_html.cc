@@ -245,8 +245,9 @@ std::string Plot(const Diagnosis& d, const SeriesEvidence& s) {
 // what it means ("offends above 100"); the layers the probe flagged have red bars and a red, bold
 // name ending in " (flagged)", so the mark survives printing in grey. A non-finite value fills its row
 // in red and prints as nan/inf; a value a log axis cannot show (0) has no bar and prints as 0. A model
-// with more than kMaxLayerRows layers shows every flagged layer and the first of the others, in
-// model order, and the caption says how many were left out. Names longer than kMaxLayerName
+// with more than kMaxLayerRows layers shows its flagged layers (the first kMaxLayerRows of them when
+// there are more) and the first of the others, in model order, and the caption says how many rows
+// were drawn. Names longer than kMaxLayerName
 // characters are cut with an ellipsis; every row's <title> holds the whole name and value.
 constexpr size_t kMaxLayerRows = 40;
 constexpr size_t kMaxLayerName = 36;
@@ -309,7 +310,9 @@ std::string LayerPlot(const LayerSeries& s) {
   std::string what = s.name + " per layer (probe " + s.probe + ")";
   std::string caption = what + ": " + std::to_string(s.layers.size()) + (s.layers.size() == 1 ? " layer, " : " layers, ") +
                         std::to_string(flagged) + " flagged";
-  if (rows.size() < s.layers.size()) caption += "; " + std::to_string(rows.size()) + " shown, every flagged one first";
+  if (rows.size() < s.layers.size()) {
+    caption += "; " + std::to_string(rows.size()) + (rows.size() < flagged ? " shown, all flagged" : " shown, every flagged one among them");
+  }
   for (const Limit& l : limits) caption += "; " + l.text;
   if (s.log_scale) caption += " (log scale)";
   std::string svg = "<svg class=\"layers\" viewBox=\"0 0 " + F(kW) + " " + F(height) + "\" role=\"img\" data-bars=\"" +
