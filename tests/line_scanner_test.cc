@@ -41,6 +41,17 @@ LineScanner::Hit Naive(std::string_view text, const std::vector<std::string>& ke
   return hit;
 }
 
+// The reference for KeywordsIn: the indexes of the (lower-case) keywords the lower-cased text holds.
+std::vector<std::uint32_t> NaiveKeywordsIn(std::string_view text, const std::vector<std::string>& keywords) {
+  std::string lower(text);
+  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+  std::vector<std::uint32_t> out;
+  for (size_t k = 0; k < keywords.size(); ++k) {
+    if (!keywords[k].empty() && lower.find(keywords[k]) != std::string::npos) out.push_back(static_cast<std::uint32_t>(k));
+  }
+  return out;
+}
+
 std::string Describe(const LineScanner::Hit& h) {
   return "found=" + std::to_string(h.found) + " line_start=" + std::to_string(h.line_start) +
          " newlines=" + std::to_string(h.newlines);
@@ -119,6 +130,14 @@ void ExpectAgreement(const std::vector<std::string>& kw, const std::vector<std::
     LineScanner::Hit want = Naive(view, kw);
     ASSERT_EQ(Describe(portable.Find(view)), Describe(want)) << "portable, round " << round;
     ASSERT_EQ(Describe(avx2.Find(view)), Describe(want)) << "avx2, round " << round;
+    // KeywordsIn: every keyword the text holds, each once, by both implementations.
+    std::vector<std::uint32_t> want_in = NaiveKeywordsIn(view, portable.keywords());
+    for (const LineScanner* s : {&portable, &avx2}) {
+      std::vector<std::uint32_t> got;
+      s->KeywordsIn(view, &got);
+      std::sort(got.begin(), got.end());
+      ASSERT_EQ(got, want_in) << (s == &portable ? "portable" : "avx2") << " KeywordsIn, round " << round;
+    }
   }
 }
 

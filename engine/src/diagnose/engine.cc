@@ -76,14 +76,18 @@ struct Session::Impl {
     }
     line = TrimBlanks(line.substr(0, max_line));
     re2::StringPiece text(line.data(), line.size());
-    if (pf.idle->Find(line).found) return false;
     // Only the patterns of the keywords the line holds can match it (LinePrefilter::keyword_patterns):
     // their own small regexes, not the whole Set, whose DFA over hundreds of patterns is slow to
     // build states for each new line.
     // Before a regex runs, a look for one of its required literals rules most out cheaply (a keyword
     // such as "index" is in many lines that hold none of "index out of range", "index_select", ...).
+    // The scanner's keywords include every idle keyword: one among those found means the segmenter
+    // must read the line.
     keywords_found.clear();
     pf.scanner->KeywordsIn(line, &keywords_found);
+    for (std::uint32_t k : keywords_found) {
+      if (pf.idle_keyword[k]) return false;
+    }
     if (keywords_found.empty()) return !(pf.unfiltered && pf.unfiltered->Match(text, nullptr));
     lowered.assign(line.data(), line.size());
     for (char& c : lowered) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;

@@ -42,9 +42,9 @@ const std::set<std::string>& CommonLogWords() {
 }
 
 // Words frequent in ordinary text that is not PyTorch's: English prose and what application and web
-// servers log (requests, workers, queues, indexes, connections). Each is in many message patterns'
-// literals, so it would make a good cover (CoverKeywords), but on an application's log it stops the
-// scanner on a line in five. Used only to choose keywords, never to decide what matches.
+// servers log (requests, workers, queues, indexes, connections, "python" of user agents and of every
+// interpreter path). Each is in many message patterns' literals, so it would make a good cover
+// (CoverKeywords), but on an application's log it stops the scanner on a line in five. Used only to choose keywords, never to decide what matches.
 const std::set<std::string>& CommonTextWords() {
   static const std::set<std::string> kWords = {
       "about", "after", "again", "already", "also", "argument", "assert", "attempt", "attribute", "available",
@@ -52,7 +52,7 @@ const std::set<std::string>& CommonTextWords() {
       "connection", "contain", "convert", "could", "default", "detected", "different", "each", "element",
       "execution", "expected", "failed", "file", "float", "found", "from", "have", "index", "input", "into",
       "invalid", "job", "killed", "line", "list", "load", "missing", "module", "more", "must", "name",
-      "number", "object", "only", "open", "operation", "other", "output", "process", "queue", "range", "request",
+      "number", "object", "only", "open", "operation", "other", "output", "process", "python", "queue", "range", "request",
       "require", "response", "retry", "return", "running", "same", "server", "service", "session", "should",
       "size", "socket", "some", "start", "status", "string", "support", "supported", "target", "task", "than",
       "that", "their", "there", "these", "this", "thread", "timeout", "tried", "type", "unexpected", "unknown",
@@ -275,20 +275,25 @@ bool LineScanner::KeywordAt(const char* p, size_t n, size_t at) const {
 }
 
 void LineScanner::KeywordsIn(std::string_view text, std::vector<std::uint32_t>* found) const {
-  const char* p = text.data();
-  const size_t n = text.size();
-  for (size_t at = 0; at < n; ++at) {
-    for (std::uint32_t k : first_[Lower(static_cast<unsigned char>(p[at]))]) {
-      const std::string& kw = keywords_[k];
-      if (at + kw.size() <= n && EqualsFolded(p + at, kw) &&
-          std::find(found->begin(), found->end(), k) == found->end()) {
-        found->push_back(k);
-      }
-    }
-  }
+  if (avx2_) return KeywordsInAvx2(text.data(), text.size(), found);
+  KeywordsInFrom(text.data(), text.size(), 0, found);
 }
 
-bool LineScanner::AnchorHit(const char* p, size_t n, size_t at, unsigned buckets) const {
+unsigned LineScanner::BucketsAt(const char* p, size_t n, size_t i) const {
+  unsigned buckets = 0xffff;  // past the end: only a short anchor's "any byte" can accept
+  for (int f = 0; f < kPrints && buckets; ++f) {
+    if (i + f >= n) {
+      buckets &= short_buckets_;
+      break;
+    }
+    unsigned char c = static_cast<unsigned char>(p[i + f]);
+    buckets &= (low_[0][f][c & 15] & high_[0][f][c >> 4]) | unsigned(low_[1][f][c & 15] & high_[1][f][c >> 4]) << 8;
+  }
+  return buckets;
+}
+
+template <typename F>
+bool LineScanner::VisitAnchorHits(const char* p, size_t n, size_t at, unsigned buckets, F visit) const {
   if (buckets & ~short_buckets_) {
     // Full anchors: a bitset of their hashes rules out most candidates the nibble tables let through.
     std::uint32_t h = at + kPrints <= n ? AnchorHash(p + at) : 0;
@@ -297,10 +302,33 @@ bool LineScanner::AnchorHit(const char* p, size_t n, size_t at, unsigned buckets
   for (; buckets; buckets &= buckets - 1) {
     for (const Anchored& a : bucket_[__builtin_ctz(buckets)]) {
       const std::string& kw = keywords_[a.keyword];
-      if (a.offset <= at && at - a.offset + kw.size() <= n && EqualsFolded(p + (at - a.offset), kw)) return true;
+      if (a.offset <= at && at - a.offset + kw.size() <= n && EqualsFolded(p + (at - a.offset), kw) &&
+          visit(a.keyword)) {
+        return true;
+      }
     }
   }
   return false;
+}
+
+void LineScanner::AnchorHits(const char* p, size_t n, size_t at, unsigned buckets,
+                             std::vector<std::uint32_t>* found) const {
+  VisitAnchorHits(p, n, at, buckets, [found](std::uint32_t k) {
+    if (std::find(found->begin(), found->end(), k) == found->end()) found->push_back(k);
+    return false;  // all of them
+  });
+}
+
+void LineScanner::KeywordsInFrom(const char* p, size_t n, size_t from, std::vector<std::uint32_t>* found) const {
+  // Every occurrence of a keyword has its anchor at one position: the positions the tables accept,
+  // then the anchor hashes, then a full comparison (Note: [Fingerprint scan]).
+  for (size_t i = from; i < n; ++i) {
+    if (unsigned buckets = BucketsAt(p, n, i)) AnchorHits(p, n, i, buckets, found);
+  }
+}
+
+bool LineScanner::AnchorHit(const char* p, size_t n, size_t at, unsigned buckets) const {
+  return VisitAnchorHits(p, n, at, buckets, [](std::uint32_t) { return true; });
 }
 
 LineScanner::Hit LineScanner::Find(std::string_view text) const {
@@ -328,6 +356,41 @@ LineScanner::Hit LineScanner::FindPortable(const char* p, size_t n, size_t from,
 }
 
 #ifdef TRIAGE_AVX2
+namespace {
+
+// The fingerprint tables in registers, and the candidates of 32 positions (FindAvx2, KeywordsInAvx2).
+struct FingerprintTables {
+  static constexpr int kPrints = 4;  // LineScanner::kPrints
+  __m256i low[2][kPrints], high[2][kPrints];
+
+  __attribute__((target("avx2"))) FingerprintTables(const unsigned char (&lo)[2][kPrints][16],
+                                                    const unsigned char (&hi)[2][kPrints][16]) {
+    for (int s = 0; s < 2; ++s) {
+      for (int f = 0; f < kPrints; ++f) {
+        low[s][f] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(lo[s][f])));
+        high[s][f] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(hi[s][f])));
+      }
+    }
+  }
+
+  // acc[s] byte j: the buckets of set s (8 each) whose tables accept the kPrints bytes from p[j].
+  __attribute__((target("avx2"))) void Block(const char* p, __m256i acc[2]) const {
+    const __m256i nibble = _mm256_set1_epi8(0x0f);
+    acc[0] = acc[1] = _mm256_set1_epi8(-1);
+    for (int f = 0; f < kPrints; ++f) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + f));
+      const __m256i lo = _mm256_and_si256(v, nibble);
+      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+      for (int s = 0; s < 2; ++s) {
+        acc[s] = _mm256_and_si256(acc[s], _mm256_and_si256(_mm256_shuffle_epi8(low[s][f], lo),
+                                                           _mm256_shuffle_epi8(high[s][f], hi)));
+      }
+    }
+  }
+};
+
+}  // namespace
+
 // Note: [Fingerprint scan]
 // The AVX2 loop is the "Teddy" idea of Hyperscan and Rust's aho-corasick, on anchors instead of
 // prefixes: a position is a candidate for the keywords of bucket b when, for each of the kPrints bytes
@@ -342,31 +405,17 @@ LineScanner::Hit LineScanner::FindPortable(const char* p, size_t n, size_t from,
 // keyword: a keyword never spans lines, so the anchor of one in an earlier line comes earlier. The cost per 32 bytes does not grow with the number of keywords; the
 // candidate rate does, slowly. The last bytes go through the same tables one position at a time.
 __attribute__((target("avx2"))) LineScanner::Hit LineScanner::FindAvx2(const char* p, size_t n) const {
-  const __m256i nibble = _mm256_set1_epi8(0x0f);
+  static_assert(FingerprintTables::kPrints == kPrints, "one fingerprint width");
   const __m256i newline = _mm256_set1_epi8('\n');
   const __m256i zero = _mm256_setzero_si256();
-  __m256i low[2][kPrints], high[2][kPrints];
-  for (int s = 0; s < 2; ++s) {
-    for (int f = 0; f < kPrints; ++f) {
-      low[s][f] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(low_[s][f])));
-      high[s][f] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(high_[s][f])));
-    }
-  }
+  const FingerprintTables tables(low_, high_);
   std::uint64_t newlines = 0;
   size_t line_start = 0;
   size_t i = 0;
   alignas(32) unsigned char bucket_bits[2][32];
   for (; i + 32 + kPrints - 1 <= n; i += 32) {
-    __m256i acc[2] = {_mm256_set1_epi8(-1), _mm256_set1_epi8(-1)};
-    for (int f = 0; f < kPrints; ++f) {
-      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + f));
-      const __m256i lo = _mm256_and_si256(v, nibble);
-      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
-      for (int s = 0; s < 2; ++s) {
-        acc[s] = _mm256_and_si256(acc[s], _mm256_and_si256(_mm256_shuffle_epi8(low[s][f], lo),
-                                                           _mm256_shuffle_epi8(high[s][f], hi)));
-      }
-    }
+    __m256i acc[2];
+    tables.Block(p + i, acc);
     const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
     std::uint32_t nl = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(raw, newline)));
     std::uint32_t cand =
@@ -396,21 +445,49 @@ __attribute__((target("avx2"))) LineScanner::Hit LineScanner::FindAvx2(const cha
       line_start = i + 1;
       continue;
     }
-    unsigned buckets = 0xffff;  // past the end: only a short anchor's "any byte" can accept
-    for (int f = 0; f < kPrints && buckets; ++f) {
-      if (i + f >= n) {
-        buckets &= short_buckets_;
-        break;
-      }
-      unsigned char c = static_cast<unsigned char>(p[i + f]);
-      buckets &= (low_[0][f][c & 15] & high_[0][f][c >> 4]) | unsigned(low_[1][f][c & 15] & high_[1][f][c >> 4]) << 8;
-    }
+    unsigned buckets = BucketsAt(p, n, i);
     if (buckets && AnchorHit(p, n, i, buckets)) return {true, line_start, newlines};
   }
   return {false, n, newlines};
 }
+
+// KeywordsIn's AVX2 loop: the candidates of FindAvx2's tables, 32 positions at a time, every one of
+// them checked (not only up to the first hit).
+__attribute__((target("avx2"))) void LineScanner::KeywordsInAvx2(const char* p, size_t n,
+                                                                 std::vector<std::uint32_t>* found) const {
+  const __m256i zero = _mm256_setzero_si256();
+  const FingerprintTables tables(low_, high_);
+  alignas(32) unsigned char bucket_bits[2][32];
+  // The last positions through a zero-padded copy (a line is short: one at a time would cost more
+  // than the rest). Bytes past the end give candidates no keyword fits in; AnchorHits rules them out.
+  char tail[32 + kPrints - 1];
+  for (size_t i = 0; i < n; i += 32) {
+    const char* block = p + i;
+    std::uint32_t in_text = ~std::uint32_t{0};
+    if (i + 32 + kPrints - 1 > n) {
+      std::memset(tail, 0, sizeof tail);
+      std::memcpy(tail, p + i, n - i);
+      block = tail;
+      if (n - i < 32) in_text = (std::uint32_t{1} << (n - i)) - 1;
+    }
+    __m256i acc[2];
+    tables.Block(block, acc);
+    std::uint32_t cand = in_text & ~static_cast<std::uint32_t>(
+                                       _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_or_si256(acc[0], acc[1]), zero)));
+    if (!cand) continue;
+    _mm256_store_si256(reinterpret_cast<__m256i*>(bucket_bits[0]), acc[0]);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(bucket_bits[1]), acc[1]);
+    for (; cand; cand &= cand - 1) {
+      int j = __builtin_ctz(cand);
+      AnchorHits(p, n, i + j, bucket_bits[0][j] | unsigned{bucket_bits[1][j]} << 8, found);
+    }
+  }
+}
 #else
 LineScanner::Hit LineScanner::FindAvx2(const char* p, size_t n) const { return FindPortable(p, n, 0, 0, 0); }
+void LineScanner::KeywordsInAvx2(const char* p, size_t n, std::vector<std::uint32_t>* found) const {
+  KeywordsInFrom(p, n, 0, found);
+}
 #endif
 
 namespace {
@@ -439,6 +516,14 @@ bool SpecificWord(const std::string& w) {
 // How good an atom is as the one a line must contain: free when a keyword the scanner looks for anyway
 // is inside it, else as good as its longest specific word (few, rare keywords keep the scanner fast).
 int AtomQuality(const std::string& atom, const std::vector<std::string>& free_keywords) {
+  // An atom without kMinAtomLen ASCII bytes in a row cannot be a keyword at all (the scanner folds
+  // ASCII case only): keeping it alone would leave the pattern unfiltered, matched on every line.
+  size_t run = 0, longest = 0;
+  for (char c : atom) {
+    run = static_cast<unsigned char>(c) < 0x80 ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  if (longest < static_cast<size_t>(kMinAtomLen)) return -100000;
   std::string lower = LowerAscii(atom);
   for (const std::string& k : free_keywords) {
     if (!k.empty() && lower.find(LowerAscii(k)) != std::string::npos) return 1000;
@@ -661,13 +746,17 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
     const std::vector<std::string>& patterns, const std::vector<std::optional<std::vector<std::string>>>& atoms,
     const std::vector<std::string>& idle_keywords, PrefilterPlan plan) {
   if (atoms.size() != patterns.size()) return nullptr;
-  const bool fits = plan.keyword_patterns.size() == plan.keywords.size() && !plan.keywords.empty() &&
+  bool fits = plan.keyword_patterns.size() == plan.keywords.size() && !plan.keywords.empty() &&
                     plan.keywords == LineScanner::UsableKeywords(plan.keywords) &&
                     std::all_of(plan.keyword_patterns.begin(), plan.keyword_patterns.end(), [&](const std::vector<int>& ps) {
                       return std::all_of(ps.begin(), ps.end(), [&](int p) {
                         return p >= 0 && static_cast<size_t>(p) < atoms.size() && atoms[p];
                       });
                     });
+  // Inert reads the idle keywords off the scanner's (LinePrefilter::idle_keyword): all must be there.
+  for (const std::string& k : LineScanner::UsableKeywords(idle_keywords)) {
+    fits = fits && std::find(plan.keywords.begin(), plan.keywords.end(), k) != plan.keywords.end();
+  }
   if (!fits) plan = PlanLinePrefilter(atoms, idle_keywords);
   auto out = std::make_shared<LinePrefilter>();
   std::vector<std::string> unfiltered;
@@ -690,6 +779,10 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
     for (const std::string& a : *atoms[i]) out->literals[i].push_back(LowerAscii(a));
   }
   out->idle = std::make_unique<LineScanner>(idle_keywords);
+  for (const std::string& k : out->scanner->keywords()) {
+    const std::vector<std::string>& idle = out->idle->keywords();
+    out->idle_keyword.push_back(std::find(idle.begin(), idle.end(), k) != idle.end());
+  }
   if (!unfiltered.empty()) {
     out->unfiltered = std::make_unique<RE2::Set>(RegexOptions(), RE2::UNANCHORED);
     for (const std::string& p : unfiltered) {

@@ -55,7 +55,8 @@ class LineScanner {
   // keyword, and the number of newlines before it.
   Hit Find(std::string_view text) const;
 
-  // Appends to *found the indexes (into keywords()) of every keyword `text` contains.
+  // Appends to *found the indexes (into keywords()) of every keyword `text` contains, each once (in no
+  // particular order). Uses the fingerprint tables as Find does (AVX2 where Find does).
   void KeywordsIn(std::string_view text, std::vector<std::uint32_t>* found) const;
   // Returns the keywords in use, lower-cased, in construction order.
   const std::vector<std::string>& keywords() const { return keywords_; }
@@ -85,6 +86,16 @@ class LineScanner {
   Hit FindPortable(const char* p, size_t n, size_t from, std::uint64_t newlines, size_t line_start) const;
   Hit FindAvx2(const char* p, size_t n) const;
   bool KeywordAt(const char* p, size_t n, size_t at) const;
+  void KeywordsInAvx2(const char* p, size_t n, std::vector<std::uint32_t>* found) const;
+  void KeywordsInFrom(const char* p, size_t n, size_t from, std::vector<std::uint32_t>* found) const;
+  // The buckets whose tables accept the kPrints bytes from p[i] (bytes past n accept short anchors only).
+  unsigned BucketsAt(const char* p, size_t n, size_t i) const;
+  // Calls visit(keyword) for each keyword (of `buckets`) whose anchor lies at p[at], until it returns
+  // true; returns whether one did.
+  template <typename F>
+  bool VisitAnchorHits(const char* p, size_t n, size_t at, unsigned buckets, F visit) const;
+  // Appends to *found the keywords (of `buckets`) whose anchor lies at p[at], each once.
+  void AnchorHits(const char* p, size_t n, size_t at, unsigned buckets, std::vector<std::uint32_t>* found) const;
   // True when a keyword of one of `buckets` has its anchor at p[at].
   bool AnchorHit(const char* p, size_t n, size_t at, unsigned buckets) const;
   static std::uint32_t AnchorHash(const char* p);  // of kPrints bytes, folded
@@ -128,6 +139,8 @@ struct LinePrefilter {
   // literal containing it. A pattern matching a line contains one of its required literals there, and
   // that literal one of the keywords: the patterns of the keywords a line holds are all that can match.
   std::vector<std::vector<int>> keyword_patterns;
+  // Per keyword of `scanner`: true when it is one of the idle keywords (a line holding it is read).
+  std::vector<bool> idle_keyword;
   std::unique_ptr<RE2::Set> unfiltered;  // patterns without required literals; null when none
   std::vector<int> unfiltered_patterns;  // their indexes in RuleSet::patterns (for reports)
   // Per pattern: its required literals (lower case), one of which every match contains; empty for a
@@ -156,6 +169,8 @@ std::vector<std::optional<std::vector<std::string>>> PatternAtoms(const std::vec
 struct PrefilterPlan {
   std::vector<std::string> keywords;
   std::vector<std::vector<int>> keyword_patterns;
+  // Per keyword of `scanner`: true when it is one of the idle keywords (a line holding it is read).
+  std::vector<bool> idle_keyword;
 };
 PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std::string>>>& atoms,
                                 const std::vector<std::string>& idle_keywords);
