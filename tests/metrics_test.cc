@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -282,6 +283,147 @@ TEST(MetricCollector, CandidateBitsAgreeAcrossImplementations) {
   EXPECT_EQ(bits[0], (1u << 0) | (1u << 3) | (1u << 5) | (1u << 6) | (1u << 8) | (1u << 10) | (1u << 12));
   EXPECT_EQ(bits[1], (1u << 9) | (1u << 11));
   EXPECT_EQ(MetricCandidates("a1 _b|c-d\rx\ny", false), bits);
+}
+
+// Everything a collector kept, exactly (values by bit pattern, NaN included): for comparing readers.
+std::string Dump(const MetricCollector& m) {
+  auto bits = [](double d) {
+    std::uint64_t u;
+    std::memcpy(&u, &d, sizeof u);
+    return std::to_string(u);
+  };
+  std::string out;
+  for (int i = 0; i < kSeriesCount; ++i) {
+    const MetricSeries* s = m.Find(static_cast<SeriesId>(i));
+    out += std::string(SeriesName(static_cast<SeriesId>(i))) + ":";
+    if (!s) {
+      out += "none\n";
+      continue;
+    }
+    out += std::to_string(s->count()) + "," + std::to_string(s->nonfinite_count()) + "," +
+           std::to_string(s->recoveries()) + "," + std::to_string(s->has_negative()) + ",onset " +
+           (s->first_nonfinite() ? std::to_string(s->first_nonfinite()->seq) : "-") + "\n";
+    for (const MetricPoint& p : s->Points()) {
+      out += " " + bits(p.value) + "/" + bits(p.step) + "/" + bits(p.epoch) + "/" + std::to_string(p.seq) + "@" +
+             std::to_string(p.line) + "\n";
+    }
+  }
+  return out;
+}
+
+MetricCollector CollectWith(const std::string& text, MetricCollector::Shapes shapes) {
+  MetricCollector m(shapes);
+  m.Feed(text);
+  m.FinishInput();
+  return m;
+}
+
+// Note: [Line shapes]: the replay of recent shapes, with AVX2 or without, keeps exactly what the full
+// scan of every line keeps.
+void ExpectShapesAgree(const std::string& text) {
+  const std::string full = Dump(CollectWith(text, MetricCollector::Shapes::kFullScan));
+  EXPECT_EQ(Dump(CollectWith(text, MetricCollector::Shapes::kAuto)), full);
+  EXPECT_EQ(Dump(CollectWith(text, MetricCollector::Shapes::kPortable)), full);
+}
+
+// The fallbacks of the shape replay: each pair of lines has one layout (same length, digits at the
+// same places) but a value that changes what the full scan reads, so a replay that trusted the layout
+// alone would keep something else.
+TEST(MetricCollector, LineShapesFallBackWhereValuesChangeTheReading) {
+  // mmcv's total of 0 is no step; a tqdm counter past 2^63 is none; a step total that overflows.
+  const std::string text =
+      "Epoch [1][50/1000] lr: 1.000e-02, loss: 1.2\n"
+      "Epoch [2][50/0000] lr: 1.000e-02, loss: 1.3\n"
+      "Epoch [3][70/1000] lr: 1.000e-02, loss: 1.4\n"
+      "train:  10%| | 00000000000000000005/50 [00:01<00:09, loss=0.50]\n"
+      "train:  10%| | 99999999999999999999/50 [00:01<00:09, loss=0.40]\n"
+      "train:  10%| | 00000000000000000007/50 [00:01<00:09, loss=0.30]\n"
+      // A name where the shape has digits: the same length and bytes but for one token.
+      "x 12 9.5\nx 34 9.5\nx lr 9.5\n";
+  ExpectShapesAgree(text);
+  ASSERT_NE(PointsOf(CollectWith(text, MetricCollector::Shapes::kAuto), SeriesId::kLr).size(), 0u);
+  MetricCollector m = CollectWith(text, MetricCollector::Shapes::kAuto);
+  std::vector<MetricPoint> loss = PointsOf(m, SeriesId::kLoss);
+  ASSERT_EQ(loss.size(), 6u);
+  EXPECT_EQ(loss[0].step, 50);
+  EXPECT_TRUE(std::isnan(loss[1].step)) << "[50/0000] has no total";
+  EXPECT_EQ(loss[2].step, 2 * 1000 + 70);
+  EXPECT_EQ(loss[3].step, 5);
+  EXPECT_TRUE(std::isnan(loss[4].step)) << "a counter past 2^63 is not read";
+  EXPECT_EQ(loss[5].step, 7);
+}
+
+// A shape that changes mid-run, lines that match a shape but for one token (a sign, an exponent's
+// sign, nan for digits, a letter for a digit), numbers in every notation, units, repeated validation
+// values, lines longer than a shape may be, more layouts than shapes kept.
+TEST(MetricCollector, LineShapesKeepWhatTheFullScanKeeps) {
+  std::string text;
+  for (int i = 0; i < 40; ++i) {
+    text += "step " + std::to_string(1000 + i) + " loss=0." + std::to_string(100 + i) + " lr=1.0e-0" +
+            std::to_string(i % 9 + 1) + "\n";
+  }
+  text += "step 1040 loss=-0.140 lr=1.0e-01\n";  // '-' where the shape has a digit
+  text += "step 1041 loss=0.141 lr=1.0e+01\n";   // '+' for '-' in the exponent
+  text += "step 1042 loss=nan.1 lr=1.0e-01\n";
+  text += "step 1043 loss=0.1x3 lr=1.0e-01\n";    // a letter inside the value: no value
+  text += "step 1044 loss=inf.0 lr=1.0e-01\n";
+  text += "step 1045 loss=0.145 lr=1.0e-01\n";
+  for (int i = 0; i < 30; ++i) {
+    // Values that change sign, exponent and finiteness within one layout.
+    text += "{'loss': " + std::string(i % 3 ? "0.25" : "-1.5") + ", 'val_loss': " + (i % 7 ? "1.00" : " nan") +
+            ", 'grad_norm': 1.5e+0" + std::to_string(i % 10) + ", 'memory': " + std::to_string(100 + i) + " MiB}\n";
+    text += "iter: " + std::to_string(10 + i) + "  total_loss: " + (i % 5 ? "0.5" : "nan") +
+            "  max_mem: 2549M  val_acc 0." + std::to_string(i % 4) + "\n";
+    text += "Epoch " + std::to_string(i % 10) + "/10 | step " + std::to_string(i % 10) + " | loss " +
+            std::to_string(i % 10) + ".000 | acc tensor(0." + std::to_string(i % 10) + ", device='cuda:0')\n";
+  }
+  // A long line (no shape) and more layouts than shapes are kept, repeated.
+  const std::string pad(300, '.');
+  for (int round = 0; round < 3; ++round) {
+    for (int k = 0; k < 24; ++k) {
+      text += std::string(static_cast<size_t>(k + 1), ' ') + "loss " + std::to_string(round) + "." +
+              std::to_string(k) + " gnorm 3\n";
+    }
+    text += "loss=" + std::to_string(round) + " " + pad + " grad_norm=" + std::to_string(round + 1) + "\n";
+  }
+  // The same bytes through '\r' updates of one line and through a last line without '\n'.
+  for (int i = 0; i < 20; ++i) text += "\rEpoch 1:  50%|#####     | " + std::to_string(10 + i) + "/40 [00:01<00:01, loss=0.4" + std::to_string(i % 10) + "]";
+  // Names in every case and spelling among lines that hold none (Note: [Name fragments]).
+  for (const char* line : {"GET /index.html 200 3412 worker 7", "LOSS 3.5", "Train/Loss: 2.5", "Learning Rate 0.1",
+                           "GRAD NORM 5", "MaxRSS 1000", "Memory-Used: 12 GiB", "gNorm=4", "Val Accuracy 0.5",
+                           "MSE=0.25 ", "grad_scale 65536", "Allocated 30M", "10.1.2.3 - - \"GET /a\" 404"}) {
+    text += std::string(line) + "\n";
+  }
+  text += "\nloss: 2.5 step: 77";
+  ExpectShapesAgree(text);
+  const std::string named = "LOSS 3.5\nLearning Rate 0.1\nGRAD NORM 5\nMaxRSS 1000\nAllocated 30M\nMSE=0.25 x\n";
+  EXPECT_EQ(Dump(CollectWith(named, MetricCollector::Shapes::kAuto)),
+            Dump(CollectWith(named, MetricCollector::Shapes::kFullScan)));
+  EXPECT_NE(Dump(CollectWith(named, MetricCollector::Shapes::kAuto)), Dump(MetricCollector()));
+}
+
+// Random lines of a few layouts with random digits (widths included): the shapes change often.
+TEST(MetricCollector, LineShapesAgreeOnRandomLines) {
+  std::mt19937 rng(11);
+  auto digits = [&](int n) {
+    std::string d;
+    for (int i = 0; i < n; ++i) d += static_cast<char>('0' + rng() % 10);
+    return d;
+  };
+  std::string text;
+  for (int i = 0; i < 20000; ++i) {
+    switch (rng() % 5) {
+      case 0: text += "2024-03-01 12:00:" + digits(2) + " INFO [" + digits(1 + rng() % 3) + "/5000] loss=" + digits(1) +
+                      "." + digits(1 + rng() % 2) + " grad_norm=" + digits(1) + "e" + (rng() % 2 ? "-" : "+") + digits(2) + "\n"; break;
+      case 1: text += "{'loss': " + digits(1) + "." + digits(4) + ", 'epoch': " + digits(1) + "." + digits(2) + "}\n"; break;
+      case 2: text += "\r 40%|####  | " + digits(1 + rng() % 2) + "/" + digits(1 + rng() % 2) + " [00:01<00:02, loss=" +
+                      (rng() % 9 ? digits(1) : "nan") + "]"; break;
+      case 3: text += "Epoch [" + digits(1) + "][" + digits(2) + "/" + digits(2) + "] lr: " + digits(1) + ".000e-0" +
+                      digits(1) + ", loss: " + digits(1) + "." + digits(1) + ", memory: " + digits(4) + "\n"; break;
+      default: text += "val_loss " + digits(1) + " val_acc " + digits(1) + "\n"; break;
+    }
+  }
+  ExpectShapesAgree(text);
 }
 
 // The memo of names as printed must not leak a one-word reading into a two-word name, nor one

@@ -281,6 +281,83 @@ struct Found {
   double value;
 };
 
+}  // namespace
+
+namespace metrics_internal {
+
+// What the scan of one line found: the first value of each series (in the order printed), and the
+// axes.
+struct LineValues {
+  Found found[16];
+  int nfound = 0;
+  bool have[kSeriesCount] = {};
+  double step = std::numeric_limits<double>::quiet_NaN();
+  double epoch = std::numeric_limits<double>::quiet_NaN();
+  long long bar_n = -1, bar_total = -1;  // a tqdm counter "| n/total ["
+};
+
+}  // namespace metrics_internal
+
+namespace {
+
+using metrics_internal::LineValues;
+
+// Reads the value of a name of key `code` whose number starts at q (past the separator and any
+// "tensor("): a step or an epoch (with what follows them: "/total", mmcv's "][i/n]") sets the line's
+// axes; a series value is added to *lv when `keep`. Returns where the reading ended, or null when q
+// holds no value of this name. The full scan and the shape replay both read values through here.
+const char* ReadValue(int code, const char* q, const char* end, bool keep, LineValues* lv) {
+  double v = 0;
+  const char* after = ReadNumber(q, end, &v);
+  if (!after) return nullptr;
+  if (code == S(SeriesId::kMemory)) {
+    v *= MemoryUnit(&after, end, v);
+  } else if (after < end && Class(*after) == kAlpha) {
+    return nullptr;  // "20.1it/s", "3rd": not a value of this name
+  }
+  const char* p = after;
+  if (code == kKeyStep) {
+    lv->step = v;
+    if (p < end && *p == '/') {  // "step 1200/5000": skip the total
+      long long total = 0;
+      if (const char* r = ReadInt(p + 1, end, &total)) p = r;
+    }
+  } else if (code == kKeyEpoch) {
+    lv->epoch = v;
+    if (p < end && *p == '/') {  // "Epoch 3/100"
+      long long total = 0;
+      if (const char* r = ReadInt(p + 1, end, &total)) p = r;
+    } else if (p + 1 < end && p[0] == ']' && p[1] == '[') {  // mmcv "Epoch [1][50/1000]"
+      long long i = 0, total = 0;
+      const char* r = ReadInt(p + 2, end, &i);
+      if (r && r < end && *r == '/' && (r = ReadInt(r + 1, end, &total)) != nullptr && total > 0) {
+        lv->step = (v - 1) * static_cast<double>(total) + static_cast<double>(i);
+        p = r;
+      }
+    }
+  } else if (keep) {
+    lv->have[code] = true;
+    lv->found[lv->nfound++] = {code, v};
+  }
+  return p;
+}
+
+// Reads a tqdm counter at p, just past a '|' and known to hold " <digit>": "| 32/500 [00:01<...",
+// the bar's counter being the step within the bar. Returns its end, or null when it is none.
+const char* ReadBar(const char* p, const char* end, LineValues* lv) {
+  long long n = 0, total = 0;
+  const char* q = ReadInt(p + 1, end, &n);
+  if (q && q < end && *q == '/') {
+    const char* r = ReadInt(q + 1, end, &total);
+    if (r && r + 1 < end && r[0] == ' ' && r[1] == '[') {
+      lv->bar_n = n;
+      lv->bar_total = total;
+      return r;
+    }
+  }
+  return nullptr;
+}
+
 // Note: [Metric scan]
 // Metric extraction reads every line, so it must not cost much per byte. Feed marks, 64 bytes per
 // word of bits, where something can begin: a word start (a letter or '_' not preceded by a letter,
@@ -376,6 +453,146 @@ class BitCursor {
   std::uint64_t cur_;
 };
 
+// Note: [Line shapes]
+// Metric lines repeat a handful of layouts: the same names, separators and padding, with other
+// digits. A line's shape here is its bytes with the values of its ASCII digits left out: the same
+// length, the same bytes where it holds no digit, and digits exactly where it holds digits. Two lines
+// of one shape differ only in the values of digits, so the full scan (ScanSegment) takes the same path
+// through both: word starts, word lengths and the word lookups are the same (no name holds a digit,
+// so a word with digits is no name whatever its digits), as are separators, number boundaries and
+// units. What the digits change is the values read and a few checks on them (an integer too large
+// for ReadInt, mmcv's total > 0). So the full scan of a line records where it read each number it
+// kept (a series' first value, every step, epoch and tqdm counter) and where that reading ended; a
+// later line of the same shape is confirmed over its whole length (32 bytes per AVX2 compare), and
+// then only those numbers are read, by the same functions (ReadValue, ReadBar). A reading that ends
+// elsewhere than it did (or reads nothing where it read something) sends the line to the full scan,
+// which records the shape again. The last kShapes shapes are kept (least recently used replaced);
+// lines longer than kShapeMax bytes, with more than kShapeEvents readings, or without a blank (CSV
+// rows, whose meaning depends on the header before them) are always scanned in full.
+constexpr std::uint16_t kNoEnd = 0xffff;
+constexpr std::int16_t kBarEvent = -1;
+
+inline bool IsDigit(char c) { return static_cast<unsigned char>(c - '0') <= 9; }
+
+// True when text[0, n) has the layout of a shape (ShapeMatchesAvx2 is the same test, 32 bytes at a time).
+bool ShapeMatchesPortable(const char* text, size_t n, const char* shape, const char* digits) {
+  for (size_t i = 0; i < n; ++i) {
+    if (digits[i] ? !IsDigit(text[i]) : text[i] != shape[i]) return false;
+  }
+  return true;
+}
+
+#ifdef TRIAGE_AVX2
+// The bytes from `limit` on may not be readable: a block reaching past it is copied first.
+__attribute__((target("avx2"))) bool ShapeMatchesAvx2(const char* text, size_t n, const char* limit,
+                                                      const char* shape, const char* digits) {
+  const __m256i zero_char = _mm256_set1_epi8('0');
+  const __m256i nine = _mm256_set1_epi8(9);
+  for (size_t i = 0; i < n; i += 32) {
+    __m256i v;
+    if (limit - (text + i) >= 32) {
+      v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text + i));
+    } else {
+      char block[32] = {};
+      std::memcpy(block, text + i, std::min<size_t>(32, n - i));
+      v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
+    }
+    const __m256i t = _mm256_load_si256(reinterpret_cast<const __m256i*>(shape + i));
+    const __m256i d = _mm256_load_si256(reinterpret_cast<const __m256i*>(digits + i));
+    const __m256i off = _mm256_sub_epi8(v, zero_char);
+    const __m256i is_digit = _mm256_cmpeq_epi8(_mm256_min_epu8(off, nine), off);
+    // Where the shape has a digit the byte must be one; elsewhere it must be the shape's byte.
+    const __m256i good = _mm256_blendv_epi8(_mm256_cmpeq_epi8(v, t), is_digit, d);
+    std::uint32_t bad = ~static_cast<std::uint32_t>(_mm256_movemask_epi8(good));
+    if (n - i < 32) bad &= (std::uint32_t{1} << (n - i)) - 1;
+    if (bad) return false;
+  }
+  return true;
+}
+#endif
+
+// Note: [Name fragments]
+// Every name of a series (kAliases with a code below kSeriesCount), however printed ('-', '/', '.',
+// blanks for '_', any case), holds one of these fragments: loss (and loss_scale), mse, acc, lr,
+// learning, norm, mem, alloc(ated), rss, scale. A line ScanCsv did not take yields a value only
+// through such a name, so a line without any fragment yields none and is not scanned. The AVX2 test
+// looks for three bytes of each (two of "lr"), case folded, 32 positions at a time; a hit is only a
+// reason to scan. The portable test looks for the whole fragments.
+constexpr const char* kNameFragments[] = {"loss", "mse", "acc", "lr", "learning", "norm", "mem", "alloc", "rss", "scale"};
+
+constexpr bool HoldsAt(const char* s, const char* f) {
+  for (; *f; ++s, ++f) {
+    if (*s != *f) return false;
+  }
+  return true;
+}
+
+constexpr bool HoldsFragment(const char* name) {
+  for (const char* s = name; *s; ++s) {
+    for (const char* f : kNameFragments) {
+      if (HoldsAt(s, f)) return true;
+    }
+  }
+  return false;
+}
+
+constexpr bool EverySeriesNameHoldsAFragment() {
+  for (const Alias& a : kAliases) {
+    if (a.code < kSeriesCount && !HoldsFragment(a.name)) return false;
+  }
+  return true;
+}
+static_assert(EverySeriesNameHoldsAFragment(), "a series name without a fragment: add one to kNameFragments");
+
+inline char FoldCase(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+
+bool MayHoldNamePortable(const char* text, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    for (const char* f : kNameFragments) {
+      size_t k = 0;
+      while (f[k] && i + k < n && FoldCase(text[i + k]) == f[k]) ++k;
+      if (!f[k]) return true;
+    }
+  }
+  return false;
+}
+
+#ifdef TRIAGE_AVX2
+// Bytes from `limit` on may not be readable: the last block goes through a copy padded with blanks
+// (no fragment holds one).
+__attribute__((target("avx2"))) bool MayHoldNameAvx2(const char* text, size_t n, const char* limit) {
+  // Three bytes from each fragment (its rarest in text), the third 0 for "lr" (any byte).
+  static constexpr char kTriples[][3] = {{'o', 's', 's'}, {'m', 's', 'e'}, {'a', 'c', 'c'}, {'l', 'r', 0},
+                                         {'r', 'n', 'i'}, {'n', 'o', 'r'}, {'m', 'e', 'm'}, {'l', 'l', 'o'},
+                                         {'r', 's', 's'}, {'s', 'c', 'a'}};
+  const __m256i fold = _mm256_set1_epi8(0x20);
+  for (size_t i = 0; i < n; i += 32) {
+    const char* block = text + i;
+    char copy[34];
+    if (limit - block < 34) {
+      std::memset(copy, ' ', sizeof copy);
+      std::memcpy(copy, block, std::min<size_t>(sizeof copy, static_cast<size_t>(limit - block)));
+      block = copy;
+    }
+    // Setting bit 5 of every byte lower-cases letters; no other byte becomes a lower-case letter.
+    const __m256i b0 = _mm256_or_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block)), fold);
+    const __m256i b1 = _mm256_or_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 1)), fold);
+    const __m256i b2 = _mm256_or_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2)), fold);
+    __m256i any = _mm256_setzero_si256();
+    for (const auto& t : kTriples) {
+      __m256i hit = _mm256_and_si256(_mm256_cmpeq_epi8(b0, _mm256_set1_epi8(t[0])),
+                                     _mm256_cmpeq_epi8(b1, _mm256_set1_epi8(t[1])));
+      if (t[2]) hit = _mm256_and_si256(hit, _mm256_cmpeq_epi8(b2, _mm256_set1_epi8(t[2])));
+      any = _mm256_or_si256(any, hit);
+    }
+    std::uint32_t mask = static_cast<std::uint32_t>(_mm256_movemask_epi8(any));
+    if (n - i < 32) mask &= (std::uint32_t{1} << (n - i)) - 1;
+    if (mask) return true;
+  }
+  return false;
+}
+#endif
+
 }  // namespace
 
 std::vector<std::uint64_t> MetricCandidates(std::string_view text, bool portable) {
@@ -397,8 +614,12 @@ SeriesId SeriesFromName(std::string_view name) {
   return SeriesId::kCount;
 }
 
-void MetricSeries::Add(MetricPoint p) {
-  p.seq = count_++;
+void MetricSeries::Add(const MetricPoint& point) {
+  // The point is written once into the tail ring, then copied from there where it is kept too.
+  const std::int64_t seq = count_++;
+  MetricPoint& p = tail_[seq & (kTail - 1)];
+  p = point;
+  p.seq = seq;
   if (!p.finite()) {
     ++nonfinite_count_;
     if (static_cast<int>(nonfinite_.size()) < kMaxNonFinite) nonfinite_.push_back(p);
@@ -407,16 +628,14 @@ void MetricSeries::Add(MetricPoint p) {
       onset_ = p;
     }
   } else {
-    if (has_onset_ && !last_.finite()) ++recoveries_;
+    if (has_onset_ && !tail_[(seq - 1) & (kTail - 1)].finite()) ++recoveries_;  // the onset is a point before
     seen_finite_ = true;
     if (p.value < 0) has_negative_ = true;
     if (!has_extrema_ || p.value < min_.value) min_ = p;
     if (!has_extrema_ || p.value > max_.value) max_ = p;
     has_extrema_ = true;
   }
-  last_ = p;
   if (static_cast<int>(head_.size()) < kHead) head_.push_back(p);
-  tail_[p.seq & (kTail - 1)] = p;
   // stride_ is a power of two: masks instead of divisions on the per-point path.
   if ((p.seq & (stride_ - 1)) == 0) {
     if (static_cast<int>(sample_.size()) == kSample) {
@@ -452,7 +671,10 @@ std::vector<MetricPoint> MetricSeries::Points() const {
   return all;
 }
 
-MetricCollector::MetricCollector() { Keys(); }
+MetricCollector::MetricCollector(Shapes shapes)
+    : shapes_mode_(shapes), shapes_avx2_(shapes == Shapes::kAuto && CpuHasAvx2()) {
+  Keys();
+}
 
 const MetricSeries* MetricCollector::Find(SeriesId id) const {
   int i = static_cast<int>(id);
@@ -480,7 +702,10 @@ void MetricCollector::ScanLines(std::string_view text, std::uint64_t line_no, bo
   size_t from = 0, line_start = 0;
   auto segment = [&](size_t to) {
     to = std::min(to, line_start + kMaxLine);
-    if (to > from) ScanSegment(text.substr(from, to - from), count_lines ? lines_ + 1 : line_no, starts, from);
+    if (to > from) {
+      ScanSegment(text.substr(from, to - from), count_lines ? lines_ + 1 : line_no, starts, from,
+                  text.data() + text.size());
+    }
   };
   BitCursor cursor(ends, 0, text.size());
   for (size_t at; cursor.Next(&at);) {
@@ -587,19 +812,72 @@ bool MetricCollector::ScanCsv(std::string_view text, std::uint64_t line_no) {
   return true;
 }
 
+MetricCollector::Shape* MetricCollector::FindShape(std::string_view text, const char* limit) {
+  const size_t n = text.size();
+  if (shapes_mode_ == Shapes::kFullScan || n > kShapeMax) return nullptr;
+  for (Shape& shape : shapes_) {
+    if (shape.len != n) continue;
+#ifdef TRIAGE_AVX2
+    const bool match = shapes_avx2_ ? ShapeMatchesAvx2(text.data(), n, limit, shape.text, shape.digits)
+                                    : ShapeMatchesPortable(text.data(), n, shape.text, shape.digits);
+#else
+    (void)limit;
+    const bool match = ShapeMatchesPortable(text.data(), n, shape.text, shape.digits);
+#endif
+    if (match) {
+      shape.used = ++shape_clock_;
+      return &shape;
+    }
+  }
+  return nullptr;
+}
+
 void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, const std::uint64_t* starts,
-                                  size_t first_bit) {
+                                  size_t first_bit, const char* limit) {
   if (text.empty()) return;
-  if (ScanCsv(text, line_no)) return;
   const char* const begin = text.data();
   const char* const end = begin + text.size();
+  // A line of a recent shape: read only its recorded numbers (Note: [Line shapes]).
+  Shape* shape = FindShape(text, limit);
+  if (shape) {
+    LineValues lv;
+    bool same = true;
+    for (int i = 0; i < shape->events_n && same; ++i) {
+      const ShapeEvent& e = shape->events[i];
+      const char* r = e.code == kBarEvent ? ReadBar(begin + e.at, end, &lv) : ReadValue(e.code, begin + e.at, end, true, &lv);
+      same = (r ? static_cast<std::uint16_t>(r - begin) : kNoEnd) == e.end;
+    }
+    if (same) {
+      Emit(lv, line_no);
+      return;
+    }
+  }
+  if (ScanCsv(text, line_no)) return;
+  // No series name can be in the line (Note: [Name fragments]): nothing to read.
+  if (shapes_mode_ != Shapes::kFullScan) {
+#ifdef TRIAGE_AVX2
+    const bool may = shapes_avx2_ ? MayHoldNameAvx2(begin, text.size(), limit) : MayHoldNamePortable(begin, text.size());
+#else
+    const bool may = MayHoldNamePortable(begin, text.size());
+#endif
+    if (!may) return;
+  }
+  // Record the line's shape when it may have one: a short line with a blank (ScanCsv read none of it).
+  ShapeEvent events[kShapeEvents];
+  int events_n = 0;
+  bool record = shapes_mode_ != Shapes::kFullScan && text.size() <= kShapeMax &&
+                (std::memchr(begin, ' ', text.size()) || std::memchr(begin, '\t', text.size()));
+  auto note = [&](int code, const char* at, const char* r) {
+    if (!record) return;
+    if (events_n == kShapeEvents) {
+      record = false;
+      return;
+    }
+    events[events_n++] = {static_cast<std::int16_t>(code), static_cast<std::uint16_t>(at - begin),
+                          r ? static_cast<std::uint16_t>(r - begin) : kNoEnd};
+  };
   const KeyTable& keys = Keys();
-  Found found[16];
-  int nfound = 0;
-  bool have[kSeriesCount] = {};
-  double step = std::numeric_limits<double>::quiet_NaN();
-  double epoch = std::numeric_limits<double>::quiet_NaN();
-  long long bar_n = -1, bar_total = -1;  // a tqdm counter "| n/total ["
+  LineValues lv;
   // The previous unknown word, for two-word names ("train loss", "grad norm", "learning rate").
   char prev[kMaxKey];
   size_t prev_n = 0;
@@ -614,19 +892,11 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
     if (at < p) continue;
     p = at;
     if (*p == '|') {
-      // tqdm: "| 32/500 [00:01<...": the bar's counter is the step within the bar.
       ++p;
       if (p + 1 < end && p[0] == ' ' && Class(p[1]) == kDigit) {
-        long long n = 0, total = 0;
-        const char* q = ReadInt(p + 1, end, &n);
-        if (q && q < end && *q == '/') {
-          const char* r = ReadInt(q + 1, end, &total);
-          if (r && r + 1 < end && r[0] == ' ' && r[1] == '[') {
-            bar_n = n;
-            bar_total = total;
-            p = r;
-          }
-        }
+        const char* r = ReadBar(p, end, &lv);
+        note(kBarEvent, p, r);
+        if (r) p = r;
       }
       continue;
     }
@@ -710,57 +980,53 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
     if (seps == 0) continue;
     while (q < end && *q == ' ') ++q;  // column-aligned output pads with many blanks
     if (EqualsNoCase(q, end, "tensor(")) q += 7;
-    double v = 0;
-    const char* after = ReadNumber(q, end, &v);
-    if (!after) continue;
-    if (code == S(SeriesId::kMemory)) {
-      v *= MemoryUnit(&after, end, v);
-    } else if (after < end && Class(*after) == kAlpha) {
-      continue;  // "20.1it/s", "3rd": not a value of this name
-    }
-    p = after;
-    if (code == kKeyStep) {
-      step = v;
-      if (p < end && *p == '/') {  // "step 1200/5000": skip the total
-        long long total = 0;
-        if (const char* r = ReadInt(p + 1, end, &total)) p = r;
-      }
-    } else if (code == kKeyEpoch) {
-      epoch = v;
-      if (p < end && *p == '/') {  // "Epoch 3/100"
-        long long total = 0;
-        if (const char* r = ReadInt(p + 1, end, &total)) p = r;
-      } else if (p + 1 < end && p[0] == ']' && p[1] == '[') {  // mmcv "Epoch [1][50/1000]"
-        long long i = 0, total = 0;
-        const char* r = ReadInt(p + 2, end, &i);
-        if (r && r < end && *r == '/' && (r = ReadInt(r + 1, end, &total)) != nullptr && total > 0) {
-          step = (v - 1) * static_cast<double>(total) + static_cast<double>(i);
-          p = r;
-        }
-      }
-    } else if (!have[code] && nfound < 16) {
-      // The first value of a series on a line wins (Lightning prints loss= and train_loss=).
-      have[code] = true;
-      found[nfound++] = {code, v};
-    }
+    // The first value of a series on a line wins (Lightning prints loss= and train_loss=); a later
+    // one is read only to move past it.
+    const bool axis = code == kKeyStep || code == kKeyEpoch;
+    const bool keep = !axis && !lv.have[code] && lv.nfound < 16;
+    const char* r = ReadValue(code, q, end, keep, &lv);
+    if (axis || keep) note(code, q, r);
+    if (r) p = r;
   }
-  if (nfound == 0) return;
-  if (std::isnan(step) && bar_n >= 0) {
-    step = std::isnan(epoch) ? static_cast<double>(bar_n) : epoch * static_cast<double>(bar_total) + bar_n;
+  if (record) {
+    // Replace the shape this line failed to replay, else the least recently used one.
+    Shape* slot = shape;
+    if (!slot) {
+      slot = &shapes_[0];
+      for (Shape& s : shapes_) {
+        if (s.used < slot->used) slot = &s;
+      }
+    }
+    slot->len = static_cast<std::uint16_t>(text.size());
+    slot->used = ++shape_clock_;
+    slot->events_n = static_cast<std::uint8_t>(events_n);
+    std::copy(events, events + events_n, slot->events);
+    std::memcpy(slot->text, begin, text.size());
+    for (size_t i = 0; i < text.size(); ++i) slot->digits[i] = IsDigit(begin[i]) ? '\xff' : '\0';
   }
-  for (int i = 0; i < nfound; ++i) {
-    int code = found[i].code;
+  Emit(lv, line_no);
+}
+
+void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
+  if (lv.nfound == 0) return;
+  double step = lv.step;
+  if (std::isnan(step) && lv.bar_n >= 0) {
+    step = std::isnan(lv.epoch) ? static_cast<double>(lv.bar_n)
+                                : lv.epoch * static_cast<double>(lv.bar_total) + static_cast<double>(lv.bar_n);
+  }
+  for (int i = 0; i < lv.nfound; ++i) {
+    int code = lv.found[i].code;
     MetricSeries& s = series_[code];
     // A validation value shown again unchanged (progress bars keep the last one on screen) is the
     // same evaluation, not a new point.
     if ((code == S(SeriesId::kValLoss) || code == S(SeriesId::kValAcc)) && s.count() > 0) {
       double last = s.last().value;
-      if (last == found[i].value || (std::isnan(last) && std::isnan(found[i].value))) continue;
+      if (last == lv.found[i].value || (std::isnan(last) && std::isnan(lv.found[i].value))) continue;
     }
     MetricPoint pt;
-    pt.value = found[i].value;
+    pt.value = lv.found[i].value;
     pt.step = step;
-    pt.epoch = epoch;
+    pt.epoch = lv.epoch;
     pt.line = line_no;
     s.Add(pt);
     present_[code] = true;

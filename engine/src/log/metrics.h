@@ -38,6 +38,10 @@
 
 namespace triage {
 
+namespace metrics_internal {
+struct LineValues;  // what one line holds (metrics.cc)
+}  // namespace metrics_internal
+
 // The canonical series. Aliases map onto these (train_loss, total_loss, mse -> loss; eval_loss -> val_loss;
 // learning_rate -> lr; total_norm -> grad_norm; mem, allocated, max_mem -> memory; ...).
 enum class SeriesId : int {
@@ -77,8 +81,8 @@ class MetricSeries {
   static constexpr int kSample = 256;
   static constexpr int kMaxNonFinite = 16;
 
-  // Appends a point; `point.seq` is assigned here.
-  void Add(MetricPoint point);
+  // Appends a point; its seq is assigned here (point.seq is ignored).
+  void Add(const MetricPoint& point);
 
   // Returns the kept points in order of seq, without duplicates.
   std::vector<MetricPoint> Points() const;
@@ -88,7 +92,7 @@ class MetricSeries {
   // The first non-finite point that follows a finite one (placeholders printed before the first
   // real value do not count), or null.
   const MetricPoint* first_nonfinite() const { return has_onset_ ? &onset_ : nullptr; }
-  const MetricPoint& last() const { return last_; }
+  const MetricPoint& last() const { return count_ > 0 ? tail_[(count_ - 1) & (kTail - 1)] : tail_[0]; }
   // How many times a finite value followed a non-finite one after the onset: a run that skips the steps
   // whose loss overflowed (a loss scaler) keeps coming back; one whose weights turned NaN does not.
   std::int64_t recoveries() const { return recoveries_; }
@@ -102,7 +106,6 @@ class MetricSeries {
   bool has_onset_ = false;
   bool has_negative_ = false;
   MetricPoint onset_;
-  MetricPoint last_;
   MetricPoint min_, max_;
   bool has_extrema_ = false;
   std::vector<MetricPoint> head_;
@@ -115,7 +118,12 @@ class MetricSeries {
 // Collects every recognised series from a stream of lines. Copyable (Session snapshots copy it).
 class MetricCollector {
  public:
-  MetricCollector();
+  // How lines are read (Note: [Line shapes] in metrics.cc): kAuto replays the shapes of recent lines,
+  // matched with AVX2 where the CPU has it; kPortable likewise without AVX2; kFullScan scans every line
+  // in full. All three give the same series (tests compare them).
+  enum class Shapes { kAuto, kPortable, kFullScan };
+
+  explicit MetricCollector(Shapes shapes = Shapes::kAuto);
 
   // Scans one raw line (without its '\n'; '\r' progress updates inside it are split here) and adds
   // the values it holds. `line_no` is the 1-based line number. Cheap: one pass, no allocation for
@@ -140,8 +148,37 @@ class MetricCollector {
   void ScanLines(std::string_view text, std::uint64_t line_no, bool count_lines);
   // Scans one segment (no '\n' or '\r'); starts holds the candidate bits of the buffer it lies in,
   // bit first_bit being text[0] (Note: [Metric scan] in metrics.cc).
-  void ScanSegment(std::string_view text, std::uint64_t line_no, const std::uint64_t* starts, size_t first_bit);
+  // `limit` is the end of the buffer text lies in (the shape match may read up to it).
+  void ScanSegment(std::string_view text, std::uint64_t line_no, const std::uint64_t* starts, size_t first_bit,
+                   const char* limit);
   bool ScanCsv(std::string_view text, std::uint64_t line_no);
+  // Adds what a line holds to the series.
+  void Emit(const metrics_internal::LineValues& values, std::uint64_t line_no);
+
+  // Note: [Line shapes] in metrics.cc. A recent line's layout (its bytes, and where it holds digits)
+  // and what the full scan read from it: the number at each `at` and where its reading ended.
+  struct ShapeEvent {
+    std::int16_t code;   // key code, or kBarEvent: a tqdm counter
+    std::uint16_t at;    // offset of the number
+    std::uint16_t end;   // offset where its reading ended; kNoEnd: it read nothing
+  };
+  static constexpr size_t kShapeMax = 256;  // longer lines are always scanned in full
+  static constexpr int kShapes = 16;
+  static constexpr int kShapeEvents = 24;
+  struct Shape {
+    std::uint16_t len = 0;  // 0: an empty slot
+    std::uint8_t events_n = 0;
+    std::uint64_t used = 0;  // shape_clock_ at the last match
+    ShapeEvent events[kShapeEvents];
+    alignas(32) char text[kShapeMax];
+    alignas(32) char digits[kShapeMax];  // 0xff where text holds an ASCII digit, else 0
+  };
+  // The shape whose layout `text` has, or null.
+  Shape* FindShape(std::string_view text, const char* limit);
+  Shapes shapes_mode_;
+  bool shapes_avx2_;
+  std::uint64_t shape_clock_ = 0;
+  std::array<Shape, kShapes> shapes_{};
 
   static constexpr size_t kMaxLine = 64 * 1024;
   static constexpr size_t kWindow = 1 << 20;  // Feed scans whole lines this many bytes at a time
