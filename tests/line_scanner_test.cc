@@ -47,7 +47,9 @@ std::vector<std::uint32_t> NaiveKeywordsIn(std::string_view text, const std::vec
   for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
   std::vector<std::uint32_t> out;
   for (size_t k = 0; k < keywords.size(); ++k) {
-    if (!keywords[k].empty() && lower.find(keywords[k]) != std::string::npos) out.push_back(static_cast<std::uint32_t>(k));
+    if (!keywords[k].empty() && lower.find(keywords[k]) != std::string::npos) {
+      out.push_back(static_cast<std::uint32_t>(k));
+    }
   }
   return out;
 }

@@ -387,7 +387,10 @@ TEST(MetricCollector, LineShapesKeepWhatTheFullScanKeeps) {
     text += "loss=" + std::to_string(round) + " " + pad + " grad_norm=" + std::to_string(round + 1) + "\n";
   }
   // The same bytes through '\r' updates of one line and through a last line without '\n'.
-  for (int i = 0; i < 20; ++i) text += "\rEpoch 1:  50%|#####     | " + std::to_string(10 + i) + "/40 [00:01<00:01, loss=0.4" + std::to_string(i % 10) + "]";
+  for (int i = 0; i < 20; ++i) {
+    text += "\rEpoch 1:  50%|#####     | " + std::to_string(10 + i) + "/40 [00:01<00:01, loss=0.4" +
+            std::to_string(i % 10) + "]";
+  }
   // Names in every case and spelling among lines that hold none (Note: [Name fragments]).
   for (const char* line : {"GET /index.html 200 3412 worker 7", "LOSS 3.5", "Train/Loss: 2.5", "Learning Rate 0.1",
                            "GRAD NORM 5", "MaxRSS 1000", "Memory-Used: 12 GiB", "gNorm=4", "Val Accuracy 0.5",
@@ -413,9 +416,13 @@ TEST(MetricCollector, LineShapesAgreeOnRandomLines) {
   std::string text;
   for (int i = 0; i < 20000; ++i) {
     switch (rng() % 5) {
-      case 0: text += "2024-03-01 12:00:" + digits(2) + " INFO [" + digits(1 + rng() % 3) + "/5000] loss=" + digits(1) +
-                      "." + digits(1 + rng() % 2) + " grad_norm=" + digits(1) + "e" + (rng() % 2 ? "-" : "+") + digits(2) + "\n"; break;
-      case 1: text += "{'loss': " + digits(1) + "." + digits(4) + ", 'epoch': " + digits(1) + "." + digits(2) + "}\n"; break;
+      case 0:
+        text += "2024-03-01 12:00:" + digits(2) + " INFO [" + digits(1 + rng() % 3) + "/5000] loss=" + digits(1) + "." +
+                digits(1 + rng() % 2) + " grad_norm=" + digits(1) + "e" + (rng() % 2 ? "-" : "+") + digits(2) + "\n";
+        break;
+      case 1:
+        text += "{'loss': " + digits(1) + "." + digits(4) + ", 'epoch': " + digits(1) + "." + digits(2) + "}\n";
+        break;
       case 2: text += "\r 40%|####  | " + digits(1 + rng() % 2) + "/" + digits(1 + rng() % 2) + " [00:01<00:02, loss=" +
                       (rng() % 9 ? digits(1) : "nan") + "]"; break;
       case 3: text += "Epoch [" + digits(1) + "][" + digits(2) + "/" + digits(2) + "] lr: " + digits(1) + ".000e-0" +

@@ -44,7 +44,8 @@ const std::set<std::string>& CommonLogWords() {
 // Words frequent in ordinary text that is not PyTorch's: English prose and what application and web
 // servers log (requests, workers, queues, indexes, connections, "python" of user agents and of every
 // interpreter path). Each is in many message patterns' literals, so it would make a good cover
-// (CoverKeywords), but on an application's log it stops the scanner on a line in five. Used only to choose keywords, never to decide what matches.
+// (CoverKeywords), but on an application's log it stops the scanner on a line in five. Used only to
+// choose keywords, never to decide what matches.
 const std::set<std::string>& CommonTextWords() {
   static const std::set<std::string> kWords = {
       "about", "after", "again", "already", "also", "argument", "assert", "attempt", "attribute", "available",
@@ -52,8 +53,8 @@ const std::set<std::string>& CommonTextWords() {
       "connection", "contain", "convert", "could", "default", "detected", "different", "each", "element",
       "execution", "expected", "failed", "file", "float", "found", "from", "have", "index", "input", "into",
       "invalid", "job", "killed", "line", "list", "load", "missing", "module", "more", "must", "name",
-      "number", "object", "only", "open", "operation", "other", "output", "process", "python", "queue", "range", "request",
-      "require", "response", "retry", "return", "running", "same", "server", "service", "session", "should",
+      "number", "object", "only", "open", "operation", "other", "output", "process", "python", "queue", "range",
+      "request", "require", "response", "retry", "return", "running", "same", "server", "service", "session", "should",
       "size", "socket", "some", "start", "status", "string", "support", "supported", "target", "task", "than",
       "that", "their", "there", "these", "this", "thread", "timeout", "tried", "type", "unexpected", "unknown",
       "update", "used", "user", "using", "value", "version", "when", "which", "while", "will", "with", "worker",

@@ -94,6 +94,7 @@ struct CharTable {
 constexpr CharTable kChars;
 
 inline unsigned char Class(char ch) { return kChars.c[static_cast<unsigned char>(ch)]; }
+inline bool IsDigit(char c) { return static_cast<unsigned char>(c - '0') <= 9; }
 
 std::uint32_t Hash(const char* s, size_t n) {
   std::uint32_t h = 2166136261u;
@@ -211,16 +212,19 @@ const char* ReadNumber(const char* p, const char* end, double* v) {
   {
     static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10,
                                         1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    // Every digit is read (the mantissa wraps past 19 digits, but then from_chars reads it again).
     const char* r = q;
     std::uint64_t mant = 0;
-    int digits = 0, frac = 0;
-    while (r < end && Class(*r) == kDigit && digits < 19) { mant = mant * 10 + static_cast<unsigned>(*r - '0'); ++r; ++digits; }
+    while (r < end && IsDigit(*r)) mant = mant * 10 + static_cast<unsigned>(*r++ - '0');
+    int digits = static_cast<int>(r - q), frac = 0;
     if (r < end && *r == '.') {
-      ++r;
-      while (r < end && Class(*r) == kDigit && digits < 19) { mant = mant * 10 + static_cast<unsigned>(*r - '0'); ++r; ++digits; ++frac; }
+      const char* f = ++r;
+      while (r < end && IsDigit(*r)) mant = mant * 10 + static_cast<unsigned>(*r++ - '0');
+      frac = static_cast<int>(r - f);
+      digits += frac;
     }
     int exp10 = -frac;
-    bool simple = digits > 0 && digits < 19 && !(r < end && Class(*r) == kDigit);
+    bool simple = digits > 0 && digits < 19;
     if (simple && r < end && (*r == 'e' || *r == 'E')) {
       const char* e = r + 1;
       bool eneg = false;
@@ -250,8 +254,16 @@ const char* ReadNumber(const char* p, const char* end, double* v) {
   return res.ptr;
 }
 
-// Reads an unsigned integer. Returns the end or nullptr.
+// Reads an integer as std::from_chars does (an optional '-', then digits; none, or too large for a
+// long long, reads nothing). Returns the end or nullptr. Up to 18 digits without from_chars.
 const char* ReadInt(const char* p, const char* end, long long* v) {
+  const char* r = p;
+  long long x = 0;
+  while (r < end && IsDigit(*r) && r - p < 18) x = x * 10 + (*r++ - '0');
+  if (r > p && !(r < end && IsDigit(*r))) {
+    *v = x;
+    return r;
+  }
   auto res = std::from_chars(p, end, *v);
   return res.ec == std::errc() ? res.ptr : nullptr;
 }
@@ -472,8 +484,6 @@ class BitCursor {
 constexpr std::uint16_t kNoEnd = 0xffff;
 constexpr std::int16_t kBarEvent = -1;
 
-inline bool IsDigit(char c) { return static_cast<unsigned char>(c - '0') <= 9; }
-
 // True when text[0, n) has the layout of a shape (ShapeMatchesAvx2 is the same test, 32 bytes at a time).
 bool ShapeMatchesPortable(const char* text, size_t n, const char* shape, const char* digits) {
   for (size_t i = 0; i < n; ++i) {
@@ -518,7 +528,8 @@ __attribute__((target("avx2"))) bool ShapeMatchesAvx2(const char* text, size_t n
 // through such a name, so a line without any fragment yields none and is not scanned. The AVX2 test
 // looks for three bytes of each (two of "lr"), case folded, 32 positions at a time; a hit is only a
 // reason to scan. The portable test looks for the whole fragments.
-constexpr const char* kNameFragments[] = {"loss", "mse", "acc", "lr", "learning", "norm", "mem", "alloc", "rss", "scale"};
+constexpr const char* kNameFragments[] = {"loss", "mse",  "acc", "lr",  "learning",
+                                          "norm", "mem",  "alloc", "rss", "scale"};
 
 constexpr bool HoldsAt(const char* s, const char* f) {
   for (; *f; ++s, ++f) {
@@ -614,12 +625,15 @@ SeriesId SeriesFromName(std::string_view name) {
   return SeriesId::kCount;
 }
 
-void MetricSeries::Add(const MetricPoint& point) {
+void MetricSeries::Add(double value, double step, double epoch, std::uint64_t line) {
   // The point is written once into the tail ring, then copied from there where it is kept too.
   const std::int64_t seq = count_++;
   MetricPoint& p = tail_[seq & (kTail - 1)];
-  p = point;
+  p.value = value;
+  p.step = step;
+  p.epoch = epoch;
   p.seq = seq;
+  p.line = line;
   if (!p.finite()) {
     ++nonfinite_count_;
     if (static_cast<int>(nonfinite_.size()) < kMaxNonFinite) nonfinite_.push_back(p);
@@ -815,7 +829,9 @@ bool MetricCollector::ScanCsv(std::string_view text, std::uint64_t line_no) {
 MetricCollector::Shape* MetricCollector::FindShape(std::string_view text, const char* limit) {
   const size_t n = text.size();
   if (shapes_mode_ == Shapes::kFullScan || n > kShapeMax) return nullptr;
-  for (Shape& shape : shapes_) {
+  // The shape matched last first: consecutive lines mostly share one.
+  for (int k = 0; k < kShapes; ++k) {
+    Shape& shape = shapes_[(last_shape_ + k) % kShapes];
     if (shape.len != n) continue;
 #ifdef TRIAGE_AVX2
     const bool match = shapes_avx2_ ? ShapeMatchesAvx2(text.data(), n, limit, shape.text, shape.digits)
@@ -826,6 +842,7 @@ MetricCollector::Shape* MetricCollector::FindShape(std::string_view text, const 
 #endif
     if (match) {
       shape.used = ++shape_clock_;
+      last_shape_ = static_cast<int>(&shape - shapes_.data());
       return &shape;
     }
   }
@@ -844,7 +861,8 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
     bool same = true;
     for (int i = 0; i < shape->events_n && same; ++i) {
       const ShapeEvent& e = shape->events[i];
-      const char* r = e.code == kBarEvent ? ReadBar(begin + e.at, end, &lv) : ReadValue(e.code, begin + e.at, end, true, &lv);
+      const char* r = e.code == kBarEvent ? ReadBar(begin + e.at, end, &lv)
+                                          : ReadValue(e.code, begin + e.at, end, true, &lv);
       same = (r ? static_cast<std::uint16_t>(r - begin) : kNoEnd) == e.end;
     }
     if (same) {
@@ -856,7 +874,8 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
   // No series name can be in the line (Note: [Name fragments]): nothing to read.
   if (shapes_mode_ != Shapes::kFullScan) {
 #ifdef TRIAGE_AVX2
-    const bool may = shapes_avx2_ ? MayHoldNameAvx2(begin, text.size(), limit) : MayHoldNamePortable(begin, text.size());
+    const bool may = shapes_avx2_ ? MayHoldNameAvx2(begin, text.size(), limit)
+                                  : MayHoldNamePortable(begin, text.size());
 #else
     const bool may = MayHoldNamePortable(begin, text.size());
 #endif
@@ -1023,12 +1042,7 @@ void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
       double last = s.last().value;
       if (last == lv.found[i].value || (std::isnan(last) && std::isnan(lv.found[i].value))) continue;
     }
-    MetricPoint pt;
-    pt.value = lv.found[i].value;
-    pt.step = step;
-    pt.epoch = lv.epoch;
-    pt.line = line_no;
-    s.Add(pt);
+    s.Add(lv.found[i].value, step, lv.epoch, line_no);
     present_[code] = true;
   }
 }

@@ -82,7 +82,9 @@ class MetricSeries {
   static constexpr int kMaxNonFinite = 16;
 
   // Appends a point; its seq is assigned here (point.seq is ignored).
-  void Add(const MetricPoint& point);
+  void Add(const MetricPoint& point) { Add(point.value, point.step, point.epoch, point.line); }
+  // The same from its fields (the collector's path: the point is written once, where it is kept).
+  void Add(double value, double step, double epoch, std::uint64_t line);
 
   // Returns the kept points in order of seq, without duplicates.
   std::vector<MetricPoint> Points() const;
@@ -178,6 +180,7 @@ class MetricCollector {
   Shapes shapes_mode_;
   bool shapes_avx2_;
   std::uint64_t shape_clock_ = 0;
+  int last_shape_ = 0;  // the slot matched last
   std::array<Shape, kShapes> shapes_{};
 
   static constexpr size_t kMaxLine = 64 * 1024;
