@@ -8,13 +8,16 @@
 #
 # usage: tests/bench/kinds_throughput.sh [--big] [KIND...]
 #   --big: 512 MiB per input and 1 GiB for `construction` (default 64 MiB each)
-#   env: TRIAGE (default build/triage), BENCH_DIR (default /tmp/triage-kinds-bench), RUNS (rounds,
-#        best of; default 3), SIZE / BIG_SIZE (bytes; override the defaults)
+#   env: TRIAGE (default build/triage), BENCH_DIR (default /tmp/triage-kinds-bench), RUNS (rounds;
+#        default 3), SIZE / BIG_SIZE (bytes; override the defaults), BEFORE (another triage binary,
+#        e.g. a build of main: run with every rule in the same rounds, for a before/after on one load)
+# Each figure is from the best round; the median round's follows in brackets (MB/s of the median time).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TRIAGE=${TRIAGE:-$ROOT/build/triage}
 DIR=${BENCH_DIR:-/tmp/triage-kinds-bench}
 RUNS=${RUNS:-3}
+BEFORE=${BEFORE:-}
 SIZE=${SIZE:-67108864}
 BIG_SIZE=${BIG_SIZE:-$SIZE}
 if [ "${1:-}" = --big ]; then
@@ -48,24 +51,30 @@ rc=0; rg --no-unicode -c -f "$PAT" "$PAT" > /dev/null 2>&1 || rc=$?
 . "$ROOT/tests/bench/measure.sh"
 # ratio SECONDS: how many times rg's best time it is faster (>1: faster than rg).
 ratio() { awk -v a="${BEST[rg]}" -v b="$1" 'BEGIN { if (b <= 0) b = 0.01; printf "%.2fx", a / b }'; }
+# both NAME: "best-round MB/s (median-round MB/s)".
+both() { echo "$(rate "${BEST[$1]}") ($(rate "$(median "$1")"))"; }
+# ratios NAME: triage/rg of the best rounds (of the median rounds).
+ratios() { echo "$(ratio "${BEST[$1]}") ($(awk -v a="$(median rg)" -v b="$(median "$1")" 'BEGIN { if (b <= 0) b = 0.01; printf "%.2fx", a / b }'))"; }
 
-echo "triage: $TRIAGE; rules: $ALL bundled, rg patterns: $(wc -l < "$PAT"); best of $RUNS interleaved rounds"
+echo "triage: $TRIAGE${BEFORE:+ (before: $BEFORE)}; rules: $ALL bundled, rg patterns: $(wc -l < "$PAT"); $RUNS interleaved rounds, best (median)"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-14s %8s %9s %9s %9s %9s %8s %8s\n' input MB "rg MB/s" "triage" "no-sig" "triage/rg" "no-sig/rg" "RSS MB"
+printf '%-14s %6s %11s %11s %11s %13s %13s %7s%s\n' input MB "rg MB/s" "triage" "no-sig" "triage/rg" "no-sig/rg" "RSS MB" \
+  "${BEFORE:+   before  before/rg}"
 for k in $KINDS; do
   LOG=$LOGS/$k.log
   BYTES=$(stat -c %s "$LOG")
   cat "$LOG" > /dev/null  # page cache: every run reads from memory
-  unset BEST RSS
-  declare -A BEST RSS
+  unset BEST RSS TIMES
+  declare -A BEST RSS TIMES
   for _ in $(seq "$RUNS"); do
     measure rg rg --no-unicode -c -f "$PAT" "$LOG"
     measure all env -u TRIAGE_RULES_PATH "$TRIAGE" --format json "$LOG"
     measure msg env -u TRIAGE_RULES_PATH "$TRIAGE" --no-bundled --rules "$DIR/no-signals" --format json "$LOG"
+    [ -z "$BEFORE" ] || measure before env -u TRIAGE_RULES_PATH "$BEFORE" --format json "$LOG"
   done
-  printf '%-14s %8.0f %9s %9s %9s %9s %9s %8s\n' "$k" "$(awk -v b="$BYTES" 'BEGIN { print b / 1e6 }')" \
-    "$(rate "${BEST[rg]}")" "$(rate "${BEST[all]}")" "$(rate "${BEST[msg]}")" "$(ratio "${BEST[all]}")" \
-    "$(ratio "${BEST[msg]}")" "$((${RSS[all]} / 1024))"
+  printf '%-14s %6.0f %11s %11s %11s %13s %13s %7s%s\n' "$k" "$(awk -v b="$BYTES" 'BEGIN { print b / 1e6 }')" \
+    "$(both rg)" "$(both all)" "$(both msg)" "$(ratios all)" "$(ratios msg)" "$((${RSS[all]} / 1024))" \
+    "${BEFORE:+   $(both before)  $(ratios before)}"
   if [ "$k" = construction ]; then
     /usr/bin/python3 - "$DIR/out-all" <<'EOF'
 import json, sys
