@@ -1,6 +1,12 @@
 // One test per bundled rule, generated from the rule's own examples (like `triage rules test`).
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "doc_tables.h"
 #include "rules/rule.h"
 #include "triage/tools.h"
 #include "triage/triage.h"
@@ -35,6 +41,114 @@ TEST(BundledRules, EveryRuleHasAMatchAndANoMatchExample) {
     EXPECT_GE(match, 1) << rule.file;
     EXPECT_GE(no_match, 1) << rule.file << ": guard a neighbour with a no_match example";
   }
+}
+
+// The rules a C++ trainer cannot meet: rules/README.md "Rules a C++ trainer cannot meet" lists
+// categories (with a '.') and single rule ids, each with its reason.
+struct PythonOnly {
+  bool found = false;
+  std::vector<std::string> rows;  // "name | reason"
+  std::set<std::string> categories, rule_ids;
+  bool Has(const Rule& rule) const { return categories.count(rule.category) || rule_ids.count(rule.id); }
+};
+
+const PythonOnly& PythonOnlyRules() {
+  static const PythonOnly kList = [] {
+    PythonOnly p;
+    p.rows = doc_tables::SectionRows(TRIAGE_SOURCE_DIR "/rules/README.md", "#### Rules a C++ trainer cannot meet",
+                                     std::regex(R"(\| `([a-z0-9_.-]+)` \| (.+) \|)"), &p.found);
+    for (const std::string& row : p.rows) {
+      const std::string name = row.substr(0, row.find(" | "));
+      (name.find('.') != std::string::npos ? p.categories : p.rule_ids).insert(name);
+    }
+    return p;
+  }();
+  return kList;
+}
+
+// Note: [Audience]. Every rule a LibTorch C++ trainer can meet speaks C++: each hypothesis has a
+// `cpp.fix`, a `cpp.test` unless its test is a probe, and the rule a `cpp.verify` when it has a
+// verification text; otherwise the Guard and Monitor would show Python advice marked "(written for
+// Python)". The table in rules/README.md is the only way out of this check, so the coverage cannot
+// regress silently when a rule is added.
+TEST(BundledRules, EveryRuleACxxTrainerCanMeetHasCxxAdvice) {
+  const PythonOnly& list = PythonOnlyRules();
+  ASSERT_TRUE(list.found) << "rules/README.md lost its section 'Rules a C++ trainer cannot meet'";
+  ASSERT_FALSE(list.rows.empty());
+  std::set<std::string> known_categories, known_ids;
+  for (const Rule& rule : Bundled().rules->rules) {
+    known_categories.insert(rule.category);
+    known_ids.insert(rule.id);
+  }
+  for (const std::string& row : list.rows) {
+    const std::string name = row.substr(0, row.find(" | "));
+    EXPECT_GE(row.size(), name.size() + 3 + 20) << name << ": say why a C++ program cannot meet it";
+    const bool category = name.find('.') != std::string::npos;
+    EXPECT_TRUE(category ? known_categories.count(name) : known_ids.count(name))
+        << name << ": no bundled rule has this " << (category ? "category" : "id");
+  }
+  int checked = 0;
+  for (const Rule& rule : Bundled().rules->rules) {
+    EXPECT_FALSE(list.categories.count(rule.category) && list.rule_ids.count(rule.id))
+        << rule.id << " is listed on its own and through its category " << rule.category;
+    bool any_cpp = !rule.cpp_verify.value.empty() || !rule.cpp_checks.empty();
+    for (const HypothesisSpec& h : rule.hypotheses) any_cpp |= !h.cpp_fix.value.empty() || !h.cpp_test.value.empty();
+    if (list.Has(rule)) {
+      // A listed rule that gained C++ advice belongs off the list (the reason given there is stale).
+      EXPECT_FALSE(any_cpp) << rule.file << ": has C++ advice but rules/README.md lists it as Python-only";
+      continue;
+    }
+    ++checked;
+    for (const HypothesisSpec& h : rule.hypotheses) {
+      EXPECT_FALSE(h.cpp_fix.value.empty()) << rule.file << ": hypothesis '" << h.id << "' has no cpp.fix";
+      if (h.probe.empty()) {
+        EXPECT_FALSE(h.cpp_test.value.empty()) << rule.file << ": hypothesis '" << h.id << "' has no cpp.test";
+      }
+    }
+    if (!rule.verify.value.empty()) {
+      EXPECT_FALSE(rule.cpp_verify.value.empty()) << rule.file << ": no cpp.verify";
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+// The same rules as a C++ trainer reads them: each rule's own `match` examples diagnosed for
+// Audience::kCxx give that rule's diagnosis with a fix for every cause, nothing marked "(written for
+// Python)", and no Python command among its tests and checks.
+TEST(BundledRules, CxxReportsOfTheseRulesCarryNoPython) {
+  const char* const kPython[] = {"(written for Python)", "python -c", "python3 -c", "python train", "pip install",
+                                 "pip list", "--include=*.py", "import torch", "torch.nn.utils", "with torch.no_grad"};
+  DiagnoseOptions o;
+  o.audience = Audience::kCxx;
+  o.min_confidence = 0;
+  o.fold_signals = false;
+  const Engine engine(Bundled().rules);
+  int rendered = 0;
+  for (const Rule& rule : Bundled().rules->rules) {
+    if (PythonOnlyRules().Has(rule)) continue;
+    bool seen = false;
+    for (const Example& e : rule.examples) {
+      if (e.kind != ExampleKind::kMatch) continue;
+      const Report report = engine.DiagnoseText(e.text, o);
+      for (const Diagnosis& d : report.diagnoses) {
+        if (d.rule != rule.id) continue;
+        seen = true;
+        std::vector<std::string> texts = d.checks;
+        texts.push_back(d.verify);
+        for (const Hypothesis& h : d.hypotheses) {
+          EXPECT_FALSE(h.fix.empty()) << rule.file << ": " << h.id;
+          texts.push_back(h.test);
+          texts.push_back(h.fix);
+        }
+        for (const std::string& t : texts) {
+          for (const char* python : kPython) EXPECT_EQ(t.find(python), std::string::npos) << rule.file << ": " << t;
+        }
+      }
+    }
+    EXPECT_TRUE(seen) << rule.file << ": no match example gave this rule's diagnosis";
+    rendered += seen;
+  }
+  EXPECT_GT(rendered, 100);
 }
 
 class RuleExamples : public ::testing::TestWithParam<std::string> {};
