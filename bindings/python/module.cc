@@ -54,11 +54,15 @@ PyRules Load(const std::vector<std::string>& dirs, bool bundled, bool strict, bo
 }
 
 triage::Report Diagnose(const PyRules& rules, const py::bytes& text, int top, double min_confidence,
-                        const std::string& source) {
+                        const std::string& source, const std::string& audience) {
   std::string bytes = text;  // copied while holding the GIL
   triage::DiagnoseOptions o;
   o.top = top;
   o.min_confidence = min_confidence;
+  // Note: [Audience] in rules/README.md: whom the checks and fixes are written for.
+  if (!triage::AudienceFromName(audience, &o.audience)) {
+    throw py::value_error("audience must be 'python' or 'cpp', not '" + audience + "'");
+  }
   triage::Report report;
   {
     py::gil_scoped_release release;
@@ -157,6 +161,7 @@ PYBIND11_MODULE(_triage, m) {
       })
       .def_property_readonly("count", [](const PyRules& r) { return triage::ListRules(*r.rules).size(); });
   py::class_<triage::Report>(m, "Report")
+      .def_property_readonly("audience", [](const triage::Report& r) { return std::string(triage::AudienceName(r.audience)); })
       .def("to_json", [](const triage::Report& r) { return triage::ToJson(r); })
       .def("to_html", [](const triage::Report& r) { return triage::ToHtml({r}); })
       .def("to_markdown", [](const triage::Report& r) { return triage::ToMarkdown(r); })
@@ -169,7 +174,8 @@ PYBIND11_MODULE(_triage, m) {
   m.def("load_rules", &Load, py::arg("dirs"), py::arg("bundled") = true, py::arg("strict") = false,
         py::arg("env_path") = true, py::arg("project") = true, py::arg("working_dir") = "");
   m.def("diagnose", &Diagnose, py::arg("rules"), py::arg("text"), py::arg("top") = 0,
-        py::arg("min_confidence") = triage::DiagnoseOptions().min_confidence, py::arg("source") = "-");
+        py::arg("min_confidence") = triage::DiagnoseOptions().min_confidence, py::arg("source") = "-",
+        py::arg("audience") = "python");
   m.def("apply_evidence", &ApplyEvidence, py::arg("report"), py::arg("evidence"));
   m.def("version", [] { return std::string(triage::Version()); });
   // An installed package names the prefix's rules (its _paths.py); the engine uses them as the

@@ -40,6 +40,31 @@ def test_plain_objects_carry_the_contract():
     assert d.rule and d.title and d.explanation and d.verify
 
 
+def test_audience_cpp_is_the_commands_cpp_report():
+    python = triage.diagnose(CASE)
+    cpp = triage.diagnose(CASE, audience="cpp")
+    assert python.audience == "python" and cpp.audience == "cpp"
+    done = subprocess.run([CLI, "--format", "json", "--audience", "cpp", CASE], capture_output=True)
+    assert done.returncode in (0, 1), done.stderr
+    assert cpp.to_json() == done.stdout.decode()
+    # The same diagnoses, in the same order, with the same confidence; only the advice changes.
+    assert [(d.rule, d.confidence) for d in cpp.diagnoses] == [(d.rule, d.confidence) for d in python.diagnoses]
+    top = cpp.top
+    assert all("--include=*.py" not in c and "python -c" not in c for c in top.checks)
+    fixes = " ".join(h.fix for h in top.hypotheses)
+    assert "torch::nn::" in fixes and "(written for Python)" not in fixes
+    assert fixes != " ".join(h.fix for h in python.top.hypotheses)
+    text = cpp.to_text()
+    assert "triage::probes::RunProbe" in text and "triage.check(" not in text
+
+
+def test_audience_must_be_python_or_cpp():
+    with pytest.raises(ValueError, match="audience"):
+        triage.diagnose(CASE, audience="c++")
+    with pytest.raises(TypeError, match="audience"):
+        triage.diagnose(CASE, audience=None)
+
+
 def test_series_come_from_metric_lines():
     lines = [f"step={i} loss={2.0 - i * 0.01}" for i in range(1, 40)] + ["step=40 loss=nan"]
     report = triage.diagnose(lines)

@@ -71,14 +71,18 @@ def _as_bytes(what):
     return "".join(parts).encode("utf-8", "surrogateescape"), "-"
 
 
-def diagnose(what, rules=None, top=0, min_confidence=None, source=None):
+def diagnose(what, rules=None, top=0, min_confidence=None, source=None, audience="python"):
     """Diagnoses a log: a path, its text (str or bytes), or an iterable of lines.
 
     rules: None (bundled + the usual search path), a directory, a list of them, or load_rules()'s result.
     top: keep at most this many diagnoses (0: all). Returns a Report (empty `diagnoses`: nothing found).
+    audience: who reads the checks and fixes: "python" (a Python training script) or "cpp" (a LibTorch
+    C++ program: the rules' C++ advice, Python commands left out). Anything else raises ValueError.
     """
+    if not isinstance(audience, str):
+        raise TypeError(f"audience must be 'python' or 'cpp', not {type(audience).__name__}")
     data, name = _as_bytes(what)
-    kwargs = {"top": int(top), "source": source or name}
+    kwargs = {"top": int(top), "source": source or name, "audience": audience}
     if min_confidence is not None:
         kwargs["min_confidence"] = float(min_confidence)
     return Report(_triage.diagnose(_rules(rules), data, **kwargs), text=data)

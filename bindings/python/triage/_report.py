@@ -100,6 +100,8 @@ class Report:
         self._json = native.to_json()
         data = _json.loads(self._json)
         self.source = data.get("source", "")
+        # Whom the checks and fixes were written for: "python" or "cpp" (diagnose(audience=...)).
+        self.audience = native.audience
         self.diagnoses = [self._diagnosis(d) for d in data.get("diagnoses", [])]
         self.incidents = [Incident(exception=i.get("exception", ""), message=i.get("message", ""),
                                    line_start=i.get("line_start", 0), line_end=i.get("line_end", 0),
