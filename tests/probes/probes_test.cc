@@ -6,7 +6,11 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <torch/script.h>
 #include <torch/torch.h>
@@ -789,6 +793,72 @@ TEST(Guard, AlarmReportsAreWrittenForTheCxxTrainer) {
   const std::string nowhere_text = ToText(nowhere, {});
   EXPECT_EQ(nowhere_text.find("line 1 of"), std::string::npos) << nowhere_text;
   EXPECT_NE(nowhere_text.find("reported by Monitor"), std::string::npos) << nowhere_text;
+}
+
+// Real LibTorch errors a C++ trainer meets, each through Guard::Step: every report names a cause
+// with a C++ fix, and no text of it (causes, tests, checks, verification, probe hints) is a Python
+// command or advice marked "(written for Python)" (Note: [Audience] in rules/README.md).
+TEST(Guard, LibTorchErrorsGetCxxAdviceOnly) {
+  Fixture f;
+  TextOptions all;
+  all.verbose = true;
+  const char* const kPython[] = {"(written for Python)", "python -c", "python3 -c", "python train", "pip install",
+                                 "--include=*.py", "import torch", "torch.nn.utils", "triage.check(", "with torch.no_grad"};
+  struct Case {
+    const char* name;
+    const char* category;  // the top diagnosis' category
+    std::function<void()> step;
+  };
+  const std::vector<Case> cases = {
+      {"linear", "shape.matmul_mismatch", [&] { f.net->forward(torch::randn({2, 9})); }},
+      {"embedding", "index.out_of_range", [] { torch::embedding(torch::randn({10, 4}), torch::tensor({12})); }},
+      {"subscript", "index.out_of_range", [] { torch::randn({3}).index({5}); }},
+      {"view", "shape.view_invalid", [] { torch::randn({2, 3}).view({4}); }},
+      {"cat", "shape.concat_mismatch", [] { torch::cat({torch::randn({2, 3}), torch::randn({3, 4})}, 0); }},
+      {"broadcast", "shape.broadcast_mismatch", [] { torch::randn({3}) + torch::randn({4}); }},
+      {"conv-rank", "shape.input_rank", [] { torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 4, 3))->forward(torch::randn({3, 8})); }},
+      {"target", "loss.target_out_of_range",
+       [] { torch::nn::functional::cross_entropy(torch::randn({2, 3}), torch::tensor({0, 5})); }},
+      {"dtype", "dtype.mismatch", [] { torch::mm(torch::randn({2, 2}), torch::randn({2, 2}, torch::kDouble)); }},
+      {"std-int", "dtype.unsupported_op", [] { torch::arange(5).std(); }},
+      {"backward-twice", "autograd.backward_twice",
+       [] {
+         torch::Tensor x = torch::randn({3}, torch::requires_grad());
+         torch::Tensor y = (x.exp() * x).sum();
+         y.backward();
+         y.backward();
+       }},
+      {"non-scalar", "autograd.non_scalar_backward",
+       [] { (torch::randn({3}, torch::requires_grad()) * 2).backward(); }},
+      {"no-grad-fn", "autograd.no_grad_fn", [] { torch::randn({2}).sum().backward(); }},
+      {"leaf-inplace", "autograd.leaf_inplace", [] { torch::randn({2}, torch::requires_grad()).add_(1); }},
+      {"inplace-saved", "autograd.inplace_modified",
+       [] {
+         torch::Tensor x = torch::randn({3}, torch::requires_grad());
+         torch::Tensor a = x.sigmoid();
+         a.mul_(2);
+         a.sum().backward();
+       }},
+  };
+  Guard guard(f.ctx);
+  ::testing::internal::CaptureStderr();
+  std::vector<std::pair<std::string, StepResult>> results;
+  for (const Case& c : cases) results.emplace_back(c.name, guard.Step(c.step, TRIAGE_SOURCE_LOCATION));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const StepResult& r = results[i].second;
+    const std::string text = ToText(r.report, all);
+    ASSERT_FALSE(r.ok) << cases[i].name;
+    ASSERT_FALSE(r.report.diagnoses.empty()) << cases[i].name << ": " << r.message;
+    EXPECT_EQ(r.report.diagnoses[0].category, cases[i].category) << cases[i].name << ": " << r.message << "\n" << text;
+    for (const Diagnosis& d : r.report.diagnoses) {
+      ASSERT_FALSE(d.hypotheses.empty()) << cases[i].name << ": " << d.rule;
+      for (const Hypothesis& h : d.hypotheses) EXPECT_FALSE(h.fix.empty()) << cases[i].name << ": " << d.rule << " " << h.id;
+    }
+    for (const char* python : kPython) {
+      EXPECT_EQ(text.find(python), std::string::npos) << cases[i].name << ": '" << python << "' in\n" << text;
+    }
+  }
 }
 
 // Exploding, vanishing and frozen alarms also become findings with a fix.
