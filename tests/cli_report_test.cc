@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -341,6 +342,43 @@ TEST(CliText, ExplainAcceptsACategory) {
   ShellResult typo = Shell("TRIAGE_RULES_PATH= " + kBin + " explain shape.matmul" + rules + " 2>&1");
   EXPECT_EQ(typo.status, 2);
   EXPECT_NE(typo.out.find("(did you mean 'triage explain shape.matmul_mismatch'?)"), std::string::npos) << typo.out;
+}
+
+// explain wraps its prose like the report (--width, else COLUMNS, else 80) and leaves what a person copies
+// whole: the patterns, the check commands and the examples.
+TEST(CliText, ExplainWrapsProseAndKeepsPatternsAndCommandsWhole) {
+  std::string rules = " --no-bundled --rules " + kSrc + "/rules/shape";
+  ShellResult whole = Shell("TRIAGE_RULES_PATH= " + kBin + " explain linear-in-features --width 0" + rules);
+  ASSERT_EQ(whole.status, 0) << whole.out;
+  ASSERT_GT(Widest(whole.out), 100u) << "the rule's prose is long enough to need wrapping";
+  ShellResult wrapped = Shell("TRIAGE_RULES_PATH= COLUMNS=60 " + kBin + " explain linear-in-features" + rules);
+  ASSERT_EQ(wrapped.status, 0) << wrapped.out;
+  EXPECT_EQ(Shell("TRIAGE_RULES_PATH= COLUMNS=60 " + kBin + " explain linear-in-features --width 70" + rules).out,
+            Shell("TRIAGE_RULES_PATH= " + kBin + " explain linear-in-features --width 70" + rules).out);
+  EXPECT_EQ(Shell("env -u COLUMNS TRIAGE_RULES_PATH= " + kBin + " explain linear-in-features" + rules).out,
+            Shell("TRIAGE_RULES_PATH= " + kBin + " explain linear-in-features --width 80" + rules).out)
+      << "80 columns when not a terminal and COLUMNS is unset";
+  // Every line over 60 columns is one kept whole, and is in the unwrapped text as it is.
+  std::string section;
+  int long_lines = 0;
+  for (const std::string& line : Lines(wrapped.out)) {
+    if (!line.empty() && line[0] != ' ') section = line;
+    if (Columns(line) <= 60) continue;
+    ++long_lines;
+    bool verbatim = section == "Matches messages like:" || section == "Checks:" || section == "Examples:";
+    EXPECT_TRUE(verbatim) << "prose line over 60 columns in '" << section << "': " << line;
+    EXPECT_NE(whole.out.find(line + "\n"), std::string::npos) << line;
+  }
+  EXPECT_GT(long_lines, 0) << "patterns and commands longer than 60 columns stay whole";
+  // The wrapped prose holds the same words.
+  auto words = [](const std::string& text) {
+    std::istringstream in(text);
+    std::string w, all;
+    while (in >> w) all += w + " ";
+    return all;
+  };
+  EXPECT_EQ(words(wrapped.out), words(whole.out));
+  EXPECT_EQ(Shell(kBin + " explain linear-in-features --width x" + rules + " 2>&1").status, 2);
 }
 
 }  // namespace

@@ -35,6 +35,10 @@ int RunEval(int argc, char** argv);     // triage eval DIR
 
 void PrintError(const std::string& message);  // "triage: message" to stderr
 
+// Columns to wrap text at: `asked` (--width; 0: no wrapping) when it is >= 0, else COLUMNS, else the
+// width of the terminal on `fd`, else 80 (main.cc).
+int TextWidth(int asked, int fd);
+
 // " (did you mean 'X'?)" for the candidate closest to `word` by edit distance when it is close enough
 // (at most a third of the word's letters differ), or a candidate that contains it; else "".
 std::string DidYouMean(const std::string& word, const std::vector<std::string>& candidates,

@@ -95,7 +95,8 @@ const char kUsage[] = R"(usage: triage [OPTIONS] [FILE...]      diagnose logs (s
        triage rules test [DIR...]         run every rule's own examples and Lua test_ functions
        triage rules new FAMILY/ID [--lua] scaffold a rule (default dir: ~/.config/triage/rules)
        triage rules allow [DIR]           let a project's .triage/rules load (default: the one found from here)
-       triage explain RULE_ID|CATEGORY    show a rule's full reasoning (or a category's rules)
+       triage explain RULE_ID|CATEGORY [--width N]
+                                          show a rule's full reasoning (or a category's rules)
        triage eval DIR                    accuracy on a labelled corpus
        triage --version
 
@@ -367,7 +368,8 @@ bool DiagnoseInput(const std::string& name, const std::shared_ptr<const RuleSet>
   return true;
 }
 
-// Columns to wrap the text report at: --width, else COLUMNS, else the terminal's width, else 80.
+}  // namespace
+
 int TextWidth(int asked, int fd) {
   if (asked >= 0) return asked;
   if (const char* c = std::getenv("COLUMNS")) {
@@ -378,6 +380,8 @@ int TextWidth(int asked, int fd) {
   if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
   return 80;
 }
+
+namespace {
 
 int Diagnose(int argc, char** argv) {
   Options o;

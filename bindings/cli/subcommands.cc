@@ -255,10 +255,20 @@ int RunRules(int argc, char** argv) {
 int RunExplain(int argc, char** argv) {
   RuleFlags flags;
   std::string id;
+  int width = -1;  // -1: COLUMNS, the terminal's width, or 80
   for (int i = 1; i < argc; ++i) {
     std::string error;
     if (ParseRuleFlag(argc, argv, &i, &flags, &error)) {
       if (!error.empty()) { PrintError(error); return kExitUsage; }
+    } else if (std::string(argv[i]) == "--width") {
+      char* end = nullptr;
+      long n = i + 1 < argc ? std::strtol(argv[i + 1], &end, 10) : -1;
+      if (i + 1 >= argc || *end != '\0' || end == argv[i + 1] || n < 0 || n > 100000) {
+        PrintError("--width needs a whole number of columns (0: no wrapping)");
+        return kExitUsage;
+      }
+      width = static_cast<int>(n);
+      ++i;
     } else if (id.empty()) {
       id = argv[i];
     } else {
@@ -272,7 +282,7 @@ int RunExplain(int argc, char** argv) {
   }
   LoadResult loaded = LoadWithFlags(flags, /*quiet_warnings=*/true);
   bool found = false;
-  std::string text = ExplainRule(*loaded.rules, id, &found);
+  std::string text = ExplainRule(*loaded.rules, id, &found, TextWidth(width, fileno(stdout)));
   if (found) {
     std::fputs(text.c_str(), stdout);
     return kExitFound;

@@ -46,8 +46,10 @@ struct RuleTestReport {
 RuleTestReport RunRuleExamples(const RuleSet& rules, const std::string& only_rule = "");
 
 // Returns a person-readable account of a rule: patterns, hypotheses, checks, fixes, examples.
-// Sets *found to false (and returns "") when there is no such rule.
-std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found);
+// Sets *found to false (and returns "") when there is no such rule. Its prose (title, explanation,
+// hypotheses, verification) is wrapped at `width` columns (0: not wrapped); patterns, check commands and
+// examples are never wrapped, so they can be copied as they are.
+std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found, int width = 0);
 
 struct EvalCase {
   std::string dir;

@@ -438,7 +438,8 @@ void WrapLine(std::string_view line, size_t width, std::string* out) {
   }
 }
 
-// Wraps every line of `text` (see WrapLine); width 0 leaves it as it is.
+}  // namespace
+
 std::string Wrap(const std::string& text, int width) {
   if (width <= 0) return text;
   std::string out;
@@ -452,6 +453,8 @@ std::string Wrap(const std::string& text, int width) {
   if (!text.empty() && text.back() != '\n') out.pop_back();
   return out;
 }
+
+namespace {
 
 
 

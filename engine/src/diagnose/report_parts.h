@@ -30,6 +30,11 @@ std::string Percent(double v);
 // used only the bundled rules (Report::rule_sources).
 std::string RuleSourcesNote(const Report& report);
 
+// Wraps every line of `text` at spaces to `width` columns (at least 20), continuation lines indented
+// under the line's first word after a list or label marker ("1. ", "- ", "fix:  "); a word longer than a
+// line is cut. Width 0 leaves the text as it is.
+std::string Wrap(const std::string& text, int width);
+
 // The first `n` lines of `s`, with " ..." when there were more.
 std::string FirstLines(const std::string& s, int n);
 

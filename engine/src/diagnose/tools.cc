@@ -11,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "diagnose/ranker.h"
+#include "diagnose/report_parts.h"
 #include "rules/lua_runtime.h"
 #include "rules/rule.h"
 #include "rules/signal_rules.h"
@@ -166,12 +167,15 @@ std::string RuleTestReport::ToText(bool verbose) const {
   return out.str();
 }
 
-std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found) {
+std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found, int width) {
   const Rule* r = rules.Find(id);
   *found = r != nullptr;
   if (!r) return "";
   std::ostringstream out;
-  out << r->id << "  [" << r->category << "]\n" << r->title << "\n";
+  // Prose is wrapped to `width`; patterns, checks (commands) and examples (log lines) stay verbatim so
+  // they can be copied.
+  auto prose = [width](const std::string& text) { return Wrap(text, width); };
+  out << r->id << "  [" << r->category << "]\n" << prose(r->title + "\n");
   out << "file: " << r->file << (r->overrides.empty() ? "" : " (overrides " + r->overrides + ")") << "\n";
   out << "prior confidence: " << r->prior << "\n\n";
   if (r->signal) {
@@ -196,18 +200,18 @@ std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found
     out << "\n";
   }
   if (!r->context.value.empty()) out << "only when the surrounding lines match: /" << r->context.value << "/\n";
-  out << "\nExplanation:\n  " << r->explain.value << "\n\nHypotheses, most likely first:\n";
+  out << "\nExplanation:\n" << prose("  " + r->explain.value + "\n") << "\nHypotheses, most likely first:\n";
   int k = 1;
   for (const HypothesisSpec& h : r->hypotheses) {
-    out << "  " << k++ << ". " << h.id << ": " << h.text.value << "\n";
-    out << "     test: " << (h.probe.empty() ? h.test.value : "probe " + h.probe) << "\n";
-    out << "     fix:  " << h.fix.value << "\n";
+    out << prose("  " + std::to_string(k++) + ". " + h.id + ": " + h.text.value + "\n");
+    out << prose("     test: " + (h.probe.empty() ? h.test.value : "probe " + h.probe) + "\n");
+    out << prose("     fix:  " + h.fix.value + "\n");
   }
   if (!r->checks.empty()) {
     out << "\nChecks:\n";
     for (const Text& c : r->checks) out << "  " << c.value << "\n";
   }
-  out << "\nVerify: " << (r->verify_probe.empty() ? "" : "probe " + r->verify_probe + ": ") << r->verify.value << "\n";
+  out << "\n" << prose("Verify: " + (r->verify_probe.empty() ? "" : "probe " + r->verify_probe + ": ") + r->verify.value + "\n");
   if (!r->refs.empty()) {
     out << "\nReferences:";
     for (const std::string& ref : r->refs) out << "\n  " << ref;
