@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -375,6 +376,34 @@ end
   // States are pooled: never more than one per thread.
   EXPECT_LE(r.rules->lua->states_created(), 8);
   EXPECT_GE(r.rules->lua->states_created(), 1);
+}
+
+// A diagnosis makes a rule's Lua state at the rule's first call, not one for every Lua rule of the
+// set (Note: [Lua threads]): a log that hits one Lua rule starts one VM.
+TEST(LuaThreads, ARulesStateIsMadeAtItsFirstCall) {
+  const std::string lua = "function v(ctx) return { twice = tostring(2 * triage.number(ctx.captures.got)) } end\n";
+  LoadResult r = LoadRulesFromStrings({{"a.yaml", MatmulRule("a", "values: lua:v\n", "{twice}")},
+                                       {"a.lua", lua},
+                                       {"b.yaml", MatmulRule("b", "values: lua:v\n", "{twice}")},
+                                       {"b.lua", lua}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  ASSERT_EQ(r.rules->rules.size(), 2u);
+  LuaRuntime::Lease lease = r.rules->lua->Acquire();
+  ASSERT_TRUE(lease);
+  EXPECT_FALSE(lease->HasRule(0));
+  EXPECT_FALSE(lease->HasRule(1));
+  std::map<std::string, std::string> captures = {{"got", "21"}};
+  LuaCallInput input;
+  input.captures = &captures;
+  LuaValue out;
+  LuaError error;
+  ASSERT_TRUE(lease->Call(1, "v", &input, &out, &error)) << error.message;
+  EXPECT_EQ(out.fields["twice"].string, "42");
+  EXPECT_TRUE(lease->HasRule(1));
+  EXPECT_FALSE(lease->HasRule(0));
+  // A call of a slot with no rule, or with a rule that has no Lua, still fails as it did.
+  EXPECT_FALSE(lease->Call(7, "v", &input, &out, &error));
+  EXPECT_EQ(error.code, "lua-error");
 }
 
 }  // namespace

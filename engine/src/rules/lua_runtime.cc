@@ -819,6 +819,17 @@ void LuaState::ResetInput() {
 bool LuaState::Call(int slot, const std::string& name, const LuaCallInput* input, LuaValue* result,
                     LuaError* error) {
   Vm* vm = Find(slot);
+  if (vm == nullptr && pending_ != nullptr && slot >= 0 && static_cast<size_t>(slot) < pending_->size()) {
+    // The rule's first call in this state (Note: [Lua threads]): load it now, once. A failure (memory)
+    // is reported below as a rule that did not load, as when every rule was loaded up front.
+    if (tried_.size() < pending_->size()) tried_.resize(pending_->size());
+    const Rule& rule = (*pending_)[static_cast<size_t>(slot)];
+    if (!tried_[static_cast<size_t>(slot)] && !rule.lua_chunks.empty()) {
+      tried_[static_cast<size_t>(slot)] = true;
+      LuaError ignored;  // the loader ran the same code
+      if (LoadRule(slot, rule.lua_chunks, &ignored)) vm = Find(slot);
+    }
+  }
   if (vm == nullptr) {
     error->code = "lua-error";
     error->message = "the rule's Lua did not load in this state";
@@ -918,12 +929,9 @@ LuaRuntime::Lease LuaRuntime::Acquire() {
   }
   std::unique_ptr<LuaState> s = LuaState::Create(limits_);
   if (!s) return Lease(this, nullptr);
-  for (int r = 0; r < static_cast<int>(rules_->size()); ++r) {
-    const Rule& rule = (*rules_)[r];
-    if (rule.lua_chunks.empty()) continue;
-    LuaError ignored;  // the loader ran the same code; a failure here (memory) disables the rule per call
-    s->LoadRule(r, rule.lua_chunks, &ignored);
-  }
+  // Each rule's VM is made at its first call (Note: [Lua threads]); a failure then (memory) disables
+  // the rule per call.
+  s->LoadOnFirstCall(rules_);
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++created_;

@@ -10,9 +10,12 @@
 // anyway (rawset, upvalues) lasts until the next input at most (Note: [Lua accounts]).
 //
 // Note: [Lua threads] A lua_State is never shared between threads. A RuleSet owns a LuaRuntime,
-// which keeps a pool of LuaStates, each with every Lua rule of the set loaded. A diagnosis takes one
+// which keeps a pool of LuaStates, each able to run every Lua rule of the set. A diagnosis takes one
 // state from the pool for its whole run (creating one when the pool is empty) and gives it back, so
-// there are at most as many states as threads diagnosing at once with that rule set.
+// there are at most as many states as threads diagnosing at once with that rule set. A rule's own
+// lua_State is made and its chunks run at its first call in that LuaState, not before: a diagnosis
+// whose candidates include one Lua rule starts one Lua VM, not one per Lua rule of the set (loading
+// ran every rule's Lua once already, to check it).
 #ifndef TRIAGE_ENGINE_LUA_RUNTIME_H_
 #define TRIAGE_ENGINE_LUA_RUNTIME_H_
 
@@ -112,7 +115,11 @@ class LuaState {
   // Runs `chunks` in a fresh environment for rule slot `slot` and freezes it. On failure the slot
   // stays unusable and *error says why (syntax errors carry file:line).
   bool LoadRule(int slot, const std::vector<LuaChunk>& chunks, LuaError* error);
-  bool HasRule(int slot) const;
+  // Makes rule `r` of `rules` (those with Lua chunks) loadable as slot r: LoadRule runs at the slot's
+  // first Call (Note: [Lua threads]); a load that fails then leaves the slot unusable, as above.
+  // `rules` must outlive this state.
+  void LoadOnFirstCall(const std::vector<Rule>* rules) { pending_ = rules; }
+  bool HasRule(int slot) const;  // loaded (a rule not yet called is not)
 
   // Returns the global functions a loaded rule defines, with the line each is defined on.
   std::map<std::string, int> Functions(int slot) const;
@@ -136,6 +143,8 @@ class LuaState {
   Vm* Find(int slot) const;
   LuaLimits limits_;
   std::map<int, std::unique_ptr<Vm>> vms_;  // slot -> that rule's own lua_State (Note: [Lua accounts])
+  const std::vector<Rule>* pending_ = nullptr;  // rules loaded at their first Call (LoadOnFirstCall)
+  std::vector<bool> tried_;                     // slots whose load on first call has been attempted
 };
 
 // Returns "" when `code` is exactly one Lua expression, else why not (Lua's syntax message). The code
