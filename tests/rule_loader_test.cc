@@ -271,7 +271,7 @@ TEST(RuleLoaderRefuses, AHugePatternDropsOnlyItsRule) {
     EXPECT_EQ(p->column, 7);
     EXPECT_EQ(FindCode(r, "compile-failed"), nullptr) << Describe(r);
     // The bundled rules still match: the set compiled without the refused rule.
-    ASSERT_TRUE(r.rules->set) << Describe(r);
+    ASSERT_TRUE(r.rules->Set()) << Describe(r);
     Report rep = Engine(r.rules).DiagnoseText("RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)");
     ASSERT_FALSE(rep.diagnoses.empty());
     EXPECT_EQ(rep.diagnoses[0].rule, "linear-in-features");

@@ -1,7 +1,10 @@
 #include "rules/rule.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
+
+#include "log/line_scanner.h"
 
 namespace triage {
 
@@ -44,11 +47,91 @@ const RE2& LazyRegex::Get() const {
   return *re_;
 }
 
-std::vector<int> RuleSet::Match(std::string_view text) const {
+std::unique_ptr<RE2::Set> CompilePatternSet(const std::vector<Rule>& rules) {
+  RE2::Options opts = RegexOptions();
+  opts.set_max_mem(64 << 20);  // the Set's DFA over hundreds of patterns needs room
+  auto set = std::make_unique<RE2::Set>(opts, RE2::UNANCHORED);
+  int added = 0;
+  for (const Rule& rule : rules) {
+    for (const Text& pattern : rule.patterns) {
+      // Patterns were validated when read; one RE2 refuses anyway keeps its index with a regex that
+      // never matches (its own regex does not compile either, so Match's other way agrees).
+      if (set->Add(pattern.value, nullptr) < 0) set->Add("\\b\\B", nullptr);
+      ++added;
+    }
+  }
+  if (added == 0 || !set->Compile()) return nullptr;
+  return set;
+}
+
+const RE2::Set* RuleSet::Set() const {
+  std::call_once(set_once_, [this] { set_ = CompilePatternSet(rules); });
+  set_ready_.store(true, std::memory_order_release);
+  return set_.get();
+}
+
+void RuleSet::SetCompiled(std::unique_ptr<RE2::Set> set) {
+  std::call_once(set_once_, [&] { set_ = std::move(set); });
+  set_ready_.store(true, std::memory_order_release);
+}
+
+std::vector<int> RuleSet::MatchWithSet(std::string_view text) const {
   std::vector<int> hits;
-  if (set) set->Match(re2::StringPiece(text.data(), text.size()), &hits);
+  if (const RE2::Set* s = Set()) s->Match(re2::StringPiece(text.data(), text.size()), &hits);
   std::sort(hits.begin(), hits.end());
   return hits;
+}
+
+bool RuleSet::MatchCandidates(std::string_view text, std::vector<int>* hits) const {
+  hits->clear();
+  if (!prefilter) return false;
+  const LinePrefilter& pf = *prefilter;
+  std::vector<std::uint32_t> keywords;
+  pf.scanner->KeywordsIn(text, &keywords);
+  std::vector<int> candidates;
+  const bool lines = !newline_patterns.empty() && text.find('\n') != std::string_view::npos;
+  if (!keywords.empty() || lines) {
+    std::string lowered(text);
+    for (char& c : lowered) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    for (std::uint32_t k : keywords) {
+      for (int p : pf.keyword_patterns[k]) {
+        if (pf.MayMatch(p, lowered)) candidates.push_back(p);
+      }
+    }
+    if (lines) {
+      for (int p : newline_patterns) {
+        if (pf.MayMatch(p, lowered)) candidates.push_back(p);
+      }
+    }
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  }
+  if (candidates.size() > kCandidatesBeforeSet) return false;
+  const re2::StringPiece piece(text.data(), text.size());
+  for (int p : candidates) {
+    const RE2& re = regexes[static_cast<size_t>(p)]->Get();
+    if (!re.ok()) return false;
+    if (RE2::PartialMatch(piece, re)) hits->push_back(p);
+  }
+  if (pf.unfiltered) {
+    std::vector<int> found;
+    RE2::Set::ErrorInfo error;
+    if (!pf.unfiltered->Match(piece, &found, &error) && error.kind != RE2::Set::kNoError) return false;
+    for (int i : found) hits->push_back(pf.unfiltered_patterns[static_cast<size_t>(i)]);
+    std::sort(hits->begin(), hits->end());
+  }
+  return true;
+}
+
+std::vector<int> RuleSet::Match(std::string_view text) const {
+  if (patterns.empty()) return {};
+  // Note: [Pattern set]: candidates first, while the set is not compiled and has not been asked often.
+  if (!set_ready_.load(std::memory_order_acquire) &&
+      matches_.fetch_add(1, std::memory_order_relaxed) < kMatchesBeforeSet) {
+    std::vector<int> hits;
+    if (MatchCandidates(text, &hits)) return hits;
+  }
+  return MatchWithSet(text);
 }
 
 const Rule* RuleSet::Find(const std::string& id) const {

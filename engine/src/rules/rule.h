@@ -2,6 +2,7 @@
 #ifndef TRIAGE_ENGINE_RULE_H_
 #define TRIAGE_ENGINE_RULE_H_
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -120,6 +121,20 @@ class LazyRegex {
   mutable std::unique_ptr<RE2> re_;
 };
 
+// Note: [Pattern set] RuleSet::Match returns the patterns that match a text, as one RE2::Set over
+// every pattern finds them. Compiling that set costs a few milliseconds (~50 M instructions for the
+// bundled rules), most of a warm start, and a run over a short log asks it about a handful of texts.
+// So the set is compiled at its first need only: while the line prefilter can narrow a text's
+// candidates (the patterns of the keywords the text holds, whose required literals it holds, and the
+// patterns without required literals: Note: [Line prefilter] in log/line_scanner.h, the argument that
+// no other pattern can match a line; and, for a text of several lines, the patterns whose required
+// literal spans lines, which no keyword stands for), Match runs each candidate's own regex; after kMatchesBeforeSet calls, or
+// for a text with more than kCandidatesBeforeSet candidates, or when a candidate's regex does not
+// compile on its own (RE2's smaller memory budget for one regex), it compiles the set and asks it.
+// Both ways give the same indexes (tests/pattern_set_test.cc checks it on every line and incident of
+// the corpus). A load without a usable cache entry compiles the set at once, so that a set RE2 cannot
+// compile is reported (compile-failed) with the other problems; that problem is cached with them, and
+// a rule set whose set failed matches nothing, on both paths, as before.
 class RuleSet {
  public:
   struct PatternRef {
@@ -128,23 +143,54 @@ class RuleSet {
     int literal_chars;  // specificity contribution
   };
 
+  static constexpr int kMatchesBeforeSet = 256;
+  static constexpr size_t kCandidatesBeforeSet = 64;
+
   std::vector<Rule> rules;
-  std::vector<PatternRef> patterns;                // RE2::Set index -> pattern
+  std::vector<PatternRef> patterns;                // pattern index (the RE2::Set's) -> pattern
   std::vector<std::unique_ptr<LazyRegex>> regexes; // parallel to patterns
   std::vector<std::unique_ptr<LazyRegex>> contexts;// parallel to rules; null when no context
-  std::unique_ptr<RE2::Set> set;                   // all patterns; null when there are none
   // Which lines the log path may skip unread (Note: [Line prefilter], line_scanner.h); null: read all.
   std::shared_ptr<const LinePrefilter> prefilter;
+  // The patterns with a required literal that holds a '\n': the prefilter's keywords never do (a line
+  // holds none), so no keyword stands for that literal, and Match takes these patterns as candidates
+  // of every text with a '\n' in it (an incident's message may span lines; Note: [Pattern set]).
+  std::vector<int> newline_patterns;
   std::shared_ptr<LuaRuntime> lua;                 // null when no rule has Lua (Note: [Lua threads])
   std::vector<DisabledRule> disabled;              // rules left out by configuration
   // The map the ranker applies to every final confidence (Note: [Calibration map]); null: none.
   std::shared_ptr<const CalibrationMap> calibration;
   std::vector<RuleSource> sources;                 // non-bundled directories rules came from (Report)
 
-  // Returns the Set indexes of the patterns that match `text` (empty when none).
+  // Returns the indexes of the patterns that match `text`, ascending (empty when none; Note: [Pattern
+  // set]).
   std::vector<int> Match(std::string_view text) const;
+  // The two ways Match can take, each giving its result (for tests): the compiled set, and each
+  // candidate's own regex (false when that way cannot decide: no prefilter, too many candidates, a
+  // regex that does not compile alone).
+  std::vector<int> MatchWithSet(std::string_view text) const;
+  bool MatchCandidates(std::string_view text, std::vector<int>* hits) const;
+
+  // All patterns in one RE2::Set (index i is patterns[i]), compiled at the first call; null when there
+  // are no patterns or it did not compile.
+  const RE2::Set* Set() const;
+  // Gives the set compiled by the loader (null: it failed), or marks it failed when a cached load
+  // reported compile-failed.
+  void SetCompiled(std::unique_ptr<RE2::Set> set);
+  // True once the set has been compiled (or found not to compile): Set() or SetCompiled has run.
+  bool set_compiled() const { return set_ready_.load(std::memory_order_acquire); }
   const Rule* Find(const std::string& id) const;
+
+ private:
+  mutable std::once_flag set_once_;
+  mutable std::unique_ptr<RE2::Set> set_;
+  mutable std::atomic<int> matches_{0};  // Match calls so far, up to kMatchesBeforeSet
+  mutable std::atomic<bool> set_ready_{false};  // set_once_ has run (the set may still be null)
 };
+
+// Compiles every pattern of `rules` into one RE2::Set, in rule order then pattern order (a RuleSet's
+// pattern indexes); null when there are none or RE2 fails (memory).
+std::unique_ptr<RE2::Set> CompilePatternSet(const std::vector<Rule>& rules);
 
 // Validates the taxonomy categories compiled into the binary.
 bool IsKnownCategory(const std::string& category);

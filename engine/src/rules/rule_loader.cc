@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -323,8 +324,6 @@ ParsedRules ParseAll(BuildInput& in) {
   return parsed;
 }
 
-// Compiles parsed rules: one RE2::Set over every pattern (individual regexes on first use), the line
-// prefilter (from the cached required literals when there are any), the Lua runtime.
 // Note: [Calibration map]: the last directory in search order that has a calibration.yaml provides the
 // map; a broken one is an error and leaves confidences uncalibrated. The file is tiny, so it is parsed
 // on every load rather than cached.
@@ -354,7 +353,36 @@ std::vector<RuleSource> ExtraSources(const std::vector<Rule>& rules, const std::
   return out;
 }
 
-LoadResult Compile(ParsedRules parsed, const BuildInput& in) {
+// Every pattern of the set's rules in rule order, then pattern order (CompilePatternSet's order), with
+// its own regex, and each rule's context regex.
+void ListPatterns(RuleSet* set) {
+  for (int r = 0; r < static_cast<int>(set->rules.size()); ++r) {
+    const Rule& rule = set->rules[r];
+    for (int p = 0; p < static_cast<int>(rule.patterns.size()); ++p) {
+      set->patterns.push_back({r, p, LiteralChars(rule.patterns[p].value)});
+      set->regexes.push_back(std::make_unique<LazyRegex>(rule.patterns[p].value));
+    }
+    set->contexts.push_back(rule.context.value.empty() ? nullptr : std::make_unique<LazyRegex>(rule.context.value));
+  }
+}
+
+// Compiles the pattern set of `rules` now (Note: [Pattern set]): a set RE2 cannot compile is reported
+// with the load's problems (and cached with them).
+std::unique_ptr<RE2::Set> CompileSetNow(const std::vector<Rule>& rules, std::vector<Problem>* problems) {
+  if (std::all_of(rules.begin(), rules.end(), [](const Rule& r) { return r.patterns.empty(); })) return nullptr;
+  std::unique_ptr<RE2::Set> set = CompilePatternSet(rules);
+  if (!set) {
+    AddProblem(problems, Problem::Severity::kError, ProblemCode::kCompileFailed, "", 0, 0, "",
+               "could not compile the rule patterns into one set (out of memory?)");
+  }
+  return set;
+}
+
+// Compiles parsed rules: the patterns (their RE2::Set, individual regexes on first use), the line
+// prefilter (from the cached required literals when there are any), the Lua runtime. `compiled`: the
+// pattern set CompileSetNow made for these rules (null: it failed); absent on a cache hit, where the
+// set is compiled at its first need (Note: [Pattern set]).
+LoadResult Compile(ParsedRules parsed, const BuildInput& in, std::optional<std::unique_ptr<RE2::Set>> compiled) {
   const LuaLimits& limits = in.limits;
   auto set = std::make_shared<RuleSet>();
   set->rules = std::move(parsed.rules);
@@ -362,24 +390,13 @@ LoadResult Compile(ParsedRules parsed, const BuildInput& in) {
   set->disabled = std::move(parsed.disabled);
   std::vector<Problem> problems = std::move(parsed.problems);
   if (!set->rules.empty()) {
-    RE2::Options opts = RegexOptions();
-    opts.set_max_mem(64 << 20);  // the Set's DFA over hundreds of patterns needs room
-    set->set = std::make_unique<RE2::Set>(opts, RE2::UNANCHORED);
-    for (int r = 0; r < static_cast<int>(set->rules.size()); ++r) {
-      const Rule& rule = set->rules[r];
-      for (int p = 0; p < static_cast<int>(rule.patterns.size()); ++p) {
-        std::string error;
-        if (set->set->Add(rule.patterns[p].value, &error) < 0) continue;  // validated above
-        set->patterns.push_back({r, p, LiteralChars(rule.patterns[p].value)});
-        set->regexes.push_back(std::make_unique<LazyRegex>(rule.patterns[p].value));
-      }
-      set->contexts.push_back(rule.context.value.empty() ? nullptr
-                                                          : std::make_unique<LazyRegex>(rule.context.value));
-    }
-    if (!set->set->Compile()) {
-      AddProblem(&problems, Problem::Severity::kError, ProblemCode::kCompileFailed, "", 0, 0, "",
-                 "could not compile the rule patterns into one set (out of memory?)");
-      set->set.reset();
+    ListPatterns(set.get());
+    if (compiled) {
+      set->SetCompiled(std::move(*compiled));
+    } else if (std::any_of(problems.begin(), problems.end(), [](const Problem& p) {
+                 return p.code == ProblemCodeName(ProblemCode::kCompileFailed);
+               })) {
+      set->SetCompiled(nullptr);  // the load that made the cache entry could not compile it
     }
     std::vector<std::string> patterns;
     for (const RuleSet::PatternRef& ref : set->patterns) patterns.push_back(set->rules[ref.rule].patterns[ref.pattern].value);
@@ -388,6 +405,13 @@ LoadResult Compile(ParsedRules parsed, const BuildInput& in) {
       parsed.plan = PrefilterPlan();
     }
     set->prefilter = BuildLinePrefilter(patterns, parsed.atoms, Segmenter::IdleKeywords(), std::move(parsed.plan));
+    for (size_t p = 0; p < parsed.atoms.size(); ++p) {
+      const auto& atoms = parsed.atoms[p];
+      if (atoms && std::any_of(atoms->begin(), atoms->end(),
+                               [](const std::string& a) { return a.find('\n') != std::string::npos; })) {
+        set->newline_patterns.push_back(static_cast<int>(p));
+      }
+    }
   }
   if (std::any_of(set->rules.begin(), set->rules.end(), [](const Rule& r) { return r.has_lua(); })) {
     set->lua = std::make_shared<LuaRuntime>(&set->rules, limits);
@@ -412,7 +436,11 @@ void AddProgramIdentity(CacheKey* key) {
 
 LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
   // Reloads keep the previous version of broken rules, which depends on more than the files: no cache.
-  if (cache_dir.empty() || in.previous) return Compile(ParseAll(in), in);
+  if (cache_dir.empty() || in.previous) {
+    ParsedRules parsed = ParseAll(in);
+    std::unique_ptr<RE2::Set> compiled = CompileSetNow(parsed.rules, &parsed.problems);
+    return Compile(std::move(parsed), in, std::move(compiled));
+  }
   CacheKey key;
   AddProgramIdentity(&key);
   key.Add(static_cast<std::uint64_t>(in.strict));
@@ -431,8 +459,9 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
     key.Add(f.content);
   }
   ParsedRules parsed;
-  if (ReadRuleCache(cache_dir, key.Hex(), &parsed)) return Compile(std::move(parsed), in);
+  if (ReadRuleCache(cache_dir, key.Hex(), &parsed)) return Compile(std::move(parsed), in, std::nullopt);
   parsed = ParseAll(in);
+  std::unique_ptr<RE2::Set> compiled = CompileSetNow(parsed.rules, &parsed.problems);
   // Store the required literals and the prefilter's plan too: computing them is a fifth of a cold load,
   // and most of a warm one.
   std::vector<std::string> patterns;
@@ -442,7 +471,7 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
   parsed.atoms = PatternAtoms(patterns, Segmenter::IdleKeywords());
   parsed.plan = PlanLinePrefilter(parsed.atoms, Segmenter::IdleKeywords());
   WriteRuleCache(cache_dir, key.Hex(), parsed);
-  return Compile(std::move(parsed), in);
+  return Compile(std::move(parsed), in, std::move(compiled));
 }
 
 }  // namespace

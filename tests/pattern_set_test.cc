@@ -1,0 +1,176 @@
+// RuleSet::Match's two ways (Note: [Pattern set] in engine/src/rules/rule.h): each candidate's own
+// regex, chosen by the line prefilter, must find exactly what the RE2::Set over every pattern finds,
+// on every line and every incident of the corpus (corpus/heldout is never opened) and on patterns
+// chosen to test the prefilter's argument (case, non-ASCII literals, no required literal, several
+// lines); and a warm load compiles no set for a short log.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "rules/rule.h"
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+namespace fs = std::filesystem;
+
+std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string Describe(const std::vector<int>& v) {
+  std::string out;
+  for (int i : v) out += std::to_string(i) + " ";
+  return out;
+}
+
+// Counts the texts on which MatchCandidates decided (and agreed) and expects agreement on all.
+struct Agreement {
+  const RuleSet& rules;
+  int decided = 0, undecided = 0, matched = 0;
+
+  void Check(std::string_view text, const std::string& where) {
+    std::vector<int> lazy;
+    const std::vector<int> full = rules.MatchWithSet(text);
+    if (!rules.MatchCandidates(text, &lazy)) {
+      ++undecided;
+      return;
+    }
+    ++decided;
+    matched += !full.empty();
+    EXPECT_EQ(lazy, full) << where << ": candidates found {" << Describe(lazy) << "}, the set {" << Describe(full)
+                          << "} in: " << std::string(text.substr(0, 300));
+  }
+};
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+TEST(PatternSet, CandidatesAgreeWithTheSetOnEveryCorpusLineAndIncident) {
+  LoadOptions o;
+  o.env_path = o.system = o.user = o.project = o.cache = false;
+  LoadResult r = LoadRules(o);
+  ASSERT_TRUE(r.ok());
+  ASSERT_NE(r.rules->prefilter, nullptr);
+  Agreement check{*r.rules};
+  Engine engine(r.rules);
+  int logs = 0;
+  const fs::path corpus = fs::path(TRIAGE_SOURCE_DIR) / "corpus";
+  for (const auto& family : fs::directory_iterator(corpus)) {
+    if (!family.is_directory() || family.path().filename() == "heldout") continue;  // never opened
+    for (const auto& entry : fs::recursive_directory_iterator(family.path())) {
+      if (entry.path().filename() != "log.txt") continue;
+      ++logs;
+      const std::string where = entry.path().string();
+      const std::string text = ReadAll(entry.path());
+      std::istringstream lines(text);
+      for (std::string line; std::getline(lines, line);) {
+        check.Check(line, where);
+        check.Check(Trim(line), where);
+      }
+      for (const Incident& inc : engine.DiagnoseText(text).incidents) {
+        check.Check(inc.message, where + " (incident message)");
+        check.Check(inc.exception, where + " (incident exception)");
+      }
+    }
+  }
+  EXPECT_GT(logs, 500);
+  // The candidate way decides nearly every text (else the test would check little), and the corpus
+  // exercises matches, not only misses.
+  EXPECT_GT(check.decided, 50 * check.undecided) << check.decided << " decided, " << check.undecided << " not";
+  EXPECT_GT(check.matched, 1000);
+  std::printf("%d logs: %d texts decided by candidates (%d with a match), %d left to the set\n", logs, check.decided,
+              check.matched, check.undecided);
+}
+
+TEST(PatternSet, CandidatesAgreeOnPatternsThatTestThePrefiltersArgument) {
+  auto rule = [](const std::string& id, const std::string& pattern, const std::string& example) {
+    return std::make_pair(id + ".yaml", "id: " + id + "\ncategory: shape.matmul_mismatch\ntitle: t\nmatch:\n  message: '" +
+                                            pattern + "'\nexplain: e\nhypotheses:\n  - id: h\n    text: t\n    test: t\n"
+                                            "    fix: f\nverify: ok\nexamples:\n  - match: '" + example + "'\n");
+  };
+  LoadResult r = LoadRulesFromStrings({
+      rule("plain", "mat1 and mat2 shapes cannot be multiplied", "mat1 and mat2 shapes cannot be multiplied"),
+      rule("folded", "(?i)CUDA out of memory", "CUDA out of memory"),
+      rule("accented", "caf\xc3\xa9 cr\xc3\xa8me failed", "caf\xc3\xa9 cr\xc3\xa8me failed"),
+      rule("accented-folded", "(?i)\xc3\x89T\xc3\x89 broken", "\xc3\x89T\xc3\x89 broken"),
+      rule("no-literal", "^[0-9]+x[0-9]+$", "12x34"),
+      rule("either", "(?:index out of range|out of bounds) in [a-z_]+", "index out of range in self"),
+      rule("spans", "(?s)first part.*second part", "first part, second part"),
+      // A required literal across a line break, as dynamo's "Explanation:" rule has: no keyword can
+      // stand for it (a keyword never holds a '\n').
+      rule("across", "(?P<what>[^\\n]+)\\n  Explanation: ", "x"),
+      rule("anchored", "^Expected all tensors", "Expected all tensors to be on the same device"),
+  });
+  std::string all;
+  for (const Problem& p : r.problems) all += p.ToString() + "\n";
+  ASSERT_EQ(r.rules->rules.size(), 9u) << all;
+  ASSERT_NE(r.rules->prefilter, nullptr);
+  Agreement check{*r.rules};
+  const std::vector<std::string> texts = {
+      "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x5 and 6x7)",
+      "MAT1 AND MAT2 SHAPES CANNOT BE MULTIPLIED",
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate",
+      "cuda OUT OF MEMORY",
+      "caf\xc3\xa9 cr\xc3\xa8me failed",
+      "CAF\xc3\x89 CR\xc3\x88ME FAILED",
+      "\xc3\xa9t\xc3\xa9 broken",
+      "\xc3\x89T\xc3\x89 BROKEN",
+      "12x34",
+      " 12x34",
+      "IndexError: index out of range in self",
+      "value out of bounds in gather_op",
+      "first part\nsomething in between\nsecond part",
+      "second part then first part",
+      "Data-dependent branching\n  Explanation: Detected data-dependent branching",
+      "Data-dependent branching\n  explanation: lower case",
+      "Data-dependent branching  Explanation: on one line",
+      "Expected all tensors to be on the same device",
+      "RuntimeError: Expected all tensors to be on the same device",
+      "",
+  };
+  for (const std::string& t : texts) check.Check(t, "synthetic");
+  EXPECT_EQ(check.undecided, 0);
+  EXPECT_GE(check.matched, 10);
+}
+
+TEST(PatternSet, AWarmLoadDiagnosesAShortLogWithoutCompilingTheSet) {
+  const std::string dir = (fs::temp_directory_path() / ("triage-pattern-set-" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  LoadOptions o;
+  o.env_path = o.system = o.user = o.project = false;
+  o.cache_dir = dir;
+  LoadResult cold = LoadRules(o);  // no entry: compiles the set, so compile-failed could be reported
+  EXPECT_TRUE(cold.rules->set_compiled());
+  LoadResult warm = LoadRules(o);
+  fs::remove_all(dir);
+  ASSERT_TRUE(warm.ok());
+  EXPECT_FALSE(warm.rules->set_compiled());
+  Report report = Engine(warm.rules).DiagnoseText(
+      "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    y = model(x)\n"
+      "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)\n");
+  ASSERT_FALSE(report.diagnoses.empty());
+  EXPECT_EQ(report.diagnoses[0].rule, "linear-in-features");
+  EXPECT_FALSE(warm.rules->set_compiled());
+  // Past kMatchesBeforeSet calls the set is compiled and used, with the same results.
+  std::vector<int> first = warm.rules->Match("RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x5 and 6x7)");
+  for (int i = 0; i < RuleSet::kMatchesBeforeSet; ++i) warm.rules->Match("an ordinary line");
+  EXPECT_TRUE(warm.rules->set_compiled());
+  EXPECT_EQ(warm.rules->Match("RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x5 and 6x7)"), first);
+  EXPECT_FALSE(first.empty());
+}
+
+}  // namespace
+}  // namespace triage
