@@ -31,6 +31,12 @@ foreach(_cmd triage triage-probe)
     install(TARGETS ${_cmd} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   endif()
 endforeach()
+# triage-probe runs triage-probe-torch from libexec/triage (Note: [Probe front] in bindings/probe/front.cc).
+if(TARGET triage-probe-torch)
+  file(RELATIVE_PATH _triage_libexec_to_lib "/p/${CMAKE_INSTALL_LIBEXECDIR}/triage" "/p/${CMAKE_INSTALL_LIBDIR}")
+  set_target_properties(triage-probe-torch PROPERTIES INSTALL_RPATH "$ORIGIN/${_triage_libexec_to_lib}")
+  install(TARGETS triage-probe-torch RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/triage)
+endif()
 # The shared libraries that need libtriage find it beside them (a consumer's own RPATH does not reach
 # the dependencies of the libraries it links).
 set_target_properties(triage_c PROPERTIES INSTALL_RPATH "$ORIGIN")

@@ -1,6 +1,7 @@
-// triage-probe: runs the probes on a TorchScript model saved from Python and prints a diagnosis in
-// the same format as `triage`. The only command that loads LibTorch (the `triage` log command
-// stays torch-free so it starts in milliseconds).
+// triage-probe-torch: runs the probes on a TorchScript model saved from Python and prints a diagnosis
+// in the same format as `triage`. The only program that loads LibTorch (the `triage` log command stays
+// torch-free so it starts in milliseconds); the `triage-probe` command (front.cc) reads the command
+// line first and runs this program only for work that needs LibTorch (Note: [Probe front]).
 //
 //   triage-probe --model model.pt --inputs x.pt --targets y.pt [--loss cross_entropy]
 //                [--log error.log] [--probe NAME]... [--optimizer adam|sgd] [--lr 0.001] [--budget 30]
@@ -21,16 +22,12 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "triage/evidence.h"
 #include "triage/probes.h"
 #include "triage/triage.h"
 
 namespace {
-
-constexpr char kUsage[] =
-    "usage: triage-probe --model MODEL.pt --inputs X.pt [--targets Y.pt] [--loss cross_entropy|nll|mse|bce_with_logits]\n"
-    "                    [--log ERROR.log] [--probe NAME]... [--optimizer adam|sgd] [--lr 0.001] [--budget SECONDS]\n"
-    "                    [--format text|json|markdown|html] [--eval] [--verbose] [--evidence FILE] [--list]\n";
 
 bool ReadFile(const std::string& path, std::vector<char>* out) {
   std::ifstream in(path, std::ios::binary);
@@ -77,53 +74,24 @@ torch::Tensor ComputeLoss(const std::string& name, const torch::Tensor& out, con
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string model_path, inputs_path, targets_path, log_path, evidence_path, loss_name = "cross_entropy";
-  std::string format = "text";
-  std::vector<std::string> probes;
-  std::string optimizer_name = "adam";
-  double lr = 1e-3, budget = 30;
-  bool eval = false, verbose = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "triage-probe: " << a << " needs a value\n" << kUsage;
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--model") model_path = value();
-    else if (a == "--inputs") inputs_path = value();
-    else if (a == "--targets") targets_path = value();
-    else if (a == "--loss") loss_name = value();
-    else if (a == "--log") log_path = value();
-    else if (a == "--probe") probes.push_back(value());
-    else if (a == "--lr") lr = std::atof(value().c_str());
-    else if (a == "--optimizer") optimizer_name = value();
-    else if (a == "--budget") budget = std::atof(value().c_str());
-    else if (a == "--format") format = value();
-    else if (a == "--evidence") evidence_path = value();
-    else if (a == "--eval") eval = true;
-    else if (a == "--verbose") verbose = true;
-    else if (a == "--list") {
-      for (const auto& p : triage::probes::ProbeList()) std::cout << p.name << "\t" << p.summary << "\n";
-      return 0;
-    } else if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else {
-      std::cerr << "triage-probe: unknown argument " << a << "\n" << kUsage;
-      return 2;
-    }
+  // The front read the same arguments already; reading them again keeps this program usable alone.
+  triage::probe_cli::ProbeArgs args;
+  if (int status = triage::probe_cli::ParseArgs(argc, argv, &args, std::cout, std::cerr); status >= 0) return status;
+  if (args.list) {
+    for (const auto& p : triage::probes::ProbeList()) std::cout << p.name << "\t" << p.summary << "\n";
+    return 0;
   }
-  if (model_path.empty() || inputs_path.empty()) {
-    std::cerr << kUsage;
-    return 2;
-  }
-  if (format != "text" && format != "json" && format != "markdown" && format != "html") {
-    std::cerr << "triage-probe: --format is text, json, markdown or html, not '" << format << "'\n" << kUsage;
-    return 2;
-  }
+  const std::string& model_path = args.model;
+  const std::string& inputs_path = args.inputs;
+  const std::string& targets_path = args.targets;
+  const std::string& log_path = args.log;
+  const std::string& evidence_path = args.evidence;
+  const std::string& loss_name = args.loss;
+  const std::string& format = args.format;
+  const std::vector<std::string>& probes = args.probes;
+  const std::string& optimizer_name = args.optimizer;
+  const double lr = args.lr, budget = args.budget;
+  const bool eval = args.eval, verbose = args.verbose;
   at::set_num_threads(1);
 
   torch::jit::Module module;

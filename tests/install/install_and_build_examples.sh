@@ -57,6 +57,15 @@ if command -v pkg-config >/dev/null && command -v cc >/dev/null; then
     || fail "pkg-config build of embed_c"
 fi
 
+# triage-probe: the torch-free front answers --help and --version alone, and runs the prefix's
+# libexec/triage/triage-probe-torch for the rest (--list needs the probes' table).
+if [ "$probes" = ON ]; then
+  "$P/bin/triage-probe" --help | grep -q "usage: triage-probe" || fail "triage-probe --help"
+  "$P/bin/triage-probe" --version | grep -q "^triage-probe " || fail "triage-probe --version"
+  [ -x "$P/libexec/triage/triage-probe-torch" ] || fail "not installed: libexec/triage/triage-probe-torch"
+  "$P/bin/triage-probe" --list | grep -q "^shape-trace" || fail "triage-probe --list: $("$P/bin/triage-probe" --list 2>&1 | head -3)"
+fi
+
 # C++: a LibTorch trainer with Guard and Monitor.
 if [ "$probes" = ON ]; then
   "$cmake" -S "$src/examples/embed_cpp" -B "$work/embed_cpp" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release >/dev/null
