@@ -214,7 +214,7 @@ class Writer {
 // range) marks the reader failed; the values read after that are empty.
 class Reader {
  public:
-  explicit Reader(const std::string& in) : in_(in) {}
+  explicit Reader(std::string_view in) : in_(in) {}
   bool ok() const { return ok_; }
   bool AtEnd() const { return pos_ == in_.size(); }
   std::uint64_t U64() {
@@ -227,7 +227,7 @@ class Reader {
 
   void operator()(std::string& s) {
     size_t n = Count();
-    s = ok_ ? in_.substr(pos_, n) : std::string();
+    s = ok_ ? std::string(in_.substr(pos_, n)) : std::string();
     pos_ += ok_ ? n : 0;
   }
   void operator()(double& v) {
@@ -295,7 +295,7 @@ class Reader {
     pos_ = in_.size();
     return 0;
   }
-  const std::string& in_;
+  std::string_view in_;
   size_t pos_ = 0;
   bool ok_ = true;
 };
@@ -335,7 +335,7 @@ std::string SerializeParsedRules(const ParsedRules& p) {
   return w.Take();
 }
 
-bool ParseParsedRules(const std::string& bytes, ParsedRules* out) {
+bool ParseParsedRules(std::string_view bytes, ParsedRules* out) {
   Reader in(bytes);
   if (in.U64() != kMagic || in.U64() != kFormat) return false;
   ParsedRules p;
@@ -415,7 +415,7 @@ bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* 
   // The entry must say it was built for this very key: one built from other sources is a miss.
   const std::string header = std::string(kEntryMagic) + key + "\n";
   if (bytes.compare(0, header.size(), header) != 0) return false;
-  return ParseParsedRules(bytes.substr(header.size()), parsed);
+  return ParseParsedRules(std::string_view(bytes).substr(header.size()), parsed);  // no copy of ~1 MB
 }
 
 void WriteRuleCache(const std::string& dir, const std::string& key, const ParsedRules& parsed) {

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "log/line_scanner.h"
@@ -73,7 +74,7 @@ std::string DefaultRuleCacheDir();
 
 // Serialises / parses the payload. Parse returns false on any inconsistency.
 std::string SerializeParsedRules(const ParsedRules& parsed);
-bool ParseParsedRules(const std::string& bytes, ParsedRules* parsed);
+bool ParseParsedRules(std::string_view bytes, ParsedRules* parsed);
 
 // Reads the entry for `key` from `dir`; false on a miss, a bad entry, or a directory or entry that is
 // not safe to read (Note: [Cache hardening]).
