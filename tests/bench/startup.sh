@@ -1,27 +1,85 @@
 #!/usr/bin/env bash
-# Start-up benchmark: wall time of `triage` on a small real log with all bundled rules loaded.
-# Target (issue: foundation): under 50 ms. Prints figures; asserts nothing.
+# Start-up benchmark (issue 15 item 4): `triage` on a short real log with all bundled rules, warm (the
+# rule cache holds this rule set) and cold (no cache: TRIAGE_NO_CACHE=1), and `triage-probe --help`.
+# For each: wall and CPU time (perf stat over RUNS runs, else a timed loop), instructions (callgrind;
+# `perf stat -e instructions` where the machine counts them), peak RSS (/usr/bin/time) and, for
+# triage-probe, the shared objects loaded. Targets: warm <= 10 ms, cold <= 40 ms; triage-probe --help
+# without LibTorch. Prints figures; asserts nothing.
 # Usage: tests/bench/startup.sh [path/to/triage] [runs]
+# Environment: PROBE (default build/bindings/probe/triage-probe; "" skips it), CALLGRIND=0 skips the
+# instruction counts (valgrind takes a few seconds per run).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+root=$PWD
 bin=${1:-build/triage}
-runs=${2:-50}
+runs=${2:-30}
+probe=${PROBE-build/bindings/probe/triage-probe}
 log=corpus/shape/linear-flattened-conv/log.txt
 [ -x "$bin" ] || { echo "build first: $bin not found" >&2; exit 2; }
-rules=$("$bin" rules list | wc -l)
-echo "triage start-up: $bin on $log ($(wc -l < "$log") lines), $rules bundled rules"
-"$bin" "$log" > /dev/null || true   # warm the page cache
-if command -v hyperfine > /dev/null; then
-  hyperfine -N --warmup 3 --runs "$runs" -i "$bin $log" 2>/dev/null | sed -n '1,4p'
-else
-  start=$(date +%s%N)
-  for _ in $(seq "$runs"); do "$bin" "$log" > /dev/null || true; done
-  end=$(date +%s%N)
-  echo "mean wall time: $(( (end - start) / runs / 1000 )) us over $runs runs"
+# A binary copied out of the build tree finds the bundled rules through TRIAGE_BUNDLED_RULES.
+export TRIAGE_BUNDLED_RULES=${TRIAGE_BUNDLED_RULES:-$root/rules}
+unset TRIAGE_RULES_PATH TRIAGE_NO_CACHE
+cache=$(mktemp -d)
+trap 'rm -rf "$cache"' EXIT
+export TRIAGE_CACHE_DIR=$cache
+
+have_perf=no
+if command -v perf > /dev/null && perf stat -x, -e task-clock true > /dev/null 2>&1; then have_perf=yes; fi
+have_instr=no
+if [ $have_perf = yes ] && perf stat -x, -e instructions:u true 2>&1 | grep -q '^[0-9]'; then have_instr=yes; fi
+
+# time_runs CMD...: mean CPU (user + system) and wall time of RUNS runs.
+time_runs() {
+  if [ $have_perf = yes ]; then
+    perf stat -r "$runs" -e task-clock "$@" 2>&1 > /dev/null |
+      awk '/task-clock/ { cpu = $1 } /seconds time elapsed/ { wall = $1 * 1000 } END { printf "CPU %.2f ms, wall %.2f ms", cpu, wall }'
+  else
+    local start end
+    start=$(date +%s%N)
+    for _ in $(seq "$runs"); do "$@" > /dev/null 2>&1 || true; done
+    end=$(date +%s%N)
+    printf "wall %.2f ms" "$(echo "($end - $start) / $runs / 1000000" | bc -l)"
+  fi
+}
+
+# instructions CMD...: user-space instructions of one run.
+instructions() {
+  if [ $have_instr = yes ]; then
+    perf stat -x, -e instructions:u "$@" 2>&1 > /dev/null | awk -F, '/instructions/ { printf ", %.1f M instructions (perf)", $1 / 1e6 }'
+  elif [ "${CALLGRIND:-1}" != 0 ] && command -v valgrind > /dev/null; then
+    # Under valgrind /proc/self/exe is the valgrind tool's, and the program's identity is part of the
+    # cache key (Note: [Rule cache]): one run first fills the cache for it.
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" > /dev/null 2>&1 || true
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 > /dev/null |
+      awk '/Collected :/ { printf ", %.1f M instructions (callgrind)", $4 / 1e6 }'
+  fi
+}
+
+rss() {
+  [ -x /usr/bin/time ] && /usr/bin/time -f ", peak RSS %M KiB" "$@" 2>&1 > /dev/null | tail -1 | tr -d '\n'
+  return 0
+}
+
+measure() {  # measure LABEL CMD...
+  local label=$1
+  shift
+  printf "%-34s %s%s%s\n" "$label" "$(time_runs "$@")" "$(instructions "$@")" "$(rss "$@")"
+}
+
+echo "triage start-up: $bin on $log ($(wc -l < "$log") lines), $("$bin" rules list | wc -l) bundled rules"
+echo "machine: $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+"$bin" "$log" > /dev/null || true   # fills the cache, warms the page cache
+measure "triage, warm (cache hit):" "$bin" "$log"
+TRIAGE_NO_CACHE=1 measure "triage, cold (no cache):" "$bin" "$log"
+if [ -n "$probe" ] && [ -x "$probe" ]; then
+  measure "triage-probe --help:" "$probe" --help
+  trace=$(LD_DEBUG=libs "$probe" --help 2>&1 > /dev/null || true)
+  objects=$(grep -c "calling init" <<<"$trace" || true)
+  torch=no
+  if grep -q libtorch <<<"$trace"; then torch=yes; fi
+  echo "triage-probe --help: $objects shared objects initialised, LibTorch loaded: $torch"
 fi
-# Peak memory of one run.
-if [ -x /usr/bin/time ]; then
-  /usr/bin/time -f "max RSS: %M KiB" "$bin" "$log" 2>&1 > /dev/null | tail -1
-fi
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ $have_instr = yes ] || echo "(instructions from callgrind: valgrind hides the SHA extensions, so the rule files' digest runs the portable SHA-256 there, ~50 M instructions more than the SHA-NI path)"
 # The engine must not load LibTorch: list the shared libraries of the binary.
-if ldd "$bin" | grep -q -i torch; then echo "WARNING: $bin links LibTorch"; else echo "libtorch linked: no"; fi
+if ldd "$bin" | grep -q -i torch; then echo "WARNING: $bin links LibTorch"; else echo "libtorch linked by triage: no"; fi
