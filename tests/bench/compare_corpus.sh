@@ -1,26 +1,23 @@
 #!/bin/bash
-# Compares `triage --format json` of two builds on every corpus log outside corpus/heldout (the frozen
-# held-out split is never read by tools that serve rule or engine work): the output contract must not move
-# when only the log path's speed changes. Both builds read the same rules (TRIAGE_BUNDLED_RULES).
+# Compares two builds' output on the repository's logs: the output contract must not move when only
+# the log path's speed changes. Both builds are snapshotted by output_snapshot.sh (text and JSON with
+# exit codes on every log outside corpus/heldout, tests/formats and tests/fixtures, and `eval corpus`),
+# reading the same rules (TRIAGE_BUNDLED_RULES), and the snapshots are compared with `diff -r`.
 #
 # usage: tests/bench/compare_corpus.sh OLD_TRIAGE NEW_TRIAGE [RULES_DIR]
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-OLD=$1 NEW=$2
+OLD=${1:?usage: compare_corpus.sh OLD_TRIAGE NEW_TRIAGE [RULES_DIR]}
+NEW=${2:?usage: compare_corpus.sh OLD_TRIAGE NEW_TRIAGE [RULES_DIR]}
 export TRIAGE_BUNDLED_RULES=${3:-$ROOT/rules}
-unset TRIAGE_RULES_PATH
-same=0 differ=0
-for log in "$ROOT"/corpus/*/*/log.txt; do
-  case $log in "$ROOT"/corpus/heldout/*) continue ;; esac
-  a=$("$OLD" --format json "$log" 2>&1)
-  b=$("$NEW" --format json "$log" 2>&1)
-  if [ "$a" == "$b" ]; then
-    same=$((same + 1))
-  else
-    differ=$((differ + 1))
-    echo "DIFFERS: $log"
-    diff <(echo "$a") <(echo "$b") | head -5
-  fi
-done
-echo "compare_corpus.sh: $same identical, $differ different (rules: $TRIAGE_BUNDLED_RULES)"
-[ "$differ" -eq 0 ]
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+"$ROOT/tests/bench/output_snapshot.sh" "$tmp/old" "$OLD" > /dev/null || exit 2
+"$ROOT/tests/bench/output_snapshot.sh" "$tmp/new" "$NEW" > /dev/null || exit 2
+if diff -r "$tmp/old" "$tmp/new" > "$tmp/diff"; then
+  echo "compare_corpus.sh: identical (rules: $TRIAGE_BUNDLED_RULES)"
+else
+  sed "s|$tmp/||g" "$tmp/diff" | head -40
+  echo "compare_corpus.sh: $(grep -c '^diff ' "$tmp/diff") files differ (rules: $TRIAGE_BUNDLED_RULES)"
+  exit 1
+fi
