@@ -90,6 +90,20 @@ TEST(Segmenter, BareErrorLine) {
   EXPECT_EQ(v[0].line_start, 2);
 }
 
+// An exception line pasted into Markdown inside emphasis markers (wild: cszn/KAIR#112 posted
+// "_RuntimeError: stack expects ..._ " in italics) is still the exception line; a line that only
+// starts with an underscore is not.
+TEST(Segmenter, ErrorLineInsideMarkdownEmphasis) {
+  auto v = Segment("_RuntimeError: stack expects each tensor to be equal size, but got [3, 48, 48] at entry 0_ \n"
+                   "**ValueError: too many values to unpack (expected 2)**\n"
+                   "_private_name: not an exception\n");
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  EXPECT_EQ(v[0].message, "stack expects each tensor to be equal size, but got [3, 48, 48] at entry 0");
+  EXPECT_EQ(v[1].exception, "ValueError");
+  EXPECT_EQ(v[1].message, "too many values to unpack (expected 2)");
+}
+
 // A worker killed mid-write left a NUL before the main process's traceback header (real output:
 // corpus/data/shm-file-system-strategy/log.txt line 4, frames shortened here).
 TEST(Segmenter, NulBeforeATracebackHeaderIsNotText) {

@@ -194,12 +194,24 @@ bool PythonTracebackReader::StartChain(Segmenter& s, const std::string&, std::st
   return true;
 }
 
+// An exception line a person pasted into Markdown wrapped in emphasis ("_RuntimeError: ..._",
+// "**ValueError: ...**"): the text between the markers, or the line itself when it is not wrapped.
+static std::string_view WithoutEmphasis(std::string_view t) {
+  for (std::string_view mark : {"**", "__", "*", "_"}) {
+    if (t.size() > 2 * mark.size() && StartsWith(t, mark) && t.substr(t.size() - mark.size()) == mark) {
+      return Trim(t.substr(mark.size(), t.size() - 2 * mark.size()));
+    }
+  }
+  return t;
+}
+
 bool PythonTracebackReader::StartErrorLine(Segmenter& s, const std::string& line, std::string_view trimmed) {
-  size_t n = text::TypePrefix(trimmed);
   // The whole line (no learned prefix in front of it); spaces around it are fine: pastes often end
   // an exception line with a space.
-  if (!(n > 0 && n < trimmed.size() && trimmed[n] == ':' && text::LooksLikeExceptionType(trimmed.substr(0, n)) &&
-        trimmed == Trim(line))) {
+  if (trimmed != Trim(line)) return false;
+  trimmed = WithoutEmphasis(trimmed);
+  size_t n = text::TypePrefix(trimmed);
+  if (!(n > 0 && n < trimmed.size() && trimmed[n] == ':' && text::LooksLikeExceptionType(trimmed.substr(0, n)))) {
     return false;
   }
   // The exception line of the incident that just ended, printed again (nbconvert repeats it after
@@ -219,7 +231,7 @@ bool PythonTracebackReader::StartErrorLine(Segmenter& s, const std::string& line
   inc.kind = Incident::Kind::kErrorLine;
   inc.line_start = inc.line_end = static_cast<int>(s.line_no());
   inc.rank = s.rank();
-  ParseExceptionLine(s, line, &inc);
+  ParseExceptionLine(s, std::string(trimmed), &inc);
   // Its message may continue on the next lines (CUDA hints, state_dict key lists).
   s.open() = std::move(inc);
   s.readers().python.Read(s, Part::kMessage);
