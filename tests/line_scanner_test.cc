@@ -248,6 +248,34 @@ TEST(LinePrefilter, PatternsRunOnlyOnLinesHoldingTheirLiterals) {
   EXPECT_TRUE(pf->MayMatch(2, "gave up after 3 retries"));
 }
 
+// A literal of characters without case (CJK, kana, Hangul, their punctuation) is a keyword as it
+// is: a Chinese shell's "已杀死" ("Killed") stands for its pattern instead of the ASCII word "python",
+// which the user agents and paths of an application's log print on many lines. A literal with a cased
+// letter outside ASCII still gives way to its longest ASCII run, which the scanner can fold.
+TEST(RequiredLiterals, CaselessCharactersAreKeywordsAsPrinted) {
+  const std::string killed = "\u7b2c \\d+ \u884c\uff1a *\\d+ \u5df2\u6740\u6b7b [^\\n]*python";
+  std::vector<std::string> atoms;
+  ASSERT_TRUE(RequiredLiterals(killed, &atoms));
+  ASSERT_FALSE(atoms.empty());
+  for (const std::string& a : atoms) {
+    EXPECT_NE(a, "python");
+    EXPECT_NE(a.find("\u5df2\u6740\u6b7b"), std::string::npos) << a;
+  }
+  ASSERT_TRUE(RequiredLiterals("\u00c9chec du chargement", &atoms));
+  EXPECT_EQ(atoms, std::vector<std::string>{"chec du chargement"});
+
+  std::shared_ptr<const LinePrefilter> pf = BuildLinePrefilter({killed}, {"Traceback"});
+  ASSERT_TRUE(pf);
+  const std::string web = "10.1.2.3 - - [21/Nov/2026:09:00:01 +0000] \"GET /healthz HTTP/1.1\" 200 12 \"-\" "
+                          "\"python-requests/2.31.0\"\n";
+  EXPECT_FALSE(pf->scanner->Find(web).found);
+  const std::string shell = "./tools/dist_train.sh: \u7b2c 13 \u884c\uff1a 114146 \u5df2\u6740\u6b7b python3 train.py\n";
+  EXPECT_TRUE(pf->scanner->Find(web + shell).found);
+  EXPECT_EQ(pf->scanner->Find(web + shell).newlines, 1u);
+  ASSERT_EQ(pf->literals.size(), 1u);
+  EXPECT_TRUE(pf->MayMatch(0, shell));
+}
+
 // The same rules without the prefilter: every line goes through the segmenter and the full Set.
 std::shared_ptr<const RuleSet> WithoutPrefilter(LoadResult loaded) {
   std::shared_ptr<RuleSet> copy = std::const_pointer_cast<RuleSet>(loaded.rules);

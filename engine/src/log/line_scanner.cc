@@ -19,6 +19,41 @@ namespace {
 inline unsigned char Lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 inline bool IsLowerLetter(unsigned char c) { return c >= 'a' && c <= 'z'; }
 
+// True when every character of the UTF-8 `text` is ASCII or belongs to a script or punctuation block
+// without case (CJK ideographs and punctuation, kana, Hangul, general punctuation, fullwidth
+// punctuation): then the scanner's ASCII folding is all the case folding a match of it can need, and
+// the bytes may serve as a keyword as they are ("已杀死" of a Chinese shell's "Killed"). False for
+// any other character (a letter with case: 'é' may be printed 'É') and for bytes that are not UTF-8.
+bool CaselessText(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+    if (len == 0 || i + len > text.size()) return false;
+    std::uint32_t cp = c & (0x7f >> len);
+    for (size_t j = 1; j < len; ++j) {
+      unsigned char b = static_cast<unsigned char>(text[i + j]);
+      if ((b & 0xc0) != 0x80) return false;
+      cp = cp << 6 | (b & 0x3f);
+    }
+    const bool caseless = (cp >= 0x2000 && cp <= 0x206f) ||   // general punctuation
+                          (cp >= 0x2e80 && cp <= 0x312f) ||   // CJK radicals, symbols, punctuation, kana, bopomofo
+                          (cp >= 0x3130 && cp <= 0x318f) ||   // Hangul compatibility jamo
+                          (cp >= 0x3400 && cp <= 0x4dbf) ||   // CJK extension A
+                          (cp >= 0x4e00 && cp <= 0x9fff) ||   // CJK unified ideographs
+                          (cp >= 0xac00 && cp <= 0xd7a3) ||   // Hangul syllables
+                          (cp >= 0xf900 && cp <= 0xfaff) ||   // CJK compatibility ideographs
+                          (cp >= 0xff01 && cp <= 0xff20) ||   // fullwidth punctuation and digits
+                          (cp >= 0xff3b && cp <= 0xff40) || (cp >= 0xff5b && cp <= 0xff65);
+    if (!caseless) return false;
+    i += len;
+  }
+  return true;
+}
+
 // True when the kw.size() bytes at p equal the lower-case keyword kw, ASCII case folded.
 inline bool EqualsFolded(const char* p, const std::string& kw) {
   size_t j = 0;
@@ -519,12 +554,14 @@ bool SpecificWord(const std::string& w) {
 int AtomQuality(const std::string& atom, const std::vector<std::string>& free_keywords) {
   // An atom without kMinAtomLen ASCII bytes in a row cannot be a keyword at all (the scanner folds
   // ASCII case only): keeping it alone would leave the pattern unfiltered, matched on every line.
+  // An atom of caseless characters (CaselessText) is used whole: its bytes are the keyword.
   size_t run = 0, longest = 0;
   for (char c : atom) {
     run = static_cast<unsigned char>(c) < 0x80 ? run + 1 : 0;
     longest = std::max(longest, run);
   }
-  if (longest < static_cast<size_t>(kMinAtomLen)) return -100000;
+  const bool caseless = CaselessText(atom);
+  if (longest < static_cast<size_t>(kMinAtomLen) && !caseless) return -100000;
   std::string lower = LowerAscii(atom);
   for (const std::string& k : free_keywords) {
     if (!k.empty() && lower.find(LowerAscii(k)) != std::string::npos) return 1000;
@@ -536,6 +573,8 @@ int AtomQuality(const std::string& atom, const std::vector<std::string>& free_ke
     --printed;
   }
   if (printed < 0) return printed;
+  // Characters outside ASCII are rare in what PyTorch programs print: as good as a specific word.
+  if (caseless && longest < atom.size()) return static_cast<int>(atom.size()) * 2;
   int best = 0;
   ForEachWord(lower, [&](const std::string& w) {
     if (SpecificWord(w)) best = std::max(best, static_cast<int>(w.size()) * 2);
@@ -611,8 +650,12 @@ bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string
   for (size_t k = 0; k < all.size(); ++k) {
     if (!keep[k]) continue;
     const std::string& a = all[k];
-    // An atom with non-ASCII bytes: the scanner folds ASCII case only, so keep its longest ASCII run
-    // (a substring of the atom, hence also required); none long enough means no usable literal.
+    if (CaselessText(a)) {  // ASCII, or characters without case: the scanner folds all it needs
+      atoms->push_back(a);
+      continue;
+    }
+    // An atom with other non-ASCII bytes: the scanner folds ASCII case only, so keep its longest ASCII
+    // run (a substring of the atom, hence also required); none long enough means no usable literal.
     size_t best_pos = 0, best_len = 0;
     for (size_t i = 0; i < a.size();) {
       size_t j = i;
@@ -772,11 +815,9 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
   out->literals.resize(patterns.size());
   for (size_t i = 0; i < patterns.size(); ++i) {
     if (!atoms[i]) continue;
-    bool ascii = true;
-    for (const std::string& a : *atoms[i]) {
-      ascii = ascii && !a.empty() && std::all_of(a.begin(), a.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
-    }
-    if (!ascii) continue;
+    bool foldable = true;  // ASCII lowering folds every case the literal can be printed in
+    for (const std::string& a : *atoms[i]) foldable = foldable && !a.empty() && CaselessText(a);
+    if (!foldable) continue;
     for (const std::string& a : *atoms[i]) out->literals[i].push_back(LowerAscii(a));
   }
   out->idle = std::make_unique<LineScanner>(idle_keywords);

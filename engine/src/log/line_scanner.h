@@ -18,7 +18,9 @@
 // it (CoverKeywords picks few, shared, specific words): a line containing an atom contains one of its
 // keywords. Case: FilteredRE2's atoms are lower-case because it is built to run on lower-cased text, so
 // the scanner folds ASCII case; for the segmenter's case-sensitive markers folding only adds false
-// positives, which cost time, never a miss. The segmenter sees a normalised line (progress-bar text
+// positives, which cost time, never a miss. An atom with characters outside ASCII is a keyword as it
+// is when none of them has case (CJK, kana, Hangul, their punctuation: nothing to fold); of an atom
+// with a cased one ('é'), only its longest ASCII run is kept, a substring and so also required. The segmenter sees a normalised line (progress-bar text
 // before '\r', a rank prefix and ANSI escapes removed): the first two leave a substring of the raw line;
 // ANSI removal can join text, so ESC itself is a keyword. Patterns without required atoms (the loader
 // warns: no-required-literal) are matched on every line by a second, small RE2::Set (LinePrefilter).
@@ -144,7 +146,8 @@ struct LinePrefilter {
   std::unique_ptr<RE2::Set> unfiltered;  // patterns without required literals; null when none
   std::vector<int> unfiltered_patterns;  // their indexes in RuleSet::patterns (for reports)
   // Per pattern: its required literals (lower case), one of which every match contains; empty for a
-  // pattern without any, or with a literal outside ASCII (whose case ASCII lowering cannot fold).
+  // pattern without any, or with a literal holding a cased character outside ASCII (whose case ASCII
+  // lowering cannot fold).
   std::vector<std::vector<std::string>> literals;
 
   // Returns false when pattern `p` cannot match a line whose ASCII lower-case form is `lowered`: it
