@@ -165,6 +165,57 @@ TEST(SignalRanking, SignatureStandsAloneWithoutAMessageAndMakesAnIncident) {
   EXPECT_NE(top.explanation.find("Memory rose from 256.2 MB"), std::string::npos) << top.explanation;
 }
 
+// grad-norm-astronomical reads the grad_norm series (detector `above`): a norm of a million or more,
+// printed once anywhere in a long run, in any format the extractor reads, is its diagnosis; a run whose
+// largest norm stays below the threshold has none. (It was three message patterns whose literal
+// 'grad_norm': every line of a Hugging Face log holds, so the line prefilter read every line: issue 15.)
+TEST(SignalRules, AstronomicalGradNormInAnyFormatAnywhereInTheRun) {
+  LoadOptions o;
+  o.env_path = false;
+  std::shared_ptr<const RuleSet> rules = LoadRules(o).rules;
+  ASSERT_TRUE(rules->Find("grad-norm-astronomical"));
+  EXPECT_TRUE(rules->Find("grad-norm-astronomical")->signal) << "a signal rule, not message patterns";
+  Engine engine(rules);
+  struct Format {
+    const char* name;
+    std::string (*line)(int step, const std::string& norm);
+  } formats[] = {
+      {"hf dict", [](int step, const std::string& norm) {
+         return "{'loss': 0.5, 'grad_norm': " + norm + ", 'learning_rate': 4e-05, 'epoch': " + std::to_string(step / 1000.0) + "}\n";
+       }},
+      {"key=value", [](int step, const std::string& norm) {
+         return "step=" + std::to_string(step) + " loss=0.5 grad_norm=" + norm + " lr=0.001\n";
+       }},
+      {"mmcv", [](int step, const std::string& norm) {
+         return "2021-01-03 10:02:15,629 - mmdet - INFO - Epoch [1][" + std::to_string(step) +
+                "/9000]   lr: 1.996e-02, loss: 0.5, grad_norm: " + norm + "\n";
+       }},
+  };
+  for (const Format& f : formats) {
+    for (const char* peak : {"36071025.2", "999999.9"}) {
+      std::string log;
+      for (int step = 1; step <= 5000; ++step) log += f.line(step, step == 3217 ? peak : "1.25");
+      Report r = engine.DiagnoseText(log);
+      const Diagnosis* hit = nullptr;
+      for (const Diagnosis& d : r.diagnoses) {
+        if (d.rule == "grad-norm-astronomical") hit = &d;
+      }
+      if (std::string(peak) == "999999.9") {
+        EXPECT_FALSE(hit) << f.name << ": below the threshold";
+        continue;
+      }
+      ASSERT_TRUE(hit) << f.name;
+      EXPECT_EQ(hit->captures.at("value"), "3.6071e+07") << f.name;
+      // (grad-norm-explodes, the same category, sees the jump too and is folded in: Note: [Signal folding].)
+      bool line = false;
+      for (const std::string& e : hit->evidence) {
+        line = line || (e.find("grad_norm = 3.6071e+07 at ") != std::string::npos && e.find("(line 3217)") != std::string::npos);
+      }
+      EXPECT_TRUE(line) << f.name << ": " << (hit->evidence.empty() ? "" : hit->evidence[0]);
+    }
+  }
+}
+
 // Note: [Healthy band]: the band is where the detector's own threshold puts a healthy series, it
 // reaches the diagnosis' series, and no output but the HTML report carries it.
 TEST(SignalRules, TheHealthyBandIsTheDetectorsThreshold) {

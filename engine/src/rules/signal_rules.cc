@@ -51,6 +51,7 @@ const std::vector<DetectorDef>& Detectors() {
        {"low", "high", "early", "late"}},
       {"growth", {SeriesId::kGradNorm}, {{"min_points", 5}, {"factor", 100}, {"window", 5}},
        {"value", "start", "ratio"}},
+      {"above", {SeriesId::kGradNorm}, {{"threshold", 1e6}, {"min_points", 1}}, {"value", "first", "threshold"}},
       {"val_rising", {SeriesId::kValLoss, SeriesId::kLoss},
        {{"min_evaluations", 5}, {"min_rising", 3}, {"rise", 0.1}, {"train_drop", 0.2}},
        {"best", "best_at", "value", "train_from", "train_to"}},
@@ -206,6 +207,7 @@ void Finish(Ctx& c, SeriesId id, const std::vector<MetricPoint>& pts, const Metr
 //   softmax_floor  below the floor ln(1 + (C-1)/e), which probabilities fed to cross-entropy cannot pass;
 //   spike          below `factor` times the median of the values before the jump;
 //   growth         below `factor` times the starting gradient norm;
+//   above          below `threshold`;
 //   val_rising     below the best evaluation plus `rise`;
 //   linear_growth  below `min_ratio` times the start;
 //   memory_growth  below the start plus `min_rise`.
@@ -511,6 +513,38 @@ bool DetectGrowth(Ctx& c) {
   return true;
 }
 
+// A value at or above `threshold`: a level no healthy run prints, such as a total gradient norm in the
+// millions. One line is enough, wherever it is: a series keeps its maximum (Note: [Metric memory]).
+// What a message pattern could say only per format and per digit count ("seven or more digits before
+// the point"), this says once for every format the extractor reads.
+bool DetectAbove(Ctx& c) {
+  const MetricSeries* s = c.Series(0);
+  if (!s) return false;
+  std::vector<MetricPoint> pts = s->Points();
+  std::vector<MetricPoint> f = FiniteOnly(pts);
+  const double threshold = c.P("threshold");
+  if (f.empty() || f.size() < c.P("min_points")) return false;
+  auto peak = std::max_element(f.begin(), f.end(), [](const MetricPoint& a, const MetricPoint& b) { return a.value < b.value; });
+  if (!(peak->value >= threshold)) return false;
+  const MetricPoint* first = &*peak;  // the first kept point at or above the threshold
+  for (const MetricPoint& p : f) {
+    if (p.value >= threshold) {
+      first = &p;
+      break;
+    }
+  }
+  std::string axis = AxisOf(pts);
+  std::string evidence = std::string(SeriesName(c.Id(0))) + " = " + Num(peak->value) + " at " + Where(*peak, axis) +
+                         " (line " + std::to_string(peak->line) + "), at least " + Num(threshold);
+  if (first != &*peak) evidence += "; first " + Num(first->value) + " at " + Where(*first, axis) + " (line " + std::to_string(first->line) + ")";
+  c.hit->captures["value"] = Num(peak->value);
+  c.hit->captures["first"] = Where(*first, axis);
+  c.hit->captures["threshold"] = Num(threshold);
+  Finish(c, c.Id(0), pts, *first, *peak, first, evidence);
+  SetBand(c, threshold, "threshold " + Num(threshold));
+  return true;
+}
+
 bool DetectValRising(Ctx& c) {
   const MetricSeries* val = c.Series(0);
   const MetricSeries* train = c.Series(1);
@@ -751,6 +785,7 @@ bool DetectSignal(const SignalSpec& spec, const MetricCollector& metrics, Signal
   if (d == "spike") return DetectSpike(c);
   if (d == "oscillation") return DetectOscillation(c);
   if (d == "growth") return DetectGrowth(c);
+  if (d == "above") return DetectAbove(c);
   if (d == "val_rising") return DetectValRising(c);
   if (d == "linear_growth") return DetectLinearGrowth(c);
   if (d == "memory_growth") return DetectMemoryGrowth(c);
