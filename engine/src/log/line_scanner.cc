@@ -114,6 +114,9 @@ constexpr std::string_view kGeneralTextSample =
     "192.168.4.17 - alice [03/feb/2025:14:22:07 +0100] \"post /v2/accounts/8812/invoices?limit=50 http/2.0\" "
     "201 1532 \"https://shop.example.com/cart\" \"mozilla/5.0 (macintosh; intel mac os x 13_4) applewebkit/605.1.15\" "
     "10.0.3.9 - - [03/feb/2025:14:22:09 +0100] \"get /static/css/main.css http/1.1\" 304 0 \"-\" \"curl/8.5.0\" "
+    "172.16.0.4 - - [03/feb/2025:14:22:10 +0100] \"get /api/v1/status http/1.1\" 200 87 \"-\" \"mozilla/5.0 (windows nt "
+    "10.0; win64; x64) applewebkit/537.36 (khtml, like gecko) chrome/121.0.0.0 safari/537.36\" \"python-requests/2.28.1\" "
+    "\"mozilla/5.0 (x11; ubuntu; linux x86_64; rv:122.0) gecko/20100101 firefox/122.0\" \"go-http-client/1.1\" "
     "2025-02-03 14:22:08.412 info  [http-nio-8443-exec-7] c.e.billing.invoiceservice : created invoice 55120 "
     "for customer 8812 in 23 ms | warn  [scheduler-2] o.q.core.jobrunshell : job nightly-export is running "
     "late, next fire time moved to 02:00 | debug pool: borrowed connection 14 of 32 from the primary database, "
@@ -588,8 +591,8 @@ struct FingerprintTables {
 // windows its tables accept, counted (SampleWindows: what one line layout repeats, such as "] [1" of
 // "trainer.py:214] [1/5000]", would otherwise stop the scan once per line). Against a placement by
 // training-log byte frequencies alone, table candidates per byte on the issue 15 benchmark inputs
-// (16 MiB each) went: key=value 0.044 -> 0.000, 1% tracebacks 0.044 -> 0.0004, tqdm 0.048 -> 0.009,
-// web-server-like text 0.043 -> 0.024; Hugging Face dict lines 0.039 (both kinds' frequencies, no
+// (16 MiB each) went: key=value 0.044 -> 0.000, 1% tracebacks 0.044 -> 0.0004, tqdm 0.048 -> 0.000,
+// web-server-like text 0.043 -> 0.025; Hugging Face dict lines 0.039 (both kinds' frequencies, no
 // counting) -> 0.001. Counting costs ~1.4 M instructions per start: only the 8 buckets the estimate
 // grows least are counted for each anchor (with the bundled keywords, the same placement as counting
 // all 16).
