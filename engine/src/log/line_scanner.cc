@@ -218,7 +218,8 @@ double FalseHitRate(const NibbleSets& sets) {
 // keeps those ORs (Acc), so trying one more anchor costs a few ORs per byte.
 class SampleWindows {
  public:
-  // Set bits of x (without the popcnt instruction, which this build may not assume; nearly always 0).
+  // Set bits of x, one per step (without the popcnt instruction, which this build may not assume):
+  // a bucket accepts few windows.
   static size_t Ones(std::uint64_t x) {
     size_t n = 0;
     for (; x; x &= x - 1) ++n;
