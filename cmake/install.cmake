@@ -23,11 +23,17 @@ if(TARGET triage_probes)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/probes/include/triage DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endif()
 
-# The commands find the shared libraries next to them (../lib) wherever the prefix is moved.
+# With shared libraries (BUILD_SHARED_LIBS), the commands find libtriage next to them (../lib)
+# wherever the prefix is moved. Static commands link none of ours and get no RPATH: an install RPATH
+# also makes CMake pad the build tree's RUNPATH with ':' (empty entries, the current directory), so a
+# build-tree `triage` looked for each system library in the working directory first, ~70 failed
+# opens per start and a way to load a planted libstdc++ (issue 15 item 4).
 file(RELATIVE_PATH _triage_bin_to_lib "/p/${CMAKE_INSTALL_BINDIR}" "/p/${CMAKE_INSTALL_LIBDIR}")
 foreach(_cmd triage triage-probe)
   if(TARGET ${_cmd})
-    set_target_properties(${_cmd} PROPERTIES INSTALL_RPATH "$ORIGIN/${_triage_bin_to_lib}")
+    if(BUILD_SHARED_LIBS)
+      set_target_properties(${_cmd} PROPERTIES INSTALL_RPATH "$ORIGIN/${_triage_bin_to_lib}")
+    endif()
     install(TARGETS ${_cmd} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   endif()
 endforeach()

@@ -110,10 +110,11 @@ TEST(LineScanner, EmptyKeywordMatchesEveryLineAndNewlineKeywordsAreDropped) {
 
 // Checks both implementations against the reference on `rounds` random buffers built from `pieces`
 // and runs of one letter, started at offsets 0-3: misaligned buffers and tails of every length.
+// With `layout`, both scanners are built with it.
 void ExpectAgreement(const std::vector<std::string>& kw, const std::vector<std::string>& pieces, int rounds,
-                     unsigned seed) {
-  LineScanner portable(kw, LineScanner::Impl::kPortable);
-  LineScanner avx2(kw, LineScanner::Impl::kAvx2);
+                     unsigned seed, const LineScanner::Layout* layout = nullptr) {
+  LineScanner portable(kw, LineScanner::Impl::kPortable, layout);
+  LineScanner avx2(kw, LineScanner::Impl::kAvx2, layout);
   EXPECT_FALSE(portable.uses_avx2());
   EXPECT_EQ(avx2.uses_avx2(), LineScanner::CpuHasAvx2());
   std::mt19937 rng(seed);
@@ -179,6 +180,57 @@ TEST(LineScanner, ManyKeywordsAgreeWithReference) {
   // And without the 1-byte keyword, which otherwise stops the scan on most buffers.
   kw.pop_back();
   ExpectAgreement(kw, pieces, 6000, 7);
+}
+
+// A layout handed to the constructor (the rule cache's, Note: [Rule cache]) is used when it fits the
+// keywords, whatever it is: any placement gives a correct scanner. One that does not fit (an offset past
+// a keyword's end, a bucket out of range, a wrong length, a short keyword given an anchor) is chosen
+// afresh, as without one.
+TEST(LineScanner, GivenLayoutIsUsedWhenItFitsAndChosenAfreshOtherwise) {
+  LoadOptions options;
+  options.env_path = false;
+  LoadResult loaded = LoadRules(options);
+  ASSERT_TRUE(loaded.rules->prefilter);
+  std::vector<std::string> kw = loaded.rules->prefilter->scanner->keywords();
+  for (const char* extra : {"ab", "nan", "x"}) kw.push_back(extra);
+  const LineScanner fresh(kw);
+  const LineScanner::Layout chosen = fresh.layout();
+  ASSERT_EQ(chosen.offsets.size(), kw.size());
+  // The cached layout gives the same scanner.
+  EXPECT_EQ(LineScanner(kw, LineScanner::Impl::kAuto, &chosen).layout().buckets, chosen.buckets);
+  // Another valid layout: every anchor at its keyword's end, buckets in turn.
+  LineScanner::Layout other = chosen;
+  int turn = 0;
+  for (size_t i = 0; i < kw.size(); ++i) {
+    if (other.offsets[i] < 0) continue;
+    other.offsets[i] = static_cast<int>(kw[i].size()) - 4;
+    other.buckets[i] = turn++ % 8;
+  }
+  const LineScanner given(kw, LineScanner::Impl::kAuto, &other);
+  EXPECT_EQ(given.layout().offsets, other.offsets);
+  EXPECT_EQ(given.layout().buckets, other.buckets);
+  std::vector<std::string> pieces = {"\n", "\n", " ", "loss=0.25 ", "INFO "};
+  for (const std::string& k : kw) {
+    pieces.push_back(k);
+    pieces.push_back(k.substr(1));
+  }
+  ExpectAgreement(kw, pieces, 3000, 5, &other);
+  // Layouts that do not fit.
+  size_t long_kw = 0, short_kw = 0;
+  for (size_t i = 0; i < kw.size(); ++i) (chosen.offsets[i] >= 0 ? long_kw : short_kw) = i;
+  std::vector<LineScanner::Layout> bad(5, chosen);
+  bad[0].offsets[long_kw] = static_cast<int>(kw[long_kw].size()) - 3;  // the anchor runs past the end
+  bad[1].buckets[long_kw] = 16;                                        // no such bucket
+  bad[2].buckets[long_kw] = -1;
+  bad[3].offsets.pop_back();                                           // another keyword list's
+  bad[4].offsets[short_kw] = 0;                                        // a short keyword has no anchor
+  bad[4].buckets[short_kw] = 0;
+  for (const LineScanner::Layout& b : bad) {
+    const LineScanner s(kw, LineScanner::Impl::kAuto, &b);
+    EXPECT_EQ(s.layout().offsets, chosen.offsets);
+    EXPECT_EQ(s.layout().buckets, chosen.buckets);
+  }
+  ExpectAgreement(kw, pieces, 500, 6, &bad[1]);
 }
 
 TEST(RequiredLiterals, TellsPatternsWithAndWithoutARequiredLiteral) {

@@ -372,7 +372,7 @@ std::vector<std::string> LineScanner::UsableKeywords(std::vector<std::string> ke
   return out;
 }
 
-LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl)
+LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Layout* layout)
     : keywords_(UsableKeywords(std::move(keywords))) {
   match_all_ = std::find(keywords_.begin(), keywords_.end(), std::string()) != keywords_.end();
   // Anchors (Note: [Fingerprint scan]): the kPrints bytes of a keyword rarest in log text; keywords of
@@ -382,38 +382,68 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl)
     std::string anchor;
     Anchored at;
   };
-  std::vector<Item> longer;
   std::map<size_t, std::vector<Item>> shorter;  // by length
+  size_t long_count = 0;
   for (size_t i = 0; i < keywords_.size(); ++i) {
     const std::string& k = keywords_[i];
     if (k.empty()) continue;
     unsigned char f = static_cast<unsigned char>(k[0]);
     first_[f].push_back(static_cast<std::uint32_t>(i));
     has_first_[f] = true;
-    if (k.size() < static_cast<size_t>(kPrints)) {
-      shorter[k.size()].push_back({k, {static_cast<std::uint32_t>(i), 0}});
-      continue;
-    }
-    size_t best = 0;
-    int best_score = -1;
-    for (size_t o = 0; o + kPrints <= k.size(); ++o) {
-      // Bytes healthy logs print together ("oss=" of "loss=nan") would pass every stage but the last.
-      int score = kHealthyLogSample.find(std::string_view(k).substr(o, kPrints)) == std::string_view::npos ? 1000 : 0;
-      for (int x = 0; x < kPrints; ++x) score += ByteRarity(k[o + x]);
-      if (score > best_score) best = o, best_score = score;
-    }
-    longer.push_back({k.substr(best, kPrints), {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(best)}});
+    if (k.size() < static_cast<size_t>(kPrints)) shorter[k.size()].push_back({k, {static_cast<std::uint32_t>(i), 0}});
+    else ++long_count;
   }
   // Buckets: short keywords take the last buckets, one per length (at most kBuckets / 2 lengths share
   // them, then the longest lengths join the last one: correct, only less selective); anchors are
   // placed by BucketAnchors.
   const int short_n = std::min<int>(static_cast<int>(shorter.size()), kBuckets / 2);
   const int long_n = kBuckets - short_n;
-  std::vector<std::string> anchor_texts;
-  for (const Item& item : longer) anchor_texts.push_back(item.anchor);
-  const std::vector<int> bucket_of = BucketAnchors(anchor_texts, long_n);
+  // A given layout is used when it places every long keyword's anchor inside it and in a long bucket.
+  bool given = layout && layout->offsets.size() == keywords_.size() && layout->buckets.size() == keywords_.size();
+  for (size_t i = 0; given && i < keywords_.size(); ++i) {
+    const size_t size = keywords_[i].size();
+    const int o = layout->offsets[i], b = layout->buckets[i];
+    given = size < static_cast<size_t>(kPrints)
+                ? o == -1 && b == -1
+                : o >= 0 && static_cast<size_t>(o) + kPrints <= size && b >= 0 && b < long_n;
+  }
+  if (given) {
+    layout_ = *layout;
+  } else {
+    layout_.offsets.assign(keywords_.size(), -1);
+    layout_.buckets.assign(keywords_.size(), -1);
+    std::vector<std::string> anchor_texts;
+    std::vector<size_t> anchored;  // the keyword of each anchor text
+    for (size_t i = 0; i < keywords_.size(); ++i) {
+      const std::string& k = keywords_[i];
+      if (k.size() < static_cast<size_t>(kPrints)) continue;
+      size_t best = 0;
+      int best_score = -1;
+      for (size_t o = 0; o + kPrints <= k.size(); ++o) {
+        // Bytes healthy logs print together ("oss=" of "loss=nan") would pass every stage but the last.
+        int score = kHealthyLogSample.find(std::string_view(k).substr(o, kPrints)) == std::string_view::npos ? 1000 : 0;
+        for (int x = 0; x < kPrints; ++x) score += ByteRarity(k[o + x]);
+        if (score > best_score) best = o, best_score = score;
+      }
+      layout_.offsets[i] = static_cast<int>(best);
+      anchor_texts.push_back(k.substr(best, kPrints));
+      anchored.push_back(i);
+    }
+    const std::vector<int> bucket_of = BucketAnchors(anchor_texts, long_n);
+    for (size_t a = 0; a < anchored.size(); ++a) layout_.buckets[anchored[a]] = bucket_of[a];
+  }
+  std::vector<Item> longer;
+  longer.reserve(long_count);
   std::vector<std::pair<int, const Item*>> placed;
-  for (size_t i = 0; i < longer.size(); ++i) placed.emplace_back(bucket_of[i], &longer[i]);
+  placed.reserve(keywords_.size());
+  for (size_t i = 0; i < keywords_.size(); ++i) {
+    if (keywords_[i].size() < static_cast<size_t>(kPrints)) continue;
+    const auto o = static_cast<size_t>(layout_.offsets[i]);
+    longer.push_back({keywords_[i].substr(o, kPrints), {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(o)}});
+  }
+  for (size_t l = 0, i = 0; i < keywords_.size(); ++i) {
+    if (keywords_[i].size() >= static_cast<size_t>(kPrints)) placed.emplace_back(layout_.buckets[i], &longer[l++]);
+  }
   int s = 0;
   for (const auto& [len, items] : shorter) {
     int b = long_n + std::min(s++, short_n - 1);
@@ -944,6 +974,7 @@ PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std:
       if (in_atom) plan.keyword_patterns[k].push_back(static_cast<int>(i));
     }
   }
+  plan.layout = LineScanner(plan.keywords).layout();
   return plan;
 }
 
@@ -971,7 +1002,7 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
       out->unfiltered_patterns.push_back(static_cast<int>(i));
     }
   }
-  out->scanner = std::make_unique<LineScanner>(std::move(plan.keywords));
+  out->scanner = std::make_unique<LineScanner>(std::move(plan.keywords), LineScanner::Impl::kAuto, &plan.layout);
   out->keyword_patterns = std::move(plan.keyword_patterns);
   out->literals.resize(patterns.size());
   for (size_t i = 0; i < patterns.size(); ++i) {

@@ -49,9 +49,21 @@ class LineScanner {
     std::uint64_t newlines = 0;  // '\n' bytes in text[0, line_start)
   };
 
+  // Where each keyword's anchor lies and which bucket holds it (Note: [Fingerprint scan]): per keyword
+  // of keywords(), the anchor's offset in the keyword and its bucket; -1 for a keyword shorter than
+  // the anchor width (anchored on all of it, bucketed by length). Choosing it is most of building a
+  // scanner, so the rule cache stores it with the prefilter's plan (Note: [Rule cache]). Any layout
+  // that passes the constructor's checks gives a correct scanner; only its speed depends on it.
+  struct Layout {
+    std::vector<int> offsets;
+    std::vector<int> buckets;
+  };
+
   // Builds a scanner for `keywords` (any case). Empty keywords match every line; keywords holding '\n'
   // can never lie inside a line and are dropped. kAvx2 falls back to kPortable where the CPU lacks AVX2.
-  explicit LineScanner(std::vector<std::string> keywords, Impl impl = Impl::kAuto);
+  // `layout`, when given, is one layout() returned for the same keywords: it is used when it fits them
+  // (every offset and bucket in range), and chosen afresh otherwise.
+  explicit LineScanner(std::vector<std::string> keywords, Impl impl = Impl::kAuto, const Layout* layout = nullptr);
 
   // Returns the first line of `text` ('\n'-separated; the last line may lack its '\n') containing a
   // keyword, and the number of newlines before it.
@@ -65,6 +77,8 @@ class LineScanner {
   // Returns the keywords a scanner built from `keywords` uses: lower-cased, without those holding '\n'
   // and without repeats, in order.
   static std::vector<std::string> UsableKeywords(std::vector<std::string> keywords);
+  // Returns the anchors' placement this scanner uses.
+  const Layout& layout() const { return layout_; }
   // Returns true when Find runs the AVX2 implementation.
   bool uses_avx2() const { return avx2_; }
   // Returns true when this CPU can run the AVX2 implementation.
@@ -103,6 +117,7 @@ class LineScanner {
   static std::uint32_t AnchorHash(const char* p);  // of kPrints bytes, folded
 
   std::vector<std::string> keywords_;
+  Layout layout_;
   bool match_all_ = false;                 // an empty keyword: every line matches
   bool avx2_ = false;
   std::vector<std::uint32_t> first_[256];   // keyword indexes by lower-cased first byte
@@ -174,6 +189,8 @@ struct PrefilterPlan {
   std::vector<std::vector<int>> keyword_patterns;
   // Per keyword of `scanner`: true when it is one of the idle keywords (a line holding it is read).
   std::vector<bool> idle_keyword;
+  // The scanner's anchor placement for `keywords` (LineScanner::Layout); empty: chosen when built.
+  LineScanner::Layout layout;
 };
 PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std::string>>>& atoms,
                                 const std::vector<std::string>& idle_keywords);

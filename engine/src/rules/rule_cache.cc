@@ -34,7 +34,7 @@ static_assert(sizeof(Problem) == 144, "Problem changed: list the new field in Fi
 namespace {
 
 constexpr std::uint32_t kMagic = 0x54524331;  // "TRC1"
-constexpr std::uint32_t kFormat = 3;
+constexpr std::uint32_t kFormat = 4;
 constexpr int kKeepEntries = 8;
 
 // Note: [Cache fields] Each struct the cache holds lists its fields once, in a Fields(archive, value)
@@ -149,6 +149,8 @@ void Fields(A& a, T& p) {
   a(p.atoms);
   a(p.plan.keywords);
   a(p.plan.keyword_patterns);
+  a(p.plan.layout.offsets);
+  a(p.plan.layout.buckets);
 }
 
 // The largest valid value of each enum the cache holds; a Reader refuses larger ones.
