@@ -130,6 +130,34 @@ TEST_F(CacheHardening, AnEntryBuiltFromOtherRuleFilesInjectsNothing) {
   EXPECT_EQ(r.out, plain);
 }
 
+// The rule files' parts (Note: [Rule parts]), read when the whole-set entry misses, get the same checks.
+TEST_F(CacheHardening, AFifoPartsFileIsAMissNotAHang) {
+  fs::path entry = Fill();
+  std::string plain = List(cache_).out;
+  const std::string parts = cache_ + "/rule-parts.bin";
+  ASSERT_TRUE(fs::exists(parts));
+  fs::remove(entry);
+  fs::remove(parts);
+  ASSERT_EQ(mkfifo(parts.c_str(), 0600), 0);
+  ShellResult r = List(cache_);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out, plain);
+}
+
+TEST_F(CacheHardening, APartsFileBuiltFromOtherRuleFilesInjectsNothing) {
+  fs::path entry = Fill();
+  std::string plain = List(cache_).out;
+  // The other cache's parts file holds the injected rule's part (and parts of the test's own rules).
+  const std::string evil_parts = EvilEntry().parent_path().string() + "/rule-parts.bin";
+  ASSERT_NE(ReadFile(evil_parts).find("evil-advice"), std::string::npos);
+  fs::remove(entry);
+  fs::copy_file(evil_parts, cache_ + "/rule-parts.bin", fs::copy_options::overwrite_existing);
+  ShellResult r = List(cache_);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("evil-advice"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out, plain);
+}
+
 TEST_F(CacheHardening, ADirectoryOthersMayWriteIsNotUsed) {
   fs::path entry = Fill();
   std::string plain = List(cache_).out;

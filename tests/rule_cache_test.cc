@@ -70,6 +70,13 @@ TEST(RuleCache, ColdAndWarmLoadsEqualAFreshLoad) {
   std::string warm = Observe(LoadBundled(true, dir));
   EXPECT_TRUE(fresh == cold) << "a cold cached load differs from a fresh one";
   EXPECT_TRUE(fresh == warm) << "a load from the cache differs from a fresh one";
+  // Without the whole-set entry, every file's part comes from the parts file (Note: [Rule parts]).
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().rfind("rules-", 0) == 0) fs::remove(e.path());
+  }
+  ASSERT_TRUE(fs::exists(dir + "/" + kRulePartsFile));
+  std::string from_parts = Observe(LoadBundled(true, dir));
+  EXPECT_TRUE(fresh == from_parts) << "a load from the rule files' parts differs from a fresh one";
   fs::remove_all(dir);
 }
 
@@ -86,7 +93,11 @@ TEST(RuleCache, BadEntriesAreMisses) {
   std::string dir = TempDir("bad");
   std::string fresh = Observe(LoadBundled(false, ""));
   LoadBundled(true, dir);
-  fs::path entry = fs::directory_iterator(dir)->path();
+  fs::path entry;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().rfind("rules-", 0) == 0) entry = e.path();
+  }
+  ASSERT_FALSE(entry.empty());
   std::string bytes;
   {
     std::ifstream in(entry, std::ios::binary);
@@ -100,6 +111,24 @@ TEST(RuleCache, BadEntriesAreMisses) {
     ParsedRules parsed;
     EXPECT_FALSE(ParseParsedRules(c, &parsed)) << c.size();
     EXPECT_TRUE(fresh == Observe(LoadBundled(true, dir))) << "a corrupt entry changed the result (" << c.size() << " bytes)";
+  }
+  // The same corruptions of the parts file, read when the whole-set entry misses (Note: [Rule parts]).
+  const std::string parts_file = dir + "/" + kRulePartsFile;
+  std::string parts;
+  {
+    std::ifstream in(parts_file, std::ios::binary);
+    parts.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  ASSERT_FALSE(parts.empty());
+  for (const std::string& c : {parts.substr(0, parts.size() / 2), std::string(4096, '\x7f'),
+                               parts.substr(0, 40) + '\xff' + parts.substr(41), std::string()}) {
+    for (const auto& e : fs::directory_iterator(dir)) {
+      if (e.path().filename().string().rfind("rules-", 0) == 0) fs::remove(e.path());
+    }
+    std::ofstream(parts_file, std::ios::binary | std::ios::trunc) << c;
+    std::vector<RulePart> back;
+    EXPECT_FALSE(ParseRuleParts(c.size() > 20 ? c.substr(20) : c, &back)) << c.size();
+    EXPECT_TRUE(fresh == Observe(LoadBundled(true, dir))) << "a corrupt parts file changed the result (" << c.size() << " bytes)";
   }
   fs::remove_all(dir);
 }
@@ -126,6 +155,59 @@ TEST(RuleCache, EditedRuleFilesAreNotServedStale) {
   fs::remove_all(rules);
 }
 
+// A load that misses the whole-set entry takes each unchanged file's part from the parts file and
+// reads only the edited file (Note: [Rule parts]); a part whose key is not the file's is never used.
+TEST(RuleCache, EditingOneFileReadsOnlyThatFile) {
+  std::string cache = TempDir("parts_cache");
+  std::string rules = TempDir("parts_rules");
+  auto write = [&](const std::string& id, const std::string& title) {
+    std::ofstream(rules + "/" + id + ".yaml") << "id: " << id << "\ncategory: cuda.oom\ntitle: " << title
+                                              << "\nmatch:\n  message: '" << id << " failed'\nexplain: e\nhypotheses:\n"
+                                                 "  - id: h\n    text: t\n    test: t\n    fix: f\nverify: v\n"
+                                                 "examples:\n  - match: '" << id << " failed'\n";
+  };
+  LoadOptions o;
+  o.bundled = o.env_path = o.system = o.user = o.project = false;
+  o.dirs = {rules};
+  o.cache_dir = cache;
+  auto titles = [&] {
+    std::string out;
+    const LoadResult loaded = LoadRules(o);
+    for (const Rule& r : loaded.rules->rules) out += r.id + "=" + r.title + " ";
+    return out;
+  };
+  write("rule-a", "a1");
+  write("rule-b", "b1");
+  EXPECT_EQ(titles(), "rule-a=a1 rule-b=b1 ");
+  // Mark rule-b's part, so that its use shows.
+  const std::string parts_file = cache + "/" + kRulePartsFile;
+  const std::string magic = "triage-rule-parts 1\n";
+  auto plant = [&](bool keep_key) {
+    std::ifstream in(parts_file, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_EQ(bytes.compare(0, magic.size(), magic), 0);
+    std::vector<RulePart> parts;
+    ASSERT_TRUE(ParseRuleParts(std::string_view(bytes).substr(magic.size()), &parts));
+    bool found = false;
+    for (RulePart& p : parts) {
+      if (p.rule.id != "rule-b") continue;
+      found = true;
+      p.rule.title = "b from its part";
+      if (!keep_key) p.key[0] = p.key[0] == '0' ? '1' : '0';
+    }
+    ASSERT_TRUE(found);
+    std::ofstream(parts_file, std::ios::binary | std::ios::trunc) << magic << SerializeRuleParts(parts);
+  };
+  plant(true);
+  write("rule-a", "a2");  // a new whole-set key: rule-a is read, rule-b comes from its part
+  EXPECT_EQ(titles(), "rule-a=a2 rule-b=b from its part ");
+  plant(false);
+  write("rule-a", "a3");  // rule-b's part no longer carries its key: rule-b is read again
+  EXPECT_EQ(titles(), "rule-a=a3 rule-b=b1 ");
+  fs::remove_all(cache);
+  fs::remove_all(rules);
+}
+
 TEST(RuleCache, SerialisationRoundTrips) {
   LoadResult r = LoadBundled(false, "");
   ParsedRules p;
@@ -140,6 +222,25 @@ TEST(RuleCache, SerialisationRoundTrips) {
   EXPECT_EQ(back.rules.size(), p.rules.size());
   EXPECT_EQ(back.atoms, p.atoms);
   EXPECT_TRUE(SerializeParsedRules(back) == once);
+  // A list of rule files' parts (Note: [Rule parts]), every field set.
+  RulePart part;
+  part.key = "0123abcd";
+  part.ok = true;
+  part.rule = p.rules.at(0);
+  part.problems = {p.problems.back()};
+  part.atoms = p.atoms;
+  std::vector<RulePart> parts = {part, RulePart()};
+  std::string bytes = SerializeRuleParts(parts);
+  std::vector<RulePart> parts_back;
+  ASSERT_TRUE(ParseRuleParts(bytes, &parts_back));
+  ASSERT_EQ(parts_back.size(), 2u);
+  EXPECT_EQ(parts_back[0].key, part.key);
+  EXPECT_TRUE(parts_back[0].ok);
+  EXPECT_FALSE(parts_back[1].ok);
+  EXPECT_EQ(parts_back[0].rule.id, part.rule.id);
+  EXPECT_EQ(parts_back[0].problems.size(), 1u);
+  EXPECT_EQ(parts_back[0].atoms, part.atoms);
+  EXPECT_TRUE(SerializeRuleParts(parts_back) == bytes);
 }
 
 // Every field of every struct the cache holds, set to a value other than its default, comes back

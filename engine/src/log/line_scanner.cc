@@ -891,13 +891,18 @@ std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, con
       if (SpecificWord(w)) candidates.insert(w);
     });
   }
-  std::vector<std::pair<std::string, std::vector<size_t>>> cover;
+  struct Candidate {
+    std::string text;
+    std::vector<size_t> covers;  // the open atoms holding it
+    bool specific;               // SpecificWord(text), asked once (it searches the healthy-log sample)
+  };
+  std::vector<Candidate> cover;
   for (const std::string& c : candidates) {
     std::vector<size_t> list;
     for (size_t i = 0; i < open.size(); ++i) {
       if (open[i].find(c) != std::string::npos) list.push_back(i);
     }
-    cover.emplace_back(c, std::move(list));
+    cover.push_back({c, std::move(list), SpecificWord(c)});
   }
   // Greedy set cover: the candidate that covers the most open atoms; on ties a specific word before a
   // whole atom, then the longer (fewer false positives), then the alphabetically first (set order), so
@@ -905,16 +910,15 @@ std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, con
   std::vector<bool> done(open.size(), false);
   size_t left = open.size();
   while (left > 0) {
-    const std::pair<std::string, std::vector<size_t>>* best = nullptr;
+    const Candidate* best = nullptr;
     size_t best_count = 0;
-    for (const auto& entry : cover) {
+    for (const Candidate& entry : cover) {
       size_t count = 0;
-      for (size_t i : entry.second) count += done[i] ? 0 : 1;
+      for (size_t i : entry.covers) count += done[i] ? 0 : 1;
       if (count == 0) continue;
       bool better = !best || count > best_count;
       if (best && count == best_count) {
-        bool word = SpecificWord(entry.first), best_word = SpecificWord(best->first);
-        better = word != best_word ? word : entry.first.size() > best->first.size();
+        better = entry.specific != best->specific ? entry.specific : entry.text.size() > best->text.size();
       }
       if (better) {
         best = &entry;
@@ -922,8 +926,8 @@ std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, con
       }
     }
     if (!best) break;  // unreachable: every open atom is its own candidate
-    keywords.push_back(best->first);
-    for (size_t i : best->second) {
+    keywords.push_back(best->text);
+    for (size_t i : best->covers) {
       if (!done[i]) {
         done[i] = true;
         --left;

@@ -153,6 +153,15 @@ void Fields(A& a, T& p) {
   a(p.plan.layout.buckets);
 }
 
+template <class A, class T, IfIs<T, RulePart> = 0>
+void Fields(A& a, T& p) {
+  a(p.key);
+  a(p.ok);
+  a(p.rule);
+  a(p.problems);
+  a(p.atoms);
+}
+
 // The largest valid value of each enum the cache holds; a Reader refuses larger ones.
 constexpr int MaxValue(ExampleKind) { return static_cast<int>(ExampleKind::kKnownGap); }  // a rule file holds no kLuaTest
 constexpr int MaxValue(SeriesId) { return kSeriesCount - 1; }
@@ -347,7 +356,29 @@ bool ParseParsedRules(std::string_view bytes, ParsedRules* out) {
   return true;
 }
 
+std::string SerializeRuleParts(const std::vector<RulePart>& parts) {
+  Writer w;
+  w.U64(kMagic);
+  w.U64(kFormat);
+  w(parts);
+  w.U64(kMagic);
+  return w.Take();
+}
+
+bool ParseRuleParts(std::string_view bytes, std::vector<RulePart>* out) {
+  Reader in(bytes);
+  if (in.U64() != kMagic || in.U64() != kFormat) return false;
+  std::vector<RulePart> parts;
+  in(parts);
+  if (in.U64() != kMagic || !in.ok() || !in.AtEnd()) return false;
+  *out = std::move(parts);
+  return true;
+}
+
 namespace {
+
+// The parts file on disk: kPartsMagic, then the serialised parts.
+constexpr char kPartsMagic[] = "triage-rule-parts 1\n";
 
 // An entry on disk: kEntryMagic, the key it was built for, then the serialised payload.
 constexpr char kEntryMagic[] = "triage-rule-cache 2\n";
@@ -418,6 +449,24 @@ bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* 
   const std::string header = std::string(kEntryMagic) + key + "\n";
   if (bytes.compare(0, header.size(), header) != 0) return false;
   return ParseParsedRules(std::string_view(bytes).substr(header.size()), parsed);  // no copy of ~1 MB
+}
+
+bool ReadRuleParts(const std::string& dir, std::vector<RulePart>* parts) {
+  if (dir.empty() || !SafeCacheDir(dir, /*create=*/false)) return false;
+  std::string bytes;
+  if (!ReadOwnRegularFile(dir + "/" + kRulePartsFile, &bytes)) return false;
+  const std::string_view magic(kPartsMagic);
+  if (bytes.compare(0, magic.size(), magic) != 0) return false;
+  return ParseRuleParts(std::string_view(bytes).substr(magic.size()), parts);
+}
+
+void WriteRuleParts(const std::string& dir, const std::vector<RulePart>& parts) {
+  if (dir.empty() || !SafeCacheDir(dir, /*create=*/true)) return;
+  const std::string bytes =
+      parts.size() <= kMaxRuleParts
+          ? SerializeRuleParts(parts)
+          : SerializeRuleParts(std::vector<RulePart>(parts.begin(), parts.begin() + kMaxRuleParts));
+  WriteAndRename(dir, dir + "/" + kRulePartsFile, kPartsMagic + bytes);
 }
 
 void WriteRuleCache(const std::string& dir, const std::string& key, const ParsedRules& parsed) {

@@ -6,10 +6,13 @@
 // and in computing each pattern's required literals; `triage` sits in shell pipelines and must start in
 // milliseconds. The cache holds exactly what those steps produce: the rules (after overrides and
 // `disable`), the disabled list, every problem reported, each pattern's required literals and the
-// line prefilter's plan (its keyword choice and the patterns each keyword guards). A load hashes the
-// inputs (the files' paths, origins, layers and bytes; the options that change validation; the cache
-// format; the build) and, on a hit, only builds the prefilter's scanners: the RE2::Set over every
-// pattern is compiled at its first need (Note: [Pattern set] in rule.h), which a short log never has.
+// line prefilter's plan (its keyword choice, the patterns each keyword guards, and where the scanner's
+// anchors lie: LineScanner::Layout). A load hashes the inputs (the files' paths, origins, layers and
+// bytes; the options that change validation; the cache format; the build) and, on a hit, only builds
+// the prefilter's scanners from the plan's tables: the RE2::Set over every pattern is compiled at its
+// first need (Note: [Pattern set] in rule.h), which a short log never has. A miss (a rule file edited
+// or added) reads again only the files whose own part is not in the parts file (Note: [Rule parts]
+// in rule_loader.cc).
 // The key hashes ~0.8 MB of rule files on every start: SHA-256 runs on the x86 SHA extensions where
 // the CPU has them (sha256.h).
 // Any mismatch, truncation or corruption is a miss: the cache can make loading faster, never different.
@@ -53,6 +56,18 @@ struct ParsedRules {
   PrefilterPlan plan;
 };
 
+// What reading one rule file gives (Note: [Rule parts]): the rule, when the file holds a valid one,
+// the problems found in the file, and its patterns' required literals; `key` is the SHA-256 (hex) of
+// everything the reading depends on (the program, the options that change validation, the file's
+// path and bytes, and those of the Lua file beside it).
+struct RulePart {
+  std::string key;
+  bool ok = false;
+  Rule rule;
+  std::vector<Problem> problems;
+  std::vector<std::optional<std::vector<std::string>>> atoms;  // per pattern of `rule`, as ParsedRules::atoms
+};
+
 // Incrementally hashes the inputs of a load (SHA-256; inputs are length-prefixed).
 class CacheKey {
  public:
@@ -75,6 +90,21 @@ std::string DefaultRuleCacheDir();
 // Serialises / parses the payload. Parse returns false on any inconsistency.
 std::string SerializeParsedRules(const ParsedRules& parsed);
 bool ParseParsedRules(std::string_view bytes, ParsedRules* parsed);
+
+// Serialises / parses a list of parts. Parse returns false on any inconsistency.
+std::string SerializeRuleParts(const std::vector<RulePart>& parts);
+bool ParseRuleParts(std::string_view bytes, std::vector<RulePart>* parts);
+
+// The most parts WriteRuleParts keeps (the current load's first, then earlier ones).
+constexpr size_t kMaxRuleParts = 4096;
+
+// Reads the parts file of `dir` (kRulePartsFile); false when there is none, it is bad, or the
+// directory or file is not safe to read (Note: [Cache hardening]). A part is only ever used for a
+// file whose inputs hash to its key.
+bool ReadRuleParts(const std::string& dir, std::vector<RulePart>* parts);
+// Writes the parts file (best effort, as WriteRuleCache), at most kMaxRuleParts of `parts`.
+void WriteRuleParts(const std::string& dir, const std::vector<RulePart>& parts);
+constexpr char kRulePartsFile[] = "rule-parts.bin";
 
 // Reads the entry for `key` from `dir`; false on a miss, a bad entry, or a directory or entry that is
 // not safe to read (Note: [Cache hardening]).

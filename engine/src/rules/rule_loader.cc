@@ -108,6 +108,9 @@ class LuaChecker {
   LuaChecker(const LuaLimits& limits, bool strict, std::vector<Problem>* problems)
       : limits_(limits), strict_(strict), problems_(problems) {}
 
+  // Where the problems found from now on go.
+  void set_problems(std::vector<Problem>* problems) { problems_ = problems; }
+
   LuaState* state() {
     if (!state_ && !failed_) {
       state_ = LuaState::Create(limits_);
@@ -196,11 +199,140 @@ class LuaChecker {
   int next_slot_ = 0;
 };
 
+// Reads one rule file (YAML, with the Lua file `lua_file` beside it when there is one; or a whole-Lua
+// rule): parses and validates it, checks its Lua, and computes its patterns' required literals.
+// `lua_too_large`: the Lua file beside it is over the size limit (the rule is then dropped).
+RulePart ReadPart(const SourceFile& sf, const SourceFile* lua_file, bool lua_too_large, bool strict, LuaChecker& lua) {
+  RulePart part;
+  lua.set_problems(&part.problems);
+  const bool is_lua = IsLuaFile(sf.path);
+  FileChecker check(sf.path, strict, &part.problems);
+  Rule& rule = part.rule;
+  bool ok = false;
+  YAML::Node root;
+  bool parsed = false;
+  if (is_lua) {
+    parsed = lua.ReadLuaRule(sf, &root);
+  } else {
+    try {
+      root = YAML::Load(sf.content);
+      parsed = true;
+    } catch (const YAML::Exception& e) {
+      check.Error(e.mark, ProblemCode::kBadYaml, e.msg);
+    }
+    if (parsed && (!root || root.IsNull())) {
+      check.Error(YAML::Mark(), ProblemCode::kEmptyFile, "rule file is empty");
+      parsed = false;
+    }
+  }
+  if (parsed) {
+    try {
+      ok = ReadRule(check, root, sf.path, &rule);
+    } catch (const YAML::Exception& e) {  // malformed structure yaml-cpp refuses to convert
+      check.Error(e.mark, ProblemCode::kBadYaml, e.msg);
+    }
+  }
+  if (ok) {
+    if (is_lua) lua_file = &sf;  // a whole-Lua rule's code is its own file
+    if (lua_too_large) ok = false;
+    if (ok && lua_file) {
+      rule.lua_file = lua_file->path;
+      rule.lua_chunks.insert(rule.lua_chunks.begin(), LuaChunk{lua_file->path, lua_file->content});
+    }
+    bool refs = !rule.values_fn.name.empty() || !rule.score_fn.name.empty() ||
+                std::any_of(rule.hypotheses.begin(), rule.hypotheses.end(),
+                            [](const HypothesisSpec& h) { return !h.when.name.empty(); });
+    if (ok && (rule.has_lua() || refs)) ok = lua.Validate(&rule);
+  }
+  part.ok = ok;
+  if (ok) {
+    std::vector<std::string> patterns;
+    for (const Text& t : rule.patterns) patterns.push_back(t.value);
+    part.atoms = PatternAtoms(patterns, Segmenter::IdleKeywords());  // answered from ReadRule's checks
+  } else {
+    rule = Rule();
+  }
+  return part;
+}
+
+// Note: [Rule parts]
+// Editing one rule file changes the rule set's cache key, and a load that misses the whole-set entry
+// used to parse every file again (~130 ms of CPU for the bundled rules, most of it yaml-cpp). What
+// reading one file gives depends on that file alone (with its Lua file beside it) and on the program
+// and the options that change validation, so each file's result is kept as a RulePart in the cache
+// directory's parts file, under the SHA-256 of exactly those inputs (PartKey): a load that misses the
+// whole-set entry reads only the files whose part is missing, then resolves (overrides, duplicate ids,
+// `disable`) and compiles the whole set as before. A part is used only for a file whose inputs hash
+// to its key, so a part built from other bytes (an edited file, another project's rules, a planted
+// file) is never used; the parts file gets the same checks as an entry (Note: [Cache hardening]).
+class PartCache {
+ public:
+  // `base`: the key's inputs shared by every file of the load (program, options); `dir`: the cache
+  // directory ("" for none: every file is read).
+  PartCache(const CacheKey& base, std::string dir) : base_(base), dir_(std::move(dir)) {
+    if (dir_.empty()) return;
+    ReadRuleParts(dir_, &old_);
+    for (size_t i = 0; i < old_.size(); ++i) by_key_.emplace(old_[i].key, i);
+  }
+
+  // The part of `sf`: from the parts file when it holds one for these very inputs, else read now.
+  RulePart Get(const SourceFile& sf, const SourceFile* lua_file, bool lua_too_large, bool strict, LuaChecker& lua) {
+    if (dir_.empty()) return ReadPart(sf, lua_file, lua_too_large, strict, lua);
+    const std::string key = PartKey(sf, lua_file, lua_too_large);
+    auto it = by_key_.find(key);
+    if (it != by_key_.end() && !used_[it->second]) {
+      used_[it->second] = true;
+      current_.push_back(old_[it->second]);
+      return std::move(old_[it->second]);
+    }
+    RulePart part = ReadPart(sf, lua_file, lua_too_large, strict, lua);
+    part.key = key;
+    current_.push_back(part);
+    fresh_ = true;
+    return part;
+  }
+
+  // Writes the parts file when this load read a file afresh: this load's parts, then the earlier
+  // ones it did not use (another rule set's), up to kMaxRuleParts.
+  void Save() {
+    if (dir_.empty() || !fresh_) return;
+    for (size_t i = 0; i < old_.size() && current_.size() < kMaxRuleParts; ++i) {
+      if (!used_[i]) current_.push_back(std::move(old_[i]));
+    }
+    WriteRuleParts(dir_, current_);
+  }
+
+ private:
+  std::string PartKey(const SourceFile& sf, const SourceFile* lua_file, bool lua_too_large) const {
+    CacheKey key = base_;
+    key.Add(std::string_view(IsLuaFile(sf.path) ? "lua rule" : "yaml rule"));
+    key.Add(sf.path);
+    key.Add(sf.content);
+    key.Add(static_cast<std::uint64_t>(lua_file != nullptr));
+    if (lua_file) {
+      key.Add(lua_file->path);
+      key.Add(lua_file->content);
+    }
+    key.Add(static_cast<std::uint64_t>(lua_too_large));
+    return key.Hex();
+  }
+
+  CacheKey base_;
+  std::string dir_;
+  std::vector<RulePart> old_;
+  std::map<std::string, size_t> by_key_;
+  std::map<size_t, bool> used_;
+  std::vector<RulePart> current_;
+  bool fresh_ = false;
+};
+
 // Parses, validates and resolves every rule file: everything a load does before compiling, and what
-// the rule cache stores (Note: [Rule cache]).
-ParsedRules ParseAll(BuildInput& in) {
+// the rule cache stores (Note: [Rule cache]); each file's reading through `parts` (Note: [Rule parts]).
+ParsedRules ParseAll(BuildInput& in, PartCache& parts) {
   std::vector<Problem>& problems = in.problems;
   auto set = std::make_shared<RuleSet>();
+  // Per rule of set->rules: its patterns' required literals.
+  std::vector<std::vector<std::optional<std::vector<std::string>>>> rule_atoms;
   std::map<std::string, std::pair<int, int>> by_id;  // id -> (index in set->rules, layer)
   // A .lua file belongs to the YAML rule with the same path stem; an unpaired one is a whole-Lua rule.
   std::map<std::string, const SourceFile*> lua_by_stem;
@@ -221,49 +353,17 @@ ParsedRules ParseAll(BuildInput& in) {
     const bool is_lua = IsLuaFile(sf.path);
     if (is_lua && yaml_stems.count(StemOf(sf.path))) continue;  // read with its YAML
     if (too_large.count(sf.path)) continue;
-    FileChecker check(sf.path, in.strict, &problems);
-    Rule rule;
-    bool ok = false;
-    YAML::Node root;
-    bool parsed = false;
-    if (is_lua) {
-      parsed = lua.ReadLuaRule(sf, &root);
-    } else {
-      try {
-        root = YAML::Load(sf.content);
-        parsed = true;
-      } catch (const YAML::Exception& e) {
-        check.Error(e.mark, ProblemCode::kBadYaml, e.msg);
-      }
-      if (parsed && (!root || root.IsNull())) {
-        check.Error(YAML::Mark(), ProblemCode::kEmptyFile, "rule file is empty");
-        parsed = false;
-      }
+    const SourceFile* lua_file = nullptr;
+    if (!is_lua) {
+      auto it = lua_by_stem.find(StemOf(sf.path));
+      if (it != lua_by_stem.end()) lua_file = it->second;
     }
-    if (parsed) {
-      try {
-        ok = ReadRule(check, root, sf.path, &rule);
-      } catch (const YAML::Exception& e) {  // malformed structure yaml-cpp refuses to convert
-        check.Error(e.mark, ProblemCode::kBadYaml, e.msg);
-      }
-    }
-    if (ok) {
-      const SourceFile* lua_file = is_lua ? &sf : nullptr;
-      if (!is_lua) {
-        auto it = lua_by_stem.find(StemOf(sf.path));
-        if (it != lua_by_stem.end()) lua_file = it->second;
-      }
-      if (lua_file && too_large.count(lua_file->path)) ok = false;
-      if (ok && lua_file) {
-        rule.lua_file = lua_file->path;
-        rule.lua_chunks.insert(rule.lua_chunks.begin(), LuaChunk{lua_file->path, lua_file->content});
-      }
-      bool refs = !rule.values_fn.name.empty() || !rule.score_fn.name.empty() ||
-                  std::any_of(rule.hypotheses.begin(), rule.hypotheses.end(),
-                              [](const HypothesisSpec& h) { return !h.when.name.empty(); });
-      if (ok && (rule.has_lua() || refs)) ok = lua.Validate(&rule);
-    }
-    if (!ok) {
+    RulePart part = parts.Get(sf, lua_file, lua_file && too_large.count(lua_file->path), in.strict, lua);
+    problems.insert(problems.end(), std::make_move_iterator(part.problems.begin()),
+                    std::make_move_iterator(part.problems.end()));
+    Rule rule = std::move(part.rule);
+    std::vector<std::optional<std::vector<std::string>>> atoms = std::move(part.atoms);
+    if (!part.ok) {
       // Hot reload: a file that used to load keeps its last good rule (Note: [Rule reload]).
       const Rule* old = nullptr;
       if (in.previous) {
@@ -273,6 +373,9 @@ ParsedRules ParseAll(BuildInput& in) {
       }
       if (!old) continue;
       rule = *old;
+      std::vector<std::string> patterns;
+      for (const Text& t : rule.patterns) patterns.push_back(t.value);
+      atoms = PatternAtoms(patterns, Segmenter::IdleKeywords());
       AddProblem(&problems, Problem::Severity::kWarning, ProblemCode::kKeptPrevious, sf.path, 0, 0, rule.id,
                  "this file has errors: the previously loaded version of the rule stays in use");
     }
@@ -289,11 +392,13 @@ ParsedRules ParseAll(BuildInput& in) {
       }
       rule.overrides = old.file;
       old = std::move(rule);
+      rule_atoms[it->second.first] = std::move(atoms);
       it->second.second = sf.layer;
       continue;
     }
     by_id[rule.id] = {static_cast<int>(set->rules.size()), sf.layer};
     set->rules.push_back(std::move(rule));
+    rule_atoms.push_back(std::move(atoms));
   }
 
   // Configuration may leave rules out by id; the first source that names an id is reported.
@@ -301,13 +406,16 @@ ParsedRules ParseAll(BuildInput& in) {
     std::map<std::string, std::string> off;
     for (const auto& [id, by] : in.disable) off.emplace(id, by);
     std::vector<Rule> kept;
-    for (Rule& r : set->rules) {
-      auto it = off.find(r.id);
+    std::vector<std::vector<std::optional<std::vector<std::string>>>> kept_atoms;
+    for (size_t r = 0; r < set->rules.size(); ++r) {
+      Rule& rule = set->rules[r];
+      auto it = off.find(rule.id);
       if (it == off.end()) {
-        kept.push_back(std::move(r));
+        kept.push_back(std::move(rule));
+        kept_atoms.push_back(std::move(rule_atoms[r]));
         continue;
       }
-      set->disabled.push_back({r.id, r.file, it->second});
+      set->disabled.push_back({rule.id, rule.file, it->second});
       off.erase(it);
     }
     for (const auto& [id, by] : off) {
@@ -315,12 +423,16 @@ ParsedRules ParseAll(BuildInput& in) {
                  0, 0, id, "'" + id + "' is disabled by " + by + " but no loaded rule has that id");
     }
     set->rules = std::move(kept);
+    rule_atoms = std::move(kept_atoms);
   }
 
   ParsedRules parsed;
   parsed.rules = std::move(set->rules);
   parsed.disabled = std::move(set->disabled);
   parsed.problems = std::move(problems);
+  for (auto& atoms : rule_atoms) {
+    for (auto& a : atoms) parsed.atoms.push_back(std::move(a));
+  }
   return parsed;
 }
 
@@ -437,16 +549,19 @@ void AddProgramIdentity(CacheKey* key) {
 LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
   // Reloads keep the previous version of broken rules, which depends on more than the files: no cache.
   if (cache_dir.empty() || in.previous) {
-    ParsedRules parsed = ParseAll(in);
+    PartCache no_parts(CacheKey(), "");
+    ParsedRules parsed = ParseAll(in, no_parts);
     std::unique_ptr<RE2::Set> compiled = CompileSetNow(parsed.rules, &parsed.problems);
     return Compile(std::move(parsed), in, std::move(compiled));
   }
-  CacheKey key;
-  AddProgramIdentity(&key);
-  key.Add(static_cast<std::uint64_t>(in.strict));
-  key.Add(static_cast<std::uint64_t>(in.limits.memory_bytes));
-  key.Add(static_cast<std::uint64_t>(in.limits.instructions));
-  key.Add(static_cast<std::uint64_t>(in.limits.milliseconds));
+  // What every file's reading depends on besides the file (Note: [Rule parts]).
+  CacheKey base;
+  AddProgramIdentity(&base);
+  base.Add(static_cast<std::uint64_t>(in.strict));
+  base.Add(static_cast<std::uint64_t>(in.limits.memory_bytes));
+  base.Add(static_cast<std::uint64_t>(in.limits.instructions));
+  base.Add(static_cast<std::uint64_t>(in.limits.milliseconds));
+  CacheKey key = base;
   for (const auto& [id, by] : in.disable) {
     key.Add(id);
     key.Add(by);
@@ -460,15 +575,12 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
   }
   ParsedRules parsed;
   if (ReadRuleCache(cache_dir, key.Hex(), &parsed)) return Compile(std::move(parsed), in, std::nullopt);
-  parsed = ParseAll(in);
+  PartCache parts(base, cache_dir);
+  parsed = ParseAll(in, parts);
+  parts.Save();
   std::unique_ptr<RE2::Set> compiled = CompileSetNow(parsed.rules, &parsed.problems);
-  // Store the required literals and the prefilter's plan too: computing them is a fifth of a cold load,
-  // and most of a warm one.
-  std::vector<std::string> patterns;
-  for (const Rule& r : parsed.rules) {
-    for (const Text& t : r.patterns) patterns.push_back(t.value);
-  }
-  parsed.atoms = PatternAtoms(patterns, Segmenter::IdleKeywords());
+  // Store the required literals (ParseAll's) and the prefilter's plan too: computing them is a fifth
+  // of a cold load, and most of a warm one.
   parsed.plan = PlanLinePrefilter(parsed.atoms, Segmenter::IdleKeywords());
   WriteRuleCache(cache_dir, key.Hex(), parsed);
   return Compile(std::move(parsed), in, std::move(compiled));
