@@ -1,9 +1,14 @@
 // The rule-set cache (Note: [Rule cache]): a hit must give exactly what a fresh load gives.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "rules/rule_cache.h"
 #include "rules/signal_rules.h"
@@ -19,6 +24,11 @@ std::string TempDir(const std::string& name) {
   fs::remove_all(p);
   fs::create_directories(p);
   return p.string();
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 LoadResult LoadBundled(bool cache, const std::string& dir) {
@@ -206,6 +216,90 @@ TEST(RuleCache, EditingOneFileReadsOnlyThatFile) {
   EXPECT_EQ(titles(), "rule-a=a3 rule-b=b1 ");
   fs::remove_all(cache);
   fs::remove_all(rules);
+}
+
+// Note: [Rule file stamps]: once the rule files are older than the settle time, a start reads none of
+// them: the stamp index names the entry. Any change of a stamp (here an edit of the same size whose
+// modification time is put back) is a miss; an index is never written for files edited just now; a
+// bad index, a FIFO or a symlink in its place is a miss.
+TEST(RuleCache, StampsSkipReadingUnchangedFilesAndMissOnAnyChange) {
+  std::string cache = TempDir("stamp_cache");
+  std::string rules = TempDir("stamp_rules");
+  std::string other = TempDir("stamp_other");
+  auto write = [&](const std::string& dir, const std::string& id, const std::string& title) {
+    std::ofstream(dir + "/" + id + ".yaml") << "id: " << id << "\ncategory: cuda.oom\ntitle: " << title
+                                            << "\nmatch:\n  message: '" << id << " failed'\nexplain: e\nhypotheses:\n"
+                                               "  - id: h\n    text: t\n    test: t\n    fix: f\nverify: v\n"
+                                               "examples:\n  - match: '" << id << " failed'\n";
+  };
+  auto titles = [&](const std::string& dir) {
+    LoadOptions o;
+    o.bundled = o.env_path = o.system = o.user = o.project = false;
+    o.dirs = {dir};
+    o.cache_dir = cache;
+    const LoadResult loaded = LoadRules(o);
+    std::string out;
+    for (const Rule& r : loaded.rules->rules) out += r.id + "=" + r.title + " ";
+    return out;
+  };
+  auto named = [&](const std::string& prefix) {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(cache)) {
+      if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path());
+    }
+    return out;
+  };
+  write(rules, "rule-a", "a1");
+  write(rules, "rule-b", "b1");
+  EXPECT_EQ(titles(rules), "rule-a=a1 rule-b=b1 ");
+  EXPECT_TRUE(named("stamps-").empty()) << "files edited just now get no stamp index";
+  std::this_thread::sleep_for(std::chrono::milliseconds(2200));  // kSettleNs
+  EXPECT_EQ(titles(rules), "rule-a=a1 rule-b=b1 ");
+  std::vector<fs::path> index = named("stamps-");
+  ASSERT_EQ(index.size(), 1u);
+  const std::string stamp_key = index[0].stem().string().substr(7);
+  // The index is what a start uses: pointed at the entry of other rules, it loads those (only a
+  // writer of this private directory could do that: Note: [Cache hardening]).
+  write(other, "rule-c", "c1");
+  std::vector<fs::path> before = named("rules-");
+  EXPECT_EQ(titles(other), "rule-c=c1 ");
+  std::string other_key;
+  for (const fs::path& e : named("rules-")) {
+    if (std::find(before.begin(), before.end(), e) == before.end()) other_key = e.stem().string().substr(6);
+  }
+  ASSERT_EQ(other_key.size(), 64u);
+  const std::string good = ReadText(index[0].string());
+  std::ofstream(index[0], std::ios::trunc) << "triage-rule-stamps 1\n" << stamp_key << "\n" << other_key << "\n";
+  EXPECT_EQ(titles(rules), "rule-c=c1 ");
+  // Bad indexes are misses.
+  for (const std::string& bad : {std::string("triage-rule-stamps 1\n") + stamp_key + "\n" + other_key.substr(1) + "\n",
+                                 std::string("triage-rule-stamps 1\n") + other_key + "\n" + other_key + "\n",
+                                 std::string(4096, 'x'), std::string()}) {
+    std::ofstream(index[0], std::ios::trunc) << bad;
+    EXPECT_EQ(titles(rules), "rule-a=a1 rule-b=b1 ");
+  }
+  fs::remove(index[0]);
+  ASSERT_EQ(mkfifo(index[0].c_str(), 0600), 0);
+  EXPECT_EQ(titles(rules), "rule-a=a1 rule-b=b1 ");
+  fs::remove(index[0]);
+  fs::create_symlink("/dev/zero", index[0]);
+  EXPECT_EQ(titles(rules), "rule-a=a1 rule-b=b1 ");
+  fs::remove(index[0]);
+  std::ofstream(index[0], std::ios::trunc) << good;
+  EXPECT_EQ(titles(rules), "rule-a=a1 rule-b=b1 ");
+  // An edit of the same size with the modification time put back still moves the status-change time.
+  const std::string a = rules + "/rule-a.yaml";
+  struct stat st;
+  ASSERT_EQ(stat(a.c_str(), &st), 0);
+  write(rules, "rule-a", "a2");
+  const struct timespec times[2] = {st.st_atim, st.st_mtim};
+  ASSERT_EQ(utimensat(AT_FDCWD, a.c_str(), times, 0), 0);
+  const size_t indexes = named("stamps-").size();
+  EXPECT_EQ(titles(rules), "rule-a=a2 rule-b=b1 ");
+  EXPECT_EQ(named("stamps-").size(), indexes) << "no index for a file edited just now";
+  fs::remove_all(cache);
+  fs::remove_all(rules);
+  fs::remove_all(other);
 }
 
 TEST(RuleCache, SerialisationRoundTrips) {

@@ -469,25 +469,67 @@ void WriteRuleParts(const std::string& dir, const std::vector<RulePart>& parts) 
   WriteAndRename(dir, dir + "/" + kRulePartsFile, kPartsMagic + bytes);
 }
 
+namespace {
+
+// Keeps the newest `keep` files of `dir` named PREFIX...EXTENSION: each edit of a rule file makes a
+// new key. Only regular files named so are removed (a symlink's target never is).
+void KeepNewest(const std::string& dir, const std::string& prefix, const std::string& extension, int keep) {
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && it->path().extension() == extension && it->is_regular_file(ec) &&
+        !it->is_symlink(ec)) {
+      entries.emplace_back(fs::last_write_time(it->path(), ec), it->path());
+    }
+  }
+  if (static_cast<int>(entries.size()) <= keep) return;
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = static_cast<size_t>(keep); i < entries.size(); ++i) fs::remove(entries[i].second, ec);
+}
+
+// A stamp index on disk: kStampMagic, its stamp key, then the content key, each on a line.
+constexpr char kStampMagic[] = "triage-rule-stamps 1\n";
+constexpr int kKeepStampIndexes = 32;
+
+std::string StampPath(const std::string& dir, const std::string& stamp_key) {
+  return dir + "/stamps-" + stamp_key + ".key";
+}
+
+bool IsHexKey(std::string_view s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+}  // namespace
+
+bool ReadStampIndex(const std::string& dir, const std::string& stamp_key, std::string* content_key) {
+  if (dir.empty() || !IsHexKey(stamp_key) || !SafeCacheDir(dir, /*create=*/false)) return false;
+  std::string bytes;
+  if (!ReadOwnRegularFile(StampPath(dir, stamp_key), &bytes)) return false;
+  const std::string header = std::string(kStampMagic) + stamp_key + "\n";
+  if (bytes.size() != header.size() + 65 || bytes.compare(0, header.size(), header) != 0 || bytes.back() != '\n') {
+    return false;
+  }
+  const std::string_view key = std::string_view(bytes).substr(header.size(), 64);
+  if (!IsHexKey(key)) return false;
+  *content_key = std::string(key);
+  return true;
+}
+
+void WriteStampIndex(const std::string& dir, const std::string& stamp_key, const std::string& content_key) {
+  if (dir.empty() || !IsHexKey(stamp_key) || !IsHexKey(content_key) || !SafeCacheDir(dir, /*create=*/true)) return;
+  if (!WriteAndRename(dir, StampPath(dir, stamp_key), std::string(kStampMagic) + stamp_key + "\n" + content_key + "\n")) {
+    return;
+  }
+  KeepNewest(dir, "stamps-", ".key", kKeepStampIndexes);
+}
+
 void WriteRuleCache(const std::string& dir, const std::string& key, const ParsedRules& parsed) {
   if (dir.empty() || !SafeCacheDir(dir, /*create=*/true)) return;
   if (!WriteAndRename(dir, EntryPath(dir, key), std::string(kEntryMagic) + key + "\n" + SerializeParsedRules(parsed))) {
     return;
   }
-  // Keep the newest few entries: each edit of a rule file makes a new key. Only regular files named
-  // like entries are removed (a symlink's target never is).
-  std::error_code ec;
-  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.rfind("rules-", 0) == 0 && it->path().extension() == ".bin" && it->is_regular_file(ec) &&
-        !it->is_symlink(ec)) {
-      entries.emplace_back(fs::last_write_time(it->path(), ec), it->path());
-    }
-  }
-  if (static_cast<int>(entries.size()) <= kKeepEntries) return;
-  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (size_t i = kKeepEntries; i < entries.size(); ++i) fs::remove(entries[i].second, ec);
+  KeepNewest(dir, "rules-", ".bin", kKeepEntries);
 }
 
 }  // namespace triage

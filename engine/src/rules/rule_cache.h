@@ -106,6 +106,13 @@ bool ReadRuleParts(const std::string& dir, std::vector<RulePart>* parts);
 void WriteRuleParts(const std::string& dir, const std::vector<RulePart>& parts);
 constexpr char kRulePartsFile[] = "rule-parts.bin";
 
+// Reads the stamp index for `stamp_key` from `dir` (Note: [Rule file stamps] in rule_loader.cc): the key
+// of the entry built from the rule files those stamps describe, into *content_key (64 hex digits);
+// false when there is none, it is malformed, or it is not safe to read (Note: [Cache hardening]).
+bool ReadStampIndex(const std::string& dir, const std::string& stamp_key, std::string* content_key);
+// Writes it (best effort), and keeps at most a few dozen stamp indexes in `dir`.
+void WriteStampIndex(const std::string& dir, const std::string& stamp_key, const std::string& content_key);
+
 // Reads the entry for `key` from `dir`; false on a miss, a bad entry, or a directory or entry that is
 // not safe to read (Note: [Cache hardening]).
 bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* parsed);

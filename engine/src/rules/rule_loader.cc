@@ -1,6 +1,8 @@
 // The resolve and compile stages of rule loading, and its entry points (rule_loader.h).
 #include "rules/rule_loader.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -546,7 +548,100 @@ void AddProgramIdentity(CacheKey* key) {
   key->Add(std::string_view(TRIAGE_VERSION));
 }
 
-LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
+// Note: [Rule file stamps]
+// Hashing every rule file's bytes for the cache key means reading ~260 files on every start (~1000
+// system calls and the digest of ~0.9 MB). A start first lists the rule files and stat(2)s them
+// instead (StampProbe): the stamp key hashes what the content key hashes except that each file's
+// bytes are replaced by its stamp (device, inode, size, modification and status-change times in ns).
+// The cache directory's stamp index for that key names the content key of the entry built from those
+// files, and a hit loads that entry without reading a rule file. Any change to a stamp (an edit, a
+// file replaced by a rename, a `touch`, a restored mtime, which still moves the status-change time)
+// is a miss, and the load reads and hashes the files as before. As git does for its index, a stamp
+// is not trusted for changes within the file system's timestamp granularity: an index is written
+// only when every file's modification and status-change times are more than kSettleNs before the
+// listing began, and each file's stamp when it was read (fstat of the open file, before reading)
+// equals its stamp in the listing, so an edit made after the listing always changes a stamp; a file
+// edited in the last two seconds costs its next start the read and the digest, not correctness.
+// What this does not catch: a file whose bytes change while every stamp field stays the same, which
+// takes writing through a raw device, or a clock set back by the granularity between two edits of
+// the same size (a network file system whose server clock lags the client's). TRIAGE_NO_CACHE=1
+// turns every cache off.
+constexpr std::int64_t kSettleNs = 2'000'000'000;
+
+// The stat-only listing of a load's sources and what it keys (Note: [Rule file stamps]).
+struct StampProbe {
+  BuildInput in;                // the sources without their rule files' bytes
+  std::string stamp_key;        // "" when some file could not be stat'ed
+  bool settled = false;         // every file is older than the listing by kSettleNs
+};
+
+// The key inputs shared by every file of the load: the program and the options that change validation.
+CacheKey BaseKey(const BuildInput& in) {
+  CacheKey base;
+  AddProgramIdentity(&base);
+  base.Add(static_cast<std::uint64_t>(in.strict));
+  base.Add(static_cast<std::uint64_t>(in.limits.memory_bytes));
+  base.Add(static_cast<std::uint64_t>(in.limits.instructions));
+  base.Add(static_cast<std::uint64_t>(in.limits.milliseconds));
+  return base;
+}
+
+// The whole-set key's inputs other than the rule files themselves.
+void AddLoadInputs(const BuildInput& in, CacheKey* key) {
+  for (const auto& [id, by] : in.disable) {
+    key->Add(id);
+    key->Add(by);
+  }
+  for (const Problem& p : in.problems) key->Add(p.ToString());
+}
+
+StampProbe ProbeStamps(const LoadOptions& options) {
+  StampProbe probe;
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const std::int64_t listed_ns = static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+  probe.in.strict = options.strict;
+  probe.in.limits = options.lua;
+  CollectSources(options, &probe.in.files, &probe.in.disable, &probe.in.calibration, &probe.in.problems,
+                 /*contents=*/false);
+  CacheKey key = BaseKey(probe.in);
+  key.Add(std::string_view("stamps"));
+  AddLoadInputs(probe.in, &key);
+  probe.settled = true;
+  for (const SourceFile& f : probe.in.files) {
+    if (!f.stamped) return probe;  // the full load reports it
+    key.Add(f.path);
+    key.Add(f.origin);
+    key.Add(static_cast<std::uint64_t>(f.layer));
+    key.Add(f.root);
+    for (std::uint64_t v : {f.stamp.dev, f.stamp.ino, f.stamp.size, static_cast<std::uint64_t>(f.stamp.mtime_ns),
+                            static_cast<std::uint64_t>(f.stamp.ctime_ns)}) {
+      key.Add(v);
+    }
+    probe.settled = probe.settled && f.stamp.mtime_ns < listed_ns - kSettleNs && f.stamp.ctime_ns < listed_ns - kSettleNs;
+  }
+  for (const SourceFile& f : probe.in.calibration) {
+    key.Add(f.path);
+    key.Add(f.content);
+  }
+  probe.stamp_key = key.Hex();
+  return probe;
+}
+
+// True when `files` (read) are the files `probe` listed, each with the stamp it was listed with.
+bool SameStamps(const StampProbe& probe, const std::vector<SourceFile>& files) {
+  if (probe.in.files.size() != files.size()) return false;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const SourceFile& a = probe.in.files[i];
+    const SourceFile& b = files[i];
+    if (a.path != b.path || a.layer != b.layer || !b.stamped || !(a.stamp == b.stamp)) return false;
+  }
+  return true;
+}
+
+// `probe`: the stamp listing made before `in` was collected (null: none), whose index is written for
+// the content key when its files did not change since (Note: [Rule file stamps]).
+LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampProbe* probe = nullptr) {
   // Reloads keep the previous version of broken rules, which depends on more than the files: no cache.
   if (cache_dir.empty() || in.previous) {
     PartCache no_parts(CacheKey(), "");
@@ -555,26 +650,21 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
     return Compile(std::move(parsed), in, std::move(compiled));
   }
   // What every file's reading depends on besides the file (Note: [Rule parts]).
-  CacheKey base;
-  AddProgramIdentity(&base);
-  base.Add(static_cast<std::uint64_t>(in.strict));
-  base.Add(static_cast<std::uint64_t>(in.limits.memory_bytes));
-  base.Add(static_cast<std::uint64_t>(in.limits.instructions));
-  base.Add(static_cast<std::uint64_t>(in.limits.milliseconds));
+  const CacheKey base = BaseKey(in);
   CacheKey key = base;
-  for (const auto& [id, by] : in.disable) {
-    key.Add(id);
-    key.Add(by);
-  }
-  for (const Problem& p : in.problems) key.Add(p.ToString());
+  AddLoadInputs(in, &key);
   for (const SourceFile& f : in.files) {
     key.Add(f.path);
     key.Add(f.origin);
     key.Add(static_cast<std::uint64_t>(f.layer));
     key.Add(f.content);
   }
+  const std::string content_key = key.Hex();
+  if (probe && !probe->stamp_key.empty() && probe->settled && SameStamps(*probe, in.files)) {
+    WriteStampIndex(cache_dir, probe->stamp_key, content_key);  // an entry follows under content_key
+  }
   ParsedRules parsed;
-  if (ReadRuleCache(cache_dir, key.Hex(), &parsed)) return Compile(std::move(parsed), in, std::nullopt);
+  if (ReadRuleCache(cache_dir, content_key, &parsed)) return Compile(std::move(parsed), in, std::nullopt);
   PartCache parts(base, cache_dir);
   parsed = ParseAll(in, parts);
   parts.Save();
@@ -582,21 +672,32 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "") {
   // Store the required literals (ParseAll's) and the prefilter's plan too: computing them is a fifth
   // of a cold load, and most of a warm one.
   parsed.plan = PlanLinePrefilter(parsed.atoms, Segmenter::IdleKeywords());
-  WriteRuleCache(cache_dir, key.Hex(), parsed);
+  WriteRuleCache(cache_dir, content_key, parsed);
   return Compile(std::move(parsed), in, std::move(compiled));
 }
 
 }  // namespace
 
 LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous) {
+  std::string cache_dir;
+  if (options.cache) cache_dir = options.cache_dir.empty() ? DefaultRuleCacheDir() : options.cache_dir;
+  // Note: [Rule file stamps]: unchanged files are not read at all.
+  std::optional<StampProbe> probe;
+  if (!cache_dir.empty() && !previous) {
+    probe = ProbeStamps(options);
+    std::string content_key;
+    ParsedRules parsed;
+    if (!probe->stamp_key.empty() && ReadStampIndex(cache_dir, probe->stamp_key, &content_key) &&
+        ReadRuleCache(cache_dir, content_key, &parsed)) {
+      return Compile(std::move(parsed), probe->in, std::nullopt);
+    }
+  }
   BuildInput in;
   in.strict = options.strict;
   in.limits = options.lua;
   in.previous = previous;
   CollectSources(options, &in.files, &in.disable, &in.calibration, &in.problems);
-  std::string cache_dir;
-  if (options.cache) cache_dir = options.cache_dir.empty() ? DefaultRuleCacheDir() : options.cache_dir;
-  return Build(std::move(in), cache_dir);
+  return Build(std::move(in), cache_dir, probe ? &*probe : nullptr);
 }
 
 LoadResult LoadRules(const LoadOptions& options) { return LoadRulesKeeping(options, nullptr); }

@@ -2,6 +2,7 @@
 #include "rules/rule_sources.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -61,22 +62,63 @@ void ReadConfig(const fs::path& f, DisableList* disable, std::vector<Problem>* p
 // Reads the rule files (.yaml, .yml, .lua) under `root`, a directory or a single file, appending them
 // to `out` with `layer` and `origin`, its triage.yaml's `disable` list to `disable` and its
 // calibration.yaml to `calibration`. A missing `root` is a problem only when `must_exist`.
+FileStamp StampOf(const struct stat& st) {
+  FileStamp s;
+  s.dev = static_cast<std::uint64_t>(st.st_dev);
+  s.ino = static_cast<std::uint64_t>(st.st_ino);
+  s.size = static_cast<std::uint64_t>(st.st_size);
+  s.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  s.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+  return s;
+}
+
+// Sorts paths as std::filesystem::path orders them (element by element), comparing strings: with
+// '/' mapped to a byte below any a name can hold, the string order is the element order.
+void SortPaths(std::vector<fs::path>* files) {
+  std::vector<std::pair<std::string, size_t>> keys;
+  keys.reserve(files->size());
+  for (size_t i = 0; i < files->size(); ++i) {
+    std::string k = (*files)[i].string();
+    std::replace(k.begin(), k.end(), '/', '\0');
+    keys.emplace_back(std::move(k), i);
+  }
+  std::sort(keys.begin(), keys.end());
+  std::vector<fs::path> sorted;
+  sorted.reserve(files->size());
+  for (const auto& k : keys) sorted.push_back(std::move((*files)[k.second]));
+  *files = std::move(sorted);
+}
+
 void CollectFiles(const std::string& root, int layer, const std::string& origin, bool must_exist,
                   std::vector<SourceFile>* out, DisableList* disable, std::vector<SourceFile>* calibration,
-                  std::vector<Problem>* problems) {
+                  std::vector<Problem>* problems, bool contents) {
   std::error_code ec;
   fs::path p(root);
-  auto read = [&](const fs::path& f, std::vector<SourceFile>* into) {
-    // Plain read(2): an ifstream's set-up costs more than reading a small file (every start reads
-    // all of them to hash them, Note: [Rule cache]).
+  auto read = [&](const fs::path& f, std::vector<SourceFile>* into, bool content_too) {
+    if (!content_too) {  // Note: [Rule file stamps]
+      struct stat st;
+      SourceFile sf{f.string(), std::string(), layer, origin, root};
+      sf.stamped = ::stat(f.c_str(), &st) == 0;
+      if (sf.stamped) sf.stamp = StampOf(st);
+      into->push_back(std::move(sf));
+      return;
+    }
+    // Plain read(2): an ifstream's set-up costs more than reading a small file.
     int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
       AddProblem(problems, Problem::Severity::kError, ProblemCode::kUnreadable, f.string(), 0, 0, "",
                  "cannot read rule file");
       return;
     }
+    SourceFile sf{f.string(), std::string(), layer, origin, root};
+    struct stat st;
+    sf.stamped = ::fstat(fd, &st) == 0;  // before reading: a later change shows in the next stamp
+    if (sf.stamped) sf.stamp = StampOf(st);
     // Up to one byte past the limit: enough to see that a file is too large.
-    std::string content;
+    std::string& content = sf.content;
+    if (sf.stamped && S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) <= kMaxRuleFileBytes) {
+      content.reserve(static_cast<size_t>(st.st_size) + 1);
+    }
     char buf[1 << 16];
     while (content.size() <= kMaxRuleFileBytes) {
       ssize_t n = ::read(fd, buf, sizeof buf);
@@ -86,14 +128,14 @@ void CollectFiles(const std::string& root, int layer, const std::string& origin,
     }
     ::close(fd);
     if (content.size() > kMaxRuleFileBytes + 1) content.resize(kMaxRuleFileBytes + 1);
-    into->push_back({f.string(), std::move(content), layer, origin, root});
+    into->push_back(std::move(sf));
   };
   if (fs::is_regular_file(p, ec)) {
-    read(p, out);
+    read(p, out, contents);
     // A single rule file brings its Lua sibling along.
     fs::path lua = p;
     lua.replace_extension(".lua");
-    if (p.extension() != ".lua" && fs::is_regular_file(lua, ec)) read(lua, out);
+    if (p.extension() != ".lua" && fs::is_regular_file(lua, ec)) read(lua, out, contents);
     return;
   }
   if (!fs::is_directory(p, ec)) {
@@ -104,7 +146,7 @@ void CollectFiles(const std::string& root, int layer, const std::string& origin,
   }
   if (fs::is_regular_file(p / "triage.yaml", ec)) ReadConfig(p / "triage.yaml", disable, problems);
   // Note: [Calibration map] (rules/README.md): parsed by the loader after compiling.
-  if (fs::is_regular_file(p / "calibration.yaml", ec)) read(p / "calibration.yaml", calibration);
+  if (fs::is_regular_file(p / "calibration.yaml", ec)) read(p / "calibration.yaml", calibration, true);
   std::vector<fs::path> files;
   for (fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec), end;
        !ec && it != end; it.increment(ec)) {
@@ -115,14 +157,14 @@ void CollectFiles(const std::string& root, int layer, const std::string& origin,
     if (f.filename() == "taxonomy.yaml" || f.filename() == "triage.yaml" || f.filename() == "calibration.yaml") continue;
     files.push_back(f);
   }
-  std::sort(files.begin(), files.end());
-  for (const fs::path& f : files) read(f, out);
+  SortPaths(&files);
+  for (const fs::path& f : files) read(f, out, contents);
 }
 
 }  // namespace
 
 void CollectSources(const LoadOptions& options, std::vector<SourceFile>* out, DisableList* disable,
-                    std::vector<SourceFile>* calibration, std::vector<Problem>* problems) {
+                    std::vector<SourceFile>* calibration, std::vector<Problem>* problems, bool contents) {
   int layer = 0;
   std::set<std::string> seen;  // one directory reached twice (e.g. user == project) is read once
   auto add = [&](const std::string& dir, const std::string& origin, bool must_exist) {
@@ -130,7 +172,7 @@ void CollectSources(const LoadOptions& options, std::vector<SourceFile>* out, Di
     std::error_code ec;
     std::string key = fs::weakly_canonical(dir, ec).string();
     if (!seen.insert(ec ? dir : key).second) return;
-    CollectFiles(dir, layer++, origin, must_exist, out, disable, calibration, problems);
+    CollectFiles(dir, layer++, origin, must_exist, out, disable, calibration, problems, contents);
   };
   if (options.bundled) add(BundledRulesDir(), "bundled", true);
   if (options.system) add(SystemRulesDir(), "system", false);
