@@ -310,11 +310,21 @@ TEST(RuleCache, SerialisationRoundTrips) {
   p.problems = r.problems;
   p.problems.push_back({Problem::Severity::kWarning, "code", "f.yaml", 3, 4, "rule", "message"});
   p.atoms = {std::vector<std::string>{"cuda", "memory"}, std::nullopt, std::vector<std::string>{}};
+  p.calibrated = true;
+  p.calibration = {0, 0, 0.5, 0.25, 1, 1};
   std::string once = SerializeParsedRules(p);
   ParsedRules back;
   ASSERT_TRUE(ParseParsedRules(once, &back));
   EXPECT_EQ(back.rules.size(), p.rules.size());
   EXPECT_EQ(back.atoms, p.atoms);
+  EXPECT_TRUE(back.calibrated);
+  EXPECT_EQ(back.calibration, p.calibration);
+  // Knots that are no calibration map make the entry a miss.
+  for (const std::vector<double>& bad : std::vector<std::vector<double>>{{0, 0.5, 1}, {0, 0.5, 1, 0.25}, {0.1, 0, 1, 1}, {}}) {
+    ParsedRules odd = p;
+    odd.calibration = bad;
+    EXPECT_FALSE(ParseParsedRules(SerializeParsedRules(odd), &back)) << bad.size();
+  }
   EXPECT_TRUE(SerializeParsedRules(back) == once);
   // A list of rule files' parts (Note: [Rule parts]), every field set.
   RulePart part;

@@ -61,6 +61,29 @@ bool CalibrationMap::Parse(const std::string& text, CalibrationMap* out, std::st
   return true;
 }
 
+bool CalibrationMap::FromFlat(const std::vector<double>& flat, CalibrationMap* out) {
+  if (flat.size() < 4 || flat.size() % 2 != 0) return false;
+  std::vector<std::pair<double, double>> knots;
+  for (size_t i = 0; i < flat.size(); i += 2) {
+    const double before = flat[i], after = flat[i + 1];
+    if (!(before >= 0 && before <= 1 && after >= 0 && after <= 1)) return false;  // NaN fails too
+    if (!knots.empty() && (before <= knots.back().first || after < knots.back().second)) return false;
+    knots.emplace_back(before, after);
+  }
+  if (knots.front().first != 0 || knots.back().first != 1) return false;
+  out->knots_ = std::move(knots);
+  return true;
+}
+
+std::vector<double> CalibrationMap::Flat() const {
+  std::vector<double> out;
+  for (const auto& [before, after] : knots_) {
+    out.push_back(before);
+    out.push_back(after);
+  }
+  return out;
+}
+
 double CalibrationMap::Apply(double p) const {
   if (knots_.size() < 2) return p;
   p = std::clamp(p, 0.0, 1.0);

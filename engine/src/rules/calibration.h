@@ -18,6 +18,12 @@ class CalibrationMap {
   // and sets *error to a sentence naming what is wrong (1-based line in *line when known).
   static bool Parse(const std::string& text, CalibrationMap* out, std::string* error, int* line);
 
+  // Makes the map of `knots` (before, after, before, after, ...: the rule cache's form of knots());
+  // false when they do not describe a map Parse accepts.
+  static bool FromFlat(const std::vector<double>& knots, CalibrationMap* out);
+  // Returns knots() as FromFlat takes them.
+  std::vector<double> Flat() const;
+
   // The calibrated confidence; `p` outside [0, 1] is clamped first.
   double Apply(double p) const;
 

@@ -14,6 +14,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "rules/calibration.h"
 #include "rules/lua_runtime.h"
 #include "rules/signal_rules.h"
 
@@ -34,7 +35,7 @@ static_assert(sizeof(Problem) == 144, "Problem changed: list the new field in Fi
 namespace {
 
 constexpr std::uint32_t kMagic = 0x54524331;  // "TRC1"
-constexpr std::uint32_t kFormat = 4;
+constexpr std::uint32_t kFormat = 5;
 constexpr int kKeepEntries = 8;
 
 // Note: [Cache fields] Each struct the cache holds lists its fields once, in a Fields(archive, value)
@@ -151,6 +152,8 @@ void Fields(A& a, T& p) {
   a(p.plan.keyword_patterns);
   a(p.plan.layout.offsets);
   a(p.plan.layout.buckets);
+  a(p.calibrated);
+  a(p.calibration);
 }
 
 template <class A, class T, IfIs<T, RulePart> = 0>
@@ -352,6 +355,8 @@ bool ParseParsedRules(std::string_view bytes, ParsedRules* out) {
   ParsedRules p;
   in(p);
   if (in.U64() != kMagic || !in.ok() || !in.AtEnd()) return false;
+  CalibrationMap map;
+  if (p.calibrated && !CalibrationMap::FromFlat(p.calibration, &map)) return false;
   *out = std::move(p);
   return true;
 }

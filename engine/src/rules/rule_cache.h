@@ -54,6 +54,11 @@ struct ParsedRules {
   // The line prefilter's plan made from those atoms (PlanLinePrefilter): its keyword choice and which
   // patterns each keyword guards. Empty when not computed (then Compile makes it).
   PrefilterPlan plan;
+  // The calibration map (Note: [Calibration map]) parsed from the search path's last calibration.yaml,
+  // as CalibrationMap::Flat gives it; `calibrated` false when there is none or it is broken (its
+  // problem is then among `problems`).
+  bool calibrated = false;
+  std::vector<double> calibration;
 };
 
 // What reading one rule file gives (Note: [Rule parts]): the rule, when the file holds a valid one,

@@ -439,19 +439,20 @@ ParsedRules ParseAll(BuildInput& in, PartCache& parts) {
 }
 
 // Note: [Calibration map]: the last directory in search order that has a calibration.yaml provides the
-// map; a broken one is an error and leaves confidences uncalibrated. The file is tiny, so it is parsed
-// on every load rather than cached.
-void AttachCalibration(const std::vector<SourceFile>& files, RuleSet* set, std::vector<Problem>* problems) {
+// map; a broken one is an error and leaves confidences uncalibrated. Its knots are cached with the
+// rules (its path and bytes are in the key): parsing it took yaml-cpp ~1.6 M instructions a start.
+void ParseCalibration(const std::vector<SourceFile>& files, ParsedRules* parsed) {
   if (files.empty()) return;
   const SourceFile& f = files.back();
-  auto map = std::make_shared<CalibrationMap>();
+  CalibrationMap map;
   std::string error;
   int line = 0;
-  if (!CalibrationMap::Parse(f.content, map.get(), &error, &line)) {
-    AddProblem(problems, Problem::Severity::kError, ProblemCode::kBadCalibration, f.path, line, 0, "", error);
+  if (!CalibrationMap::Parse(f.content, &map, &error, &line)) {
+    AddProblem(&parsed->problems, Problem::Severity::kError, ProblemCode::kBadCalibration, f.path, line, 0, "", error);
     return;
   }
-  set->calibration = std::move(map);
+  parsed->calibrated = true;
+  parsed->calibration = map.Flat();
 }
 
 // The search-path entries other than the bundled rules that hold at least one of `rules`, in search
@@ -530,7 +531,10 @@ LoadResult Compile(ParsedRules parsed, const BuildInput& in, std::optional<std::
   if (std::any_of(set->rules.begin(), set->rules.end(), [](const Rule& r) { return r.has_lua(); })) {
     set->lua = std::make_shared<LuaRuntime>(&set->rules, limits);
   }
-  AttachCalibration(in.calibration, set.get(), &problems);
+  if (parsed.calibrated) {
+    auto map = std::make_shared<CalibrationMap>();
+    if (CalibrationMap::FromFlat(parsed.calibration, map.get())) set->calibration = std::move(map);
+  }
   LoadResult result;
   result.rules = std::move(set);
   result.problems = std::move(problems);
@@ -647,6 +651,7 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampPr
     PartCache no_parts(CacheKey(), "");
     ParsedRules parsed = ParseAll(in, no_parts);
     std::unique_ptr<RE2::Set> compiled = CompileSetNow(parsed.rules, &parsed.problems);
+    ParseCalibration(in.calibration, &parsed);
     return Compile(std::move(parsed), in, std::move(compiled));
   }
   // What every file's reading depends on besides the file (Note: [Rule parts]).
@@ -659,6 +664,11 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampPr
     key.Add(static_cast<std::uint64_t>(f.layer));
     key.Add(f.content);
   }
+  key.Add(std::string_view("calibration"));
+  for (const SourceFile& f : in.calibration) {
+    key.Add(f.path);
+    key.Add(f.content);
+  }
   const std::string content_key = key.Hex();
   if (probe && !probe->stamp_key.empty() && probe->settled && SameStamps(*probe, in.files)) {
     WriteStampIndex(cache_dir, probe->stamp_key, content_key);  // an entry follows under content_key
@@ -669,6 +679,7 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampPr
   parsed = ParseAll(in, parts);
   parts.Save();
   std::unique_ptr<RE2::Set> compiled = CompileSetNow(parsed.rules, &parsed.problems);
+  ParseCalibration(in.calibration, &parsed);
   // Store the required literals (ParseAll's) and the prefilter's plan too: computing them is a fifth
   // of a cold load, and most of a warm one.
   parsed.plan = PlanLinePrefilter(parsed.atoms, Segmenter::IdleKeywords());
