@@ -121,3 +121,11 @@ file(RELATIVE_PATH TRIAGE_PC_TO_PREFIX "/p/${_triage_pcdir}" "/p")
 string(REGEX REPLACE "/$" "" TRIAGE_PC_TO_PREFIX "${TRIAGE_PC_TO_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/triage.pc.in ${PROJECT_BINARY_DIR}/cmake/triage.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/cmake/triage.pc DESTINATION ${_triage_pcdir})
+
+# The shipped rule cache (Note: [Shipped rule cache] in engine/src/rules/rule_cache.h): last, once the
+# command and the bundled rules are installed. A cross-compiled command cannot run here.
+if(TARGET triage AND NOT CMAKE_CROSSCOMPILING)
+  install(CODE "set(TRIAGE_SHIP_BINDIR \"${CMAKE_INSTALL_BINDIR}\")
+set(TRIAGE_SHIP_CACHEDIR \"${CMAKE_INSTALL_DATADIR}/triage/rule-cache\")
+include(\"${PROJECT_SOURCE_DIR}/cmake/ship_rule_cache.cmake\")")
+endif()

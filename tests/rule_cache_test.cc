@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include "rules/rule_cache.h"
@@ -300,6 +301,90 @@ TEST(RuleCache, StampsSkipReadingUnchangedFilesAndMissOnAnyChange) {
   fs::remove_all(cache);
   fs::remove_all(rules);
   fs::remove_all(other);
+}
+
+// Sets an environment variable for a scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// Note: [Shipped rule cache]: the entry and parts `cmake --install` leaves beside the bundled rules
+// serve a user's first load (with no cache of their own), unless others may write them.
+TEST(RuleCache, ShippedCacheServesAFirstLoad) {
+  const std::string root = TempDir("shipped");
+  fs::copy(std::string(TRIAGE_SOURCE_DIR) + "/rules", root + "/rules", fs::copy_options::recursive);
+  ScopedEnv bundled("TRIAGE_BUNDLED_RULES", root + "/rules");
+  const std::string shipped = root + "/rule-cache";
+  ASSERT_EQ(ShippedRuleCacheDir(), shipped);
+  const std::string fresh = Observe(LoadBundled(false, ""));
+  LoadBundled(true, shipped);  // what the install runs
+  const std::string mine = root + "/user-cache";
+  auto entries = [&](const std::string& dir) {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(dir)) n += e.path().filename().string().rfind("rules-", 0) == 0;
+    return n;
+  };
+  // Served by the shipped entry: nothing parsed (no parts written), the entry copied.
+  EXPECT_TRUE(fresh == Observe(LoadBundled(true, mine)));
+  EXPECT_FALSE(fs::exists(mine + "/" + kRulePartsFile)) << "the shipped entry was not used";
+  EXPECT_EQ(entries(mine), 1u);
+  // A shipped directory, or entry, that others may write is not used: the load parses.
+  std::string shipped_entry;
+  for (const auto& e : fs::directory_iterator(shipped)) {
+    if (e.path().filename().string().rfind("rules-", 0) == 0) shipped_entry = e.path().string();
+  }
+  ASSERT_FALSE(shipped_entry.empty());
+  // (The shipped parts are set aside for the entry's case, or they would serve the load.)
+  const std::string shipped_parts = shipped + "/" + kRulePartsFile;
+  for (const std::string& loose : {shipped, shipped_entry}) {
+    fs::remove_all(mine);
+    if (loose == shipped_entry) fs::rename(shipped_parts, shipped_parts + ".aside");
+    fs::permissions(loose, fs::perms::group_write, fs::perm_options::add);
+    EXPECT_TRUE(fresh == Observe(LoadBundled(true, mine)));
+    EXPECT_TRUE(fs::exists(mine + "/" + kRulePartsFile)) << loose << ": a group-writable shipped cache was used";
+    fs::permissions(loose, fs::perms::group_write, fs::perm_options::remove);
+    if (loose == shipped_entry) fs::rename(shipped_parts + ".aside", shipped_parts);
+  }
+  // With rules of the user's own, the bundled files' parts come from the shipped parts file: a
+  // marked part shows.
+  const std::string parts_file = shipped + "/" + kRulePartsFile;
+  const std::string magic = "triage-rule-parts 1\n";
+  std::string bytes = ReadText(parts_file);
+  std::vector<RulePart> parts;
+  ASSERT_TRUE(ParseRuleParts(std::string_view(bytes).substr(magic.size()), &parts));
+  ASSERT_FALSE(parts.empty());
+  const std::string marked_id = parts[0].rule.id;
+  parts[0].rule.title = "from the shipped part";
+  std::ofstream(parts_file, std::ios::binary | std::ios::trunc) << magic << SerializeRuleParts(parts);
+  const std::string own = root + "/own-rules";
+  fs::create_directories(own);
+  std::ofstream(own + "/own-rule.yaml") << "id: own-rule\ncategory: cuda.oom\ntitle: own\nmatch:\n  message: 'own failed'\n"
+                                           "explain: e\nhypotheses:\n  - id: h\n    text: t\n    test: t\n    fix: f\n"
+                                           "verify: v\nexamples:\n  - match: 'own failed'\n";
+  fs::remove_all(mine);
+  LoadOptions o;
+  o.env_path = o.system = o.user = o.project = false;
+  o.dirs = {own};
+  o.cache_dir = mine;
+  const LoadResult with_own = LoadRules(o);
+  std::string title;
+  for (const Rule& r : with_own.rules->rules) {
+    if (r.id == marked_id) title = r.title;
+  }
+  EXPECT_EQ(title, "from the shipped part");
+  fs::remove_all(root);
 }
 
 TEST(RuleCache, SerialisationRoundTrips) {

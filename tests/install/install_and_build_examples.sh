@@ -22,6 +22,10 @@ for f in bin/triage include/triage/triage.h include/triage_c.h share/triage/rule
          share/man/man1/triage.1 share/doc/triage/cli.md; do
   [ -e "$P/$f" ] || fail "not installed: $f"
 done
+# The shipped rule cache (Note: [Shipped rule cache] in engine/src/rules/rule_cache.h): made by the
+# installed triage at install time, readable by every user, writable by its owner only.
+ls "$P"/share/triage/rule-cache/rules-*.bin > /dev/null 2>&1 || fail "no shipped rule cache in share/triage/rule-cache"
+[ "$(stat -c %a "$P/share/triage/rule-cache")" = 755 ] || fail "share/triage/rule-cache is not mode 755"
 libdir=$(dirname "$(find "$P" -name triageConfig.cmake)")/../..
 [ -e "$libdir/pkgconfig/triage.pc" ] || fail "not installed: triage.pc"
 

@@ -17,6 +17,7 @@
 #include "rules/calibration.h"
 #include "rules/lua_runtime.h"
 #include "rules/signal_rules.h"
+#include "triage/triage.h"
 
 namespace triage {
 namespace fs = std::filesystem;
@@ -340,6 +341,14 @@ std::string DefaultRuleCacheDir() {
   return "";
 }
 
+std::string ShippedRuleCacheDir() {
+  const std::string bundled = BundledRulesDir();
+  if (bundled.empty()) return "";
+  fs::path dir(bundled);
+  if (!dir.has_filename()) dir = dir.parent_path();  // a trailing '/'
+  return (dir.parent_path() / "rule-cache").string();
+}
+
 std::string SerializeParsedRules(const ParsedRules& p) {
   Writer w;
   w.U64(kMagic);
@@ -390,9 +399,14 @@ constexpr char kEntryMagic[] = "triage-rule-cache 2\n";
 
 std::string EntryPath(const std::string& dir, const std::string& key) { return dir + "/rules-" + key + ".bin"; }
 
-// True when `dir` is a directory owned by this user that no one else may write (Note: [Cache
-// hardening]); with `create`, makes it (mode 0700; missing parents with the umask's mode) first.
-bool SafeCacheDir(const std::string& dir, bool create) {
+bool OwnedRight(const struct stat& st, CacheOwner owner) {
+  return st.st_uid == ::geteuid() || (owner == CacheOwner::kUserOrRoot && st.st_uid == 0);
+}
+
+// True when `dir` is a directory owned by this user (or root, for `owner` kUserOrRoot) that no one
+// else may write (Note: [Cache hardening]); with `create`, makes it (mode 0700; missing parents with
+// the umask's mode) first.
+bool SafeCacheDir(const std::string& dir, bool create, CacheOwner owner = CacheOwner::kUser) {
   if (create) {
     std::error_code ec;
     fs::path parent = fs::path(dir).parent_path();
@@ -401,16 +415,18 @@ bool SafeCacheDir(const std::string& dir, bool create) {
   }
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0) return false;
-  return S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+  return S_ISDIR(st.st_mode) && OwnedRight(st, owner) && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
 }
 
-// Reads a regular file owned by this user, not through a symlink, of at most kMaxEntryBytes.
-bool ReadOwnRegularFile(const std::string& path, std::string* bytes) {
+// Reads a regular file owned by this user (or root, for kUserOrRoot, which also refuses a file others
+// may write), not through a symlink, of at most kMaxEntryBytes.
+bool ReadOwnRegularFile(const std::string& path, std::string* bytes, CacheOwner owner = CacheOwner::kUser) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer (fstat then refuses it).
   int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat st;
-  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() &&
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && OwnedRight(st, owner) &&
+            (owner == CacheOwner::kUser || (st.st_mode & (S_IWGRP | S_IWOTH)) == 0) &&
             static_cast<std::uint64_t>(st.st_size) <= kMaxEntryBytes;
   if (ok) {
     bytes->assign(static_cast<size_t>(st.st_size), '\0');
@@ -446,20 +462,20 @@ bool WriteAndRename(const std::string& dir, const std::string& path, const std::
 
 }  // namespace
 
-bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* parsed) {
-  if (dir.empty() || !SafeCacheDir(dir, /*create=*/false)) return false;
+bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* parsed, CacheOwner owner) {
+  if (dir.empty() || !SafeCacheDir(dir, /*create=*/false, owner)) return false;
   std::string bytes;
-  if (!ReadOwnRegularFile(EntryPath(dir, key), &bytes)) return false;
+  if (!ReadOwnRegularFile(EntryPath(dir, key), &bytes, owner)) return false;
   // The entry must say it was built for this very key: one built from other sources is a miss.
   const std::string header = std::string(kEntryMagic) + key + "\n";
   if (bytes.compare(0, header.size(), header) != 0) return false;
   return ParseParsedRules(std::string_view(bytes).substr(header.size()), parsed);  // no copy of ~1 MB
 }
 
-bool ReadRuleParts(const std::string& dir, std::vector<RulePart>* parts) {
-  if (dir.empty() || !SafeCacheDir(dir, /*create=*/false)) return false;
+bool ReadRuleParts(const std::string& dir, std::vector<RulePart>* parts, CacheOwner owner) {
+  if (dir.empty() || !SafeCacheDir(dir, /*create=*/false, owner)) return false;
   std::string bytes;
-  if (!ReadOwnRegularFile(dir + "/" + kRulePartsFile, &bytes)) return false;
+  if (!ReadOwnRegularFile(dir + "/" + kRulePartsFile, &bytes, owner)) return false;
   const std::string_view magic(kPartsMagic);
   if (bytes.compare(0, magic.size(), magic) != 0) return false;
   return ParseRuleParts(std::string_view(bytes).substr(magic.size()), parts);

@@ -92,6 +92,22 @@ constexpr std::uint64_t kMaxEntryBytes = 64ull << 20;
 // "" when caching is off (TRIAGE_NO_CACHE set, or no such variable).
 std::string DefaultRuleCacheDir();
 
+// Note: [Shipped rule cache]
+// A fresh install's first run would parse every bundled rule (~130 ms of CPU). `cmake --install` runs
+// the installed `triage` once with the cache directory set to P/share/triage/rule-cache, beside the
+// bundled rules (cmake/install.cmake), so the install holds the entry and the parts a user's first
+// load asks for when it has no rules of its own (the key names the installed program and the
+// installed files: a moved prefix or another binary misses it, and is only cold). A load whose own
+// cache misses reads the shipped entry (and copies it into its own cache) or, when it has other rules
+// too, the shipped parts of the bundled files. The shipped directory is trusted as the installed
+// program is: it and its files must be owned by root or by this user and writable by no one else.
+//
+// Returns the shipped cache directory: rule-cache beside the bundled rules directory.
+std::string ShippedRuleCacheDir();
+
+// Who may own a cache directory and its files (Note: [Cache hardening]).
+enum class CacheOwner { kUser, kUserOrRoot };
+
 // Serialises / parses the payload. Parse returns false on any inconsistency.
 std::string SerializeParsedRules(const ParsedRules& parsed);
 bool ParseParsedRules(std::string_view bytes, ParsedRules* parsed);
@@ -106,7 +122,7 @@ constexpr size_t kMaxRuleParts = 4096;
 // Reads the parts file of `dir` (kRulePartsFile); false when there is none, it is bad, or the
 // directory or file is not safe to read (Note: [Cache hardening]). A part is only ever used for a
 // file whose inputs hash to its key.
-bool ReadRuleParts(const std::string& dir, std::vector<RulePart>* parts);
+bool ReadRuleParts(const std::string& dir, std::vector<RulePart>* parts, CacheOwner owner = CacheOwner::kUser);
 // Writes the parts file (best effort, as WriteRuleCache), at most kMaxRuleParts of `parts`.
 void WriteRuleParts(const std::string& dir, const std::vector<RulePart>& parts);
 constexpr char kRulePartsFile[] = "rule-parts.bin";
@@ -120,7 +136,8 @@ void WriteStampIndex(const std::string& dir, const std::string& stamp_key, const
 
 // Reads the entry for `key` from `dir`; false on a miss, a bad entry, or a directory or entry that is
 // not safe to read (Note: [Cache hardening]).
-bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* parsed);
+bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* parsed,
+                   CacheOwner owner = CacheOwner::kUser);
 // Writes the entry (best effort: a read-only or full disk, or a directory that is not safe, only
 // costs the next load its speed), and keeps at most a few entries in `dir`. Creates `dir` 0700.
 void WriteRuleCache(const std::string& dir, const std::string& key, const ParsedRules& parsed);

@@ -271,10 +271,14 @@ class PartCache {
  public:
   // `base`: the key's inputs shared by every file of the load (program, options); `dir`: the cache
   // directory ("" for none: every file is read).
-  PartCache(const CacheKey& base, std::string dir) : base_(base), dir_(std::move(dir)) {
+  // `shipped`: the install's cache directory (Note: [Shipped rule cache]), whose parts are used too.
+  PartCache(const CacheKey& base, std::string dir, const std::string& shipped = "") : base_(base), dir_(std::move(dir)) {
     if (dir_.empty()) return;
     ReadRuleParts(dir_, &old_);
-    for (size_t i = 0; i < old_.size(); ++i) by_key_.emplace(old_[i].key, i);
+    if (std::vector<RulePart> more; !shipped.empty() && ReadRuleParts(shipped, &more, CacheOwner::kUserOrRoot)) {
+      old_.insert(old_.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    }
+    for (size_t i = 0; i < old_.size(); ++i) by_key_.emplace(old_[i].key, i);  // the first of a key wins
   }
 
   // The part of `sf`: from the parts file when it holds one for these very inputs, else read now.
@@ -675,7 +679,14 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampPr
   }
   ParsedRules parsed;
   if (ReadRuleCache(cache_dir, content_key, &parsed)) return Compile(std::move(parsed), in, std::nullopt);
-  PartCache parts(base, cache_dir);
+  // A fresh install's first run: the entry `cmake --install` made (Note: [Shipped rule cache]).
+  const std::string shipped = ShippedRuleCacheDir();
+  if (!shipped.empty() && shipped != cache_dir &&
+      ReadRuleCache(shipped, content_key, &parsed, CacheOwner::kUserOrRoot)) {
+    WriteRuleCache(cache_dir, content_key, parsed);
+    return Compile(std::move(parsed), in, std::nullopt);
+  }
+  PartCache parts(base, cache_dir, shipped != cache_dir ? shipped : "");
   parsed = ParseAll(in, parts);
   parts.Save();
   std::unique_ptr<RE2::Set> compiled = CompileSetNow(parsed.rules, &parsed.problems);

@@ -1,0 +1,32 @@
+# Run by `cmake --install` after the command and the bundled rules are in place (cmake/install.cmake):
+# builds the shipped rule cache, P/share/triage/rule-cache (Note: [Shipped rule cache] in
+# engine/src/rules/rule_cache.h), by running the installed `triage` once as a user without rules of
+# their own would: an empty HOME and working directory, no TRIAGE_* variables. Its entry's key names
+# the installed program and files, so it is made from the final prefix only: under DESTDIR (a
+# package being staged) the paths would name the staging directory, and a packager runs
+#   TRIAGE_CACHE_DIR=P/share/triage/rule-cache HOME=<empty dir> P/bin/triage rules list
+# once installed (then makes it readable: chmod -R go=rX). Best effort: a failure only leaves the
+# first run cold. Expects TRIAGE_SHIP_BINDIR and TRIAGE_SHIP_CACHEDIR (relative to the prefix).
+if(NOT "$ENV{DESTDIR}" STREQUAL "")
+  message(STATUS "Shipped rule cache: not made under DESTDIR (see cmake/ship_rule_cache.cmake)")
+  return()
+endif()
+set(_triage_ship_dir "${CMAKE_INSTALL_PREFIX}/${TRIAGE_SHIP_CACHEDIR}")
+set(_triage_ship_bin "${CMAKE_INSTALL_PREFIX}/${TRIAGE_SHIP_BINDIR}/triage")
+set(_triage_ship_home "${_triage_ship_dir}.home")
+file(REMOVE_RECURSE "${_triage_ship_dir}" "${_triage_ship_home}")
+file(MAKE_DIRECTORY "${_triage_ship_home}")
+execute_process(
+  COMMAND ${CMAKE_COMMAND} -E env --unset=TRIAGE_RULES_PATH --unset=TRIAGE_DISABLE --unset=TRIAGE_NO_CACHE
+          --unset=TRIAGE_BUNDLED_RULES --unset=XDG_CONFIG_HOME --unset=XDG_CACHE_HOME
+          "HOME=${_triage_ship_home}" "TRIAGE_CACHE_DIR=${_triage_ship_dir}" "${_triage_ship_bin}" rules list
+  WORKING_DIRECTORY "${_triage_ship_home}" RESULT_VARIABLE _triage_ship_rc OUTPUT_QUIET ERROR_QUIET)
+file(REMOVE_RECURSE "${_triage_ship_home}")
+if(_triage_ship_rc EQUAL 0 AND EXISTS "${_triage_ship_dir}")
+  # Readable by every user of the install; writable by its owner only (the loader refuses otherwise).
+  execute_process(COMMAND chmod -R u=rwX,go=rX "${_triage_ship_dir}")
+  message(STATUS "Shipped rule cache: ${_triage_ship_dir}")
+else()
+  file(REMOVE_RECURSE "${_triage_ship_dir}")
+  message(STATUS "Shipped rule cache: not made (triage rules list exited ${_triage_ship_rc})")
+endif()
