@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Start-up benchmark (issue 15 item 4): `triage` on a short real log with all bundled rules, warm (the
-# rule cache holds this rule set) and cold (no cache: TRIAGE_NO_CACHE=1), and `triage-probe --help`.
-# For each: wall and CPU time (perf stat over RUNS runs, else a timed loop), instructions (callgrind;
-# `perf stat -e instructions` where the machine counts them), peak RSS (/usr/bin/time) and, for
-# triage-probe, the shared objects loaded. Targets: warm <= 10 ms, cold <= 40 ms; triage-probe --help
-# without LibTorch. Prints figures; asserts nothing.
+# rule cache holds this rule set), the two cold starts a user meets (the first run after editing one
+# rule file, whose other files' parts are cached, Note: [Rule parts]; the first run after an install,
+# served by the shipped cache, Note: [Shipped rule cache], here a copy of rules/ with its rule-cache
+# beside it and an empty user cache), no cache at all (TRIAGE_NO_CACHE=1), and `triage-probe --help`.
+# For each: CPU time (perf stat over RUNS runs, else a timed loop; the two cold starts set up each run
+# and report the mean of RUNS single runs), wall time, instructions (callgrind; `perf stat -e
+# instructions` where the machine counts them), peak RSS (/usr/bin/time) and, for triage-probe, the
+# shared objects loaded. Targets: warm <= 10 ms, cold <= 40 ms; triage-probe --help without LibTorch.
+# Prints figures; asserts nothing.
 # Usage: tests/bench/startup.sh [path/to/triage] [runs]
 # Environment: PROBE (default build/bindings/probe/triage-probe; "" skips it), CALLGRIND=0 skips the
 # instruction counts (valgrind takes a few seconds per run).
@@ -16,6 +20,7 @@ runs=${2:-30}
 probe=${PROBE-build/bindings/probe/triage-probe}
 log=corpus/shape/linear-flattened-conv/log.txt
 [ -x "$bin" ] || { echo "build first: $bin not found" >&2; exit 2; }
+bin=$(realpath "$bin")
 # A binary copied out of the build tree finds the bundled rules through TRIAGE_BUNDLED_RULES.
 export TRIAGE_BUNDLED_RULES=${TRIAGE_BUNDLED_RULES:-$root/rules}
 unset TRIAGE_RULES_PATH TRIAGE_NO_CACHE
@@ -66,11 +71,75 @@ measure() {  # measure LABEL CMD...
   printf "%-34s %s%s%s\n" "$label" "$(time_runs "$@")" "$(instructions "$@")" "$(rss "$@")"
 }
 
+# measure_each LABEL SETUP CMD...: as measure, with the shell function SETUP run before every run
+# (outside the timing): the mean of RUNS single runs, instructions and peak RSS each of a set-up run.
+measure_each() {
+  local label=$1 setup=$2
+  shift 2
+  local cpu=0 wall=0 i line
+  for i in $(seq "$runs"); do
+    "$setup"
+    if [ $have_perf = yes ]; then
+      line=$(perf stat -x, -e task-clock "$@" 2>&1 > /dev/null | awk -F, '/task-clock/ { print $1 }')
+      cpu=$(echo "$cpu + $line" | bc -l)
+    fi
+    local start end
+    start=$(date +%s%N)
+    "$setup"
+    "$@" > /dev/null 2>&1 || true
+    end=$(date +%s%N)
+    wall=$(echo "$wall + ($end - $start) / 1000000" | bc -l)
+  done
+  local times
+  if [ $have_perf = yes ]; then
+    times=$(printf "CPU %.2f ms, wall %.2f ms (set-up included)" "$(echo "$cpu / $runs" | bc -l)" "$(echo "$wall / $runs" | bc -l)")
+  else
+    times=$(printf "wall %.2f ms (set-up included)" "$(echo "$wall / $runs" | bc -l)")
+  fi
+  local counted=""
+  if [ $have_instr = yes ]; then
+    "$setup"
+    counted=$(perf stat -x, -e instructions:u "$@" 2>&1 > /dev/null | awk -F, '/instructions/ { printf ", %.1f M instructions (perf)", $1 / 1e6 }')
+  elif [ "${CALLGRIND:-1}" != 0 ] && command -v valgrind > /dev/null; then
+    "$setup"
+    counted=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 > /dev/null |
+      awk '/Collected :/ { printf ", %.1f M instructions (callgrind)", $4 / 1e6 }')
+  fi
+  "$setup"
+  printf "%-34s %s%s%s\n" "$label" "$times" "$counted" "$(rss "$@")"
+}
+
+# A copy of the bundled rules, for the two cold starts users meet.
+copy=$cache/copy
+mkdir -p "$copy"
+cp -r "$TRIAGE_BUNDLED_RULES" "$copy/rules"
+edited=$(find "$copy/rules" -name '*.yaml' ! -name taxonomy.yaml ! -name calibration.yaml | sort | head -1)
+# One rule file edited before each run (a comment appended: a new key every time), the rest cached.
+edit_one() { echo "# edited $RANDOM$RANDOM" >> "$edited"; }
+# An empty user cache before each run; the shipped cache beside the copied rules, made once below.
+fresh_user_cache() { rm -rf "$cache/user"; }
+
 echo "triage start-up: $bin on $log ($(wc -l < "$log") lines), $("$bin" rules list | wc -l) bundled rules"
 echo "machine: $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$bin" "$log" > /dev/null || true   # fills the cache, warms the page cache
 measure "triage, warm (cache hit):" "$bin" "$log"
-TRIAGE_NO_CACHE=1 measure "triage, cold (no cache):" "$bin" "$log"
+(
+  export TRIAGE_BUNDLED_RULES=$copy/rules TRIAGE_CACHE_DIR=$cache/edits
+  "$bin" "$log" > /dev/null || true          # the parts of every file
+  measure_each "triage, one rule file edited:" edit_one "$bin" "$log"
+  # Under valgrind the program's identity differs (Note: [Rule cache]): its own parts first.
+  valgrind --tool=none "$bin" "$log" > /dev/null 2>&1 || true
+)
+(
+  export TRIAGE_BUNDLED_RULES=$copy/rules
+  # What cmake/ship_rule_cache.cmake runs at install time (empty HOME and working directory).
+  mkdir -p "$cache/home"
+  (cd "$cache/home" && HOME=$cache/home TRIAGE_CACHE_DIR=$copy/rule-cache "$bin" rules list > /dev/null) || true
+  chmod -R go-w "$copy/rule-cache" 2> /dev/null || true
+  export TRIAGE_CACHE_DIR=$cache/user
+  measure_each "triage, first run (shipped cache):" fresh_user_cache "$bin" "$log"
+)
+TRIAGE_NO_CACHE=1 measure "triage, no cache at all:" "$bin" "$log"
 if [ -n "$probe" ] && [ -x "$probe" ]; then
   measure "triage-probe --help:" "$probe" --help
   trace=$(LD_DEBUG=libs "$probe" --help 2>&1 > /dev/null || true)
