@@ -71,11 +71,13 @@ measure() {  # measure LABEL CMD...
   printf "%-34s %s%s%s\n" "$label" "$(time_runs "$@")" "$(instructions "$@")" "$(rss "$@")"
 }
 
-# measure_each LABEL SETUP CMD...: as measure, with the shell function SETUP run before every run
-# (outside the timing): the mean of RUNS single runs, instructions and peak RSS each of a set-up run.
+# measure_each LABEL SETUP PRIME CMD...: as measure, with the shell function SETUP run before every
+# run (outside the timing): the mean of RUNS single runs, instructions and peak RSS each of a set-up
+# run. Under valgrind the program's identity is the valgrind tool's (Note: [Rule cache]), so the
+# shell function PRIME first makes, under callgrind, the caches the counted run is to find.
 measure_each() {
-  local label=$1 setup=$2
-  shift 2
+  local label=$1 setup=$2 prime=$3
+  shift 3
   local cpu=0 wall=0 i line
   for i in $(seq "$runs"); do
     "$setup"
@@ -96,17 +98,20 @@ measure_each() {
   else
     times=$(printf "wall %.2f ms (set-up included)" "$(echo "$wall / $runs" | bc -l)")
   fi
+  local peak
+  "$setup"
+  peak=$(rss "$@")
   local counted=""
   if [ $have_instr = yes ]; then
     "$setup"
     counted=$(perf stat -x, -e instructions:u "$@" 2>&1 > /dev/null | awk -F, '/instructions/ { printf ", %.1f M instructions (perf)", $1 / 1e6 }')
   elif [ "${CALLGRIND:-1}" != 0 ] && command -v valgrind > /dev/null; then
+    "$prime"
     "$setup"
     counted=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 > /dev/null |
       awk '/Collected :/ { printf ", %.1f M instructions (callgrind)", $4 / 1e6 }')
   fi
-  "$setup"
-  printf "%-34s %s%s%s\n" "$label" "$times" "$counted" "$(rss "$@")"
+  printf "%-34s %s%s%s\n" "$label" "$times" "$counted" "$peak"
 }
 
 # A copy of the bundled rules, for the two cold starts users meet.
@@ -116,8 +121,17 @@ cp -r "$TRIAGE_BUNDLED_RULES" "$copy/rules"
 edited=$(find "$copy/rules" -name '*.yaml' ! -name taxonomy.yaml ! -name calibration.yaml | sort | head -1)
 # One rule file edited before each run (a comment appended: a new key every time), the rest cached.
 edit_one() { echo "# edited $RANDOM$RANDOM" >> "$edited"; }
-# An empty user cache before each run; the shipped cache beside the copied rules, made once below.
+prime_parts() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$log" > /dev/null 2>&1 || true; }
+# An empty user cache before each run; the shipped cache beside the copied rules, made as
+# cmake/ship_rule_cache.cmake makes it (an empty HOME and working directory).
 fresh_user_cache() { rm -rf "$cache/user"; }
+ship() {  # ship [valgrind-command...]
+  rm -rf "$copy/rule-cache"
+  mkdir -p "$cache/home"
+  (cd "$cache/home" && HOME=$cache/home TRIAGE_CACHE_DIR=$copy/rule-cache "$@" "$bin" rules list > /dev/null 2>&1) || true
+  chmod -R go-w "$copy/rule-cache" 2> /dev/null || true
+}
+prime_shipped() { ship valgrind --tool=callgrind --callgrind-out-file=/dev/null; }
 
 echo "triage start-up: $bin on $log ($(wc -l < "$log") lines), $("$bin" rules list | wc -l) bundled rules"
 echo "machine: $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -126,18 +140,13 @@ measure "triage, warm (cache hit):" "$bin" "$log"
 (
   export TRIAGE_BUNDLED_RULES=$copy/rules TRIAGE_CACHE_DIR=$cache/edits
   "$bin" "$log" > /dev/null || true          # the parts of every file
-  measure_each "triage, one rule file edited:" edit_one "$bin" "$log"
-  # Under valgrind the program's identity differs (Note: [Rule cache]): its own parts first.
-  valgrind --tool=none "$bin" "$log" > /dev/null 2>&1 || true
+  measure_each "triage, one rule file edited:" edit_one prime_parts "$bin" "$log"
 )
 (
   export TRIAGE_BUNDLED_RULES=$copy/rules
-  # What cmake/ship_rule_cache.cmake runs at install time (empty HOME and working directory).
-  mkdir -p "$cache/home"
-  (cd "$cache/home" && HOME=$cache/home TRIAGE_CACHE_DIR=$copy/rule-cache "$bin" rules list > /dev/null) || true
-  chmod -R go-w "$copy/rule-cache" 2> /dev/null || true
+  ship
   export TRIAGE_CACHE_DIR=$cache/user
-  measure_each "triage, first run (shipped cache):" fresh_user_cache "$bin" "$log"
+  measure_each "triage, first run (shipped cache):" fresh_user_cache prime_shipped "$bin" "$log"
 )
 TRIAGE_NO_CACHE=1 measure "triage, no cache at all:" "$bin" "$log"
 if [ -n "$probe" ] && [ -x "$probe" ]; then
@@ -149,6 +158,6 @@ if [ -n "$probe" ] && [ -x "$probe" ]; then
   echo "triage-probe --help: $objects shared objects initialised, LibTorch loaded: $torch"
 fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-[ $have_instr = yes ] || echo "(instructions from callgrind: valgrind hides the SHA extensions, so the rule files' digest runs the portable SHA-256 there, ~50 M instructions more than the SHA-NI path)"
+[ $have_instr = yes ] || echo "(instructions from callgrind: valgrind hides the SHA extensions, so the digests run the portable SHA-256 there: ~60 M instructions more than the SHA-NI path per 0.9 MB of rule files hashed; a warm start hashes only the files' stamps, a start after an edit the files twice, for the set's key and the parts' keys)"
 # The engine must not load LibTorch: list the shared libraries of the binary.
 if ldd "$bin" | grep -q -i torch; then echo "WARNING: $bin links LibTorch"; else echo "libtorch linked by triage: no"; fi
