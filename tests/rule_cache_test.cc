@@ -1,11 +1,13 @@
 // The rule-set cache (Note: [Rule cache]): a hit must give exactly what a fresh load gives.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -385,6 +387,25 @@ TEST(RuleCache, ShippedCacheServesAFirstLoad) {
   }
   EXPECT_EQ(title, "from the shipped part");
   fs::remove_all(root);
+}
+
+// A count claiming more elements than the entry holds is a miss, found without allocating for the
+// claim first: the bundled rules' entry (~1 MB) with its rule count set to the bytes left would
+// have asked for ~800 MB of Rules before reading the first missing one.
+TEST(RuleCache, AnInflatedCountIsAMissWithoutAllocatingForIt) {
+  LoadResult r = LoadBundled(false, "");
+  ParsedRules p;
+  p.rules = r.rules->rules;
+  std::string bytes = SerializeParsedRules(p);
+  const std::uint64_t claim = bytes.size() - 24;  // after magic, format and the count itself
+  std::memcpy(&bytes[16], &claim, sizeof claim);
+  struct rusage before;
+  getrusage(RUSAGE_SELF, &before);
+  ParsedRules back;
+  EXPECT_FALSE(ParseParsedRules(bytes, &back));
+  struct rusage after;
+  getrusage(RUSAGE_SELF, &after);
+  EXPECT_LE(after.ru_maxrss, std::max<long>(before.ru_maxrss, 300 * 1024)) << "peak RSS (KiB) grew for the claimed count";
 }
 
 TEST(RuleCache, SerialisationRoundTrips) {

@@ -261,10 +261,15 @@ class Reader {
     }
     e = static_cast<E>(v);
   }
+  // Elements are added as they are read: a corrupt count (bounded by the bytes left, but a Rule takes
+  // ~750 bytes in memory for each byte a count may claim) stops at the first element that is not
+  // there, instead of allocating hundreds of times the file's size first.
   template <class T>
   void operator()(std::vector<T>& v) {
-    v.resize(Count());
-    for (T& x : v) (*this)(x);
+    const size_t n = Count();
+    v.clear();
+    v.reserve(std::min<size_t>(n, 64));
+    for (size_t i = 0; i < n && ok_; ++i) (*this)(v.emplace_back());
   }
   template <class V>
   void operator()(std::map<std::string, V>& m) {
