@@ -22,7 +22,10 @@ execute_process(
           "HOME=${_triage_ship_home}" "TRIAGE_CACHE_DIR=${_triage_ship_dir}" "${_triage_ship_bin}" rules list
   WORKING_DIRECTORY "${_triage_ship_home}" RESULT_VARIABLE _triage_ship_rc OUTPUT_QUIET ERROR_QUIET)
 file(REMOVE_RECURSE "${_triage_ship_home}")
-if(_triage_ship_rc EQUAL 0 AND EXISTS "${_triage_ship_dir}")
+# The command exits non-zero when a rule has errors; the entry it wrote holds them too (files are
+# written whole and renamed), so what it left is kept either way.
+file(GLOB _triage_ship_entries "${_triage_ship_dir}/rules-*.bin")
+if(_triage_ship_entries)
   # Readable by every user of the install; writable by its owner only (the loader refuses otherwise).
   execute_process(COMMAND chmod -R u=rwX,go=rX "${_triage_ship_dir}")
   message(STATUS "Shipped rule cache: ${_triage_ship_dir}")
