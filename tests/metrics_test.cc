@@ -275,7 +275,12 @@ TEST(MetricCollector, CandidateBitsAgreeAcrossImplementations) {
       c = rng() % 4 == 0 ? alphabet[rng() % alphabet.size()] : static_cast<char>("lossepochstep"[rng() % 13]);
     }
     if (rng() % 5 == 0 && !text.empty()) text[rng() % text.size()] = '\0';
-    ASSERT_EQ(MetricCandidates(text, false), MetricCandidates(text, true)) << "round " << round << ": " << text;
+    const std::vector<std::uint64_t> whole = MetricCandidates(text, true);
+    ASSERT_EQ(MetricCandidates(text, false), whole) << "round " << round << ": " << text;
+    // Marked a few words at a time, as a segment's words are (each range from the byte before it).
+    const size_t piece = 1 + round % 3;
+    ASSERT_EQ(MetricCandidates(text, false, piece), whole) << "round " << round << ", " << piece << " words at a time";
+    ASSERT_EQ(MetricCandidates(text, true, piece), whole) << "round " << round << ", " << piece << " words at a time";
   }
   // Word starts and bars: "a1 _b|c-d\rx\ny" -> a(0), _b(3), |(5), c(6), d(8), x(10), y(12); ends at 9, 11.
   std::vector<std::uint64_t> bits = MetricCandidates("a1 _b|c-d\rx\ny", true);

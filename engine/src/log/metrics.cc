@@ -371,20 +371,34 @@ const char* ReadBar(const char* p, const char* end, LineValues* lv) {
 }
 
 // Note: [Metric scan]
-// Metric extraction reads every line, so it must not cost much per byte. Feed marks, 64 bytes per
-// word of bits, where something can begin: a word start (a letter or '_' not preceded by a letter,
-// digit or '_') and '|' (a tqdm counter); and, in a second array, where a segment ends ('\n', and '\r'
-// of a redrawn progress bar). ScanSegment visits only the marked bytes, so the digits, blanks and
-// punctuation that make up most of a progress line cost no per-byte branch, and lines are split
-// without a search per line. A word start at a segment's first byte is marked because '\n' and '\r'
-// are not word bytes, so the bits of a whole buffer are the bits of each of its segments. The AVX2
-// and the portable implementation give the same bits.
-void MarkPortable(const char* p, size_t n, std::uint64_t* bits, std::uint64_t* ends, size_t from) {
-  bool prev_word = from > 0 && Class(p[from - 1]) & (kAlpha | kDigit);
-  for (size_t i = from; i < n; ++i) {
+// Metric extraction reads every line, so it must not cost much per byte. ScanLines marks, 64 bytes per
+// word of bits, where a segment ends ('\n', and '\r' of a redrawn progress bar), so lines are split
+// without a search per line. Where a segment needs a full scan (no recent shape fits it, Note: [Line
+// shapes]), the words of bits it lies in are marked, once, with where something can begin: a word
+// start (a letter or '_' not preceded by a letter, digit or '_') and '|' (a tqdm counter). ScanSegment
+// visits only those bytes, so the digits, blanks and punctuation that make up most of a progress line
+// cost no per-byte branch; and a line a shape replays costs no word marks at all. A word start at a
+// segment's first byte is marked because '\n' and '\r' are not word bytes, so the bits of a whole
+// buffer are the bits of each of its segments, and a range of words is marked as it would be in a
+// pass over the whole buffer (its first word from the byte before it). The AVX2 and the portable
+// implementation give the same bits.
+inline bool WordByte(char c) { return Class(c) & (kAlpha | kDigit); }
+
+void MarkEndsPortable(const char* p, size_t n, std::uint64_t* ends) {
+  std::fill(ends, ends + (n + 63) / 64, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (p[i] == '\n' || p[i] == '\r') ends[i / 64] |= std::uint64_t{1} << (i % 64);
+  }
+}
+
+// Word starts and bars of the words [first, last) of bits (bytes 64 * first up to 64 * last or n).
+void MarkStartsPortable(const char* p, size_t n, size_t first, size_t last, std::uint64_t* bits) {
+  std::fill(bits + first, bits + last, 0);
+  const size_t from = 64 * first, to = std::min(n, 64 * last);
+  bool prev_word = from > 0 && WordByte(p[from - 1]);
+  for (size_t i = from; i < to; ++i) {
     unsigned char c = Class(p[i]);
     if ((c == kAlpha && !prev_word) || p[i] == '|') bits[i / 64] |= std::uint64_t{1} << (i % 64);
-    if (p[i] == '\n' || p[i] == '\r') ends[i / 64] |= std::uint64_t{1} << (i % 64);
     prev_word = c & (kAlpha | kDigit);
   }
 }
@@ -401,11 +415,10 @@ __attribute__((target("avx2"))) std::uint32_t Equal(__m256i v, char c) {
   return static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(c))));
 }
 
-// One block of 64 bytes. *carry is whether the byte before is a word byte, and becomes whether the
-// block's last byte is one.
-__attribute__((target("avx2"))) void MarkBlockAvx2(const char* p, std::uint64_t* carry, std::uint64_t* bits,
-                                                   std::uint64_t* ends) {
-  std::uint64_t alpha = 0, word = 0, bar = 0, end = 0;
+// The word starts and bars of one block of 64 bytes. *carry is whether the byte before is a word byte,
+// and becomes whether the block's last byte is one.
+__attribute__((target("avx2"))) std::uint64_t StartsBlockAvx2(const char* p, std::uint64_t* carry) {
+  std::uint64_t alpha = 0, word = 0, bar = 0;
   for (int half = 0; half < 2; ++half) {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
     const std::uint64_t letter = InRange(_mm256_or_si256(v, _mm256_set1_epi8(0x20)), 'a', 'z') | Equal(v, '_');
@@ -413,34 +426,64 @@ __attribute__((target("avx2"))) void MarkBlockAvx2(const char* p, std::uint64_t*
     alpha |= letter << (32 * half);
     word |= (letter | digit) << (32 * half);
     bar |= std::uint64_t{Equal(v, '|')} << (32 * half);
-    end |= std::uint64_t{Equal(v, '\n') | Equal(v, '\r')} << (32 * half);
   }
-  *bits = (alpha & ~(word << 1 | *carry)) | bar;
-  *ends = end;
+  const std::uint64_t bits = (alpha & ~(word << 1 | *carry)) | bar;
   *carry = word >> 63;
+  return bits;
 }
 
-__attribute__((target("avx2"))) void MarkAvx2(const char* p, size_t n, std::uint64_t* bits, std::uint64_t* ends) {
-  std::uint64_t carry = 0;
+__attribute__((target("avx2"))) void MarkStartsAvx2(const char* p, size_t n, size_t first, size_t last,
+                                                    std::uint64_t* bits) {
+  std::uint64_t carry = first > 0 && WordByte(p[64 * first - 1]);
+  for (size_t w = first; w < last; ++w) {
+    if (64 * w + 64 <= n) {
+      bits[w] = StartsBlockAvx2(p + 64 * w, &carry);
+    } else {
+      // The last bytes through a zero-padded copy: a NUL is no candidate and no word byte.
+      char tail[64] = {};
+      std::memcpy(tail, p + 64 * w, n - 64 * w);
+      bits[w] = StartsBlockAvx2(tail, &carry);
+    }
+  }
+}
+
+// The segment ends ('\n', '\r') of one block of 64 bytes.
+__attribute__((target("avx2"))) inline std::uint64_t EndsBlockAvx2(const char* p) {
+  std::uint64_t end = 0;
+  for (int half = 0; half < 2; ++half) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
+    const __m256i hit = _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\n')),
+                                        _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\r')));
+    end |= std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(hit))} << (32 * half);
+  }
+  return end;
+}
+
+__attribute__((target("avx2"))) void MarkEndsAvx2(const char* p, size_t n, std::uint64_t* ends) {
   size_t i = 0;
-  for (; i + 64 <= n; i += 64) MarkBlockAvx2(p + i, &carry, &bits[i / 64], &ends[i / 64]);
+  for (; i + 64 <= n; i += 64) ends[i / 64] = EndsBlockAvx2(p + i);
   if (i < n) {
-    // The last bytes through a zero-padded copy: a NUL is no candidate, no end and no word byte.
     char tail[64] = {};
     std::memcpy(tail, p + i, n - i);
-    MarkBlockAvx2(tail, &carry, &bits[i / 64], &ends[i / 64]);
+    ends[i / 64] = EndsBlockAvx2(tail);
   }
 }
 #endif
 
-// Fills bits and ends ((n + 63) / 64 words each) for p[0, n).
-void Mark(const char* p, size_t n, std::uint64_t* bits, std::uint64_t* ends, bool portable = false) {
+// Fills ends ((n + 63) / 64 words) for p[0, n).
+void MarkEnds(const char* p, size_t n, std::uint64_t* ends, bool portable = false) {
 #ifdef TRIAGE_AVX2
-  if (CpuHasAvx2() && !portable) return MarkAvx2(p, n, bits, ends);
+  if (CpuHasAvx2() && !portable) return MarkEndsAvx2(p, n, ends);
 #endif
-  std::fill(bits, bits + (n + 63) / 64, 0);
-  std::fill(ends, ends + (n + 63) / 64, 0);
-  MarkPortable(p, n, bits, ends, 0);
+  MarkEndsPortable(p, n, ends);
+}
+
+// Fills the words [first, last) of bits for p[0, n) (last <= (n + 63) / 64).
+void MarkStarts(const char* p, size_t n, size_t first, size_t last, std::uint64_t* bits, bool portable = false) {
+#ifdef TRIAGE_AVX2
+  if (CpuHasAvx2() && !portable) return MarkStartsAvx2(p, n, first, last, bits);
+#endif
+  MarkStartsPortable(p, n, first, last, bits);
 }
 
 // The set bits of a bit array in [from, to), in order: while (c.Next(&at)) ...
@@ -606,10 +649,13 @@ __attribute__((target("avx2"))) bool MayHoldNameAvx2(const char* text, size_t n,
 
 }  // namespace
 
-std::vector<std::uint64_t> MetricCandidates(std::string_view text, bool portable) {
+std::vector<std::uint64_t> MetricCandidates(std::string_view text, bool portable, size_t piece_words) {
   const size_t words = (text.size() + 63) / 64;
   std::vector<std::uint64_t> bits(2 * words);
-  Mark(text.data(), text.size(), bits.data(), bits.data() + words, portable);
+  for (size_t w = 0; w < words; w += piece_words) {
+    MarkStarts(text.data(), text.size(), w, std::min(words, w + piece_words), bits.data(), portable);
+  }
+  MarkEnds(text.data(), text.size(), bits.data() + words, portable);
   return bits;
 }
 
@@ -707,9 +753,9 @@ void MetricCollector::AddLine(std::string_view line, std::uint64_t line_no) {
 void MetricCollector::ScanLines(std::string_view text, std::uint64_t line_no, bool count_lines) {
   const size_t words = (text.size() + 63) / 64;
   if (bits_.size() < 2 * words) bits_.resize(2 * words);
-  std::uint64_t* starts = bits_.data();
   std::uint64_t* ends = bits_.data() + words;
-  Mark(text.data(), text.size(), starts, ends);
+  MarkEnds(text.data(), text.size(), ends);
+  starts_ = {text.data(), text.size(), bits_.data(), 0};
   // Segments: lines, and within a line the updates of a progress bar redrawn with '\r', each a
   // sample of its own (Note: [Metric scan]). Only the first kMaxLine bytes of a line count, however
   // the input was cut into Feed calls.
@@ -717,8 +763,7 @@ void MetricCollector::ScanLines(std::string_view text, std::uint64_t line_no, bo
   auto segment = [&](size_t to) {
     to = std::min(to, line_start + kMaxLine);
     if (to > from) {
-      ScanSegment(text.substr(from, to - from), count_lines ? lines_ + 1 : line_no, starts, from,
-                  text.data() + text.size());
+      ScanSegment(text.substr(from, to - from), count_lines ? lines_ + 1 : line_no, from, text.data() + text.size());
     }
   };
   BitCursor cursor(ends, 0, text.size());
@@ -849,8 +894,15 @@ MetricCollector::Shape* MetricCollector::FindShape(std::string_view text, const 
   return nullptr;
 }
 
-void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, const std::uint64_t* starts,
-                                  size_t first_bit, const char* limit) {
+const std::uint64_t* MetricCollector::Starts(size_t from, size_t to) {
+  StartMarks& m = starts_;
+  const size_t first = std::max(m.done, from / 64), last = (to + 63) / 64;
+  if (first < last) MarkStarts(m.text, m.size, first, last, m.bits);
+  m.done = std::max(m.done, last);
+  return m.bits;
+}
+
+void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, size_t first_bit, const char* limit) {
   if (text.empty()) return;
   const char* const begin = text.data();
   const char* const end = begin + text.size();
@@ -905,7 +957,7 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
   // Visit only word starts and '|' bytes (Note: [Metric scan]): starts bit first_bit + i is text[i].
   // Whatever a visit consumes (a word, a value, a bar counter) moves p past the candidates inside it.
   const char* p = begin;
-  BitCursor cursor(starts, first_bit, first_bit + text.size());
+  BitCursor cursor(Starts(first_bit, first_bit + text.size()), first_bit, first_bit + text.size());
   for (size_t bit; cursor.Next(&bit);) {
     const char* at = begin + (bit - first_bit);
     if (at < p) continue;

@@ -148,11 +148,13 @@ class MetricCollector {
   // Scans text (lines when count_lines, numbered from lines_ + 1 and counted; else one line numbered
   // line_no), splitting it into segments at '\n' and '\r'.
   void ScanLines(std::string_view text, std::uint64_t line_no, bool count_lines);
-  // Scans one segment (no '\n' or '\r'); starts holds the candidate bits of the buffer it lies in,
-  // bit first_bit being text[0] (Note: [Metric scan] in metrics.cc).
-  // `limit` is the end of the buffer text lies in (the shape match may read up to it).
-  void ScanSegment(std::string_view text, std::uint64_t line_no, const std::uint64_t* starts, size_t first_bit,
-                   const char* limit);
+  // Scans one segment (no '\n' or '\r') of the buffer ScanLines scans, from its byte first_bit on
+  // (Note: [Metric scan] in metrics.cc). `limit` is the end of that buffer (the shape match may read up
+  // to it).
+  void ScanSegment(std::string_view text, std::uint64_t line_no, size_t first_bit, const char* limit);
+  // The candidate bits of the buffer ScanLines scans, marked at least for its bytes [from, to) (Note:
+  // [Metric scan]): words are marked at their first need, segments being scanned in order.
+  const std::uint64_t* Starts(size_t from, size_t to);
   bool ScanCsv(std::string_view text, std::uint64_t line_no);
   // Adds what a line holds to the series.
   void Emit(const metrics_internal::LineValues& values, std::uint64_t line_no);
@@ -193,6 +195,13 @@ class MetricCollector {
   // CSV header columns (Note: [Metric axes]): key code per column, or -1 for an unknown column.
   std::vector<int> csv_columns_;
   std::vector<std::uint64_t> bits_;  // ScanLines' scratch: candidate and end bits, one per byte
+  struct StartMarks {
+    const char* text = nullptr;  // the buffer ScanLines scans
+    size_t size = 0;
+    std::uint64_t* bits = nullptr;  // its candidate bits (in bits_)
+    size_t done = 0;                // the words before this one are marked, or never needed
+  };
+  StartMarks starts_;
   // Words (as printed, zero-padded to 16 bytes) last found to be a name on their own, and its code.
   struct WordMemo {
     std::uint64_t key[2] = {0, 0};
@@ -205,8 +214,9 @@ class MetricCollector {
 
 // For tests: the bytes of `text` where ScanSegment looks, then (from word (size + 63) / 64 on) the
 // segment ends, one bit per byte (Note: [Metric scan] in metrics.cc), from the AVX2 implementation
-// where the CPU has it, or from the portable one.
-std::vector<std::uint64_t> MetricCandidates(std::string_view text, bool portable);
+// where the CPU has it, or from the portable one; the candidates are marked piece_words words at a
+// time, as ScanSegment marks the words a segment needs.
+std::vector<std::uint64_t> MetricCandidates(std::string_view text, bool portable, size_t piece_words = 1 << 20);
 
 }  // namespace triage
 
