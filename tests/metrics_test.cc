@@ -410,6 +410,71 @@ TEST(MetricCollector, LineShapesKeepWhatTheFullScanKeeps) {
   EXPECT_NE(Dump(CollectWith(named, MetricCollector::Shapes::kAuto)), Dump(MetricCollector()));
 }
 
+// Note: [Fixed layouts]: numbers a replay reads in place, at the limits of that reading. Each group of
+// lines shares one shape, so from its second line on the numbers are read from their recorded layout.
+TEST(MetricCollector, FixedLayoutsReadWhatReadNumberReads) {
+  std::string text;
+  // Exponents that leave the range of ReadNumber's fast path (|exp10| > 22) within one layout, and
+  // come back.
+  for (const char* e : {"e-05", "e-25", "e+22", "e+23", "e-99", "e+99", "e+00", "e-22"}) {
+    text += std::string("step 7 loss=1.5") + e + " lr=2.50" + e + "\n";
+  }
+  // 8, 9, 16, 17 and 18 significant digits (the fast path's limit), then 19 (from_chars) in one layout.
+  for (int digits : {8, 9, 16, 17, 18, 19}) {
+    for (const char* d : {"1", "7", "9"}) {
+      std::string whole(static_cast<size_t>(digits - 1), d[0]);
+      text += "loss " + whole + "." + d + " grad_norm 0." + whole + d + "\n";
+    }
+  }
+  // Signs, a bare '.', a trailing '.', negative zero, and the same layouts again.
+  for (int round = 0; round < 3; ++round) {
+    text += "loss=-0.000 lr=+1.5 acc=.5" + std::to_string(round) + " gnorm=" + std::to_string(round + 1) + ". x\n";
+    text += "loss=-1.25" + std::to_string(round) + " lr=+0.5 acc=.0" + std::to_string(round) + " gnorm=9. x\n";
+  }
+  // A step's total of 18 digits (read) and of 19 (past a long long: no total), and an epoch's.
+  for (const char* total : {"123456789012345678", "999999999999999999", "9999999999999999999", "1234567890123456789"}) {
+    text += std::string("Epoch 3/") + total + " step 12/" + total + " loss 0.5\n";
+  }
+  // tqdm counters of 18 digits (read) and 19 digits (past a long long for some values: no counter).
+  for (const char* n : {"000000000000000005", "999999999999999999", "0000000000000000007", "9999999999999999999",
+                        "0000000000000000008"}) {
+    text += std::string("\r 40%|####  | ") + n + "/" + n + " [00:01<00:02, loss=0.25]";
+  }
+  text += "\n";
+  // A line of a known length whose '.' moved (another shape), and one whose digit became a letter.
+  text += "loss=1.25 lr=0.5\nloss=12.5 lr=0.5\nloss=1.2x lr=0.5\nloss=1.25 lr=0.5\n";
+  // The last line, without '\n', ends with a number of fewer than 8 bytes before the buffer's end.
+  text += "loss=1.25 lr=0.5\nloss=3.75 lr=0.7";
+  ExpectShapesAgree(text);
+  // And fed one line at a time (each line its own buffer: the 8-byte reads must stay inside it).
+  MetricCollector by_line;
+  MetricCollector by_line_full(MetricCollector::Shapes::kFullScan);
+  size_t start = 0;
+  std::uint64_t n = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    by_line.AddLine(line, ++n);
+    by_line_full.AddLine(line, n);
+    start = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  EXPECT_EQ(Dump(by_line), Dump(by_line_full));
+  // A few values by hand: the exponents out of range were read, and the digits at the limits.
+  MetricCollector m = CollectWith(text, MetricCollector::Shapes::kAuto);
+  std::vector<double> lr;
+  for (const MetricPoint& p : PointsOf(m, SeriesId::kLr)) lr.push_back(p.value);
+  ASSERT_GE(lr.size(), 8u);
+  EXPECT_EQ(lr[1], 2.50e-25);
+  EXPECT_EQ(lr[3], 2.50e+23);
+  EXPECT_EQ(lr[4], 2.50e-99);
+  EXPECT_EQ(lr[5], 2.50e+99);
+  std::vector<MetricPoint> norm = PointsOf(m, SeriesId::kGradNorm);
+  ASSERT_GE(norm.size(), 15u);
+  EXPECT_EQ(norm[1].value, 0.77777777);
+  EXPECT_EQ(norm[2].value, 0.99999999);
+  EXPECT_EQ(norm[5].value, 0.999999999);
+}
+
 // Random lines of a few layouts with random digits (widths included): the shapes change often.
 TEST(MetricCollector, LineShapesAgreeOnRandomLines) {
   std::mt19937 rng(11);

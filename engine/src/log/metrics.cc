@@ -183,6 +183,17 @@ bool EqualsNoCase(const char* p, const char* end, const char* word) {
   return true;
 }
 
+// The powers of ten a double holds exactly.
+constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+// The value of a decimal mantissa of at most 18 digits times 10^exp10 (|exp10| <= 22), signed.
+inline double ScaledMantissa(std::uint64_t mant, int exp10, bool neg) {
+  double x = static_cast<double>(mant);
+  x = exp10 < 0 ? x / kPow10[-exp10] : x * kPow10[exp10];
+  return neg ? -x : x;
+}
+
 // Reads a number at p: decimal/exponent forms, nan, inf, infinity (any case, optional sign).
 // Returns the end, or nullptr when there is none.
 const char* ReadNumber(const char* p, const char* end, double* v) {
@@ -210,8 +221,6 @@ const char* ReadNumber(const char* p, const char* end, double* v) {
   // most 18 digits scaled by a power of ten. Not correctly rounded in the last bit, which no
   // detector can notice; anything longer or odder goes to from_chars.
   {
-    static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10,
-                                        1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     // Every digit is read (the mantissa wraps past 19 digits, but then from_chars reads it again).
     const char* r = q;
     std::uint64_t mant = 0;
@@ -235,9 +244,7 @@ const char* ReadNumber(const char* p, const char* end, double* v) {
       else { exp10 += eneg ? -ev : ev; r = e; }
     }
     if (simple && exp10 >= -22 && exp10 <= 22) {
-      x = static_cast<double>(mant);
-      x = exp10 < 0 ? x / kPow10[-exp10] : x * kPow10[exp10];
-      *v = neg ? -x : x;
+      *v = ScaledMantissa(mant, exp10, neg);  // as the layout replay computes it (Note: [Fixed layouts])
       return r;
     }
   }
@@ -519,13 +526,148 @@ class BitCursor {
 // for ReadInt, mmcv's total > 0). So the full scan of a line records where it read each number it
 // kept (a series' first value, every step, epoch and tqdm counter) and where that reading ended; a
 // later line of the same shape is confirmed over its whole length (32 bytes per AVX2 compare), and
-// then only those numbers are read, by the same functions (ReadValue, ReadBar). A reading that ends
-// elsewhere than it did (or reads nothing where it read something) sends the line to the full scan,
-// which records the shape again. The last kShapes shapes are kept (least recently used replaced);
+// then only those numbers are read, by the same functions (ReadValue, ReadBar), or in place where
+// their layout allows (Note: [Fixed layouts]). A reading that ends elsewhere than it did (or reads
+// nothing where it read something) sends the line to the full scan, which records the shape again. The last kShapes shapes are kept (least recently used replaced);
 // lines longer than kShapeMax bytes, with more than kShapeEvents readings, or without a blank (CSV
 // rows, whose meaning depends on the header before them) are always scanned in full.
 constexpr std::uint16_t kNoEnd = 0xffff;
 constexpr std::int16_t kBarEvent = -1;
+
+// Note: [Fixed layouts]
+// Of the numbers a shape replays, most are read by ReadNumber's fast path: a sign, at most 18 digits
+// around an optional '.', an exponent of 1-3 digits; and what follows them in the reading (nothing,
+// or a step's "/total") is digits too. A shape fixes every byte that is no digit and the place of
+// every digit, so such a number's syntax is the same on every line of the shape: where its digits
+// are, how many, its signs. The full scan records that layout (Layout) and a replay reads the digits
+// in place (8 at a time), with no per-byte test and no search for where the number ends, and computes
+// the value by the same formula as ReadNumber (ScaledMantissa): the same double. What the digits' values
+// can still change is checked: an exponent that takes the number out of the fast path's range is read
+// by ReadValue as any other number. Memory values (a unit, or a byte count told by its size), mmcv's
+// "[e][i/n]" steps, a step or an epoch followed by a '/' or "][" the full scan did not read on (a
+// total too long for ReadInt, mmcv's total of 0: other digits may read on), nan/inf and anything
+// longer or odder keep the generic replay; a tqdm counter "n/total" of at most 18 digits each is
+// read in place too.
+
+// The number of `n` (0-18) ASCII digits at p; limit: the end of the readable bytes.
+inline std::uint64_t ReadDigits(const char* p, int n, const char* limit) {
+  constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+  if (kLittleEndian && n > 0 && n <= 8 && limit - p >= 8) {
+    // Eight bytes, the first digit lowest; shifted up, the bytes past the digits drop out and zeros
+    // come in as leading digits; then pairs, quads and the eight combined by three multiplications.
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    v = (v & 0x0F0F0F0F0F0F0F0Full) << (8 * (8 - n));
+    v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFull;
+    v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFull;
+    return (v * 10000 + (v >> 32)) & 0xFFFFFFFFull;
+  }
+  std::uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v = v * 10 + static_cast<unsigned>(p[i] - '0');
+  return v;
+}
+
+// The layout of what a reading of key `code` took from [at, r) of a segment ending at `end`, when a
+// replay can read it in place.
+metrics_internal::NumberLayout Layout(int code, const char* at, const char* r, const char* end) {
+  using metrics_internal::NumberLayout;
+  NumberLayout none;
+  if (!r) return none;
+  auto digits = [](const char* p, const char* end) {
+    const char* q = p;
+    while (q < end && IsDigit(*q)) ++q;
+    return static_cast<int>(q - p);
+  };
+  NumberLayout l;
+  const char* p = at;
+  if (code == kBarEvent) {  // " n/total", then " [" (ReadBar)
+    l.form = NumberLayout::kCounter;
+    l.lead = 1;
+    const int n = digits(p + 1, r);
+    if (n < 1 || n > 18 || p[1 + n] != '/') return none;
+    const int total = digits(p + 2 + n, r);
+    if (total < 1 || total > 18 || p + 2 + n + total != r) return none;
+    l.int_digits = static_cast<std::uint8_t>(n);
+    l.frac_digits = static_cast<std::uint8_t>(total);
+    return l;
+  }
+  if (code == S(SeriesId::kMemory)) return none;
+  l.form = NumberLayout::kDecimal;
+  if (p < r && (*p == '-' || *p == '+')) {
+    l.neg = *p == '-';
+    l.lead = 1;
+    ++p;
+  }
+  const int whole = digits(p, r);
+  p += whole;
+  int frac = 0;
+  if (p < r && *p == '.') {
+    l.dot = 1;
+    frac = digits(p + 1, r);
+    p += 1 + frac;
+  }
+  if (whole + frac < 1 || whole + frac > 18) return none;
+  l.int_digits = static_cast<std::uint8_t>(whole);
+  l.frac_digits = static_cast<std::uint8_t>(frac);
+  if (p < r && (*p == 'e' || *p == 'E')) {
+    const char* e = p + 1;
+    if (e < r && (*e == '-' || *e == '+')) {
+      l.exp_neg = *e == '-';
+      ++e;
+    }
+    const int ed = digits(e, r);
+    if (ed < 1 || ed > 3) return none;
+    l.exp_at = static_cast<std::uint8_t>(e - at);
+    l.exp_digits = static_cast<std::uint8_t>(ed);
+    p = e + ed;
+  }
+  if (p == r) {
+    // Unless a step or an epoch is followed by what ReadValue reads further where the digits allow
+    // ("/total" too long to read, mmcv's "][i/n" with a total of 0).
+    const bool axis = code == kKeyStep || code == kKeyEpoch;
+    return axis && r < end && (*r == '/' || (*r == ']' && r + 1 < end && r[1] == '[')) ? none : l;
+  }
+  // What may follow in the reading: a step's or an epoch's "/total" (ReadValue), of at most 18 digits.
+  if ((code == kKeyStep || code == kKeyEpoch) && *p == '/') {
+    const int total = digits(p + 1, r);
+    if (total >= 1 && total <= 18 && p + 1 + total == r) return l;
+  }
+  return none;
+}
+
+// Reads the number of a decimal layout at `at` into *lv as ReadValue does; false when its value takes
+// it out of ReadNumber's fast path (the caller reads it with ReadValue then).
+bool ReplayDecimal(int code, const metrics_internal::NumberLayout& l, const char* at, const char* limit,
+                   LineValues* lv) {
+  const char* q = at + l.lead;
+  std::uint64_t mant = ReadDigits(q, l.int_digits, limit);
+  if (l.frac_digits) {
+    mant = mant * static_cast<std::uint64_t>(kPow10[l.frac_digits]) +
+           ReadDigits(q + l.int_digits + l.dot, l.frac_digits, limit);
+  }
+  int exp10 = -l.frac_digits;
+  if (l.exp_at) {
+    const int e = static_cast<int>(ReadDigits(at + l.exp_at, l.exp_digits, limit));
+    exp10 += l.exp_neg ? -e : e;
+    if (exp10 < -22 || exp10 > 22) return false;
+  }
+  const double v = ScaledMantissa(mant, exp10, l.neg);
+  if (code == kKeyStep) {
+    lv->step = v;
+  } else if (code == kKeyEpoch) {
+    lv->epoch = v;
+  } else {
+    lv->have[code] = true;
+    lv->found[lv->nfound++] = {code, v};
+  }
+  return true;
+}
+
+// Reads a tqdm counter of a counter layout at `at` into *lv as ReadBar does.
+void ReplayCounter(const metrics_internal::NumberLayout& l, const char* at, const char* limit, LineValues* lv) {
+  lv->bar_n = static_cast<long long>(ReadDigits(at + 1, l.int_digits, limit));
+  lv->bar_total = static_cast<long long>(ReadDigits(at + 2 + l.int_digits, l.frac_digits, limit));
+}
 
 // True when text[0, n) has the layout of a shape (ShapeMatchesAvx2 is the same test, 32 bytes at a time).
 bool ShapeMatchesPortable(const char* text, size_t n, const char* shape, const char* digits) {
@@ -913,6 +1055,15 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
     bool same = true;
     for (int i = 0; i < shape->events_n && same; ++i) {
       const ShapeEvent& e = shape->events[i];
+      // In place where the layout allows (Note: [Fixed layouts]): the reading ends where it did.
+      if (e.layout.form == metrics_internal::NumberLayout::kDecimal &&
+          ReplayDecimal(e.code, e.layout, begin + e.at, limit, &lv)) {
+        continue;
+      }
+      if (e.layout.form == metrics_internal::NumberLayout::kCounter) {
+        ReplayCounter(e.layout, begin + e.at, limit, &lv);
+        continue;
+      }
       const char* r = e.code == kBarEvent ? ReadBar(begin + e.at, end, &lv)
                                           : ReadValue(e.code, begin + e.at, end, true, &lv);
       same = (r ? static_cast<std::uint16_t>(r - begin) : kNoEnd) == e.end;
@@ -945,7 +1096,7 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
       return;
     }
     events[events_n++] = {static_cast<std::int16_t>(code), static_cast<std::uint16_t>(at - begin),
-                          r ? static_cast<std::uint16_t>(r - begin) : kNoEnd};
+                          r ? static_cast<std::uint16_t>(r - begin) : kNoEnd, Layout(code, at, r, end)};
   };
   const KeyTable& keys = Keys();
   LineValues lv;

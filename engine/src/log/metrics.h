@@ -40,6 +40,21 @@ namespace triage {
 
 namespace metrics_internal {
 struct LineValues;  // what one line holds (metrics.cc)
+
+// How a number a shape replays is laid out, when it can be read in place (Note: [Fixed layouts] in
+// metrics.cc): offsets and digit counts from the event's `at`.
+struct NumberLayout {
+  enum Form : std::uint8_t { kGeneric = 0, kDecimal, kCounter };
+  Form form = kGeneric;
+  bool neg = false;              // kDecimal: a '-' sign
+  std::uint8_t lead = 0;         // kDecimal: bytes before the first digit or '.' (a sign); kCounter: 1 (the blank)
+  std::uint8_t int_digits = 0;   // kDecimal: digits before the '.'; kCounter: the counter's digits
+  std::uint8_t dot = 0;          // kDecimal: 1 when a '.' follows them
+  std::uint8_t frac_digits = 0;  // kDecimal: digits after the '.'; kCounter: the total's digits
+  std::uint8_t exp_at = 0;       // kDecimal: offset of the exponent's digits, 0 when there is no exponent
+  std::uint8_t exp_digits = 0;
+  bool exp_neg = false;
+};
 }  // namespace metrics_internal
 
 // The canonical series. Aliases map onto these (train_loss, total_loss, mse -> loss; eval_loss -> val_loss;
@@ -165,6 +180,7 @@ class MetricCollector {
     std::int16_t code;   // key code, or kBarEvent: a tqdm counter
     std::uint16_t at;    // offset of the number
     std::uint16_t end;   // offset where its reading ended; kNoEnd: it read nothing
+    metrics_internal::NumberLayout layout;
   };
   static constexpr size_t kShapeMax = 256;  // longer lines are always scanned in full
   static constexpr int kShapes = 16;
