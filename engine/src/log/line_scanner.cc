@@ -472,7 +472,7 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
   avx2_ = impl != Impl::kPortable && CpuHasAvx2();
 }
 
-std::uint32_t LineScanner::AnchorHash(const char* p) {
+inline std::uint32_t LineScanner::AnchorHash(const char* p) {
   static_assert(kPrints == 4 && NibbleSets::kBytes == kPrints, "AnchorHash reads one 32-bit word");
   std::uint32_t x;
   std::memcpy(&x, p, 4);
@@ -508,14 +508,18 @@ unsigned LineScanner::BucketsAt(const char* p, size_t n, size_t i) const {
   return buckets;
 }
 
-template <typename F>
-bool LineScanner::VisitAnchorHits(const char* p, size_t n, size_t at, unsigned buckets, F visit) const {
+inline unsigned LineScanner::HashedBuckets(const char* p, size_t n, size_t at, unsigned buckets) const {
   if (buckets & ~short_buckets_) {
     // Full anchors: a bitset of their hashes rules out most candidates the nibble tables let through.
     std::uint32_t h = at + kPrints <= n ? AnchorHash(p + at) : 0;
     if (at + kPrints > n || !(anchors_[h / 64] >> (h % 64) & 1)) buckets &= short_buckets_;
   }
-  for (; buckets; buckets &= buckets - 1) {
+  return buckets;
+}
+
+template <typename F>
+bool LineScanner::VisitAnchorHits(const char* p, size_t n, size_t at, unsigned buckets, F visit) const {
+  for (buckets = HashedBuckets(p, n, at, buckets); buckets; buckets &= buckets - 1) {
     for (const Anchored& a : bucket_[__builtin_ctz(buckets)]) {
       const std::string& kw = keywords_[a.keyword];
       if (a.offset <= at && at - a.offset + kw.size() <= n && EqualsFolded(p + (at - a.offset), kw) &&
@@ -651,8 +655,10 @@ __attribute__((target("avx2"))) LineScanner::Hit LineScanner::FindAvx2(const cha
       _mm256_store_si256(reinterpret_cast<__m256i*>(bucket_bits[0]), acc[0]);
       _mm256_store_si256(reinterpret_cast<__m256i*>(bucket_bits[1]), acc[1]);
       do {
+        // The hash check in the loop: nearly every candidate ends there, without a call.
         int j = __builtin_ctz(cand);
-        if (AnchorHit(p, n, i + j, bucket_bits[0][j] | unsigned{bucket_bits[1][j]} << 8)) {
+        const unsigned buckets = bucket_bits[0][j] | unsigned{bucket_bits[1][j]} << 8;
+        if (HashedBuckets(p, n, i + j, buckets) && AnchorHit(p, n, i + j, buckets)) {
           std::uint32_t before = nl & ((1u << j) - 1);  // bit j is no '\n'
           newlines += static_cast<std::uint64_t>(__builtin_popcount(before));
           if (before) line_start = i + (31 - __builtin_clz(before)) + 1;

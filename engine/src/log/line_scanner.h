@@ -106,6 +106,9 @@ class LineScanner {
   void KeywordsInFrom(const char* p, size_t n, size_t from, std::vector<std::uint32_t>* found) const;
   // The buckets whose tables accept the kPrints bytes from p[i] (bytes past n accept short anchors only).
   unsigned BucketsAt(const char* p, size_t n, size_t i) const;
+  // The buckets of `buckets` that may have an anchor at p[at]: those of full-length anchors only when
+  // the anchor hash bitset holds the hash of the kPrints bytes there.
+  unsigned HashedBuckets(const char* p, size_t n, size_t at, unsigned buckets) const;
   // Calls visit(keyword) for each keyword (of `buckets`) whose anchor lies at p[at], until it returns
   // true; returns whether one did.
   template <typename F>
