@@ -813,15 +813,10 @@ SeriesId SeriesFromName(std::string_view name) {
   return SeriesId::kCount;
 }
 
-void MetricSeries::Add(double value, double step, double epoch, std::uint64_t line) {
+void MetricSeries::AddKept(double value, double step, double epoch, std::uint64_t line) {
   // The point is written once into the tail ring, then copied from there where it is kept too.
-  const std::int64_t seq = count_++;
-  MetricPoint& p = tail_[seq & (kTail - 1)];
-  p.value = value;
-  p.step = step;
-  p.epoch = epoch;
-  p.seq = seq;
-  p.line = line;
+  const MetricPoint& p = Put(value, step, epoch, line);
+  const std::int64_t seq = p.seq;
   if (!p.finite()) {
     ++nonfinite_count_;
     if (static_cast<int>(nonfinite_.size()) < kMaxNonFinite) nonfinite_.push_back(p);

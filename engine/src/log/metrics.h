@@ -99,7 +99,19 @@ class MetricSeries {
   // Appends a point; its seq is assigned here (point.seq is ignored).
   void Add(const MetricPoint& point) { Add(point.value, point.step, point.epoch, point.line); }
   // The same from its fields (the collector's path: the point is written once, where it is kept).
-  void Add(double value, double step, double epoch, std::uint64_t line);
+  // Inline for the common point (finite, past the head, off the sample's stride): the ring and the
+  // extrema; the rest out of line (AddKept).
+  void Add(double value, double step, double epoch, std::uint64_t line) {
+    const std::int64_t seq = count_;
+    if (seq < kHead || (seq & (stride_ - 1)) == 0 || !has_extrema_ || !std::isfinite(value)) {
+      return AddKept(value, step, epoch, line);
+    }
+    const MetricPoint& p = Put(value, step, epoch, line);
+    if (has_onset_ && !tail_[(seq - 1) & (kTail - 1)].finite()) ++recoveries_;  // the onset is a point before
+    if (value < 0) has_negative_ = true;
+    if (value < min_.value) min_ = p;
+    if (value > max_.value) max_ = p;
+  }
 
   // Returns the kept points in order of seq, without duplicates.
   std::vector<MetricPoint> Points() const;
@@ -116,6 +128,20 @@ class MetricSeries {
   bool has_negative() const { return has_negative_; }
 
  private:
+  // Add for any point (one the head, the sample or the non-finite list may keep among them).
+  void AddKept(double value, double step, double epoch, std::uint64_t line);
+  // Writes the next point into the tail ring (its seq: the count so far) and counts it.
+  MetricPoint& Put(double value, double step, double epoch, std::uint64_t line) {
+    const std::int64_t seq = count_++;
+    MetricPoint& p = tail_[seq & (kTail - 1)];
+    p.value = value;
+    p.step = step;
+    p.epoch = epoch;
+    p.seq = seq;
+    p.line = line;
+    return p;
+  }
+
   std::int64_t count_ = 0;
   std::int64_t nonfinite_count_ = 0;
   std::int64_t recoveries_ = 0;
