@@ -644,6 +644,9 @@ __attribute__((target("avx2"))) LineScanner::Hit LineScanner::FindAvx2(const cha
   size_t line_start = 0;
   size_t i = 0;
   alignas(32) unsigned char bucket_bits[2][32];
+  // The buckets of anchors shorter than kPrints, which no hash rules out.
+  const __m256i short_sets[2] = {_mm256_set1_epi8(static_cast<char>(short_buckets_ & 0xff)),
+                                 _mm256_set1_epi8(static_cast<char>(short_buckets_ >> 8))};
   for (; i + 32 + kPrints - 1 <= n; i += 32) {
     __m256i acc[2];
     tables.Block(p + i, acc);
@@ -652,19 +655,31 @@ __attribute__((target("avx2"))) LineScanner::Hit LineScanner::FindAvx2(const cha
     std::uint32_t cand =
         ~static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_or_si256(acc[0], acc[1]), zero)));
     if (cand) {
-      _mm256_store_si256(reinterpret_cast<__m256i*>(bucket_bits[0]), acc[0]);
-      _mm256_store_si256(reinterpret_cast<__m256i*>(bucket_bits[1]), acc[1]);
+      // Positions a short anchor's bucket accepts; at the others only full anchors can lie, and the
+      // hash bitset alone (HashedBuckets' test) rules nearly all out, in this loop, before the bucket
+      // bits are read back from memory.
+      const std::uint32_t short_cand = ~static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+          _mm256_or_si256(_mm256_and_si256(acc[0], short_sets[0]), _mm256_and_si256(acc[1], short_sets[1])), zero)));
+      bool stored = false;
       do {
-        // The hash check in the loop: nearly every candidate ends there, without a call.
         int j = __builtin_ctz(cand);
+        cand &= cand - 1;
+        if (!(short_cand >> j & 1)) {
+          const std::uint32_t h = AnchorHash(p + i + j);
+          if (!(anchors_[h / 64] >> (h % 64) & 1)) continue;
+        }
+        if (!stored) {
+          _mm256_store_si256(reinterpret_cast<__m256i*>(bucket_bits[0]), acc[0]);
+          _mm256_store_si256(reinterpret_cast<__m256i*>(bucket_bits[1]), acc[1]);
+          stored = true;
+        }
         const unsigned buckets = bucket_bits[0][j] | unsigned{bucket_bits[1][j]} << 8;
-        if (HashedBuckets(p, n, i + j, buckets) && AnchorHit(p, n, i + j, buckets)) {
+        if (AnchorHit(p, n, i + j, buckets)) {
           std::uint32_t before = nl & ((1u << j) - 1);  // bit j is no '\n'
           newlines += static_cast<std::uint64_t>(__builtin_popcount(before));
           if (before) line_start = i + (31 - __builtin_clz(before)) + 1;
           return {true, line_start, newlines};
         }
-        cand &= cand - 1;
       } while (cand);
     }
     if (nl) {
