@@ -419,8 +419,9 @@ TEST(MetricCollector, FixedLayoutsReadWhatReadNumberReads) {
   for (const char* e : {"e-05", "e-25", "e+22", "e+23", "e-99", "e+99", "e+00", "e-22"}) {
     text += std::string("step 7 loss=1.5") + e + " lr=2.50" + e + "\n";
   }
-  // 8, 9, 16, 17 and 18 significant digits (the fast path's limit), then 19 (from_chars) in one layout.
-  for (int digits : {8, 9, 16, 17, 18, 19}) {
+  // 2-7 significant digits (digits and '.' in one 8-byte word), 8, 9, 16, 17 and 18 (the fast path's
+  // limit), then 19 (from_chars) in one layout.
+  for (int digits : {2, 3, 7, 8, 9, 16, 17, 18, 19}) {
     for (const char* d : {"1", "7", "9"}) {
       std::string whole(static_cast<size_t>(digits - 1), d[0]);
       text += "loss " + whole + "." + d + " grad_norm 0." + whole + d + "\n";
@@ -469,10 +470,18 @@ TEST(MetricCollector, FixedLayoutsReadWhatReadNumberReads) {
   EXPECT_EQ(lr[4], 2.50e-99);
   EXPECT_EQ(lr[5], 2.50e+99);
   std::vector<MetricPoint> norm = PointsOf(m, SeriesId::kGradNorm);
-  ASSERT_GE(norm.size(), 15u);
-  EXPECT_EQ(norm[1].value, 0.77777777);
-  EXPECT_EQ(norm[2].value, 0.99999999);
-  EXPECT_EQ(norm[5].value, 0.999999999);
+  ASSERT_GE(norm.size(), 24u);
+  EXPECT_EQ(norm[1].value, 0.77);
+  EXPECT_EQ(norm[8].value, 0.9999999);
+  EXPECT_EQ(norm[10].value, 0.77777777);
+  EXPECT_EQ(norm[11].value, 0.99999999);
+  EXPECT_EQ(norm[14].value, 0.999999999);
+  std::vector<MetricPoint> loss = PointsOf(m, SeriesId::kLoss);
+  ASSERT_GE(loss.size(), 16u);
+  EXPECT_EQ(loss[9].value, 7.7);  // after the 8 lines of exponents
+  EXPECT_EQ(loss[12].value, 77.7);
+  EXPECT_EQ(loss[14].value, 111111.1);
+  EXPECT_EQ(loss[15].value, 777777.7);
 }
 
 // Random lines of a few layouts with random digits (widths included): the shapes change often.

@@ -540,27 +540,38 @@ constexpr std::int16_t kBarEvent = -1;
 // or a step's "/total") is digits too. A shape fixes every byte that is no digit and the place of
 // every digit, so such a number's syntax is the same on every line of the shape: where its digits
 // are, how many, its signs. The full scan records that layout (Layout) and a replay reads the digits
-// in place (8 at a time), with no per-byte test and no search for where the number ends, and computes
-// the value by the same formula as ReadNumber (ScaledMantissa): the same double. What the digits' values
-// can still change is checked: an exponent that takes the number out of the fast path's range is read
+// in place (8 at a time; a number of at most 8 bytes with its '.', in one word), with no per-byte
+// test and no search for where the number ends, and computes the value by the same formula as
+// ReadNumber (ScaledMantissa): the same double. What the digits' values can still change is checked: an exponent that takes the number out of the fast path's range is read
 // by ReadValue as any other number. Memory values (a unit, or a byte count told by its size), mmcv's
 // "[e][i/n]" steps, a step or an epoch followed by a '/' or "][" the full scan did not read on (a
 // total too long for ReadInt, mmcv's total of 0: other digits may read on), nan/inf and anything
 // longer or odder keep the generic replay; a tqdm counter "n/total" of at most 18 digits each is
 // read in place too.
 
+constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;  // byte i of a word: bits 8i..8i+7
+constexpr std::uint64_t kPow10Int[] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+                                       100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+                                       1000000000000ull, 10000000000000ull, 100000000000000ull,
+                                       1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+                                       1000000000000000000ull};
+
+// The number of the digit values (0-9) in the first n (1-8) bytes of v, the first digit lowest:
+// shifted up, the bytes past them drop out and zeros come in as leading digits; then pairs, quads and
+// the eight are combined by three multiplications.
+inline std::uint64_t CombineDigits(std::uint64_t v, int n) {
+  v <<= 8 * (8 - n);
+  v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFull;
+  v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFull;
+  return (v * 10000 + (v >> 32)) & 0xFFFFFFFFull;
+}
+
 // The number of `n` (0-18) ASCII digits at p; limit: the end of the readable bytes.
 inline std::uint64_t ReadDigits(const char* p, int n, const char* limit) {
-  constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
   if (kLittleEndian && n > 0 && n <= 8 && limit - p >= 8) {
-    // Eight bytes, the first digit lowest; shifted up, the bytes past the digits drop out and zeros
-    // come in as leading digits; then pairs, quads and the eight combined by three multiplications.
     std::uint64_t v;
     std::memcpy(&v, p, 8);
-    v = (v & 0x0F0F0F0F0F0F0F0Full) << (8 * (8 - n));
-    v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFull;
-    v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFull;
-    return (v * 10000 + (v >> 32)) & 0xFFFFFFFFull;
+    return CombineDigits(v & 0x0F0F0F0F0F0F0F0Full, n);
   }
   std::uint64_t v = 0;
   for (int i = 0; i < n; ++i) v = v * 10 + static_cast<unsigned>(p[i] - '0');
@@ -640,10 +651,19 @@ metrics_internal::NumberLayout Layout(int code, const char* at, const char* r, c
 bool ReplayDecimal(int code, const metrics_internal::NumberLayout& l, const char* at, const char* limit,
                    LineValues* lv) {
   const char* q = at + l.lead;
-  std::uint64_t mant = ReadDigits(q, l.int_digits, limit);
-  if (l.frac_digits) {
-    mant = mant * static_cast<std::uint64_t>(kPow10[l.frac_digits]) +
-           ReadDigits(q + l.int_digits + l.dot, l.frac_digits, limit);
+  const int digits = l.int_digits + l.frac_digits;
+  std::uint64_t mant;
+  if (kLittleEndian && l.dot && digits <= 7 && limit - q >= 8) {
+    // Digits, '.' and digits in one word: the bytes past the '.' move down one over it, then all
+    // the digits are combined at once.
+    std::uint64_t v;
+    std::memcpy(&v, q, 8);
+    v &= 0x0F0F0F0F0F0F0F0Full;
+    const std::uint64_t whole = (std::uint64_t{1} << (8 * l.int_digits)) - 1;  // int_digits <= 6
+    mant = CombineDigits((v & whole) | ((v >> 8) & ~whole), digits);
+  } else {
+    mant = ReadDigits(q, l.int_digits, limit);
+    if (l.frac_digits) mant = mant * kPow10Int[l.frac_digits] + ReadDigits(q + l.int_digits + l.dot, l.frac_digits, limit);
   }
   int exp10 = -l.frac_digits;
   if (l.exp_at) {
@@ -1145,7 +1165,6 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
     WordMemo* memo = nullptr;
     int code = -1;
     if (!second_word && wn <= sizeof key) {
-      constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;  // byte i is bits 8i..8i+7
       if (kLittleEndian && end - w >= 16) {
         std::memcpy(key, w, 16);  // a fixed-size copy is two loads; then clear the bytes past the word
         if (wn < 8) {
