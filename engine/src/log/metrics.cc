@@ -528,9 +528,10 @@ class BitCursor {
 // later line of the same shape is confirmed over its whole length (32 bytes per AVX2 compare), and
 // then only those numbers are read, by the same functions (ReadValue, ReadBar), or in place where
 // their layout allows (Note: [Fixed layouts]). A reading that ends elsewhere than it did (or reads
-// nothing where it read something) sends the line to the full scan, which records the shape again. The last kShapes shapes are kept (least recently used replaced);
-// lines longer than kShapeMax bytes, with more than kShapeEvents readings, or without a blank (CSV
-// rows, whose meaning depends on the header before them) are always scanned in full.
+// nothing where it read something) sends the line to the full scan, which records the shape again.
+// The last kShapes shapes are kept (least recently used replaced); lines longer than kShapeMax bytes,
+// with more than kShapeEvents readings, or without a blank (CSV rows, whose meaning depends on the
+// header before them) are always scanned in full.
 constexpr std::uint16_t kNoEnd = 0xffff;
 constexpr std::int16_t kBarEvent = -1;
 
@@ -542,8 +543,9 @@ constexpr std::int16_t kBarEvent = -1;
 // are, how many, its signs. The full scan records that layout (Layout) and a replay reads the digits
 // in place (8 at a time; a number of at most 8 bytes with its '.', in one word), with no per-byte
 // test and no search for where the number ends, and computes the value by the same formula as
-// ReadNumber (ScaledMantissa): the same double. What the digits' values can still change is checked: an exponent that takes the number out of the fast path's range is read
-// by ReadValue as any other number. Memory values (a unit, or a byte count told by its size), mmcv's
+// ReadNumber (ScaledMantissa): the same double. What the digits' values can still change is checked:
+// an exponent that takes the number out of the fast path's range is read by ReadValue as any other
+// number. Memory values (a unit, or a byte count told by its size), mmcv's
 // "[e][i/n]" steps, a step or an epoch followed by a '/' or "][" the full scan did not read on (a
 // total too long for ReadInt, mmcv's total of 0: other digits may read on), nan/inf and anything
 // longer or odder keep the generic replay; a tqdm counter "n/total" of at most 18 digits each is
@@ -663,7 +665,9 @@ bool ReplayDecimal(int code, const metrics_internal::NumberLayout& l, const char
     mant = CombineDigits((v & whole) | ((v >> 8) & ~whole), digits);
   } else {
     mant = ReadDigits(q, l.int_digits, limit);
-    if (l.frac_digits) mant = mant * kPow10Int[l.frac_digits] + ReadDigits(q + l.int_digits + l.dot, l.frac_digits, limit);
+    if (l.frac_digits) {
+      mant = mant * kPow10Int[l.frac_digits] + ReadDigits(q + l.int_digits + l.dot, l.frac_digits, limit);
+    }
   }
   int exp10 = -l.frac_digits;
   if (l.exp_at) {
@@ -920,7 +924,8 @@ void MetricCollector::ScanLines(std::string_view text, std::uint64_t line_no, bo
   auto segment = [&](size_t to) {
     to = std::min(to, line_start + kMaxLine);
     if (to > from) {
-      ScanSegment(text.substr(from, to - from), count_lines ? lines_ + 1 : line_no, from, text.data() + text.size());
+      ScanSegment(text.substr(from, to - from), count_lines ? lines_ + 1 : line_no, from,
+                  text.data() + text.size());
     }
   };
   BitCursor cursor(ends, 0, text.size());
@@ -1031,22 +1036,34 @@ bool MetricCollector::ScanCsv(std::string_view text, std::uint64_t line_no) {
 MetricCollector::Shape* MetricCollector::FindShape(std::string_view text, const char* limit) {
   const size_t n = text.size();
   if (shapes_mode_ == Shapes::kFullScan || n > kShapeMax) return nullptr;
-  // The shape matched last first: consecutive lines mostly share one.
-  for (int k = 0; k < kShapes; ++k) {
-    Shape& shape = shapes_[(last_shape_ + k) % kShapes];
-    if (shape.len != n) continue;
+  auto matches = [&](const Shape& shape) {
 #ifdef TRIAGE_AVX2
-    const bool match = shapes_avx2_ ? ShapeMatchesAvx2(text.data(), n, limit, shape.text, shape.digits)
-                                    : ShapeMatchesPortable(text.data(), n, shape.text, shape.digits);
+    return shapes_avx2_ ? ShapeMatchesAvx2(text.data(), n, limit, shape.text, shape.digits)
+                        : ShapeMatchesPortable(text.data(), n, shape.text, shape.digits);
 #else
     (void)limit;
-    const bool match = ShapeMatchesPortable(text.data(), n, shape.text, shape.digits);
+    return ShapeMatchesPortable(text.data(), n, shape.text, shape.digits);
 #endif
-    if (match) {
-      shape.used = ++shape_clock_;
-      last_shape_ = static_cast<int>(&shape - shapes_.data());
-      return &shape;
-    }
+  };
+  auto found = [&](int at) {
+    shapes_[at].used = ++shape_clock_;
+    last_shape_ = at;
+    return &shapes_[at];
+  };
+  // The shape matched last first: consecutive lines mostly share one.
+  if (shape_lens_[last_shape_] == n && matches(shapes_[last_shape_])) return found(last_shape_);
+  // Then the others of this length, in turn from there: one bit each (a loop the compiler turns into
+  // one vector compare). A line of a length no shape has, as most are in text without metrics, ends
+  // here.
+  static_assert(kShapes == 16, "a shape per bit of a 16-bit mask");
+  std::uint32_t same_len = 0;
+  for (int k = 0; k < kShapes; ++k) same_len |= std::uint32_t{shape_lens_[k] == n} << k;
+  same_len &= ~(std::uint32_t{1} << last_shape_);
+  // Rotated so that bit 0 is the shape matched last.
+  same_len = ((same_len >> last_shape_) | (same_len << (kShapes - last_shape_))) & 0xffff;
+  for (; same_len; same_len &= same_len - 1) {
+    const int at = (last_shape_ + __builtin_ctz(same_len)) & (kShapes - 1);
+    if (matches(shapes_[at])) return found(at);
   }
   return nullptr;
 }
@@ -1234,6 +1251,7 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
       }
     }
     slot->len = static_cast<std::uint16_t>(text.size());
+    shape_lens_[slot - shapes_.data()] = slot->len;
     slot->used = ++shape_clock_;
     slot->events_n = static_cast<std::uint8_t>(events_n);
     std::copy(events, events + events_n, slot->events);

@@ -226,6 +226,8 @@ class MetricCollector {
   std::uint64_t shape_clock_ = 0;
   int last_shape_ = 0;  // the slot matched last
   std::array<Shape, kShapes> shapes_{};
+  // Each shape's len, side by side: the search reads these, not one cache line per shape.
+  std::array<std::uint16_t, kShapes> shape_lens_{};
 
   static constexpr size_t kMaxLine = 64 * 1024;
   static constexpr size_t kWindow = 1 << 20;  // Feed scans whole lines this many bytes at a time
