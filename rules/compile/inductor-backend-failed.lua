@@ -24,6 +24,8 @@ end
 function backend_values(ctx)
   local named = ctx.captures.named or ""
   local backend = (named == "" or named == "InductorError") and "inductor" or named
+  -- PyTorch 2.0 names the debug wrapper around the backend, not the backend
+  if named == "debug_wrapper" then backend = "torch.compile" end
   local target, inner = lowering(ctx)
   if not target and (ctx.captures.target or "") ~= "" then
     -- the lowering context printed under the inner error itself (pattern 4): name that error
