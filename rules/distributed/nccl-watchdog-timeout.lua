@@ -29,6 +29,12 @@ local function first_line(s)
 end
 
 -- score: lower the timeout below the failure that caused it, and name that failure.
+-- values: {collective}, the collective's sequence number when the message gives one (1.10+).
+function collective_values(ctx)
+  local seq = ctx.captures.seq or ""
+  return { collective = (seq ~= "") and ("Collective number " .. seq) or "A collective" }
+end
+
 function after_earlier_failure(ctx)
   local f = earlier_failure(ctx)
   if not f then return nil end
