@@ -1,6 +1,7 @@
 // One test per bundled rule, generated from the rule's own examples (like `triage rules test`).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
@@ -115,6 +116,41 @@ TEST(BundledRules, EveryRuleACxxTrainerCanMeetHasCxxAdvice) {
 // The same rules as a C++ trainer reads them: each rule's own `match` examples diagnosed for
 // Audience::kCxx give that rule's diagnosis with a fix for every cause, nothing marked "(written for
 // Python)", and no Python command among its tests and checks.
+// rules/README.md "Wordings across releases" (Note: [Wordings]): every rule a row names is bundled and
+// carries match examples, which the RuleExamples tests below hold against the rule's patterns; a row
+// that names no rule, or a rule that was renamed or removed, fails here.
+TEST(BundledRules, WordingsTableNamesRulesWithMatchExamples) {
+  bool found = false;
+  const std::vector<std::string> rows = doc_tables::SectionRows(
+      TRIAGE_SOURCE_DIR "/rules/README.md", "## Wordings across releases",
+      std::regex(R"(\| (.+?) \| (.+) \| (.+) \|)"), &found);
+  ASSERT_TRUE(found) << "rules/README.md lost its section 'Wordings across releases'";
+  std::map<std::string, const Rule*> by_id;
+  for (const Rule& rule : Bundled().rules->rules) by_id[rule.id] = &rule;
+  const std::regex id(R"(`([a-z0-9-]+)`)");
+  int named = 0;
+  for (const std::string& row : rows) {
+    const std::string first = row.substr(0, row.find(" | "));
+    if (first == "rule" || first.find("---") != std::string::npos) continue;
+    int in_row = 0;
+    for (std::sregex_iterator it(first.begin(), first.end(), id), end; it != end; ++it) {
+      ++in_row;
+      const std::string name = (*it)[1];
+      const auto rule = by_id.find(name);
+      if (rule == by_id.end()) {
+        ADD_FAILURE() << "rules/README.md 'Wordings across releases' names " << name << ", which no bundled rule has";
+        continue;
+      }
+      int match = 0;
+      for (const Example& e : rule->second->examples) match += e.kind == ExampleKind::kMatch;
+      EXPECT_GE(match, 1) << name << ": a rule in the wordings table needs a match example for each wording";
+    }
+    EXPECT_GE(in_row, 1) << "a row of 'Wordings across releases' names no rule: " << row;
+    named += in_row;
+  }
+  EXPECT_GE(named, 40);
+}
+
 TEST(BundledRules, CxxReportsOfTheseRulesCarryNoPython) {
   const char* const kPython[] = {"(written for Python)", "python -c", "python3 -c", "python train", "pip install",
                                  "pip list", "--include=*.py", "import torch", "torch.nn.utils", "with torch.no_grad"};
