@@ -5,10 +5,14 @@
 function where_values(ctx)
   local where = ctx.captures.where or ""
   if where ~= "" then return { at = " at " .. where } end
-  return { at = " in torch.cuda.nccl (the collectives of nn.DataParallel and torch.cuda.comm)" }
+  if (ctx.captures.code or "") ~= "" then
+    return { at = " in torch.cuda.nccl (the collectives of nn.DataParallel and torch.cuda.comm)" }
+  end
+  return { at = "" }
 end
 
 function test_place_or_module()
   assert(where_values({ captures = { where = "ProcessGroupNCCL.cpp:1269" } }).at == " at ProcessGroupNCCL.cpp:1269")
-  assert(where_values({ captures = {} }).at:find("DataParallel", 1, true))
+  assert(where_values({ captures = { code = "2" } }).at:find("DataParallel", 1, true))
+  assert(where_values({ captures = {} }).at == "")
 end
