@@ -123,6 +123,58 @@ TEST(MetricCollector, IgnoresTextThatOnlyMentionsNames) {
   }
 }
 
+// Note: [Tutorial progress lines]: the layouts of PyTorch's char-RNN and seq2seq tutorials name no
+// loss; the layout says which number it is.
+TEST(MetricCollector, ReadsTheTutorialsUnnamedLossColumn) {
+  struct Case {
+    const char* line;
+    double loss;
+    double step;
+  };
+  const Case kCases[] = {
+      // corpus/wild/training/char-rnn-optimizer-bound-to-first-rnn-instance (practical-pytorch's copy: no blank in the time)
+      {"5000  5% (0m12s) 2.9460 Jigalev / Portuguese \xe2\x9c\x97 (Russian)", 2.9460, 5000},
+      // '%d %d%% (%s) %.4f %s / %s %s' with asMinutes' '%dm %ds'
+      {"25000 25% (1m 1s) 2.7749 Ki / Japanese \xe2\x9c\x93", 2.7749, 25000},
+      // the generation tutorial's '%s (%d %d%%) %.4f'
+      {"0m 9s (5000 5%) 2.9123", 2.9123, 5000},
+      // the seq2seq tutorial's timeSince(start, percent): elapsed and '(- remaining)'
+      {"1m 28s (- 20m 36s) (5000 6%) 2.8552", 2.8552, 5000},
+      // char-rnn.pytorch: '[%s (%d %d%%) %.4f]'
+      {"[0m 30s (100 5%) 2.1054]", 2.1054, 100},
+      {"  3m 2s (- 0m 0s) (75000 100%) nan", std::nan(""), 75000},
+  };
+  for (const Case& c : kCases) {
+    MetricCollector m = Collect(std::string(c.line) + "\n");
+    std::vector<MetricPoint> pts = PointsOf(m, SeriesId::kLoss);
+    ASSERT_EQ(pts.size(), 1u) << c.line;
+    if (std::isnan(c.loss)) EXPECT_TRUE(std::isnan(pts[0].value)) << c.line;
+    else EXPECT_EQ(pts[0].value, c.loss) << c.line;
+    EXPECT_EQ(pts[0].step, c.step) << c.line;
+  }
+  const char* kNot[] = {
+      "5000 5% (0m 12s)",                    // no value after the layout
+      "5000 5% (0m 12s) done",               // a word, not a value
+      "5000 105% (0m 12s) 2.9",              // not a percentage
+      "5000 5% (12s) 2.9",                   // not asMinutes' time
+      "0m 9s (5000 5%) 2.9x",                // a value running into a word
+      "100 50% done in 0m 3s 0.5",           // the numbers, not the layout
+      "2024-01-01 10% (0m 1s) 0.5",          // a date is not an iteration
+      "(5000 5%) 2.9",                       // no time before the counter
+  };
+  for (const char* line : kNot) {
+    EXPECT_EQ(Collect(std::string(line) + "\n").Find(SeriesId::kLoss), nullptr) << line;
+  }
+  // Shapes and the full scan agree on them (the reader runs before either).
+  const std::string text = "5000 5% (0m 12s) 2.9460 a / b\n10000 10% (0m 24s) 2.9493 c / d\n0m 9s (5000 5%) 2.9123\n";
+  for (MetricCollector::Shapes shapes : {MetricCollector::Shapes::kAuto, MetricCollector::Shapes::kFullScan}) {
+    MetricCollector m(shapes);
+    m.Feed(text);
+    m.FinishInput();
+    EXPECT_EQ(PointsOf(m, SeriesId::kLoss).size(), 3u);
+  }
+}
+
 TEST(MetricCollector, ReadsCsvLoggerFiles) {
   // corpus/signals/healthy-csv-val-noise/log.txt, first rows.
   MetricCollector m = Collect(

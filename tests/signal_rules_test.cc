@@ -259,6 +259,45 @@ TEST(SignalRules, TheHealthyBandIsTheDetectorsThreshold) {
   EXPECT_FALSE(nan.diagnoses.front().series.front().has_band);
 }
 
+// flat's min_chunk_points: a short run of a noisy loss (one example per print) is judged on parts of
+// at least that many values, not on medians of two. The ten losses of the char-RNN classification
+// tutorial's output in corpus/wild/training/char-rnn-optimizer-bound-to-first-rnn-instance (18 classes,
+// no learning) hold for halves and not for fifths; a run that falls in its second half holds for neither.
+TEST(SignalRules, FlatJudgesShortNoisyRunsOnPartsOfMinChunkPoints) {
+  auto collect = [](const std::vector<double>& losses) {
+    MetricCollector m;
+    std::string text;
+    for (size_t i = 0; i < losses.size(); ++i) text += "step " + std::to_string(i + 1) + " loss " + std::to_string(losses[i]) + "\n";
+    m.Feed(text);
+    m.FinishInput();
+    return m;
+  };
+  auto spec = [](const char* yaml) {
+    std::vector<SignalProblem> problems;
+    std::shared_ptr<const SignalSpec> s = ParseSignalSpec(YAML::Load(yaml), &problems);
+    EXPECT_TRUE(problems.empty());
+    return s;
+  };
+  const MetricCollector flat_noisy = collect({2.9460, 2.9493, 2.9261, 2.9530, 2.7749, 2.8230, 2.9910, 2.9733, 2.7955, 2.9550});
+  const MetricCollector falling = collect({2.9460, 2.9493, 2.9261, 2.9530, 2.7749, 2.5230, 2.3910, 2.2733, 2.1955, 2.0550});
+  const auto fifths = spec("{ detector: flat, require_log_c: 1, tolerance: 0.03, min_points: 10 }");
+  const auto halves = spec("{ detector: flat, require_log_c: 1, tolerance: 0.03, min_points: 10, min_chunk_points: 5 }");
+  ASSERT_TRUE(fifths && halves);
+  EXPECT_EQ(fifths->params.at("min_chunk_points"), 1) << "the default keeps fifths";
+  SignalHit hit;
+  EXPECT_FALSE(DetectSignal(*fifths, flat_noisy, &hit)) << "the third fifth's median of two values is 5% low";
+  ASSERT_TRUE(DetectSignal(*halves, flat_noisy, &hit));
+  EXPECT_EQ(hit.captures.at("classes"), "19") << "the median 2.948 is nearest ln 19";
+  EXPECT_NE(hit.evidence.find("first fifth 2.94765, last fifth 2.87525"), std::string::npos) << "the evidence names fifths however it tested: " << hit.evidence;
+  EXPECT_FALSE(DetectSignal(*halves, falling, &hit)) << hit.evidence;
+  // Twenty-five values make parts of five: fifths again, so a late fall is still seen.
+  std::vector<double> late_fall(20, 2.30);
+  for (double v : {2.0, 1.8, 1.6, 1.5, 1.4}) late_fall.push_back(v);
+  EXPECT_FALSE(DetectSignal(*halves, collect(late_fall), &hit)) << hit.evidence;
+  late_fall.resize(20);
+  EXPECT_TRUE(DetectSignal(*halves, collect(late_fall), &hit));
+}
+
 TEST(SignalRanking, SnapshotDoesNotEndTheMetricInput) {
   LoadOptions o;
   o.env_path = false;

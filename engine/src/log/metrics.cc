@@ -733,10 +733,11 @@ __attribute__((target("avx2"))) bool ShapeMatchesAvx2(const char* text, size_t n
 // Note: [Name fragments]
 // Every name of a series (kAliases with a code below kSeriesCount), however printed ('-', '/', '.',
 // blanks for '_', any case), holds one of these fragments: loss (and loss_scale), mse, acc, lr,
-// learning, norm, mem, alloc(ated), rss, scale. A line ScanCsv did not take yields a value only
-// through such a name, so a line without any fragment yields none and is not scanned. The AVX2 test
-// looks for three bytes of each (two of "lr"), case folded, 32 positions at a time; a hit is only a
-// reason to scan. The portable test looks for the whole fragments.
+// learning, norm, mem, alloc(ated), rss, scale. A line that neither the tutorial layouts (Note:
+// [Tutorial progress lines]) nor ScanCsv took yields a value only through such a name, so a line
+// without any fragment yields none and is not scanned. The AVX2 test looks for three bytes of each
+// (two of "lr"), case folded, 32 positions at a time; a hit is only a reason to scan. The portable
+// test looks for the whole fragments.
 constexpr const char* kNameFragments[] = {"loss", "mse",  "acc", "lr",  "learning",
                                           "norm", "mem",  "alloc", "rss", "scale"};
 
@@ -812,6 +813,79 @@ __attribute__((target("avx2"))) bool MayHoldNameAvx2(const char* text, size_t n,
   return false;
 }
 #endif
+
+// Note: [Tutorial progress lines]
+// PyTorch's own tutorials print their progress without naming the loss, and the scripts copied from
+// them keep the layout: the char-RNN classification tutorial prints `ITER PERCENT% (ELAPSED) LOSS ...`
+// ("5000 5% (0m 12s) 2.9460 Jigalev / Portuguese ✗ (Russian)"), the char-RNN generation and seq2seq
+// tutorials `ELAPSED (ITER PERCENT%) LOSS` and `ELAPSED (- REMAINING) (ITER PERCENT%) LOSS`
+// ("1m 28s (- 20m 36s) (5000 6%) 2.8552"), char-rnn.pytorch the same in brackets. ELAPSED is their
+// asMinutes(): "Xm Ys" (some copies drop the blank). The layout itself says which number is the loss
+// and which the iteration, so such a line gives a loss point at that step. A line is tried only when
+// it starts (after blanks) with a digit or '[' and holds a '%', so ordinary lines cost one test.
+const char* SkipBlanks(const char* p, const char* end) {
+  while (p < end && (*p == ' ' || *p == '\t')) ++p;
+  return p;
+}
+
+// Reads at least one blank; null when there is none.
+const char* Blanks(const char* p, const char* end) {
+  const char* q = SkipBlanks(p, end);
+  return q > p ? q : nullptr;
+}
+
+const char* Digits(const char* p, const char* end, long long* v) {
+  if (!p || p >= end || !IsDigit(*p)) return nullptr;
+  return ReadInt(p, end, v);
+}
+
+const char* Char(const char* p, const char* end, char c) { return p && p < end && *p == c ? p + 1 : nullptr; }
+
+// asMinutes(): "12m 5s" or "12m5s".
+const char* Elapsed(const char* p, const char* end) {
+  long long v = 0;
+  p = Char(Digits(p, end, &v), end, 'm');
+  if (!p) return nullptr;
+  return Char(Digits(SkipBlanks(p, end), end, &v), end, 's');
+}
+
+// "ITER PERCENT%" with ITER and PERCENT (0-100) read; null unless both are there.
+const char* IterPercent(const char* p, const char* end, long long* iter) {
+  long long percent = 0;
+  p = Digits(p, end, iter);
+  if (p) p = Blanks(p, end);
+  p = Char(Digits(p, end, &percent), end, '%');
+  return p && percent <= 100 ? p : nullptr;
+}
+
+bool ReadTutorialProgress(std::string_view text, metrics_internal::LineValues* lv) {
+  const char* const end = text.data() + text.size();
+  const char* p = SkipBlanks(text.data(), end);
+  if (p == end || !(IsDigit(*p) || *p == '[') || !std::memchr(p, '%', static_cast<size_t>(end - p))) return false;
+  if (*p == '[') ++p;
+  long long iter = 0;
+  const char* q = nullptr;
+  if (const char* a = IterPercent(p, end, &iter)) {  // ITER PERCENT% (ELAPSED) LOSS
+    if ((a = Blanks(a, end)) != nullptr) q = Char(Elapsed(Char(a, end, '('), end), end, ')');
+  }
+  if (!q) {  // ELAPSED [(- REMAINING)] (ITER PERCENT%) LOSS
+    const char* b = Elapsed(p, end);
+    if (b) b = Blanks(b, end);
+    if (b && b + 1 < end && b[0] == '(' && b[1] == '-') {
+      b = Char(Elapsed(SkipBlanks(b + 2, end), end), end, ')');
+      if (b) b = Blanks(b, end);
+    }
+    q = Char(IterPercent(Char(b, end, '('), end, &iter), end, ')');
+  }
+  if (!q || !(q = Blanks(q, end))) return false;
+  double loss = 0;
+  const char* r = ReadNumber(q, end, &loss);
+  if (!r || (r < end && *r != ' ' && *r != '\t' && *r != ']')) return false;
+  lv->step = static_cast<double>(iter);
+  lv->have[S(SeriesId::kLoss)] = true;
+  lv->found[lv->nfound++] = {S(SeriesId::kLoss), loss};
+  return true;
+}
 
 }  // namespace
 
@@ -1102,6 +1176,13 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
     }
     if (same) {
       Emit(lv, line_no);
+      return;
+    }
+  }
+  {
+    LineValues tutorial;
+    if (ReadTutorialProgress(text, &tutorial)) {  // Note: [Tutorial progress lines]
+      Emit(tutorial, line_no);
       return;
     }
   }

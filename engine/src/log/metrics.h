@@ -10,8 +10,9 @@
 // (spaces or tabs), `Epoch 3/100 | step 1200 | loss 0.4321`, dict and JSON lines
 // (`{'loss': 0.3, 'epoch': 1.0}`), tqdm / Lightning postfixes (`[00:10<00:00, loss=0.123]`, with the
 // bar's `n/total` as the step), mmcv (`Epoch [1][50/1000] lr: 1.000e-02, loss: 1.2`), detectron2
-// (`iter: 2137  total_loss: nan  max_mem: 2549M`), and CSVLogger files (a header row of names, then
-// rows of numbers). Values may be `nan`, `inf`, `-inf`, `NaN`, `tensor(0.5, ...)`; memory values may
+// (`iter: 2137  total_loss: nan  max_mem: 2549M`), CSVLogger files (a header row of names, then
+// rows of numbers), and the unnamed loss of PyTorch's tutorial layouts (`5000 5% (0m 12s) 2.9460 ...`,
+// `1m 28s (- 20m 36s) (5000 6%) 2.8552`; Note: [Tutorial progress lines] in metrics.cc). Values may be `nan`, `inf`, `-inf`, `NaN`, `tensor(0.5, ...)`; memory values may
 // carry units (B, KB, MB, GB, K, M, G, KiB, MiB, GiB) and are kept in MB.
 //
 // Note: [Metric axes] Steps and epochs are kept apart. A point's `step` is the step printed on its line

@@ -40,7 +40,7 @@ const std::vector<DetectorDef>& Detectors() {
        {"value", "finite_before", "last_finite", "preceded", "nonfinite", "recoveries"}},
       {"flat", {SeriesId::kLoss},
        {{"min_points", 10}, {"tolerance", 0.03}, {"max_spread", 1}, {"require_log_c", 0}, {"log_c_tolerance", 0.03},
-        {"max_classes", 1000}},
+        {"max_classes", 1000}, {"min_chunk_points", 1}},
        {"value", "classes", "log_c"}},
       {"softmax_floor", {SeriesId::kLoss},
        {{"min_points", 10}, {"plateau_tolerance", 0.06}, {"start_tolerance", 0.15}, {"max_classes", 1000}},
@@ -355,7 +355,12 @@ bool DetectFlat(Ctx& c) {
   double all = Median(Values(f, 0, f.size()));
   if (!(all > 0)) return false;
   double tol = c.P("tolerance");
-  std::vector<double> chunks = ChunkMedians(f, 5);
+  // The run is cut into fifths, or into fewer parts when a fifth would hold under `min_chunk_points`
+  // values: the median of two values of a noisy loss (one example per print) is no level.
+  const double min_chunk = c.P("min_chunk_points");
+  const int parts =
+      min_chunk <= 1 ? 5 : static_cast<int>(std::clamp(std::floor(static_cast<double>(f.size()) / min_chunk), 2.0, 5.0));
+  std::vector<double> chunks = ChunkMedians(f, parts);
   for (double m : chunks) {
     if (std::fabs(m - all) > tol * all) return false;
   }
@@ -363,10 +368,13 @@ bool DetectFlat(Ctx& c) {
   if (hi - lo > c.P("max_spread") * all) return false;
   int classes = LogClasses(all, c.P("log_c_tolerance"), static_cast<int>(c.P("max_classes")));
   if (c.P("require_log_c") > 0 && classes == 0) return false;
+  // The evidence names the fifths whatever the parts tested were, so two rules on this detector that
+  // read one series word it alike (Note: [Signal folding] counts the same evidence once).
+  const std::vector<double> fifths = parts == 5 ? chunks : ChunkMedians(f, 5);
   std::string axis = AxisOf(pts);
   std::string evidence = std::string(SeriesName(c.Id(0))) + " = " + Num(all) + " (10-90%: " + Num(lo) + ".." + Num(hi) +
                          ") at " + Span(f.front(), f.back(), axis) + " over " + std::to_string(s->count()) +
-                         " values; first fifth " + Num(chunks.front()) + ", last fifth " + Num(chunks.back());
+                         " values; first fifth " + Num(fifths.front()) + ", last fifth " + Num(fifths.back());
   if (classes) {
     evidence += "; = ln " + std::to_string(classes) + " = " + Num(std::log(classes)) +
                 ", the loss of uniform guessing over " + std::to_string(classes) + " classes";
