@@ -108,6 +108,17 @@ TEST(MetricCollector, QualifiedNamesAreNotReadAsTheTrainingLoss) {
   EXPECT_EQ(m.Find(SeriesId::kValLoss)->last().value, 0.75);
 }
 
+// A test accuracy is an evaluation's: the val_acc series (a test loss stays out of the training loss).
+TEST(MetricCollector, TestAccuracyIsAnEvaluationAccuracy) {
+  MetricCollector m = Collect("Test accuracy: 10.00%\nepoch 2 | test_acc 0.65 | test loss 0.9\n");
+  std::vector<MetricPoint> val = PointsOf(m, SeriesId::kValAcc);
+  ASSERT_EQ(val.size(), 2u);
+  EXPECT_EQ(val[0].value, 10.0);
+  EXPECT_EQ(val[1].value, 0.65);
+  EXPECT_EQ(m.Find(SeriesId::kAcc), nullptr);
+  EXPECT_EQ(m.Find(SeriesId::kLoss), nullptr);
+}
+
 TEST(MetricCollector, IgnoresTextThatOnlyMentionsNames) {
   const char* kLines[] = {
       "Loss is nan, stopping training",                 // a message, no value after a separator

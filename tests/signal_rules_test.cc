@@ -298,6 +298,39 @@ TEST(SignalRules, FlatJudgesShortNoisyRunsOnPartsOfMinChunkPoints) {
   EXPECT_TRUE(DetectSignal(*halves, collect(late_fall), &hit));
 }
 
+// Note: [Chance level]: the loss at ln C and the accuracy at 1/C, for one C, at the end of the run.
+TEST(SignalRules, ChanceLevelNeedsTheLossAndTheAccuracyOfOneGuess) {
+  std::vector<SignalProblem> problems;
+  std::shared_ptr<const SignalSpec> spec = ParseSignalSpec(YAML::Load("{ detector: chance_level }"), &problems);
+  ASSERT_TRUE(spec && problems.empty());
+  EXPECT_EQ(spec->params.at("min_points"), 2);
+  auto holds = [&](const std::string& text, SignalHit* hit) {
+    MetricCollector m;
+    m.Feed(text);
+    m.FinishInput();
+    return DetectSignal(*spec, m, hit);
+  };
+  SignalHit hit;
+  // corpus/wild/training/rasbt-vgg16-loss-printed-as-percent-flat-ln10: a percentage, the test accuracy.
+  ASSERT_TRUE(holds("Epoch: 001/010 | Loss: 2.520%\nEpoch: 010/010 | Loss: 2.303%\nTest accuracy: 10.00%\n", &hit));
+  EXPECT_EQ(hit.captures.at("classes"), "10");
+  EXPECT_EQ(hit.captures.at("accuracy"), "10%");
+  EXPECT_NE(hit.evidence.find("= ln 10"), std::string::npos) << hit.evidence;
+  ASSERT_EQ(hit.supporting.size(), 1u);
+  EXPECT_EQ(hit.supporting[0].name, "val_acc");
+  // A fraction, the training accuracy, two classes.
+  ASSERT_TRUE(holds("epoch 1 loss 0.7012 acc 0.4990\nepoch 2 loss 0.6932 acc 0.5020\n", &hit));
+  EXPECT_EQ(hit.captures.at("classes"), "2");
+  EXPECT_EQ(hit.captures.at("accuracy"), "0.502");
+  // Not chance: one point; the loss went under ln C before; the accuracy is not 1/C; another C; no accuracy.
+  EXPECT_FALSE(holds("loss 2.303 acc 0.10\n", &hit));
+  EXPECT_FALSE(holds("loss 1.90 acc 0.31\nloss 2.303 acc 0.10\n", &hit)) << hit.evidence;
+  EXPECT_FALSE(holds("loss 2.52 acc 0.09\nloss 2.303 acc 0.35\n", &hit)) << hit.evidence;
+  EXPECT_FALSE(holds("loss 0.75 acc 11.0\nloss 0.6932 acc 10.0\n", &hit)) << hit.evidence;
+  EXPECT_FALSE(holds("loss 2.52\nloss 2.303\n", &hit)) << hit.evidence;
+  EXPECT_FALSE(holds("loss 2.52 acc 0.1\nloss 2.25 acc 0.1\n", &hit)) << "2.25 is 2.3% off ln 10: " << hit.evidence;
+}
+
 TEST(SignalRanking, SnapshotDoesNotEndTheMetricInput) {
   LoadOptions o;
   o.env_path = false;

@@ -58,6 +58,9 @@ const std::vector<DetectorDef>& Detectors() {
       {"linear_growth", {SeriesId::kGradNorm, SeriesId::kLoss},
        {{"min_points", 10}, {"min_r2", 0.9}, {"min_ratio", 5}, {"loss_worsening", 0.5}},
        {"start", "value", "r2", "loss_from", "loss_to"}},
+      {"chance_level", {SeriesId::kLoss, SeriesId::kAcc, SeriesId::kValAcc},
+       {{"min_points", 2}, {"log_c_tolerance", 0.005}, {"acc_tolerance", 0.01}, {"max_classes", 1000}},
+       {"value", "classes", "log_c", "accuracy"}},
       {"memory_growth", {SeriesId::kMemory},
        {{"min_points", 10}, {"monotone", 0.9}, {"min_rise", 0.2}, {"late_share", 0.3}},
        {"start", "value", "per_point"}},
@@ -210,6 +213,7 @@ void Finish(Ctx& c, SeriesId id, const std::vector<MetricPoint>& pts, const Metr
 //   above          below `threshold`;
 //   val_rising     below the best evaluation plus `rise`;
 //   linear_growth  below `min_ratio` times the start;
+//   chance_level   below ln C less `log_c_tolerance`: a learning loss goes under uniform guessing;
 //   memory_growth  below the start plus `min_rise`.
 // The band is open below (-inf). nonfinite (a healthy series is finite: the NaN step is the onset
 // line) and oscillation (a spread, not a level) set none. Only the HTML report draws it: the text,
@@ -390,6 +394,58 @@ bool DetectFlat(Ctx& c) {
     SetBand(c, all * (1 - tol), "the plateau " + Num(all) + " less the " + Percent(tol) + " tolerance");
   }
   return true;
+}
+
+// Note: [Chance level]
+// A classifier whose outputs are the same for every input scores the loss of uniform guessing, ln C,
+// and the accuracy of a guess, 1/C (with balanced classes). Either alone is weak in a short log: a
+// loss passes ln C on its way down, an accuracy near 1/C may be a hard task. Both at once, for one C,
+// at the end of the run, with the loss never under ln C, are the model predicting nothing; this holds
+// even for two printed points (a notebook's first and last epoch). The accuracy may be printed as a
+// fraction or as a percentage: both readings are tried.
+bool DetectChanceLevel(Ctx& c) {
+  const MetricSeries* loss = c.Series(0);
+  if (!loss || loss->has_negative() || loss->count() < c.P("min_points")) return false;
+  std::vector<MetricPoint> pts = loss->Points();
+  std::vector<MetricPoint> f = FiniteOnly(pts);
+  if (f.size() != pts.size() || f.empty()) return false;
+  const double tol = c.P("log_c_tolerance");
+  const double last = f.back().value;
+  const int classes = LogClasses(last, tol, static_cast<int>(c.P("max_classes")));
+  if (!classes) return false;
+  const double log_c = std::log(classes);
+  for (const MetricPoint& p : f) {
+    if (p.value < log_c * (1 - tol)) return false;  // it went under the guess: it learned something
+  }
+  const double chance = 1.0 / classes;
+  for (size_t i = 1; i < c.spec.series.size(); ++i) {
+    const MetricSeries* acc = c.Series(i);
+    if (!acc || !acc->last().finite()) continue;
+    const double a = acc->last().value;
+    const bool fraction = std::fabs(a - chance) <= c.P("acc_tolerance");
+    const bool percent = std::fabs(a / 100 - chance) <= c.P("acc_tolerance");
+    if (!fraction && !percent) continue;
+    std::string axis = AxisOf(pts);
+    std::vector<MetricPoint> acc_pts = acc->Points();
+    std::string evidence = std::string(SeriesName(c.Id(0))) + " ends at " + Num(last) + " (" +
+                           Where(f.back(), axis) + ", line " + std::to_string(f.back().line) + ") = ln " +
+                           std::to_string(classes) + " = " + Num(log_c) + ", never below it over " +
+                           std::to_string(loss->count()) + " values, and " + SeriesName(c.Id(i)) + " ends at " +
+                           Num(a) + (percent && !fraction ? "%" : "") + " (line " + std::to_string(acc->last().line) +
+                           ") = 1/" + std::to_string(classes) +
+                           ": the scores of uniform guessing over " + std::to_string(classes) + " classes";
+    c.hit->captures["value"] = Num(last);
+    c.hit->captures["classes"] = std::to_string(classes);
+    c.hit->captures["log_c"] = "ln " + std::to_string(classes) + " = " + Num(log_c);
+    c.hit->captures["accuracy"] = Num(a) + (percent && !fraction ? "%" : "");
+    Finish(c, c.Id(0), pts, f.front(), f.back(), nullptr, evidence);
+    c.hit->supporting.push_back(ToSeriesEvidence(c.Id(i), acc_pts));
+    c.hit->line_start = std::min(c.hit->line_start, acc->last().line);
+    c.hit->line_end = std::max(c.hit->line_end, acc->last().line);
+    SetBand(c, log_c * (1 - tol), "ln " + std::to_string(classes) + " less the " + Percent(tol) + " log_c_tolerance");
+    return true;
+  }
+  return false;
 }
 
 bool DetectSoftmaxFloor(Ctx& c) {
@@ -796,6 +852,7 @@ bool DetectSignal(const SignalSpec& spec, const MetricCollector& metrics, Signal
   if (d == "above") return DetectAbove(c);
   if (d == "val_rising") return DetectValRising(c);
   if (d == "linear_growth") return DetectLinearGrowth(c);
+  if (d == "chance_level") return DetectChanceLevel(c);
   if (d == "memory_growth") return DetectMemoryGrowth(c);
   return false;
 }
