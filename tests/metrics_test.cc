@@ -119,6 +119,17 @@ TEST(MetricCollector, TestAccuracyIsAnEvaluationAccuracy) {
   EXPECT_EQ(m.Find(SeriesId::kLoss), nullptr);
 }
 
+TEST(MetricCollector, ReadsF1ScoresUnderTheirNames) {
+  MetricCollector m = Collect("epoch 1 test_acc 0.65 f1: 0.2626\nepoch 2 Macro-F1 0.31\n{'eval_f1': 0.5}\nprecision recall f1-score support\n");
+  std::vector<MetricPoint> f1 = PointsOf(m, SeriesId::kF1);
+  ASSERT_EQ(f1.size(), 3u);
+  EXPECT_EQ(f1[0].value, 0.2626);
+  EXPECT_EQ(f1[1].value, 0.31);
+  EXPECT_EQ(f1[2].value, 0.5);
+  EXPECT_STREQ(SeriesName(SeriesId::kF1), "f1");
+  EXPECT_EQ(SeriesFromName("f1"), SeriesId::kF1);
+}
+
 TEST(MetricCollector, IgnoresTextThatOnlyMentionsNames) {
   const char* kLines[] = {
       "Loss is nan, stopping training",                 // a message, no value after a separator

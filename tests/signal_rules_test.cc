@@ -331,6 +331,33 @@ TEST(SignalRules, ChanceLevelNeedsTheLossAndTheAccuracyOfOneGuess) {
   EXPECT_FALSE(holds("loss 2.52 acc 0.1\nloss 2.25 acc 0.1\n", &hit)) << "2.25 is 2.3% off ln 10: " << hit.evidence;
 }
 
+// Note: [One class]: an F1 and an accuracy of one evaluation that are those of a constant prediction.
+TEST(SignalRules, OneClassReadsTheF1OfAConstantPrediction) {
+  std::vector<SignalProblem> problems;
+  std::shared_ptr<const SignalSpec> spec = ParseSignalSpec(YAML::Load("{ detector: one_class }"), &problems);
+  ASSERT_TRUE(spec && problems.empty());
+  auto holds = [&](const std::string& text, SignalHit* hit) {
+    MetricCollector m;
+    m.Feed(text);
+    m.FinishInput();
+    return DetectSignal(*spec, m, hit);
+  };
+  SignalHit hit;
+  // corpus/wild/training/absa-bert-spc-test-acc-stuck-0.65-bad-commit: 2 x 0.65 / 1.65 / 3 = 0.26263.
+  ASSERT_TRUE(holds("loss: 0.9447, acc: 0.6562, test_acc: 0.6500, f1: 0.2626\n", &hit));
+  EXPECT_EQ(hit.captures.at("classes"), "3");
+  EXPECT_EQ(hit.captures.at("accuracy"), "0.65") << "the test accuracy of the F1's line, not the training one";
+  // Percentages, two classes (90% of one class: 2 x 0.9 / 1.9 / 2 = 0.47368).
+  ASSERT_TRUE(holds("epoch 3 val_acc 90.00 macro_f1 47.37\n", &hit));
+  EXPECT_EQ(hit.captures.at("classes"), "2");
+  // A model that tells classes apart (yangheng95/PyABSA#5); one class of a binary F1 (C = 1); an F1
+  // from another line than the accuracy; a near miss beyond the printed precision.
+  EXPECT_FALSE(holds("loss: 0.6642, acc: 61.53, test_acc: 73.12, f1: 70.47\n", &hit)) << hit.evidence;
+  EXPECT_FALSE(holds("val_acc 0.90 f1 0.9474\n", &hit)) << hit.evidence;
+  EXPECT_FALSE(holds("val_acc 0.65\nf1 0.2626\n", &hit)) << hit.evidence;
+  EXPECT_FALSE(holds("val_acc 0.65 f1 0.2660\n", &hit)) << hit.evidence;
+}
+
 TEST(SignalRanking, SnapshotDoesNotEndTheMetricInput) {
   LoadOptions o;
   o.env_path = false;

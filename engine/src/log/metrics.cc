@@ -59,6 +59,10 @@ constexpr Alias kAliases[] = {
     {"max_memory_allocated", S(SeriesId::kMemory)}, {"memory_reserved", S(SeriesId::kMemory)},
     {"loss_scale", S(SeriesId::kLossScale)}, {"grad_scale", S(SeriesId::kLossScale)},
     {"scaler_scale", S(SeriesId::kLossScale)},
+    {"f1", S(SeriesId::kF1)},               {"f1_score", S(SeriesId::kF1)},
+    {"macro_f1", S(SeriesId::kF1)},         {"f1_macro", S(SeriesId::kF1)},
+    {"val_f1", S(SeriesId::kF1)},           {"test_f1", S(SeriesId::kF1)},
+    {"eval_f1", S(SeriesId::kF1)},          {"valid_f1", S(SeriesId::kF1)},
     {"step", kKeyStep},                     {"global_step", kKeyStep},
     {"iter", kKeyStep},                     {"iteration", kKeyStep},
     {"it", kKeyIgnore},                     {"steps", kKeyStep},
@@ -73,8 +77,8 @@ constexpr Alias kAliases[] = {
     {"total", kKeyIgnore},                  {"global", kKeyIgnore},
 };
 
-constexpr const char* kSeriesNames[kSeriesCount] = {"loss", "val_loss", "acc", "val_acc",
-                                                    "lr",   "grad_norm", "memory", "loss_scale"};
+constexpr const char* kSeriesNames[kSeriesCount] = {"loss", "val_loss",  "acc",    "val_acc",    "lr",
+                                                    "grad_norm", "memory", "loss_scale", "f1"};
 
 constexpr size_t kMaxKey = 24;
 
@@ -733,13 +737,13 @@ __attribute__((target("avx2"))) bool ShapeMatchesAvx2(const char* text, size_t n
 // Note: [Name fragments]
 // Every name of a series (kAliases with a code below kSeriesCount), however printed ('-', '/', '.',
 // blanks for '_', any case), holds one of these fragments: loss (and loss_scale), mse, acc, lr,
-// learning, norm, mem, alloc(ated), rss, scale. A line that neither the tutorial layouts (Note:
+// learning, norm, mem, alloc(ated), rss, scale, f1. A line that neither the tutorial layouts (Note:
 // [Tutorial progress lines]) nor ScanCsv took yields a value only through such a name, so a line
 // without any fragment yields none and is not scanned. The AVX2 test looks for three bytes of each
-// (two of "lr"), case folded, 32 positions at a time; a hit is only a reason to scan. The portable
+// (two of "lr" and "f1"), case folded, 32 positions at a time; a hit is only a reason to scan. The portable
 // test looks for the whole fragments.
-constexpr const char* kNameFragments[] = {"loss", "mse",  "acc", "lr",  "learning",
-                                          "norm", "mem",  "alloc", "rss", "scale"};
+constexpr const char* kNameFragments[] = {"loss", "mse",  "acc",   "lr",  "learning",
+                                          "norm", "mem",  "alloc", "rss", "scale", "f1"};
 
 constexpr bool HoldsAt(const char* s, const char* f) {
   for (; *f; ++s, ++f) {
@@ -782,10 +786,11 @@ bool MayHoldNamePortable(const char* text, size_t n) {
 // Bytes from `limit` on may not be readable: the last block goes through a copy padded with blanks
 // (no fragment holds one).
 __attribute__((target("avx2"))) bool MayHoldNameAvx2(const char* text, size_t n, const char* limit) {
-  // Three bytes from each fragment (its rarest in text), the third 0 for "lr" (any byte).
+  // Three bytes from each fragment (its rarest in text), the third 0 for "lr" and "f1" (any byte).
+  // Setting bit 5 leaves '1' as it is.
   static constexpr char kTriples[][3] = {{'o', 's', 's'}, {'m', 's', 'e'}, {'a', 'c', 'c'}, {'l', 'r', 0},
                                          {'r', 'n', 'i'}, {'n', 'o', 'r'}, {'m', 'e', 'm'}, {'l', 'l', 'o'},
-                                         {'r', 's', 's'}, {'s', 'c', 'a'}};
+                                         {'r', 's', 's'}, {'s', 'c', 'a'}, {'f', '1', 0}};
   const __m256i fold = _mm256_set1_epi8(0x20);
   for (size_t i = 0; i < n; i += 32) {
     const char* block = text + i;
@@ -1352,9 +1357,9 @@ void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
   for (int i = 0; i < lv.nfound; ++i) {
     int code = lv.found[i].code;
     MetricSeries& s = series_[code];
-    // A validation value shown again unchanged (progress bars keep the last one on screen) is the
-    // same evaluation, not a new point.
-    if ((code == S(SeriesId::kValLoss) || code == S(SeriesId::kValAcc)) && s.count() > 0) {
+    // A validation value (loss, accuracy, F1) shown again unchanged (progress bars keep the last one
+    // on screen) is the same evaluation, not a new point.
+    if ((code == S(SeriesId::kValLoss) || code == S(SeriesId::kValAcc) || code == S(SeriesId::kF1)) && s.count() > 0) {
       double last = s.last().value;
       if (last == lv.found[i].value || (std::isnan(last) && std::isnan(lv.found[i].value))) continue;
     }

@@ -69,12 +69,13 @@ enum class SeriesId : int {
   kGradNorm,
   kMemory,     // MB
   kLossScale,  // fp16 dynamic loss scale
+  kF1,         // an evaluation's F1 score (macro F1 when the program says so or prints one F1)
   kCount,
 };
 constexpr int kSeriesCount = static_cast<int>(SeriesId::kCount);
 
 // Returns the canonical name of a series ("loss", "val_loss", "acc", "val_acc", "lr", "grad_norm",
-// "memory", "loss_scale"); these are the names signal rules and Lua predicates use.
+// "memory", "loss_scale", "f1"); these are the names signal rules and Lua predicates use.
 const char* SeriesName(SeriesId id);
 // Returns the series with this canonical name, or kCount when there is none.
 SeriesId SeriesFromName(std::string_view name);

@@ -61,6 +61,9 @@ const std::vector<DetectorDef>& Detectors() {
       {"chance_level", {SeriesId::kLoss, SeriesId::kAcc, SeriesId::kValAcc},
        {{"min_points", 2}, {"log_c_tolerance", 0.005}, {"acc_tolerance", 0.01}, {"max_classes", 1000}},
        {"value", "classes", "log_c", "accuracy"}},
+      {"one_class", {SeriesId::kF1, SeriesId::kValAcc, SeriesId::kAcc},
+       {{"f1_tolerance", 0.0015}, {"min_classes", 2}, {"max_classes", 50}},
+       {"value", "accuracy", "classes", "class_f1"}},
       {"memory_growth", {SeriesId::kMemory},
        {{"min_points", 10}, {"monotone", 0.9}, {"min_rise", 0.2}, {"late_share", 0.3}},
        {"start", "value", "per_point"}},
@@ -216,8 +219,8 @@ void Finish(Ctx& c, SeriesId id, const std::vector<MetricPoint>& pts, const Metr
 //   chance_level   below ln C less `log_c_tolerance`: a learning loss goes under uniform guessing;
 //   memory_growth  below the start plus `min_rise`.
 // The band is open below (-inf). nonfinite (a healthy series is finite: the NaN step is the onset
-// line) and oscillation (a spread, not a level) set none. Only the HTML report draws it: the text,
-// JSON and Markdown reports do not change with it.
+// line), oscillation (a spread, not a level) and one_class (an identity, not a level) set none. Only
+// the HTML report draws it: the text, JSON and Markdown reports do not change with it.
 void SetBand(Ctx& c, double high, const std::string& label) {
   if (!std::isfinite(high)) return;
   SeriesEvidence& s = c.hit->series;
@@ -443,6 +446,52 @@ bool DetectChanceLevel(Ctx& c) {
     c.hit->line_start = std::min(c.hit->line_start, acc->last().line);
     c.hit->line_end = std::max(c.hit->line_end, acc->last().line);
     SetBand(c, log_c * (1 - tol), "ln " + std::to_string(classes) + " less the " + Percent(tol) + " log_c_tolerance");
+    return true;
+  }
+  return false;
+}
+
+// Note: [One class]
+// A classifier that predicts one class k for every input scores an accuracy equal to k's share p of
+// the evaluated examples, and F1 = 2p / (1 + p) on class k (precision p, recall 1) and 0 on every
+// other class, so a macro F1 of exactly 2p / (1 + p) / C over C classes. An F1 and an accuracy printed
+// for one evaluation that satisfy this for an integer C >= `min_classes`, to the printed precision
+// (`f1_tolerance`), are that collapse whatever the loss says: a model that tells classes apart has a
+// macro F1 near its accuracy, not a C-th of 2p / (1 + p). One evaluation is enough; C = 1 (a binary
+// F1 of the predicted class) is left out, since a healthy model on a skewed set can land there.
+bool DetectOneClass(Ctx& c) {
+  const MetricSeries* f1 = c.Series(0);
+  if (!f1 || !f1->last().finite()) return false;
+  const MetricPoint at = f1->last();
+  for (size_t i = 1; i < c.spec.series.size(); ++i) {
+    const MetricSeries* acc = c.Series(i);
+    if (!acc) continue;
+    // The accuracy of the same evaluation: printed on the F1's line.
+    std::vector<MetricPoint> acc_pts = acc->Points();
+    auto same = std::find_if(acc_pts.rbegin(), acc_pts.rend(), [&](const MetricPoint& p) { return p.line == at.line; });
+    if (same == acc_pts.rend() || !same->finite()) continue;
+    // Fractions or percentages, as long as both are printed alike.
+    const double scale = same->value > 1 || at.value > 1 ? 100 : 1;
+    const double a = same->value / scale, f = at.value / scale;
+    if (!(a > 0 && a < 1) || !(f > 0)) continue;
+    const double class_f1 = 2 * a / (1 + a);
+    const int classes = static_cast<int>(std::lround(class_f1 / f));
+    if (classes < std::max(2.0, c.P("min_classes")) || classes > c.P("max_classes")) continue;
+    if (std::fabs(class_f1 / classes - f) * scale > c.P("f1_tolerance") * scale) continue;
+    if (a < 1.0 / classes) continue;  // the predicted class would be rarer than an average one
+    std::vector<MetricPoint> f1_pts = f1->Points();
+    std::string axis = AxisOf(f1_pts);
+    std::string evidence = std::string(SeriesName(c.Id(0))) + " = " + Num(at.value) + " and " + SeriesName(c.Id(i)) +
+                           " = " + Num(same->value) + " at line " + std::to_string(at.line) + ": 2 x " + Num(a) +
+                           " / (1 + " + Num(a) + ") / " + std::to_string(classes) + " = " + Num(class_f1 / classes) +
+                           ", the macro F1 of predicting one class (" + Num(100 * a) + "% of the examples) for all of " +
+                           std::to_string(classes) + " classes";
+    c.hit->captures["value"] = Num(at.value);
+    c.hit->captures["accuracy"] = Num(same->value);
+    c.hit->captures["classes"] = std::to_string(classes);
+    c.hit->captures["class_f1"] = Num(class_f1 * scale);
+    Finish(c, c.Id(0), f1_pts, f1_pts.front(), f1_pts.back(), nullptr, evidence);
+    c.hit->supporting.push_back(ToSeriesEvidence(c.Id(i), acc_pts));
     return true;
   }
   return false;
@@ -784,7 +833,7 @@ std::shared_ptr<const SignalSpec> ParseSignalSpec(const YAML::Node& node, std::v
         if (id == SeriesId::kCount) {
           add(i, true, ProblemCode::kUnknownSeries,
               "unknown series '" + (i.IsScalar() ? i.Scalar() : std::string("?")) +
-                  "' (loss, val_loss, acc, val_acc, lr, grad_norm, memory, loss_scale)");
+                  "' (loss, val_loss, acc, val_acc, lr, grad_norm, memory, loss_scale, f1)");
           ok = false;
         } else {
           ids.push_back(id);
@@ -853,6 +902,7 @@ bool DetectSignal(const SignalSpec& spec, const MetricCollector& metrics, Signal
   if (d == "val_rising") return DetectValRising(c);
   if (d == "linear_growth") return DetectLinearGrowth(c);
   if (d == "chance_level") return DetectChanceLevel(c);
+  if (d == "one_class") return DetectOneClass(c);
   if (d == "memory_growth") return DetectMemoryGrowth(c);
   return false;
 }
