@@ -33,6 +33,22 @@ std::string RuleWithSignal(const std::string& signal) {
          "examples:\n  - match: 'loss=1'\n";
 }
 
+// A detector's spec from a `signal:` mapping; null (and a failed expectation) on any problem.
+std::shared_ptr<const SignalSpec> Spec(const char* yaml) {
+  std::vector<SignalProblem> problems;
+  std::shared_ptr<const SignalSpec> spec = ParseSignalSpec(YAML::Load(yaml), &problems);
+  EXPECT_TRUE(problems.empty()) << yaml;
+  return problems.empty() ? spec : nullptr;
+}
+
+// Runs a detector over the metric series of a log's text.
+bool Holds(const SignalSpec& spec, const std::string& text, SignalHit* hit) {
+  MetricCollector m;
+  m.Feed(text);
+  m.FinishInput();
+  return DetectSignal(spec, m, hit);
+}
+
 TEST(SignalRuleLoader, ReportsEveryBadSignalWithItsCode) {
   struct Case {
     const char* signal;
@@ -272,16 +288,10 @@ TEST(SignalRules, FlatJudgesShortNoisyRunsOnPartsOfMinChunkPoints) {
     m.FinishInput();
     return m;
   };
-  auto spec = [](const char* yaml) {
-    std::vector<SignalProblem> problems;
-    std::shared_ptr<const SignalSpec> s = ParseSignalSpec(YAML::Load(yaml), &problems);
-    EXPECT_TRUE(problems.empty());
-    return s;
-  };
   const MetricCollector flat_noisy = collect({2.9460, 2.9493, 2.9261, 2.9530, 2.7749, 2.8230, 2.9910, 2.9733, 2.7955, 2.9550});
   const MetricCollector falling = collect({2.9460, 2.9493, 2.9261, 2.9530, 2.7749, 2.5230, 2.3910, 2.2733, 2.1955, 2.0550});
-  const auto fifths = spec("{ detector: flat, require_log_c: 1, tolerance: 0.03, min_points: 10 }");
-  const auto halves = spec("{ detector: flat, require_log_c: 1, tolerance: 0.03, min_points: 10, min_chunk_points: 5 }");
+  const auto fifths = Spec("{ detector: flat, require_log_c: 1, tolerance: 0.03, min_points: 10 }");
+  const auto halves = Spec("{ detector: flat, require_log_c: 1, tolerance: 0.03, min_points: 10, min_chunk_points: 5 }");
   ASSERT_TRUE(fifths && halves);
   EXPECT_EQ(fifths->params.at("min_chunk_points"), 1) << "the default keeps fifths";
   SignalHit hit;
@@ -300,16 +310,10 @@ TEST(SignalRules, FlatJudgesShortNoisyRunsOnPartsOfMinChunkPoints) {
 
 // Note: [Chance level]: the loss at ln C and the accuracy at 1/C, for one C, at the end of the run.
 TEST(SignalRules, ChanceLevelNeedsTheLossAndTheAccuracyOfOneGuess) {
-  std::vector<SignalProblem> problems;
-  std::shared_ptr<const SignalSpec> spec = ParseSignalSpec(YAML::Load("{ detector: chance_level }"), &problems);
-  ASSERT_TRUE(spec && problems.empty());
+  std::shared_ptr<const SignalSpec> spec = Spec("{ detector: chance_level }");
+  ASSERT_TRUE(spec);
   EXPECT_EQ(spec->params.at("min_points"), 2);
-  auto holds = [&](const std::string& text, SignalHit* hit) {
-    MetricCollector m;
-    m.Feed(text);
-    m.FinishInput();
-    return DetectSignal(*spec, m, hit);
-  };
+  auto holds = [&](const std::string& text, SignalHit* hit) { return Holds(*spec, text, hit); };
   SignalHit hit;
   // corpus/wild/training/rasbt-vgg16-loss-printed-as-percent-flat-ln10: a percentage, the test accuracy.
   ASSERT_TRUE(holds("Epoch: 001/010 | Loss: 2.520%\nEpoch: 010/010 | Loss: 2.303%\nTest accuracy: 10.00%\n", &hit));
@@ -333,15 +337,9 @@ TEST(SignalRules, ChanceLevelNeedsTheLossAndTheAccuracyOfOneGuess) {
 
 // Note: [One class]: an F1 and an accuracy of one evaluation that are those of a constant prediction.
 TEST(SignalRules, OneClassReadsTheF1OfAConstantPrediction) {
-  std::vector<SignalProblem> problems;
-  std::shared_ptr<const SignalSpec> spec = ParseSignalSpec(YAML::Load("{ detector: one_class }"), &problems);
-  ASSERT_TRUE(spec && problems.empty());
-  auto holds = [&](const std::string& text, SignalHit* hit) {
-    MetricCollector m;
-    m.Feed(text);
-    m.FinishInput();
-    return DetectSignal(*spec, m, hit);
-  };
+  std::shared_ptr<const SignalSpec> spec = Spec("{ detector: one_class }");
+  ASSERT_TRUE(spec);
+  auto holds = [&](const std::string& text, SignalHit* hit) { return Holds(*spec, text, hit); };
   SignalHit hit;
   // corpus/wild/training/absa-bert-spc-test-acc-stuck-0.65-bad-commit: 2 x 0.65 / 1.65 / 3 = 0.26263.
   ASSERT_TRUE(holds("loss: 0.9447, acc: 0.6562, test_acc: 0.6500, f1: 0.2626\n", &hit));
