@@ -187,13 +187,17 @@ TEST(MetricCollector, ReadsTheTutorialsUnnamedLossColumn) {
   for (const char* line : kNot) {
     EXPECT_EQ(Collect(std::string(line) + "\n").Find(SeriesId::kLoss), nullptr) << line;
   }
-  // Shapes and the full scan agree on them (the reader runs before either).
-  const std::string text = "5000 5% (0m 12s) 2.9460 a / b\n10000 10% (0m 24s) 2.9493 c / d\n0m 9s (5000 5%) 2.9123\n";
+  // Shapes and the full scan agree on them (the reader runs before either), also where a line of the
+  // same shape was refused for a value (105%) and read by its names.
+  const std::string text =
+      "5000 5% (0m 12s) 2.9460 a / b\n10000 10% (0m 24s) 2.9493 c / d\n0m 9s (5000 5%) 2.9123\n"
+      "5000 105% (0m 12s) 2.9 acc 3\n5000 100% (0m 12s) 2.9 acc 3\n";
   for (MetricCollector::Shapes shapes : {MetricCollector::Shapes::kAuto, MetricCollector::Shapes::kFullScan}) {
     MetricCollector m(shapes);
     m.Feed(text);
     m.FinishInput();
-    EXPECT_EQ(PointsOf(m, SeriesId::kLoss).size(), 3u);
+    EXPECT_EQ(PointsOf(m, SeriesId::kLoss).size(), 4u);
+    EXPECT_EQ(PointsOf(m, SeriesId::kAcc).size(), 1u) << "the 100% line is the tutorial's: its loss, not its acc";
   }
 }
 

@@ -826,8 +826,9 @@ __attribute__((target("avx2"))) bool MayHoldNameAvx2(const char* text, size_t n,
 // tutorials `ELAPSED (ITER PERCENT%) LOSS` and `ELAPSED (- REMAINING) (ITER PERCENT%) LOSS`
 // ("1m 28s (- 20m 36s) (5000 6%) 2.8552"), char-rnn.pytorch the same in brackets. ELAPSED is their
 // asMinutes(): "Xm Ys" (some copies drop the blank). The layout itself says which number is the loss
-// and which the iteration, so such a line gives a loss point at that step. A line is tried only when
-// it starts (after blanks) with a digit or '[' and holds a '%', so ordinary lines cost one test.
+// and which the iteration, so such a line gives a loss point at that step. Every line is tried, before
+// the shape replay, but only a line that starts (after blanks) with a digit or '[' and holds a '%' is
+// read further, so ordinary lines cost one test.
 const char* SkipBlanks(const char* p, const char* end) {
   while (p < end && (*p == ' ' || *p == '\t')) ++p;
   return p;
@@ -1159,6 +1160,15 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
   if (text.empty()) return;
   const char* const begin = text.data();
   const char* const end = begin + text.size();
+  // The tutorial layouts first, in every mode: whether a line is one may depend on its digits' values
+  // (a percentage over 100), which a shape does not record (Note: [Tutorial progress lines]).
+  {
+    LineValues tutorial;
+    if (ReadTutorialProgress(text, &tutorial)) {
+      Emit(tutorial, line_no);
+      return;
+    }
+  }
   // A line of a recent shape: read only its recorded numbers (Note: [Line shapes]).
   Shape* shape = FindShape(text, limit);
   if (shape) {
@@ -1181,13 +1191,6 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
     }
     if (same) {
       Emit(lv, line_no);
-      return;
-    }
-  }
-  {
-    LineValues tutorial;
-    if (ReadTutorialProgress(text, &tutorial)) {  // Note: [Tutorial progress lines]
-      Emit(tutorial, line_no);
       return;
     }
   }
