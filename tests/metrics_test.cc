@@ -177,7 +177,7 @@ TEST(MetricCollector, ReadsTheTutorialsUnnamedLossColumn) {
   const char* kNot[] = {
       "5000 5% (0m 12s)",                    // no value after the layout
       "5000 5% (0m 12s) done",               // a word, not a value
-      "5000 105% (0m 12s) 2.9",              // not a percentage
+      "50000000000000000000 5% (0m 12s) 2.9", // a counter of 20 digits is no iteration
       "5000 5% (12s) 2.9",                   // not asMinutes' time
       "0m 9s (5000 5%) 2.9x",                // a value running into a word
       "100 50% done in 0m 3s 0.5",           // the numbers, not the layout
@@ -187,17 +187,18 @@ TEST(MetricCollector, ReadsTheTutorialsUnnamedLossColumn) {
   for (const char* line : kNot) {
     EXPECT_EQ(Collect(std::string(line) + "\n").Find(SeriesId::kLoss), nullptr) << line;
   }
-  // Shapes and the full scan agree on them (the reader runs before either), also where a line of the
-  // same shape was refused for a value (105%) and read by its names.
+  // Shapes and the full scan agree on them, also next to lines of a similar look that the reader
+  // refuses and the names scan reads (whether a line is one depends on where its digits are, not on
+  // their values, so a shape recorded from a refused line never takes a tutorial line).
   const std::string text =
       "5000 5% (0m 12s) 2.9460 a / b\n10000 10% (0m 24s) 2.9493 c / d\n0m 9s (5000 5%) 2.9123\n"
-      "5000 105% (0m 12s) 2.9 acc 3\n5000 100% (0m 12s) 2.9 acc 3\n";
+      "5000 5% (0m 12s) acc 3\n5000 105% (0m 12s) 2.9 acc 3\n5000 5% (0m 12s) acc 4\n";
   for (MetricCollector::Shapes shapes : {MetricCollector::Shapes::kAuto, MetricCollector::Shapes::kFullScan}) {
     MetricCollector m(shapes);
     m.Feed(text);
     m.FinishInput();
     EXPECT_EQ(PointsOf(m, SeriesId::kLoss).size(), 4u);
-    EXPECT_EQ(PointsOf(m, SeriesId::kAcc).size(), 1u) << "the 100% line is the tutorial's: its loss, not its acc";
+    EXPECT_EQ(PointsOf(m, SeriesId::kAcc).size(), 2u) << "the lines without a loss after the time are read by name";
   }
 }
 
@@ -585,6 +586,13 @@ TEST(MetricCollector, LineShapesAgreeOnRandomLines) {
       case 3: text += "Epoch [" + digits(1) + "][" + digits(2) + "/" + digits(2) + "] lr: " + digits(1) + ".000e-0" +
                       digits(1) + ", loss: " + digits(1) + "." + digits(1) + ", memory: " + digits(4) + "\n"; break;
       default: text += "val_loss " + digits(1) + " val_acc " + digits(1) + "\n"; break;
+    }
+    // Now and then a tutorial line (Note: [Tutorial progress lines]), or one of its look that is none
+    // (no loss after the time, a name there instead), with counters of any width, up to 20 digits.
+    if (rng() % 7 == 0) {
+      const std::string head = digits(1 + rng() % 20) + " " + digits(1 + rng() % 3) + "% (" + digits(1) + "m " +
+                               digits(1 + rng() % 2) + "s) ";
+      text += head + (rng() % 3 ? digits(1) + "." + digits(4) + " Name / Guess" : std::string("acc ") + digits(1)) + "\n";
     }
   }
   ExpectShapesAgree(text);

@@ -826,9 +826,11 @@ __attribute__((target("avx2"))) bool MayHoldNameAvx2(const char* text, size_t n,
 // tutorials `ELAPSED (ITER PERCENT%) LOSS` and `ELAPSED (- REMAINING) (ITER PERCENT%) LOSS`
 // ("1m 28s (- 20m 36s) (5000 6%) 2.8552"), char-rnn.pytorch the same in brackets. ELAPSED is their
 // asMinutes(): "Xm Ys" (some copies drop the blank). The layout itself says which number is the loss
-// and which the iteration, so such a line gives a loss point at that step. Every line is tried, before
-// the shape replay, but only a line that starts (after blanks) with a digit or '[' and holds a '%' is
-// read further, so ordinary lines cost one test.
+// and which the iteration, so such a line gives a loss point at that step. A line no recent shape took
+// is tried, but only one that starts (after blanks and a '[') with digits followed by a blank or an 'm'
+// is read further, so a date, a timestamp or a word costs a few bytes. Whether a line is one of these
+// layouts depends only on where it holds digits (no value is checked, numbers are at most 18 digits),
+// so the shape replay, which sees lines of this layout only if the reader refused them, cannot hide one.
 const char* SkipBlanks(const char* p, const char* end) {
   while (p < end && (*p == ' ' || *p == '\t')) ++p;
   return p;
@@ -840,9 +842,12 @@ const char* Blanks(const char* p, const char* end) {
   return q > p ? q : nullptr;
 }
 
+// Up to 18 digits (so whether a line is read depends on where it has digits, never on their values).
 const char* Digits(const char* p, const char* end, long long* v) {
   if (!p || p >= end || !IsDigit(*p)) return nullptr;
-  return ReadInt(p, end, v);
+  const char* d = p;
+  while (d < end && IsDigit(*d)) ++d;
+  return d - p <= 18 ? ReadInt(p, end, v) : nullptr;
 }
 
 const char* Char(const char* p, const char* end, char c) { return p && p < end && *p == c ? p + 1 : nullptr; }
@@ -855,20 +860,31 @@ const char* Elapsed(const char* p, const char* end) {
   return Char(Digits(SkipBlanks(p, end), end, &v), end, 's');
 }
 
-// "ITER PERCENT%" with ITER and PERCENT (0-100) read; null unless both are there.
+// "ITER PERCENT%" with ITER read; null unless both are there.
 const char* IterPercent(const char* p, const char* end, long long* iter) {
   long long percent = 0;
   p = Digits(p, end, iter);
   if (p) p = Blanks(p, end);
-  p = Char(Digits(p, end, &percent), end, '%');
-  return p && percent <= 100 ? p : nullptr;
+  return Char(Digits(p, end, &percent), end, '%');
 }
 
-bool ReadTutorialProgress(std::string_view text, metrics_internal::LineValues* lv) {
+// Where a tutorial layout would start in `text` (past blanks and a '['), or null when it cannot be one:
+// both layouts begin with a number followed by a blank (ITER) or an 'm' (ELAPSED), so a date, a time
+// or a word is refused here, within a few bytes and before any number is read.
+inline const char* TutorialStart(std::string_view text) {
   const char* const end = text.data() + text.size();
-  const char* p = SkipBlanks(text.data(), end);
-  if (p == end || !(IsDigit(*p) || *p == '[') || !std::memchr(p, '%', static_cast<size_t>(end - p))) return false;
-  if (*p == '[') ++p;
+  const char* p = text.data();
+  while (p < end && (*p == ' ' || *p == '\t')) ++p;
+  if (p < end && *p == '[') ++p;
+  const char* d = p;
+  while (d < end && IsDigit(*d)) ++d;
+  return d > p && d < end && (*d == ' ' || *d == '\t' || *d == 'm') ? p : nullptr;
+}
+
+// Reads a line TutorialStart accepted (p is where it said the layout starts). Out of line: the rare
+// path stays out of ScanSegment's hot loop.
+__attribute__((noinline)) bool ReadTutorialProgress(const char* p, std::string_view text, metrics_internal::LineValues* lv) {
+  const char* const end = text.data() + text.size();
   long long iter = 0;
   const char* q = nullptr;
   if (const char* a = IterPercent(p, end, &iter)) {  // ITER PERCENT% (ELAPSED) LOSS
@@ -1160,15 +1176,6 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
   if (text.empty()) return;
   const char* const begin = text.data();
   const char* const end = begin + text.size();
-  // The tutorial layouts first, in every mode: whether a line is one may depend on its digits' values
-  // (a percentage over 100), which a shape does not record (Note: [Tutorial progress lines]).
-  {
-    LineValues tutorial;
-    if (ReadTutorialProgress(text, &tutorial)) {
-      Emit(tutorial, line_no);
-      return;
-    }
-  }
   // A line of a recent shape: read only its recorded numbers (Note: [Line shapes]).
   Shape* shape = FindShape(text, limit);
   if (shape) {
@@ -1191,6 +1198,15 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
     }
     if (same) {
       Emit(lv, line_no);
+      return;
+    }
+  }
+  // The tutorial layouts (Note: [Tutorial progress lines]). Whether a line is one depends only on
+  // where it has digits, so no recorded shape (those are of lines this refused) can hide one.
+  if (const char* start = TutorialStart(text)) {
+    LineValues tutorial;
+    if (ReadTutorialProgress(start, text, &tutorial)) {
+      Emit(tutorial, line_no);
       return;
     }
   }
