@@ -20,12 +20,13 @@ local function amounts(ctx)
   return a
 end
 
--- values: {cached}, {outside}, {used_pct}.
+-- values: {cached}, {outside}, {used_pct}; {smi}, the GPU tool of the vendor (ROCm builds say "HIP").
 function oom_arithmetic(ctx)
+  local smi = (ctx.captures.backend == "HIP") and "rocm-smi" or "nvidia-smi"
   local a = amounts(ctx)
-  if not a then return nil end
+  if not a then return { smi = smi } end
   return { cached = triage.format_bytes(a.cached), outside = triage.format_bytes(math.max(a.outside, 0)),
-           used_pct = string.format("%.0f%%", 100 * a.allocated / a.total) }
+           used_pct = string.format("%.0f%%", 100 * a.allocated / a.total), smi = smi }
 end
 
 -- when (fragmentation): the cache alone could have served the request, so it is split into pieces.

@@ -1,0 +1,31 @@
+-- Lua for torch-dll-load-windows (rules/LUA_API.md, API version 1).
+-- Names what failed ({what}), says what the Windows error code means ({story}) and whether a policy
+-- blocked the file ({blocked}, read by the blocked-by-policy hypothesis).
+
+local STORIES = {
+  ["126"] = "Error 126 means a DLL it depends on was not found: usually a system runtime (the Visual C++ redistributable) rather than the named file, which is normally present.",
+  ["127"] = "Error 127 means a DLL was found but lacks a function it must export: a different version of a dependency was loaded, typically another copy earlier on PATH or a half-updated install.",
+  ["1114"] = "Error 1114 means the DLL was found but its initialisation failed, which for c10.dll comes from a Visual C++ runtime older than the one the wheel was built with.",
+  ["4551"] = "Error 4551 means a Windows Application Control policy blocked the file.",
+}
+
+function dll_story(ctx)
+  local c = ctx.captures
+  local reason = c.reason or ""
+  local blocked = (c.code == "4551" or reason:find("Application Control") ~= nil) and "yes" or "no"
+  local what
+  if c.dll and c.dll ~= "" then
+    what = (c.dll:match("([^\\/]+)$") or c.dll) .. (c.code and (" (WinError " .. c.code .. ")") or "")
+  else
+    what = "torch's extension module _C"
+  end
+  local story = STORIES[c.code or ""]
+  if not story then
+    if blocked == "yes" then
+      story = STORIES["4551"]
+    else
+      story = "The reason Windows gives is: " .. reason:gsub("[%.%s]+$", "") .. "."
+    end
+  end
+  return { what = what, story = story, blocked = blocked }
+end
