@@ -27,12 +27,9 @@ constexpr int kMinCases = 3;
 // delete its line), so the list always says exactly what is missing.
 const std::map<std::string, std::string>& PendingCategories() {
   // compile.backend_failed, the last of the first batch, got tuning cases in issue 21's second collection.
-  // Issue 12 item 5 added two categories for wordings read in PyTorch's sources and quoted in threads,
-  // before any wild case of them was collected:
+  // env.torch_dll_load (issue 12 item 5) has one wild case so far; its failure needs Windows to produce,
+  // so only more wild cases can cover it.
   static const std::map<std::string, std::string> kPending = {
-      {"compile.unsupported_platform",
-       "torch.compile's Windows / Python-version refusal (2.0-2.5); needs Windows or Python 3.11+ with an old "
-       "torch to produce, so only wild cases can cover it"},
       {"env.torch_dll_load",
        "Windows loader errors for torch\\lib's own DLLs; needs Windows to produce, so only wild cases can cover it"},
   };
