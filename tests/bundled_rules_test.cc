@@ -187,6 +187,31 @@ TEST(BundledRules, CxxReportsOfTheseRulesCarryNoPython) {
   EXPECT_GT(rendered, 100);
 }
 
+// A command is copied as it is printed: a value that is empty for this input (cuda-oom's {smi_sub} on
+// CUDA) must not leave a blank at its end. Every bundled rule's match examples, both audiences.
+TEST(BundledRules, RenderedChecksEndInNoBlank) {
+  int checks = 0;
+  for (Audience audience : {Audience::kPython, Audience::kCxx}) {
+    DiagnoseOptions o;
+    o.audience = audience;
+    o.min_confidence = 0;
+    o.fold_signals = false;
+    const Engine engine(Bundled().rules);
+    for (const Rule& rule : Bundled().rules->rules) {
+      for (const Example& e : rule.examples) {
+        if (e.kind != ExampleKind::kMatch) continue;
+        for (const Diagnosis& d : engine.DiagnoseText(e.text, o).diagnoses) {
+          for (const std::string& c : d.checks) {
+            ++checks;
+            EXPECT_TRUE(c.empty() || c.back() != ' ') << d.rule << ": '" << c << "'";
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checks, 500);
+}
+
 class RuleExamples : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RuleExamples, Hold) {

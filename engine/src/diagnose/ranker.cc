@@ -227,12 +227,15 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
   };
   auto render = [&](const Text& t) { return RenderTemplate(t.value, lookup); };
   // Note: [Command captures]
+  // A value that is empty for this input (an optional sub-command) leaves no blank at the command's end.
   auto render_command = [&](const Text& t) {
-    return RenderTemplate(t.value, [&](const std::string& name, std::string* value) {
+    std::string out = RenderTemplate(t.value, [&](const std::string& name, std::string* value) {
       if (!lookup(name, value)) return false;
       *value = CommandValue(name, *value);
       return true;
     });
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
   };
   Diagnosis d;
   d.rule = rule.id;
