@@ -369,6 +369,53 @@ TEST(MetricCollector, CandidateBitsAgreeAcrossImplementations) {
   EXPECT_EQ(MetricCandidates("a1 _b|c-d\rx\ny", false), bits);
 }
 
+// Note: [Name marks]: the AVX2 nibble tables mark at least every place where one of the exact triples
+// begins (so every fragment MayHoldNamePortable finds in a line marks a byte of that line), blanks and
+// tabs exactly, and the same bits whichever words are marked first. Random text of fragment letters in
+// both cases, separators, line ends, '_', NUL and high bytes, of every length around the 64-byte words.
+TEST(MetricCollector, NameMarksCoverEveryFragment) {
+  const std::string alphabet = "lossmsaccrnif1LOSSMEACRNIF1gntpe_ -/.:=\t\r\n\xff\xcc\x11@[0";
+  std::mt19937 rng(7);
+  if (MetricNameMarks("x").empty()) GTEST_SKIP() << "no AVX2 on this CPU: the marks are not used";
+  int lines_with_name = 0, lines_without = 0, lines_rejected = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string text(rng() % 260, ' ');
+    for (char& c : text) c = alphabet[rng() % alphabet.size()];
+    if (rng() % 5 == 0 && !text.empty()) text[rng() % text.size()] = '\0';
+    const std::vector<std::uint64_t> exact = MetricNameMarks(text, 1 << 20, /*triples=*/true);
+    const std::vector<std::uint64_t> marks = MetricNameMarks(text, 1 + round % 3);
+    ASSERT_EQ(marks.size(), exact.size());
+    const size_t words = exact.size() / 2;
+    for (size_t w = 0; w < words; ++w) {
+      ASSERT_EQ(exact[w] & ~marks[w], 0u) << "round " << round << ", word " << w << ": a triple left unmarked in "
+                                            << text;
+      ASSERT_EQ(marks[words + w], exact[words + w]) << "round " << round << ", word " << w << ": blanks";
+    }
+    ASSERT_EQ(MetricNameMarks(text), marks) << "round " << round << ": marked in pieces";
+    // Per line (segments end at '\n' and '\r'): a fragment found means a mark inside the line.
+    size_t from = 0;
+    for (size_t i = 0; i <= text.size(); ++i) {
+      if (i < text.size() && text[i] != '\n' && text[i] != '\r') continue;
+      bool marked = false;
+      for (size_t k = from; k < i; ++k) marked = marked || ((marks[k / 64] >> (k % 64)) & 1);
+      const bool name = MetricLineMayHoldName(std::string_view(text).substr(from, i - from));
+      if (name) {
+        ++lines_with_name;
+        ASSERT_TRUE(marked) << "round " << round << ": fragment unmarked in line '" << text.substr(from, i - from)
+                            << "'";
+      } else {
+        ++lines_without;
+        if (!marked) ++lines_rejected;
+      }
+      from = i + 1;
+    }
+  }
+  // The text exercises both sides: lines with fragments, and lines the marks reject.
+  EXPECT_GT(lines_with_name, 1000);
+  EXPECT_GT(lines_rejected, 1000);
+  EXPECT_LE(lines_rejected, lines_without);
+}
+
 // Everything a collector kept, exactly (values by bit pattern, NaN included): for comparing readers.
 std::string Dump(const MetricCollector& m) {
   auto bits = [](double d) {
@@ -408,6 +455,45 @@ void ExpectShapesAgree(const std::string& text) {
   const std::string full = Dump(CollectWith(text, MetricCollector::Shapes::kFullScan));
   EXPECT_EQ(Dump(CollectWith(text, MetricCollector::Shapes::kAuto)), full);
   EXPECT_EQ(Dump(CollectWith(text, MetricCollector::Shapes::kPortable)), full);
+}
+
+// Note: [Name marks]: lines the marks drop at once (a blank, no fragment), CSV rows among them (no
+// blank, no fragment: still read), fragments at a line's last bytes, split by a line end or '\r',
+// in upper case, and at the ends of Feed's windows: what the full scan of every line keeps.
+TEST(MetricCollector, NameMarksKeepWhatTheFullScanKeeps) {
+  std::string text;
+  const char* web[] = {"10.4.158.25 - - [21/Nov/2026:09:00:01 +0000] \"GET /api/v1/users/59090 HTTP/1.1\" 200 3290",
+                       "2026-11-21T09:00:04.004Z WARN app.db worker 2502 picked up job 3904 from queue default",
+                       "Mozilla/5.0 (X11; Linux x86_64) python-requests/2.31.0 Accept: */*"};
+  for (int i = 0; i < 3000; ++i) {
+    text += std::string(web[i % 3]) + "\n";
+    switch (i % 97) {
+      case 0: text += "step,loss,lr\n"; break;                          // a CSV header: a fragment, no blank
+      case 1: text += std::to_string(i) + ",0." + std::to_string(i % 89) + ",0.001\n"; break;  // a row: no mark at all
+      case 2: text += std::to_string(i) + ", 0.5, 0.001\n"; break;      // a blank: no row
+      case 3: text += "x 1 loss 0." + std::to_string(i % 7) + "\n"; break;
+      case 4: text += "x 1 lo\nss 0.5 LR\rlr 0.25\n"; break;            // split fragments; "lr" at the end
+      case 5: text += "step 3 VAL_ACC 0.5 ALLOCATED 12MiB\tRSS 9\n"; break;
+      case 6: text += "grad_norm\t2.5\n"; break;                       // a tab, no blank
+      case 7: text += "learning_rate=0.1\n"; break;                     // no blank: CSV refuses, a name
+      case 8: text += "epoch 2 macro-F1 0." + std::to_string(i % 9) + "\n"; break;  // "f1": a two-byte fragment
+      case 9: text += std::to_string(i) + " 5% (0m 12s) 2.9460 Jigalev / Portuguese\n"; break;  // a tutorial line: no name
+      default: break;
+    }
+  }
+  text += "epoch 4 loss 0.75 lr";  // a last line without '\n', a fragment at its end
+  ExpectShapesAgree(text);
+  for (size_t piece : {size_t{4093}, size_t{64}, size_t{65}}) {
+    MetricCollector m;
+    for (size_t at = 0; at < text.size(); at += piece) m.Feed(std::string_view(text).substr(at, piece));
+    m.FinishInput();
+    EXPECT_EQ(Dump(m), Dump(CollectWith(text, MetricCollector::Shapes::kFullScan))) << "pieces of " << piece;
+  }
+  MetricCollector m = CollectWith(text, MetricCollector::Shapes::kAuto);
+  EXPECT_GT(PointsOf(m, SeriesId::kLoss).size(), 30u);   // CSV rows and the split lines
+  EXPECT_GT(PointsOf(m, SeriesId::kLr).size(), 30u);
+  EXPECT_GT(PointsOf(m, SeriesId::kGradNorm).size(), 0u);
+  EXPECT_GT(PointsOf(m, SeriesId::kF1).size(), 20u);
 }
 
 // The fallbacks of the shape replay: each pair of lines has one layout (same length, digits at the

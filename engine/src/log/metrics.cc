@@ -782,15 +782,16 @@ bool MayHoldNamePortable(const char* text, size_t n) {
   return false;
 }
 
+// Three bytes from each fragment (its rarest in text), the third 0 for "lr" and "f1" (any byte).
+// Setting bit 5 leaves '1' as it is.
+constexpr char kTriples[][3] = {{'o', 's', 's'}, {'m', 's', 'e'}, {'a', 'c', 'c'}, {'l', 'r', 0},
+                                {'r', 'n', 'i'}, {'n', 'o', 'r'}, {'m', 'e', 'm'}, {'l', 'l', 'o'},
+                                {'r', 's', 's'}, {'s', 'c', 'a'}, {'f', '1', 0}};
+
 #ifdef TRIAGE_AVX2
 // Bytes from `limit` on may not be readable: the last block goes through a copy padded with blanks
 // (no fragment holds one).
 __attribute__((target("avx2"))) bool MayHoldNameAvx2(const char* text, size_t n, const char* limit) {
-  // Three bytes from each fragment (its rarest in text), the third 0 for "lr" and "f1" (any byte).
-  // Setting bit 5 leaves '1' as it is.
-  static constexpr char kTriples[][3] = {{'o', 's', 's'}, {'m', 's', 'e'}, {'a', 'c', 'c'}, {'l', 'r', 0},
-                                         {'r', 'n', 'i'}, {'n', 'o', 'r'}, {'m', 'e', 'm'}, {'l', 'l', 'o'},
-                                         {'r', 's', 's'}, {'s', 'c', 'a'}, {'f', '1', 0}};
   const __m256i fold = _mm256_set1_epi8(0x20);
   for (size_t i = 0; i < n; i += 32) {
     const char* block = text + i;
@@ -909,6 +910,130 @@ __attribute__((noinline)) bool ReadTutorialProgress(const char* p, std::string_v
   return true;
 }
 
+// Note: [Name marks]
+// On text without metrics (a web server's log, an application's) nearly every line reaches the
+// fragment test, and testing each line on its own (MayHoldNameAvx2: eleven two- or three-byte compares per 32
+// bytes, a partial last block per line) costs more than the rest of the metric path. So, with AVX2,
+// the buffer ScanLines scans is marked as its starts are (once, the words a segment needs, in order):
+// a bit where a fragment's three bytes (kTriples) may begin, and a bit on every blank and tab. A
+// segment with neither mark holds no fragment and no blank, so only ScanCsv can read it; a segment
+// with a blank mark and no fragment mark yields nothing at all (ScanCsv refuses a blank, and without
+// a fragment there is no name) and is dropped at once; a segment with a fragment mark goes on as
+// before (ScanCsv, then MayHoldNameAvx2, then the full scan). The fragment marks come from nibble
+// tables (a byte's low and high half each index a 16-byte table of bucket bits, one pshufb each;
+// a position's bits are the three bytes' buckets ANDed): the eleven triples in eight buckets
+// ("oss"/"rss", "mse"/"mem" and "acc"/"sca" share one), upper case given the same high-half entries as
+// lower case. Each table admits more bytes than its triples (the halves of different letters combine,
+// '_' reads as DEL), so a mark is a reason to test, never a proof: what matters is that every
+// fragment inside a segment marks its first byte there, which holds for the exact triples whatever
+// else the tables admit (tests check it against MayHoldNamePortable).
+struct NibbleTables {
+  std::uint8_t lo[3][16] = {};
+  std::uint8_t hi[3][16] = {};
+};
+
+constexpr NibbleTables MakeNameTables() {
+  // Each bucket: the bytes each of its three positions may hold ("" for any byte).
+  constexpr const char* kBuckets[8][3] = {{"or", "s", "s"}, {"m", "se", "em"}, {"as", "c", "ca"}, {"l", "r", ""},
+                                          {"r", "n", "i"},  {"n", "o", "r"},   {"l", "l", "o"},  {"f", "1", ""}};
+  NibbleTables t;
+  for (int b = 0; b < 8; ++b) {
+    const auto bit = static_cast<std::uint8_t>(1u << b);
+    for (int k = 0; k < 3; ++k) {
+      const char* set = kBuckets[b][k];
+      if (!*set) {
+        for (int i = 0; i < 16; ++i) {
+          t.lo[k][i] |= bit;
+          t.hi[k][i] |= bit;
+        }
+      }
+      for (; *set; ++set) {
+        const int c = *set;  // a lower-case letter (high half 6 or 7; its upper case 4 or 5) or '1'
+        t.lo[k][c & 15] |= bit;
+        t.hi[k][c >> 4] |= bit;
+        if (c >= 'a') t.hi[k][(c >> 4) - 2] |= bit;
+      }
+    }
+  }
+  return t;
+}
+constexpr NibbleTables kNameTables = MakeNameTables();
+
+// Whether one of kTriples begins at p, left bytes before the end (the tables' intent; tests).
+bool TripleAt(const char* p, size_t left) {
+  for (const auto& t : kTriples) {
+    const size_t need = t[2] ? 3 : 2;
+    if (left < need) continue;
+    bool hit = true;
+    for (size_t k = 0; k < need && hit; ++k) hit = FoldCase(p[k]) == t[k];
+    if (hit) return true;
+  }
+  return false;
+}
+
+#ifdef TRIAGE_AVX2
+// The fragment and blank marks of one block of 64 bytes; p[64] and p[65] must be readable.
+__attribute__((target("avx2"), always_inline)) inline void NameBlockAvx2(const char* p, std::uint64_t* names, std::uint64_t* blanks) {
+  const __m256i low_half = _mm256_set1_epi8(0x0f);
+  std::uint64_t n = 0, b = 0;
+  for (int half = 0; half < 2; ++half) {
+    const char* q = p + 32 * half;
+    __m256i all = _mm256_set1_epi8(static_cast<char>(0xff));
+    for (int k = 0; k < 3; ++k) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + k));
+      const __m256i lo_t = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kNameTables.lo[k])));
+      const __m256i hi_t = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kNameTables.hi[k])));
+      const __m256i lo = _mm256_shuffle_epi8(lo_t, _mm256_and_si256(v, low_half));
+      const __m256i hi = _mm256_shuffle_epi8(hi_t, _mm256_and_si256(_mm256_srli_epi16(v, 4), low_half));
+      all = _mm256_and_si256(all, _mm256_and_si256(lo, hi));
+      if (k == 0) {
+        const __m256i blank = _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(' ')),
+                                              _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\t')));
+        b |= std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(blank))} << (32 * half);
+      }
+    }
+    const __m256i none = _mm256_cmpeq_epi8(all, _mm256_setzero_si256());
+    n |= std::uint64_t{~static_cast<std::uint32_t>(_mm256_movemask_epi8(none))} << (32 * half);
+  }
+  *names = n;
+  *blanks = b;
+}
+
+// Fills the words [first, last) of names and blanks for p[0, n): the last blocks through a copy padded
+// with NULs (no letter, no blank; the "lr" bucket's any-byte third position still admits one).
+__attribute__((target("avx2"))) void MarkNamesAvx2(const char* p, size_t n, size_t first, size_t last,
+                                                   std::uint64_t* names, std::uint64_t* blanks) {
+  for (size_t w = first; w < last; ++w) {
+    if (64 * w + 66 <= n) {
+      NameBlockAvx2(p + 64 * w, names + w, blanks + w);
+    } else {
+      char tail[96] = {};
+      std::memcpy(tail, p + 64 * w, std::min<size_t>(n - 64 * w, 66));
+      NameBlockAvx2(tail, names + w, blanks + w);
+      if (n - 64 * w < 64) {
+        const std::uint64_t keep = (std::uint64_t{1} << (n - 64 * w)) - 1;
+        names[w] &= keep;
+        blanks[w] &= keep;
+      }
+    }
+  }
+}
+#endif
+
+// Whether a bit of bits is set in [from, to).
+inline bool AnyBit(const std::uint64_t* bits, size_t from, size_t to) {
+  if (from >= to) return false;
+  const size_t fw = from / 64, lw = (to - 1) / 64;
+  const std::uint64_t first_mask = ~std::uint64_t{0} << (from % 64);
+  const std::uint64_t last_mask = ~std::uint64_t{0} >> (63 - (to - 1) % 64);
+  if (fw == lw) return bits[fw] & first_mask & last_mask;
+  if (bits[fw] & first_mask) return true;
+  for (size_t w = fw + 1; w < lw; ++w) {
+    if (bits[w]) return true;
+  }
+  return bits[lw] & last_mask;
+}
+
 }  // namespace
 
 std::vector<std::uint64_t> MetricCandidates(std::string_view text, bool portable, size_t piece_words) {
@@ -920,6 +1045,30 @@ std::vector<std::uint64_t> MetricCandidates(std::string_view text, bool portable
   MarkEnds(text.data(), text.size(), bits.data() + words, portable);
   return bits;
 }
+
+std::vector<std::uint64_t> MetricNameMarks(std::string_view text, size_t piece_words, bool triples) {
+  const size_t words = (text.size() + 63) / 64;
+  std::vector<std::uint64_t> bits(2 * words);
+  if (triples) {
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (TripleAt(text.data() + i, text.size() - i)) bits[i / 64] |= std::uint64_t{1} << (i % 64);
+      if (text[i] == ' ' || text[i] == '\t') bits[words + i / 64] |= std::uint64_t{1} << (i % 64);
+    }
+    return bits;
+  }
+#ifdef TRIAGE_AVX2
+  if (CpuHasAvx2()) {
+    for (size_t w = 0; w < words; w += piece_words) {
+      MarkNamesAvx2(text.data(), text.size(), w, std::min(words, w + piece_words), bits.data(), bits.data() + words);
+    }
+    return bits;
+  }
+#endif
+  (void)piece_words;
+  return {};
+}
+
+bool MetricLineMayHoldName(std::string_view line) { return MayHoldNamePortable(line.data(), line.size()); }
 
 const char* SeriesName(SeriesId id) {
   int i = static_cast<int>(id);
@@ -1009,10 +1158,16 @@ void MetricCollector::AddLine(std::string_view line, std::uint64_t line_no) {
 
 void MetricCollector::ScanLines(std::string_view text, std::uint64_t line_no, bool count_lines) {
   const size_t words = (text.size() + 63) / 64;
-  if (bits_.size() < 2 * words) bits_.resize(2 * words);
+  // Starts, ends, and with AVX2 the name and blank marks (Note: [Name marks]).
+  const size_t arrays = shapes_avx2_ ? 4 : 2;
+  if (bits_.size() < arrays * words) bits_.resize(arrays * words);
   std::uint64_t* ends = bits_.data() + words;
   MarkEnds(text.data(), text.size(), ends);
   starts_ = {text.data(), text.size(), bits_.data(), 0};
+  if (shapes_avx2_) {
+    starts_.names = bits_.data() + 2 * words;
+    starts_.blanks = bits_.data() + 3 * words;
+  }
   // Segments: lines, and within a line the updates of a progress bar redrawn with '\r', each a
   // sample of its own (Note: [Metric scan]). Only the first kMaxLine bytes of a line count, however
   // the input was cut into Feed calls.
@@ -1172,6 +1327,20 @@ const std::uint64_t* MetricCollector::Starts(size_t from, size_t to) {
   return m.bits;
 }
 
+bool MetricCollector::NameMarks(size_t from, size_t to, bool* blank) {
+#ifdef TRIAGE_AVX2
+  StartMarks& m = starts_;
+  const size_t first = std::max(m.names_done, from / 64), last = (to + 63) / 64;
+  if (first < last) MarkNamesAvx2(m.text, m.size, first, last, m.names, m.blanks);
+  m.names_done = std::max(m.names_done, last);
+  *blank = AnyBit(m.blanks, from, to);
+  return AnyBit(m.names, from, to);
+#else
+  (void)from, (void)to, (void)blank;
+  return true;
+#endif
+}
+
 void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, size_t first_bit, const char* limit) {
   if (text.empty()) return;
   const char* const begin = text.data();
@@ -1207,6 +1376,14 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
     LineValues tutorial;
     if (ReadTutorialProgress(start, text, &tutorial)) {
       Emit(tutorial, line_no);
+      return;
+    }
+  }
+  // Marked: no fragment, so at most a CSV row, and none with a blank (Note: [Name marks]).
+  if (shapes_avx2_) {
+    bool blank = false;
+    if (!NameMarks(first_bit, first_bit + text.size(), &blank)) {
+      if (!blank) ScanCsv(text, line_no);
       return;
     }
   }

@@ -198,6 +198,9 @@ class MetricCollector {
   // The candidate bits of the buffer ScanLines scans, marked at least for its bytes [from, to) (Note:
   // [Metric scan]): words are marked at their first need, segments being scanned in order.
   const std::uint64_t* Starts(size_t from, size_t to);
+  // With AVX2 (Note: [Name marks] in metrics.cc): whether a fragment may begin in the buffer's bytes
+  // [from, to), and in *blank whether they hold a blank or tab; marked at their first need, as Starts.
+  bool NameMarks(size_t from, size_t to, bool* blank);
   bool ScanCsv(std::string_view text, std::uint64_t line_no);
   // Adds what a line holds to the series.
   void Emit(const metrics_internal::LineValues& values, std::uint64_t line_no);
@@ -246,6 +249,9 @@ class MetricCollector {
     size_t size = 0;
     std::uint64_t* bits = nullptr;  // its candidate bits (in bits_)
     size_t done = 0;                // the words before this one are marked, or never needed
+    std::uint64_t* names = nullptr;   // with AVX2: fragment marks (Note: [Name marks]), in bits_
+    std::uint64_t* blanks = nullptr;  // and blank marks
+    size_t names_done = 0;            // as done, for names and blanks
   };
   StartMarks starts_;
   // Words (as printed, zero-padded to 16 bytes) last found to be a name on their own, and its code.
@@ -263,6 +269,12 @@ class MetricCollector {
 // where the CPU has it, or from the portable one; the candidates are marked piece_words words at a
 // time, as ScanSegment marks the words a segment needs.
 std::vector<std::uint64_t> MetricCandidates(std::string_view text, bool portable, size_t piece_words = 1 << 20);
+// For tests (Note: [Name marks] in metrics.cc): the bytes of `text` where a fragment may begin, then
+// (from word (size + 63) / 64 on) its blanks and tabs, one bit per byte: from the AVX2 tables, marked
+// piece_words words at a time (empty without AVX2), or with `triples` from a byte-by-byte test of the
+// exact triples. And whether MayHoldNamePortable, the whole-fragment test, finds a fragment in a line.
+std::vector<std::uint64_t> MetricNameMarks(std::string_view text, size_t piece_words = 1 << 20, bool triples = false);
+bool MetricLineMayHoldName(std::string_view line);
 
 }  // namespace triage
 
