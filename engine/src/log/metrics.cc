@@ -1346,7 +1346,12 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
   const char* const begin = text.data();
   const char* const end = begin + text.size();
   // A line of a recent shape: read only its recorded numbers (Note: [Line shapes]).
-  Shape* shape = FindShape(text, limit);
+  // No shape of this length (most lines of text without metrics): one bit says so, here rather than in
+  // FindShape (there the compiler computed the lengths' mask ahead of it, and saved registers first);
+  // after the length of the shape matched last, which a run of metric lines mostly has.
+  const size_t n = text.size();
+  const bool may_match = shape_lens_[last_shape_] == n || (n <= kShapeMax && ((shape_len_bits_[n / 64] >> (n % 64)) & 1));
+  Shape* shape = may_match ? FindShape(text, limit) : nullptr;
   if (shape) {
     LineValues lv;
     bool same = true;
@@ -1534,6 +1539,10 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
     }
     slot->len = static_cast<std::uint16_t>(text.size());
     shape_lens_[slot - shapes_.data()] = slot->len;
+    shape_len_bits_ = {};
+    for (std::uint16_t len : shape_lens_) {
+      if (len) shape_len_bits_[len / 64] |= std::uint64_t{1} << (len % 64);
+    }
     slot->used = ++shape_clock_;
     slot->events_n = static_cast<std::uint8_t>(events_n);
     std::copy(events, events + events_n, slot->events);

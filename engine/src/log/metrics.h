@@ -233,6 +233,8 @@ class MetricCollector {
   std::array<Shape, kShapes> shapes_{};
   // Each shape's len, side by side: the search reads these, not one cache line per shape.
   std::array<std::uint16_t, kShapes> shape_lens_{};
+  // The lengths in shape_lens_ (but 0), one bit each.
+  std::array<std::uint64_t, kShapeMax / 64 + 1> shape_len_bits_{};
 
   static constexpr size_t kMaxLine = 64 * 1024;
   static constexpr size_t kWindow = 1 << 20;  // Feed scans whole lines this many bytes at a time
