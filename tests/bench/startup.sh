@@ -158,6 +158,6 @@ if [ -n "$probe" ] && [ -x "$probe" ]; then
   echo "triage-probe --help: $objects shared objects initialised, LibTorch loaded: $torch"
 fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-[ $have_instr = yes ] || echo "(instructions from callgrind: valgrind hides the SHA extensions, so the digests run the portable SHA-256 there: ~60 M instructions more than the SHA-NI path per 0.9 MB of rule files hashed; a warm start hashes only the files' stamps, a start after an edit the files twice, for the set's key and the parts' keys)"
+[ $have_instr = yes ] || echo "(instructions from callgrind: valgrind hides the SHA extensions, so the digests run the portable SHA-256 there: ~60 M instructions more than the SHA-NI path per 0.9 MB of rule files hashed; a warm start hashes only the files' stamps, a start after an edit each file once, its digest serving both the set's key and its part's key)"
 # The engine must not load LibTorch: list the shared libraries of the binary.
 if ldd "$bin" | grep -q -i torch; then echo "WARNING: $bin links LibTorch"; else echo "libtorch linked by triage: no"; fi

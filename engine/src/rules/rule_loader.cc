@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -20,6 +21,7 @@
 #include "rules/rule.h"
 #include "rules/rule_cache.h"
 #include "rules/rule_reader.h"
+#include "rules/sha256.h"
 #include "rules/rule_sources.h"
 #include "log/segmenter.h"
 
@@ -257,6 +259,14 @@ RulePart ReadPart(const SourceFile& sf, const SourceFile* lua_file, bool lua_too
   return part;
 }
 
+// The SHA-256 of one file's bytes. The whole-set key and each file's part key (Note: [Rule parts])
+// both name a file by it, so a load that misses the set's entry hashes each file once, not twice.
+std::string ContentDigest(std::string_view content) {
+  Sha256 sha;
+  sha.Add(content);
+  return sha.HexDigest();
+}
+
 // Note: [Rule parts]
 // Editing one rule file changes the rule set's cache key, and a load that misses the whole-set entry
 // used to parse every file again (~130 ms of CPU for the bundled rules, most of it yaml-cpp). What
@@ -272,7 +282,10 @@ class PartCache {
   // `base`: the key's inputs shared by every file of the load (program, options); `dir`: the cache
   // directory ("" for none: every file is read).
   // `shipped`: the install's cache directory (Note: [Shipped rule cache]), whose parts are used too.
-  PartCache(const CacheKey& base, std::string dir, const std::string& shipped = "") : base_(base), dir_(std::move(dir)) {
+  // `digests`: each file's content digest by path (ContentDigests), shared with the whole-set key.
+  PartCache(const CacheKey& base, std::string dir, const std::string& shipped = "",
+            const std::map<std::string, std::string>* digests = nullptr)
+      : base_(base), dir_(std::move(dir)), digests_(digests) {
     if (dir_.empty()) return;
     ReadRuleParts(dir_, &old_);
     if (std::vector<RulePart> more; !shipped.empty() && ReadRuleParts(shipped, &more, CacheOwner::kUserOrRoot)) {
@@ -313,18 +326,27 @@ class PartCache {
     CacheKey key = base_;
     key.Add(std::string_view(IsLuaFile(sf.path) ? "lua rule" : "yaml rule"));
     key.Add(sf.path);
-    key.Add(sf.content);
+    key.Add(Digest(sf));
     key.Add(static_cast<std::uint64_t>(lua_file != nullptr));
     if (lua_file) {
       key.Add(lua_file->path);
-      key.Add(lua_file->content);
+      key.Add(Digest(*lua_file));
     }
     key.Add(static_cast<std::uint64_t>(lua_too_large));
     return key.Hex();
   }
 
+  std::string Digest(const SourceFile& sf) const {
+    if (digests_) {
+      auto it = digests_->find(sf.path);
+      if (it != digests_->end()) return it->second;
+    }
+    return ContentDigest(sf.content);
+  }
+
   CacheKey base_;
   std::string dir_;
+  const std::map<std::string, std::string>* digests_;
   std::vector<RulePart> old_;
   std::map<std::string, size_t> by_key_;
   std::map<size_t, bool> used_;
@@ -662,11 +684,13 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampPr
   const CacheKey base = BaseKey(in);
   CacheKey key = base;
   AddLoadInputs(in, &key);
+  std::map<std::string, std::string> digests;
   for (const SourceFile& f : in.files) {
+    const std::string& digest = digests[f.path] = ContentDigest(f.content);
     key.Add(f.path);
     key.Add(f.origin);
     key.Add(static_cast<std::uint64_t>(f.layer));
-    key.Add(f.content);
+    key.Add(digest);
   }
   key.Add(std::string_view("calibration"));
   for (const SourceFile& f : in.calibration) {
@@ -686,7 +710,7 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampPr
     WriteRuleCache(cache_dir, content_key, parsed);
     return Compile(std::move(parsed), in, std::nullopt);
   }
-  PartCache parts(base, cache_dir, shipped != cache_dir ? shipped : "");
+  PartCache parts(base, cache_dir, shipped != cache_dir ? shipped : "", &digests);
   parsed = ParseAll(in, parts);
   parts.Save();
   std::unique_ptr<RE2::Set> compiled = CompileSetNow(parsed.rules, &parsed.problems);
