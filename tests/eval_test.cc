@@ -89,5 +89,16 @@ TEST_F(EvalSplits, TextReportsHeldOutOnItsOwnLine) {
   EXPECT_NE(text.find("expected calibration error"), std::string::npos) << text;
 }
 
+// The held-out negative is a miss (it gets the matmul diagnosis): counted, not named, unless asked for.
+TEST_F(EvalSplits, HeldOutMissesAreCountedNotNamed) {
+  std::string text = report_.ToText();
+  EXPECT_NE(text.find("wild/shape/wrong: expected shape.view_invalid"), std::string::npos) << text;
+  EXPECT_EQ(text.find("heldout/negative/b"), std::string::npos) << text;
+  EXPECT_NE(text.find("(1 held-out miss not named"), std::string::npos) << text;
+  std::string listed = report_.ToText(/*list_heldout_misses=*/true);
+  EXPECT_NE(listed.find("heldout/negative/b: expected none"), std::string::npos) << listed;
+  EXPECT_EQ(listed.find("held-out miss not named"), std::string::npos) << listed;
+}
+
 }  // namespace
 }  // namespace triage

@@ -313,17 +313,20 @@ int RunEval(int argc, char** argv) {
   RuleFlags flags;
   std::string dir;
   double min_top1 = -1, min_top3 = -1;
+  bool list_heldout = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     std::string error;
-    if ((a == "--min-top1" || a == "--min-top3") && i + 1 < argc) {
+    if (a == "--list-heldout") {
+      list_heldout = true;
+    } else if ((a == "--min-top1" || a == "--min-top3") && i + 1 < argc) {
       (a == "--min-top1" ? min_top1 : min_top3) = std::atof(argv[++i]);
     } else if (ParseRuleFlag(argc, argv, &i, &flags, &error)) {
       if (!error.empty()) { PrintError(error); return kExitUsage; }
     } else if (dir.empty() && !a.empty() && a[0] != '-') {
       dir = a;
     } else {
-      PrintError("usage: triage eval DIR [--min-top1 PCT] [--min-top3 PCT]");
+      PrintError("usage: triage eval DIR [--min-top1 PCT] [--min-top3 PCT] [--list-heldout]");
       return kExitUsage;
     }
   }
@@ -333,7 +336,7 @@ int RunEval(int argc, char** argv) {
   }
   LoadResult loaded = LoadWithFlags(flags, /*quiet_warnings=*/true);
   EvalReport report = EvaluateCorpus(Engine(loaded.rules), dir);
-  std::fputs(report.ToText().c_str(), stdout);
+  std::fputs(report.ToText(list_heldout).c_str(), stdout);
   if (report.errors) return kExitUsage;
   bool pass = report.negatives_flagged == 0 && (min_top1 < 0 || 100 * report.Top1Rate() >= min_top1) &&
               (min_top3 < 0 || 100 * report.Top3Rate() >= min_top3);

@@ -85,8 +85,10 @@ struct EvalReport {
   // Figures for the cases for which `keep` is true.
   EvalSlice Slice(const std::function<bool(const EvalCase&)>& keep) const;
   // Per-category table, every miss, a table per split and per family, calibration tables (all cases,
-  // then the wild and held-out ones) and a headline line per split.
-  std::string ToText() const;
+  // then the wild and held-out ones) and a headline line per split. Held-out misses are counted but
+  // not named unless `list_heldout_misses` (Note: [Eval splits]): a person tuning rules reads the
+  // miss list, and a held-out case's name and wrong answer already say what rule it wants.
+  std::string ToText(bool list_heldout_misses = false) const;
 };
 
 // Evaluates every case under `dir` (folders holding label.yaml and log.txt).

@@ -340,7 +340,9 @@ EvalSlice EvalReport::Slice(const std::function<bool(const EvalCase&)>& keep) co
 // A corpus has three parts that must never be mixed up in a figure: our own cases (written beside the
 // rules), wild logs used to tune rules ("wild": provenance wild), and the frozen held-out wild logs
 // (any case under a folder named `heldout`, never read to write a rule). `triage eval` reports each
-// part on its own line so the held-out figure is the generalisation measure.
+// part on its own line so the held-out figure is the generalisation measure. The miss list names wild
+// and our misses only: it is what a rule writer reads, so held-out misses appear as a count unless the
+// report is asked for them (`--list-heldout`, for auditing a finished change, never for writing a rule).
 static std::string SplitOf(const fs::path& case_dir, const YAML::Node& label) {
   for (const fs::path& part : case_dir) {
     if (part == "heldout") return "heldout";
@@ -401,7 +403,7 @@ EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir) {
   return report;
 }
 
-std::string EvalReport::ToText() const {
+std::string EvalReport::ToText(bool list_heldout_misses) const {
   std::ostringstream out;
   struct Row { int n = 0, t1 = 0, t3 = 0; };
   std::map<std::string, Row> rows;
@@ -420,6 +422,7 @@ std::string EvalReport::ToText() const {
     out << buf;
   }
   bool any_miss = false;
+  int unlisted = 0;
   for (const EvalCase& c : cases) {
     if (!c.error.empty()) {
       out << (any_miss ? "" : "\nmisses:\n") << "  ERROR " << c.error << "\n";
@@ -429,6 +432,10 @@ std::string EvalReport::ToText() const {
     if (c.top1) continue;
     if (!any_miss) out << "\nmisses:\n";
     any_miss = true;
+    if (c.split == "heldout" && !list_heldout_misses) {
+      ++unlisted;
+      continue;
+    }
     out << "  " << c.dir << ": expected " << c.expected << ", got ";
     if (c.got.empty()) out << "nothing";
     for (size_t i = 0; i < c.got.size(); ++i) {
@@ -437,6 +444,10 @@ std::string EvalReport::ToText() const {
       out << buf;
     }
     out << "\n";
+  }
+  if (unlisted) {
+    out << "  (" << unlisted << " held-out miss" << (unlisted == 1 ? "" : "es")
+        << " not named: held-out cases are not read to tune rules; `triage eval DIR --list-heldout` names them)\n";
   }
   // Calibration: does a top-1 answer given confidence p turn out right about p of the time?
   auto calibration = [&](const char* title, const std::function<bool(const EvalCase&)>& keep) {
