@@ -34,6 +34,12 @@ function library_story(ctx)
     end
     return { lib = "cuDNN", story = story }
   end
+  if c.built_code and c.built_code ~= "" and c.found_code and c.found_code ~= "" then
+    -- 0.4's check prints cudnnGetVersion() numbers (7003 = 7.0.3, 7301 = 7.3.1)
+    return { lib = "cuDNN", story = string.format(" PyTorch was built with cuDNN %s but loaded %s at run time: another cuDNN "
+                                    .. "(LD_LIBRARY_PATH, a system or conda copy) shadows the one the build expects.",
+                                    c.built_code, c.found_code) }
+  end
   local lib = (c.library and c.library ~= "") and c.library or "a CUDA library"
   if c.symbol and c.symbol ~= "" then
     return { lib = lib, story = string.format(" It was loaded but lacks the symbol %s, so it comes from another release than the "
