@@ -40,6 +40,17 @@ TEST(Ranker, MissingTypeLowersConfidence) {
   EXPECT_DOUBLE_EQ(bare.diagnoses[0].confidence, 0.8 * 0.85);
 }
 
+TEST(Ranker, BareErrorPrefixCountsAsNoType) {
+  Engine e = Make({{"a.yaml", MakeRule("a", "cuda.arch_mismatch", "Unexpected error from cudaGetDeviceCount",
+                                       "  exception: [RuntimeError]\n", "confidence: 0.8\n")}});
+  // A UI's generic "Error:" prefix is not a Python exception class: matched like an untyped line.
+  Report r = e.DiagnoseText("Error: Unexpected error from cudaGetDeviceCount(). Error 803\n");
+  ASSERT_EQ(r.diagnoses.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.diagnoses[0].confidence, 0.8 * 0.85);
+  // A named type that is not listed still disagrees.
+  EXPECT_TRUE(e.DiagnoseText("ValueError: Unexpected error from cudaGetDeviceCount(). Error 803\n").diagnoses.empty());
+}
+
 TEST(Ranker, MostSpecificRuleWinsAndAlternativesStay) {
   Engine e = Make({{"general.yaml", MakeRule("general", "cuda.library_error", "CUBLAS_STATUS")},
                    {"specific.yaml", MakeRule("specific", "cuda.library_error", "CUBLAS_STATUS_EXECUTION_FAILED when calling")}});

@@ -24,6 +24,11 @@ std::string LastComponent(const std::string& type) {
   return p == std::string::npos ? type : type.substr(p + 1);
 }
 
+// A bare "Error:" prefix names no exception class: web UIs, JavaScript front ends and loggers put it
+// before any message they pass on (easydiffusion's "Error: Unexpected error from cudaGetDeviceCount()
+// ..."). Such an incident is matched as one without a type, not refused as a different type.
+bool NamesNoType(const Incident& inc) { return inc.exception.empty() || inc.exception == "Error"; }
+
 bool TypeAgrees(const Rule& rule, const Incident& inc) {
   std::string got = LastComponent(inc.exception);
   // C++ callers see c10::Error (and std::runtime_error from TorchScript) where Python shows
@@ -181,7 +186,7 @@ std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Inc
     const RuleSet::PatternRef& ref = rules.patterns[hit];
     if (seen_rules.count(ref.rule)) continue;
     const Rule& rule = rules.rules[ref.rule];
-    if (!rule.exceptions.empty() && !inc.exception.empty() && !TypeAgrees(rule, inc)) continue;
+    if (!rule.exceptions.empty() && !NamesNoType(inc) && !TypeAgrees(rule, inc)) continue;
     if (rules.contexts[ref.rule]) {
       if (!context_built) {
         // Context = nearby lines, then the frames ("file:line in function: source"), so a rule can
@@ -202,7 +207,7 @@ std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Inc
     seen_rules.insert(ref.rule);
     c.specificity = rule.specificity >= 0 ? rule.specificity : ref.literal_chars + (rule.context.value.empty() ? 0 : 20);
     c.confidence = rule.prior;
-    if (!rule.exceptions.empty() && inc.exception.empty()) c.confidence *= 0.85;
+    if (!rule.exceptions.empty() && NamesNoType(inc)) c.confidence *= 0.85;
     out.push_back(std::move(c));
   }
   return out;
