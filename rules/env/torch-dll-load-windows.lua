@@ -7,6 +7,7 @@ local STORIES = {
   ["127"] = "Error 127 means a DLL was found but lacks a function it must export: a different version of a dependency was loaded, typically another copy earlier on PATH or a half-updated install.",
   ["1114"] = "Error 1114 means the DLL was found but its initialisation failed, which for c10.dll comes from a Visual C++ runtime older than the one the wheel was built with.",
   ["4551"] = "Error 4551 means a Windows Application Control policy blocked the file.",
+  ["182"] = "Error 182 (\"the operating system cannot run %1\") means a DLL of the wrong build was loaded in place of one the file needs, most often a second OpenMP runtime (libiomp5md.dll from conda or intel-openmp) loaded before torch's own.",
 }
 
 function dll_story(ctx)
