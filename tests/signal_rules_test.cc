@@ -356,6 +356,34 @@ TEST(SignalRules, OneClassReadsTheF1OfAConstantPrediction) {
   EXPECT_FALSE(holds("val_acc 0.65 f1 0.2660\n", &hit)) << hit.evidence;
 }
 
+// Note: [Zero learning rate]: an lr that is 0 from some point to the end, at least half of the printed
+// values, while the loss printed from there does not fall.
+TEST(SignalRules, LrZeroNeedsZerosToTheEndAndALossThatDoesNotFall) {
+  std::shared_ptr<const SignalSpec> spec = Spec("{ detector: lr_zero }");
+  ASSERT_TRUE(spec);
+  auto holds = [&](const std::string& text, SignalHit* hit) { return Holds(*spec, text, hit); };
+  SignalHit hit;
+  // corpus/wild/training/vitpose-layer-decay-lr-to-zero: eight decimals, all zero, loss level.
+  ASSERT_TRUE(holds("Epoch [000/210] | Loss 0.0029 | LR 0.00000000 | x\n"
+                    "Epoch [001/210] | Loss 0.0037 | LR 0.00000000 | x\n", &hit));
+  EXPECT_EQ(hit.captures.at("zeros"), "2");
+  EXPECT_EQ(hit.captures.at("printed"), "2");
+  // A geometric decay that reached 0 after two non-zero prints: zeros are most of the run.
+  ASSERT_TRUE(holds("step 1 loss 2.30 lr 0.001\nstep 2 loss 2.31 lr 0.0\nstep 3 loss 2.30 lr 0.0\nstep 4 loss 2.29 lr 0.0\n", &hit));
+  EXPECT_EQ(hit.captures.at("zeros"), "3");
+  // A warm-up that starts at 0 (corpus/wild/amp/fengshenbang-randeng-t5-precision16-loss-nan's lr).
+  EXPECT_FALSE(holds("Batch 0 | Train Loss 2.1 | Learning Rate 0.0\nBatch 100 | Train Loss 2.1 | Learning Rate 2e-08\n"
+                     "Batch 200 | Train Loss 2.1 | Learning Rate 4e-08\n", &hit)) << hit.evidence;
+  // A decay that ends at 0: its zeros are under half of the points.
+  EXPECT_FALSE(holds("step 1 loss 1.0 lr 0.3\nstep 2 loss 0.9 lr 0.2\nstep 3 loss 0.9 lr 0.1\nstep 4 loss 0.9 lr 0.0\nstep 5 loss 0.9 lr 0.0\n", &hit))
+      << hit.evidence;
+  // A small lr printed with too few decimals: the loss still falls, so steps are taken.
+  EXPECT_FALSE(holds("step 1 loss 2.0 lr 0.0000\nstep 2 loss 1.5 lr 0.0000\nstep 3 loss 1.1 lr 0.0000\n", &hit)) << hit.evidence;
+  // One zero is not enough, and without a loss there is no run to judge.
+  EXPECT_FALSE(holds("step 1 loss 2.0 lr 0.0\n", &hit)) << hit.evidence;
+  EXPECT_FALSE(holds("lr 0.0\nlr 0.0\nlr 0.0\n", &hit)) << hit.evidence;
+}
+
 TEST(SignalRanking, SnapshotDoesNotEndTheMetricInput) {
   LoadOptions o;
   o.env_path = false;

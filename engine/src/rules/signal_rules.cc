@@ -67,6 +67,9 @@ const std::vector<DetectorDef>& Detectors() {
       {"memory_growth", {SeriesId::kMemory},
        {{"min_points", 10}, {"monotone", 0.9}, {"min_rise", 0.2}, {"late_share", 0.3}},
        {"start", "value", "per_point"}},
+      {"lr_zero", {SeriesId::kLr, SeriesId::kLoss},
+       {{"min_zeros", 2}, {"zero_share", 0.5}, {"min_loss_points", 2}, {"max_improvement", 0.3}},
+       {"zeros", "printed", "loss_from", "loss_to"}},
   };
   return kDefs;
 }
@@ -219,7 +222,8 @@ void Finish(Ctx& c, SeriesId id, const std::vector<MetricPoint>& pts, const Metr
 //   chance_level   below ln C less `log_c_tolerance`: a learning loss goes under uniform guessing;
 //   memory_growth  below the start plus `min_rise`.
 // The band is open below (-inf). nonfinite (a healthy series is finite: the NaN step is the onset
-// line), oscillation (a spread, not a level) and one_class (an identity, not a level) set none. Only
+// line), oscillation (a spread, not a level), one_class (an identity, not a level) and lr_zero (a
+// healthy lr is any value above 0, which a band open below cannot show) set none. Only
 // the HTML report draws it: the text, JSON and Markdown reports do not change with it.
 void SetBand(Ctx& c, double high, const std::string& label) {
   if (!std::isfinite(high)) return;
@@ -766,6 +770,58 @@ bool DetectMemoryGrowth(Ctx& c) {
   return true;
 }
 
+// Note: [Zero learning rate]
+// The learning rate printed as zero while the loss is still printed: every lr value from the first zero
+// on is 0 (at the precision it was printed: "0.00000000", "0.0", "[0.0]"), there are at least
+// `min_zeros` of them and they are at least `zero_share` of all printed lr values, and the loss printed
+// from that point on (at least `min_loss_points` values) does not fall more than `max_improvement` below
+// its value there. Each guard keeps a healthy schedule out: a warm-up that starts at 0 prints non-zero
+// values after it, a decay that ends at 0 prints its zeros only at the end (under half of the points),
+// and a small lr printed with too few decimals ("lr 0.0000" for 2e-5) still lowers the loss. What is
+// left is an optimizer that takes no step: a scheduler or a layer-decay multiplier that drove every
+// group's lr to zero, or a schedule whose total steps were computed as zero.
+bool DetectLrZero(Ctx& c) {
+  const MetricSeries* s = c.Series(0);
+  if (!s) return false;
+  std::vector<MetricPoint> pts = FiniteOnly(s->Points());
+  if (pts.empty()) return false;
+  size_t first_zero = pts.size();
+  for (size_t i = 0; i < pts.size(); ++i) {
+    if (pts[i].value == 0) {
+      first_zero = i;
+      break;
+    }
+  }
+  if (first_zero == pts.size()) return false;
+  for (size_t i = first_zero; i < pts.size(); ++i) {
+    if (pts[i].value != 0) return false;  // the lr came back: a warm-up from zero, or a restart
+  }
+  const size_t zeros = pts.size() - first_zero;
+  if (zeros < c.P("min_zeros") || zeros < c.P("zero_share") * pts.size()) return false;
+  const MetricSeries* loss = c.Series(1);
+  if (!loss) return false;
+  std::vector<MetricPoint> after;
+  for (const MetricPoint& p : FiniteOnly(loss->Points())) {
+    if (p.line >= pts[first_zero].line) after.push_back(p);
+  }
+  if (after.size() < c.P("min_loss_points")) return false;
+  const double loss_from = after.front().value;
+  double loss_low = loss_from;
+  for (const MetricPoint& p : after) loss_low = std::min(loss_low, p.value);
+  if (loss_from > 0 && loss_low < (1 - c.P("max_improvement")) * loss_from) return false;  // it still learns
+  std::string axis = AxisOf(s->Points());
+  std::string evidence = std::string(SeriesName(c.Id(0))) + " printed as 0 at " + std::to_string(zeros) + " of " +
+                         std::to_string(pts.size()) + " points, from " + Where(pts[first_zero], axis) + " (line " +
+                         std::to_string(pts[first_zero].line) + ") to the end, while " + SeriesName(c.Id(1)) +
+                         " went from " + Num(loss_from) + " to " + Num(after.back().value);
+  c.hit->captures["zeros"] = std::to_string(zeros);
+  c.hit->captures["printed"] = std::to_string(pts.size());
+  c.hit->captures["loss_from"] = Num(loss_from);
+  c.hit->captures["loss_to"] = Num(after.back().value);
+  Finish(c, c.Id(0), s->Points(), pts[first_zero], pts.back(), &pts[first_zero], evidence);
+  return true;
+}
+
 }  // namespace
 
 std::vector<std::string> SignalDetectorNames() {
@@ -904,6 +960,7 @@ bool DetectSignal(const SignalSpec& spec, const MetricCollector& metrics, Signal
   if (d == "chance_level") return DetectChanceLevel(c);
   if (d == "one_class") return DetectOneClass(c);
   if (d == "memory_growth") return DetectMemoryGrowth(c);
+  if (d == "lr_zero") return DetectLrZero(c);
   return false;
 }
 
