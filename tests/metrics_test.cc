@@ -51,6 +51,8 @@ TEST(MetricCollector, ReadsEveryCommonFormat) {
       {"detectron2 memory unit", " eta: 0:00:13  iter: 31  total_loss: nan  loss_box_reg: nan  time: 0.0031  data_time: 0.0002  lr: 0.25  max_mem: 238M",
        SeriesId::kMemory, 238, 31, kNone},
       {"tqdm postfix", "Epoch 3:  50%|\xe2\x96\x88\xe2\x96\x88     | 16/32 [00:00<00:00, 540.20it/s, loss=1.7279]", SeriesId::kLoss, 1.7279, 3 * 32 + 16, 3},
+      {"abbreviated two-word name", "Epoch: 07 | Time: 0m 41s\tTrain Loss: 3.051 | Train PPL:  21.134\t Val. Loss: 3.626 |  Val. PPL:  37.576",
+       SeriesId::kValLoss, 3.626, kNone, 7},
       {"Lightning postfix", "Epoch 29: 100%|\xe2\x96\x88\xe2\x96\x88| 4/4 [00:00<00:00, 168.75it/s, loss=0.002, v_num=0, train_loss=0.002, val_loss=0.516]",
        SeriesId::kValLoss, 0.516, 29 * 4 + 4, 29},
       {"inf value", "step=180 loss=3585892556447519516655616.000000 grad_norm=inf lr=0.27000", SeriesId::kGradNorm, INFINITY, 180, kNone},

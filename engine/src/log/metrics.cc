@@ -1461,8 +1461,12 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
       prev_n = 0;
       continue;
     }
-    // Two-word names first, so "val loss" is not read as "loss".
-    const bool second_word = prev_n > 0 && prev_end && w == prev_end + 1 && (*prev_end == ' ' || *prev_end == '_');
+    // Two-word names first, so "val loss" is not read as "loss". An abbreviated first word keeps its
+    // dot before the blank: "Val. Loss: 4.123" (the seq2seq tutorials' epoch line) is the validation loss.
+    const bool second_word =
+        prev_n > 0 && prev_end &&
+        ((w == prev_end + 1 && (*prev_end == ' ' || *prev_end == '_')) ||
+         (w == prev_end + 2 && prev_end[0] == '.' && prev_end[1] == ' '));
     // A progress log prints the same few names on every line: a memo of words as printed (up to 16
     // bytes) that were names on their own skips lower-casing and the table.
     std::uint64_t key[2] = {0, 0};
