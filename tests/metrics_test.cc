@@ -204,6 +204,29 @@ TEST(MetricCollector, ReadsTheTutorialsUnnamedLossColumn) {
   }
 }
 
+// Note: [Epoch tables]: fastai's fit table, a header of names then blank-aligned rows of numbers.
+TEST(MetricCollector, ReadsEpochTables) {
+  MetricCollector m = Collect(
+      "epoch     train_loss  valid_loss  accuracy  time    \n"
+      "0         1.400000    1.900000    0.500000  00:10     \n"
+      "1         0.980000    #na#        00:09     \n"
+      "/usr/lib/python3/site-packages/fastai/learner.py:55: UserWarning: a warning between rows\n"
+      "1         0.980000    1.700000    0.610000  00:09     \n"
+      "2         0.686000    1.600000    0.640000  00:10     \n");
+  std::vector<MetricPoint> val = PointsOf(m, SeriesId::kValLoss);
+  ASSERT_EQ(val.size(), 3u);
+  EXPECT_DOUBLE_EQ(val[2].value, 1.6);
+  EXPECT_DOUBLE_EQ(val[2].epoch, 2);
+  EXPECT_EQ(PointsOf(m, SeriesId::kLoss).size(), 3u);
+  // fastai computes its metrics on the validation set: the accuracy beside a valid_loss is that one's
+  EXPECT_EQ(PointsOf(m, SeriesId::kValAcc).size(), 3u);
+  EXPECT_TRUE(PointsOf(m, SeriesId::kAcc).empty());
+  // a line that starts with "epoch" and a number is no header
+  MetricCollector k = Collect("epoch 1: train loss 2.3027 lr 0.0500\n3 1.2 1.1 0.5 00:10\n");
+  EXPECT_EQ(PointsOf(k, SeriesId::kLoss).size(), 1u);
+  EXPECT_TRUE(PointsOf(k, SeriesId::kValLoss).empty());
+}
+
 TEST(MetricCollector, ReadsCsvLoggerFiles) {
   // corpus/signals/healthy-csv-val-noise/log.txt, first rows.
   MetricCollector m = Collect(

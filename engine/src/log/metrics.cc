@@ -1284,6 +1284,85 @@ bool MetricCollector::ScanCsv(std::string_view text, std::uint64_t line_no) {
   return true;
 }
 
+// Note: [Epoch tables]. fastai's Learner.fit prints one table per call: a header row of blank-separated
+// column names that starts with "epoch" ("epoch     train_loss  valid_loss  accuracy  time"), then one
+// row of numbers per epoch, aligned under it ("0         1.612741    1.305512    0.532000  00:10").
+// The rows hold no series name, so no other reader sees them. A header row sets the columns (a name
+// that is no series is not read; fastai's metrics are computed on the validation set, so an accuracy
+// column beside a validation loss is the validation accuracy); a row with as many fields, each a number,
+// fastai's "#na#" (a value not computed) or an mm:ss time, adds one point per series with the first
+// column as its epoch. Any other line leaves the columns for the next row (fastai's warnings and
+// progress bars are printed between rows).
+bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
+  std::string_view fields[32];
+  size_t n = 0;
+  for (size_t i = 0; i < text.size();) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (i >= text.size()) break;
+    size_t j = i;
+    while (j < text.size() && text[j] != ' ' && text[j] != '\t') ++j;
+    if (n == 32) return false;
+    fields[n++] = text.substr(i, j - i);
+    i = j;
+  }
+  if (n < 3) return false;
+  if (EqualsNoCase(fields[0].data(), fields[0].data() + fields[0].size(), "epoch") && fields[0].size() == 5) {
+    std::vector<int> columns(n, -1);
+    bool any = false, val_loss = false;
+    for (size_t i = 0; i < n; ++i) {
+      // A header holds names only: a letter first, then letters, digits and '_' ("f1_score").
+      if (Class(fields[i][0]) != kAlpha) return false;
+      for (char c : fields[i]) {
+        if (Class(c) != kAlpha && Class(c) != kDigit) return false;
+      }
+      char buf[kMaxKey];
+      size_t m = 0;
+      if (!Lower(fields[i], buf, &m)) return false;  // a word too long: not a header
+      int code = Keys().Find(buf, m);
+      if (code == kKeyEpoch || (code >= 0 && code < kSeriesCount)) columns[i] = code;
+      any = any || (code >= 0 && code < kSeriesCount);
+      val_loss = val_loss || code == S(SeriesId::kValLoss);
+    }
+    if (!any || columns[0] != kKeyEpoch) return false;
+    if (val_loss) {
+      for (int& c : columns) {
+        if (c == S(SeriesId::kAcc)) c = S(SeriesId::kValAcc);
+      }
+    }
+    table_columns_ = std::move(columns);
+    return true;
+  }
+  if (table_columns_.empty() || n != table_columns_.size()) return false;
+  MetricPoint base;
+  base.line = line_no;
+  Found found[32];
+  int nfound = 0;
+  for (size_t i = 0; i < n; ++i) {
+    std::string_view f = fields[i];
+    if (f == "#na#") continue;
+    double v = 0;
+    const char* end = ReadNumber(f.data(), f.data() + f.size(), &v);
+    if (end != f.data() + f.size()) {
+      // mm:ss (or h:mm:ss): the epoch's time, not read
+      bool time = f.size() >= 4 && f.find(':') != std::string_view::npos;
+      for (char c : f) time = time && (IsDigit(c) || c == ':');
+      if (!time) return false;
+      continue;
+    }
+    int code = table_columns_[i];
+    if (code == kKeyEpoch) base.epoch = v;
+    else if (code >= 0 && code < kSeriesCount) found[nfound++] = {code, v};
+  }
+  if (std::isnan(base.epoch)) return false;
+  for (int i = 0; i < nfound; ++i) {
+    MetricPoint p = base;
+    p.value = found[i].value;
+    series_[found[i].code].Add(p);
+    present_[found[i].code] = true;
+  }
+  return true;
+}
+
 MetricCollector::Shape* MetricCollector::FindShape(std::string_view text, const char* limit) {
   const size_t n = text.size();
   if (shapes_mode_ == Shapes::kFullScan || n > kShapeMax) return nullptr;
@@ -1384,6 +1463,8 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
       return;
     }
   }
+  // An epoch table's header or row (Note: [Epoch tables]): rows hold no name, so before the marks.
+  if ((!table_columns_.empty() || begin[0] == 'e' || begin[0] == 'E') && ScanTable(text, line_no)) return;
   // Marked: no fragment, so at most a CSV row, and none with a blank (Note: [Name marks]).
   if (shapes_avx2_) {
     bool blank = false;

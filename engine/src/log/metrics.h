@@ -202,6 +202,7 @@ class MetricCollector {
   // [from, to), and in *blank whether they hold a blank or tab; marked at their first need, as Starts.
   bool NameMarks(size_t from, size_t to, bool* blank);
   bool ScanCsv(std::string_view text, std::uint64_t line_no);
+  bool ScanTable(std::string_view text, std::uint64_t line_no);
   // Adds what a line holds to the series.
   void Emit(const metrics_internal::LineValues& values, std::uint64_t line_no);
 
@@ -245,6 +246,8 @@ class MetricCollector {
   std::array<bool, kSeriesCount> present_{};
   // CSV header columns (Note: [Metric axes]): key code per column, or -1 for an unknown column.
   std::vector<int> csv_columns_;
+  // Blank-aligned table columns (Note: [Epoch tables]): key code per column, -1 for one not read.
+  std::vector<int> table_columns_;
   std::vector<std::uint64_t> bits_;  // ScanLines' scratch: candidate and end bits, one per byte
   struct StartMarks {
     const char* text = nullptr;  // the buffer ScanLines scans
