@@ -1229,6 +1229,17 @@ void MetricCollector::FinishInput() {
   overlong_ = false;
 }
 
+// One point per value read from a row of a CSV file or an epoch table, all at the row's step/epoch.
+static void AddRow(const MetricPoint& base, const Found* found, int n, std::array<MetricSeries, kSeriesCount>* series,
+            std::array<bool, kSeriesCount>* present) {
+  for (int i = 0; i < n; ++i) {
+    MetricPoint p = base;
+    p.value = found[i].value;
+    (*series)[found[i].code].Add(p);
+    (*present)[found[i].code] = true;
+  }
+}
+
 bool MetricCollector::ScanCsv(std::string_view text, std::uint64_t line_no) {
   // Only comma-separated text without blanks qualifies (dict and JSON lines have ", "); ordinary
   // lines show a blank within their first bytes, so this rejects them at once.
@@ -1275,12 +1286,7 @@ bool MetricCollector::ScanCsv(std::string_view text, std::uint64_t line_no) {
     else if (code == kKeyEpoch) base.epoch = v;
     else if (code >= 0 && code < kSeriesCount) found[nfound++] = {code, v};
   }
-  for (int i = 0; i < nfound; ++i) {
-    MetricPoint p = base;
-    p.value = found[i].value;
-    series_[found[i].code].Add(p);
-    present_[found[i].code] = true;
-  }
+  AddRow(base, found, nfound, &series_, &present_);
   return true;
 }
 
@@ -1354,12 +1360,7 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
     else if (code >= 0 && code < kSeriesCount) found[nfound++] = {code, v};
   }
   if (std::isnan(base.epoch)) return false;
-  for (int i = 0; i < nfound; ++i) {
-    MetricPoint p = base;
-    p.value = found[i].value;
-    series_[found[i].code].Add(p);
-    present_[found[i].code] = true;
-  }
+  AddRow(base, found, nfound, &series_, &present_);
   return true;
 }
 
