@@ -74,6 +74,41 @@ TEST(Segmenter, DataLoaderReRaiseMakesTheWorkerErrorTheCause) {
   EXPECT_EQ(v[1].CulpritText(), "program.py:15 in <module>: for batch in DataLoader(Ragged(), batch_size=4, num_workers=1):");
 }
 
+// Note: [Pre-1.2 worker re-raise]. Until 1.1 the DataLoader re-raised a worker's failure with the worker's
+// whole traceback as the message (real output posted in BinWang-shu/pytorch_hed#2, PyTorch 0.3): the inner
+// traceback is the failure, with its frames, and the outer one wraps it.
+TEST(Segmenter, PreOneTwoWorkerReRaiseIsANestedTraceback) {
+  const std::string worker =
+      "RuntimeError: Traceback (most recent call last):\n"
+      "  File \"/usr/local/lib/python2.7/dist-packages/torch/utils/data/dataloader.py\", line 40, in _worker_loop\n"
+      "    samples = collate_fn([dataset[i] for i in batch_indices])\n"
+      "  File \"/usr/local/lib/python2.7/dist-packages/torch/utils/data/dataloader.py\", line 91, in default_collate\n"
+      "    return torch.stack(batch, 0, out=out)\n"
+      "  File \"/usr/local/lib/python2.7/dist-packages/torch/functional.py\", line 66, in stack\n"
+      "    return torch.cat(inputs, dim, out=out)\n"
+      "RuntimeError: inconsistent tensor sizes at /pytorch/torch/lib/TH/generic/THTensorMath.c:2709\n";
+  auto v = Segment("Traceback (most recent call last):\n"
+                   "  File \"train.py\", line 143, in <module>\n"
+                   "    for i, image in enumerate(train_loader):\n"
+                   "  File \"/usr/local/lib/python2.7/dist-packages/torch/utils/data/dataloader.py\", line 221, in "
+                   "_process_next_batch\n"
+                   "    raise batch.exc_type(batch.exc_msg)\n" +
+                   worker);
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  EXPECT_EQ(v[0].message, "inconsistent tensor sizes at /pytorch/torch/lib/TH/generic/THTensorMath.c:2709");
+  ASSERT_EQ(v[0].frames.size(), 3u) << Dump(v);
+  EXPECT_EQ(v[0].frames[1].function, "default_collate");
+  EXPECT_EQ(v[1].caused_by, 0) << "the main process's re-raise wraps the worker's failure";
+  EXPECT_EQ(v[1].CulpritText(), "train.py:143 in <module>: for i, image in enumerate(train_loader):");
+
+  // The same re-raise pasted without the main process's traceback.
+  auto alone = Segment(worker);
+  ASSERT_EQ(alone.size(), 1u) << Dump(alone);
+  EXPECT_EQ(alone[0].message, "inconsistent tensor sizes at /pytorch/torch/lib/TH/generic/THTensorMath.c:2709");
+  EXPECT_EQ(alone[0].frames.size(), 3u) << Dump(alone);
+}
+
 TEST(Segmenter, CppStackTraceIsNotPartOfTheMessage) {
   auto v = Segment(ReadFixture("cpp_stacktrace"));
   ASSERT_EQ(v.size(), 1u) << Dump(v);

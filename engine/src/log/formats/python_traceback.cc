@@ -232,6 +232,12 @@ bool PythonTracebackReader::StartErrorLine(Segmenter& s, const std::string& line
   inc.line_start = inc.line_end = static_cast<int>(s.line_no());
   inc.rank = s.rank();
   ParseExceptionLine(s, std::string(trimmed), &inc);
+  if (inc.message == kHeader) {
+    // A pre-1.2 worker re-raise pasted without the main process's traceback around it (Note: [Pre-1.2
+    // worker re-raise]): the worker's traceback starts here.
+    s.readers().python.StartTraceback(s);
+    return true;
+  }
   // Its message may continue on the next lines (CUDA hints, state_dict key lists).
   s.open() = std::move(inc);
   s.readers().python.Read(s, Part::kMessage);
@@ -275,6 +281,15 @@ void PythonTracebackReader::FramesLine(Segmenter& s, const std::string& line, st
   }
   ParseExceptionLine(s, line, &open);
   open.line_end = line_no;
+  if (open.message == kHeader) {
+    // Note: [Pre-1.2 worker re-raise]. Until 1.1 the DataLoader re-raised a worker's failure as
+    // `raise batch.exc_type(batch.exc_msg)`, whose message is the worker's whole formatted traceback:
+    // "RuntimeError: Traceback (most recent call last):", its frames, its exception line. Like 1.2+'s
+    // "Original Traceback", the inner traceback is the failure and the outer one wraps it.
+    s.SuspendOpen();
+    StartTraceback(s);
+    return;
+  }
   part_ = Part::kMessage;
 }
 
