@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -47,6 +48,12 @@ bool RunsCode(const std::string& line, const fs::path& dir) {
   return fs::exists(dir / "PWNED");
 }
 
+LoadResult BundledRules() {
+  LoadOptions o;
+  o.system = o.user = o.project = o.env_path = o.cache = false;
+  return LoadRules(o);
+}
+
 bool UsesCaptures(const Text& t) {
   std::string error;
   return !TemplateNames(t.value, &error).empty();
@@ -63,17 +70,94 @@ TEST(CommandCaptures, ValuesAreInertOrPlaceholders) {
   EXPECT_EQ(CommandValue("got", "57600"), "57600");
   EXPECT_EQ(CommandValue("param", "fc.weight"), "fc.weight");
   EXPECT_EQ(CommandValue("host", "10.0.0.1:29500"), "10.0.0.1:29500");
-  for (const char* p : kPayloads) EXPECT_EQ(CommandValue("param", p), "PARAM") << p;
   EXPECT_EQ(CommandValue("symbol", "-e"), "SYMBOL");
-  EXPECT_EQ(CommandValue("name", "a b"), "NAME");
   EXPECT_EQ(CommandValue("name", "\x1b[31m"), "NAME");
   EXPECT_EQ(CommandValue("name", "caf\xc3\xa9"), "NAME");
+  // Values with spaces are one quoted word, not a placeholder (they used to be NAME).
+  EXPECT_EQ(CommandValue("name", "a b"), "'a b'");
+  EXPECT_EQ(CommandValue("requested", "392.00 MiB"), "'392.00 MiB'");
+  EXPECT_EQ(CommandValue("location", "data.py:12 in __getitem__: x = d['k']"), "\"data.py:12 in __getitem__: x = d['k']\"");
+}
+
+// Every payload, wherever a template puts it, is inert: sh gives the command the payload as one
+// argument (printed here with printf), or the reader sees a placeholder.
+TEST(CommandCaptures, PayloadsAreQuotedOrPlaceholders) {
+  fs::path dir = fs::path(::testing::TempDir()) / ("cmd_sandbox_" + std::to_string(getpid()));
+  fs::create_directories(dir / "empty-path");
+  std::vector<std::string> payloads(std::begin(kPayloads), std::end(kPayloads));
+  payloads.push_back("a; echo>PWNED");
+  payloads.push_back("$(echo>PWNED) in 'q'");
+  payloads.push_back("line one\necho>PWNED");
+  payloads.push_back("x\recho>PWNED");
+  payloads.push_back("it's \"$(echo>PWNED)\"");
+  const char* const templates[] = {
+      "echo {v}", "echo {v} | cat", "echo '{v}'", "echo \"{v}\"", "python -c \"print(sd[\\\"{v}\\\"])\"",
+      "echo x{v}y", "look at {v}'s log; echo {v}", "echo {v}   # a comment {v}"};
+  for (const std::string& p : payloads) {
+    for (const char* t : templates) {
+      std::string line = RenderCommand(
+          t, [&](const std::string&, std::string* v) { *v = p; return true; }, nullptr);
+      EXPECT_FALSE(RunsCode(line, dir)) << t << " with " << p << "\n" << line;
+      EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+      EXPECT_EQ(line.find('\r'), std::string::npos) << line;
+    }
+  }
+  // Outside quotes the shell sees exactly the value, as one word.
+  std::string line = RenderCommand(
+      "printf %s {v} > OUT", [](const std::string&, std::string* v) { *v = "a; $(b) `c` \"d\""; return true; }, nullptr);
+  EXPECT_EQ(line, "printf %s 'a; $(b) `c` \"d\"' > OUT");
+  // Inside the template's own quotes only letters, digits, _.,:/@+=- and spaces are placed.
+  auto fill = [](const char* t, const char* value) {
+    return RenderCommand(t, [&](const std::string&, std::string* v) { *v = value; return true; }, nullptr);
+  };
+  EXPECT_EQ(fill("grep \"{v}\" f", "two words"), "grep \"two words\" f");
+  EXPECT_EQ(fill("grep \"{v}\" f", "a'b"), "grep \"V\" f");
+  EXPECT_EQ(fill("grep '{v}' f", "a\"b"), "grep 'V' f");
+  // A value the rule wrote itself goes in as written.
+  EXPECT_EQ(RenderCommand(
+                "{smi}", [](const std::string&, std::string* v) { *v = "nvidia-smi --query-gpu=index --format=csv"; return true; },
+                [](const std::string&, const std::string&) { return true; }),
+            "nvidia-smi --query-gpu=index --format=csv");
+}
+
+// A command the rule's own Lua writes as a string literal is shown whole: the 1.x OOM report's check is
+// the vendor's memory query, not the bare tool name (the query has spaces, so it used to be cut to one
+// word); a value read from the log, such as the requested size, is quoted in a command.
+TEST(CommandCaptures, VendorCommandsTheRuleWritesStayWhole) {
+  LoadResult loaded = BundledRules();
+  ASSERT_TRUE(loaded.ok());
+  Engine engine(loaded.rules);
+  auto diagnosis = [&](const std::string& log) {
+    for (const Diagnosis& d : engine.DiagnoseText(log).diagnoses) {
+      if (d.rule == "cuda-oom-reserved-1x") return d;
+    }
+    return Diagnosis();
+  };
+  Diagnosis cuda = diagnosis(
+      "RuntimeError: CUDA out of memory. Tried to allocate 392.00 MiB (GPU 0; 15.78 GiB total capacity; 13.92 GiB "
+      "already allocated; 265.75 MiB free; 14.33 GiB reserved in total by PyTorch)");
+  ASSERT_FALSE(cuda.checks.empty());
+  EXPECT_EQ(cuda.checks[0], "nvidia-smi --query-gpu=index,memory.used,memory.total --format=csv");
+  Diagnosis hip = diagnosis(
+      "torch.cuda.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 MiB (GPU 0; 512.00 MiB total "
+      "capacity; 150.39 MiB already allocated; 312.00 MiB free; 168.00 MiB reserved in total by PyTorch)");
+  ASSERT_FALSE(hip.checks.empty());
+  EXPECT_EQ(hip.checks[0], "rocm-smi --showmeminfo vram --csv");
+  DiagnoseOptions cxx;
+  cxx.audience = Audience::kCxx;
+  Report report = engine.DiagnoseText(
+      "RuntimeError: CUDA out of memory. Tried to allocate 392.00 MiB (GPU 0; 15.78 GiB total capacity; 13.92 GiB "
+      "already allocated; 265.75 MiB free; 14.33 GiB reserved in total by PyTorch)", cxx);
+  ASSERT_FALSE(report.diagnoses.empty());
+  bool quoted = false;
+  for (const Hypothesis& h : report.diagnoses[0].hypotheses) {
+    quoted = quoted || h.test.find("Compare reserved ('14.33 GiB') with allocated ('13.92 GiB')") != std::string::npos;
+  }
+  EXPECT_TRUE(quoted);
 }
 
 TEST(CommandCaptures, NoBundledRuleCommandRunsLogText) {
-  LoadOptions o;
-  o.system = o.user = o.project = o.env_path = o.cache = false;
-  LoadResult loaded = LoadRules(o);
+  LoadResult loaded = BundledRules();
   ASSERT_TRUE(loaded.ok());
   Engine engine(loaded.rules);
   fs::path dir = fs::path(::testing::TempDir()) / ("cmd_sandbox_" + std::to_string(getpid()));

@@ -20,13 +20,22 @@ local function amounts(ctx)
   return a
 end
 
--- values: {cached}, {outside}, {used_pct}; {smi}, the GPU tool of the vendor (ROCm builds say "HIP").
+-- The vendor's GPU tool (ROCm builds say "HIP"), and its command that prints each GPU's memory in use
+-- and in total, as CSV. Whole string literals: the report shows them as written (Note: [Command
+-- captures] in engine/src/rules/template.h), where a value read from the log would be quoted.
+local SMI = {
+  CUDA = { smi = "nvidia-smi", smi_memory = "nvidia-smi --query-gpu=index,memory.used,memory.total --format=csv" },
+  HIP = { smi = "rocm-smi", smi_memory = "rocm-smi --showmeminfo vram --csv" },
+}
+
+-- values: {cached}, {outside}, {used_pct}; {smi} and {smi_memory}, the vendor's tool and memory query.
 function oom_arithmetic(ctx)
-  local smi = (ctx.captures.backend == "HIP") and "rocm-smi" or "nvidia-smi"
+  local tools = SMI[ctx.captures.backend] or SMI.CUDA
   local a = amounts(ctx)
-  if not a then return { smi = smi } end
+  if not a then return { smi = tools.smi, smi_memory = tools.smi_memory } end
   return { cached = triage.format_bytes(a.cached), outside = triage.format_bytes(math.max(a.outside, 0)),
-           used_pct = string.format("%.0f%%", 100 * a.allocated / a.total), smi = smi }
+           used_pct = string.format("%.0f%%", 100 * a.allocated / a.total), smi = tools.smi,
+           smi_memory = tools.smi_memory }
 end
 
 -- when (fragmentation): the cache alone could have served the request, so it is split into pieces.

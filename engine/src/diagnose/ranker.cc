@@ -213,6 +213,18 @@ std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Inc
   return out;
 }
 
+// True when `value` is written, as a whole string literal, in the rule's own Lua: text the rule's author
+// wrote, not text read from the log (Note: [Command captures]).
+static bool LuaLiteral(const Rule& rule, const std::string& value) {
+  if (value.empty()) return false;
+  for (const LuaChunk& chunk : rule.lua_chunks) {
+    for (char quote : {'"', '\''}) {
+      if (chunk.code.find(quote + value + quote) != std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
 Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incident, Audience audience) {
   const Rule& rule = rules.rules[c.rule];
   auto lookup = [&](const std::string& name, std::string* value) {
@@ -231,14 +243,15 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
     return false;
   };
   auto render = [&](const Text& t) { return RenderTemplate(t.value, lookup); };
-  // Note: [Command captures]
+  // Note: [Command captures]: a value the rule's own Lua wrote as a string literal (a vendor's whole
+  // command) is the rule's text; any other value is placed where the shell cannot run it.
+  auto authored = [&](const std::string& name, const std::string& value) {
+    auto it = c.values.find(name);
+    return it != c.values.end() && it->second == value && LuaLiteral(rule, value);
+  };
   // A value that is empty for this input (an optional sub-command) leaves no blank at the command's end.
   auto render_command = [&](const Text& t) {
-    std::string out = RenderTemplate(t.value, [&](const std::string& name, std::string* value) {
-      if (!lookup(name, value)) return false;
-      *value = CommandValue(name, *value);
-      return true;
-    });
+    std::string out = RenderCommand(t.value, lookup, authored);
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out;
   };

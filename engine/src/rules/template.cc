@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <utility>
 
 namespace triage {
 namespace {
@@ -45,42 +46,129 @@ std::vector<std::string> TemplateNames(const std::string& tmpl, std::string* err
   return names;
 }
 
-std::string CommandValue(const std::string& name, const std::string& value) {
-  bool inert = value.empty() || value[0] != '-';
-  for (char c : value) {
-    inert = inert && (std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_.,:/@+=-", c) != nullptr) &&
-            c != '\0' && static_cast<unsigned char>(c) < 0x80;
+namespace {
+
+// Where a value lands in a command template: how sh reads the text at that point.
+enum class Shell { kUnquoted, kSingle, kDouble };
+
+// The sh quoting state after `text`, starting in `state`.
+Shell ShellAfter(Shell state, const std::string& text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    switch (state) {
+      case Shell::kUnquoted:
+        if (c == '\\') ++i;
+        else if (c == '\'') state = Shell::kSingle;
+        else if (c == '"') state = Shell::kDouble;
+        break;
+      case Shell::kSingle:
+        if (c == '\'') state = Shell::kUnquoted;
+        break;
+      case Shell::kDouble:
+        if (c == '\\') ++i;
+        else if (c == '"') state = Shell::kUnquoted;
+        break;
+    }
   }
-  if (inert) return value;
+  return state;
+}
+
+bool InertChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || (c != '\0' && std::strchr("_.,:/@+=-", c) != nullptr);
+}
+
+std::string Placeholder(const std::string& name) {
   std::string upper = name;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return upper;
 }
 
-std::string RenderTemplate(const std::string& tmpl,
-                           const std::function<bool(const std::string&, std::string*)>& lookup) {
-  std::string out;
-  std::size_t cut = 0;
-  auto add = [&](const std::string& s) {
-    std::size_t room = out.size() < kMaxRenderedTemplate ? kMaxRenderedTemplate - out.size() : 0;
+// Note: [Command captures]
+std::string Place(const std::string& name, const std::string& value, Shell where) {
+  if (!value.empty() && value[0] == '-') return Placeholder(name);  // an option, quoted or not
+  bool inert = true, spaced = true, quotable = true;
+  for (char c : value) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    const bool i = InertChar(c);
+    inert = inert && i;
+    spaced = spaced && (i || c == ' ');
+    quotable = quotable && u >= 0x20 && u < 0x7f && std::strchr("&|<>^%!", c) == nullptr;
+  }
+  if (inert) return value;
+  if (where != Shell::kUnquoted) return spaced ? value : Placeholder(name);
+  if (!quotable) return Placeholder(name);
+  if (value.find('\'') == std::string::npos) return "'" + value + "'";
+  if (value.find_first_of("\"$`\\") == std::string::npos) return "\"" + value + "\"";
+  return Placeholder(name);
+}
+
+// A rendered template, cut at kMaxRenderedTemplate bytes (whole UTF-8 characters).
+class Bounded {
+ public:
+  void Add(const std::string& s) {
+    std::size_t room = out_.size() < kMaxRenderedTemplate ? kMaxRenderedTemplate - out_.size() : 0;
     if (s.size() <= room) {
-      out += s;
+      out_ += s;
       return;
     }
     std::size_t keep = room;
-    while (keep > 0 && (static_cast<unsigned char>(s[keep]) & 0xC0) == 0x80) --keep;  // whole UTF-8 characters
-    out.append(s, 0, keep);
-    cut += s.size() - keep;
-  };
+    while (keep > 0 && (static_cast<unsigned char>(s[keep]) & 0xC0) == 0x80) --keep;
+    out_.append(s, 0, keep);
+    cut_ += s.size() - keep;
+  }
+  std::string Take() {
+    if (cut_ > 0) out_ += " ... [" + std::to_string(cut_) + " bytes cut]";
+    return std::move(out_);
+  }
+
+ private:
+  std::string out_;
+  std::size_t cut_ = 0;
+};
+
+}  // namespace
+
+std::string CommandValue(const std::string& name, const std::string& value) {
+  return Place(name, value, Shell::kUnquoted);
+}
+
+std::string RenderTemplate(const std::string& tmpl,
+                           const std::function<bool(const std::string&, std::string*)>& lookup) {
+  Bounded out;
   std::string error = Walk(
-      tmpl, add,
+      tmpl, [&](const std::string& s) { out.Add(s); },
       [&](const std::string& n) {
         std::string v;
-        add(lookup(n, &v) ? v : "?");
+        out.Add(lookup(n, &v) ? v : "?");
       });
   if (!error.empty()) return tmpl;  // the loader rejects such templates; render raw if one slips by
-  if (cut > 0) out += " ... [" + std::to_string(cut) + " bytes cut]";
-  return out;
+  return out.Take();
+}
+
+std::string RenderCommand(const std::string& tmpl,
+                          const std::function<bool(const std::string&, std::string*)>& lookup,
+                          const std::function<bool(const std::string&, const std::string&)>& authored) {
+  Bounded out;
+  Shell state = Shell::kUnquoted;
+  std::string error = Walk(
+      tmpl,
+      [&](const std::string& s) {
+        state = ShellAfter(state, s);
+        out.Add(s);
+      },
+      [&](const std::string& n) {
+        std::string v;
+        if (!lookup(n, &v)) {
+          out.Add("?");
+        } else if (authored && authored(n, v)) {
+          state = ShellAfter(state, v);  // the rule's own text, read as the template's
+          out.Add(v);
+        } else {
+          out.Add(Place(n, v, state));
+        }
+      });
+  if (!error.empty()) return tmpl;
+  return out.Take();
 }
 
 }  // namespace triage

@@ -22,13 +22,26 @@ std::string RenderTemplate(const std::string& tmpl,
                            const std::function<bool(const std::string&, std::string*)>& lookup);
 
 // Note: [Command captures] Text from a log must never run as code when a reader copies a suggested
-// command (a `checks` line, a hypothesis `test`). A value goes into such a template only when each
-// of its characters is inert in sh (unquoted or in "..."), in a Python string literal and in
-// cmd.exe: ASCII letters and digits and _ . , : / @ + = -, and it does not start with '-' (an
-// option). Anything else (a space, a quote, $ ` \ ; | & < > ( ) * ? ~ ! # % ^, a control or
-// non-ASCII character) makes CommandValue return the name in capitals instead: a placeholder
-// the reader fills in, like the rules' own CKPT or CONTAINER.
-std::string CommandValue(const std::string& name, const std::string& value);
+// command (a `checks` line, a hypothesis `test`), and it should still read as what the log said. A value
+// is placed according to where it lands in the template, which is read as sh reads it (outside quotes,
+// inside '...', inside "..."):
+//   - made of ASCII letters and digits and _ . , : / @ + = - only: as it is, anywhere (inert in sh,
+//     in a Python string literal and in cmd.exe);
+//   - inside quotes the template wrote (often a Python string inside a shell string, as in
+//     python -c "print(sd[\"{param}\"])"): those characters and spaces, nothing else;
+//   - outside quotes: any other printable ASCII text becomes one quoted word, '392.00 MiB' (or
+//     "d['k']" when it holds a single quote and none of " $ ` \), unless it holds & | < > ^ % ! (which
+//     cmd.exe and PowerShell read even inside quotes) or both kinds of quote;
+//   - whatever else (a control character such as a newline, non-ASCII text, a leading '-', which is an
+//     option even when quoted): the name in capitals, a placeholder the reader fills in, like the
+//     rules' own CKPT or CONTAINER.
+// A value the rule itself wrote (`authored`: a string literal of the rule's own Lua, such as a whole
+// vendor command) is placed as written, like the template's own text.
+std::string CommandValue(const std::string& name, const std::string& value);  // placed outside quotes
+
+std::string RenderCommand(const std::string& tmpl,
+                          const std::function<bool(const std::string&, std::string*)>& lookup,
+                          const std::function<bool(const std::string& name, const std::string& value)>& authored);
 
 }  // namespace triage
 
