@@ -109,6 +109,20 @@ TEST(Segmenter, PreOneTwoWorkerReRaiseIsANestedTraceback) {
   EXPECT_EQ(alone[0].frames.size(), 3u) << Dump(alone);
 }
 
+// Note: [Nested chains]: a chain after a worker's text that ended with the worker loop's traceback
+// belongs to the main process: two real runs' texts joined, the DataLoader re-raise caught by the
+// script, whose handler then fails (the second half of tests/fixtures/chained_during_handling).
+TEST(Segmenter, ChainAfterACompleteWorkerTextChainsToTheWrapper) {
+  std::string handler = ReadFixture("chained_during_handling");
+  handler = handler.substr(handler.find("\nDuring handling of the above exception"));
+  auto v = Segment(ReadFixture("dataloader_reraise") + handler);
+  ASSERT_EQ(v.size(), 3u) << Dump(v);
+  EXPECT_EQ(v[1].message, "Caught RuntimeError in DataLoader worker process 0.");
+  EXPECT_EQ(v[1].caused_by, 0) << Dump(v);
+  EXPECT_EQ(v[2].exception, "KeyError");
+  EXPECT_EQ(v[2].caused_by, 1) << Dump(v);
+}
+
 TEST(Segmenter, CppStackTraceIsNotPartOfTheMessage) {
   auto v = Segment(ReadFixture("cpp_stacktrace"));
   ASSERT_EQ(v.size(), 1u) << Dump(v);

@@ -40,6 +40,15 @@ bool IsMessageContinuation(std::string_view line) {
   return false;
 }
 
+// True when the traceback starts at the loop of another process or thread that caught it and sent it
+// to the main process: the last traceback of the text a wrapper carries (Note: [Nested chains]).
+bool CaughtByLoop(const Incident& inc) {
+  if (inc.frames.empty()) return true;
+  const Frame& first = inc.frames.front();
+  return (first.function == "_worker_loop" || first.function == "_pin_memory_loop" || first.function == "_worker") &&
+         text::IsLibraryFile(first.file);
+}
+
 }  // namespace
 
 void PythonTracebackReader::RecoverFromRaise(Incident* inc) {
@@ -68,6 +77,7 @@ void PythonTracebackReader::RecoverFromRaise(Incident* inc) {
 void PythonTracebackReader::Read(Segmenter& s, Part part) {
   s.ReadIncident(&IncidentBy<&FormatReaders::python>);
   part_ = part;
+  nested_chain_open_ = nested_separator_ = false;
 }
 
 bool PythonTracebackReader::ReadingMessage(Segmenter& s) {
@@ -101,6 +111,9 @@ void PythonTracebackReader::Resume(Segmenter& s, const Incident& outer, Incident
     inner->context.push_back(outer.message.substr(0, outer.message.find('\n')));
   }
   part_ = Part::kMessage;
+  nested_chain_open_ = !CaughtByLoop(*inner);  // Note: [Nested chains]
+  nested_separator_ = false;
+  nested_blanks_ = 0;
 }
 
 bool PythonTracebackReader::IsHeader(std::string_view trimmed) {
@@ -116,6 +129,7 @@ void PythonTracebackReader::StartTraceback(Segmenter& s) {
   s.OpenIncident(std::move(inc), &IncidentBy<&FormatReaders::python>);
   part_ = Part::kFrames;
   expects_source_ = false;
+  nested_chain_open_ = nested_separator_ = false;
   s.readers().ipython.Reset();
   s.readers().rich.Reset();
 }
@@ -177,11 +191,13 @@ bool PythonTracebackReader::StartIgnored(Segmenter& s, const std::string&, std::
   return true;
 }
 
+bool PythonTracebackReader::IsChainSeparator(std::string_view trimmed) {
+  return StartsWith(trimmed, "During handling of the above exception, another exception occurred") ||
+         StartsWith(trimmed, "The above exception was the direct cause of the following exception");
+}
+
 bool PythonTracebackReader::StartChain(Segmenter& s, const std::string&, std::string_view trimmed) {
-  if (!StartsWith(trimmed, "During handling of the above exception, another exception occurred") &&
-      !StartsWith(trimmed, "The above exception was the direct cause of the following exception")) {
-    return false;
-  }
+  if (!IsChainSeparator(trimmed)) return false;
   // "The above exception": the last exception of this stream, not a log line printed after it.
   const std::vector<Incident>& kept = s.kept();
   const std::uint64_t window = static_cast<std::uint64_t>(s.options().context_window);
@@ -296,6 +312,29 @@ void PythonTracebackReader::FramesLine(Segmenter& s, const std::string& line, st
 bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, std::string_view trimmed) {
   if (s.readers().torchscript.Line(s, line, trimmed)) return false;
   Incident& open = s.open();
+  if (nested_chain_open_) {
+    // Note: [Nested chains]: the nested text goes on with its chain, nested in this wrapper again.
+    if (trimmed.empty() && nested_blanks_ < 2) {
+      ++nested_blanks_;
+      return false;
+    }
+    if (!nested_separator_ && IsChainSeparator(trimmed)) {
+      nested_separator_ = true;
+      nested_blanks_ = 0;
+      open.line_end = static_cast<int>(s.line_no());
+      s.set_pending_cause(open.caused_by);
+      return false;
+    }
+    const bool next = nested_separator_ && StartsWith(trimmed, kHeader);
+    if (nested_separator_ && !next) s.set_pending_cause(-1);
+    nested_chain_open_ = nested_separator_ = false;
+    if (next) {
+      open.line_end = static_cast<int>(s.line_no());
+      s.SuspendOpen();
+      StartTraceback(s);
+      return false;
+    }
+  }
   if (StartsWith(trimmed, "Original Traceback (most recent call last):")) {
     // DataLoader worker re-raise: the inner traceback is the failure; the outer one wraps it.
     open.line_end = static_cast<int>(s.line_no());

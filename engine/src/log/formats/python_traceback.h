@@ -11,6 +11,16 @@
 // suspended (Segmenter::SuspendOpen) while the worker's traceback is read, which becomes its cause;
 // then the wrapper's message goes on. A new traceback header in a frame section ends the traceback
 // being read and every one suspended around it.
+//
+// Note: [Nested chains] The worker's text is traceback.format_exception of the exception its loop
+// caught, so a chained exception prints its whole chain there, cause first: the cause's traceback, a
+// blank line, "The above exception was the direct cause ..." (or "During handling ..."), a blank line,
+// and the next traceback, down to the one the loop caught, whose first frame is the loop itself
+// (DataLoader's _worker_loop, the pin-memory thread's _pin_memory_loop, DataParallel's replica
+// _worker). So when a nested traceback closes without that first frame, the text goes on: a separator
+// after it chains the next nested traceback to it (not to the wrapper, printed in the main process,
+// which would make the re-raise the cause of the worker's own exception), and the wrapper's cause is
+// the last traceback of the worker's chain.
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_PYTHON_TRACEBACK_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_PYTHON_TRACEBACK_H_
 
@@ -30,6 +40,8 @@ class PythonTracebackReader final : public IncidentReader {
   static bool StartHeader(Segmenter& s, const std::string& line, std::string_view trimmed);
   static bool StartIgnored(Segmenter& s, const std::string& line, std::string_view trimmed);
   static bool StartChain(Segmenter& s, const std::string& line, std::string_view trimmed);
+  // "During handling of the above exception, ..." or "The above exception was the direct cause ...".
+  static bool IsChainSeparator(std::string_view trimmed);
   static bool StartErrorLine(Segmenter& s, const std::string& line, std::string_view trimmed);
   // `interrupts` hooks: a traceback header, which starts an incident even in another stream's lines.
   static bool IsHeader(std::string_view trimmed);
@@ -84,6 +96,12 @@ class PythonTracebackReader final : public IncidentReader {
 
   Part part_ = Part::kFrames;
   bool expects_source_ = false;
+  // Note: [Nested chains]: the wrapper just resumed after a nested traceback that the other process's
+  // loop did not catch, so the chain printed in the other process's text may go on; a chain separator
+  // line was read; blank lines read since.
+  bool nested_chain_open_ = false;
+  bool nested_separator_ = false;
+  int nested_blanks_ = 0;
 };
 
 }  // namespace triage
