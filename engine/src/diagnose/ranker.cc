@@ -246,6 +246,7 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
   // Note: [Command captures]: a value the rule's own Lua wrote as a string literal (a vendor's whole
   // command) is the rule's text; any other value is placed where the shell cannot run it.
   auto authored = [&](const std::string& name, const std::string& value) {
+    if (name == "location" && incident.culprit < 0 && !c.captures.count(name)) return true;  // "unknown location"
     auto it = c.values.find(name);
     return it != c.values.end() && it->second == value && LuaLiteral(rule, value);
   };
