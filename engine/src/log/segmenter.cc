@@ -157,6 +157,11 @@ void Segmenter::AppendMessage(Incident* inc, std::string_view text) {
   inc->message.append(text.substr(0, room));
 }
 
+void Segmenter::JoinMessage(Incident* inc, std::string_view text) {
+  if (inc->message.size() >= options_.max_message) return;
+  inc->message.append(text.substr(0, options_.max_message - inc->message.size()));
+}
+
 void Segmenter::OpenIncident(Incident inc, IncidentReaderOf reader) {
   if (state_ == State::kIdle) OpenStream();
   open_ = std::move(inc);

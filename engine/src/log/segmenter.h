@@ -175,6 +175,8 @@ class Segmenter {
   // Adds a frame to the open incident.
   void PushFrame(Frame f) { KeepFrame(&open_, std::move(f)); }
   void AppendMessage(Incident* inc, std::string_view text);
+  // Appends text to the message's last line, with nothing between (a line a terminal wrapped).
+  void JoinMessage(Incident* inc, std::string_view text);
   // Keeps `inc`: the format table's `emit` hooks first, then its culprit, context, chain or wrapper
   // link and `handled` (Note: [Handled]); counted and not kept at the bound (Note: [Incident bound]).
   void Emit(Incident inc);

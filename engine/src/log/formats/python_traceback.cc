@@ -1,6 +1,7 @@
 #include "log/formats/python_traceback.h"
 
 #include <cctype>
+#include <cstring>
 #include <utility>
 
 #include "log/formats/text.h"
@@ -38,6 +39,29 @@ bool IsMessageContinuation(std::string_view line) {
     if (StartsWith(line, h)) return true;
   }
   return false;
+}
+
+// The quote a line leaves open at its end, or 0: '"' after an odd number of them, or '\'' opened (after
+// the line start, a blank or one of ( [ = , :) and not closed. An apostrophe inside a word opens nothing.
+char OpenQuote(std::string_view line) {
+  char open = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (open == 0) {
+      if (c == '"') open = '"';
+      else if (c == '\'' && (i == 0 || std::strchr(" \t([=,:", line[i - 1]) != nullptr)) open = '\'';
+    } else if (c == open) {
+      open = 0;
+    }
+  }
+  return open;
+}
+
+// Note: [Wrapped quotes]: `line` is the wrapped rest of a message line that left `quote` open.
+bool IsWrappedRest(std::string_view line, char quote) {
+  if (line.empty() || line[0] == ' ' || line[0] == '\t') return false;
+  if (StartsWith(line, kHeader) || text::IsExceptionLine(line)) return false;
+  return line.find(quote) != std::string_view::npos || line.find(' ') == std::string_view::npos;
 }
 
 // True when the traceback starts at the loop of another process or thread that caught it and sent it
@@ -78,6 +102,7 @@ void PythonTracebackReader::Read(Segmenter& s, Part part) {
   s.ReadIncident(&IncidentBy<&FormatReaders::python>);
   part_ = part;
   nested_chain_open_ = nested_separator_ = false;
+  wrap_joins_ = 0;
 }
 
 bool PythonTracebackReader::ReadingMessage(Segmenter& s) {
@@ -130,6 +155,7 @@ void PythonTracebackReader::StartTraceback(Segmenter& s) {
   part_ = Part::kFrames;
   expects_source_ = false;
   nested_chain_open_ = nested_separator_ = false;
+  wrap_joins_ = 0;
   s.readers().ipython.Reset();
   s.readers().rich.Reset();
 }
@@ -341,6 +367,18 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
     s.SuspendOpen();
     StartTraceback(s);
     return false;
+  }
+  if (wrap_joins_ < 8 && !open.message.empty()) {
+    // Note: [Wrapped quotes]
+    std::string_view last = open.message;
+    last = last.substr(last.rfind('\n') == std::string_view::npos ? 0 : last.rfind('\n') + 1);
+    const char quote = OpenQuote(last);
+    if (quote != 0 && IsWrappedRest(line, quote)) {
+      s.JoinMessage(&open, Trim(line));
+      open.line_end = static_cast<int>(s.line_no());
+      ++wrap_joins_;
+      return false;
+    }
   }
   if (IsMessageContinuation(line) && !StartsWith(trimmed, kHeader) && !StartsWith(trimmed, "File \"")) {
     if (StartsWith(trimmed, "Exception raised from ") || StartsWith(trimmed, "frame #")) {

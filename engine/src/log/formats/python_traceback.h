@@ -12,6 +12,13 @@
 // then the wrapper's message goes on. A new traceback header in a frame section ends the traceback
 // being read and every one suspended around it.
 //
+// Note: [Wrapped quotes] A terminal, an editor or an issue form wraps a long line where the width ends,
+// often inside a quoted path ('Error loading "C:\Users\...\site-packa' + newline + 'ges\torch\lib\c10.dll"
+// or one of its dependencies.'). Rules read a message line by line, so a message line that ends inside
+// a quotation is joined with the next line, with nothing between, when that line goes on at its first
+// column (the wrapped rest; an indented line is the message's own next line), holds the closing quote
+// or no blank (a piece of the path), and starts no traceback or exception line; at most 8 lines join one.
+//
 // Note: [Nested chains] The worker's text is traceback.format_exception of the exception its loop
 // caught, so a chained exception prints its whole chain there, cause first: the cause's traceback, a
 // blank line, "The above exception was the direct cause ..." (or "During handling ..."), a blank line,
@@ -99,6 +106,8 @@ class PythonTracebackReader final : public IncidentReader {
   // Note: [Nested chains]: the wrapper just resumed after a nested traceback that the other process's
   // loop did not catch, so the chain printed in the other process's text may go on; a chain separator
   // line was read; blank lines read since.
+  // Note: [Wrapped quotes]: lines joined to the message's last line since its exception line.
+  int wrap_joins_ = 0;
   bool nested_chain_open_ = false;
   bool nested_separator_ = false;
   int nested_blanks_ = 0;

@@ -1,0 +1,95 @@
+// Note: [Wrapped quotes] (formats/python_traceback.h): a message line wrapped inside a quoted path, as a
+// terminal or an issue form breaks a long line, is read as the line it was. Each Windows DLL failure of
+// the corpus (ours and the wild tuning split, never corpus/heldout) is wrapped inside the quoted DLL path
+// at several columns; the diagnosis must be the one of the log as it was pasted.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cli_support.h"
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+namespace fs = std::filesystem;
+
+std::string Slurp(const fs::path& p) { return triage_test::ReadFile(p.string()); }
+
+// Logs whose exception line names a DLL in plain double quotes (a JSON-escaped one is another format).
+std::vector<fs::path> DllLogs() {
+  std::vector<fs::path> out;
+  const fs::path corpus = fs::path(TRIAGE_SOURCE_DIR) / "corpus";
+  for (auto it = fs::recursive_directory_iterator(corpus); it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_directory() && it->path().filename() == "heldout") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().filename() != "log.txt") continue;
+    const std::string text = Slurp(it->path());
+    if (text.find("Error loading \"") != std::string::npos && text.find(".dll\"") != std::string::npos) {
+      out.push_back(it->path());
+    }
+  }
+  return out;
+}
+
+LoadResult Bundled() {
+  LoadOptions o;
+  o.system = o.user = o.project = o.env_path = o.cache = false;
+  return LoadRules(o);
+}
+
+TEST(FormatWrappedQuotes, DllPathWrappedAnywhereKeepsTheDiagnosis) {
+  LoadResult loaded = Bundled();
+  ASSERT_TRUE(loaded.ok());
+  Engine engine(loaded.rules);
+  const std::vector<fs::path> logs = DllLogs();
+  ASSERT_GE(logs.size(), 2u) << "the corpus has Windows DLL cases";
+  int wrapped = 0;
+  for (const fs::path& log : logs) {
+    const std::string text = Slurp(log);
+    const Report plain = engine.DiagnoseText(text);
+    ASSERT_FALSE(plain.diagnoses.empty()) << log;
+    const size_t open = text.find("Error loading \"") + std::string("Error loading \"").size();
+    const size_t close = text.find('"', open);
+    ASSERT_NE(close, std::string::npos) << log;
+    // Columns inside the path: near its start, a third and two thirds in, just before the closing quote.
+    for (size_t at : {open + 3, open + (close - open) / 3, open + 2 * (close - open) / 3, close - 1}) {
+      std::string cut = text;
+      cut.insert(at, "\n");
+      const Report r = engine.DiagnoseText(cut);
+      ASSERT_FALSE(r.diagnoses.empty()) << log << " wrapped at " << at - open;
+      EXPECT_EQ(r.diagnoses[0].rule, plain.diagnoses[0].rule) << log << " wrapped at " << at - open;
+      EXPECT_EQ(r.diagnoses[0].captures, plain.diagnoses[0].captures) << log << " wrapped at " << at - open;
+      ++wrapped;
+    }
+  }
+  std::printf("%zu DLL logs, %d wrapped forms\n", logs.size(), wrapped);
+}
+
+// The join needs an open quotation and a line that goes on at its first column: a message that closed
+// its quotes, or a next line that is a new exception, is not joined.
+TEST(FormatWrappedQuotes, OnlyAnOpenQuotationJoinsTheNextLine) {
+  auto incidents = [](const std::string& text) {
+    Session s(Bundled().rules);
+    s.Feed(text);
+    return s.Finish().incidents;
+  };
+  auto closed = incidents("KeyError: 'fallback_lr'\nepoch_2\n");
+  ASSERT_FALSE(closed.empty());
+  EXPECT_EQ(closed[0].message, "'fallback_lr'");
+  auto next_error = incidents("FileNotFoundError: [Errno 2] No such file or directory: 'data/tr\nValueError: x\n");
+  ASSERT_GE(next_error.size(), 2u);
+  EXPECT_EQ(next_error[0].message, "[Errno 2] No such file or directory: 'data/tr");
+  auto wrapped = incidents("FileNotFoundError: [Errno 2] No such file or directory: 'data/tr\nain/0001.png'\n");
+  ASSERT_EQ(wrapped.size(), 1u);
+  EXPECT_EQ(wrapped[0].message, "[Errno 2] No such file or directory: 'data/train/0001.png'");
+  auto apostrophe = incidents("ValueError: can't convert\nnext_line\n");
+  ASSERT_FALSE(apostrophe.empty());
+  EXPECT_EQ(apostrophe[0].message, "can't convert");
+}
+
+}  // namespace
+}  // namespace triage
