@@ -122,7 +122,8 @@ std::vector<Incident> ReadAll(const Fixture& f) {
   return seg.incidents();
 }
 
-// As the log path reads: while idle, lines with no idle keyword and no rule hit are skipped; of a run
+// As the log path reads: while idle, lines with no idle keyword, no rule hit and no prefix a format
+// reader strips (a rank prefix, an srun label, a debugger prompt) are skipped; of a run
 // of skipped lines only the last non-blank one is replayed (the previous-line context).
 std::vector<Incident> ReadPrefiltered(const Fixture& f) {
   Segmenter::Classifier classify = ClassifierOf(f.classify);
@@ -132,9 +133,8 @@ std::vector<Incident> ReadPrefiltered(const Fixture& f) {
   std::vector<std::string> skipped;
   auto flush = [&]() {
     size_t last = skipped.size();
-    std::string rank;
     for (size_t i = skipped.size(); i-- > 0;) {
-      std::string text = Segmenter::Normalize(skipped[i], &rank);
+      std::string text = Segmenter::Normalize(skipped[i]);
       if (text.find_first_not_of(" \t") != std::string::npos) { last = i; break; }
     }
     if (last == skipped.size()) {
@@ -150,7 +150,7 @@ std::vector<Incident> ReadPrefiltered(const Fixture& f) {
     std::string lower = Lower(line);
     bool keyword = std::any_of(keywords.begin(), keywords.end(),
                                [&](const std::string& k) { return lower.find(k) != std::string::npos; });
-    if (seg.idle() && !keyword && classify(line) < 0) {
+    if (seg.idle() && !keyword && !MayCarryLinePrefix(line) && classify(line) < 0) {
       skipped.push_back(line);
       continue;
     }

@@ -67,11 +67,12 @@ struct Session::Impl {
   }
 
   // True when `line`, a line the scanner stopped on, is inert after all: no idle keyword, and no rule
-  // matches it. Decided only where Normalize would merely trim the line (no '\r', no ESC, no leading
-  // '[' of a rank prefix or NUL); elsewhere false, and the caller reads the line the ordinary way.
+  // matches it. Decided only where Normalize would merely trim the line and no format reader strips a
+  // prefix from it (no '\r', no ESC, no NUL, no leading '[', srun label or debugger prompt); elsewhere
+  // false, and the caller reads the line the ordinary way.
   bool Inert(const LinePrefilter& pf, std::string_view line) {
     if (line.empty() || line[0] == '[' || line[0] == '\0' || line.find('\r') != std::string_view::npos ||
-        line.find('\x1b') != std::string_view::npos) {
+        line.find('\x1b') != std::string_view::npos || MayCarryLinePrefix(line)) {
       return false;
     }
     line = TrimBlanks(line.substr(0, max_line));
@@ -108,8 +109,7 @@ struct Session::Impl {
     size_t end = data.rfind('\n');
     if (end == std::string_view::npos) return 0;
     std::string_view region = data.substr(0, end + 1);
-    std::string rank;
-    auto text_of = [&](std::string_view line) { return Segmenter::Normalize(line.substr(0, max_line), &rank); };
+    auto text_of = [&](std::string_view line) { return Segmenter::Normalize(line.substr(0, max_line)); };
     size_t stop = 0;            // the lines before it are inert
     std::uint64_t lines = 0;    // and there are this many
     while (stop < region.size()) {
@@ -119,7 +119,8 @@ struct Session::Impl {
         // Patterns no keyword guards: match them on each passed line exactly as Classify would see it.
         for (; stop < hit_start; ++lines) {
           size_t nl = region.find('\n', stop);
-          if (pf.unfiltered->Match(TrimBlanks(text_of(region.substr(stop, nl - stop))), nullptr)) break;
+          std::string_view raw = region.substr(stop, nl - stop);
+          if (MayCarryLinePrefix(raw) || pf.unfiltered->Match(TrimBlanks(text_of(raw)), nullptr)) break;
           stop = nl + 1;
         }
         if (stop < hit_start) break;

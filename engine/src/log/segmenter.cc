@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 #include <iterator>
 #include <map>
 
@@ -93,7 +92,7 @@ void StripAnsi(std::string* s) {
 Segmenter::Segmenter(SegmenterOptions options, Classifier classify)
     : options_(options), classify_(std::move(classify)) {}
 
-std::string Segmenter::Normalize(std::string_view raw, std::string* rank) {
+std::string Segmenter::Normalize(std::string_view raw) {
   while (!raw.empty() && (raw.back() == '\r' || raw.back() == '\n')) raw.remove_suffix(1);
   // A progress bar rewrites its line with '\r': what the terminal shows is the last non-empty part.
   if (size_t cr = raw.rfind('\r'); cr != std::string_view::npos) {
@@ -110,41 +109,6 @@ std::string Segmenter::Normalize(std::string_view raw, std::string* rank) {
   while (!raw.empty() && raw.front() == '\0') raw.remove_prefix(1);
   std::string line(raw);
   StripAnsi(&line);
-  // Rank prefixes: "[rank3]:" (torch 2.x), "[default0]:" (torchrun --tee), "[rank3]" without colon.
-  rank->clear();
-  if (!line.empty() && line[0] == '[') {
-    size_t close = line.find(']');
-    if (close != std::string::npos && close < 24) {
-      std::string_view tag(line.data() + 1, close - 1);
-      size_t digits = tag.find_first_of("0123456789");
-      std::string_view word = tag.substr(0, digits);
-      if (digits != std::string_view::npos && (word == "rank" || word == "default" || word == "Rank") &&
-          tag.find_first_not_of("0123456789", digits) == std::string_view::npos) {
-        *rank = std::string(tag.substr(digits));
-        // torch 2.x writes "[rank1]: " + the original line: drop the one separating space too.
-        size_t cut = close + 1;
-        if (cut < line.size() && line[cut] == ':') ++cut;
-        if (cut < line.size() && line[cut] == ' ') ++cut;
-        line.erase(0, cut);
-      }
-    }
-  } else if (!line.empty() && (std::isdigit(static_cast<unsigned char>(line[0])) || line[0] == ' ')) {
-    // `srun --label` writes "2: " (right-aligned task number) before every line of task 2.
-    size_t i = line.find_first_not_of(' ');
-    size_t d = i == std::string::npos ? i : line.find_first_not_of("0123456789", i);
-    if (i != std::string::npos && i < 4 && d != std::string::npos && d > i && d - i <= 5 && d + 1 < line.size() &&
-        line[d] == ':' && line[d + 1] == ' ') {
-      *rank = line.substr(i, d - i);
-      line.erase(0, d + 2);
-    }
-  }
-  // A debugger prompt before the text it printed: "(Pdb) Traceback (most recent call last):".
-  for (const char* prompt : {"(Pdb) ", "(Pdb++) ", "ipdb> "}) {
-    if (StartsWith(line, prompt)) {
-      line.erase(0, std::strlen(prompt));
-      break;
-    }
-  }
   return line;
 }
 
@@ -489,7 +453,8 @@ bool Segmenter::IsForeign(std::string_view trimmed) const {
 }
 
 void Segmenter::ReadLine(std::string_view raw) {
-  std::string line = Normalize(raw, &rank_);
+  rank_.clear();  // a line hook sets it (Note: [Rank prefix])
+  std::string line = Normalize(raw);
   line_prefixed_ = false;  // a line hook says when the line carried its stream's prefix
   for (bool (*rewrite)(Segmenter&, std::string*) : TableHooks().line) {
     if (!rewrite(*this, &line)) return;

@@ -7,7 +7,10 @@
 //   for (const Incident& inc : seg.incidents()) ...
 //
 // Lines are normalised before parsing: trailing CR removed, text before the last '\r' of a progress
-// bar dropped, ANSI escapes removed, a rank prefix ("[rank3]:", "[default0]:") recorded and removed.
+// bar dropped, ANSI escapes removed. Prefixes a format puts before the text (a rank prefix "[rank3]:",
+// srun's task label "2: ", a debugger prompt "(Pdb) ") are the formats' own: their readers' line hooks
+// strip them where the format says so and record the rank (formats/rank_prefix.h, srun_label.h,
+// pdb_prompt.h).
 //
 // The segmenter itself owns what every format shares: the open incident (opening it, keeping its
 // frames and message, suspending it while a nested one is read and resuming it after), streams (rank
@@ -27,6 +30,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "log/formats/registry.h"
@@ -108,8 +112,9 @@ class Segmenter {
   int dropped_first_line() const { return dropped_first_line_; }
   int dropped_last_line() const { return dropped_last_line_; }
 
-  // Exposed for tests: normalises one line as AddLine does; `rank` receives a rank prefix.
-  static std::string Normalize(std::string_view raw, std::string* rank);
+  // Normalises one line as AddLine does before the format readers' line hooks: the same for every
+  // format (CR, progress-bar rewrites, NUL, ANSI escapes).
+  static std::string Normalize(std::string_view raw);
   // Exposed for tests: true for frames of torch, site-packages, the standard library and C++ frames.
   static bool IsLibraryFile(std::string_view file);
   // Exposed for tests: the format table's row (formats/registry.cc) whose idle trigger took the last
@@ -152,6 +157,7 @@ class Segmenter {
   std::vector<Incident>& kept() { return incidents_; }
   std::uint64_t line_no() const { return line_no_; }
   const std::string& rank() const { return rank_; }  // the current line's rank prefix
+  void set_rank(std::string rank) { rank_ = std::move(rank); }  // for a line hook that stripped one
   const std::string& prev_line() const { return prev_line_; }  // the previous non-blank normalised line
   std::uint64_t prev_line_no() const { return prev_line_no_; }
   int last_exception() const { return last_exception_; }

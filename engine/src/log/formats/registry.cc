@@ -4,6 +4,12 @@
 
 namespace triage {
 
+bool MayCarryLinePrefix(std::string_view line) {
+  std::string rank;
+  return RankPrefixReader::Prefix(line, &rank) > 0 || SrunLabelReader::Label(line, &rank) > 0 ||
+         PdbPromptReader::Prompt(line) > 0;
+}
+
 const std::vector<FormatEntry>& FormatTable() {
   // Idle triggers: tried in this order on each non-blank line outside any incident; the first that
   // takes the line wins. A line no trigger takes goes to the rules (a hit is a log-line incident) or is
@@ -13,6 +19,11 @@ const std::vector<FormatEntry>& FormatTable() {
       // Readers of raw and normalised lines, before any other reader sees them.
       {"jupyter notebook", {}, nullptr, OnRawLine(&NotebookReader::RawLineHook)},
       {"escaped traceback", {}, nullptr, OnRawLine(&EscapedReader::RawLineHook)},
+      // Line prefixes a format puts before the text: each reader strips its own where it is present
+      // (a rank prefix, a debugger prompt) or once the input shows the format (srun's task labels).
+      {"rank prefix", {}, nullptr, OnLine(&RankPrefixReader::LineHook)},
+      {"srun label", {}, nullptr, OnLine(&SrunLabelReader::LineHook)},
+      {"pdb prompt", {}, nullptr, OnLine(&PdbPromptReader::LineHook)},
       {"learned prefix", {}, nullptr, OnLine(&LearnedPrefixReader::LineHook)},
       {"exception group", {}, nullptr, OnLine(&ExceptionGroupReader::LineHook)},
       // Idle triggers, with the hooks of their readers.

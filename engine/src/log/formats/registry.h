@@ -22,9 +22,12 @@
 #include "log/formats/learned_prefix.h"
 #include "log/formats/mp_spawn.h"
 #include "log/formats/notebook.h"
+#include "log/formats/pdb_prompt.h"
 #include "log/formats/pytest.h"
 #include "log/formats/python_traceback.h"
+#include "log/formats/rank_prefix.h"
 #include "log/formats/rich.h"
+#include "log/formats/srun_label.h"
 #include "log/formats/torchscript.h"
 #include "log/formats/warnings.h"
 #include "triage/triage.h"
@@ -37,6 +40,7 @@ class Segmenter;
 struct FormatReaders {
   NotebookReader notebook;            // .ipynb error outputs (raw lines)
   EscapedReader escaped;              // tracebacks flattened with "\n" escapes, JSON strings (raw lines)
+  SrunLabelReader srun_label;         // srun --label's task numbers, once the input shows them
   LearnedPrefixReader learned_prefix; // a per-line log prefix (timestamps, levels, pids)
   ExceptionGroupReader exception_group;
   PythonTracebackReader python;       // "Traceback (most recent call last):", chains, bare error lines
@@ -134,6 +138,11 @@ inline FormatHooks OnClosed(void (*f)(Segmenter&)) {
   h.closed = f;
   return h;
 }
+
+// True when a format reader's line hook may strip a prefix from this line (a rank prefix, an srun
+// label, a debugger prompt): the log path's prefilter then lets the segmenter read the line rather than
+// judging its text alone (Note: [Line prefilter] in line_scanner.h).
+bool MayCarryLinePrefix(std::string_view line);
 
 // The format table (formats/registry.cc): the idle triggers in the order they are tried, and the
 // hooks, called in the same order.
