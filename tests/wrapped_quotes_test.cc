@@ -86,6 +86,10 @@ TEST(FormatWrappedQuotes, OnlyAnOpenQuotationJoinsTheNextLine) {
   auto wrapped = incidents("FileNotFoundError: [Errno 2] No such file or directory: 'data/tr\nain/0001.png'\n");
   ASSERT_EQ(wrapped.size(), 1u);
   EXPECT_EQ(wrapped[0].message, "[Errno 2] No such file or directory: 'data/train/0001.png'");
+  // A JSON string's closing quote after escaped ones (pytorch#131662 as Jupyter printed it) opens nothing.
+  auto json = incidents("OSError: Error loading \\\"c:\\\\torch\\\\lib\\\\fbgemm.dll\\\" or one of its dependencies.\"\n}\n");
+  ASSERT_FALSE(json.empty());
+  EXPECT_EQ(json[0].message.back(), '"') << json[0].message;
   auto apostrophe = incidents("ValueError: can't convert\nnext_line\n");
   ASSERT_FALSE(apostrophe.empty());
   EXPECT_EQ(apostrophe[0].message, "can't convert");

@@ -41,15 +41,15 @@ bool IsMessageContinuation(std::string_view line) {
   return false;
 }
 
-// The quote a line leaves open at its end, or 0: '"' after an odd number of them, or '\'' opened (after
-// the line start, a blank or one of ( [ = , :) and not closed. An apostrophe inside a word opens nothing.
+// The quote a line leaves open at its end, or 0: a '"' or '\'' that opens (at the line start or after a
+// blank or one of ( [ = , :) and is not closed. A quote after other text opens nothing: an apostrophe
+// inside a word, an escaped \", or the closing quote of a string opened on an earlier line.
 char OpenQuote(std::string_view line) {
   char open = 0;
   for (size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (open == 0) {
-      if (c == '"') open = '"';
-      else if (c == '\'' && (i == 0 || std::strchr(" \t([=,:", line[i - 1]) != nullptr)) open = '\'';
+      if ((c == '"' || c == '\'') && (i == 0 || std::strchr(" \t([=,:", line[i - 1]) != nullptr)) open = c;
     } else if (c == open) {
       open = 0;
     }

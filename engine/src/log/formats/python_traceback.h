@@ -15,7 +15,8 @@
 // Note: [Wrapped quotes] A terminal, an editor or an issue form wraps a long line where the width ends,
 // often inside a quoted path ('Error loading "C:\Users\...\site-packa' + newline + 'ges\torch\lib\c10.dll"
 // or one of its dependencies.'). Rules read a message line by line, so a message line that ends inside
-// a quotation is joined with the next line, with nothing between, when that line goes on at its first
+// a quotation (one opened after a blank or at the line start, not closed; an escaped \" opens none) is
+// joined with the next line, with nothing between, when that line goes on at its first
 // column (the wrapped rest; an indented line is the message's own next line), holds the closing quote
 // or no blank (a piece of the path), and starts no traceback or exception line; at most 8 lines join one.
 //
