@@ -29,6 +29,27 @@ TEST(Ranker, CxxErrorAgreesWithRuntimeError) {
   EXPECT_TRUE(e.DiagnoseText("ValueError: mat1 and mat2 shapes cannot be multiplied\n").diagnoses.empty());
 }
 
+// Note: [Wrapped exception types]: torch.compile's TorchRuntimeError is judged on the error it wraps
+// (the wordings are the real ones of the bundled rules' examples).
+TEST(Ranker, TorchRuntimeErrorIsJudgedOnTheErrorItWraps) {
+  const std::string later =  // 2.3+: the wrapped type is named
+      "torch._dynamo.exc.TorchRuntimeError: Dynamo failed to run FX node with fake tensors: call_function <built-in "
+      "function linear>(*(FakeTensor(..., size=(s0, 6)), Parameter(FakeTensor(..., size=(3, 3), requires_grad=True))), "
+      "**{}): got RuntimeError('a and b must have same reduction dim, but got [s0, 6] X [3, 3].')\n";
+  const std::string early =  // 2.0-2.2: only its message, on the next line
+      "torch._dynamo.exc.TorchRuntimeError: Failed running call_module L__self___fc(*(FakeTensor(..., device='cuda:0', "
+      "size=(1, 209088)),), **{}):\na and b must have same reduction dim, but got [1, 209088] X [10080, 1].\n";
+  Engine runtime = Make({{"a.yaml", MakeRule("a", "shape.matmul_mismatch", "same reduction dim", "  exception: [RuntimeError]\n")}});
+  Engine value = Make({{"a.yaml", MakeRule("a", "shape.matmul_mismatch", "same reduction dim", "  exception: [ValueError]\n")}});
+  ASSERT_EQ(runtime.DiagnoseText(later).diagnoses.size(), 1u);
+  ASSERT_EQ(runtime.DiagnoseText(early).diagnoses.size(), 1u);
+  EXPECT_DOUBLE_EQ(runtime.DiagnoseText(early).diagnoses[0].confidence,
+                   runtime.DiagnoseText("RuntimeError: a and b must have same reduction dim, but got [1, 209088] X [10080, 1].\n")
+                       .diagnoses[0].confidence) << "the wrapper costs no confidence";
+  EXPECT_TRUE(value.DiagnoseText(later).diagnoses.empty()) << "2.3+ names RuntimeError, which a ValueError rule is not";
+  EXPECT_EQ(value.DiagnoseText(early).diagnoses.size(), 1u) << "2.0-2.2 hides the type: the pattern decides";
+}
+
 TEST(Ranker, MissingTypeLowersConfidence) {
   Engine e = Make({{"a.yaml", MakeRule("a", "cuda.oom", "CUDA out of memory", "  exception: [RuntimeError]\n",
                                        "confidence: 0.8\n")}});

@@ -1,6 +1,7 @@
 #include "diagnose/ranker.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -29,6 +30,23 @@ std::string LastComponent(const std::string& type) {
 // ..."). Such an incident is matched as one without a type, not refused as a different type.
 bool NamesNoType(const Incident& inc) { return inc.exception.empty() || inc.exception == "Error"; }
 
+// Note: [Wrapped exception types] torch.compile first runs the captured graph on fake tensors, and an
+// error there is raised again as torch._dynamo.exc.TorchRuntimeError, whose message carries the eager
+// error: 2.3+ names its type ("Dynamo failed to run FX node with fake tensors: call_function ...: got
+// RuntimeError('...')"), 2.0-2.2 prints only its message, after "Failed running call_function ...:".
+// So a rule is judged on the wrapped error: its type when the message names it, any type the rule lists
+// when it does not (the wrapper hides it; the rule's pattern decides). Returns the type to compare, or
+// "" when any listed type agrees.
+std::string WrappedType(const Incident& inc) {
+  const std::string first = inc.message.substr(0, inc.message.find('\n'));
+  if (first.find("failed to run FX node") == std::string::npos) return "";
+  const size_t got = first.find(": got ");
+  if (got == std::string::npos) return "";
+  size_t b = got + 6, e = b;
+  while (e < first.size() && (std::isalnum(static_cast<unsigned char>(first[e])) || first[e] == '_' || first[e] == '.')) ++e;
+  return e < first.size() && first[e] == '(' ? LastComponent(first.substr(b, e - b)) : "";
+}
+
 bool TypeAgrees(const Rule& rule, const Incident& inc) {
   std::string got = LastComponent(inc.exception);
   // C++ callers see c10::Error (and std::runtime_error from TorchScript) where Python shows
@@ -37,6 +55,13 @@ bool TypeAgrees(const Rule& rule, const Incident& inc) {
   if (inc.exception == "c10::Error" || inc.exception == "std::runtime_error") got = "RuntimeError";
   for (const std::string& t : rule.exceptions) {
     if (LastComponent(t) == got) return true;
+  }
+  if (got == "TorchRuntimeError") {
+    const std::string wrapped = WrappedType(inc);  // Note: [Wrapped exception types]
+    if (wrapped.empty()) return true;
+    for (const std::string& t : rule.exceptions) {
+      if (LastComponent(t) == wrapped) return true;
+    }
   }
   return false;
 }

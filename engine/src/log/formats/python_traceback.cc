@@ -380,7 +380,11 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
       return false;
     }
   }
-  if (IsMessageContinuation(line) && !StartsWith(trimmed, kHeader) && !StartsWith(trimmed, "File \"")) {
+  // torch.compile's TorchRuntimeError of 2.0-2.2 puts the wrapped error's message on the line after
+  // "Failed running call_function <fn>(*(...), **{}):" (Note: [Wrapped exception types] in ranker.cc).
+  const bool wrapped_next = open.message.find('\n') == std::string::npos && StartsWith(open.message, "Failed running call_") &&
+                            text::EndsWith(open.message, "):") && !trimmed.empty() && !StartsWith(trimmed, kHeader);
+  if (wrapped_next || (IsMessageContinuation(line) && !StartsWith(trimmed, kHeader) && !StartsWith(trimmed, "File \""))) {
     if (StartsWith(trimmed, "Exception raised from ") || StartsWith(trimmed, "frame #")) {
       // C++ backtrace attached to a Python exception (TORCH_SHOW_CPP_STACKTRACES=1): not message text.
       open.line_end = static_cast<int>(s.line_no());
