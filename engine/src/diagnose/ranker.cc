@@ -8,6 +8,7 @@
 
 #include "rules/calibration.h"
 #include "rules/lua_runtime.h"
+#include "diagnose/gpu_vendor.h"
 #include "diagnose/signal_ranking.h"
 #include "diagnose/warning_codes.h"
 #include "rules/template.h"
@@ -440,6 +441,9 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
     return a.rule < b.rule;
   });
   if (options.top > 0 && static_cast<int>(out.size()) > options.top) out.resize(options.top);
+  if (ShowsRocm(incidents)) {
+    for (Diagnosis& d : out) AdviseForRocm(&d);  // Note: [ROCm advice]
+  }
   report->diagnoses = std::move(out);
 }
 
