@@ -119,7 +119,12 @@ void PythonTracebackReader::Line(Segmenter& s, const std::string& line, std::str
 
 bool PythonTracebackReader::Close(Segmenter& s) {
   s.readers().interleaved.End(s);
-  if (part_ != Part::kFrames) return true;
+  const int chained_to = chained_to_;
+  chained_to_ = -1;
+  if (part_ != Part::kFrames) {
+    ReverseWorkerDeathChain(s, chained_to);
+    return true;
+  }
   Incident& open = s.open();
   if (open.frames.empty()) return false;
   // A traceback cut before its exception line: the last frame's source line is the only evidence.
@@ -127,6 +132,26 @@ bool PythonTracebackReader::Close(Segmenter& s) {
   open.exception.clear();
   RecoverFromRaise(&open);
   return true;
+}
+
+void PythonTracebackReader::ReverseWorkerDeathChain(Segmenter& s, int cause) {
+  // Note: [Worker death reports]
+  std::vector<Incident>& kept = s.kept();
+  const Incident& report = s.open();
+  if (cause < 0 || cause >= static_cast<int>(kept.size()) || !StartsWith(report.message, "DataLoader worker (pid") ||
+      static_cast<int>(kept.size()) + 1 >= s.options().max_incidents) {
+    return;
+  }
+  Incident& wait = kept[cause];
+  // The wait's own failure, not the signal handler's report of the death raised inside the wait (which
+  // DataLoader then raises again "from" it: the report comes first there already).
+  if (wait.frames.empty() || wait.frames.front().function != "_try_get_data" ||
+      !text::IsLibraryFile(wait.frames.front().file) || wait.caused_by >= 0 ||
+      StartsWith(wait.message, "DataLoader worker (pid")) {
+    return;
+  }
+  s.set_pending_cause(-1);
+  wait.caused_by = static_cast<int>(kept.size());  // the report, kept next
 }
 
 void PythonTracebackReader::Resume(Segmenter& s, const Incident& outer, Incident* inner) {
@@ -156,6 +181,8 @@ void PythonTracebackReader::StartTraceback(Segmenter& s) {
   expects_source_ = false;
   nested_chain_open_ = nested_separator_ = false;
   wrap_joins_ = 0;
+  chained_to_ = chain_cause_;
+  chain_cause_ = -1;
   s.readers().ipython.Reset();
   s.readers().rich.Reset();
 }
@@ -230,6 +257,7 @@ bool PythonTracebackReader::StartChain(Segmenter& s, const std::string&, std::st
   for (int i = static_cast<int>(kept.size()) - 1; i >= 0 && s.line_no() - static_cast<std::uint64_t>(kept[i].line_end) <= window; --i) {
     if (kept[i].kind != Incident::Kind::kLogLine && kept[i].rank == s.rank()) {
       s.set_pending_cause(i);
+      s.readers().python.chain_cause_ = i;  // Note: [Worker death reports]
       break;
     }
   }

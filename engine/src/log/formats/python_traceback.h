@@ -20,6 +20,18 @@
 // column (the wrapped rest; an indented line is the message's own next line), holds the closing quote
 // or no blank (a piece of the path), and starts no traceback or exception line; at most 8 lines join one.
 //
+// Note: [Worker death reports] When a DataLoader worker dies (a segfault, the OOM killer), the main
+// process notices while it waits for the worker's batch: the wait fails (ConnectionResetError, EOFError,
+// queue.Empty in _try_get_data), and DataLoader reports the death while handling that failure, as
+// "RuntimeError: DataLoader worker (pid N) is killed by signal: ..." (from its SIGCHLD handler, printed
+// after "During handling of the above exception ...") or "... exited unexpectedly" (raised from the
+// wait's exception, after "The above exception was the direct cause ..."). Python prints the wait's
+// failure first, but it is the consequence: the worker died first. So when a traceback whose message
+// starts "DataLoader worker (pid" is chained to one whose first frame is the DataLoader's own
+// _try_get_data and that is no such report itself (the handler's report raised inside the wait, then
+// raised again "from" it as "exited unexpectedly", is already in order), the link is turned round: the
+// wait is caused by the report, and the report is the root.
+//
 // Note: [Nested chains] The worker's text is traceback.format_exception of the exception its loop
 // caught, so a chained exception prints its whole chain there, cause first: the cause's traceback, a
 // blank line, "The above exception was the direct cause ..." (or "During handling ..."), a blank line,
@@ -101,6 +113,9 @@ class PythonTracebackReader final : public IncidentReader {
   // A line after the exception line. Returns true when it closed an incident and resumed an outer one
   // that this line may continue: then the line is to be read again.
   bool MessageLine(Segmenter& s, const std::string& line, std::string_view trimmed);
+  // Note: [Worker death reports]: makes the DataLoader's report of a dead worker, now closing, the cause
+  // of the main process's wait it was chained to, and leaves the report unchained.
+  void ReverseWorkerDeathChain(Segmenter& s, int cause);
 
   Part part_ = Part::kFrames;
   bool expects_source_ = false;
@@ -109,6 +124,10 @@ class PythonTracebackReader final : public IncidentReader {
   // line was read; blank lines read since.
   // Note: [Wrapped quotes]: lines joined to the message's last line since its exception line.
   int wrap_joins_ = 0;
+  // Note: [Worker death reports]: the incident a chain separator chained the next traceback to, and the
+  // one the open traceback was chained to.
+  int chain_cause_ = -1;
+  int chained_to_ = -1;
   bool nested_chain_open_ = false;
   bool nested_separator_ = false;
   int nested_blanks_ = 0;
