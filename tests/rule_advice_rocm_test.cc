@@ -70,9 +70,15 @@ TEST(RuleAdviceRocm, RocmLogsGetRocmToolsAndCudaLogsKeepNvidias) {
   const Report cuda = engine.DiagnoseText("RuntimeError: No CUDA GPUs are available\n");
   ASSERT_FALSE(cuda.diagnoses.empty());
   EXPECT_FALSE(ShowsRocm(cuda.incidents));
-  bool nvidia = false;
-  for (const std::string& a : Advice(cuda.diagnoses[0])) nvidia = nvidia || a.find("nvidia-smi -L") != std::string::npos;
+  bool nvidia = false, driver_sign = false;
+  for (const std::string& a : Advice(cuda.diagnoses[0])) {
+    nvidia = nvidia || a.find("nvidia-smi -L") != std::string::npos;
+    // The rule's own Lua long string, shown as written (not the NO_DRIVER placeholder).
+    driver_sign = driver_sign || a == "nvidia-smi  # \"command not found\" or \"couldn't communicate with the NVIDIA "
+                                      "driver\" confirms it";
+  }
   EXPECT_TRUE(nvidia);
+  EXPECT_TRUE(driver_sign);
 }
 
 // Every nvidia-smi command a bundled rule writes has its ROCm twin: none keeps NVIDIA's options.

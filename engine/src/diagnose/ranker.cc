@@ -239,7 +239,8 @@ std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Inc
   return out;
 }
 
-// True when `value` is written, as a whole string literal, in the rule's own Lua: text the rule's author
+// True when `value` is written, as a whole string literal ("...", '...' or [[...]], with no escapes), in
+// the rule's own Lua: text the rule's author
 // wrote, not text read from the log (Note: [Command captures]).
 static bool LuaLiteral(const Rule& rule, const std::string& value) {
   if (value.empty()) return false;
@@ -247,6 +248,7 @@ static bool LuaLiteral(const Rule& rule, const std::string& value) {
     for (char quote : {'"', '\''}) {
       if (chunk.code.find(quote + value + quote) != std::string::npos) return true;
     }
+    if (chunk.code.find("[[" + value + "]]") != std::string::npos) return true;  // a long string
   }
   return false;
 }
