@@ -195,6 +195,7 @@ void Segmenter::Renumber(const std::vector<int>& to) {
   live_exception_ = map(live_exception_);
   last_exception_ = map(last_exception_);
   pending_cause_ = map(pending_cause_);
+  pending_effect_ = map(pending_effect_);
   pending_wrapper_ = map(pending_wrapper_);
   log_index_ = -1;  // the next log line starts an incident of its own
   open_.caused_by = map(open_.caused_by);
@@ -240,6 +241,8 @@ void Segmenter::Emit(Incident inc) {
     return;
   }
   bool chained = false;
+  const bool effect = pending_effect_ >= 0 && pending_effect_ < static_cast<int>(incidents_.size()) &&
+                      inc.kind == Incident::Kind::kTraceback;
   if (pending_cause_ >= 0 && inc.kind == Incident::Kind::kTraceback && inc.caused_by < 0) {
     inc.caused_by = pending_cause_;
     pending_cause_ = -1;
@@ -260,7 +263,7 @@ void Segmenter::Emit(Incident inc) {
     ignored_next_ = false;
   } else if (is_exception) {
     // A wrapper waiting for this incident (CellExecutionError, ProcessRaisedException) was not survived.
-    if (inc.caused_by < 0 && live_exception_ >= 0 && live_exception_ != pending_wrapper_ && ordinary_lines_ > 0 &&
+    if (inc.caused_by < 0 && !effect && live_exception_ >= 0 && live_exception_ != pending_wrapper_ && ordinary_lines_ > 0 &&
         incidents_[live_exception_].rank == inc.rank &&
         incidents_[live_exception_].line_end < inc.line_start) {
       incidents_[live_exception_].handled = true;
@@ -274,6 +277,10 @@ void Segmenter::Emit(Incident inc) {
   if (wraps) {
     if (pending_wrapper_ < last_exception_) incidents_[pending_wrapper_].caused_by = last_exception_;
     pending_wrapper_ = -1;
+  }
+  if (effect) {
+    incidents_[pending_effect_].caused_by = static_cast<int>(incidents_.size()) - 1;
+    pending_effect_ = -1;
   }
   if (chained) {
     chain_links_.push_back(static_cast<int>(incidents_.size()) - 1);

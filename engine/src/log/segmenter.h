@@ -165,6 +165,11 @@ class Segmenter {
   // An incident whose cause is the next traceback (nbclient's CellExecutionError, mp.spawn, a group).
   void set_pending_wrapper(int index) { pending_wrapper_ = index; }
   void set_pending_cause(int index) { pending_cause_ = index; }
+  int pending_cause() const { return pending_cause_; }  // the incident a chain separator named, or -1
+  // The next traceback kept is the cause of the incident `index`, which Python printed before it (a
+  // chain printed the other way round, Note: [Worker death reports]): a link, not a new failure, so it
+  // marks nothing handled (Note: [Handled]).
+  void set_pending_effect(int index) { pending_effect_ = index; }
   void IgnoreNextException() { ignored_next_ = true; }
   // Suspends the open incident (with its reader) while a nested one, opened next, is read (a DataLoader
   // worker's "Original Traceback" inside its wrapper's message). When the nested incident closes it is
@@ -249,6 +254,7 @@ class Segmenter {
   bool ignored_next_ = false;     // "Exception ignored in: ..." announced the next traceback
   std::uint64_t ordinary_lines_ = 0;  // lines read while idle that were part of no incident, since the last exception
   int pending_cause_ = -1;        // set by a chain separator line
+  int pending_effect_ = -1;       // see set_pending_effect
   std::vector<int> chain_links_;  // incidents (ascending) whose caused_by came from a chain separator
   int pending_wrapper_ = -1;      // an incident whose cause is the next traceback (nbclient's CellExecutionError)
   std::vector<Incident> incidents_;

@@ -119,10 +119,10 @@ void PythonTracebackReader::Line(Segmenter& s, const std::string& line, std::str
 
 bool PythonTracebackReader::Close(Segmenter& s) {
   s.readers().interleaved.End(s);
-  const int chained_to = chained_to_;
-  chained_to_ = -1;
+  const bool chained = chained_;
+  chained_ = false;
   if (part_ != Part::kFrames) {
-    ReverseWorkerDeathChain(s, chained_to);
+    if (chained) ReverseWorkerDeathChain(s, s.pending_cause());
     return true;
   }
   Incident& open = s.open();
@@ -138,8 +138,7 @@ void PythonTracebackReader::ReverseWorkerDeathChain(Segmenter& s, int cause) {
   // Note: [Worker death reports]
   std::vector<Incident>& kept = s.kept();
   const Incident& report = s.open();
-  if (cause < 0 || cause >= static_cast<int>(kept.size()) || !StartsWith(report.message, "DataLoader worker (pid") ||
-      static_cast<int>(kept.size()) + 1 >= s.options().max_incidents) {
+  if (cause < 0 || cause >= static_cast<int>(kept.size()) || !StartsWith(report.message, "DataLoader worker (pid")) {
     return;
   }
   Incident& wait = kept[cause];
@@ -151,7 +150,7 @@ void PythonTracebackReader::ReverseWorkerDeathChain(Segmenter& s, int cause) {
     return;
   }
   s.set_pending_cause(-1);
-  wait.caused_by = static_cast<int>(kept.size());  // the report, kept next
+  s.set_pending_effect(cause);  // the report, kept next, is the wait's cause
 }
 
 void PythonTracebackReader::Resume(Segmenter& s, const Incident& outer, Incident* inner) {
@@ -181,8 +180,8 @@ void PythonTracebackReader::StartTraceback(Segmenter& s) {
   expects_source_ = false;
   nested_chain_open_ = nested_separator_ = false;
   wrap_joins_ = 0;
-  chained_to_ = chain_cause_;
-  chain_cause_ = -1;
+  chained_ = chain_pending_;
+  chain_pending_ = false;
   s.readers().ipython.Reset();
   s.readers().rich.Reset();
 }
@@ -257,7 +256,7 @@ bool PythonTracebackReader::StartChain(Segmenter& s, const std::string&, std::st
   for (int i = static_cast<int>(kept.size()) - 1; i >= 0 && s.line_no() - static_cast<std::uint64_t>(kept[i].line_end) <= window; --i) {
     if (kept[i].kind != Incident::Kind::kLogLine && kept[i].rank == s.rank()) {
       s.set_pending_cause(i);
-      s.readers().python.chain_cause_ = i;  // Note: [Worker death reports]
+      s.readers().python.chain_pending_ = true;  // Note: [Worker death reports]
       break;
     }
   }

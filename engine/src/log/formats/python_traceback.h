@@ -124,10 +124,10 @@ class PythonTracebackReader final : public IncidentReader {
   // line was read; blank lines read since.
   // Note: [Wrapped quotes]: lines joined to the message's last line since its exception line.
   int wrap_joins_ = 0;
-  // Note: [Worker death reports]: the incident a chain separator chained the next traceback to, and the
-  // one the open traceback was chained to.
-  int chain_cause_ = -1;
-  int chained_to_ = -1;
+  // Note: [Worker death reports]: a chain separator named a cause for the next traceback; the open
+  // traceback is that one (its cause is the segmenter's pending cause, renumbered with the rest).
+  bool chain_pending_ = false;
+  bool chained_ = false;
   bool nested_chain_open_ = false;
   bool nested_separator_ = false;
   int nested_blanks_ = 0;
