@@ -2,6 +2,7 @@
 // terminal or an issue form breaks a long line, is read as the line it was. Each Windows DLL failure of
 // the corpus (ours and the wild tuning split, never corpus/heldout) is wrapped inside the quoted DLL path
 // at several columns; the diagnosis must be the one of the log as it was pasted.
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -69,6 +70,49 @@ TEST(FormatWrappedQuotes, DllPathWrappedAnywhereKeepsTheDiagnosis) {
   std::printf("%zu DLL logs, %d wrapped forms\n", logs.size(), wrapped);
 }
 
+// The same for a library's path no quote encloses: every corpus log whose ImportError or OSError line
+// names a shared library by its path ("ImportError: /.../torch/lib/libtorch_cpu.so: undefined symbol"),
+// wrapped at four columns of the path, keeps its diagnosis.
+TEST(FormatWrappedQuotes, LibraryPathWrappedAnywhereKeepsTheDiagnosis) {
+  LoadResult loaded = Bundled();
+  ASSERT_TRUE(loaded.ok());
+  Engine engine(loaded.rules);
+  const fs::path corpus = fs::path(TRIAGE_SOURCE_DIR) / "corpus";
+  int logs = 0, wrapped = 0;
+  for (auto it = fs::recursive_directory_iterator(corpus); it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_directory() && it->path().filename() == "heldout") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().filename() != "log.txt") continue;
+    const std::string text = Slurp(it->path());
+    size_t open = std::string::npos;
+    for (const char* head : {"\nImportError: /", "\nOSError: /"}) {
+      if (size_t at = text.find(head); at != std::string::npos && open == std::string::npos) open = at + std::strlen(head) - 1;
+    }
+    if (open == std::string::npos) continue;
+    const size_t close = text.find(": ", open);
+    const size_t eol = text.find('\n', open);
+    if (close == std::string::npos || close > eol) continue;
+    const std::string path = text.substr(open, close - open);
+    if (path.find(' ') != std::string::npos || path.find(".so") == std::string::npos) continue;
+    const Report plain = engine.DiagnoseText(text);
+    if (plain.diagnoses.empty()) continue;
+    ++logs;
+    for (size_t at : {open + 2, open + (close - open) / 3, open + 2 * (close - open) / 3, close - 1}) {
+      std::string cut = text;
+      cut.insert(at, "\n");
+      const Report r = engine.DiagnoseText(cut);
+      ASSERT_FALSE(r.diagnoses.empty()) << it->path() << " wrapped at " << at - open;
+      EXPECT_EQ(r.diagnoses[0].rule, plain.diagnoses[0].rule) << it->path() << " wrapped at " << at - open;
+      EXPECT_EQ(r.diagnoses[0].captures, plain.diagnoses[0].captures) << it->path() << " wrapped at " << at - open;
+      ++wrapped;
+    }
+  }
+  EXPECT_GE(logs, 5);
+  std::printf("%d library-path logs, %d wrapped forms\n", logs, wrapped);
+}
+
 // The join needs an open quotation and a line that goes on at its first column: a message that closed
 // its quotes, or a next line that is a new exception, is not joined.
 TEST(FormatWrappedQuotes, OnlyAnOpenQuotationJoinsTheNextLine) {
@@ -90,6 +134,10 @@ TEST(FormatWrappedQuotes, OnlyAnOpenQuotationJoinsTheNextLine) {
   auto json = incidents("OSError: Error loading \\\"c:\\\\torch\\\\lib\\\\fbgemm.dll\\\" or one of its dependencies.\"\n}\n");
   ASSERT_FALSE(json.empty());
   EXPECT_EQ(json[0].message.back(), '"') << json[0].message;
+  // A message ending in a path, then a line that is no library file's rest: not joined.
+  auto path_end = incidents("FileNotFoundError: [Errno 2] No such file or directory: /data/train\nEpoch: 1\n");
+  ASSERT_FALSE(path_end.empty());
+  EXPECT_EQ(path_end[0].message, "[Errno 2] No such file or directory: /data/train");
   auto apostrophe = incidents("ValueError: can't convert\nnext_line\n");
   ASSERT_FALSE(apostrophe.empty());
   EXPECT_EQ(apostrophe[0].message, "can't convert");

@@ -64,6 +64,24 @@ bool IsWrappedRest(std::string_view line, char quote) {
   return line.find(quote) != std::string_view::npos || line.find(' ') == std::string_view::npos;
 }
 
+// Note: [Wrapped quotes], unquoted paths: `last` ends in a piece of a path (its last word holds a / or
+// \ and does not end with ':'), and `line` goes on at its first column with the rest of it, up to the
+// ':' after it, so that the two pieces make a library's file name ("/.../torch/lib/libto" + "rch_cpu.so:").
+bool IsLibraryPathRest(std::string_view last, std::string_view line) {
+  if (last.empty() || last.back() == ' ' || last.back() == ':') return false;
+  const size_t space = last.rfind(' ');
+  const std::string_view piece = space == std::string_view::npos ? last : last.substr(space + 1);
+  if (piece.find_first_of("/\\") == std::string_view::npos) return false;
+  if (line.empty() || line[0] == ' ' || line[0] == '\t') return false;
+  const std::string_view rest = line.substr(0, line.find(' '));
+  if (rest.size() < 2 || rest.back() != ':' || rest.find("://") != std::string_view::npos) return false;
+  const std::string word = std::string(piece) + std::string(rest);
+  for (const char* ext : {".so", ".dll", ".DLL", ".dylib", ".pyd"}) {
+    if (word.find(ext) != std::string::npos) return true;
+  }
+  return false;
+}
+
 // True when the traceback starts at the loop of another process or thread that caught it and sent it
 // to the main process: the last traceback of the text a wrapper carries (Note: [Nested chains]).
 bool CaughtByLoop(const Incident& inc) {
@@ -400,7 +418,7 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
     std::string_view last = open.message;
     last = last.substr(last.rfind('\n') == std::string_view::npos ? 0 : last.rfind('\n') + 1);
     const char quote = OpenQuote(last);
-    if (quote != 0 && IsWrappedRest(line, quote)) {
+    if ((quote != 0 && IsWrappedRest(line, quote)) || (quote == 0 && IsLibraryPathRest(last, line))) {
       s.JoinMessage(&open, Trim(line));
       open.line_end = static_cast<int>(s.line_no());
       ++wrap_joins_;

@@ -19,6 +19,10 @@
 // joined with the next line, with nothing between, when that line goes on at its first
 // column (the wrapped rest; an indented line is the message's own next line), holds the closing quote
 // or no blank (a piece of the path), and starts no traceback or exception line; at most 8 lines join one.
+// The same holds for a library's path that no quote encloses ("ImportError: /root/.../torch/lib/libto" +
+// newline + "rch_cpu.so: undefined symbol: ..."): a message line whose last word is a piece of a path
+// (it holds a / or \) joins a next line, at its first column, whose first word is the rest of a
+// library's file name up to its ':' (.so, .dll, .dylib, .pyd).
 //
 // Note: [Worker death reports] When a DataLoader worker dies (a segfault, the OOM killer), the main
 // process notices while it waits for the worker's batch: the wait fails (ConnectionResetError, EOFError,
