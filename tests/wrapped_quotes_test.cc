@@ -18,19 +18,27 @@ namespace fs = std::filesystem;
 
 std::string Slurp(const fs::path& p) { return triage_test::ReadFile(p.string()); }
 
-// Logs whose exception line names a DLL in plain double quotes (a JSON-escaped one is another format).
-std::vector<fs::path> DllLogs() {
+// Every corpus log, ours and the wild tuning split (corpus/heldout is never entered).
+std::vector<fs::path> CorpusLogs() {
   std::vector<fs::path> out;
   const fs::path corpus = fs::path(TRIAGE_SOURCE_DIR) / "corpus";
   for (auto it = fs::recursive_directory_iterator(corpus); it != fs::recursive_directory_iterator(); ++it) {
     if (it->is_directory() && it->path().filename() == "heldout") {
       it.disable_recursion_pending();
-      continue;
-    }
-    if (it->path().filename() != "log.txt") continue;
-    const std::string text = Slurp(it->path());
-    if (text.find("Error loading \"") != std::string::npos && text.find(".dll\"") != std::string::npos) {
+    } else if (it->path().filename() == "log.txt") {
       out.push_back(it->path());
+    }
+  }
+  return out;
+}
+
+// Logs whose exception line names a DLL in plain double quotes (a JSON-escaped one is another format).
+std::vector<fs::path> DllLogs() {
+  std::vector<fs::path> out;
+  for (const fs::path& log : CorpusLogs()) {
+    const std::string text = Slurp(log);
+    if (text.find("Error loading \"") != std::string::npos && text.find(".dll\"") != std::string::npos) {
+      out.push_back(log);
     }
   }
   return out;
@@ -77,15 +85,9 @@ TEST(FormatWrappedQuotes, LibraryPathWrappedAnywhereKeepsTheDiagnosis) {
   LoadResult loaded = Bundled();
   ASSERT_TRUE(loaded.ok());
   Engine engine(loaded.rules);
-  const fs::path corpus = fs::path(TRIAGE_SOURCE_DIR) / "corpus";
   int logs = 0, wrapped = 0;
-  for (auto it = fs::recursive_directory_iterator(corpus); it != fs::recursive_directory_iterator(); ++it) {
-    if (it->is_directory() && it->path().filename() == "heldout") {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->path().filename() != "log.txt") continue;
-    const std::string text = Slurp(it->path());
+  for (const fs::path& log : CorpusLogs()) {
+    const std::string text = Slurp(log);
     size_t open = std::string::npos;
     for (const char* head : {"\nImportError: /", "\nOSError: /"}) {
       if (size_t at = text.find(head); at != std::string::npos && open == std::string::npos) open = at + std::strlen(head) - 1;
@@ -103,9 +105,9 @@ TEST(FormatWrappedQuotes, LibraryPathWrappedAnywhereKeepsTheDiagnosis) {
       std::string cut = text;
       cut.insert(at, "\n");
       const Report r = engine.DiagnoseText(cut);
-      ASSERT_FALSE(r.diagnoses.empty()) << it->path() << " wrapped at " << at - open;
-      EXPECT_EQ(r.diagnoses[0].rule, plain.diagnoses[0].rule) << it->path() << " wrapped at " << at - open;
-      EXPECT_EQ(r.diagnoses[0].captures, plain.diagnoses[0].captures) << it->path() << " wrapped at " << at - open;
+      ASSERT_FALSE(r.diagnoses.empty()) << log << " wrapped at " << at - open;
+      EXPECT_EQ(r.diagnoses[0].rule, plain.diagnoses[0].rule) << log << " wrapped at " << at - open;
+      EXPECT_EQ(r.diagnoses[0].captures, plain.diagnoses[0].captures) << log << " wrapped at " << at - open;
       ++wrapped;
     }
   }
