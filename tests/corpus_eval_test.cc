@@ -39,10 +39,19 @@ TEST(CorpusEval, NoNegativeCaseInAnySplitGetsADiagnosis) {
   EXPECT_EQ(all.negatives_flagged, 0) << flagged;
 }
 
-// Whole corpus (ours, wild tuning and held-out): 95.5% when this floor was set (915 of 958 cases).
+// Whole corpus (ours, wild tuning and held-out): 95.9% when this floor was last raised (1098 of 1145
+// cases; it was 95.5%, 915 of 958, before).
 TEST(CorpusEval, WholeCorpusTopOneHoldsItsFloor) {
   EvalSlice all = Eval().Slice(Any);
-  EXPECT_GE(all.top1, 0.955 * all.total) << Eval().ToText();
+  EXPECT_GE(all.top1, 0.958 * all.total) << Eval().ToText();
+}
+
+// The wild tuning split on its own (a ratchet like the one above): 95.8% when set (587 of 613). It gates
+// what rule work is judged on, apart from the held-out cases, whose figure only measures.
+TEST(CorpusEval, WildTuningTopOneHoldsItsFloor) {
+  EvalSlice wild = Eval().Slice([](const EvalCase& c) { return c.split == "wild"; });
+  EXPECT_GT(wild.total, 400) << "the wild tuning split lost cases";
+  EXPECT_GE(wild.top1, 0.955 * wild.total) << Eval().ToText();
 }
 
 TEST(CorpusEval, NoNegativeCaseGetsADiagnosis) {
