@@ -300,6 +300,92 @@ TEST(LinePrefilter, PatternsRunOnlyOnLinesHoldingTheirLiterals) {
   EXPECT_TRUE(pf->MayMatch(2, "gave up after 3 retries"));
 }
 
+// Candidates (Note: [Anchored literals]) gives exactly the patterns of the found keywords that MayMatch
+// allows, however a literal lies: the keyword twice in it or in the text, first in the text before the
+// literal, a literal holding another keyword only, one across a line break, one with a cased letter
+// outside ASCII; on made-up texts and on every line of the corpus (not corpus/heldout) with the bundled
+// rules.
+std::vector<int> MayMatchReference(const LinePrefilter& pf, const std::vector<std::uint32_t>& found,
+                                   std::string_view lowered) {
+  std::vector<int> out;
+  for (std::uint32_t k : found) {
+    for (int p : pf.keyword_patterns[k]) {
+      if (pf.MayMatch(p, lowered)) out.push_back(p);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void ExpectCandidatesAsMayMatch(const LinePrefilter& pf, std::string_view text, int* nonempty) {
+  std::vector<std::uint32_t> found;
+  pf.scanner->KeywordsIn(text, &found);
+  std::string lowered(text);
+  for (char& c : lowered) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+  std::vector<int> got;
+  pf.Candidates(found, lowered, &got);
+  std::sort(got.begin(), got.end());
+  got.erase(std::unique(got.begin(), got.end()), got.end());
+  const std::vector<int> want = MayMatchReference(pf, found, lowered);
+  *nonempty += !want.empty();
+  EXPECT_EQ(got, want) << std::string(text.substr(0, 200));
+}
+
+TEST(LinePrefilter, CandidatesAreThePatternsMayMatchAllows) {
+  const std::vector<std::string> patterns = {
+      "error: cuda error code (?P<c>\\d+)", "(?:index out of range|out of bounds) in self",
+      "CUDA error: device-side assert", "cudnn error: (?:bad param|not supported)", "NCCL error in: .*",
+      "caf\xc3\xa9 cr\xc3\xa8me failed", "first line\\nsecond line", "worker \\d+ exited unexpectedly",
+      "(?i)unexpected eof in worker", "[0-9]+ retries",
+  };
+  std::shared_ptr<const LinePrefilter> pf = BuildLinePrefilter(patterns, {"Traceback", "Error"});
+  ASSERT_TRUE(pf);
+  int nonempty = 0;
+  for (const char* t : {"error error: cuda error code 3", "cuda error code 3 but error: cuda error code 4",
+                        "an error: cuda error cod", "index error in self: index out of range in self",
+                        "value out of bounds in self", "CUDA ERROR: DEVICE-SIDE ASSERT triggered",
+                        "cudnn error: not supported; cudnn error: bad param", "NCCL error in: ProcessGroupNCCL.cpp",
+                        "CAF\xc3\xa9 CR\xc3\xa8ME FAILED", "first line\nsecond line", "first line second line",
+                        "worker 3 exited unexpectedly", "Unexpected EOF in worker 3", "gave up after 3 retries",
+                        "error", "", "self self self error"}) {
+    ExpectCandidatesAsMayMatch(*pf, t, &nonempty);
+  }
+  // Random texts from the patterns' words, so that keywords and literals overlap every which way.
+  std::mt19937 rng(7);
+  const std::vector<std::string> words = {"error", "error:", "cuda", "code", "1", "index", "out", "of", "range",
+                                          "bounds", "in", "self", "cudnn", "bad", "param", "nccl", "worker",
+                                          "exited", "unexpectedly", "unexpected", "eof", "retries", "\n", "EOF"};
+  for (int i = 0; i < 3000; ++i) {
+    std::string t;
+    for (int w = 0, n = 1 + static_cast<int>(rng() % 12); w < n; ++w) t += words[rng() % words.size()] + " ";
+    ExpectCandidatesAsMayMatch(*pf, t, &nonempty);
+  }
+  EXPECT_GT(nonempty, 500);
+
+  LoadOptions o;
+  o.env_path = o.system = o.user = o.project = false;
+  LoadResult bundled = LoadRules(o);
+  ASSERT_TRUE(bundled.rules->prefilter);
+  int lines = 0, bundled_nonempty = 0;
+  for (auto it = std::filesystem::recursive_directory_iterator(TRIAGE_SOURCE_DIR "/corpus");
+       it != std::filesystem::recursive_directory_iterator(); ++it) {
+    if (it->path().filename() == "heldout") {
+      it.disable_recursion_pending();  // never read
+      continue;
+    }
+    if (!it->is_regular_file()) continue;
+    std::ifstream in(it->path(), std::ios::binary);
+    std::string line;
+    while (std::getline(in, line)) {
+      ++lines;
+      ExpectCandidatesAsMayMatch(*bundled.rules->prefilter, line, &bundled_nonempty);
+    }
+  }
+  EXPECT_GT(lines, 10000);
+  EXPECT_GT(bundled_nonempty, 1000);
+}
+
 // A literal of characters without case (CJK, kana, Hangul, their punctuation) is a keyword as it
 // is: a Chinese shell's "已杀死" ("Killed") stands for its pattern instead of the ASCII word "python",
 // which the user agents and paths of an application's log print on many lines. A literal with a cased

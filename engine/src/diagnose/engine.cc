@@ -50,6 +50,7 @@ struct Session::Impl {
   MetricCollector metrics;     // fed every byte, also the lines the message path skips
   std::vector<std::uint32_t> keywords_found;  // Inert's scratch
   std::string lowered;                         // Inert's scratch: the line in lower case
+  std::vector<int> candidates;                 // Inert's scratch: the patterns whose regex runs
 
   Impl(std::shared_ptr<const RuleSet> r, DiagnoseOptions o, std::string s)
       : rules(std::move(r)),
@@ -92,11 +93,12 @@ struct Session::Impl {
     if (keywords_found.empty()) return !(pf.unfiltered && pf.unfiltered->Match(text, nullptr));
     lowered.assign(line.data(), line.size());
     for (char& c : lowered) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    for (std::uint32_t k : keywords_found) {
-      for (int p : pf.keyword_patterns[k]) {
-        if (!pf.MayMatch(p, lowered)) continue;
-        if (RE2::PartialMatch(text, rules->regexes[p]->Get())) return false;
-      }
+    candidates.clear();
+    pf.Candidates(keywords_found, lowered, &candidates);  // Note: [Anchored literals]
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    for (int p : candidates) {
+      if (RE2::PartialMatch(text, rules->regexes[p]->Get())) return false;
     }
     return !(pf.unfiltered && pf.unfiltered->Match(text, nullptr));
   }

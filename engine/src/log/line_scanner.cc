@@ -980,6 +980,39 @@ bool LinePrefilter::MayMatch(int p, std::string_view lowered) const {
          });
 }
 
+void LinePrefilter::Candidates(const std::vector<std::uint32_t>& found, std::string_view lowered,
+                               std::vector<int>* out) const {
+  std::vector<size_t> at;  // where the keyword lies in `lowered`
+  for (std::uint32_t k : found) {
+    const std::string& kw = scanner->keywords()[k];
+    at.clear();
+    for (size_t i = lowered.find(kw); i != std::string_view::npos; i = lowered.find(kw, i + 1)) at.push_back(i);
+    for (const LiteralCheck& c : keyword_checks[k]) {
+      if (c.literal < 0) {
+        out->push_back(c.pattern);
+        continue;
+      }
+      const std::string& l = literals[static_cast<size_t>(c.pattern)][static_cast<size_t>(c.literal)];
+      bool held = false;
+      if (c.offset < 0) {
+        held = lowered.find(l) != std::string_view::npos;
+      } else {
+        const size_t off = static_cast<size_t>(c.offset);
+        for (size_t i : at) {
+          // The literal's first and last bytes first: most literals of a keyword differ there.
+          if (i < off || i - off + l.size() > lowered.size()) continue;
+          const char* s = lowered.data() + (i - off);
+          if (s[0] == l.front() && s[l.size() - 1] == l.back() && std::memcmp(s, l.data(), l.size()) == 0) {
+            held = true;
+            break;
+          }
+        }
+      }
+      if (held) out->push_back(c.pattern);
+    }
+  }
+}
+
 PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std::string>>>& atoms,
                                 const std::vector<std::string>& idle_keywords) {
   PrefilterPlan plan;
@@ -1036,6 +1069,32 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
     for (const std::string& a : *atoms[i]) foldable = foldable && !a.empty() && CaselessText(a);
     if (!foldable) continue;
     for (const std::string& a : *atoms[i]) out->literals[i].push_back(LowerAscii(a));
+  }
+  // Note: [Anchored literals]: each keyword's checks.
+  const std::vector<std::string>& keywords = out->scanner->keywords();
+  std::vector<std::vector<bool>> covered(patterns.size());  // per literal: it holds some keyword
+  std::vector<std::uint32_t> held;
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    for (const std::string& l : out->literals[i]) {
+      held.clear();
+      out->scanner->KeywordsIn(l, &held);
+      covered[i].push_back(!held.empty());
+    }
+  }
+  out->keyword_checks.resize(keywords.size());
+  for (size_t k = 0; k < keywords.size(); ++k) {
+    for (int p : out->keyword_patterns[k]) {
+      const std::vector<std::string>& lits = out->literals[static_cast<size_t>(p)];
+      if (lits.empty()) out->keyword_checks[k].push_back({p, -1, -1});
+      for (size_t l = 0; l < lits.size(); ++l) {
+        const size_t o = lits[l].find(keywords[k]);
+        if (o != std::string::npos) {
+          out->keyword_checks[k].push_back({p, static_cast<int>(l), static_cast<int>(o)});
+        } else if (!covered[static_cast<size_t>(p)][l]) {
+          out->keyword_checks[k].push_back({p, static_cast<int>(l), -1});
+        }
+      }
+    }
   }
   out->idle = std::make_unique<LineScanner>(idle_keywords);
   for (const std::string& k : out->scanner->keywords()) {

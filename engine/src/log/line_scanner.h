@@ -173,6 +173,29 @@ struct LinePrefilter {
   // Returns false when pattern `p` cannot match a line whose ASCII lower-case form is `lowered`: it
   // holds none of the pattern's required literals. A check far cheaper than the regex.
   bool MayMatch(int p, std::string_view lowered) const;
+
+  // Appends to *out, for the keywords `found` of a text (KeywordsIn) whose ASCII lower-case form is
+  // `lowered`, every pattern of their keyword_patterns for which MayMatch holds: the same patterns,
+  // possibly several times, in no particular order (Note: [Anchored literals]).
+  void Candidates(const std::vector<std::uint32_t>& found, std::string_view lowered, std::vector<int>* out) const;
+
+  // Note: [Anchored literals] Per keyword k, the checks Candidates makes for the patterns of
+  // keyword_patterns[k], derived from `literals` by BuildLinePrefilter. A rule set with many rules has
+  // many patterns per keyword ("error" stands for over a hundred); MayMatch searched the line for each
+  // of their literals. But a literal L holding k can only lie in a text where k does, and at a known
+  // distance: one comparison at each place the text holds k (after L's first k) decides it, with no
+  // search. A literal of the pattern without k is left to the keyword it holds (the cover keyword every
+  // literal has, CoverKeywords): when the text holds the literal it holds that keyword too, whose checks
+  // include the literal. Only a literal holding no keyword at all (one with a '\n', which no keyword
+  // holds) is searched for, as MayMatch does; a pattern without checkable literals is a candidate
+  // outright. So Candidates gives exactly MayMatch's patterns (tests/line_scanner_test.cc compares them
+  // on corpus lines and made-up texts).
+  struct LiteralCheck {
+    int pattern;
+    int literal;  // index into literals[pattern]; -1: the pattern has none to check (a candidate)
+    int offset;   // where the keyword first lies in the literal; -1: search the text for the literal
+  };
+  std::vector<std::vector<LiteralCheck>> keyword_checks;
 };
 
 // Builds the prefilter for a rule set's message patterns. Returns null when it cannot (a pattern set

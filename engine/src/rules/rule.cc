@@ -75,30 +75,39 @@ void RuleSet::SetCompiled(std::unique_ptr<RE2::Set> set) {
   set_ready_.store(true, std::memory_order_release);
 }
 
+bool RuleSet::SetMatch(std::string_view text, std::vector<int>* hits) const {
+  hits->clear();
+  const RE2::Set* s = Set();
+  if (s == nullptr) return true;  // a set that failed to compile matches nothing (Note: [Pattern set])
+  RE2::Set::ErrorInfo error;
+  const bool found = s->Match(re2::StringPiece(text.data(), text.size()), hits, &error);
+  std::sort(hits->begin(), hits->end());
+  return found || error.kind == RE2::Set::kNoError;
+}
+
 std::vector<int> RuleSet::MatchWithSet(std::string_view text) const {
   std::vector<int> hits;
-  if (const RE2::Set* s = Set()) s->Match(re2::StringPiece(text.data(), text.size()), &hits);
-  std::sort(hits.begin(), hits.end());
+  SetMatch(text, &hits);
   return hits;
 }
 
 bool RuleSet::MatchCandidates(std::string_view text, std::vector<int>* hits) const {
+  return Candidates(text, hits, true);
+}
+
+bool RuleSet::Candidates(std::string_view text, std::vector<int>* hits, bool capped) const {
   hits->clear();
   if (!prefilter) return false;
   const LinePrefilter& pf = *prefilter;
   std::vector<std::uint32_t> keywords;
   pf.scanner->KeywordsIn(text, &keywords);
   std::vector<int> candidates;
-  const bool lines = !newline_patterns.empty() && text.find('\n') != std::string_view::npos;
-  if (!keywords.empty() || lines) {
+  const bool lines = text.find('\n') != std::string_view::npos;
+  if (!keywords.empty() || (lines && !newline_patterns.empty())) {
     std::string lowered(text);
     for (char& c : lowered) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    for (std::uint32_t k : keywords) {
-      for (int p : pf.keyword_patterns[k]) {
-        if (pf.MayMatch(p, lowered)) candidates.push_back(p);
-      }
-    }
-    if (lines) {
+    pf.Candidates(keywords, lowered, &candidates);  // Note: [Anchored literals] in log/line_scanner.h
+    if (lines && !newline_patterns.empty()) {
       for (int p : newline_patterns) {
         if (pf.MayMatch(p, lowered)) candidates.push_back(p);
       }
@@ -106,7 +115,7 @@ bool RuleSet::MatchCandidates(std::string_view text, std::vector<int>* hits) con
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   }
-  if (candidates.size() > kCandidatesBeforeSet) return false;
+  if (capped && !lines && candidates.size() > kCandidatesBeforeSet) return false;
   const re2::StringPiece piece(text.data(), text.size());
   for (int p : candidates) {
     const RE2& re = regexes[static_cast<size_t>(p)]->Get();
@@ -125,13 +134,22 @@ bool RuleSet::MatchCandidates(std::string_view text, std::vector<int>* hits) con
 
 std::vector<int> RuleSet::Match(std::string_view text) const {
   if (patterns.empty()) return {};
-  // Note: [Pattern set]: candidates first, while the set is not compiled and has not been asked often.
-  if (!set_ready_.load(std::memory_order_acquire) &&
-      matches_.fetch_add(1, std::memory_order_relaxed) < kMatchesBeforeSet) {
-    std::vector<int> hits;
-    if (MatchCandidates(text, &hits)) return hits;
+  // Note: [Pattern set]: a text of several lines always by its candidates; a line by its candidates
+  // until Match has been called kMatchesBeforeSet times.
+  const bool one_line = text.find('\n') == std::string_view::npos;
+  bool by_set = false;
+  if (one_line) {
+    int calls = matches_.load(std::memory_order_relaxed);
+    if (calls < kMatchesBeforeSet) calls = matches_.fetch_add(1, std::memory_order_relaxed);
+    by_set = calls >= kMatchesBeforeSet;
   }
-  return MatchWithSet(text);
+  std::vector<int> hits;
+  if (!by_set && Candidates(text, &hits, one_line)) return hits;
+  if (SetMatch(text, &hits)) return hits;
+  // The set could not answer (its DFA out of memory): the candidates, however many.
+  if (Candidates(text, &hits, false)) return hits;
+  hits.clear();
+  return hits;
 }
 
 const Rule* RuleSet::Find(const std::string& id) const {

@@ -128,13 +128,20 @@ class LazyRegex {
 // candidates (the patterns of the keywords the text holds, whose required literals it holds, and the
 // patterns without required literals: Note: [Line prefilter] in log/line_scanner.h, the argument that
 // no other pattern can match a line; and, for a text of several lines, the patterns whose required
-// literal spans lines, which no keyword stands for), Match runs each candidate's own regex; after kMatchesBeforeSet calls, or
-// for a text with more than kCandidatesBeforeSet candidates, or when a candidate's regex does not
-// compile on its own (RE2's smaller memory budget for one regex), it compiles the set and asks it.
-// Both ways give the same indexes (tests/pattern_set_test.cc checks it on every line and incident of
-// the corpus). A load without a usable cache entry compiles the set at once, so that a set RE2 cannot
+// literal spans lines, which no keyword stands for), Match runs each candidate's own regex. The set
+// is asked about a text of one line only, and only after kMatchesBeforeSet calls (a log whose lines
+// reach the rules by the thousand: there the set's DFA, warm after a few lines, is cheaper than the
+// candidates with a few hundred patterns) or when the line has more than kCandidatesBeforeSet
+// candidates. A text of several lines (an incident's message) always goes to its candidates: on such
+// texts the set's DFA builds new states at every byte, and with 1,700 patterns one message cost ~55 M
+// instructions and the DFA grew to its 64 MiB budget (tests/bench/README.md, the rule-count sweep).
+// The set is also asked when a candidate's regex does not compile on its own (RE2's smaller memory
+// budget for one regex), and the candidates are asked when the set's DFA runs out of memory. Both
+// ways give the same indexes (tests/pattern_set_test.cc checks it on every line and incident of the
+// corpus). A load without a usable cache entry compiles the set at once, so that a set RE2 cannot
 // compile is reported (compile-failed) with the other problems; that problem is cached with them, and
-// a rule set whose set failed matches nothing, on both paths, as before.
+// a rule set whose set failed matches nothing, on both paths, as before. Having the set compiled does
+// not change which way Match takes.
 class RuleSet {
  public:
   struct PatternRef {
@@ -143,7 +150,7 @@ class RuleSet {
     int literal_chars;  // specificity contribution
   };
 
-  static constexpr int kMatchesBeforeSet = 256;
+  static constexpr int kMatchesBeforeSet = 4096;
   static constexpr size_t kCandidatesBeforeSet = 64;
 
   std::vector<Rule> rules;
@@ -166,8 +173,8 @@ class RuleSet {
   // set]).
   std::vector<int> Match(std::string_view text) const;
   // The two ways Match can take, each giving its result (for tests): the compiled set, and each
-  // candidate's own regex (false when that way cannot decide: no prefilter, too many candidates, a
-  // regex that does not compile alone).
+  // candidate's own regex (false when that way cannot decide: no prefilter, a text of one line with
+  // too many candidates, a regex that does not compile alone).
   std::vector<int> MatchWithSet(std::string_view text) const;
   bool MatchCandidates(std::string_view text, std::vector<int>* hits) const;
 
@@ -184,6 +191,10 @@ class RuleSet {
  private:
   mutable std::once_flag set_once_;
   mutable std::unique_ptr<RE2::Set> set_;
+  // Asks the set (no hits when it did not compile); false when its DFA ran out of memory.
+  bool SetMatch(std::string_view text, std::vector<int>* hits) const;
+  bool Candidates(std::string_view text, std::vector<int>* hits, bool capped) const;
+
   mutable std::atomic<int> matches_{0};  // Match calls so far, up to kMatchesBeforeSet
   mutable std::atomic<bool> set_ready_{false};  // set_once_ has run (the set may still be null)
 };
