@@ -1,20 +1,32 @@
 #!/usr/bin/python3
 """Builds the rule sets of the throughput sweep and the matching pattern files for ripgrep.
 
-usage: tests/bench/make_rulesets.py RULES_DIR OUT_DIR N [N...]
+usage: tests/bench/make_rulesets.py [--variants words|alternation] RULES_DIR OUT_DIR N [N...]
 
 For each N, OUT_DIR/rN/ holds N rules: the first N bundled rules (sorted by path) when there are that
-many, else every bundled rule plus synthesised variants. A variant is a copy of a bundled rule whose
-every message pattern becomes `(?:P)|(?:Q)`, P its own pattern and Q the pattern of another bundled rule
-with its named groups made plain (RE2 refuses duplicate group names): two real PyTorch wordings per
-pattern, so a variant set reuses the vocabulary of the bundled rules (what grows is the number of
-patterns in the RE2::Set and in ripgrep's regex, not the set of words a log line must hold).
+many, else every bundled rule plus synthesised variants, copies of bundled rules (their Lua, advice and
+examples kept) under new ids with new message patterns:
+
+- `words` (the default): each pattern keeps its regex syntax, but about half of its literal words of
+  four letters or more (at least one) become other words of the bundled patterns' vocabulary, drawn by
+  a generator seeded with the variant's id: `CUDA out of memory. Tried to allocate` may become `CUDA
+  out of gradient. Tried to allocate`. Like the rule families of a real set (one wording per device,
+  library or version), a variant shares much of its vocabulary with other rules, has required literals
+  of its own, and matches a line its original matches only by chance; the prefilter's keywords, the
+  RE2::Set and ripgrep's regex grow with N.
+- `alternation` (the sweep's generator until 2026-11-28): every pattern P becomes `(?:P)|(?:Q)`, Q the
+  pattern of another bundled rule with its named groups made plain (RE2 refuses duplicate group
+  names). Each variant matches every text its original matches, so at 1000 rules each failure is
+  matched, captured and scored (Lua included) by four rules instead of one, and no new word enters the
+  prefilter: it measures duplicated hits as much as rule count.
+
 OUT_DIR/rN.pat holds the same message patterns for `rg -f`, one per line, with named groups made plain
 and a `\n` outside character classes made a space (ripgrep refuses both in a line-oriented search), and
 non-ASCII characters written as byte escapes (`--no-unicode` refuses them as such).
 """
 import glob
 import os
+import random
 import re
 import shutil
 import sys
@@ -58,10 +70,83 @@ def line_oriented(p):
     return "".join(out)
 
 
+def literal_words(p):
+    """Yields (start, end) of each run of ASCII letters of `p` that the regex matches literally: not
+    inside a character class, an escape (`\\w`, `\\p{Greek}`, `\\x{41}`), a group's syntax (`(?P<name>`,
+    `(?i)`, `(?:`) or a repetition count."""
+    i, n = 0, len(p)
+    while i < n:
+        c = p[i]
+        if c == "\\":
+            i += 2
+            if i <= n and p[i - 1] in "pPx" and i < n and p[i] == "{":
+                i = p.index("}", i) + 1
+            continue
+        if c == "[":
+            i += 1
+            if i < n and p[i] == "^":
+                i += 1
+            if i < n and p[i] == "]":
+                i += 1
+            while i < n and p[i] != "]":
+                i += 2 if p[i] == "\\" else 1
+            i += 1
+            continue
+        if c == "(" and p.startswith("(?", i):
+            m = re.match(r"\(\?(?:P<\w+>|[a-zA-Z]*:|[a-zA-Z]*\))", p[i:])
+            i += len(m.group(0)) if m else 2
+            continue
+        if c == "{":
+            m = re.match(r"\{\d*(?:,\d*)?\}", p[i:])
+            if m:
+                i += len(m.group(0))
+                continue
+        if c.isascii() and c.isalpha():
+            j = i
+            while j < n and p[j].isascii() and p[j].isalpha():
+                j += 1
+            yield i, j
+            i = j
+            continue
+        i += 1
+
+
+def vocabulary(patterns):
+    """The literal words of `patterns` written in lower case, of 4 to 12 letters (words of prose, not
+    identifiers such as exception names), sorted."""
+    return sorted({p[a:b] for p in patterns for a, b in literal_words(p) if 4 <= b - a <= 12 and p[a:b].islower()})
+
+
+def reworded(p, vocab, rng):
+    """`p` with about half of its literal words of four letters or more (at least one, when it has any)
+    replaced by words of `vocab`, each written in the case of the word it replaces."""
+    spans = [(a, b) for a, b in literal_words(p) if b - a >= 4]
+    if not spans:
+        return p
+    chosen = [s for s in spans if rng.random() < 0.5] or [rng.choice(spans)]
+    out, last = [], 0
+    for a, b in chosen:
+        old = p[a:b]
+        new = rng.choice([w for w in vocab if w != old.lower()])
+        if old.isupper():
+            new = new.upper()
+        elif old[0].isupper():
+            new = new[0].upper() + new[1:]
+        out.append(p[last:a])
+        out.append(new)
+        last = b
+    out.append(p[last:])
+    return "".join(out)
+
+
 def main():
-    if len(sys.argv) < 4:
+    args = sys.argv[1:]
+    mode = "words"
+    if args[:1] == ["--variants"] and len(args) > 1:
+        mode, args = args[1], args[2:]
+    if len(args) < 3 or mode not in ("words", "alternation"):
         sys.exit(__doc__)
-    rules_dir, out_dir, sizes = sys.argv[1], sys.argv[2], [int(n) for n in sys.argv[3:]]
+    rules_dir, out_dir, sizes = args[0], args[1], [int(n) for n in args[2:]]
     files = sorted(f for f in glob.glob(os.path.join(rules_dir, "**", "*.yaml"), recursive=True)
                    if os.path.basename(f) != "taxonomy.yaml")
     rules = []
@@ -70,6 +155,7 @@ def main():
             rule = yaml.safe_load(fh)
         if isinstance(rule, dict) and patterns_of(rule):
             rules.append((f, rule))
+    vocab = vocabulary([p for _, rule in rules for p in patterns_of(rule)])
     os.makedirs(out_dir, exist_ok=True)
     for n in sizes:
         d = os.path.join(out_dir, "r%d" % n)
@@ -85,11 +171,15 @@ def main():
             else:
                 k = i // len(rules)
                 rid = "%s-synth%d" % (stem, k)
-                other = patterns_of(rules[(i + 7 * k) % len(rules)][1])[0]
                 new = dict(rule)
                 new["id"] = rid
                 new["match"] = dict(rule["match"])
-                new["match"]["message"] = ["(?:%s)|(?:%s)" % (p, unnamed(other)) for p in patterns_of(rule)]
+                if mode == "alternation":
+                    other = patterns_of(rules[(i + 7 * k) % len(rules)][1])[0]
+                    new["match"]["message"] = ["(?:%s)|(?:%s)" % (p, unnamed(other)) for p in patterns_of(rule)]
+                else:
+                    rng = random.Random(rid)
+                    new["match"]["message"] = [reworded(p, vocab, rng) for p in patterns_of(rule)]
             with open(os.path.join(d, rid + ".yaml"), "w") as fh:
                 yaml.safe_dump(new, fh, sort_keys=False, allow_unicode=True)
             if os.path.exists(lua):

@@ -5,7 +5,7 @@
 # usage: tests/bench/throughput.sh [LOG]
 #   env: TRIAGE (default build/triage), BENCH_DIR (default /tmp/triage-bench), SIZE (bytes of the
 #        generated log, default 1 GiB), RUNS (rounds, best of; default 3), SWEEP (rule counts, default "50 200 400"),
-#        HUGE=0 skips the 2 GB streaming check.
+#        HUGE=0 skips the 2 GB streaming check, VARIANTS (words, default, or alternation: make_rulesets.py).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TRIAGE=${TRIAGE:-$ROOT/build/triage}
@@ -14,6 +14,7 @@ SIZE=${SIZE:-1073741824}
 RUNS=${RUNS:-3}
 SWEEP=${SWEEP:-"50 200 400"}
 HUGE=${HUGE:-1}
+VARIANTS=${VARIANTS:-words}  # how make_rulesets.py synthesises rules past the bundled ones
 mkdir -p "$DIR"
 LOG=${1:-$DIR/train-$SIZE.log}
 [ -x "$TRIAGE" ] || { echo "throughput.sh: no triage binary at $TRIAGE (set TRIAGE)" >&2; exit 2; }
@@ -23,7 +24,7 @@ BYTES=$(stat -c %s "$LOG")
 MB=$(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1e6 }')
 
 # Rule sets: every bundled rule ("all"), and the sweep's sizes (make_rulesets.py says how it builds them).
-/usr/bin/python3 "$ROOT/tests/bench/make_rulesets.py" "$ROOT/rules" "$DIR/rulesets" $SWEEP > /dev/null
+/usr/bin/python3 "$ROOT/tests/bench/make_rulesets.py" --variants "$VARIANTS" "$ROOT/rules" "$DIR/rulesets" $SWEEP > /dev/null
 ALL=$(find "$ROOT/rules" -name '*.yaml' ! -name taxonomy.yaml | wc -l)
 /usr/bin/python3 "$ROOT/tests/bench/make_rulesets.py" "$ROOT/rules" "$DIR/rulesets" "$ALL" > /dev/null
 
