@@ -338,6 +338,8 @@ TEST(LinePrefilter, CandidatesAreThePatternsMayMatchAllows) {
       "CUDA error: device-side assert", "cudnn error: (?:bad param|not supported)", "NCCL error in: .*",
       "caf\xc3\xa9 cr\xc3\xa8me failed", "first line\\nsecond line", "worker \\d+ exited unexpectedly",
       "(?i)unexpected eof in worker", "[0-9]+ retries",
+      // One literal with a keyword, one across a line break (no keyword holds it: searched for).
+      "(?:segfault in allreduce|lost\\nconnection) now", "allreduce timed out", "allreduce hung",
   };
   std::shared_ptr<const LinePrefilter> pf = BuildLinePrefilter(patterns, {"Traceback", "Error"});
   ASSERT_TRUE(pf);
@@ -348,7 +350,9 @@ TEST(LinePrefilter, CandidatesAreThePatternsMayMatchAllows) {
                         "cudnn error: not supported; cudnn error: bad param", "NCCL error in: ProcessGroupNCCL.cpp",
                         "CAF\xc3\xa9 CR\xc3\xa8ME FAILED", "first line\nsecond line", "first line second line",
                         "worker 3 exited unexpectedly", "Unexpected EOF in worker 3", "gave up after 3 retries",
-                        "error", "", "self self self error"}) {
+                        "error", "", "self self self error", "segfault earlier; lost\nconnection now",
+                        "allreduce earlier; lost\nconnection now",
+                        "segfault in allreduce now", "lost\nconnection now"}) {
     ExpectCandidatesAsMayMatch(*pf, t, &nonempty);
   }
   // Random texts from the patterns' words, so that keywords and literals overlap every which way.

@@ -1070,17 +1070,13 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
     if (!foldable) continue;
     for (const std::string& a : *atoms[i]) out->literals[i].push_back(LowerAscii(a));
   }
-  // Note: [Anchored literals]: each keyword's checks.
+  // Note: [Anchored literals]: each keyword's checks. A literal holds some keyword exactly when one of
+  // the keywords its pattern is listed under lies in it (keyword_patterns lists a pattern under every
+  // keyword one of its literals holds), so the first pass marks those and the second adds a search for
+  // the others.
   const std::vector<std::string>& keywords = out->scanner->keywords();
   std::vector<std::vector<bool>> covered(patterns.size());  // per literal: it holds some keyword
-  std::vector<std::uint32_t> held;
-  for (size_t i = 0; i < patterns.size(); ++i) {
-    for (const std::string& l : out->literals[i]) {
-      held.clear();
-      out->scanner->KeywordsIn(l, &held);
-      covered[i].push_back(!held.empty());
-    }
-  }
+  for (size_t i = 0; i < patterns.size(); ++i) covered[i].assign(out->literals[i].size(), false);
   out->keyword_checks.resize(keywords.size());
   for (size_t k = 0; k < keywords.size(); ++k) {
     for (int p : out->keyword_patterns[k]) {
@@ -1088,11 +1084,17 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
       if (lits.empty()) out->keyword_checks[k].push_back({p, -1, -1});
       for (size_t l = 0; l < lits.size(); ++l) {
         const size_t o = lits[l].find(keywords[k]);
-        if (o != std::string::npos) {
-          out->keyword_checks[k].push_back({p, static_cast<int>(l), static_cast<int>(o)});
-        } else if (!covered[static_cast<size_t>(p)][l]) {
-          out->keyword_checks[k].push_back({p, static_cast<int>(l), -1});
-        }
+        if (o == std::string::npos) continue;
+        out->keyword_checks[k].push_back({p, static_cast<int>(l), static_cast<int>(o)});
+        covered[static_cast<size_t>(p)][l] = true;
+      }
+    }
+  }
+  for (size_t k = 0; k < keywords.size(); ++k) {
+    for (int p : out->keyword_patterns[k]) {
+      const std::vector<std::string>& lits = out->literals[static_cast<size_t>(p)];
+      for (size_t l = 0; l < lits.size(); ++l) {
+        if (!covered[static_cast<size_t>(p)][l]) out->keyword_checks[k].push_back({p, static_cast<int>(l), -1});
       }
     }
   }
