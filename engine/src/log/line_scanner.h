@@ -108,18 +108,26 @@ class LineScanner {
   void KeywordsInFrom(const char* p, size_t n, size_t from, std::vector<std::uint32_t>* found) const;
   // The buckets whose tables accept the kPrints bytes from p[i] (bytes past n accept short anchors only).
   unsigned BucketsAt(const char* p, size_t n, size_t i) const;
-  // The buckets of `buckets` that may have an anchor at p[at]: those of full-length anchors only when
-  // the anchor hash bitset holds the hash of the kPrints bytes there.
-  unsigned HashedBuckets(const char* p, size_t n, size_t at, unsigned buckets) const;
   // Calls visit(keyword) for each keyword (of `buckets`) whose anchor lies at p[at], until it returns
-  // true; returns whether one did.
+  // true; returns whether one did. Full-length anchors are looked up by their bytes (Note: [Anchor
+  // table] in line_scanner.cc), short ones through their buckets' lists.
   template <typename F>
   bool VisitAnchorHits(const char* p, size_t n, size_t at, unsigned buckets, F visit) const;
   // Appends to *found the keywords (of `buckets`) whose anchor lies at p[at], each once.
   void AnchorHits(const char* p, size_t n, size_t at, unsigned buckets, std::vector<std::uint32_t>* found) const;
   // True when a keyword of one of `buckets` has its anchor at p[at].
   bool AnchorHit(const char* p, size_t n, size_t at, unsigned buckets) const;
-  static std::uint32_t AnchorHash(const char* p);  // of kPrints bytes, folded
+  static std::uint32_t FoldedWord(const char* p);  // kPrints bytes as one word, ASCII lower case
+  static std::uint32_t AnchorHash(std::uint32_t folded);  // kHashBits bits of a FoldedWord
+  // False when no full-length anchor can be the kPrints bytes at p (their hash is not in anchors_).
+  bool HashMayHold(const char* p) const;
+
+  // One slot of the anchor table (Note: [Anchor table]): a full-length anchor's bytes (folded) and the
+  // keywords anchored on them, refs_[begin, end); begin == end: an empty slot.
+  struct AnchorSlot {
+    std::uint32_t word = 0;
+    std::uint32_t begin = 0, end = 0;
+  };
 
   std::vector<std::string> keywords_;
   Layout layout_;
@@ -130,6 +138,8 @@ class LineScanner {
   std::vector<Anchored> bucket_[kBuckets];
   unsigned short_buckets_ = 0;             // buckets of keywords shorter than kPrints: no hash check
   std::vector<std::uint64_t> anchors_;     // bitset over AnchorHash of every full-length anchor
+  std::vector<AnchorSlot> table_;          // full-length anchors by AnchorHash, open addressing
+  std::vector<Anchored> refs_;             // the keywords of each slot, slot after slot
   // [set of 8 buckets][anchor byte][nibble] -> bucket bits
   alignas(16) unsigned char low_[2][kPrints][16] = {};
   alignas(16) unsigned char high_[2][kPrints][16] = {};
