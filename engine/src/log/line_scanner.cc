@@ -83,7 +83,7 @@ const std::set<std::string>& CommonLogWords() {
 // choose keywords, never to decide what matches.
 const std::set<std::string>& CommonTextWords() {
   static const std::set<std::string> kWords = {
-      "about", "after", "again", "already", "also", "argument", "assert", "attempt", "attribute", "available",
+      "about", "address", "after", "again", "already", "also", "argument", "assert", "attempt", "attribute", "available",
       "been", "before", "call", "called", "cannot", "class", "client", "complete", "completed", "connect",
       "connection", "contain", "convert", "could", "default", "detected", "different", "each", "element",
       "execution", "expected", "failed", "file", "float", "found", "from", "have", "index", "input", "into",
@@ -121,7 +121,7 @@ constexpr std::string_view kGeneralTextSample =
     "for customer 8812 in 23 ms | warn  [scheduler-2] o.q.core.jobrunshell : job nightly-export is running "
     "late, next fire time moved to 02:00 | debug pool: borrowed connection 14 of 32 from the primary database, "
     "idle connections 9, waiting threads 0 | info worker-3: processing message from queue orders.created "
-    "(offset 993821, partition 4) | error handler: upstream responded with status 503, will retry in 250 ms "
+    "(offset 993821, partition 4) | error handler: upstream responded with status 503, retrying in 250 ms "
     "(attempt 2 of 5) | info cache: key session:ab12 not found, loading user profile from the backend store "
     "| info search: rebuilding the document index for tenant acme, 120000 documents indexed, took 4.2 s | "
     "notice systemd: started the daily cleanup of temporary directories. listening on port 8080, accepting "
@@ -135,6 +135,87 @@ int ByteRarity(char c) {
   static const std::string_view kCommonFirst = " e0t1a2o5i3n4s6r7l8c9.d:hu=m,p/f_g-yw)(b][v|k'x\"jqz";
   size_t at = kCommonFirst.find(static_cast<char>(Lower(static_cast<unsigned char>(c))));
   return at == std::string_view::npos ? 100 : static_cast<int>(at);
+}
+
+// Note: [Anchor choice]
+// How good k[o, o + 4) is as keyword k's anchor: higher for bytes ordinary text is less likely to
+// hold together, since each place text holds them is a candidate the scan must verify. In order of
+// weight: the four bytes absent from the healthy-log sample (bytes healthy logs print together, "oss="
+// of "loss=nan", would pass every stage but the last), absent from the general-text sample ("ndex" of
+// "index out of range" is in every "index.html"; "work" of "dataloader worker" in every "worker-3";
+// the healthy sample weighs more: training logs are what triage reads most), then how many of their
+// 3-byte and 2-byte pieces neither sample holds (a window of rare pairs, "mpil" of "compile", rather
+// than one of a common prefix, "comp" of "complete" and ".com"), then ByteRarity. An occurrence in a
+// sample that is the keyword itself ("warn" in the sample's "warning") would be a true hit there, not
+// a false candidate, so it does not count. Only steers speed, never what matches; chosen once per
+// rule set (the rule cache keeps the layout).
+// The 2-byte and 3-byte pieces either sample holds (AnchorScore), and each sample's 4-byte pieces (a
+// quick "no" before a search of it), built once: choosing anchors and keywords asks thousands of times.
+class SamplePieces {
+ public:
+  SamplePieces() : pairs_(1u << 16) {
+    int s = 0;
+    for (std::string_view sample : {kHealthyLogSample, kGeneralTextSample}) {
+      for (size_t i = 0; i + 2 <= sample.size(); ++i) {
+        pairs_[Code(sample.substr(i, 2))] = true;
+        if (i + 3 <= sample.size()) triples_.push_back(Code(sample.substr(i, 3)));
+        if (i + 4 <= sample.size()) quads_[s].push_back(Code(sample.substr(i, 4)));
+      }
+      std::sort(quads_[s].begin(), quads_[s].end());
+      ++s;
+    }
+    std::sort(triples_.begin(), triples_.end());
+  }
+  bool Holds(std::string_view piece) const {
+    return piece.size() == 2 ? pairs_[Code(piece)] : std::binary_search(triples_.begin(), triples_.end(), Code(piece));
+  }
+  // False when `sample` (one of the two samples) cannot hold `text`, of 4 bytes or more: its first four
+  // bytes are nowhere in it.
+  bool MayHold(std::string_view sample, std::string_view text) const {
+    const std::vector<std::uint32_t>& quads = quads_[sample.data() == kHealthyLogSample.data() ? 0 : 1];
+    return std::binary_search(quads.begin(), quads.end(), Code(text.substr(0, 4)));
+  }
+  // Whether `sample` holds `text` (of 4 bytes or more).
+  bool Find(std::string_view sample, std::string_view text) const {
+    return MayHold(sample, text) && sample.find(text) != std::string_view::npos;
+  }
+
+ private:
+  static std::uint32_t Code(std::string_view piece) {
+    std::uint32_t c = 0;
+    for (char b : piece) c = c << 8 | static_cast<unsigned char>(b);
+    return c;
+  }
+  std::vector<bool> pairs_;
+  std::vector<std::uint32_t> triples_;
+  std::vector<std::uint32_t> quads_[2];
+};
+
+const SamplePieces& Pieces() {
+  static const SamplePieces kPieces;
+  return kPieces;
+}
+
+int AnchorScore(const std::string& k, size_t o) {
+  const SamplePieces& pieces = Pieces();
+  constexpr size_t kWidth = 4;  // LineScanner::kPrints
+  const std::string_view window = std::string_view(k).substr(o, kWidth);
+  // Whether `sample` holds `window` other than as this part of k.
+  auto held = [&](std::string_view sample) {
+    if (!pieces.MayHold(sample, window)) return false;
+    for (size_t at = sample.find(window); at != std::string_view::npos; at = sample.find(window, at + 1)) {
+      if (at < o || sample.substr(at - o, k.size()) != k) return true;
+    }
+    return false;
+  };
+  int score = (held(kHealthyLogSample) ? 0 : 1000) + (held(kGeneralTextSample) ? 0 : 600);
+  for (size_t len : {size_t{3}, size_t{2}}) {
+    for (size_t at = 0; at + len <= kWidth; ++at) {
+      if (!pieces.Holds(window.substr(at, len))) score += len == 3 ? 60 : 20;
+    }
+  }
+  for (char c : window) score += ByteRarity(c);
+  return score;
 }
 
 // The bytes a position must hold for a bucket: per anchor byte, the sets of low and high nibbles of
@@ -420,9 +501,7 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
       size_t best = 0;
       int best_score = -1;
       for (size_t o = 0; o + kPrints <= k.size(); ++o) {
-        // Bytes healthy logs print together ("oss=" of "loss=nan") would pass every stage but the last.
-        int score = kHealthyLogSample.find(std::string_view(k).substr(o, kPrints)) == std::string_view::npos ? 1000 : 0;
-        for (int x = 0; x < kPrints; ++x) score += ByteRarity(k[o + x]);
+        const int score = AnchorScore(k, o);
         if (score > best_score) best = o, best_score = score;
       }
       layout_.offsets[i] = static_cast<int>(best);
@@ -673,7 +752,8 @@ struct FingerprintTables {
 // prefixes: a position is a candidate for the keywords of bucket b when, for each of the kPrints bytes
 // from there, the low-nibble table and the high-nibble table of that anchor byte both have bit b set.
 // Byte shuffles test 32 positions at once for all buckets; letters are entered in both cases, so the
-// text is not folded first. Anchors are each keyword's rarest bytes in ordinary log text (ByteRarity),
+// text is not folded first. Anchors are the bytes of each keyword ordinary text is least likely to hold
+// together (Note: [Anchor choice]),
 // and BucketAnchors groups them so that a bucket's tables (a product of nibble sets, wider than its
 // anchors) accept as little ordinary text as it can: with the bundled rules' keywords that cut the
 // message path's time on the 1 GiB benchmark log by about a sixth against buckets of sorted anchors.
@@ -807,9 +887,13 @@ void ForEachWord(const std::string& s, F f) {
   }
 }
 
+// A word fit to be a keyword on its own: long enough, not a number, and printed by neither kind of
+// ordinary text, not even inside a longer word (a keyword matches anywhere: "work" stops the scan on
+// every "worker" and "network", "trying" on every "retrying").
 bool SpecificWord(const std::string& w) {
   return w.size() >= kMinWordLen && w.find_first_not_of("0123456789") != std::string::npos &&
-         !CommonLogWords().count(w) && !CommonTextWords().count(w) && kHealthyLogSample.find(w) == std::string_view::npos;
+         !CommonLogWords().count(w) && !CommonTextWords().count(w) && !Pieces().Find(kHealthyLogSample, w) &&
+         !Pieces().Find(kGeneralTextSample, w);
 }
 
 // How good an atom is as the one a line must contain: free when a keyword the scanner looks for anyway
