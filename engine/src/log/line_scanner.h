@@ -165,13 +165,12 @@ std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, con
 // What the log path needs to skip lines safely for one rule set (Note: [Line prefilter]).
 struct LinePrefilter {
   std::unique_ptr<LineScanner> scanner;  // idle keywords + keywords covering every rule's atoms
-  std::unique_ptr<LineScanner> idle;     // idle keywords only: a line the scanner stopped on without
-                                         // one needs only the patterns of its keywords to be ruled out
   // Per keyword of `scanner` (same order): the patterns (RuleSet::patterns indexes) with a required
   // literal containing it. A pattern matching a line contains one of its required literals there, and
   // that literal one of the keywords: the patterns of the keywords a line holds are all that can match.
   std::vector<std::vector<int>> keyword_patterns;
-  // Per keyword of `scanner`: true when it is one of the idle keywords (a line holding it is read).
+  // Per keyword of `scanner`: true when it is one of the idle keywords (a line holding it is read; a
+  // line the scanner stopped on without one needs only the patterns of its keywords to be ruled out).
   std::vector<bool> idle_keyword;
   std::unique_ptr<RE2::Set> unfiltered;  // patterns without required literals; null when none
   std::vector<int> unfiltered_patterns;  // their indexes in RuleSet::patterns (for reports)
