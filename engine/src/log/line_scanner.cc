@@ -321,9 +321,10 @@ class SampleWindows {
         unsigned char c = static_cast<unsigned char>(at[f]);
         // A digit of the sample stands for any digit: which ones a short sample holds is chance
         // ("41.50it/s", not "40.31it/s"), so a bucket accepting any digit there accepts the window.
-        const bool digit = c >= '0' && c <= '9';
-        for (unsigned char d = digit ? '0' : c; d <= (digit ? '9' : c); ++d) {
-          low_[f][d & 15][w / 64] |= std::uint64_t{1} << (w % 64);
+        if (c >= '0' && c <= '9') {
+          for (int d = '0'; d <= '9'; ++d) low_[f][d & 15][w / 64] |= std::uint64_t{1} << (w % 64);
+        } else {
+          low_[f][c & 15][w / 64] |= std::uint64_t{1} << (w % 64);
         }
         high_[f][c >> 4][w / 64] |= std::uint64_t{1} << (w % 64);
       }
