@@ -88,6 +88,29 @@ TEST(LineScanner, FindsTheFirstLineHoldingAKeyword) {
   }
 }
 
+// Long buffers: the newlines counted and the hit's line start over ~200 KiB of lines of 1, 16, 31,
+// 32 and 33 bytes (around the AVX2 loop's 32-byte blocks), a keyword after them or none, the last
+// line starting at several offsets of its block.
+TEST(LineScanner, LongBuffersCountEveryNewline) {
+  const std::vector<std::string> kw = {"traceback", "Error"};
+  LineScanner portable(kw, LineScanner::Impl::kPortable);
+  LineScanner avx2(kw, LineScanner::Impl::kAvx2);
+  for (size_t len : {1u, 16u, 31u, 32u, 33u}) {
+    std::string line(len - 1, 'x');
+    line += '\n';
+    std::string text;
+    while (text.size() < 200000) text += line;
+    for (size_t pad = 0; pad < 40; pad += 7) {
+      for (const std::string& tail : {std::string(pad, 'y') + "a Traceback here\n", std::string(pad, 'y') + "\n"}) {
+        const std::string all = text + tail;
+        const LineScanner::Hit want = Naive(all, kw);
+        ASSERT_EQ(Describe(portable.Find(all)), Describe(want)) << "portable, lines of " << len << ", pad " << pad;
+        ASSERT_EQ(Describe(avx2.Find(all)), Describe(want)) << "avx2, lines of " << len << ", pad " << pad;
+      }
+    }
+  }
+}
+
 TEST(LineScanner, KeywordsInListsEveryKeywordOnce) {
   LineScanner scanner({"Error", "loss=nan", "nan", "what():"});
   std::vector<std::uint32_t> found;
