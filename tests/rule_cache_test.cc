@@ -194,7 +194,7 @@ TEST(RuleCache, EditingOneFileReadsOnlyThatFile) {
   EXPECT_EQ(titles(), "rule-a=a1 rule-b=b1 ");
   // Mark rule-b's part, so that its use shows.
   const std::string parts_file = cache + "/" + kRulePartsFile;
-  const std::string magic = "triage-rule-parts 1\n";
+  const std::string magic = "triage-rule-parts 2\n";
   auto plant = [&](bool keep_key) {
     std::ifstream in(parts_file, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -362,7 +362,7 @@ TEST(RuleCache, ShippedCacheServesAFirstLoad) {
   // With rules of the user's own, the bundled files' parts come from the shipped parts file: a
   // marked part shows.
   const std::string parts_file = shipped + "/" + kRulePartsFile;
-  const std::string magic = "triage-rule-parts 1\n";
+  const std::string magic = "triage-rule-parts 2\n";
   std::string bytes = ReadText(parts_file);
   std::vector<RulePart> parts;
   ASSERT_TRUE(ParseRuleParts(std::string_view(bytes).substr(magic.size()), &parts));

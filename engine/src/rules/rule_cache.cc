@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -175,6 +177,12 @@ constexpr int MaxValue(Problem::Severity) {
 
 class Writer {
  public:
+  Writer() = default;
+  // Starts the output with `prefix` (an entry's header), `reserve` bytes set aside.
+  Writer(std::string_view prefix, size_t reserve) {
+    out_.reserve(reserve);
+    out_ += prefix;
+  }
   void U64(std::uint64_t v) { out_.append(reinterpret_cast<const char*>(&v), sizeof v); }
   std::string Take() { return std::move(out_); }
 
@@ -240,10 +248,20 @@ class Reader {
     return v;
   }
 
-  void operator()(std::string& s) {
+  void operator()(std::string& s) { s = std::string(View()); }
+  // A string as operator() reads it, left in place.
+  std::string_view View() {
     size_t n = Count();
-    s = ok_ ? std::string(in_.substr(pos_, n)) : std::string();
+    std::string_view s = ok_ ? in_.substr(pos_, n) : std::string_view();
     pos_ += ok_ ? n : 0;
+    return s;
+  }
+  // The rest of the input from here, `n` bytes of it consumed.
+  std::string_view Take(std::uint64_t n) {
+    if (n > in_.size() - pos_) return Fail(), std::string_view();
+    std::string_view s = in_.substr(pos_, static_cast<size_t>(n));
+    pos_ += static_cast<size_t>(n);
+    return s;
   }
   void operator()(double& v) {
     std::uint64_t bits = U64();
@@ -354,6 +372,21 @@ std::string ShippedRuleCacheDir() {
   return (dir.parent_path() / "rule-cache").string();
 }
 
+namespace {
+
+// `prefix`, then the serialised payload; `reserve`: the bytes to set aside (the size of the last entry
+// written, so that the output is not copied as it grows).
+std::string SerializeParsedRulesAfter(std::string_view prefix, const ParsedRules& p, size_t reserve) {
+  Writer w(prefix, reserve);
+  w.U64(kMagic);
+  w.U64(kFormat);
+  w(p);
+  w.U64(kMagic);  // trailer: a truncated file fails here
+  return w.Take();
+}
+
+}  // namespace
+
 std::string SerializeParsedRules(const ParsedRules& p) {
   Writer w;
   w.U64(kMagic);
@@ -375,21 +408,86 @@ bool ParseParsedRules(std::string_view bytes, ParsedRules* out) {
   return true;
 }
 
-std::string SerializeRuleParts(const std::vector<RulePart>& parts) {
+// Note: [Parts file layout] The parts file is read on every load that misses the whole-set entry,
+// and it may hold up to kMaxRuleParts parts of several rule sets: a load parses only the index (each
+// part's key and length) and then only the parts whose key it asks for, and rewriting the file after
+// an edit copies the unchanged parts' bytes instead of parsing and serialising them again. The bytes:
+// kMagic, kFormat, the count, then each part's key (a string) and length, then the parts' bytes in
+// that order (each a RulePart as Fields lists it, its key again), then kMagic.
+std::string SerializeRulePart(const RulePart& part) {
+  Writer w;
+  w(part);
+  return w.Take();
+}
+
+bool ParseRulePart(const StoredPart& stored, RulePart* part) {
+  Reader in(stored.bytes);
+  RulePart p;
+  in(p);
+  if (!in.ok() || !in.AtEnd() || p.key != stored.key) return false;
+  *part = std::move(p);
+  return true;
+}
+
+namespace {
+
+// The index and trailer of a parts file (Note: [Parts file layout]): what goes before and after the
+// parts' bytes.
+std::string PartsHeader(const std::vector<StoredPart>& parts) {
   Writer w;
   w.U64(kMagic);
   w.U64(kFormat);
-  w(parts);
+  w.U64(parts.size());
+  for (const StoredPart& p : parts) {
+    w(std::string(p.key));
+    w.U64(p.bytes.size());
+  }
+  return w.Take();
+}
+
+std::string PartsTrailer() {
+  Writer w;
   w.U64(kMagic);
   return w.Take();
 }
 
-bool ParseRuleParts(std::string_view bytes, std::vector<RulePart>* out) {
+}  // namespace
+
+bool IndexRuleParts(std::string_view bytes, std::vector<StoredPart>* out) {
   Reader in(bytes);
   if (in.U64() != kMagic || in.U64() != kFormat) return false;
-  std::vector<RulePart> parts;
-  in(parts);
+  const std::uint64_t n = in.U64();
+  // Each part takes at least 16 bytes of the index: a corrupt count cannot make us allocate much.
+  if (!in.ok() || n > bytes.size() / 16) return false;
+  std::vector<StoredPart> parts(static_cast<size_t>(n));
+  std::vector<std::uint64_t> sizes(parts.size());
+  for (size_t i = 0; i < parts.size() && in.ok(); ++i) {
+    parts[i].key = in.View();
+    sizes[i] = in.U64();
+  }
+  for (size_t i = 0; i < parts.size() && in.ok(); ++i) parts[i].bytes = in.Take(sizes[i]);
   if (in.U64() != kMagic || !in.ok() || !in.AtEnd()) return false;
+  *out = std::move(parts);
+  return true;
+}
+
+std::string SerializeRuleParts(const std::vector<RulePart>& parts) {
+  std::vector<std::string> bytes;
+  std::vector<StoredPart> stored;
+  for (const RulePart& p : parts) bytes.push_back(SerializeRulePart(p));
+  for (size_t i = 0; i < parts.size(); ++i) stored.push_back({parts[i].key, bytes[i]});
+  std::string out = PartsHeader(stored);
+  for (const std::string& b : bytes) out += b;
+  return out + PartsTrailer();
+}
+
+bool ParseRuleParts(std::string_view bytes, std::vector<RulePart>* out) {
+  std::vector<StoredPart> stored;
+  if (!IndexRuleParts(bytes, &stored)) return false;
+  std::vector<RulePart> parts(stored.size());
+  for (size_t i = 0; i < stored.size(); ++i) {
+    if (!ParseRulePart(stored[i], &parts[i])) return false;
+  }
   *out = std::move(parts);
   return true;
 }
@@ -397,7 +495,7 @@ bool ParseRuleParts(std::string_view bytes, std::vector<RulePart>* out) {
 namespace {
 
 // The parts file on disk: kPartsMagic, then the serialised parts.
-constexpr char kPartsMagic[] = "triage-rule-parts 1\n";
+constexpr char kPartsMagic[] = "triage-rule-parts 2\n";
 
 // An entry on disk: kEntryMagic, the key it was built for, then the serialised payload.
 constexpr char kEntryMagic[] = "triage-rule-cache 2\n";
@@ -448,21 +546,46 @@ bool ReadOwnRegularFile(const std::string& path, std::string* bytes, CacheOwner 
   return ok;
 }
 
-// Writes `bytes` to a fresh file in `dir` (mkstemp: mode 0600, O_EXCL) and renames it to `path`.
-bool WriteAndRename(const std::string& dir, const std::string& path, const std::string& bytes) {
+// Writes `pieces`, one after another, to a fresh file in `dir` (mkstemp: mode 0600, O_EXCL) and renames
+// it to `path`.
+bool WriteAndRename(const std::string& dir, const std::string& path, const std::vector<std::string_view>& pieces) {
   std::string tmp = dir + "/.rules-XXXXXX";
   int fd = ::mkstemp(tmp.data());
   if (fd < 0) return false;
-  size_t put = 0;
-  while (put < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + put, bytes.size() - put);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    put += static_cast<size_t>(n);
+  bool put = true;
+  for (size_t first = 0; put && first < pieces.size();) {
+    // As many pieces as one writev takes; a short write goes on from where it stopped.
+    std::vector<iovec> iov;
+    for (size_t i = first; i < pieces.size() && iov.size() < IOV_MAX; ++i) {
+      iov.push_back({const_cast<char*>(pieces[i].data()), pieces[i].size()});
+    }
+    first += iov.size();
+    for (size_t at = 0; at < iov.size();) {
+      ssize_t n = ::writev(fd, iov.data() + at, static_cast<int>(iov.size() - at));
+      if (n < 0 && errno == EINTR) continue;
+      const size_t before = at;
+      size_t done = n < 0 ? 0 : static_cast<size_t>(n);
+      while (at < iov.size() && done >= iov[at].iov_len) {
+        done -= iov[at].iov_len;
+        ++at;
+      }
+      if (done > 0) {  // within iov[at]
+        iov[at].iov_base = static_cast<char*>(iov[at].iov_base) + done;
+        iov[at].iov_len -= done;
+      }
+      if (n < 0 || (n == 0 && at == before)) {
+        put = false;
+        break;
+      }
+    }
   }
-  bool ok = ::close(fd) == 0 && put == bytes.size() && ::rename(tmp.c_str(), path.c_str()) == 0;
+  bool ok = ::close(fd) == 0 && put && ::rename(tmp.c_str(), path.c_str()) == 0;
   if (!ok) ::unlink(tmp.c_str());
   return ok;
+}
+
+bool WriteAndRename(const std::string& dir, const std::string& path, std::string_view bytes) {
+  return WriteAndRename(dir, path, std::vector<std::string_view>{bytes});
 }
 
 }  // namespace
@@ -477,22 +600,23 @@ bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* 
   return ParseParsedRules(std::string_view(bytes).substr(header.size()), parsed);  // no copy of ~1 MB
 }
 
-bool ReadRuleParts(const std::string& dir, std::vector<RulePart>* parts, CacheOwner owner) {
+bool ReadRuleParts(const std::string& dir, std::string* bytes, std::vector<StoredPart>* parts, CacheOwner owner) {
   if (dir.empty() || !SafeCacheDir(dir, /*create=*/false, owner)) return false;
-  std::string bytes;
-  if (!ReadOwnRegularFile(dir + "/" + kRulePartsFile, &bytes, owner)) return false;
+  if (!ReadOwnRegularFile(dir + "/" + kRulePartsFile, bytes, owner)) return false;
   const std::string_view magic(kPartsMagic);
-  if (bytes.compare(0, magic.size(), magic) != 0) return false;
-  return ParseRuleParts(std::string_view(bytes).substr(magic.size()), parts);
+  if (bytes->compare(0, magic.size(), magic) != 0) return false;
+  return IndexRuleParts(std::string_view(*bytes).substr(magic.size()), parts);
 }
 
-void WriteRuleParts(const std::string& dir, const std::vector<RulePart>& parts) {
+void WriteRuleParts(const std::string& dir, const std::vector<StoredPart>& parts) {
   if (dir.empty() || !SafeCacheDir(dir, /*create=*/true)) return;
-  const std::string bytes =
-      parts.size() <= kMaxRuleParts
-          ? SerializeRuleParts(parts)
-          : SerializeRuleParts(std::vector<RulePart>(parts.begin(), parts.begin() + kMaxRuleParts));
-  WriteAndRename(dir, dir + "/" + kRulePartsFile, kPartsMagic + bytes);
+  const std::vector<StoredPart> kept(parts.begin(), parts.begin() + std::min(parts.size(), kMaxRuleParts));
+  const std::string header = kPartsMagic + PartsHeader(kept);
+  const std::string trailer = PartsTrailer();
+  std::vector<std::string_view> pieces = {header};
+  for (const StoredPart& p : kept) pieces.push_back(p.bytes);
+  pieces.push_back(trailer);
+  WriteAndRename(dir, dir + "/" + kRulePartsFile, pieces);
 }
 
 namespace {
@@ -552,7 +676,8 @@ void WriteStampIndex(const std::string& dir, const std::string& stamp_key, const
 
 void WriteRuleCache(const std::string& dir, const std::string& key, const ParsedRules& parsed) {
   if (dir.empty() || !SafeCacheDir(dir, /*create=*/true)) return;
-  if (!WriteAndRename(dir, EntryPath(dir, key), std::string(kEntryMagic) + key + "\n" + SerializeParsedRules(parsed))) {
+  const std::string bytes = SerializeParsedRulesAfter(std::string(kEntryMagic) + key + "\n", parsed, size_t{2} << 20);
+  if (!WriteAndRename(dir, EntryPath(dir, key), bytes)) {
     return;
   }
   KeepNewest(dir, "rules-", ".bin", kKeepEntries);

@@ -112,22 +112,38 @@ enum class CacheOwner { kUser, kUserOrRoot };
 std::string SerializeParsedRules(const ParsedRules& parsed);
 bool ParseParsedRules(std::string_view bytes, ParsedRules* parsed);
 
-// Serialises / parses a list of parts. Parse returns false on any inconsistency.
+// Serialises / parses a list of parts (Note: [Parts file layout] in rule_cache.cc). Parse returns false
+// on any inconsistency.
 std::string SerializeRuleParts(const std::vector<RulePart>& parts);
 bool ParseRuleParts(std::string_view bytes, std::vector<RulePart>* parts);
 
+// One part as the parts file holds it: its key and its serialised bytes (views into the file's bytes).
+struct StoredPart {
+  std::string_view key;
+  std::string_view bytes;
+};
+// What SerializeRuleParts made, indexed without parsing the parts; false when the index is bad.
+bool IndexRuleParts(std::string_view bytes, std::vector<StoredPart>* parts);
+// One part's bytes, as StoredPart::bytes holds them.
+std::string SerializeRulePart(const RulePart& part);
+// Parses one part; false when its bytes are bad or do not hold `stored.key`.
+bool ParseRulePart(const StoredPart& stored, RulePart* part);
+
 // The most parts WriteRuleParts keeps (the current load's first, then earlier ones). A load that
-// misses the whole-set entry parses every part in the file, so this bounds its memory: ~1,600 parts
-// (7.8 MB) took a miss on the bundled rules to 52 MB peak RSS, against 15 MB for a hit; 1024 (four
-// bundled rule sets' worth) keeps a miss well under the 64 MB budget (tests/bench/README.md).
+// misses the whole-set entry indexes every part in the file but parses only those it uses; this bounds
+// the file: ~1,600 parts (7.8 MB) took a miss on the bundled rules to 52 MB peak RSS when every part
+// was parsed, against 15 MB for a hit; 1024 (four bundled rule sets' worth) keeps a miss well under the
+// 64 MB budget (tests/bench/README.md).
 constexpr size_t kMaxRuleParts = 1024;
 
-// Reads the parts file of `dir` (kRulePartsFile); false when there is none, it is bad, or the
-// directory or file is not safe to read (Note: [Cache hardening]). A part is only ever used for a
-// file whose inputs hash to its key.
-bool ReadRuleParts(const std::string& dir, std::vector<RulePart>* parts, CacheOwner owner = CacheOwner::kUser);
-// Writes the parts file (best effort, as WriteRuleCache), at most kMaxRuleParts of `parts`.
-void WriteRuleParts(const std::string& dir, const std::vector<RulePart>& parts);
+// Reads the parts file of `dir` (kRulePartsFile) into *bytes and indexes it into *parts (views into
+// *bytes); false when there is none, it is bad, or the directory or file is not safe to read (Note:
+// [Cache hardening]). A part is only ever used for a file whose inputs hash to its key.
+bool ReadRuleParts(const std::string& dir, std::string* bytes, std::vector<StoredPart>* parts,
+                   CacheOwner owner = CacheOwner::kUser);
+// Writes the parts file (best effort, as WriteRuleCache): the first kMaxRuleParts of `parts`, whose
+// bytes are copied as they are.
+void WriteRuleParts(const std::string& dir, const std::vector<StoredPart>& parts);
 constexpr char kRulePartsFile[] = "rule-parts.bin";
 
 // Reads the stamp index for `stamp_key` from `dir` (Note: [Rule file stamps] in rule_loader.cc): the key

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 
 #include <yaml-cpp/yaml.h>
 
@@ -287,11 +289,15 @@ class PartCache {
             const std::map<std::string, std::string>* digests = nullptr)
       : base_(base), dir_(std::move(dir)), digests_(digests) {
     if (dir_.empty()) return;
-    ReadRuleParts(dir_, &old_);
-    if (std::vector<RulePart> more; !shipped.empty() && ReadRuleParts(shipped, &more, CacheOwner::kUserOrRoot)) {
-      old_.insert(old_.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    // Only the index is parsed here (Note: [Parts file layout] in rule_cache.cc); a part when used.
+    ReadRuleParts(dir_, &own_bytes_, &stored_);
+    if (std::vector<StoredPart> more;
+        !shipped.empty() && ReadRuleParts(shipped, &shipped_bytes_, &more, CacheOwner::kUserOrRoot)) {
+      stored_.insert(stored_.end(), more.begin(), more.end());
     }
-    for (size_t i = 0; i < old_.size(); ++i) by_key_.emplace(old_[i].key, i);  // the first of a key wins
+    by_key_.reserve(stored_.size());
+    for (size_t i = 0; i < stored_.size(); ++i) by_key_.emplace(stored_[i].key, i);  // the first of a key wins
+    used_.assign(stored_.size(), false);
   }
 
   // The part of `sf`: from the parts file when it holds one for these very inputs, else read now.
@@ -300,23 +306,27 @@ class PartCache {
     const std::string key = PartKey(sf, lua_file, lua_too_large);
     auto it = by_key_.find(key);
     if (it != by_key_.end() && !used_[it->second]) {
-      used_[it->second] = true;
-      current_.push_back(old_[it->second]);
-      return std::move(old_[it->second]);
+      used_[it->second] = true;  // used, or damaged: not written again either way
+      RulePart part;
+      if (ParseRulePart(stored_[it->second], &part)) {
+        current_.push_back(stored_[it->second]);
+        return part;
+      }
     }
     RulePart part = ReadPart(sf, lua_file, lua_too_large, strict, lua);
     part.key = key;
-    current_.push_back(part);
-    fresh_ = true;
+    fresh_.push_back({part.key, SerializeRulePart(part)});
+    current_.push_back({fresh_.back().first, fresh_.back().second});
     return part;
   }
 
   // Writes the parts file when this load read a file afresh: this load's parts, then the earlier
-  // ones it did not use (another rule set's), up to kMaxRuleParts.
+  // ones it did not use (another rule set's), up to kMaxRuleParts; the parts it took from the file are
+  // written as they were read, not serialised again.
   void Save() {
-    if (dir_.empty() || !fresh_) return;
-    for (size_t i = 0; i < old_.size() && current_.size() < kMaxRuleParts; ++i) {
-      if (!used_[i]) current_.push_back(std::move(old_[i]));
+    if (dir_.empty() || fresh_.empty()) return;
+    for (size_t i = 0; i < stored_.size() && current_.size() < kMaxRuleParts; ++i) {
+      if (!used_[i]) current_.push_back(stored_[i]);
     }
     WriteRuleParts(dir_, current_);
   }
@@ -347,11 +357,12 @@ class PartCache {
   CacheKey base_;
   std::string dir_;
   const std::map<std::string, std::string>* digests_;
-  std::vector<RulePart> old_;
-  std::map<std::string, size_t> by_key_;
-  std::map<size_t, bool> used_;
-  std::vector<RulePart> current_;
-  bool fresh_ = false;
+  std::string own_bytes_, shipped_bytes_;  // the parts files read: stored_ views them
+  std::vector<StoredPart> stored_;
+  std::unordered_map<std::string_view, size_t> by_key_;
+  std::vector<bool> used_;
+  std::deque<std::pair<std::string, std::string>> fresh_;  // key and bytes of each part read afresh
+  std::vector<StoredPart> current_;                        // this load's parts, in order
 };
 
 // Parses, validates and resolves every rule file: everything a load does before compiling, and what
