@@ -221,6 +221,42 @@ TEST(RuleCache, EditingOneFileReadsOnlyThatFile) {
   fs::remove_all(rules);
 }
 
+// Note: [Compiled pattern sets]: a load that misses the whole-set entry compiles the set at once,
+// unless the same patterns compiled before (an edit of a rule's text only); an edited pattern is
+// compiled at once again, and a bad record is no record.
+TEST(RuleCache, AnEditThatKeepsEveryPatternDoesNotCompileTheSetAgain) {
+  std::string cache = TempDir("sets_cache");
+  std::string rules = TempDir("sets_rules");
+  auto write = [&](const std::string& pattern, const std::string& title) {
+    std::ofstream(rules + "/my-rule.yaml") << "id: my-rule\ncategory: cuda.oom\ntitle: " << title
+                                           << "\nmatch:\n  message: '" << pattern << "'\nexplain: e\nhypotheses:\n"
+                                              "  - id: h\n    text: t\n    test: t\n    fix: f\nverify: v\n"
+                                              "examples:\n  - match: '" << pattern << "'\n";
+  };
+  LoadOptions o;
+  o.bundled = o.env_path = o.system = o.user = o.project = false;
+  o.dirs = {rules};
+  o.cache_dir = cache;
+  write("my failure", "first");
+  EXPECT_TRUE(LoadRules(o).rules->set_compiled());
+  ASSERT_TRUE(fs::exists(cache + "/" + kPatternSetsFile));
+  write("my failure", "second");  // the same pattern: the set waits for its first need
+  LoadResult text_edit = LoadRules(o);
+  EXPECT_EQ(text_edit.rules->rules.at(0).title, "second");
+  EXPECT_FALSE(text_edit.rules->set_compiled());
+  EXPECT_EQ(text_edit.rules->MatchWithSet("a line with my failure in it"), std::vector<int>{0});
+  write("my other failure", "third");  // a new pattern: compiled at once
+  EXPECT_TRUE(LoadRules(o).rules->set_compiled());
+  write("my other failure", "fourth");
+  EXPECT_FALSE(LoadRules(o).rules->set_compiled());
+  // A malformed record is no record.
+  std::ofstream(cache + "/" + kPatternSetsFile, std::ios::trunc) << "triage-pattern-sets 1\nnot a key\n";
+  write("my other failure", "fifth");
+  EXPECT_TRUE(LoadRules(o).rules->set_compiled());
+  fs::remove_all(cache);
+  fs::remove_all(rules);
+}
+
 // Note: [Rule file stamps]: once the rule files are older than the settle time, a start reads none of
 // them: the stamp index names the entry. Any change of a stamp (here an edit of the same size whose
 // modification time is put back) is a miss; an index is never written for files edited just now; a

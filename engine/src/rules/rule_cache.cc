@@ -674,6 +674,48 @@ void WriteStampIndex(const std::string& dir, const std::string& stamp_key, const
   KeepNewest(dir, "stamps-", ".key", kKeepStampIndexes);
 }
 
+namespace {
+
+// The pattern-set record on disk (Note: [Compiled pattern sets]): kSetsMagic, then a key a line,
+// the newest first.
+constexpr char kSetsMagic[] = "triage-pattern-sets 1\n";
+
+// The keys of `dir`'s record; empty when there is none or it is malformed or not safe to read.
+std::vector<std::string> ReadPatternSets(const std::string& dir) {
+  std::string bytes;
+  if (dir.empty() || !SafeCacheDir(dir, /*create=*/false) ||
+      !ReadOwnRegularFile(dir + "/" + kPatternSetsFile, &bytes)) {
+    return {};
+  }
+  const std::string_view magic(kSetsMagic);
+  if (bytes.compare(0, magic.size(), magic) != 0 || (bytes.size() - magic.size()) % 65 != 0) return {};
+  std::vector<std::string> keys;
+  for (size_t at = magic.size(); at < bytes.size(); at += 65) {
+    const std::string_view key = std::string_view(bytes).substr(at, 64);
+    if (!IsHexKey(key) || bytes[at + 64] != '\n') return {};
+    keys.emplace_back(key);
+  }
+  return keys;
+}
+
+}  // namespace
+
+bool KnownPatternSet(const std::string& dir, const std::string& set_key) {
+  const std::vector<std::string> keys = ReadPatternSets(dir);
+  return IsHexKey(set_key) && std::find(keys.begin(), keys.end(), set_key) != keys.end();
+}
+
+void RecordPatternSet(const std::string& dir, const std::string& set_key) {
+  if (dir.empty() || !IsHexKey(set_key) || !SafeCacheDir(dir, /*create=*/true)) return;
+  std::vector<std::string> keys = ReadPatternSets(dir);
+  keys.erase(std::remove(keys.begin(), keys.end(), set_key), keys.end());
+  keys.insert(keys.begin(), set_key);
+  if (keys.size() > static_cast<size_t>(kKeepPatternSets)) keys.resize(kKeepPatternSets);
+  std::string bytes = kSetsMagic;
+  for (const std::string& k : keys) bytes += k + "\n";
+  WriteAndRename(dir, dir + "/" + kPatternSetsFile, bytes);
+}
+
 void WriteRuleCache(const std::string& dir, const std::string& key, const ParsedRules& parsed) {
   if (dir.empty() || !SafeCacheDir(dir, /*create=*/true)) return;
   const std::string bytes = SerializeParsedRulesAfter(std::string(kEntryMagic) + key + "\n", parsed, size_t{2} << 20);

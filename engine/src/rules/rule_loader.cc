@@ -680,6 +680,17 @@ bool SameStamps(const StampProbe& probe, const std::vector<SourceFile>& files) {
   return true;
 }
 
+// The key of the pattern list `rules` make (Note: [Compiled pattern sets]): what compiling their
+// RE2::Set depends on.
+std::string PatternSetKey(const CacheKey& base, const std::vector<Rule>& rules) {
+  CacheKey key = base;
+  key.Add(std::string_view("pattern set"));
+  for (const Rule& rule : rules) {
+    for (const Text& pattern : rule.patterns) key.Add(pattern.value);
+  }
+  return key.Hex();
+}
+
 // `probe`: the stamp listing made before `in` was collected (null: none), whose index is written for
 // the content key when its files did not change since (Note: [Rule file stamps]).
 LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampProbe* probe = nullptr) {
@@ -724,7 +735,13 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampPr
   PartCache parts(base, cache_dir, shipped != cache_dir ? shipped : "", &digests);
   parsed = ParseAll(in, parts);
   parts.Save();
-  std::unique_ptr<RE2::Set> compiled = CompileSetNow(parsed.rules, &parsed.problems);
+  // The set is compiled now unless the same patterns compiled before (Note: [Compiled pattern sets]).
+  std::optional<std::unique_ptr<RE2::Set>> compiled;
+  const std::string set_key = PatternSetKey(base, parsed.rules);
+  if (!KnownPatternSet(cache_dir, set_key)) {
+    compiled = CompileSetNow(parsed.rules, &parsed.problems);
+    if (*compiled) RecordPatternSet(cache_dir, set_key);
+  }
   ParseCalibration(in.calibration, &parsed);
   // Store the required literals (ParseAll's) and the prefilter's plan too: computing them is a fifth
   // of a cold load, and most of a warm one.
