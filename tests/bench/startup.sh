@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Start-up benchmark (issue 15 item 4): `triage` on a short real log with all bundled rules, warm (the
 # rule cache holds this rule set), the two cold starts a user meets (the first run after editing one
-# rule file, whose other files' parts are cached, Note: [Rule parts]; the first run after an install,
-# served by the shipped cache, Note: [Shipped rule cache], here a copy of rules/ with its rule-cache
-# beside it and an empty user cache), no cache at all (TRIAGE_NO_CACHE=1), and `triage-probe --help`.
+# rule file, its text or one of its patterns, whose other files' parts are cached, Note: [Rule parts];
+# the first run after an install, served by the shipped cache, Note: [Shipped rule cache], here a copy
+# of rules/ with its rule-cache beside it and an empty user cache), no cache at all (TRIAGE_NO_CACHE=1),
+# and `triage-probe --help`.
 # For each: CPU time (perf stat over RUNS runs, else a timed loop; the two cold starts set up each run
 # and report the mean of RUNS single runs), wall time, instructions (callgrind; `perf stat -e
 # instructions` where the machine counts them), peak RSS (/usr/bin/time) and, for triage-probe, the
@@ -118,9 +119,16 @@ measure_each() {
 copy=$cache/copy
 mkdir -p "$copy"
 cp -r "$TRIAGE_BUNDLED_RULES" "$copy/rules"
-edited=$(find "$copy/rules" -name '*.yaml' ! -name taxonomy.yaml ! -name calibration.yaml | sort | head -1)
+edited=$(find "$copy/rules" -name '*.yaml' ! -name taxonomy.yaml ! -name calibration.yaml | sort | sed -n 1p)
 # One rule file edited before each run (a comment appended: a new key every time), the rest cached.
 edit_one() { echo "# edited $RANDOM$RANDOM" >> "$edited"; }
+# The same file's first pattern edited before each run (an optional group with a new name: the
+# pattern list changes, so the RE2::Set is compiled at once, Note: [Compiled pattern sets]).
+pattern_line=$(grep -n -m1 "^    - '.*'$" "$edited" | cut -d: -f1)
+original=$(cat "$edited")
+edit_pattern() {
+  printf '%s\n' "$original" | sed "${pattern_line}s/'\$/(?:zq$RANDOM$RANDOM)?'/" > "$edited"
+}
 prime_parts() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$log" > /dev/null 2>&1 || true; }
 # An empty user cache before each run; the shipped cache beside the copied rules, made as
 # cmake/ship_rule_cache.cmake makes it (an empty HOME and working directory).
@@ -141,6 +149,7 @@ measure "triage, warm (cache hit):" "$bin" "$log"
   export TRIAGE_BUNDLED_RULES=$copy/rules TRIAGE_CACHE_DIR=$cache/edits
   "$bin" "$log" > /dev/null || true          # the parts of every file
   measure_each "triage, one rule file edited:" edit_one prime_parts "$bin" "$log"
+  [ -n "$pattern_line" ] && measure_each "triage, one pattern edited:" edit_pattern prime_parts "$bin" "$log"
 )
 (
   export TRIAGE_BUNDLED_RULES=$copy/rules
