@@ -138,7 +138,8 @@ class LazyRegex {
 // The set is also asked when a candidate's regex does not compile on its own (RE2's smaller memory
 // budget for one regex), and the candidates are asked when the set's DFA runs out of memory. Both
 // ways give the same indexes (tests/pattern_set_test.cc checks it on every line and incident of the
-// corpus). A load without a usable cache entry compiles the set at once, so that a set RE2 cannot
+// corpus). A load without a usable cache entry compiles the set at once (unless the same patterns
+// compiled before: Note: [Compiled pattern sets] in rule_cache.h), so that a set RE2 cannot
 // compile is reported (compile-failed) with the other problems; that problem is cached with them, and
 // a rule set whose set failed matches nothing, on both paths, as before. Having the set compiled does
 // not change which way Match takes.

@@ -279,6 +279,9 @@ std::string ContentDigest(std::string_view content) {
 // `disable`) and compiles the whole set as before. A part is used only for a file whose inputs hash
 // to its key, so a part built from other bytes (an edited file, another project's rules, a planted
 // file) is never used; the parts file gets the same checks as an entry (Note: [Cache hardening]).
+// Only the parts file's index is parsed up front, each part when its file asks for it, and a rewrite
+// copies the unchanged parts' bytes (Note: [Parts file layout] in rule_cache.cc): a parts file full
+// of other rule sets' parts (up to kMaxRuleParts) costs a load its bytes, not their parsing.
 class PartCache {
  public:
   // `base`: the key's inputs shared by every file of the load (program, options); `dir`: the cache
