@@ -217,6 +217,37 @@ TEST(RuleCache, EditingOneFileReadsOnlyThatFile) {
   plant(false);
   write("rule-a", "a3");  // rule-b's part no longer carries its key: rule-b is read again
   EXPECT_EQ(titles(), "rule-a=a3 rule-b=b1 ");
+  // Parts are parsed only when used (Note: [Parts file layout]): one part's damaged bytes cost only
+  // its file a reading; the others are still used, and the file written after holds good parts only.
+  plant(true);
+  {
+    std::ifstream in(parts_file, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<StoredPart> index;
+    ASSERT_TRUE(IndexRuleParts(std::string_view(bytes).substr(magic.size()), &index));
+    bool damaged = false;
+    for (const StoredPart& p : index) {
+      RulePart part;
+      ASSERT_TRUE(ParseRulePart(p, &part));
+      if (part.rule.id != "rule-a" || damaged) continue;  // the first is this load's (older ones follow)
+      bytes[p.bytes.data() - bytes.data() + 7] = '\x7f';  // its key's length: far past the end
+      damaged = true;
+    }
+    ASSERT_TRUE(damaged);
+    std::ofstream(parts_file, std::ios::binary | std::ios::trunc) << bytes;
+    std::vector<RulePart> all;
+    EXPECT_FALSE(ParseRuleParts(std::string_view(bytes).substr(magic.size()), &all));
+  }
+  for (const auto& e : fs::directory_iterator(cache)) {
+    if (e.path().filename().string().rfind("rules-", 0) == 0) fs::remove(e.path());
+  }
+  EXPECT_EQ(titles(), "rule-a=a3 rule-b=b from its part ");
+  {
+    std::ifstream in(parts_file, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<RulePart> all;
+    EXPECT_TRUE(ParseRuleParts(std::string_view(bytes).substr(magic.size()), &all));
+  }
   fs::remove_all(cache);
   fs::remove_all(rules);
 }

@@ -413,7 +413,10 @@ bool ParseParsedRules(std::string_view bytes, ParsedRules* out) {
 // part's key and length) and then only the parts whose key it asks for, and rewriting the file after
 // an edit copies the unchanged parts' bytes instead of parsing and serialising them again. The bytes:
 // kMagic, kFormat, the count, then each part's key (a string) and length, then the parts' bytes in
-// that order (each a RulePart as Fields lists it, its key again), then kMagic.
+// that order (each a RulePart as Fields lists it, its key again), then kMagic. A part whose bytes do
+// not parse, or do not hold the key the index gives, is a miss for its file alone (read afresh, the
+// damaged part dropped); an unused part is copied without being parsed, so damage to one lingers,
+// never used, until kMaxRuleParts pushes it out.
 std::string SerializeRulePart(const RulePart& part) {
   Writer w;
   w(part);
