@@ -35,12 +35,27 @@ local function fmt(n)
 end
 
 -- The scales of every incident of this input: overflow lines separated by progress bars are several
--- incidents, and the history is in all of them.
-local function all_scales(ctx)
-  local list = {}
-  for _, inc in ipairs(ctx.incidents or { ctx.incident }) do
-    for _, s in ipairs(scales(inc.message or "")) do list[#list + 1] = s end
+-- incidents, and the history is in all of them. The engine calls this rule once per matching incident
+-- with the same ctx.incidents table, so the list is read once per input and kept here (rules/LUA_API.md
+-- "Reading every incident"): reading it on every call made a log of a thousand overflow incidents cost
+-- a thousand times the whole list. Callers must not change the list they get.
+local seen_incidents, seen_scales
+local scans = 0  -- how often the incidents were read (test_incidents_read_once)
+
+local function incidents_scales(incidents)
+  if incidents ~= seen_incidents then
+    local list = {}
+    for _, inc in ipairs(incidents) do
+      for _, s in ipairs(scales(inc.message or "")) do list[#list + 1] = s end
+    end
+    seen_incidents, seen_scales = incidents, list
+    scans = scans + 1
   end
+  return seen_scales
+end
+
+local function all_scales(ctx)
+  local list = ctx.incidents and incidents_scales(ctx.incidents) or scales(ctx.incident.message or "")
   if #list == 0 then list = scales(ctx.incident.message or "") end
   return list
 end
@@ -86,6 +101,21 @@ function test_history_across_incidents()
   local ctx = { incident = a, incidents = { a, { message = "14%|#| 380/2724" }, b }, captures = {} }
   assert(collapse_only(ctx) == nil)
   assert(scale_history(ctx).history == " (2 skipped steps in this log, from 64 down to 2)")
+end
+
+function test_incidents_read_once()
+  local a = { message = "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 64.0" }
+  local b = { message = "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32.0" }
+  local incidents = { a, { message = "14%|#| 380/2724" }, b }
+  local before = scans
+  for _, inc in ipairs(incidents) do
+    local ctx = { incident = inc, incidents = incidents, captures = {} }
+    scale_history(ctx)
+    collapse_only(ctx)
+  end
+  assert(scans == before + 1, "the incidents of one input are read once, not per call: " .. (scans - before))
+  local h = scale_history({ incident = a, incidents = { a }, captures = {} }).history
+  assert(scans == before + 2 and h == " (the last skipped step left it at 64)", h)
 end
 
 function test_healthy_scaling_is_vetoed()
