@@ -2,14 +2,31 @@
 -- The warning is only a pointer; the error anomaly mode raised after it says what went wrong. When the
 -- log holds that error (any other incident with a message), the rules that read it answer instead.
 
+-- The incidents that carry an error message: how many, and the first one. Kept for the input, since
+-- every matching incident's call gets the same ctx.incidents (rules/LUA_API.md "Reading every incident").
+local seen_incidents, seen_errors, seen_first
+local scans = 0  -- how often the incidents were read (test_incidents_read_once)
+
+local function errors(incidents)
+  if incidents ~= seen_incidents then
+    local n, first = 0, nil
+    for _, inc in ipairs(incidents) do
+      if inc.kind ~= "signal" and (inc.message or "") ~= "" and (inc.exception or "") ~= "" then
+        n = n + 1
+        first = first or inc
+      end
+    end
+    seen_incidents, seen_errors, seen_first = incidents, n, first
+    scans = scans + 1
+  end
+  return seen_errors, seen_first
+end
+
 -- score: veto when another incident carries an error message.
 function only_when_the_error_is_missing(ctx)
-  for _, inc in ipairs(ctx.incidents or {}) do
-    if inc.index ~= (ctx.incident and ctx.incident.index) and inc.kind ~= "signal"
-       and (inc.message or "") ~= "" and (inc.exception or "") ~= "" then
-      return false
-    end
-  end
+  local n, first = errors(ctx.incidents or {})
+  -- another one than this incident: two of them, or one that is not this one
+  if n >= 2 or (n == 1 and first.index ~= (ctx.incident and ctx.incident.index)) then return false end
   return nil
 end
 
@@ -32,6 +49,19 @@ function test_veto_when_the_error_is_there()
   local err = { index = 2, kind = "traceback", exception = "RuntimeError", message = "Function 'DivBackward0' returned nan values in its 1th output." }
   assert(only_when_the_error_is_missing({ incident = warn, incidents = { warn, err } }) == false)
   assert(only_when_the_error_is_missing({ incident = warn, incidents = { warn } }) == nil)
+end
+
+function test_the_error_itself_does_not_veto()
+  local err = { index = 1, kind = "traceback", exception = "RuntimeError", message = "Traceback of forward call that caused the error:" }
+  assert(only_when_the_error_is_missing({ incident = err, incidents = { err } }) == nil)
+end
+
+function test_incidents_read_once()
+  local warn = { index = 1, kind = "log_line", exception = "", message = "Traceback of forward call that caused the error:" }
+  local incidents = { warn, warn, warn }
+  local before = scans
+  for _ = 1, 3 do assert(only_when_the_error_is_missing({ incident = warn, incidents = incidents }) == nil) end
+  assert(scans == before + 1, "read once per input, not per call: " .. (scans - before))
 end
 
 function test_forward_line_from_frames()

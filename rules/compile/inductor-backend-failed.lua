@@ -3,20 +3,43 @@
 -- "<inner type>: <inner message>" then an indented "target: aten.op" line), the operator it could not
 -- lower and why: the part of the graph to exclude or report.
 
+-- The operator and inner error of a LoweringException incident, or nil.
+local function lowering_of(inc)
+  if (inc.exception or ""):find("LoweringException", 1, true) then
+    local msg = inc.message or ""
+    local target = msg:match("\n%s*target: ([%w_%.]+)")
+    local inner = msg:match("^([^\n]*)")
+    if target then return target, ((inner or ""):gsub("%s+$", "")) end
+  end
+  return nil
+end
+
+-- The first of the input's incidents that names one. Kept for the input: every matching incident's
+-- call gets the same ctx.incidents (rules/LUA_API.md "Reading every incident").
+local seen_incidents, seen_target, seen_inner
+local scans = 0  -- how often the incidents were read (test_incidents_read_once)
+
+local function lowering_in(incidents)
+  if incidents ~= seen_incidents then
+    local target, inner
+    for _, inc in ipairs(incidents) do
+      target, inner = lowering_of(inc)
+      if target then break end
+    end
+    seen_incidents, seen_target, seen_inner = incidents, target, inner
+    scans = scans + 1
+  end
+  return seen_target, seen_inner
+end
+
 -- The operator and inner error of the first LoweringException among the incidents (its own message
 -- when the incident is one, else any incident typed LoweringException).
 local function lowering(ctx)
-  local candidates = { ctx.incident }
-  for _, inc in ipairs(ctx.incidents or {}) do candidates[#candidates + 1] = inc end
-  for _, inc in ipairs(candidates) do
-    if (inc.exception or ""):find("LoweringException", 1, true) then
-      local msg = inc.message or ""
-      local target = msg:match("\n%s*target: ([%w_%.]+)")
-      local inner = msg:match("^([^\n]*)")
-      if target then return target, (inner or ""):gsub("%s+$", "") end
-    end
+  if ctx.incident then
+    local target, inner = lowering_of(ctx.incident)
+    if target then return target, inner end
   end
-  return nil
+  return lowering_in(ctx.incidents or {})
 end
 
 -- values: {backend} (inductor unless the message names another) and {lowering}, a sentence on the
@@ -44,6 +67,18 @@ function test_lowering_from_another_incident()
   local v = backend_values(ctx)
   assert(v.backend == "inductor")
   assert(v.lowering == " Here Inductor could not lower the operator aten.randn.generator: AssertionError: should have been handled in replace_random.py.", v.lowering)
+end
+
+function test_incidents_read_once()
+  local lower = { exception = "LoweringException", message = "AssertionError: x\n  target: aten.randn.generator" }
+  local wrapper = { exception = "", message = "backend='inductor' raised:" }
+  local incidents = { wrapper, lower, wrapper, wrapper }
+  local before = scans
+  for _ = 1, 3 do
+    local v = backend_values({ captures = { named = "inductor" }, incident = wrapper, incidents = incidents })
+    assert(v.lowering:find("aten.randn.generator", 1, true), v.lowering)
+  end
+  assert(scans == before + 1, "read once per input, not per call: " .. (scans - before))
 end
 
 function test_no_lowering()

@@ -16,6 +16,24 @@ local function find_in(text)
   return nil
 end
 
+-- The first peer-access detail among the input's incidents. Kept for the input: every matching
+-- incident's calls get the same ctx.incidents (rules/LUA_API.md "Reading every incident").
+local seen_incidents, seen_code, seen_what
+local scans = 0  -- how often the incidents were read (test_incidents_read_once)
+
+local function detail_in(incidents)
+  if incidents ~= seen_incidents then
+    local code, what
+    for _, inc in ipairs(incidents) do
+      code, what = find_in(inc.message or "")
+      if code then break end
+    end
+    seen_incidents, seen_code, seen_what = incidents, code, what
+    scans = scans + 1
+  end
+  return seen_code, seen_what
+end
+
 -- The code and text of the peer-access failure: from the incident's own message, its context, or any
 -- incident of the input. (Captures are not read: `values` has merged its own {code} into them.)
 local function detail(ctx)
@@ -26,10 +44,8 @@ local function detail(ctx)
     local code, what = find_in(line)
     if code then return code, what end
   end
-  for _, inc in ipairs(ctx.incidents or {}) do
-    local code, what = find_in(inc.message or "")
-    if code then return code, what end
-  end
+  code, what = detail_in(ctx.incidents or {})
+  if code then return code, what end
   return nil
 end
 
@@ -56,6 +72,14 @@ function test_error_line_with_warn_elsewhere()
   local ctx = { captures = {}, incident = { message = "NCCL error in: x, unhandled cuda error", context = {} }, incidents = { { message = "NCCL error in: x, unhandled cuda error" }, warn } }
   assert(needs_peer_access_line(ctx) == nil)
   assert(peer_access_values(ctx).cuda_what == "peer access is not supported between these two devices")
+end
+
+function test_incidents_read_once()
+  local line = { message = "NCCL error in: x, unhandled cuda error", context = {} }
+  local incidents = { line, line, line }
+  local before = scans
+  for _ = 1, 3 do assert(needs_peer_access_line({ captures = {}, incident = line, incidents = incidents }) == false) end
+  assert(scans == before + 1, "read once per input, not per call: " .. (scans - before))
 end
 
 function test_error_line_alone()

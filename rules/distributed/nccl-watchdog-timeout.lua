@@ -9,17 +9,33 @@ local function is_timeout(inc)
       or m:find("Some NCCL operations have failed or timed out", 1, true) ~= nil
 end
 
+-- The earliest incident of the input that is a real exception of another kind, or nil. Kept for the
+-- input: every matching incident's calls get the same ctx.incidents (rules/LUA_API.md "Reading every
+-- incident").
+local seen_incidents, seen_earliest
+local scans = 0  -- how often the incidents were read (test_incidents_read_once)
+
+local function earliest_failure(incidents)
+  if incidents ~= seen_incidents then
+    local best
+    for _, inc in ipairs(incidents) do
+      if inc.exception ~= "" and inc.kind ~= "log_line" and inc.kind ~= "signal" and not is_timeout(inc)
+          and (best == nil or inc.line_start < best.line_start) then
+        best = inc
+      end
+    end
+    seen_incidents, seen_earliest = incidents, best
+    scans = scans + 1
+  end
+  return seen_earliest
+end
+
 -- Returns the earliest incident before this one that is a real exception of another kind, or nil.
 local function earlier_failure(ctx)
   local here = ctx.incident and ctx.incident.line_start or math.huge
-  local best
-  for _, inc in ipairs(ctx.incidents or {}) do
-    if inc.exception ~= "" and inc.kind ~= "log_line" and inc.kind ~= "signal" and not is_timeout(inc)
-        and inc.line_start < here and (best == nil or inc.line_start < best.line_start) then
-      best = inc
-    end
-  end
-  return best
+  local best = earliest_failure(ctx.incidents or {})
+  if best and best.line_start < here then return best end
+  return nil
 end
 
 local function first_line(s)
@@ -64,6 +80,26 @@ function test_timeout_after_oom_is_a_consequence()
   assert(s and math.abs(s.confidence - 0.54) < 1e-9, "confidence should drop to 0.54")
   assert(s.note:find("line 3 (torch.cuda.OutOfMemoryError", 1, true), s.note)
   assert(rank_died(ctx) == "line 3: torch.cuda.OutOfMemoryError")
+end
+
+function test_failure_after_the_timeout_is_not_its_cause()
+  local wd = incident("log_line", "", "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7)", 5)
+  local later = incident("traceback", "RuntimeError", "CUDA error: an illegal memory access was encountered", 9)
+  local ctx = { incident = wd, incidents = { wd, later }, confidence = 0.9 }
+  assert(after_earlier_failure(ctx) == nil)
+  assert(rank_died(ctx) == true)
+end
+
+function test_incidents_read_once()
+  local oom = incident("traceback", "torch.cuda.OutOfMemoryError", "CUDA out of memory.", 3)
+  local wd = incident("log_line", "", "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1)", 23)
+  local incidents = { oom, wd, wd, wd }
+  local before = scans
+  for _ = 1, 3 do
+    local ctx = { incident = wd, incidents = incidents, confidence = 0.9 }
+    assert(after_earlier_failure(ctx) and rank_died(ctx) == "line 3: torch.cuda.OutOfMemoryError")
+  end
+  assert(scans == before + 1, "read once per input, not per call: " .. (scans - before))
 end
 
 function test_lone_timeout_is_left_alone()

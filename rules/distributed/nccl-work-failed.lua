@@ -12,13 +12,28 @@ end
 -- an NCCL error line, the rule for that line says the same with the numbers; this one steps aside.
 local SAYS_MORE = { "Watchdog caught collective operation timeout", "NCCL error in:", "NCCL Error " }
 
-function not_when_cause_shown(ctx)
-  for _, inc in ipairs(ctx.incidents or {}) do
+local function says_more(incidents)
+  for _, inc in ipairs(incidents) do
     local m = inc.message or ""
     for _, s in ipairs(SAYS_MORE) do
-      if m:find(s, 1, true) then return false end
+      if m:find(s, 1, true) then return true end
     end
   end
+  return false
+end
+
+-- The answer for the input's incidents, kept: every matching incident's call gets the same table
+-- (rules/LUA_API.md "Reading every incident").
+local seen_incidents, seen_answer
+local scans = 0  -- how often the incidents were read (test_incidents_read_once)
+
+function not_when_cause_shown(ctx)
+  local incidents = ctx.incidents or {}
+  if incidents ~= seen_incidents then
+    seen_incidents, seen_answer = incidents, says_more(incidents)
+    scans = scans + 1
+  end
+  if seen_answer then return false end
   return nil
 end
 
@@ -26,6 +41,14 @@ function test_steps_aside_for_the_timeout_line()
   local timeout = { message = "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600029 milliseconds before timing out." }
   assert(not_when_cause_shown({ incidents = { timeout } }) == false)
   assert(not_when_cause_shown({ incidents = { { message = "NCCL communicator was aborted on rank 1." } } }) == nil)
+end
+
+function test_incidents_read_once()
+  local echo = { message = "[Rank 0] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels" }
+  local incidents = { echo, echo, echo }
+  local before = scans
+  for _ = 1, 3 do assert(not_when_cause_shown({ incidents = incidents }) == nil) end
+  assert(scans == before + 1, "read once per input, not per call: " .. (scans - before))
 end
 
 function test_detail()

@@ -8,19 +8,34 @@ local function target(ctx)
   return math.tointeger(triage.number(ctx.captures.target))
 end
 
--- Returns the class count the traceback's source lines state, or nil.
-local function class_count(ctx)
-  local patterns = { "view%(%s*%-1%s*,%s*(%d+)%s*%)", "reshape%(%s*%-1%s*,%s*(%d+)%s*%)",
-                     "Linear%(%s*%d+%s*,%s*(%d+)", "num_classes%s*=%s*(%d+)", "n_classes%s*=%s*(%d+)" }
-  for _, inc in ipairs(ctx.incidents or {}) do
+local PATTERNS = { "view%(%s*%-1%s*,%s*(%d+)%s*%)", "reshape%(%s*%-1%s*,%s*(%d+)%s*%)",
+                   "Linear%(%s*%d+%s*,%s*(%d+)", "num_classes%s*=%s*(%d+)", "n_classes%s*=%s*(%d+)" }
+
+local function class_count_in(incidents)
+  for _, inc in ipairs(incidents) do
     for _, f in ipairs(inc.frames or {}) do
-      for _, p in ipairs(patterns) do
+      for _, p in ipairs(PATTERNS) do
         local c = f.source and f.source:match(p)
         if c then return math.tointeger(tonumber(c)) end
       end
     end
   end
   return nil
+end
+
+-- The count is the same for every call of one input (the same ctx.incidents), so it is kept
+-- (rules/LUA_API.md "Reading every incident").
+local seen_incidents, seen_count
+local scans = 0  -- how often the incidents were read (test_incidents_read_once)
+
+-- Returns the class count the traceback's source lines state, or nil.
+local function class_count(ctx)
+  local incidents = ctx.incidents or {}
+  if incidents ~= seen_incidents then
+    seen_incidents, seen_count = incidents, class_count_in(incidents)
+    scans = scans + 1
+  end
+  return seen_count
 end
 
 local function is_marker(t) return t < 0 or t == 255 end
@@ -75,6 +90,15 @@ function test_label_far_above_class_count_is_a_small_head()
   local ctx = ctx_with(37, "loss = F.cross_entropy(logits.view(-1, 10), labels.view(-1))")
   assert(one_based(ctx) == false)
   assert(head_too_small(ctx):find("only 10 classes", 1, true))
+end
+
+function test_incidents_read_once()
+  local ctx = ctx_with(10, "loss = F.cross_entropy(logits.view(-1, 10), labels.view(-1))")
+  local before = scans
+  for _ = 1, 3 do
+    assert(one_based(ctx) and head_too_small(ctx) == false)
+  end
+  assert(scans == before + 1, "read once per input, not per call: " .. (scans - before))
 end
 
 function test_markers()
