@@ -287,6 +287,34 @@ TEST(LuaLimits, NoStateSurvivesIntoTheNextInput) {
   EXPECT_EQ(o.text, "+s n=1 calls=1\n+s n=1 calls=1\n+s n=1 calls=1\n");
 }
 
+TEST(LuaLimits, AllCallsOfARuleOnOneInputShareABudget) {
+  // Note: [Lua input budget]: each call runs ~600 k instructions, under its own limit of 1 M, once per
+  // matching incident; 80 incidents would be 48 M, over the 32 M that one input allows the rule.
+  const std::string lua = "function s(ctx)\n  local n = 0\n  for i = 1, 300000 do n = n + i end\n  return nil\nend\n";
+  LoadResult r = LoadRulesFromStrings({{"s.yaml", MatmulRule("s", "score: lua:s\n")}, {"s.lua", lua}});
+  ASSERT_TRUE(r.ok());
+  std::string log;
+  for (int i = 1; i <= 80; ++i) {
+    log += "step " + std::to_string(i) + "\nRuntimeError: mat1 and mat2 shapes cannot be multiplied (4x" +
+           std::to_string(i) + " and 64x128)\n\n";
+  }
+  Outcome o = Bounded([&] { return Summary(r, log, 2); });
+  ExpectBounded(o, "input budget");
+  // The rule stops partway, says why, and keeps what its earlier calls decided; the next input starts
+  // with a full account, so both runs read alike.
+  const std::string warning = "s:lua-budget rule disabled for this input: ";
+  size_t first = o.text.find(warning);
+  ASSERT_NE(first, std::string::npos) << o.text.substr(0, 2000);
+  EXPECT_NE(o.text.find("instruction budget of this input exceeded (32000000 instructions, all calls)", first),
+            std::string::npos) << o.text.substr(0, 2000);
+  size_t second = o.text.find(warning, first + 1);
+  ASSERT_NE(second, std::string::npos) << o.text.substr(0, 2000);
+  size_t half = o.text.find("+s ", first);
+  ASSERT_NE(half, std::string::npos);
+  EXPECT_EQ(o.text.substr(0, half), o.text.substr(half));
+  EXPECT_EQ(o.text.compare(0, 3, "+s "), 0) << o.text.substr(0, 2000);
+}
+
 TEST(LuaLimits, ReturnedTextAndRenderedTemplatesAreCapped) {
   // 7 MB returned and used 50 times in `explain`: refused, not rendered into 350 MB.
   std::string explain;

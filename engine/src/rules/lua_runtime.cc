@@ -28,6 +28,10 @@ constexpr int kMaxDepth = 4;           // nesting converted out of a returned ta
 constexpr int kMaxFields = 1000;       // fields converted out of one returned table
 constexpr std::size_t kMaxReturnBytes = 64 << 10;  // text a call may return (strings and keys)
 constexpr std::size_t kMaxGlobalBytes = 4 << 20;   // text of a whole-Lua rule's `rule` table
+// What all the calls of one rule on one input may use together, in per-call limits (Note: [Lua input
+// budget]).
+constexpr std::uint64_t kInputInstructionCalls = 32;
+constexpr std::uint64_t kInputTimeCalls = 8;
 
 // Trusted set-up code, run once per state with the full base library. It hardens the shared string
 // metatable, defines the `triage` helper table and returns the environment builder and freezer.
@@ -202,9 +206,15 @@ struct LuaState::Budget {
   int pace = 0;                // the count hook's current interval
   std::uint64_t count = 0;
   std::uint64_t max = 0;
+  std::uint64_t call_max = 0;  // a call's own instruction limit (max is less when the input has less left)
   std::uint32_t ms = 0;
   std::uint64_t deadline = ~std::uint64_t{0};  // CpuNanos() at which the call stops
   std::uint64_t clock_due = 0;                 // the count at which to read the clock again
+  // Set by LuaState::Call when what the input has left is less than a call's own limit (Note: [Lua
+  // input budget]): then `max` or the deadline is the input's rest, and the stop says "per input".
+  std::uint64_t input_ns = ~std::uint64_t{0};  // CPU nanoseconds the input has left for this call
+  bool input_max = false;
+  bool input_deadline = false;
   bool overrun = false;
   char why[96] = "";  // what ran out, once overrun
 };
@@ -260,13 +270,33 @@ bool PastDeadline(LuaState::Budget* b) {
 // pattern functions raise at entry too. C functions that run long without VM instructions allocate as
 // they go (string.rep, table.concat, gsub's result): every kCheckBytes allocated, the hook runs at
 // the next instruction, so such a loop overshoots the time limit by one allocation's work at most.
+//
+// Note: [Lua input budget] The engine calls a rule's Lua once per incident it matches (values, score,
+// each hypothesis' when), up to the 2000 incidents an input keeps, so limits per call alone let a rule
+// whose every call reads every incident cost incidents^2: each call under its limit, the whole minutes
+// (rules/LUA_API.md "Reading every incident"). All the calls of one rule on one input therefore share a
+// second account too: kInputInstructionCalls times a call's instructions and kInputTimeCalls times its
+// CPU time (32 M instructions and 2 s by default). A call gets its own limits or what the input has
+// left, whichever is less, and stops as it would at its own limit, saying "of this input"; the ranker
+// then turns the rule off for the rest of the input, keeping what its earlier calls decided. The
+// account is emptied with the environment, at the rule's first call on the next input.
 // Returns true when the budget has just run out.
 bool RunsOut(LuaState::Budget* b) {
   if (b->count > b->max) {
-    std::snprintf(b->why, sizeof b->why, "instruction budget exceeded (%llu instructions per call)",
-                  static_cast<unsigned long long>(b->max));
+    if (b->input_max) {
+      std::snprintf(b->why, sizeof b->why, "instruction budget of this input exceeded (%llu instructions, all calls)",
+                    static_cast<unsigned long long>(kInputInstructionCalls * b->call_max));
+    } else {
+      std::snprintf(b->why, sizeof b->why, "instruction budget exceeded (%llu instructions per call)",
+                    static_cast<unsigned long long>(b->max));
+    }
   } else if (PastDeadline(b)) {
-    std::snprintf(b->why, sizeof b->why, "time limit exceeded (%u ms of CPU per call)", static_cast<unsigned>(b->ms));
+    if (b->input_deadline) {
+      std::snprintf(b->why, sizeof b->why, "time limit of this input exceeded (%llu ms of CPU, all calls)",
+                    static_cast<unsigned long long>(kInputTimeCalls * b->ms));
+    } else {
+      std::snprintf(b->why, sizeof b->why, "time limit exceeded (%u ms of CPU per call)", static_cast<unsigned>(b->ms));
+    }
   } else {
     return false;
   }
@@ -304,7 +334,9 @@ void StartBudget(lua_State* L, LuaState::Budget* b) {
   b->count = 0;
   b->overrun = false;
   b->why[0] = '\0';
-  b->deadline = CpuNanos() + std::uint64_t{b->ms} * 1000000u;
+  const std::uint64_t ns = std::uint64_t{b->ms} * 1000000u;
+  b->input_deadline = b->input_ns < ns;
+  b->deadline = CpuNanos() + (b->input_deadline ? b->input_ns : ns);
   b->clock_due = kHookStep;
   b->allocated = 0;
   b->pace = kHookStep;
@@ -640,6 +672,9 @@ struct LuaState::Vm {
   int incidents_ref = LUA_NOREF;   // ctx.incidents, built once per input
   int metrics_ref = LUA_NOREF;     // ctx.metrics, built once per input
   const std::vector<Incident>* cached_for = nullptr;
+  // What this input's calls have used so far (Note: [Lua input budget]).
+  std::uint64_t input_instructions = 0;
+  std::uint64_t input_ns = 0;
   bool used = false;               // called since the environment was built
   bool stale = false;              // used by an earlier input: build the environment again
   ~Vm() {
@@ -669,6 +704,7 @@ bool BuildEnv(LuaState::Vm* vm, LuaError* error) {
     *ref = LUA_NOREF;
   }
   vm->cached_for = nullptr;
+  vm->input_instructions = vm->input_ns = 0;
   vm->used = vm->stale = false;
   lua_gc(L, LUA_GCCOLLECT);
   LoadArgs args{&vm->chunks, -1, false, LUA_NOREF};
@@ -738,7 +774,7 @@ bool LuaState::LoadRule(int slot, const std::vector<LuaChunk>& chunks, LuaError*
     error->message = "could not start Lua (memory limit " + std::to_string(limits_.memory_bytes) + " bytes per rule)";
     return false;
   }
-  vm->budget.max = limits_.instructions;
+  vm->budget.max = vm->budget.call_max = limits_.instructions;
   vm->budget.ms = limits_.milliseconds;
   vm->chunks = chunks;
   for (const LuaChunk& c : chunks) vm->files.push_back(c.file);
@@ -858,7 +894,30 @@ bool LuaState::Call(int slot, const std::string& name, const LuaCallInput* input
   }
   CallArgs args{input, vm->env_ref, &vm->incidents_ref, &vm->metrics_ref, &series, name.c_str(), false};
   int base = lua_gettop(L);
+  // This call gets its own limits, or what the input has left when that is less (Note: [Lua input
+  // budget]); what it used is added to the input's account, whether it failed or not.
+  Budget& b = vm->budget;
+  const std::uint64_t input_max = kInputInstructionCalls * b.call_max;
+  const std::uint64_t input_ns = kInputTimeCalls * b.ms * std::uint64_t{1000000};
+  if (vm->input_instructions >= input_max || vm->input_ns >= input_ns) {
+    error->code = "lua-budget";
+    error->file = vm->files.empty() ? "" : vm->files[0];
+    error->line = 0;
+    error->message = vm->input_instructions >= input_max
+                         ? "instruction budget of this input exceeded (" + std::to_string(input_max) + " instructions, all calls)"
+                         : "time limit of this input exceeded (" + std::to_string(kInputTimeCalls * b.ms) + " ms of CPU, all calls)";
+    return false;
+  }
+  b.input_max = input_max - vm->input_instructions < b.call_max;
+  b.max = b.input_max ? input_max - vm->input_instructions : b.call_max;
+  b.input_ns = input_ns - vm->input_ns;
+  const std::uint64_t started = CpuNanos();
   int status = CallBudgeted(vm, CallRuleFunction, &args, 1);
+  vm->input_ns += CpuNanos() - started;
+  vm->input_instructions += b.count;
+  b.max = b.call_max;
+  b.input_max = false;
+  b.input_ns = ~std::uint64_t{0};
   if (status != LUA_OK) {
     std::string raw = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error";
     lua_settop(L, base);
