@@ -105,6 +105,34 @@ TEST(LuaRules, CrossIncidentContextSeesEveryIncident) {
   EXPECT_NE(Find(Engine(r.rules).DiagnoseText(two), "r"), nullptr);
 }
 
+TEST(LuaRules, OneInputsCallsShareOneIncidentsTable) {
+  // rules/LUA_API.md "Reading every incident": a rule keeps what it read of ctx.incidents, keyed on the
+  // table, and each call's score vetoes unless the incidents were read once for the whole input. All
+  // three incidents are kept only when every call of the input got the same table.
+  const std::string lua =
+      "local seen, reads = nil, 0\n"
+      "function s(ctx)\n"
+      "  if ctx.incidents ~= seen then seen = ctx.incidents; reads = reads + 1 end\n"
+      "  if reads == 1 then return nil end\n"
+      "  return false\n"
+      "end\n";
+  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: lua:s\n")}, {"r.lua", lua}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  std::string log;
+  for (int i = 1; i <= 3; ++i) {
+    log += "step " + std::to_string(i) + "\nRuntimeError: mat1 and mat2 shapes cannot be multiplied (4x" +
+           std::to_string(i) + " and 64x128)\n\n";
+  }
+  Engine engine(r.rules);
+  for (int input = 0; input < 2; ++input) {  // the next input gets a table, and a file, of its own
+    Report rep = engine.DiagnoseText(log);
+    ASSERT_EQ(rep.incidents.size(), 3u);
+    const Diagnosis* d = Find(rep, "r");
+    ASSERT_NE(d, nullptr) << input;
+    EXPECT_EQ(d->occurrences, 3) << input;
+  }
+}
+
 TEST(LuaRules, MetricsCarryTheExactCountsOfEachSeries) {
   // The rule fires only when ctx.metrics.loss holds the printed loss's counts: 4 values, 2 of them NaN,
   // and one return to a finite value after a NaN (the placeholder NaN before the first value is not one).
