@@ -199,6 +199,8 @@ class RuleSet;  // compiled rules; opaque, immutable, thread-safe
 // Limits on rules' Lua code (rules/LUA_API.md "The sandbox"). Memory is capped per rule (each Lua rule
 // has a lua_State of its own per thread diagnosing); instructions (string pattern steps included) and
 // the thread's CPU time per call into Lua, and per rule file run at load. pcall cannot catch either.
+// All the calls of one rule on one input share 32 times `instructions` and 8 times `milliseconds`
+// (Note: [Lua input budget] in src/rules/lua_runtime.cc).
 struct LuaLimits {
   std::size_t memory_bytes = 16u << 20;   // 16 MiB per rule
   std::uint64_t instructions = 1000000;   // per call (a predicate typically uses under 1000)
