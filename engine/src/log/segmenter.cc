@@ -54,15 +54,6 @@ const Hooks& TableHooks() {
   return kHooks;
 }
 
-// True for a line that begins a new incident by itself (used to decide whether a line from another
-// stream may end the open one): one a reader's `interrupts` hook names.
-bool StartsIncident(std::string_view t) {
-  for (bool (*starts)(std::string_view) : TableHooks().interrupts) {
-    if (starts(t)) return true;
-  }
-  return false;
-}
-
 void StripAnsi(std::string* s) {
   if (s->find('\x1b') == std::string::npos) return;
   std::string out;
@@ -88,6 +79,14 @@ void StripAnsi(std::string* s) {
 }
 
 }  // namespace
+
+// Used to decide whether a line from another stream may end the open one.
+bool Segmenter::StartsIncident(std::string_view t) {
+  for (bool (*starts)(std::string_view) : TableHooks().interrupts) {
+    if (starts(t)) return true;
+  }
+  return false;
+}
 
 Segmenter::Segmenter(SegmenterOptions options, Classifier classify)
     : options_(options), classify_(std::move(classify)) {}
@@ -374,7 +373,38 @@ bool Segmenter::ClassifyLine(const std::string& line, std::string_view trimmed) 
   return true;
 }
 
-void Segmenter::AddLogLine(const std::string& line, int key) {
+void Segmenter::ContinueLogLine(std::uint64_t first_line, const std::string& record, std::string_view piece,
+                                std::string_view cut) {
+  if (log_index_ >= 0 && log_index_ < static_cast<int>(incidents_.size()) &&
+      incidents_[log_index_].line_end == static_cast<int>(line_no_) - 1) {
+    Incident& inc = incidents_[log_index_];
+    const std::string before = inc.message.substr(0, 1024);
+    // A line merged past the eighth occurrence left no text to go on from (AddLogLine).
+    if (inc.count <= 8) {
+      if (!cut.empty() && text::EndsWith(inc.message, cut)) inc.message.resize(inc.message.size() - cut.size());
+      JoinMessage(&inc, " ");
+      JoinMessage(&inc, piece);
+    }
+    inc.line_end = static_cast<int>(line_no_);
+    log_last_line_ = line_no_;
+    // The exception whose context took the record line takes the record.
+    if (last_exception_ >= 0 && !incidents_[last_exception_].context.empty() &&
+        incidents_[last_exception_].context.back() == before && inc.line_start == static_cast<int>(first_line)) {
+      incidents_[last_exception_].context.back() = inc.message.substr(0, 1024);
+    }
+    return;
+  }
+  if (classify_) {
+    const int key = classify_(record);
+    if (key >= 0) {
+      AddLogLine(record, key, first_line);
+      return;
+    }
+  }
+  ++ordinary_lines_;
+}
+
+void Segmenter::AddLogLine(const std::string& line, int key, std::uint64_t first_line) {
   if (log_index_ >= 0 && key == log_key_ && line_no_ - log_last_line_ <= static_cast<std::uint64_t>(options_.merge_gap) &&
       log_index_ < static_cast<int>(incidents_.size())) {
     Incident& inc = incidents_[log_index_];
@@ -386,7 +416,8 @@ void Segmenter::AddLogLine(const std::string& line, int key) {
   }
   Incident inc;
   inc.kind = Incident::Kind::kLogLine;
-  inc.line_start = inc.line_end = static_cast<int>(line_no_);
+  inc.line_start = static_cast<int>(first_line != 0 ? first_line : line_no_);
+  inc.line_end = static_cast<int>(line_no_);
   inc.rank = rank_;
   AppendMessage(&inc, Trim(line));
   BlockOf next = nullptr;  // the block a reader hands the next line to
@@ -420,7 +451,9 @@ void Segmenter::AddLine(std::string_view raw) {
     MakeRoom();
   }
   ++line_no_;
+  prev_taken_by_ = taken_by_;
   taken_by_ = nullptr;
+  read_next_ = false;
   raw = raw.substr(0, options_.max_line);
   for (bool (*read)(Segmenter&, std::string_view) : TableHooks().raw_line) {
     if (read(*this, raw)) return;

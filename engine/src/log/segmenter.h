@@ -87,7 +87,7 @@ class Segmenter {
 
   // Returns true when no incident is open and no raw-line reader holds the input (set_raw_reading): the
   // next line is read by HandleIdle alone.
-  bool idle() const { return state_ == State::kIdle && !raw_reading_; }
+  bool idle() const { return state_ == State::kIdle && !raw_reading_ && !read_next_; }
   // Counts `n` lines the caller has shown to be inert while idle: no idle keyword and no rule hit, and
   // blank after Normalize unless it is followed by a line added with AddLine (which then sets the
   // previous-line context). Precondition: idle(). See Note: [Line prefilter] in line_scanner.h.
@@ -121,6 +121,11 @@ class Segmenter {
   // line given to AddLine, or null when none did (the line was ordinary output, a rule hit, or read
   // inside an incident or a block).
   const FormatEntry* taken_by() const { return taken_by_; }
+  // The row whose idle trigger took the line before the last one given to AddLine, or null.
+  const FormatEntry* prev_taken_by() const { return prev_taken_by_; }
+  // True for a line that begins an incident by itself, even among another stream's lines: one a
+  // reader's `interrupts` hook names (formats/registry.h).
+  static bool StartsIncident(std::string_view trimmed);
 
   // ---- For the format readers (formats/): the state they share and the steps they take. ----
   // Which reader the next line goes to: the idle triggers; the open incident's own reader
@@ -198,7 +203,18 @@ class Segmenter {
     while (state_ != State::kIdle) CloseOpen();
   }
   void HandleIdle(const std::string& line, std::string_view trimmed);
-  void AddLogLine(const std::string& line, int key);
+  // `first_line`, when not 0, is where the line's record began (an earlier line it goes on from).
+  void AddLogLine(const std::string& line, int key, std::uint64_t first_line = 0);
+  // For a reader of a log record that a handler wrapped onto the current line (Note: [Aligned
+  // continuations] in formats/aligned_continuation.h): `record` is the record's whole text as one line,
+  // from `first_line` on, `piece` the current line's part of it. When the record's line before this
+  // one is the end of a log-line incident, that incident goes on: `piece` joins its message's last line
+  // after a blank (`cut` is removed from that line's end first, where it ends so) and it ends here.
+  // Otherwise the rules classify `record`, and a hit is a log-line incident over the record's lines.
+  void ContinueLogLine(std::uint64_t first_line, const std::string& record, std::string_view piece, std::string_view cut);
+  // For a line hook: the next line must reach AddLine even on the log path, which otherwise skips lines
+  // an idle segmenter would not act on (a record that may go on there). Lasts one line.
+  void ReadNextLine() { read_next_ = true; }
   // Classifies a line with the rules; a hit becomes a log-line incident. Returns whether it hit.
   bool ClassifyLine(const std::string& line, std::string_view trimmed);
   void ReadLine(std::string_view raw);  // one physical line, after the raw-line readers
@@ -250,6 +266,7 @@ class Segmenter {
   std::vector<Suspended> stack_;  // outer incidents suspended while a nested one is read (SuspendOpen)
   bool read_again_ = false;       // see ReadLineAgain
   bool raw_reading_ = false;      // see set_raw_reading
+  bool read_next_ = false;        // see ReadNextLine
   int live_exception_ = -1;       // the last exception incident not announced as ignored (Note: [Handled])
   bool ignored_next_ = false;     // "Exception ignored in: ..." announced the next traceback
   std::uint64_t ordinary_lines_ = 0;  // lines read while idle that were part of no incident, since the last exception
@@ -282,6 +299,7 @@ class Segmenter {
   std::uint64_t quiet_bytes_ = 0;
   int foreign_lines_ = 0;          // lines of other streams since the open incident's last line
   const FormatEntry* taken_by_ = nullptr;  // see taken_by()
+  const FormatEntry* prev_taken_by_ = nullptr;  // see prev_taken_by()
 };
 
 }  // namespace triage

@@ -24,6 +24,10 @@ const std::vector<FormatEntry>& FormatTable() {
       {"rank prefix", {}, nullptr, OnLine(&RankPrefixReader::LineHook)},
       {"srun label", {}, nullptr, OnLine(&SrunLabelReader::LineHook)},
       {"pdb prompt", {}, nullptr, OnLine(&PdbPromptReader::LineHook)},
+      // A log record wrapped to its message's column: read with the prefix a later hook may learn to
+      // strip, and its lines after the line prefixes above are gone. Its record lines hold "Error" or
+      // "Warning", the keywords of rows below (Note: [Aligned continuations]).
+      {"aligned continuation", {}, nullptr, OnLine(&AlignedContinuationReader::LineHook)},
       {"learned prefix", {}, nullptr, OnLine(&LearnedPrefixReader::LineHook)},
       {"exception group", {}, nullptr, OnLine(&ExceptionGroupReader::LineHook)},
       // Idle triggers, with the hooks of their readers.

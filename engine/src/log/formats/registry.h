@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "log/formats/aligned_continuation.h"
 #include "log/formats/block.h"
 #include "log/formats/cxx_error.h"
 #include "log/formats/elastic_summary.h"
@@ -41,6 +42,7 @@ struct FormatReaders {
   NotebookReader notebook;            // .ipynb error outputs (raw lines)
   EscapedReader escaped;              // tracebacks flattened with "\n" escapes, JSON strings (raw lines)
   SrunLabelReader srun_label;         // srun --label's task numbers, once the input shows them
+  AlignedContinuationReader aligned_continuation;  // a log record wrapped to its message's column
   LearnedPrefixReader learned_prefix; // a per-line log prefix (timestamps, levels, pids)
   ExceptionGroupReader exception_group;
   PythonTracebackReader python;       // "Traceback (most recent call last):", chains, bare error lines
