@@ -85,8 +85,8 @@ class Segmenter {
   // Ends the input: closes any open incident.
   void Finish();
 
-  // Returns true when no incident is open and no raw-line reader holds the input (set_raw_reading): the
-  // next line is read by HandleIdle alone.
+  // Returns true when no incident is open, no raw-line reader holds the input (set_raw_reading) and no
+  // line hook asked for the next line (ReadNextLine): the next line is read by HandleIdle alone.
   bool idle() const { return state_ == State::kIdle && !raw_reading_ && !read_next_; }
   // Counts `n` lines the caller has shown to be inert while idle: no idle keyword and no rule hit, and
   // blank after Normalize unless it is followed by a line added with AddLine (which then sets the
