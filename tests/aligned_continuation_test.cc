@@ -206,5 +206,34 @@ TEST(FormatAlignedContinuation, KohyaRecordIsDiagnosedOnTheLogPath) {
   EXPECT_EQ(ToJson(b), ToJson(r));
 }
 
+// A continuation the log path's prefilter would skip (no keyword, no rule hit alone) is read all the
+// same, and only a line with the record's indentation is asked for.
+TEST(FormatAlignedContinuation, TheLogPathReadsAnInertContinuation) {
+  const std::string record = "02:54:18-197331 ERROR    Could not load torch: [WinError 126] Error loading "
+                             "\"C:\\venv\\lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of";
+  const std::string text = "02:54:15-632812 INFO     Kohya_ss GUI version: v24.2.0\n" + record + "\n" + kColumn +
+                           "its dependencies.\n02:54:19-000000 INFO     done\n";
+  LoadResult loaded = Bundled();
+  ASSERT_TRUE(loaded.ok());
+  for (size_t chunk : {text.size(), size_t{1}, size_t{7}}) {
+    Session session(loaded.rules);
+    for (size_t i = 0; i < text.size(); i += chunk) session.Feed(text.substr(i, chunk));
+    const Report r = session.Finish();
+    ASSERT_EQ(r.diagnoses.size(), 1u) << "chunk " << chunk;
+    EXPECT_EQ(r.diagnoses[0].rule, "torch-dll-load-windows");
+    ASSERT_EQ(r.incidents.size(), 1u);
+    EXPECT_EQ(r.incidents[0].line_start, 2);
+    EXPECT_EQ(r.incidents[0].line_end, 3);
+    EXPECT_EQ(r.incidents[0].message, record + " its dependencies.");
+  }
+  Segmenter seg(SegmenterOptions(), Hits("no such text"));
+  seg.AddLine(record);
+  EXPECT_TRUE(seg.WantsLine(kColumn + "its dependencies."));
+  EXPECT_FALSE(seg.WantsLine(" " + kColumn + "its dependencies."));
+  EXPECT_FALSE(seg.WantsLine("02:54:19-000000 INFO     done"));
+  seg.AddLine("ordinary output");
+  EXPECT_FALSE(seg.WantsLine(kColumn + "its dependencies."));
+}
+
 }  // namespace
 }  // namespace triage

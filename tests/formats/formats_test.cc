@@ -150,7 +150,7 @@ std::vector<Incident> ReadPrefiltered(const Fixture& f) {
     std::string lower = Lower(line);
     bool keyword = std::any_of(keywords.begin(), keywords.end(),
                                [&](const std::string& k) { return lower.find(k) != std::string::npos; });
-    if (seg.idle() && !keyword && !MayCarryLinePrefix(line) && classify(line) < 0) {
+    if (seg.idle() && !seg.WantsLine(line) && !keyword && !MayCarryLinePrefix(line) && classify(line) < 0) {
       skipped.push_back(line);
       continue;
     }

@@ -182,7 +182,8 @@ struct Session::Impl {
     bytes += data.size();
     if (collect_metrics) metrics.Feed(data);
     while (!data.empty()) {
-      if (!overlong && partial.empty() && rules->prefilter && segmenter.idle()) {
+      // A line a line hook asked for (a wrapped log record's continuation) is read whatever it holds.
+      if (!overlong && partial.empty() && rules->prefilter && segmenter.idle() && !segmenter.WantsLine(data)) {
         data.remove_prefix(SkipInert(data));
         if (data.empty()) return;
       }

@@ -26,9 +26,9 @@
 // text, so ESC itself is a keyword; a line that may carry such a prefix is read by the segmenter rather
 // than judged inert (MayCarryLinePrefix, formats/registry.h), so the prefix readers see what they need. Patterns without required atoms (the loader
 // warns: no-required-literal) are matched on every line by a second, small RE2::Set (LinePrefilter).
-// A line hook may ask for the line after the one it reads (Segmenter::ReadNextLine: the continuation a
-// handler may wrap a log record onto, Note: [Aligned continuations]): the segmenter is then not idle,
-// and that line is read whatever it holds.
+// A line hook may ask for the line after the one it reads when it starts with a given indentation
+// (Segmenter::ReadNextLine, WantsLine: the continuation a handler may wrap a log record onto, Note:
+// [Aligned continuations]): such a line is read whatever it holds.
 #ifndef TRIAGE_ENGINE_LINE_SCANNER_H_
 #define TRIAGE_ENGINE_LINE_SCANNER_H_
 

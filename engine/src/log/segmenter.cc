@@ -453,7 +453,7 @@ void Segmenter::AddLine(std::string_view raw) {
   ++line_no_;
   prev_taken_by_ = taken_by_;
   taken_by_ = nullptr;
-  read_next_ = false;
+  read_next_indent_ = 0;
   raw = raw.substr(0, options_.max_line);
   for (bool (*read)(Segmenter&, std::string_view) : TableHooks().raw_line) {
     if (read(*this, raw)) return;

@@ -85,15 +85,23 @@ class Segmenter {
   // Ends the input: closes any open incident.
   void Finish();
 
-  // Returns true when no incident is open, no raw-line reader holds the input (set_raw_reading) and no
-  // line hook asked for the next line (ReadNextLine): the next line is read by HandleIdle alone.
-  bool idle() const { return state_ == State::kIdle && !raw_reading_ && !read_next_; }
+  // Returns true when no incident is open and no raw-line reader holds the input (set_raw_reading): the
+  // next line is read by HandleIdle alone, except one WantsLine names.
+  bool idle() const { return state_ == State::kIdle && !raw_reading_; }
+  // True when a line hook asked for the next line (ReadNextLine) and `next`, the text from its start
+  // (it may go on past the line's end), may be the line it asked for: the log path reads it, inert or not.
+  bool WantsLine(std::string_view next) const {
+    if (read_next_indent_ == 0) return false;
+    if (next.size() <= read_next_indent_) return true;  // too little of it to tell
+    return next.find_first_not_of(' ') == read_next_indent_ && next[read_next_indent_] != '\n';
+  }
   // Counts `n` lines the caller has shown to be inert while idle: no idle keyword and no rule hit, and
   // blank after Normalize unless it is followed by a line added with AddLine (which then sets the
   // previous-line context). Precondition: idle(). See Note: [Line prefilter] in line_scanner.h.
   // `blank` of them (if the caller knows) were blank: the others count as ordinary output of the run
   // (Note: [Handled]); a caller that passes no count makes blank lines look like output.
   void SkipLines(std::uint64_t n, std::uint64_t blank = 0) {
+    if (n > 0) read_next_indent_ = 0;
     line_no_ += n;
     ordinary_lines_ += n > blank ? n - blank : 0;
   }
@@ -213,8 +221,9 @@ class Segmenter {
   // Otherwise the rules classify `record`, and a hit is a log-line incident over the record's lines.
   void ContinueLogLine(std::uint64_t first_line, const std::string& record, std::string_view piece, std::string_view cut);
   // For a line hook: the next line must reach AddLine even on the log path, which otherwise skips lines
-  // an idle segmenter would not act on (a record that may go on there). Lasts one line.
-  void ReadNextLine() { read_next_ = true; }
+  // an idle segmenter would not act on, when it starts with exactly `indent` (> 0) blanks (where a
+  // record may go on: WantsLine). Lasts one line.
+  void ReadNextLine(size_t indent) { read_next_indent_ = indent; }
   // Classifies a line with the rules; a hit becomes a log-line incident. Returns whether it hit.
   bool ClassifyLine(const std::string& line, std::string_view trimmed);
   void ReadLine(std::string_view raw);  // one physical line, after the raw-line readers
@@ -266,7 +275,7 @@ class Segmenter {
   std::vector<Suspended> stack_;  // outer incidents suspended while a nested one is read (SuspendOpen)
   bool read_again_ = false;       // see ReadLineAgain
   bool raw_reading_ = false;      // see set_raw_reading
-  bool read_next_ = false;        // see ReadNextLine
+  size_t read_next_indent_ = 0;   // see ReadNextLine
   int live_exception_ = -1;       // the last exception incident not announced as ignored (Note: [Handled])
   bool ignored_next_ = false;     // "Exception ignored in: ..." announced the next traceback
   std::uint64_t ordinary_lines_ = 0;  // lines read while idle that were part of no incident, since the last exception

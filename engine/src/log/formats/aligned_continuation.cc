@@ -104,7 +104,7 @@ bool AlignedContinuationReader::LineHook(Segmenter& s, std::string* line) {
         r.last_line_ = s.line_no();
         ++r.joined_;
         r.active_ = true;
-        s.ReadNextLine();
+        s.ReadNextLine(r.column_);
         return false;
       }
     }
@@ -122,7 +122,7 @@ bool AlignedContinuationReader::LineHook(Segmenter& s, std::string* line) {
   r.path_column_ = std::string(t.substr(t.size() - path));
   t.remove_suffix(path);
   r.text_ = std::string(t.substr(0, s.options().max_message));
-  s.ReadNextLine();
+  s.ReadNextLine(column);
   return true;
 }
 

@@ -17,9 +17,9 @@
 // spans the record's lines, or the record line's own incident goes on. A line indented otherwise (a
 // warning's source line, two columns further in; ordinary indented output) ends the record and is read
 // as before; so does a record line a format's trigger took. Only ERROR and WARNING records are read:
-// each holds an idle keyword ("Error", "Warning"), so the log path's prefilter never skips one, and
-// while a record may go on the segmenter is not idle (Segmenter::ReadNextLine), so the line after it is
-// read too: the log path and a line-by-line reader find the same. At most 64 lines join one record.
+// each holds an idle keyword ("Error", "Warning"), so the log path's prefilter never skips one, and the
+// line after it is read too when it starts with the record's indentation (Segmenter::ReadNextLine):
+// the log path and a line-by-line reader find the same. At most 64 lines join one record.
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_ALIGNED_CONTINUATION_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_ALIGNED_CONTINUATION_H_
 
