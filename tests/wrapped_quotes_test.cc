@@ -44,6 +44,25 @@ std::vector<fs::path> DllLogs() {
   return out;
 }
 
+// Breaks `text` with a newline at four columns of the path between `open` and `close` (`first`, a third
+// and two thirds in, just before `close`) and expects each form to keep the diagnosis `plain` (rule and
+// captures). Returns the number of forms checked.
+int ExpectWrapsKeepDiagnosis(const Engine& engine, const fs::path& log, const std::string& text, const Report& plain,
+                             size_t open, size_t close, size_t first) {
+  int wrapped = 0;
+  for (size_t at : {first, open + (close - open) / 3, open + 2 * (close - open) / 3, close - 1}) {
+    std::string cut = text;
+    cut.insert(at, "\n");
+    const Report r = engine.DiagnoseText(cut);
+    EXPECT_FALSE(r.diagnoses.empty()) << log << " wrapped at " << at - open;
+    if (r.diagnoses.empty()) continue;
+    EXPECT_EQ(r.diagnoses[0].rule, plain.diagnoses[0].rule) << log << " wrapped at " << at - open;
+    EXPECT_EQ(r.diagnoses[0].captures, plain.diagnoses[0].captures) << log << " wrapped at " << at - open;
+    ++wrapped;
+  }
+  return wrapped;
+}
+
 LoadResult Bundled() {
   LoadOptions o;
   o.system = o.user = o.project = o.env_path = o.cache = false;
@@ -65,15 +84,7 @@ TEST(FormatWrappedQuotes, DllPathWrappedAnywhereKeepsTheDiagnosis) {
     const size_t close = text.find('"', open);
     ASSERT_NE(close, std::string::npos) << log;
     // Columns inside the path: near its start, a third and two thirds in, just before the closing quote.
-    for (size_t at : {open + 3, open + (close - open) / 3, open + 2 * (close - open) / 3, close - 1}) {
-      std::string cut = text;
-      cut.insert(at, "\n");
-      const Report r = engine.DiagnoseText(cut);
-      ASSERT_FALSE(r.diagnoses.empty()) << log << " wrapped at " << at - open;
-      EXPECT_EQ(r.diagnoses[0].rule, plain.diagnoses[0].rule) << log << " wrapped at " << at - open;
-      EXPECT_EQ(r.diagnoses[0].captures, plain.diagnoses[0].captures) << log << " wrapped at " << at - open;
-      ++wrapped;
-    }
+    wrapped += ExpectWrapsKeepDiagnosis(engine, log, text, plain, open, close, open + 3);
   }
   std::printf("%zu DLL logs, %d wrapped forms\n", logs.size(), wrapped);
 }
@@ -101,15 +112,7 @@ TEST(FormatWrappedQuotes, LibraryPathWrappedAnywhereKeepsTheDiagnosis) {
     const Report plain = engine.DiagnoseText(text);
     if (plain.diagnoses.empty()) continue;
     ++logs;
-    for (size_t at : {open + 2, open + (close - open) / 3, open + 2 * (close - open) / 3, close - 1}) {
-      std::string cut = text;
-      cut.insert(at, "\n");
-      const Report r = engine.DiagnoseText(cut);
-      ASSERT_FALSE(r.diagnoses.empty()) << log << " wrapped at " << at - open;
-      EXPECT_EQ(r.diagnoses[0].rule, plain.diagnoses[0].rule) << log << " wrapped at " << at - open;
-      EXPECT_EQ(r.diagnoses[0].captures, plain.diagnoses[0].captures) << log << " wrapped at " << at - open;
-      ++wrapped;
-    }
+    wrapped += ExpectWrapsKeepDiagnosis(engine, log, text, plain, open, close, open + 2);
   }
   EXPECT_GE(logs, 5);
   std::printf("%d library-path logs, %d wrapped forms\n", logs, wrapped);
