@@ -96,6 +96,61 @@ TEST(LuaRules, ScoreFalseVetoesTheCandidate) {
   EXPECT_NE(Find(other, "r"), nullptr);
 }
 
+// A signal rule's Lua runs as a message rule's does (rules/README.md, "Lua in the ranking"): `values`
+// names, `score` (a confidence, a veto) and `when`. The rule reads the loss the log printed; each
+// call sees what the series holds.
+TEST(LuaRules, SignalRulesRunTheirLua) {
+  const std::string yaml = R"lua(id: nan-seen
+category: numerics.nan_loss
+title: nan
+confidence: 0.8
+signal:
+  detector: nonfinite
+  series: loss
+values: lua:counts
+score: lua:score
+explain: 'loss {value} at {onset} after {finite}'
+hypotheses:
+  - id: told
+    when: lua:told
+    text: t
+    test: t
+    fix: f
+  - id: never
+    when: 'lua: ctx == nil'
+    text: t
+    test: t
+    fix: f
+verify: v
+examples:
+  - match: "step 1 loss=2.31\nstep 2 loss=nan\nstep 3 loss=nan\nstep 4 loss=nan\n"
+)lua";
+  const std::string lua = R"lua(
+function counts(ctx) return { finite = ctx.metrics.loss.count - ctx.metrics.loss.nonfinite } end
+function score(ctx)
+  if ctx.metrics.loss.count > 5 then return false end
+  return { confidence = 0.42, note = "(scored in Lua)" }
+end
+function told(ctx) return "the " .. ctx.incident.kind .. " says " .. ctx.captures.nonfinite end
+)lua";
+  LoadResult r = LoadRulesFromStrings({{"signals/nan-seen.yaml", yaml}, {"signals/nan-seen.lua", lua}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  Engine engine(r.rules);
+  Report rep = engine.DiagnoseText("step 1 loss=2.31\nstep 2 loss=nan\nstep 3 loss=nan\nstep 4 loss=nan\n");
+  const Diagnosis* d = Find(rep, "nan-seen");
+  ASSERT_NE(d, nullptr);
+  EXPECT_DOUBLE_EQ(d->confidence, 0.42);
+  EXPECT_NE(d->explanation.find("after 1 (scored in Lua)"), std::string::npos) << d->explanation;
+  ASSERT_EQ(d->hypotheses.size(), 1u);
+  EXPECT_EQ(d->hypotheses[0].id, "told");
+  EXPECT_EQ(d->hypotheses[0].evidence, "the signal says 3");
+  EXPECT_TRUE(rep.warnings.empty()) << rep.warnings[0].ToString();
+  // Six printed losses: the score vetoes the signature.
+  Report vetoed = engine.DiagnoseText(
+      "step 1 loss=2.31\nstep 2 loss=2.2\nstep 3 loss=2.1\nstep 4 loss=nan\nstep 5 loss=nan\nstep 6 loss=nan\n");
+  EXPECT_EQ(Find(vetoed, "nan-seen"), nullptr);
+}
+
 TEST(LuaRules, CrossIncidentContextSeesEveryIncident) {
   // Two real incidents in one log; the rule fires only when an earlier incident exists.
   LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: 'lua: incident.index > 1 and #incidents == 2'\n")}});

@@ -362,26 +362,29 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
   std::unique_ptr<LuaRuntime::Lease> lease;
   std::set<int> lua_off;  // rules whose Lua failed: off for the rest of this call
   std::set<std::string> reported;
-  for (int i = 0; i < n; ++i) {
-    std::vector<Candidate> cands = MatchIncident(rules, incidents, i);
-    for (size_t k = 0; k < cands.size();) {
-      const Rule& rule = rules.rules[cands[k].rule];
+  // Runs the Lua of each candidate whose rule has some (values, score, when) and drops the ones it
+  // vetoes or whose rule failed. Message and signal candidates alike: a signal rule's `score:` is how
+  // it weighs the rest of the input (rules/README.md, "Lua in the ranking").
+  auto run_lua = [&](std::vector<Candidate>* cands) {
+    for (size_t k = 0; k < cands->size();) {
+      Candidate& cand = (*cands)[k];
+      const Rule& rule = rules.rules[cand.rule];
       bool keep = true;
       if (rule.has_lua() && rules.lua) {
         if (!lease) lease = std::make_unique<LuaRuntime::Lease>(rules.lua->Acquire());
         LuaError error;
         bool failed = false;
-        if (lua_off.count(cands[k].rule)) {
+        if (lua_off.count(cand.rule)) {
           keep = false;
         } else if (!*lease) {
           failed = true;
           error = {WarningCodeName(WarningCode::kLuaUnavailable), rule.file, 0, "could not start a Lua state"};
         } else {
-          keep = RunLua(rule, cands[k].rule, lease->get(), incidents, metrics, &cands[k], &error, &failed);
+          keep = RunLua(rule, cand.rule, lease->get(), report->incidents, metrics, &cand, &error, &failed);
         }
         if (failed) {
           keep = false;
-          lua_off.insert(cands[k].rule);
+          lua_off.insert(cand.rule);
           Problem p;
           p.severity = Problem::Severity::kWarning;
           p.code = error.code;
@@ -393,8 +396,12 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
         }
       }
       if (keep) ++k;
-      else cands.erase(cands.begin() + static_cast<long>(k));
+      else cands->erase(cands->begin() + static_cast<long>(k));
     }
+  };
+  for (int i = 0; i < n; ++i) {
+    std::vector<Candidate> cands = MatchIncident(rules, incidents, i);
+    run_lua(&cands);
     std::stable_sort(cands.begin(), cands.end(), [&](const Candidate& a, const Candidate& b) {
       if (a.specificity != b.specificity) return a.specificity > b.specificity;
       return a.confidence > b.confidence;
@@ -409,7 +416,12 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
   }
   // Metric signatures: one incident and one candidate per signal rule that holds.
   std::vector<SignalHit> signal_hits;
-  if (metrics) AddSignalCandidates(rules, *metrics, report, &all, &signal_hits);
+  if (metrics) {
+    std::vector<Candidate> signal_cands;
+    AddSignalCandidates(rules, *metrics, report, &signal_cands, &signal_hits);
+    run_lua(&signal_cands);
+    for (Candidate& c : signal_cands) all.push_back(std::move(c));
+  }
   // One entry per rule: the best incident it matched, with the number of incidents it matched.
   std::map<int, std::pair<int, int>> best;  // rule -> (index in all, count)
   for (int k = 0; k < static_cast<int>(all.size()); ++k) {
