@@ -384,6 +384,28 @@ TEST(SignalRules, LrZeroNeedsZerosToTheEndAndALossThatDoesNotFall) {
   EXPECT_FALSE(holds("lr 0.0\nlr 0.0\nlr 0.0\n", &hit)) << hit.evidence;
 }
 
+// Note: [Non-finite from the start]: a series that printed only non-finite values has its onset at its
+// first value when the rule asks for it (from_start), and only then; a nan before finite values stays a
+// placeholder.
+TEST(SignalRules, NonFiniteFromTheStartOnlyWhenAsked) {
+  std::shared_ptr<const SignalSpec> plain = Spec("{ detector: nonfinite, series: grad_norm, min_count: 2 }");
+  std::shared_ptr<const SignalSpec> start = Spec("{ detector: nonfinite, series: grad_norm, min_count: 2, from_start: 1 }");
+  ASSERT_TRUE(plain && start);
+  // corpus/wild/numerics/qwen-vl-finetune-zero2-loss-zero-grad-norm-nan, without its progress bars.
+  const std::string all_nan =
+      "{'loss': 1.0446, 'grad_norm': nan, 'learning_rate': 1.4925373134328357e-08, 'epoch': 0.0}\n"
+      "{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 2.9850746268656714e-08, 'epoch': 0.01}\n";
+  SignalHit hit;
+  EXPECT_FALSE(Holds(*plain, all_nan, &hit)) << hit.evidence;
+  ASSERT_TRUE(Holds(*start, all_nan, &hit));
+  EXPECT_EQ(hit.captures.at("finite_before"), "0");
+  EXPECT_EQ(hit.captures.at("last_finite"), "none");
+  EXPECT_EQ(hit.captures.at("nonfinite"), "2");
+  // Fewer non-finite values than min_count, or a placeholder followed by finite values: no onset.
+  EXPECT_FALSE(Holds(*start, "{'loss': 0.0, 'grad_norm': nan, 'epoch': 0.0}\n", &hit)) << hit.evidence;
+  EXPECT_FALSE(Holds(*start, "grad_norm: nan\ngrad_norm: nan\ngrad_norm: 3.9\ngrad_norm: 3.1\n", &hit)) << hit.evidence;
+}
+
 TEST(SignalRanking, SnapshotDoesNotEndTheMetricInput) {
   LoadOptions o;
   o.env_path = false;

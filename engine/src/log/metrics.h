@@ -123,6 +123,10 @@ class MetricSeries {
   // The first non-finite point that follows a finite one (placeholders printed before the first
   // real value do not count), or null.
   const MetricPoint* first_nonfinite() const { return has_onset_ ? &onset_ : nullptr; }
+  // The first point printed, or null.
+  const MetricPoint* first() const { return head_.empty() ? nullptr : &head_.front(); }
+  // True when no value printed so far was finite.
+  bool never_finite() const { return !seen_finite_; }
   const MetricPoint& last() const { return count_ > 0 ? tail_[(count_ - 1) & (kTail - 1)] : tail_[0]; }
   // How many times a finite value followed a non-finite one after the onset: a run that skips the steps
   // whose loss overflowed (a loss scaler) keeps coming back; one whose weights turned NaN does not.

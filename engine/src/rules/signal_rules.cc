@@ -36,7 +36,7 @@ constexpr double kNoLimit = 1e9;
 const std::vector<DetectorDef>& Detectors() {
   static const std::vector<DetectorDef> kDefs = {
       {"nonfinite", {SeriesId::kLoss, SeriesId::kValLoss},
-       {{"min_count", 3}, {"min_recoveries", 0}, {"max_recoveries", kNoLimit}},
+       {{"min_count", 3}, {"min_recoveries", 0}, {"max_recoveries", kNoLimit}, {"from_start", 0}},
        {"value", "finite_before", "last_finite", "preceded", "nonfinite", "recoveries"}},
       {"flat", {SeriesId::kLoss},
        {{"min_points", 10}, {"tolerance", 0.03}, {"max_spread", 1}, {"require_log_c", 0}, {"log_c_tolerance", 0.03},
@@ -306,15 +306,25 @@ bool DetectNonFinite(Ctx& c) {
   SeriesId best_id = SeriesId::kCount;
   for (size_t i = 0; i < c.spec.series.size(); ++i) {
     const MetricSeries* s = c.Series(i);
-    if (!s || !s->first_nonfinite()) continue;
+    if (!s) continue;
+    // Note: [Non-finite from the start]. A non-finite value before the first finite one is read as a
+    // placeholder (a metric printed before it has a value). With from_start, a series that has printed
+    // nothing but non-finite values, at least min_count of them, has its onset at its first value: a
+    // gradient norm that is nan on every step from the first log line (the rule then says, in its
+    // Lua, what else must show it is a failure and not a loss scaler's first skipped steps).
+    const MetricPoint* onset = s->first_nonfinite();
+    if (!onset && c.P("from_start") > 0 && s->never_finite() && s->nonfinite_count() >= c.P("min_count")) {
+      onset = s->first();
+    }
+    if (!onset) continue;
     // A transient non-finite value that recovers (one skipped step under loss scaling) is healthy.
     if (s->last().finite() && s->nonfinite_count() < c.P("min_count")) continue;
     // How often the series came back to finite values tells a NaN that stayed (diverged weights) from
     // overflowing steps a loss scaler skipped; a rule asks for one or the other.
     double recoveries = static_cast<double>(s->recoveries());
     if (recoveries < c.P("min_recoveries") || recoveries > c.P("max_recoveries")) continue;
-    if (!best || s->first_nonfinite()->line < best->line) {
-      best = s->first_nonfinite();
+    if (!best || onset->line < best->line) {
+      best = onset;
       best_s = s;
       best_id = c.Id(i);
     }
