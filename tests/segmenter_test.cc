@@ -1,6 +1,8 @@
 // Segmenter on real PyTorch output (tests/fixtures/*/log.txt, produced by the program.py beside each).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -197,6 +199,26 @@ TEST(Segmenter, ClassifiedLogLinesMergeWhenClose) {
   EXPECT_EQ(v[0].line_start, 2);
   EXPECT_EQ(v[0].line_end, 5);
   EXPECT_EQ(v[1].line_start, 13);
+}
+
+// Note: [Repeated log lines]: a long run keeps its first eight lines and its newest, so the numbers it
+// ended on (a loss scale halved step after step) are read too; the count is the whole run.
+TEST(Segmenter, RepeatedLogLinesKeepTheirStartAndTheNewest) {
+  std::string text;
+  double scale = 65536;
+  for (int i = 0; i < 17; ++i) {
+    scale /= 2;
+    char line[128];
+    std::snprintf(line, sizeof line, "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to %g\n", scale);
+    text += line;
+  }
+  auto v = Segment(text, [](std::string_view line) { return line.find("Gradient overflow") != std::string_view::npos ? 3 : -1; });
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].count, 17);
+  EXPECT_EQ(v[0].line_end, 17);
+  EXPECT_EQ(std::count(v[0].message.begin(), v[0].message.end(), '\n'), 8) << v[0].message;
+  EXPECT_EQ(v[0].message.substr(0, v[0].message.find('\n')), "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768");
+  EXPECT_EQ(v[0].message.substr(v[0].message.rfind('\n') + 1), "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 0.5");
 }
 
 TEST(Segmenter, LogLinesBeforeAnExceptionBecomeItsContext) {

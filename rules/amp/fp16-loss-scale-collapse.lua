@@ -39,37 +39,51 @@ end
 -- with the same ctx.incidents table, so the list is read once per input and kept here (rules/LUA_API.md
 -- "Reading every incident"): reading it on every call made a log of a thousand overflow incidents cost
 -- a thousand times the whole list. Callers must not change the list they get.
-local seen_incidents, seen_scales
+local seen_incidents, seen_scales, seen_steps
 local scans = 0  -- how often the incidents were read (test_incidents_read_once)
+
+-- The number of skipped steps an incident stands for: a run of repeated overflow lines is one incident
+-- whose message keeps its first lines and its newest one, with the run's length as its count.
+local function steps_of(inc, found)
+  if found == 0 then return 0 end
+  return math.max(found, inc.count or 0)
+end
 
 local function incidents_scales(incidents)
   if incidents ~= seen_incidents then
-    local list = {}
+    local list, steps = {}, 0
     for _, inc in ipairs(incidents) do
-      for _, s in ipairs(scales(inc.message or "")) do list[#list + 1] = s end
+      local found = scales(inc.message or "")
+      for _, s in ipairs(found) do list[#list + 1] = s end
+      steps = steps + steps_of(inc, #found)
     end
-    seen_incidents, seen_scales = incidents, list
+    seen_incidents, seen_scales, seen_steps = incidents, list, steps
     scans = scans + 1
   end
-  return seen_scales
+  return seen_scales, seen_steps
 end
 
+-- The scales the input printed and how many skipped steps they stand for.
 local function all_scales(ctx)
-  local list = ctx.incidents and incidents_scales(ctx.incidents) or scales(ctx.incident.message or "")
-  if #list == 0 then list = scales(ctx.incident.message or "") end
-  return list
+  local list, steps = {}, 0
+  if ctx.incidents then list, steps = incidents_scales(ctx.incidents) end
+  if #list == 0 then
+    list = scales(ctx.incident.message or "")
+    steps = steps_of(ctx.incident, #list)
+  end
+  return list, steps
 end
 
 -- values: {history}, a clause telling how many steps were skipped and where the scale ended.
 function scale_history(ctx)
-  local list = all_scales(ctx)
+  local list, steps = all_scales(ctx)
   local low = lowest(list)
   if ctx.captures.minimum and ctx.captures.minimum ~= "" then
     return { history = " until it reached the minimum the scaler allows" }
   end
   if not low then return { history = "" } end
-  if #list == 1 then return { history = string.format(" (the last skipped step left it at %s)", fmt(low)) } end
-  return { history = string.format(" (%d skipped steps in this log, from %s down to %s)", #list, fmt(list[1] * 2), fmt(low)) }
+  if steps <= 1 then return { history = string.format(" (the last skipped step left it at %s)", fmt(low)) } end
+  return { history = string.format(" (%d skipped steps in this log, from %s down to %s)", steps, fmt(list[1] * 2), fmt(low)) }
 end
 
 -- score: veto while the scale is still large; keep the prior once it has collapsed.
@@ -116,6 +130,18 @@ function test_incidents_read_once()
   assert(scans == before + 1, "the incidents of one input are read once, not per call: " .. (scans - before))
   local h = scale_history({ incident = a, incidents = { a }, captures = {} }).history
   assert(scans == before + 2 and h == " (the last skipped step left it at 64)", h)
+end
+
+function test_repeated_lines_count_every_step()
+  -- seventeen apex lines from 32768 down to 0.5, one incident: its first eight lines and the newest
+  local msg = ""
+  for i = 0, 7 do msg = msg .. "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to " .. fmt(32768 / 2 ^ i) .. ".0\n" end
+  msg = msg .. "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 0.5"
+  local inc = { message = msg, count = 17 }
+  local ctx = { incident = inc, incidents = { inc }, captures = {} }
+  assert(collapse_only(ctx) == nil)
+  local h = scale_history(ctx).history
+  assert(h == " (17 skipped steps in this log, from 65536 down to 0.5)", h)
 end
 
 function test_healthy_scaling_is_vetoed()

@@ -404,13 +404,26 @@ void Segmenter::ContinueLogLine(std::uint64_t first_line, const std::string& rec
   ++ordinary_lines_;
 }
 
+// How many of a run of repeated log lines (one rule, close together) the message keeps from its start;
+// the newest line follows them (Note: [Repeated log lines]).
+constexpr int kRepeatedLinesKept = 8;
+
 void Segmenter::AddLogLine(const std::string& line, int key, std::uint64_t first_line) {
   if (log_index_ >= 0 && key == log_key_ && line_no_ - log_last_line_ <= static_cast<std::uint64_t>(options_.merge_gap) &&
       log_index_ < static_cast<int>(incidents_.size())) {
     Incident& inc = incidents_[log_index_];
     inc.line_end = static_cast<int>(line_no_);
     ++inc.count;
-    if (inc.count <= 8) AppendMessage(&inc, Trim(line));
+    // Note: [Repeated log lines]. The message keeps the first eight lines and, after them, the newest
+    // one: a repeated line that carries a number (a loss scaler halving its scale, a step counter) is
+    // read for where it ended as well as where it started.
+    if (inc.count <= kRepeatedLinesKept + 1) {
+      AppendMessage(&inc, Trim(line));
+    } else {
+      const size_t newest = inc.message.rfind('\n');
+      if (newest != std::string::npos) inc.message.resize(newest);
+      AppendMessage(&inc, Trim(line));
+    }
     log_last_line_ = line_no_;
     return;
   }
