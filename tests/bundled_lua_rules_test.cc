@@ -212,6 +212,34 @@ TEST_F(BundledLua, SchedulerWarningNeedsALevelLoss) {
       "/corpus/wild/negative/lr-scheduler-order-warning-transformers-classification/log.txt")).diagnoses.empty());
 }
 
+// Note: [Non-leaf .grad evidence]: the warning keeps its prior from the user's own code or before a crash
+// on a None gradient, and is demoted when library code raised it with nothing else in the log, or when
+// the printed loss falls.
+TEST_F(BundledLua, NonLeafGradWarningNeedsAMissingGradient) {
+  const std::string user = ReadFile(std::string(TRIAGE_SOURCE_DIR) + "/corpus/training/nonleaf-grad-manual-sgd/log.txt");
+  Report crash = Diagnose(user);
+  const Diagnosis* d = Find(crash, "nonleaf-grad-access");
+  ASSERT_NE(d, nullptr) << Warnings(crash);
+  EXPECT_GE(d->confidence, 0.5);
+
+  const std::string library = ReadFile(std::string(TRIAGE_SOURCE_DIR) +
+      "/corpus/wild/negative/yolov7-predict-nonleaf-grad-warning-from-torch-tensor/log.txt");
+  Report alone = Diagnose(library);
+  d = Find(alone, "nonleaf-grad-access");
+  ASSERT_NE(d, nullptr);
+  EXPECT_LT(d->confidence, 0.35);
+  EXPECT_NE(d->explanation.find("installed package"), std::string::npos) << d->explanation;
+  EXPECT_TRUE(Engine(*rules_).DiagnoseText(library).diagnoses.empty());
+
+  // The same warning from the user's file, then a loss that falls: the weights are updated.
+  const std::string warning = user.substr(user.find('\n') + 1, user.find("Traceback") - user.find('\n') - 1);
+  Report down = Diagnose(warning + "epoch=0 loss=0.4512\nepoch=1 loss=0.2230\nepoch=2 loss=0.0711\n");
+  d = Find(down, "nonleaf-grad-access");
+  ASSERT_NE(d, nullptr);
+  EXPECT_LT(d->confidence, 0.35);
+  EXPECT_NE(d->explanation.find("falls from 0.4512 to 0.0711"), std::string::npos) << d->explanation;
+}
+
 TEST_F(BundledLua, AtLeastFiveBundledRulesUseLuaAndTheirChecksPass) {
   int with_lua = 0;
   for (const RuleInfo& info : ListRules(**rules_)) with_lua += !info.lua.empty();

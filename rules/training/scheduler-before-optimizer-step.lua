@@ -11,12 +11,7 @@ local SUPPORTED = 0.8
 
 local function finite_values(ctx)
   local s = ctx.metrics and ctx.metrics.loss
-  local out = {}
-  if not s then return out end
-  for _, v in ipairs(s.values) do
-    if v == v and v ~= math.huge and v ~= -math.huge then out[#out + 1] = v end
-  end
-  return out
+  return triage.finite(s and s.values)
 end
 
 local function fmt(x) return string.format("%.4g", x) end

@@ -122,6 +122,15 @@ function triage.isqrt(n)
   return r
 end
 
+function triage.finite(values)
+  local out = {}
+  if type(values) ~= "table" then return out end
+  for _, v in ipairs(values) do
+    if type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge then out[#out + 1] = v end
+  end
+  return out
+end
+
 local base = {
   assert = assert, error = error, ipairs = ipairs, next = next, pairs = pairs, pcall = pcall,
   select = select, tonumber = tonumber, tostring = tostring, type = type, xpcall = xpcall,
