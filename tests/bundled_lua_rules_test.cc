@@ -240,6 +240,24 @@ TEST_F(BundledLua, NonLeafGradWarningNeedsAMissingGradient) {
   EXPECT_NE(d->explanation.find("falls from 0.4512 to 0.0711"), std::string::npos) << d->explanation;
 }
 
+// Note: [Writer warning with a finite loss]: TensorBoard's warning beside a loss that stays finite is
+// demoted; beside a loss that turned nan it keeps its diagnosis.
+TEST_F(BundledLua, WriterNanWarningNeedsANonFiniteLoss) {
+  const std::string healthy = ReadFile(std::string(TRIAGE_SOURCE_DIR) +
+      "/corpus/wild/negative/dope-tensorboardx-nan-warning-loss-falls/log.txt");
+  Report r = Diagnose(healthy);
+  const Diagnosis* d = Find(r, "loss-is-nan");
+  ASSERT_NE(d, nullptr) << Warnings(r);
+  EXPECT_LT(d->confidence, 0.35);
+  EXPECT_NE(d->explanation.find("stays finite (8 values"), std::string::npos) << d->explanation;
+  EXPECT_TRUE(Engine(*rules_).DiagnoseText(healthy).diagnoses.empty());
+
+  Report diverged = Engine(*rules_).DiagnoseText(ReadFile(std::string(TRIAGE_SOURCE_DIR) +
+      "/corpus/wild/numerics/centerface-focal-loss-unclamped-sigmoid-nan/log.txt"));
+  ASSERT_FALSE(diverged.diagnoses.empty());
+  EXPECT_EQ(diverged.diagnoses[0].category, "numerics.nan_loss");
+}
+
 TEST_F(BundledLua, AtLeastFiveBundledRulesUseLuaAndTheirChecksPass) {
   int with_lua = 0;
   for (const RuleInfo& info : ListRules(**rules_)) with_lua += !info.lua.empty();
