@@ -221,6 +221,46 @@ TEST(Segmenter, RepeatedLogLinesKeepTheirStartAndTheNewest) {
   EXPECT_EQ(v[0].message.substr(v[0].message.rfind('\n') + 1), "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 0.5");
 }
 
+// Note: [Indented tracebacks]: a traceback pasted as an indented block keeps its exception line (at the
+// header's indentation) and its message; a chained one indented the same way too.
+TEST(Segmenter, IndentedTracebackKeepsItsExceptionLine) {
+  const std::string text =
+      "    Traceback (most recent call last):\n"
+      "      File \"train.py\", line 15, in <module>\n"
+      "        loss = criterion(model(xb), yb)\n"
+      "      File \"/usr/lib/python3/dist-packages/torch/nn/functional.py\", line 3026, in cross_entropy\n"
+      "        return torch._C._nn.cross_entropy_loss(input, target, weight, _Reduction.get_enum(reduction), ignore_index, label_smoothing)\n"
+      "    IndexError: Target 10 is out of bounds.\n"
+      "\n"
+      "    During handling of the above exception, another exception occurred:\n"
+      "\n"
+      "    Traceback (most recent call last):\n"
+      "      File \"train.py\", line 20, in <module>\n"
+      "        raise RuntimeError(\"training failed\")\n"
+      "    RuntimeError: training failed\n";
+  auto v = Segment(text);
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "IndexError");
+  EXPECT_EQ(v[0].message, "Target 10 is out of bounds.");
+  ASSERT_EQ(v[0].frames.size(), 2u);
+  EXPECT_EQ(v[0].frames[0].source, "loss = criterion(model(xb), yb)");
+  EXPECT_EQ(v[1].exception, "RuntimeError");
+  EXPECT_EQ(v[1].message, "training failed");
+  EXPECT_EQ(v[1].caused_by, 0);
+  // The same traceback at column 0 reads the same.
+  std::string plain;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    std::string line = text.substr(at, end - at);
+    plain += (line.rfind("    ", 0) == 0 ? line.substr(4) : line) + "\n";
+    at = end + 1;
+  }
+  auto w = Segment(plain);
+  ASSERT_EQ(w.size(), 2u) << Dump(w);
+  EXPECT_EQ(w[0].message, v[0].message);
+  EXPECT_EQ(w[1].caused_by, v[1].caused_by);
+}
+
 TEST(Segmenter, LogLinesBeforeAnExceptionBecomeItsContext) {
   std::string text =
       "/pytorch/aten/src/ATen/native/cuda/Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], "

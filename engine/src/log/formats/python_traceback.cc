@@ -247,10 +247,28 @@ void PythonTracebackReader::ParseExceptionLine(Segmenter& s, const std::string& 
   }
 }
 
-bool PythonTracebackReader::StartHeader(Segmenter& s, const std::string&, std::string_view trimmed) {
+bool PythonTracebackReader::StartHeader(Segmenter& s, const std::string& line, std::string_view trimmed) {
   if (!StartsWith(trimmed, kHeader)) return false;
   s.readers().python.StartTraceback(s);
+  s.readers().python.SetHeaderIndent(line);
   return true;
+}
+
+// Note: [Indented tracebacks]. Python prints a traceback's header and exception line at column 0, its
+// frames indented by two and their source by four. Pasted as an indented block, every line moves right
+// by the same amount, so the exception line is indented too and would read as one more source line
+// (and the message's own unindented continuations as indented ones). The header's blanks are the
+// base: the frame section and the message are read as if that many blanks were not there.
+void PythonTracebackReader::SetHeaderIndent(std::string_view header) {
+  size_t n = 0;
+  while (n < header.size() && (header[n] == ' ' || header[n] == '\t')) ++n;
+  header_indent_ = n < header.size() ? n : 0;
+}
+
+std::string_view PythonTracebackReader::Dedented(std::string_view line) const {
+  size_t n = 0;
+  while (n < header_indent_ && n < line.size() && (line[n] == ' ' || line[n] == '\t')) ++n;
+  return line.substr(n);
 }
 
 bool PythonTracebackReader::StartIgnored(Segmenter& s, const std::string&, std::string_view trimmed) {
@@ -341,6 +359,7 @@ void PythonTracebackReader::FramesState(Segmenter& s, const std::string& line, s
     // would otherwise be resumed only to be replaced by the new traceback.
     s.CloseAll();
     StartTraceback(s);
+    SetHeaderIndent(line);
     return;
   }
   if (interleaved.FeedTwin(s, line, trimmed)) return;
@@ -356,7 +375,7 @@ void PythonTracebackReader::FramesLine(Segmenter& s, const std::string& line, st
     open.line_end = line_no;
     return;
   }
-  if (text::Indented(line)) {
+  if (text::Indented(Dedented(line))) {
     // Source line under a frame, caret markers (^^^^, ~~~), "[Previous line repeated N more times]".
     bool carets = trimmed.find_first_not_of("^~ ") == std::string_view::npos;
     if (expects_source_ && !carets && !open.frames.empty() && trimmed[0] != '[') {
@@ -383,6 +402,7 @@ void PythonTracebackReader::FramesLine(Segmenter& s, const std::string& line, st
 bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, std::string_view trimmed) {
   if (s.readers().torchscript.Line(s, line, trimmed)) return false;
   Incident& open = s.open();
+  const std::string_view body = Dedented(line);  // Note: [Indented tracebacks]
   if (nested_chain_open_) {
     // Note: [Nested chains]: the nested text goes on with its chain, nested in this wrapper again.
     if (trimmed.empty() && nested_blanks_ < 2) {
@@ -403,6 +423,7 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
       open.line_end = static_cast<int>(s.line_no());
       s.SuspendOpen();
       StartTraceback(s);
+      SetHeaderIndent(line);
       return false;
     }
   }
@@ -411,6 +432,7 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
     open.line_end = static_cast<int>(s.line_no());
     s.SuspendOpen();
     StartTraceback(s);
+    SetHeaderIndent(line);
     return false;
   }
   if (wrap_joins_ < 8 && !open.message.empty()) {
@@ -418,7 +440,7 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
     std::string_view last = open.message;
     last = last.substr(last.rfind('\n') == std::string_view::npos ? 0 : last.rfind('\n') + 1);
     const char quote = OpenQuote(last);
-    if ((quote != 0 && IsWrappedRest(line, quote)) || (quote == 0 && IsLibraryPathRest(last, line))) {
+    if ((quote != 0 && IsWrappedRest(body, quote)) || (quote == 0 && IsLibraryPathRest(last, body))) {
       s.JoinMessage(&open, Trim(line));
       open.line_end = static_cast<int>(s.line_no());
       ++wrap_joins_;
@@ -429,13 +451,13 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
   // "Failed running call_function <fn>(*(...), **{}):" (Note: [Wrapped exception types] in ranker.cc).
   const bool wrapped_next = open.message.find('\n') == std::string::npos && StartsWith(open.message, "Failed running call_") &&
                             text::EndsWith(open.message, "):") && !trimmed.empty() && !StartsWith(trimmed, kHeader);
-  if (wrapped_next || (IsMessageContinuation(line) && !StartsWith(trimmed, kHeader) && !StartsWith(trimmed, "File \""))) {
+  if (wrapped_next || (IsMessageContinuation(body) && !StartsWith(trimmed, kHeader) && !StartsWith(trimmed, "File \""))) {
     if (StartsWith(trimmed, "Exception raised from ") || StartsWith(trimmed, "frame #")) {
       // C++ backtrace attached to a Python exception (TORCH_SHOW_CPP_STACKTRACES=1): not message text.
       open.line_end = static_cast<int>(s.line_no());
       return false;
     }
-    s.AppendMessage(&open, line);
+    s.AppendMessage(&open, body);
     open.line_end = static_cast<int>(s.line_no());
     return false;
   }

@@ -107,6 +107,10 @@ class PythonTracebackReader final : public IncidentReader {
   static void ParseExceptionLine(Segmenter& s, const std::string& line, Incident* inc);
   // True while the next indented line may be the source line of the last frame read.
   bool& expects_source() { return expects_source_; }
+  // Note: [Indented tracebacks]. A traceback pasted as an indented block (a Markdown code block
+  // indented by four spaces, a logger that indents what it prints) has its exception line at the
+  // header's indentation, not at column 0; `header` is the header line, whose blanks are the base.
+  void SetHeaderIndent(std::string_view header);
 
  private:
   enum class Part { kFrames, kMessage };
@@ -121,8 +125,14 @@ class PythonTracebackReader final : public IncidentReader {
   // of the main process's wait it was chained to, and leaves the report unchained.
   void ReverseWorkerDeathChain(Segmenter& s, int cause);
 
+  // The line without the header's indentation (Note: [Indented tracebacks]); as it is when the header
+  // was not indented.
+  std::string_view Dedented(std::string_view line) const;
+
   Part part_ = Part::kFrames;
   bool expects_source_ = false;
+  // Note: [Indented tracebacks]: the blanks before the open traceback's header.
+  size_t header_indent_ = 0;
   // Note: [Nested chains]: the wrapper just resumed after a nested traceback that the other process's
   // loop did not catch, so the chain printed in the other process's text may go on; a chain separator
   // line was read; blank lines read since.
