@@ -60,6 +60,9 @@ TEST(MetricCollector, ReadsEveryCommonFormat) {
       {"NaN value", "loss: NaN, step: 7", SeriesId::kLoss, kNone, 7, kNone},
       {"tensor repr", "step 4 loss tensor(0.6931, grad_fn=<NllLossBackward0>)", SeriesId::kLoss, 0.6931, 4, kNone},
       {"raw byte count", "iter 2 allocated: 1073741824", SeriesId::kMemory, 1024, 2, kNone},
+      // The full-width colon of a Chinese print (xiaotudui/pytorch-tutorial#1, its train.py's output).
+      {"full-width colon", "\xe8\xae\xad\xe7\xbb\x83\xe6\xac\xa1\xe6\x95\xb0\xef\xbc\x9a" "100, Loss\xef\xbc\x9a" "1.9817659854888916",
+       SeriesId::kLoss, 1.9817659854888916, kNone, kNone},
   };
   for (const FormatCase& c : kCases) {
     MetricCollector m = Collect(std::string(c.line) + "\n");
@@ -591,6 +594,11 @@ TEST(MetricCollector, LineShapesKeepWhatTheFullScanKeeps) {
                            "GRAD NORM 5", "MaxRSS 1000", "Memory-Used: 12 GiB", "gNorm=4", "Val Accuracy 0.5",
                            "MSE=0.25 ", "grad_scale 65536", "Allocated 30M", "10.1.2.3 - - \"GET /a\" 404"}) {
     text += std::string(line) + "\n";
+  }
+  // Full-width colons, one layout repeated (the values change width).
+  for (int i = 1; i <= 12; ++i) {
+    text += "\xe8\xae\xad\xe7\xbb\x83\xe6\xac\xa1\xe6\x95\xb0\xef\xbc\x9a" + std::to_string(i * 100) +
+            ", Loss\xef\xbc\x9a" + (i % 4 ? "1." + std::to_string(900 - i * 37) : std::string("nan")) + "\n";
   }
   text += "\nloss: 2.5 step: 77";
   ExpectShapesAgree(text);

@@ -1595,12 +1595,20 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
       if (memo) *memo = {{key[0], key[1]}, wn, code};
     }
     prev_n = 0;
-    // Separator: closing quote, spaces, ':', '=', an opening '[' or '('; at least one character.
+    // Separator: closing quote, spaces, ':', '=', an opening '[' or '('; at least one character. Also
+    // the full-width colon U+FF1A that Chinese and Japanese input methods type ("Loss\xef\xbc\x9a1.98",
+    // the PyTorch tutorials' print(f"...Loss\xef\xbc\x9a{loss}") in Chinese), as one separator.
     const char* q = p;
     int seps = 0;
-    while (q < end && seps < 4 &&
-           (*q == ' ' || *q == '\t' || *q == ':' || *q == '=' || *q == '"' || *q == '\'' || *q == '[' || *q == '(')) {
-      ++q;
+    while (q < end && seps < 4) {
+      if (*q == ' ' || *q == '\t' || *q == ':' || *q == '=' || *q == '"' || *q == '\'' || *q == '[' || *q == '(') {
+        ++q;
+      } else if (end - q >= 3 && static_cast<unsigned char>(q[0]) == 0xEF && static_cast<unsigned char>(q[1]) == 0xBC &&
+                 static_cast<unsigned char>(q[2]) == 0x9A) {
+        q += 3;
+      } else {
+        break;
+      }
       ++seps;
     }
     if (seps == 0) continue;
