@@ -12,6 +12,7 @@ local COLLAPSED_FAIRSEQ = 0.01
 local function scales(message)
   local out = {}
   for s in message:gmatch("reducing to ([%d.]+)") do out[#out + 1] = tonumber(s) end
+  for s in message:gmatch("Attempted loss scale: ([%d.]+), but hysteresis") do out[#out + 1] = tonumber(s) end
   for s in message:gmatch("reducing loss scale to ([%d.e+-]+)") do out[#out + 1] = tonumber(s) end
   for s in message:gmatch("setting loss scale to: ([%d.e+-]+)") do out[#out + 1] = tonumber(s) end
   return out
