@@ -13,6 +13,7 @@ local function scales(message)
   local out = {}
   for s in message:gmatch("reducing to ([%d.]+)") do out[#out + 1] = tonumber(s) end
   for s in message:gmatch("Attempted loss scale: ([%d.]+), but hysteresis") do out[#out + 1] = tonumber(s) end
+  for s in message:gmatch("dynamic loss scale from [%d.]+ to ([%d.]+)") do out[#out + 1] = tonumber(s) end
   for s in message:gmatch("reducing loss scale to ([%d.e+-]+)") do out[#out + 1] = tonumber(s) end
   for s in message:gmatch("setting loss scale to: ([%d.e+-]+)") do out[#out + 1] = tonumber(s) end
   return out
@@ -75,7 +76,8 @@ local function all_scales(ctx)
   return list, steps
 end
 
--- values: {history}, a clause telling how many steps were skipped and where the scale ended.
+-- values: {history}, a clause telling how many overflows the log reported (each rank and each scaler
+-- line reports one; a skipped step may be reported more than once) and where the scale ended.
 function scale_history(ctx)
   local list, steps = all_scales(ctx)
   local low = lowest(list)
@@ -84,7 +86,7 @@ function scale_history(ctx)
   end
   if not low then return { history = "" } end
   if steps <= 1 then return { history = string.format(" (the last skipped step left it at %s)", fmt(low)) } end
-  return { history = string.format(" (%d skipped steps in this log, from %s down to %s)", steps, fmt(list[1] * 2), fmt(low)) }
+  return { history = string.format(" (%d overflow reports in this log, from %s down to %s)", steps, fmt(list[1] * 2), fmt(low)) }
 end
 
 -- score: veto while the scale is still large; keep the prior once it has collapsed.
@@ -107,7 +109,7 @@ function test_collapse_over_several_lines()
            .. "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 4, reducing to 2"
   assert(collapse_only(ctx_of(msg)) == nil)
   local h = scale_history(ctx_of(msg)).history
-  assert(h == " (2 skipped steps in this log, from 64 down to 2)", h)
+  assert(h == " (2 overflow reports in this log, from 64 down to 2)", h)
 end
 
 function test_history_across_incidents()
@@ -115,7 +117,7 @@ function test_history_across_incidents()
   local b = { message = "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 4, reducing to 2" }
   local ctx = { incident = a, incidents = { a, { message = "14%|#| 380/2724" }, b }, captures = {} }
   assert(collapse_only(ctx) == nil)
-  assert(scale_history(ctx).history == " (2 skipped steps in this log, from 64 down to 2)")
+  assert(scale_history(ctx).history == " (2 overflow reports in this log, from 64 down to 2)")
 end
 
 function test_incidents_read_once()
@@ -142,7 +144,7 @@ function test_repeated_lines_count_every_step()
   local ctx = { incident = inc, incidents = { inc }, captures = {} }
   assert(collapse_only(ctx) == nil)
   local h = scale_history(ctx).history
-  assert(h == " (17 skipped steps in this log, from 65536 down to 0.5)", h)
+  assert(h == " (17 overflow reports in this log, from 65536 down to 0.5)", h)
 end
 
 function test_healthy_scaling_is_vetoed()
