@@ -8,14 +8,23 @@ local COLLAPSED = 128
 -- runs live far lower: a scale under 1e-2 has been halved at least 14 times from the start.
 local COLLAPSED_FAIRSEQ = 0.01
 
--- The scales the message reports after each skipped step, in order.
+-- The scale each overflow line of the message leaves, in order: the value it reduces (or sets) the
+-- scale to, else, for a line that names only the scale it tried (apex's old FP16_Optimizer, DeepSpeed's
+-- hysteresis form, which keeps the scale), that one.
+local AFTER = {
+  "reducing to ([%d.]+)", "dynamic loss scale from [%d.]+ to ([%d.]+)", "reducing loss scale to ([%d.e+-]+)",
+  "setting loss scale to: ([%d.e+-]+)",
+}
 local function scales(message)
   local out = {}
-  for s in message:gmatch("reducing to ([%d.]+)") do out[#out + 1] = tonumber(s) end
-  for s in message:gmatch("Attempted loss scale: ([%d.]+), but hysteresis") do out[#out + 1] = tonumber(s) end
-  for s in message:gmatch("dynamic loss scale from [%d.]+ to ([%d.]+)") do out[#out + 1] = tonumber(s) end
-  for s in message:gmatch("reducing loss scale to ([%d.e+-]+)") do out[#out + 1] = tonumber(s) end
-  for s in message:gmatch("setting loss scale to: ([%d.e+-]+)") do out[#out + 1] = tonumber(s) end
+  for line in message:gmatch("[^\n]+") do
+    local v
+    for _, pattern in ipairs(AFTER) do
+      v = v or line:match(pattern)
+    end
+    v = v or line:match("Attempted loss scale: ([%d.]+)")
+    if v then out[#out + 1] = tonumber(v) end
+  end
   return out
 end
 
@@ -145,6 +154,16 @@ function test_repeated_lines_count_every_step()
   assert(collapse_only(ctx) == nil)
   local h = scale_history(ctx).history
   assert(h == " (17 overflow reports in this log, from 65536 down to 0.5)", h)
+end
+
+function test_every_wording_one_scale_per_line()
+  local msg = "OVERFLOW! Skipping step. Attempted loss scale: 4294967296\n"
+           .. "[Rank 0] Overflow detected. Skipping step. Attempted loss scale: 8.0, reducing to 4.0\n"
+           .. "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 2, but hysteresis is 2. Reducing hysteresis to 1\n"
+           .. "Reducing dynamic loss scale from 2.0 to 1.0"
+  local list = scales(msg)
+  assert(#list == 4 and list[1] == 4294967296 and list[2] == 4 and list[3] == 2 and list[4] == 1)
+  assert(collapse_only(ctx_of("OVERFLOW! Skipping step. Attempted loss scale: 4294967296")) == false)
 end
 
 function test_healthy_scaling_is_vetoed()
