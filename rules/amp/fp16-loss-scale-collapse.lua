@@ -13,7 +13,7 @@ local COLLAPSED_FAIRSEQ = 0.01
 -- hysteresis form, which keeps the scale), that one.
 local AFTER = {
   "reducing to ([%d.]+)", "dynamic loss scale from [%d.]+ to ([%d.]+)", "reducing loss scale to ([%d.e+-]+)",
-  "setting loss scale to: ([%d.e+-]+)",
+  "setting loss scale to: ([%d.e+-]+)", "downscale loss scale to ([%d.e+-]+)",
 }
 local function scales(message)
   local out = {}
