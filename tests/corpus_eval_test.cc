@@ -1,4 +1,6 @@
 // The labelled corpus as a gate: accuracy floors, clean negatives, no crash on any case.
+#include <cstdio>
+
 #include <gtest/gtest.h>
 
 #include "triage/tools.h"
@@ -24,19 +26,27 @@ TEST(CorpusEval, EveryCaseIsReadable) {
 
 // The 97%/99% floors below hold for our own cases (split "ours", Note: [Eval splits]). The wild tuning
 // and held-out cases are measured by `triage eval corpus` on lines of their own; they join those floors
-// when the knowledge base reaches them. Until then every split is held to clean negatives, and the whole
-// corpus to the floor it has reached (a ratchet: raise it as the knowledge base improves, never lower it).
+// when the knowledge base reaches them. Until then the splits rules are tuned on (ours and the wild
+// tuning split) are held to clean negatives, and the whole corpus to the floor it has reached (a ratchet:
+// raise it as the knowledge base improves, never lower it).
 bool Ours(const EvalCase& c) { return c.split == "ours"; }
 bool Any(const EvalCase&) { return true; }
+bool Tunable(const EvalCase& c) { return c.split != "heldout"; }
 
-TEST(CorpusEval, NoNegativeCaseInAnySplitGetsADiagnosis) {
-  EvalSlice all = Eval().Slice(Any);
-  EXPECT_GT(all.negatives, Eval().Slice(Ours).negatives) << "the wild splits lost their negatives";
+// Clean negatives are gated on the splits a rule may be tuned on. A held-out negative is only measured:
+// a gate on it could be met only by reading the frozen split to tune a rule (Note: [Held-out split] in
+// corpus/README.md). Its count is printed, never its name; `triage eval` reports it on the held-out line.
+TEST(CorpusEval, NoNegativeCaseInATunableSplitGetsADiagnosis) {
+  EvalSlice tunable = Eval().Slice(Tunable);
+  EXPECT_GT(tunable.negatives, Eval().Slice(Ours).negatives) << "the wild tuning split lost its negatives";
   std::string flagged;
   for (const EvalCase& c : Eval().cases) {
-    if (c.expected == "none" && !c.top1) flagged += "  " + c.dir + ": " + c.got[0].rule + "\n";
+    if (Tunable(c) && c.expected == "none" && !c.top1) flagged += "  " + c.dir + ": " + c.got[0].rule + "\n";
   }
-  EXPECT_EQ(all.negatives_flagged, 0) << flagged;
+  EXPECT_EQ(tunable.negatives_flagged, 0) << flagged;
+  EvalSlice heldout = Eval().Slice([](const EvalCase& c) { return c.split == "heldout"; });
+  EXPECT_GT(heldout.negatives, 0) << "the held-out split lost its negatives";
+  std::printf("held-out negatives: %d of %d clean\n", heldout.negatives - heldout.negatives_flagged, heldout.negatives);
 }
 
 // Whole corpus (ours, wild tuning and held-out): 95.9% when this floor was last raised (1098 of 1145
