@@ -45,10 +45,22 @@ function library_story(ctx)
     return { lib = lib, story = string.format(" It was loaded but lacks the symbol %s, so it comes from another release than the "
                                    .. "library that asks for it: two copies of the CUDA libraries are mixed.", c.symbol) }
   end
+  if c.code and c.code ~= "" then
+    -- Windows system error codes of LoadLibrary, as cuDNN 8's loader prints them
+    local why = ({ ["126"] = "Windows could not find it or a DLL it depends on (cuDNN 8.3 and later need zlibwapi.dll on the PATH)",
+                   ["193"] = "the file found is not a valid 64-bit DLL (a 32-bit or damaged copy earlier on the PATH)",
+                   ["127"] = "a DLL it depends on lacks a function it needs (DLLs of two CUDA or cuDNN releases mixed on the PATH)" })[c.code]
+    return { lib = lib, story = string.format(" Windows error %s: %s.", c.code, why or "see the Windows system error codes") }
+  end
   if c.reason and c.reason ~= "" then
     return { lib = lib, story = string.format(" Loading it failed because of a dependency: %s", c.reason) }
   end
   return { lib = lib, story = "" }
+end
+
+function test_windows_code()
+  assert(library_story({ captures = { library = "cudnn_cnn_infer64_8.dll", code = "126" } }).story:find("zlibwapi.dll", 1, true))
+  assert(library_story({ captures = { library = "cudnn_cnn_infer64_8.dll", code = "5" } }).story:find("error 5", 1, true))
 end
 
 function test_older_runtime()

@@ -3,7 +3,8 @@
 -- built for and the release installed; the pair says which side is older.
 
 local RELEASES = {
-  [0x0e] = "NumPy 1.20-1.21", [0x0f] = "NumPy 1.22", [0x10] = "NumPy 1.23-1.24", [0x11] = "NumPy 1.25-1.26",
+  [0x09] = "NumPy 1.9", [0x0a] = "NumPy 1.10-1.12", [0x0b] = "NumPy 1.13", [0x0c] = "NumPy 1.14-1.15",
+  [0x0d] = "NumPy 1.16-1.19", [0x0e] = "NumPy 1.20-1.21", [0x0f] = "NumPy 1.22", [0x10] = "NumPy 1.23-1.24", [0x11] = "NumPy 1.25-1.26",
   [0x12] = "NumPy 2.0", [0x13] = "NumPy 2.1-2.2", [0x14] = "NumPy 2.3", [0x15] = "NumPy 2.4",
 }
 
@@ -38,6 +39,11 @@ end
 function test_older_numpy()
   local p = numpy_releases({ captures = { built = "0x10", have = "0xf" } }).pair
   assert(p:find("(NumPy 1.23-1.24)", 1, true) and p:find("(NumPy 1.22): NumPy is older", 1, true), p)
+end
+
+function test_pre_1_20()
+  local p = numpy_releases({ captures = { built = "0xe", have = "0xd" } }).pair
+  assert(p:find("(NumPy 1.16-1.19): NumPy is older", 1, true), p)
 end
 
 function test_numpy2()
