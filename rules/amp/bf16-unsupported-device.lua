@@ -19,3 +19,54 @@ end
 function test_no_numbers()
   assert(capability_gap({ captures = { setup = "Your setup doesn't support bf16/gpu" } }).gap == "")
 end
+
+-- score: transformers and accelerate refuse bf16 whenever torch.cuda reports no bf16 GPU, and that is
+-- also what they see when CUDA itself could not start (a driver older than the wheel's CUDA, no driver at
+-- all). When the input shows torch's CUDA initialisation failing, that failure is the cause and the bf16
+-- refusal its consequence: the candidate is demoted below it, with a note saying why. A refusal that names
+-- the GPU's compute capability (vLLM's) comes from a working CUDA and is left alone.
+local CUDA_DID_NOT_START = {
+  "The NVIDIA driver on your system is too old",
+  "Found no NVIDIA driver on your system",
+  "CUDA initialization: Unexpected error from cudaGetDeviceCount",
+  "CUDA driver version is insufficient for CUDA runtime version",
+}
+
+local seen_incidents, seen_cause
+
+local function cuda_failure(incidents)
+  if incidents ~= seen_incidents then
+    seen_incidents, seen_cause = incidents, nil
+    for _, inc in ipairs(incidents) do
+      local m = inc.message or ""
+      for _, s in ipairs(CUDA_DID_NOT_START) do
+        if m:find(s, 1, true) then seen_cause = s; break end
+      end
+      if seen_cause then break end
+    end
+  end
+  return seen_cause
+end
+
+function after_cuda_failure(ctx)
+  if (ctx.captures.have or "") ~= "" then return nil end
+  local cause = cuda_failure(ctx.incidents or {})
+  if not cause then return nil end
+  return { confidence = ctx.confidence * 0.5,
+           note = string.format(" The input also shows CUDA failing to start (\"%s\"), so no GPU was usable and the bf16 refusal follows from that failure; fix it first.", cause) }
+end
+
+function test_demoted_after_driver_warning()
+  local incidents = {
+    { message = "CUDA initialization: The NVIDIA driver on your system is too old (found version 11040)." },
+    { message = "Your setup doesn't support bf16/gpu." },
+  }
+  local r = after_cuda_failure({ captures = { setup = "Your setup doesn't support bf16/gpu" }, incidents = incidents, confidence = 0.9 })
+  assert(type(r) == "table" and r.confidence == 0.45 and r.note:find("too old", 1, true), "not demoted")
+end
+
+function test_kept_with_capability_or_alone()
+  local incidents = { { message = "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU" } }
+  assert(after_cuda_failure({ captures = { have = "7.5", need = "8.0" }, incidents = incidents, confidence = 0.9 }) == nil)
+  assert(after_cuda_failure({ captures = { setup = "x" }, incidents = { { message = "Your setup doesn't support bf16/gpu." } }, confidence = 0.9 }) == nil)
+end
