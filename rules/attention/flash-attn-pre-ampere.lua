@@ -7,13 +7,35 @@ local NEEDS = {
              older = "Turing (T4, RTX 20xx, GTX 16xx, 7.5), Volta (V100, 7.0) and Pascal (GTX 10xx, P100/P40, 6.x)" },
   Hopper = { cap = "9.0", sm = "sm_90", build = "FlashAttention 3 (the hopper/ build, flash_attn_3)",
              older = "Ada (RTX 40xx, L4, L40S, 8.9) and Ampere (A100 8.0, RTX 30xx 8.6)" },
+  -- flash-attn 0.2-1.x: Turing and Ampere (and Hopper in 1.0.x)
+  Turing = { cap = "7.5", sm = "sm_75", build = "FlashAttention 1 (flash-attn 0.2-1.x)",
+             older = "Volta (V100, 7.0) and Pascal (GTX 10xx, P100/P40, 6.x)" },
+  -- flash-attn 0.1: sm_80 exactly
+  A100 = { cap = "8.0", sm = "sm_80", build = "an early FlashAttention (flash-attn 0.1)", exact = true,
+           older = "any card but the A100/A800 class (the 8.6 of RTX 30xx and A6000 included)" },
 }
+
+-- flash-attn 0.x-1.x name the capability check, not the generation
+local CHECKS = { ["is_sm80"] = "A100", ["is_sm8x || is_sm75"] = "Turing", ["is_sm90 || is_sm8x || is_sm75"] = "Turing" }
 
 -- values: {build}, {need_cap}, {need_sm} and {older}: what the build needs and which cards fall short.
 function requirement(ctx)
-  local n = NEEDS[ctx.captures.need or ""]
-  if not n then return { build = "flash-attn", need_cap = "?", need_sm = "?", older = "older cards" } end
-  return { build = n.build, need_cap = n.cap, need_sm = n.sm, older = n.older }
+  local key = ctx.captures.need
+  if not key or key == "" then key = CHECKS[ctx.captures.check or ""] end
+  local n = NEEDS[key or ""]
+  if not n then return { build = "flash-attn", need_cap = "?", need_sm = "?", older = "older cards", generation = "the GPUs it supports",
+                         supported = "the GPUs it was built for" } end
+  local need = key == "A100" and "A100 (sm_80)" or key
+  local supported = n.exact and string.format("compute capability %s (%s) exactly", n.cap, n.sm)
+                    or string.format("%s GPUs or newer: compute capability %s (%s) at least", need, n.cap, n.sm)
+  return { need = need, generation = need, build = n.build, need_cap = n.cap, need_sm = n.sm, older = n.older, supported = supported }
+end
+
+function test_flash_attn_1_checks()
+  local t = requirement({ captures = { check = "is_sm8x || is_sm75" } })
+  assert(t.need == "Turing" and t.need_cap == "7.5" and t.supported:find("at least", 1, true))
+  local a = requirement({ captures = { check = "is_sm80" } })
+  assert(a.need == "A100 (sm_80)" and a.supported:find("exactly", 1, true))
 end
 
 function test_generations()
