@@ -31,16 +31,18 @@ function requirement(ctx)
   return { need = need, generation = need, build = n.build, need_cap = n.cap, need_sm = n.sm, older = n.older, supported = supported }
 end
 
-function test_flash_attn_1_checks()
-  local t = requirement({ captures = { check = "is_sm8x || is_sm75" } })
-  assert(t.need == "Turing" and t.need_cap == "7.5" and t.supported:find("at least", 1, true))
-  local a = requirement({ captures = { check = "is_sm80" } })
-  assert(a.need == "A100 (sm_80)" and a.supported:find("exactly", 1, true))
-end
+-- each generation a message can name (flash-attn 2 and 3) or imply by its condition (0.x-1.x), with
+-- what the explanation must then say
+local CASES = {
+  { { need = "Ampere" }, "8.0", "FlashAttention 2", "at least" },
+  { { need = "Hopper" }, "9.0", "FlashAttention 3", "at least" },
+  { { check = "is_sm8x || is_sm75" }, "7.5", "FlashAttention 1", "at least" },
+  { { check = "is_sm80" }, "8.0", "flash-attn 0.1", "exactly" },
+}
 
 function test_generations()
-  local a = requirement({ captures = { need = "Ampere" } })
-  assert(a.need_cap == "8.0" and a.need_sm == "sm_80" and a.build:find("FlashAttention 2", 1, true))
-  local h = requirement({ captures = { need = "Hopper" } })
-  assert(h.need_cap == "9.0" and h.build:find("FlashAttention 3", 1, true))
+  for _, c in ipairs(CASES) do
+    local v = requirement({ captures = c[1] })
+    assert(v.need_cap == c[2] and v.build:find(c[3], 1, true) and v.supported:find(c[4], 1, true), v.build)
+  end
 end
