@@ -94,3 +94,42 @@ function test_lowering_under_the_inner_error()
   assert(v.backend == "inductor")
   assert(v.lowering == " Here Inductor could not lower the operator aten._unsafe_view.default: AssertionError: (-20736, -20736).", v.lowering)
 end
+
+-- score: false for the last pattern unless the incident is an InductorError (see the YAML); demoted when
+-- the input also shows the environment failing under the backend: Triton's helper could not link or
+-- find the driver library (printed as separate lines before the traceback, so no rule reads it inside
+-- this incident). That line's own diagnosis (env.cuda_library) then comes first.
+local SETUP_LINES = { "cannot find -lcuda", "libcuda.so cannot found" }
+
+local seen_setup_incidents, seen_setup
+
+-- the first of the input's incidents whose message holds one of SETUP_LINES (kept for the input)
+local function setup_failure(incidents)
+  if incidents == seen_setup_incidents then return seen_setup end
+  seen_setup_incidents, seen_setup = incidents, nil
+  local i = 1
+  while not seen_setup and incidents[i] do
+    local m = incidents[i].message or ""
+    for _, s in ipairs(SETUP_LINES) do seen_setup = seen_setup or (m:find(s, 1, true) and s) end
+    i = i + 1
+  end
+  return seen_setup
+end
+
+function backend_score(ctx)
+  local c = ctx.captures
+  local exc = (ctx.incident and ctx.incident.exception) or ""
+  if (c.named or "") == "" and (c.target or "") == "" and not exc:find("InductorError", 1, true) then return false end
+  local setup = setup_failure(ctx.incidents or {})
+  if not setup then return nil end
+  return { confidence = ctx.confidence * 0.5,
+           note = string.format(" The log also shows \"%s\" before this error: the backend failed because Triton could not use the driver library, so that comes first.", setup) }
+end
+
+function test_demoted_after_libcuda_line()
+  local incidents = { { message = "/usr/bin/ld: cannot find -lcuda" }, { message = "backend='inductor' raised:" } }
+  local r = backend_score({ captures = { named = "inductor" }, incident = incidents[2], incidents = incidents, confidence = 0.9 })
+  assert(type(r) == "table" and r.confidence == 0.45 and r.note:find("-lcuda", 1, true))
+  assert(backend_score({ captures = { named = "inductor" }, incident = incidents[2], incidents = { incidents[2] }, confidence = 0.9 }) == nil)
+  assert(backend_score({ captures = { inner = "KeyError: x" }, incident = { exception = "KeyError" }, incidents = {}, confidence = 0.9 }) == false)
+end
