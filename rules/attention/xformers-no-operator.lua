@@ -1,0 +1,33 @@
+-- Lua for xformers-no-operator (rules/LUA_API.md, API version 1).
+-- score: when the input also shows that xFormers' compiled extension did not load (each kernel's reasons
+-- say "xFormers wasn't build with CUDA support", or the import warning says it was built for another
+-- torch), no kernel could ever run: the cause is the installation (xformers-not-built-for-torch), and this
+-- candidate is demoted below it.
+
+local NOT_BUILT = { "xFormers wasn't build with CUDA support", "xFormers can't load C++/CUDA extensions" }
+
+local seen_incidents, seen_not_built
+
+local function not_built(incidents)
+  if incidents == seen_incidents then return seen_not_built end
+  seen_incidents, seen_not_built = incidents, false
+  for _, inc in ipairs(incidents) do
+    local m = inc.message or ""
+    for _, s in ipairs(NOT_BUILT) do seen_not_built = seen_not_built or (m:find(s, 1, true) ~= nil) end
+  end
+  return seen_not_built
+end
+
+function unless_not_built(ctx)
+  if not not_built(ctx.incidents or {}) then return nil end
+  return { confidence = ctx.confidence * 0.5,
+           note = " Here the kernels' reasons say xFormers' compiled extension did not load, so the installation is the cause." }
+end
+
+function test_demoted_when_extension_missing()
+  local incidents = { { message = "No operator found for `memory_efficient_attention_forward` with inputs:" },
+                      { message = "    xFormers wasn't build with CUDA support" } }
+  local r = unless_not_built({ incidents = incidents, confidence = 0.8 })
+  assert(type(r) == "table" and r.confidence == 0.4)
+  assert(unless_not_built({ incidents = { incidents[1] }, confidence = 0.8 }) == nil)
+end
