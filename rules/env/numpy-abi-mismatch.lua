@@ -6,6 +6,8 @@ local RELEASES = {
   [0x09] = "NumPy 1.9", [0x0a] = "NumPy 1.10-1.12", [0x0b] = "NumPy 1.13", [0x0c] = "NumPy 1.14-1.15",
   [0x0d] = "NumPy 1.16-1.19", [0x0e] = "NumPy 1.20-1.21", [0x0f] = "NumPy 1.22", [0x10] = "NumPy 1.23-1.24", [0x11] = "NumPy 1.25-1.26",
   [0x12] = "NumPy 2.0", [0x13] = "NumPy 2.1-2.2", [0x14] = "NumPy 2.3", [0x15] = "NumPy 2.4",
+  -- ABI versions ('module compiled against ABI version ...'), NPY_ABI_VERSION of numpyconfig.h
+  [0x1000009] = "NumPy 1.x", [0x2000000] = "NumPy 2.x",
 }
 
 local function hex(s)
@@ -30,8 +32,9 @@ function numpy_releases(ctx)
     if have < built then verdict = "NumPy is older than the build"
     elseif have > built then verdict = "NumPy is newer than the build"
     else verdict = "the versions agree, so a second NumPy is probably shadowing the one checked" end
-    return { pair = string.format(" Here the module was built against C-API %s (%s) but the installed NumPy provides %s (%s): %s.",
-                                  c.built, release(built), c.have, release(have), verdict) }
+    local kind = built >= 0x1000000 and "ABI" or "C-API"
+    return { pair = string.format(" Here the module was built against %s %s (%s) but the installed NumPy provides %s (%s): %s.",
+                                  kind, c.built, release(built), c.have, release(have), verdict) }
   end
   return { pair = "" }
 end
@@ -39,6 +42,11 @@ end
 function test_older_numpy()
   local p = numpy_releases({ captures = { built = "0x10", have = "0xf" } }).pair
   assert(p:find("(NumPy 1.23-1.24)", 1, true) and p:find("(NumPy 1.22): NumPy is older", 1, true), p)
+end
+
+function test_abi_numbers()
+  local p = numpy_releases({ captures = { built = "0x1000009", have = "0x2000000" } }).pair
+  assert(p:find("ABI 0x1000009 (NumPy 1.x)", 1, true) and p:find("(NumPy 2.x): NumPy is newer", 1, true), p)
 end
 
 function test_pre_1_20()
