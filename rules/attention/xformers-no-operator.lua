@@ -1,10 +1,9 @@
 -- Lua for xformers-no-operator (rules/LUA_API.md, API version 1).
 -- score: when the input also shows that xFormers' compiled extension did not load (each kernel's reasons
--- say "xFormers wasn't build with CUDA support", or the import warning says it was built for another
--- torch), no kernel could ever run: the cause is the installation (xformers-not-built-for-torch), and this
--- candidate is demoted below it.
+-- say "xFormers wasn't build with CUDA support"), no kernel could ever run: the cause is the installation
+-- (xformers-not-built-for-torch), and this candidate is demoted below it.
 
-local NOT_BUILT = { "xFormers wasn't build with CUDA support", "xFormers can't load C++/CUDA extensions" }
+local NOT_BUILT = { "xFormers wasn't build with CUDA support" }
 
 local seen_incidents, seen_not_built
 
