@@ -16,3 +16,38 @@ function test_place_or_module()
   assert(where_values({ captures = { code = "2" } }).at:find("DataParallel", 1, true))
   assert(where_values({ captures = {} }).at == "")
 end
+
+-- score: NCCL's own message ends with "Last error:" and the cause on the next line. Python prints that
+-- continuation unindented, so the segmenter reads "ncclSystemError: ..." as a line of its own and the
+-- cause as a separate log line, which nccl-shm-segment, nccl-peer-access or nccl-duplicate-gpu diagnose
+-- (distributed.nccl_setup). When the input holds such a line, this generic reading is demoted below it.
+local SETUP_CAUSES = { "Error while creating shared memory segment", "failed to extend /dev/shm",
+                       "peer access is not supported", "Duplicate GPU detected" }
+
+local seen_incidents, seen_cause
+
+local function setup_cause_in(incidents)
+  if incidents == seen_incidents then return seen_cause end
+  seen_incidents, seen_cause = incidents, nil
+  for _, inc in ipairs(incidents) do
+    local m = inc.message or ""
+    for _, s in ipairs(SETUP_CAUSES) do seen_cause = seen_cause or (m:find(s, 1, true) and s) end
+  end
+  return seen_cause
+end
+
+function setup_cause(ctx)
+  -- the cause inside this incident's own message is read by those rules on this incident (specificity)
+  local cause = setup_cause_in(ctx.incidents or {})
+  if not cause or ((ctx.incident and ctx.incident.message) or ""):find(cause, 1, true) then return nil end
+  return { confidence = ctx.confidence * 0.5,
+           note = string.format(" The log names the setup failure behind it (\"%s\"), diagnosed on its own line.", cause) }
+end
+
+function test_demoted_for_a_separate_cause_line()
+  local err = { message = "NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error, NCCL version 2.19.3" }
+  local shm = { message = "Error while creating shared memory segment /dev/shm/nccl-vzIpS6 (size 9637888)" }
+  local r = setup_cause({ incident = err, incidents = { err, shm }, confidence = 0.8 })
+  assert(type(r) == "table" and r.confidence == 0.4 and r.note:find("shared memory", 1, true))
+  assert(setup_cause({ incident = err, incidents = { err }, confidence = 0.8 }) == nil)
+end
