@@ -10,7 +10,8 @@ local function rows(message)
     if body then
       local only_nan = true
       for item in body:gmatch("[^,%s]+") do
-        if item ~= "nan" then only_nan = false end
+        -- "..." stands for the values a summarised print leaves out
+        if item ~= "nan" and item ~= "..." then only_nan = false end
       end
       if only_nan then nan_rows = nan_rows + 1 else finite = true end
     end
