@@ -12,7 +12,7 @@ local NEEDS = {
              older = "Volta (V100, 7.0) and Pascal (GTX 10xx, P100/P40, 6.x)" },
   -- flash-attn 0.1: sm_80 exactly
   A100 = { cap = "8.0", sm = "sm_80", build = "an early FlashAttention (flash-attn 0.1)", exact = true,
-           older = "any card but the A100/A800 class (the 8.6 of RTX 30xx and A6000 included)" },
+           older = "any but the A100/A800 class (RTX 30xx and A6000, at 8.6, included)" },
 }
 
 -- flash-attn 0.x-1.x name the capability check, not the generation
