@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 
+#include "log/simd.h"
 #include "rules/rule.h"
 #include "triage/triage.h"
 
@@ -77,7 +78,7 @@ TEST(LineScanner, FindsTheFirstLineHoldingAKeyword) {
       {"no keyword, no newline", false, 22, 0},
       {std::string(100, 'x') + "\n" + std::string(40, 'y') + "error", true, 101, 1},
   };
-  for (LineScanner::Impl impl : {LineScanner::Impl::kPortable, LineScanner::Impl::kAvx2}) {
+  for (LineScanner::Impl impl : {LineScanner::Impl::kPortable, LineScanner::Impl::kAvx2, LineScanner::Impl::kAvx512}) {
     LineScanner scanner(kw, impl);
     for (const Case& c : cases) {
       LineScanner::Hit h = scanner.Find(c.text);
@@ -95,6 +96,7 @@ TEST(LineScanner, LongBuffersCountEveryNewline) {
   const std::vector<std::string> kw = {"traceback", "Error"};
   LineScanner portable(kw, LineScanner::Impl::kPortable);
   LineScanner avx2(kw, LineScanner::Impl::kAvx2);
+  LineScanner avx512(kw, LineScanner::Impl::kAvx512);
   for (size_t len : {1u, 16u, 31u, 32u, 33u}) {
     std::string line(len - 1, 'x');
     line += '\n';
@@ -106,6 +108,7 @@ TEST(LineScanner, LongBuffersCountEveryNewline) {
         const LineScanner::Hit want = Naive(all, kw);
         ASSERT_EQ(Describe(portable.Find(all)), Describe(want)) << "portable, lines of " << len << ", pad " << pad;
         ASSERT_EQ(Describe(avx2.Find(all)), Describe(want)) << "avx2, lines of " << len << ", pad " << pad;
+        ASSERT_EQ(Describe(avx512.Find(all)), Describe(want)) << "avx512, lines of " << len << ", pad " << pad;
       }
     }
   }
@@ -138,8 +141,11 @@ void ExpectAgreement(const std::vector<std::string>& kw, const std::vector<std::
                      unsigned seed, const LineScanner::Layout* layout = nullptr) {
   LineScanner portable(kw, LineScanner::Impl::kPortable, layout);
   LineScanner avx2(kw, LineScanner::Impl::kAvx2, layout);
+  LineScanner avx512(kw, LineScanner::Impl::kAvx512, layout);
   EXPECT_FALSE(portable.uses_avx2());
   EXPECT_EQ(avx2.uses_avx2(), LineScanner::CpuHasAvx2());
+  EXPECT_FALSE(avx2.uses_avx512());
+  EXPECT_EQ(avx512.uses_avx512(), LineScanner::CpuHasAvx2() && CpuHasAvx512());
   std::mt19937 rng(seed);
   for (int round = 0; round < rounds; ++round) {
     std::string text;
@@ -156,6 +162,7 @@ void ExpectAgreement(const std::vector<std::string>& kw, const std::vector<std::
     LineScanner::Hit want = Naive(view, kw);
     ASSERT_EQ(Describe(portable.Find(view)), Describe(want)) << "portable, round " << round;
     ASSERT_EQ(Describe(avx2.Find(view)), Describe(want)) << "avx2, round " << round;
+    ASSERT_EQ(Describe(avx512.Find(view)), Describe(want)) << "avx512, round " << round;
     // KeywordsIn: every keyword the text holds, each once, by both implementations.
     std::vector<std::uint32_t> want_in = NaiveKeywordsIn(view, portable.keywords());
     for (const LineScanner* s : {&portable, &avx2}) {
@@ -171,8 +178,9 @@ void ExpectAgreement(const std::vector<std::string>& kw, const std::vector<std::
 // cases, newlines, NUL and high bytes, with keywords straddling the 32-byte blocks and the buffer end.
 TEST(LineScanner, PortableAndAvx2AgreeWithReference) {
   const std::vector<std::string> kw = {"traceback", "Error", "terminate called", "\x1b", "what():", "mat1 and mat2"};
-  std::printf("[ INFO     ] AVX2 implementation %s on this CPU\n",
-              LineScanner::CpuHasAvx2() ? "tested" : "unavailable");
+  std::printf("[ INFO     ] AVX2 implementation %s on this CPU, on AVX-512's registers %s\n",
+              LineScanner::CpuHasAvx2() ? "tested" : "unavailable",
+              LineScanner::CpuHasAvx2() && CpuHasAvx512() ? "tested" : "unavailable");
   ExpectAgreement(kw,
                   {"TraceBack", "ERROR", "error", "erro", "rror", "terminate", " called", "what()", ":", "mat1 and ",
                    "mat2", "\n", "\n", "\n", "loss=0.1 ", std::string(1, '\0'), "\xff\xfe", "\x1b[0m", "            "},

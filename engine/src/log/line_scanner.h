@@ -46,7 +46,9 @@ namespace triage {
 
 class LineScanner {
  public:
-  enum class Impl { kAuto, kPortable, kAvx2 };
+  // kAuto: the widest this CPU runs. kAvx512: the AVX2 loop on AVX-512's 32 registers (Note: [Wide
+  // registers] in line_scanner.cc), kAvx2 where the CPU lacks them.
+  enum class Impl { kAuto, kPortable, kAvx2, kAvx512 };
 
   struct Hit {
     bool found = false;       // a line with a keyword was found
@@ -86,6 +88,8 @@ class LineScanner {
   const Layout& layout() const { return layout_; }
   // Returns true when Find runs the AVX2 implementation.
   bool uses_avx2() const { return avx2_; }
+  // Returns true when Find runs it on AVX-512's registers.
+  bool uses_avx512() const { return avx512_; }
   // Returns true when this CPU can run the AVX2 implementation.
   static bool CpuHasAvx2();
 
@@ -106,6 +110,12 @@ class LineScanner {
   static std::vector<int> BucketAnchors(const std::vector<std::string>& anchors, int buckets);
   Hit FindPortable(const char* p, size_t n, size_t from, std::uint64_t newlines, size_t line_start) const;
   Hit FindAvx2(const char* p, size_t n) const;
+  // FindAvx2's loop where the CPU has AVX-512 (VL, BW): the same instructions on 32 registers.
+  Hit FindAvx512(const char* p, size_t n) const;
+  Hit FindBlocks(const char* p, size_t n) const;
+  // The first of the candidates `pass` of the block at p[i] that AnchorHit verifies (its position in
+  // the block), or -1; bucket_bits: the block's bucket bits (Note: [Fingerprint scan]).
+  int FirstAnchorHit(const char* p, size_t n, size_t i, std::uint32_t pass, const unsigned char (&bucket_bits)[2][32]) const;
   bool KeywordAt(const char* p, size_t n, size_t at) const;
   void KeywordsInAvx2(const char* p, size_t n, std::vector<std::uint32_t>* found) const;
   void KeywordsInFrom(const char* p, size_t n, size_t from, std::vector<std::uint32_t>* found) const;
@@ -136,6 +146,7 @@ class LineScanner {
   Layout layout_;
   bool match_all_ = false;                 // an empty keyword: every line matches
   bool avx2_ = false;
+  bool avx512_ = false;  // Find runs FindAvx512
   std::vector<std::uint32_t> first_[256];   // keyword indexes by lower-cased first byte
   bool has_first_[256] = {};
   std::vector<Anchored> bucket_[kBuckets];

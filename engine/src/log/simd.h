@@ -21,6 +21,17 @@ inline bool CpuHasAvx2() {
 #endif
 }
 
+// Returns true when this CPU can also run code compiled for AVX-512 VL and BW (the AVX2 paths on 32
+// vector registers, Note: [Wide registers] in line_scanner.cc).
+inline bool CpuHasAvx512() {
+#ifdef TRIAGE_AVX2
+  static const bool has = __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+  return has;
+#else
+  return false;
+#endif
+}
+
 }  // namespace triage
 
 #endif  // TRIAGE_ENGINE_SIMD_H_
