@@ -529,7 +529,9 @@ class BitCursor {
 // units. What the digits change is the values read and a few checks on them (an integer too large
 // for ReadInt, mmcv's total > 0). So the full scan of a line records where it read each number it
 // kept (a series' first value, every step, epoch and tqdm counter) and where that reading ended; a
-// later line of the same shape is confirmed over its whole length (32 bytes per AVX2 compare), and
+// later line of the same shape is confirmed over its whole length (32 bytes per AVX2 compare: each
+// byte less the shape's, '0' where it has a digit, is at most 9 there and 0 elsewhere; the search and
+// the compare in one function, FindShapeAvx2), and
 // then only those numbers are read, by the same functions (ReadValue, ReadBar), or in place where
 // their layout allows (Note: [Fixed layouts]). A reading that ends elsewhere than it did (or reads
 // nothing where it read something) sends the line to the full scan, which records the shape again.
@@ -735,36 +737,37 @@ void ReplayCounter(const metrics_internal::NumberLayout& l, const char* at, cons
   lv->bar_total = static_cast<long long>(ReadDigits(at + 2 + l.int_digits, l.frac_digits, limit));
 }
 
-// True when text[0, n) has the layout of a shape (ShapeMatchesAvx2 is the same test, 32 bytes at a time).
-bool ShapeMatchesPortable(const char* text, size_t n, const char* shape, const char* digits) {
+// True when text[0, n) has the layout of a shape (ShapeMatchesAvx2 is the same test, 32 bytes at a time):
+// each byte, less the shape's byte ('0' where the shape holds a digit), is at most the shape's spread
+// there (9 for a digit, else 0), as an unsigned byte: a digit where it has one, its byte elsewhere.
+bool ShapeMatchesPortable(const char* text, size_t n, const char* shape, const char* spread) {
   for (size_t i = 0; i < n; ++i) {
-    if (digits[i] ? !IsDigit(text[i]) : text[i] != shape[i]) return false;
+    if (static_cast<unsigned char>(text[i] - shape[i]) > static_cast<unsigned char>(spread[i])) return false;
   }
   return true;
 }
 
+// MetricCollector::kShapeMax: a shape's bytes, a whole number of 32-byte blocks.
+constexpr size_t kShapeBytes = 256;
+static_assert(kShapeBytes % 32 == 0, "whole blocks of a shape");
+
 #ifdef TRIAGE_AVX2
-// The bytes from `limit` on may not be readable: a block reaching past it is copied first.
+// The bytes from `limit` on may not be readable: when the last block reaches past it, the line goes
+// through a copy (rarely: only the last line of a buffer can). The shape's arrays are kShapeMax bytes,
+// a whole number of blocks.
 __attribute__((target("avx2"))) bool ShapeMatchesAvx2(const char* text, size_t n, const char* limit,
-                                                      const char* shape, const char* digits) {
-  const __m256i zero_char = _mm256_set1_epi8('0');
-  const __m256i nine = _mm256_set1_epi8(9);
+                                                      const char* shape, const char* spread) {
+  alignas(32) char copy[kShapeBytes];
+  if (static_cast<size_t>(limit - text) < (n + 31) / 32 * 32) {
+    std::memcpy(copy, text, n);
+    text = copy;
+  }
   for (size_t i = 0; i < n; i += 32) {
-    __m256i v;
-    if (limit - (text + i) >= 32) {
-      v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text + i));
-    } else {
-      char block[32] = {};
-      std::memcpy(block, text + i, std::min<size_t>(32, n - i));
-      v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
-    }
-    const __m256i t = _mm256_load_si256(reinterpret_cast<const __m256i*>(shape + i));
-    const __m256i d = _mm256_load_si256(reinterpret_cast<const __m256i*>(digits + i));
-    const __m256i off = _mm256_sub_epi8(v, zero_char);
-    const __m256i is_digit = _mm256_cmpeq_epi8(_mm256_min_epu8(off, nine), off);
-    // Where the shape has a digit the byte must be one; elsewhere it must be the shape's byte.
-    const __m256i good = _mm256_blendv_epi8(_mm256_cmpeq_epi8(v, t), is_digit, d);
-    std::uint32_t bad = ~static_cast<std::uint32_t>(_mm256_movemask_epi8(good));
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text + i));
+    const __m256i off = _mm256_sub_epi8(v, _mm256_load_si256(reinterpret_cast<const __m256i*>(shape + i)));
+    const __m256i ok = _mm256_cmpeq_epi8(
+        _mm256_min_epu8(off, _mm256_load_si256(reinterpret_cast<const __m256i*>(spread + i))), off);
+    std::uint32_t bad = ~static_cast<std::uint32_t>(_mm256_movemask_epi8(ok));
     if (n - i < 32) bad &= (std::uint32_t{1} << (n - i)) - 1;
     if (bad) return false;
   }
@@ -1402,18 +1405,10 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
   return true;
 }
 
-MetricCollector::Shape* MetricCollector::FindShape(std::string_view text, const char* limit) {
-  const size_t n = text.size();
-  if (shapes_mode_ == Shapes::kFullScan || n > kShapeMax) return nullptr;
-  auto matches = [&](const Shape& shape) {
-#ifdef TRIAGE_AVX2
-    return shapes_avx2_ ? ShapeMatchesAvx2(text.data(), n, limit, shape.text, shape.digits)
-                        : ShapeMatchesPortable(text.data(), n, shape.text, shape.digits);
-#else
-    (void)limit;
-    return ShapeMatchesPortable(text.data(), n, shape.text, shape.digits);
-#endif
-  };
+// The search of FindShape, with `matches` the layout test: inlined into FindShape and, with the AVX2
+// test inlined too, into FindShapeAvx2 (one call per line instead of two and the lambda's).
+template <typename Matches>
+inline MetricCollector::Shape* MetricCollector::SearchShapes(size_t n, Matches matches) {
   auto found = [&](int at) {
     shapes_[at].used = ++shape_clock_;
     last_shape_ = at;
@@ -1435,6 +1430,26 @@ MetricCollector::Shape* MetricCollector::FindShape(std::string_view text, const 
     if (matches(shapes_[at])) return found(at);
   }
   return nullptr;
+}
+
+#ifdef TRIAGE_AVX2
+__attribute__((target("avx2"), flatten)) MetricCollector::Shape* MetricCollector::FindShapeAvx2(std::string_view text,
+                                                                                      const char* limit) {
+  static_assert(kShapeMax == kShapeBytes, "ShapeMatchesAvx2 reads whole blocks of a shape");
+  return SearchShapes(text.size(), [&](const Shape& shape) __attribute__((target("avx2"))) {
+    return ShapeMatchesAvx2(text.data(), text.size(), limit, shape.text, shape.spread);
+  });
+}
+#endif
+
+MetricCollector::Shape* MetricCollector::FindShape(std::string_view text, const char* limit) {
+  const size_t n = text.size();
+  if (shapes_mode_ == Shapes::kFullScan || n > kShapeMax) return nullptr;
+#ifdef TRIAGE_AVX2
+  if (shapes_avx2_) return FindShapeAvx2(text, limit);
+#endif
+  (void)limit;
+  return SearchShapes(n, [&](const Shape& shape) { return ShapeMatchesPortable(text.data(), n, shape.text, shape.spread); });
 }
 
 const std::uint64_t* MetricCollector::Starts(size_t from, size_t to) {
@@ -1679,8 +1694,11 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
     slot->used = ++shape_clock_;
     slot->events_n = static_cast<std::uint8_t>(events_n);
     std::copy(events, events + events_n, slot->events);
-    std::memcpy(slot->text, begin, text.size());
-    for (size_t i = 0; i < text.size(); ++i) slot->digits[i] = IsDigit(begin[i]) ? '\xff' : '\0';
+    for (size_t i = 0; i < text.size(); ++i) {
+      const bool digit = IsDigit(begin[i]);
+      slot->text[i] = digit ? '0' : begin[i];
+      slot->spread[i] = digit ? 9 : 0;
+    }
   }
   Emit(lv, line_no);
 }

@@ -229,11 +229,14 @@ class MetricCollector {
     std::uint8_t events_n = 0;
     std::uint64_t used = 0;  // shape_clock_ at the last match
     ShapeEvent events[kShapeEvents];
-    alignas(32) char text[kShapeMax];
-    alignas(32) char digits[kShapeMax];  // 0xff where text holds an ASCII digit, else 0
+    alignas(32) char text[kShapeMax];    // the line's bytes, '0' for each ASCII digit
+    alignas(32) char spread[kShapeMax];  // 9 where the line holds an ASCII digit, else 0
   };
   // The shape whose layout `text` has, or null.
   Shape* FindShape(std::string_view text, const char* limit);
+  Shape* FindShapeAvx2(std::string_view text, const char* limit);  // FindShape with AVX2 (shapes_avx2_)
+  template <typename Matches>
+  Shape* SearchShapes(size_t n, Matches matches);
   Shapes shapes_mode_;
   bool shapes_avx2_;
   std::uint64_t shape_clock_ = 0;
