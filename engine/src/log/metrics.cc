@@ -1157,6 +1157,7 @@ void MetricSeries::AddKept(double value, double step, double epoch, std::uint64_
     }
     if ((p.seq & (stride_ - 1)) == 0) sample_.push_back(p);
   }
+  next_kept_ = !has_extrema_ || count_ < kHead ? count_ : (count_ + stride_ - 1) & ~(stride_ - 1);
 }
 
 std::vector<MetricPoint> MetricSeries::Points() const {
@@ -1710,16 +1711,19 @@ void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
     step = std::isnan(lv.epoch) ? static_cast<double>(lv.bar_n)
                                 : lv.epoch * static_cast<double>(lv.bar_total) + static_cast<double>(lv.bar_n);
   }
-  for (int i = 0; i < lv.nfound; ++i) {
-    int code = lv.found[i].code;
+  const double epoch = lv.epoch;  // locals: the stores into a series cannot change them
+  const int n = lv.nfound;
+  for (int i = 0; i < n; ++i) {
+    const int code = lv.found[i].code;
+    const double value = lv.found[i].value;
     MetricSeries& s = series_[code];
     // A validation value (loss, accuracy, F1) shown again unchanged (progress bars keep the last one
     // on screen) is the same evaluation, not a new point.
     if ((code == S(SeriesId::kValLoss) || code == S(SeriesId::kValAcc) || code == S(SeriesId::kF1)) && s.count() > 0) {
       double last = s.last().value;
-      if (last == lv.found[i].value || (std::isnan(last) && std::isnan(lv.found[i].value))) continue;
+      if (last == value || (std::isnan(last) && std::isnan(value))) continue;
     }
-    s.Add(lv.found[i].value, step, lv.epoch, line_no);
+    s.Add(value, step, epoch, line_no);
     present_[code] = true;
   }
 }

@@ -108,9 +108,7 @@ class MetricSeries {
   // extrema; the rest out of line (AddKept).
   void Add(double value, double step, double epoch, std::uint64_t line) {
     const std::int64_t seq = count_;
-    if (seq < kHead || (seq & (stride_ - 1)) == 0 || !has_extrema_ || !std::isfinite(value)) {
-      return AddKept(value, step, epoch, line);
-    }
+    if (seq >= next_kept_ || !std::isfinite(value)) return AddKept(value, step, epoch, line);
     const MetricPoint& p = Put(value, step, epoch, line);
     if (has_onset_ && !tail_[(seq - 1) & (kTail - 1)].finite()) ++recoveries_;  // the onset is a point before
     if (value < 0) has_negative_ = true;
@@ -164,6 +162,9 @@ class MetricSeries {
   std::array<MetricPoint, kTail> tail_{};  // ring buffer
   std::vector<MetricPoint> sample_;
   std::int64_t stride_ = 1;
+  // The first seq the head or the sample keeps, or of a point before any finite one: the inline Add
+  // takes the points before it (AddKept sets it).
+  std::int64_t next_kept_ = 0;
   std::vector<MetricPoint> nonfinite_;
 };
 
