@@ -709,8 +709,9 @@ std::string RandomDigits(std::mt19937* rng, int n) {
   return d;
 }
 
-// Note: [Fixed layouts]: a number of at most 7 digits around its '.' is read from one word
-// (ReplayWord). Every place of the '.' in 1 to 7 digits, with a sign, exponents in and out of the
+// Note: [Fixed layouts]: a number of at most 7 digits around its '.', or an integer of at most 7
+// digits, is read from one word (ReplayWord). Every place of the '.' in 1 to 7 digits and none, with a
+// sign, exponents in and out of the
 // fast path's range, at the end of the buffer (fewer than 8 readable bytes: the word is not read
 // there) and in the middle of a line; groups of at most 60 lines, so that every point is kept and
 // compared bit for bit with the full scan's.
@@ -722,10 +723,14 @@ TEST(MetricCollector, WordReadsAgreeWithTheFullScan) {
   for (int n = 1; n <= 7; ++n) {
     for (int whole = 0; whole <= n; ++whole) {
       for (const char* e : exponents) {
-        for (const char* sign : {"", "-", "+"}) {
+        for (const char* sign : {"", "-", "+", "int"}) {
+          // "int": an integer (no '.'), of n digits, unsigned.
+          const bool integer = std::string(sign) == "int";
+          if (integer && whole != n) continue;
           std::string text;
           for (int i = 0; i < 12; ++i) {
-            const std::string number = std::string(sign) + digits(whole) + "." + digits(n - whole) + e;
+            const std::string number = integer ? digits(n) + e
+                                               : std::string(sign) + digits(whole) + "." + digits(n - whole) + e;
             // The number mid-line, then as the very last bytes of the input.
             text += "step " + digits(3) + " loss=" + number + " lr " + digits(1) + ".5\n";
             text += "grad_norm: " + number + (i + 1 < 12 ? "\n" : "");
@@ -736,13 +741,15 @@ TEST(MetricCollector, WordReadsAgreeWithTheFullScan) {
       }
     }
   }
-  EXPECT_EQ(groups, 35 * 10 * 3);
+  EXPECT_EQ(groups, 35 * 10 * 3 + 7 * 10);
   // Values by hand, each on the second line of its shape (the first is scanned in full).
   MetricCollector m = Collect("loss=1.250000 x\nloss=3.141592 x\nloss=-.0000001 x\nloss=-.0000009 x\n"
-                              "loss=12.5e-03 x\nloss=99.9e-03 x\nloss=0.5e-25 x\nloss=7.5e+22 x\n");
+                              "loss=12.5e-03 x\nloss=99.9e-03 x\nloss=0.5e-25 x\nloss=7.5e+22 x\n"
+                              "loss=1234567 x\nloss=7654321 x\nloss=9e-3 x\nloss=8e-3 x\n");
   std::vector<double> loss;
   for (const MetricPoint& p : PointsOf(m, SeriesId::kLoss)) loss.push_back(p.value);
-  EXPECT_EQ(loss, (std::vector<double>{1.25, 3.141592, -0.0000001, -0.0000009, 12.5e-03, 99.9e-03, 0.5e-25, 7.5e+22}));
+  EXPECT_EQ(loss, (std::vector<double>{1.25, 3.141592, -0.0000001, -0.0000009, 12.5e-03, 99.9e-03, 0.5e-25, 7.5e+22,
+                                       1234567, 7654321, 9e-3, 8e-3}));
 }
 
 // Random lines of a few layouts with random digits (widths included): the shapes change often.

@@ -55,8 +55,8 @@ struct NumberLayout {
   std::uint8_t exp_at = 0;       // kDecimal: offset of the exponent's digits, 0 when there is no exponent
   std::uint8_t exp_digits = 0;
   bool exp_neg = false;
-  // kDecimal with a '.' and at most 7 digits, which one 8-byte word holds with the '.': 8 * (8 -
-  // digits), the shift that moves them to the word's top; 0 otherwise.
+  // kDecimal of at most 7 digits, which one 8-byte word holds with a '.': 8 * (8 - digits), the
+  // shift that moves them to the word's top; 0 otherwise.
   std::uint8_t word_shift = 0;
 };
 }  // namespace metrics_internal
