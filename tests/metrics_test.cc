@@ -714,7 +714,7 @@ std::string RandomDigits(std::mt19937* rng, int n) {
 // sign, exponents in and out of the
 // fast path's range, at the end of the buffer (fewer than 8 readable bytes: the word is not read
 // there) and in the middle of a line; groups of at most 60 lines, so that every point is kept and
-// compared bit for bit with the full scan's.
+// compared bit for bit with the full scan's; and repeated digits, whose last value is reused.
 TEST(MetricCollector, WordReadsAgreeWithTheFullScan) {
   std::mt19937 rng(29);
   auto digits = [&rng](int n) { return RandomDigits(&rng, n); };
@@ -750,6 +750,17 @@ TEST(MetricCollector, WordReadsAgreeWithTheFullScan) {
   for (const MetricPoint& p : PointsOf(m, SeriesId::kLoss)) loss.push_back(p.value);
   EXPECT_EQ(loss, (std::vector<double>{1.25, 3.141592, -0.0000001, -0.0000009, 12.5e-03, 99.9e-03, 0.5e-25, 7.5e+22,
                                        1234567, 7654321, 9e-3, 8e-3}));
+  // The last reading of a number is reused when its digits repeat (a constant learning rate): values
+  // that repeat, change and come back, zeros first, in two shapes taking turns and in two fields.
+  std::string repeats;
+  for (const char* v : {"0.000", "0.000", "0.500", "0.500", "0.250", "0.500", "0.000", "9.999", "9.999", "0.500"}) {
+    repeats += std::string("step 1 loss=") + v + " lr=" + v + "\nstep 12 loss=" + v + " lr=0.001\n";
+  }
+  ExpectShapesAgree(repeats);
+  std::vector<double> lr;
+  for (const MetricPoint& p : PointsOf(Collect(repeats), SeriesId::kLr)) lr.push_back(p.value);
+  EXPECT_EQ(lr, (std::vector<double>{0, 0.001, 0, 0.001, 0.5, 0.001, 0.5, 0.001, 0.25, 0.001, 0.5, 0.001, 0, 0.001,
+                                     9.999, 0.001, 9.999, 0.001, 0.5, 0.001}));
 }
 
 // Random lines of a few layouts with random digits (widths included): the shapes change often.

@@ -558,7 +558,9 @@ constexpr std::int16_t kBarEvent = -1;
 // read in place too. The commonest number, at most 7 digits around a '.' (0.4321, 2.50150, 1.000e-02),
 // or an integer of at most 7 digits, is read by ReplayWord from one 8-byte word, with its shift
 // recorded in the layout (word_shift): the same double by fewer steps (on key=value lines, ~20% fewer
-// instructions in ScanSegment).
+// instructions in ScanSegment). Without an exponent, a number whose digits are those the same event
+// read on the last line of its shape (a constant learning rate, an epoch) takes that value again,
+// saving the conversion and the division (~2% of the CPU time on metric lines).
 
 constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;  // byte i of a word: bits 8i..8i+7
 constexpr std::uint64_t kPow10Int[] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
@@ -708,25 +710,37 @@ bool ReplayDecimal(int code, const metrics_internal::NumberLayout& l, const char
 // steps (the common number of a progress line: 0.4321, 2.50150, 1.000e-02, an epoch's 3). False when
 // it cannot read it so (ReplayDecimal or ReadValue then). Without a '.', the bytes after the digits
 // are moved like those after a '.' and then shifted out with them.
-__attribute__((always_inline)) inline bool ReplayWord(int code, const metrics_internal::NumberLayout& l,
-                                                      const char* at, const char* limit, LineValues* lv) {
+template <typename Event>
+__attribute__((always_inline)) inline bool ReplayWord(Event* e, const char* at, const char* limit, LineValues* lv) {
+  const metrics_internal::NumberLayout& l = e->layout;
   const char* q = at + l.lead;
   if (!kLittleEndian || limit - q < 8) return false;
   std::uint64_t v;
   std::memcpy(&v, q, 8);
   v &= 0x0F0F0F0F0F0F0F0Full;
   const std::uint64_t whole = (std::uint64_t{1} << (8 * l.int_digits)) - 1;
-  // At most 7 digits: the conversion is exact, signed or not.
-  const auto mant = static_cast<std::int64_t>(CombineEight(((v & whole) | ((v >> 8) & ~whole)) << l.word_shift));
-  int exp10 = -l.frac_digits;
-  if (l.exp_at) {
-    const int e = static_cast<int>(ReadDigits(at + l.exp_at, l.exp_digits, limit));
-    exp10 += l.exp_neg ? -e : e;
+  v = ((v & whole) | ((v >> 8) & ~whole)) << l.word_shift;
+  double x;
+  if (!l.exp_at) {
+    // The same digits as the last line of this shape (a learning rate, an epoch): the same value.
+    if (v != e->word) {
+      // At most 7 digits: the conversion is exact, signed or not.
+      x = static_cast<double>(static_cast<std::int64_t>(CombineEight(v)));
+      if (l.frac_digits) x /= kPow10[l.frac_digits];  // ScaledMantissa
+      e->word = v;
+      e->word_value = x;
+    } else {
+      x = e->word_value;
+    }
+  } else {
+    int exp10 = -l.frac_digits;
+    const int ev = static_cast<int>(ReadDigits(at + l.exp_at, l.exp_digits, limit));
+    exp10 += l.exp_neg ? -ev : ev;
     if (exp10 < -22 || exp10 > 22) return false;
+    x = static_cast<double>(static_cast<std::int64_t>(CombineEight(v)));
+    x = exp10 < 0 ? x / kPow10[-exp10] : x * kPow10[exp10];  // ScaledMantissa
   }
-  double x = static_cast<double>(mant);
-  x = exp10 < 0 ? x / kPow10[-exp10] : x * kPow10[exp10];  // ScaledMantissa
-  KeepReplayed(code, l.neg ? -x : x, lv);
+  KeepReplayed(e->code, l.neg ? -x : x, lv);
   return true;
 }
 
@@ -1489,9 +1503,9 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
     LineValues lv;
     bool same = true;
     for (int i = 0; i < shape->events_n && same; ++i) {
-      const ShapeEvent& e = shape->events[i];
+      ShapeEvent& e = shape->events[i];
       // In place where the layout allows (Note: [Fixed layouts]): the reading ends where it did.
-      if (e.layout.word_shift && ReplayWord(e.code, e.layout, begin + e.at, limit, &lv)) continue;
+      if (e.layout.word_shift && ReplayWord(&e, begin + e.at, limit, &lv)) continue;
       if (e.layout.form == metrics_internal::NumberLayout::kDecimal &&
           ReplayDecimal(e.code, e.layout, begin + e.at, limit, &lv)) {
         continue;

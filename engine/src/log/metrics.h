@@ -221,6 +221,10 @@ class MetricCollector {
     std::uint16_t at;    // offset of the number
     std::uint16_t end;   // offset where its reading ended; kNoEnd: it read nothing
     metrics_internal::NumberLayout layout;
+    // ReplayWord's last reading without an exponent: its digits as combined, and their value before
+    // the sign (Note: [Fixed layouts]); all-zero digits are worth 0.
+    std::uint64_t word = 0;
+    double word_value = 0;
   };
   static constexpr size_t kShapeMax = 256;  // longer lines are always scanned in full
   static constexpr int kShapes = 16;
