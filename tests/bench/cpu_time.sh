@@ -7,7 +7,8 @@
 #
 # usage: tests/bench/cpu_time.sh LOG...
 #   env: TRIAGE (default build/triage), BEFORE (another triage binary, e.g. a build of main),
-#        ROUNDS (default 15), BENCH_DIR (default /tmp/triage-cpu-bench: rg's patterns, the caches)
+#        ROUNDS (default 15), BENCH_DIR (default /tmp/triage-cpu-bench: rg's patterns, the caches),
+#        PATTERNS (a pattern file for rg instead of the one make_rulesets.py writes)
 # Each triage build gets a rule cache directory of its own (their cache keys differ; a shared
 # directory keeps 8 entries), warmed by one run before the rounds.
 set -euo pipefail
@@ -22,7 +23,10 @@ command -v rg > /dev/null || { echo "cpu_time.sh: needs ripgrep" >&2; exit 2; }
 mkdir -p "$DIR"
 ALL=$(find "$ROOT/rules" -name '*.yaml' ! -name taxonomy.yaml | wc -l)
 /usr/bin/python3 "$ROOT/tests/bench/make_rulesets.py" "$ROOT/rules" "$DIR/rulesets" "$ALL" > /dev/null
-PAT=$DIR/rulesets/r$ALL.pat
+PAT=${PATTERNS:-$DIR/rulesets/r$ALL.pat}
+# rg exits 2 when it refuses the patterns: its time would mean nothing.
+rc=0; rg --no-unicode -c -f "$PAT" "$PAT" > /dev/null 2>&1 || rc=$?
+[ "$rc" -le 1 ] || { echo "cpu_time.sh: rg rejects $PAT (set PATTERNS)" >&2; exit 2; }
 : > "$DIR/empty.log"
 for name in after before; do
   rm -rf "$DIR/cache-$name" && mkdir -p "$DIR/cache-$name" && chmod 700 "$DIR/cache-$name"
@@ -40,7 +44,7 @@ run() {
   { perf stat -x, -e task-clock "${cmd[@]}" 2>&1 > /dev/null || true; } | awk -F, '/task-clock/ { print $1 }'
 }
 NAMES="rg ${BEFORE:+before} after"
-echo "rules: $ALL, rg patterns: $(wc -l < "$PAT"); $ROUNDS rounds; triage: $TRIAGE${BEFORE:+ (before: $BEFORE)}"
+echo "rules: $ALL, rg patterns: $(wc -l < "$PAT") ($PAT); $ROUNDS rounds; triage: $TRIAGE${BEFORE:+ (before: $BEFORE)}"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-32s %8s %20s %16s %20s\n' log command "median ms (least)" "rg/this" "start-up out"
 declare -A EMPTY=()
