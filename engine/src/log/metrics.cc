@@ -771,8 +771,10 @@ static_assert(kShapeBytes % 32 == 0, "whole blocks of a shape");
 __attribute__((target("avx2"))) bool ShapeMatchesAvx2(const char* text, size_t n, const char* limit,
                                                       const char* shape, const char* spread) {
   alignas(32) char copy[kShapeBytes];
-  if (static_cast<size_t>(limit - text) < (n + 31) / 32 * 32) {
+  const size_t blocks = (n + 31) / 32 * 32;
+  if (static_cast<size_t>(limit - text) < blocks) {
     std::memcpy(copy, text, n);
+    std::memset(copy + n, 0, blocks - n);  // compared, then masked out: defined all the same
     text = copy;
   }
   for (size_t i = 0; i < n; i += 32) {
