@@ -46,9 +46,26 @@ def unnamed(p):
 
 
 def ascii_only(p):
-    """`rg --no-unicode` refuses a non-ASCII character in a pattern ("Unicode not allowed here"): each
-    byte of its UTF-8 becomes a \\xHH escape, which then matches that byte."""
-    return "".join(c if ord(c) < 128 else "".join("\\x%02X" % b for b in c.encode("utf-8")) for c in p)
+    """`rg --no-unicode` refuses a non-ASCII character in a pattern ("Unicode not allowed here"), written
+    as itself or as an escape (`\\x{FF1A}`): each byte of its UTF-8 becomes a \\xHH escape, which then
+    matches that byte."""
+    def utf8_bytes(c):
+        return "".join("\\x%02X" % b for b in c.encode("utf-8"))
+
+    out, i = [], 0
+    while i < len(p):
+        m = re.match(r"\\x\{([0-9A-Fa-f]+)\}", p[i:])
+        if m and int(m.group(1), 16) >= 128:
+            out.append(utf8_bytes(chr(int(m.group(1), 16))))
+            i += m.end()
+        elif p[i] == "\\" and i + 1 < len(p):  # any other escape, an escaped backslash included
+            out.append(p[i:i + 2])
+            i += 2
+        else:
+            out.append(p[i])
+            i += 1
+    p = "".join(out)
+    return "".join(c if ord(c) < 128 else utf8_bytes(c) for c in p)
 
 
 def line_oriented(p):
