@@ -796,7 +796,7 @@ struct FingerprintTables {
 // default there; tests compare it with the portable loop as they do the AVX2 one). A call from the
 // loop would have every table register saved around it, so the candidates' hash test runs in the
 // loop without one (and without a branch on its outcome, which no predictor guesses), and only the
-// candidates that pass it go to FirstAnchorHit. On the issue 15 inputs (64 MiB) this cut 3-4 ms of
+// candidates that pass it go to FirstAnchorHit. On the issue 15 inputs (64 MiB) this cut 2.6-4 ms of
 // CPU (web-server-like text, most of whose cost is this loop, 69 -> 66 ms).
 //
 // The loop of FindAvx2 and FindAvx512: the same code, inlined into each.
