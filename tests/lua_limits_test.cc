@@ -216,6 +216,25 @@ TEST(LuaLimits, PatternMatchingIsCounted) {
   }
 }
 
+// Many pattern calls, each under the 4096 steps the matcher charges at a time: every call's steps
+// still count (a call ends with its last, partial batch charged). 2000 calls of ~3000 steps each are
+// 6 M steps, over the 1 M a call may use, in only ~20 k VM instructions.
+TEST(LuaLimits, ShortPatternCallsAreCountedToo) {
+  const std::vector<std::string> calls = {
+      "s:find('x', 1, true)", "s:find('x')", "s:match('x')", "s:gsub('x', 'y')",
+      "(function() for m in s:gmatch('x') do return m end end)()",
+  };
+  for (const std::string& call : calls) {
+    Outcome o = Bounded([&] {
+      return RunValues("function v(ctx)\n  local s = string.rep('a', 3000)\n  for i = 1, 2000 do local _ = " + call +
+                       " end\n  return { got = 'finished' }\nend\n");
+    });
+    ExpectBounded(o, call);
+    EXPECT_NE(o.text.find("bad:lua-budget"), std::string::npos) << call << "\n" << o.text;
+    EXPECT_EQ(o.text.find("finished"), std::string::npos) << call << "\n" << o.text;
+  }
+}
+
 // Crafted 16 KB lines that drove the bundled dead-relu-units and vanishing-gradients-per-layer rules to
 // several seconds each (their Lua patterns were quadratic); now linear, and dead-relu still diagnoses.
 TEST(LuaLimits, BundledRulesOnCraftedLines) {

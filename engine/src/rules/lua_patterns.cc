@@ -333,7 +333,15 @@ bool HasSpecials(const char* p, size_t lp) {
   return false;
 }
 
-int FindOrMatch(lua_State* L, bool find) {
+// Charges what a pattern function counted since its last batch (Note: [Counted patterns]: a call
+// ends with its last, partial batch charged, or a loop of calls each under kBatch steps would be
+// charged nothing). Raises when that runs the budget out.
+int Settle(Matcher* m, int results) {
+  if (m->steps > 0) ChargeNow(m);
+  return results;
+}
+
+int FindOrMatchBody(lua_State* L, bool find, Matcher& m) {
   size_t ls = 0, lp = 0;
   const char* s = luaL_checklstring(L, 1, &ls);
   const char* p = luaL_checklstring(L, 2, &lp);
@@ -342,7 +350,6 @@ int FindOrMatch(lua_State* L, bool find) {
     luaL_pushfail(L);
     return 1;
   }
-  Matcher m;
   Init(&m, L, s, ls, p, lp);
   if (find && (lua_toboolean(L, 4) || !HasSpecials(p, lp))) {
     Step(&m, ls - init);
@@ -384,6 +391,14 @@ int FindOrMatch(lua_State* L, bool find) {
   return 1;
 }
 
+int FindOrMatch(lua_State* L, bool find) {
+  Matcher m;
+  m.L = L;
+  m.charge = ChargeOf(L);
+  m.steps = 0;
+  return Settle(&m, FindOrMatchBody(L, find, m));
+}
+
 int Find(lua_State* L) { return FindOrMatch(L, true); }
 int MatchFn(lua_State* L) { return FindOrMatch(L, false); }
 
@@ -406,11 +421,11 @@ int GmatchStep(lua_State* L) {
     if (e != nullptr && e - s != st->last) {
       st->next = static_cast<size_t>(e - s);
       st->last = e - s;
-      return PushCaptures(&m, from, e);
+      return Settle(&m, PushCaptures(&m, from, e));
     }
   }
   st->next = ls + 1;
-  return 0;
+  return Settle(&m, 0);
 }
 
 int Gmatch(lua_State* L) {
@@ -524,7 +539,7 @@ int Gsub(lua_State* L) {
     luaL_pushresult(&b);
   }
   lua_pushinteger(L, n);
-  return 2;
+  return Settle(&m, 2);
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 // instruction. Rules get these four functions instead. They implement the pattern language of the
 // Lua 5.4 manual (section 6.4.1) with the same results and error messages, but every character test,
 // balance scan and back-reference byte is a step, and the steps are charged to the caller's budget in
-// batches: when the charge function says stop, the function raises, like the count hook would.
+// batches, the last (partial) one when the function returns: when the charge function says stop, the
+// function raises, like the count hook would. (Until 2026-11-28 the partial batch was dropped, so a
+// loop of calls of under 4096 steps each was charged nothing for its patterns.)
 #ifndef TRIAGE_ENGINE_LUA_PATTERNS_H_
 #define TRIAGE_ENGINE_LUA_PATTERNS_H_
 
