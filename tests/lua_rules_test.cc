@@ -188,6 +188,56 @@ TEST(LuaRules, OneInputsCallsShareOneIncidentsTable) {
   }
 }
 
+TEST(LuaRules, PerInputRunsOncePerInput) {
+  // triage.per_input (Note: [Per-input memo]): `count` runs once for all the calls of one input, its
+  // results (two of them, the second nil) come back to every call, and the next input, with another
+  // number of incidents, gets its own answer. A second run on one input makes `s` raise (lua-error).
+  const std::string lua =
+      "local runs = 0\n"
+      "local function count(incidents) runs = runs + 1; return #incidents, nil end\n"
+      "function v(ctx)\n"
+      "  local n, none = triage.per_input(ctx, count)\n"
+      "  assert(none == nil and select('#', triage.per_input(ctx, count)) == 2)\n"
+      "  return { n = n }\n"
+      "end\n"
+      "function s(ctx)\n"
+      "  triage.per_input(ctx, count)\n"
+      "  if runs ~= 1 then error('count ran ' .. runs .. ' times') end\n"
+      "  return nil\n"
+      "end\n"
+      "function test_hand_made_ctx()\n"
+      "  local a, b = { incidents = { {}, {} } }, { incidents = { {} } }\n"
+      "  assert(v(a).n == 2 and v(b).n == 1 and v(a).n == 2)\n"
+      "  assert(v({}).n == 0 and v({}).n == 0, 'no incidents: fn({}) every call')\n"
+      "  assert(not pcall(triage.per_input, nil, count) and not pcall(triage.per_input, a, 3))\n"
+      "end\n";
+  LoadResult r = LoadRulesFromStrings(
+      {{"r.yaml", MatmulRule("r", "values: lua:v\nscore: lua:s\n", "n={n}")}, {"r.lua", lua}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  auto log = [](int incidents) {
+    std::string text;
+    for (int i = 1; i <= incidents; ++i) {
+      text += "step " + std::to_string(i) + "\nRuntimeError: mat1 and mat2 shapes cannot be multiplied (4x" +
+              std::to_string(i) + " and 64x128)\n\n";
+    }
+    return text;
+  };
+  Engine engine(r.rules);
+  for (int incidents : {3, 2, 3}) {
+    Report rep = engine.DiagnoseText(log(incidents));
+    EXPECT_TRUE(rep.warnings.empty()) << rep.warnings[0].message;
+    const Diagnosis* d = Find(rep, "r");
+    ASSERT_NE(d, nullptr) << incidents;
+    EXPECT_EQ(d->occurrences, incidents);
+    EXPECT_EQ(d->explanation, "n=" + std::to_string(incidents));
+  }
+  RuleTestReport t = RunRuleExamples(*r.rules);
+  EXPECT_EQ(t.failed, 0) << t.ToText();
+  EXPECT_EQ(std::count_if(t.results.begin(), t.results.end(),
+                          [](const ExampleResult& e) { return e.kind == ExampleKind::kLuaTest && e.passed; }),
+            1) << t.ToText();
+}
+
 TEST(LuaRules, MetricsCarryTheExactCountsOfEachSeries) {
   // The rule fires only when ctx.metrics.loss holds the printed loss's counts: 4 values, 2 of them NaN,
   // and one return to a finite value after a NaN (the placeholder NaN before the first value is not one).

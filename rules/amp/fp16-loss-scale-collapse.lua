@@ -47,10 +47,9 @@ end
 
 -- The scales of every incident of this input: overflow lines separated by progress bars are several
 -- incidents, and the history is in all of them. The engine calls this rule once per matching incident
--- with the same ctx.incidents table, so the list is read once per input and kept here (rules/LUA_API.md
--- "Reading every incident"): reading it on every call made a log of a thousand overflow incidents cost
--- a thousand times the whole list. Callers must not change the list they get.
-local seen_incidents, seen_scales, seen_steps
+-- with the same ctx.incidents table, so the list is read once per input (triage.per_input,
+-- rules/LUA_API.md "Reading every incident"): reading it on every call made a log of a thousand
+-- overflow incidents cost a thousand times the whole list. Callers must not change the list they get.
 local scans = 0  -- how often the incidents were read (test_incidents_read_once)
 
 -- The number of skipped steps an incident stands for: a run of repeated overflow lines is one incident
@@ -61,23 +60,20 @@ local function steps_of(inc, found)
 end
 
 local function incidents_scales(incidents)
-  if incidents ~= seen_incidents then
-    local list, steps = {}, 0
-    for _, inc in ipairs(incidents) do
-      local found = scales(inc.message or "")
-      for _, s in ipairs(found) do list[#list + 1] = s end
-      steps = steps + steps_of(inc, #found)
-    end
-    seen_incidents, seen_scales, seen_steps = incidents, list, steps
-    scans = scans + 1
+  local list, steps = {}, 0
+  for _, inc in ipairs(incidents) do
+    local found = scales(inc.message or "")
+    for _, s in ipairs(found) do list[#list + 1] = s end
+    steps = steps + steps_of(inc, #found)
   end
-  return seen_scales, seen_steps
+  scans = scans + 1
+  return list, steps
 end
 
 -- The scales the input printed and how many skipped steps they stand for.
 local function all_scales(ctx)
   local list, steps = {}, 0
-  if ctx.incidents then list, steps = incidents_scales(ctx.incidents) end
+  if ctx.incidents then list, steps = triage.per_input(ctx, incidents_scales) end
   if #list == 0 then
     list = scales(ctx.incident.message or "")
     steps = steps_of(ctx.incident, #list)

@@ -2,29 +2,26 @@
 -- The warning is only a pointer; the error anomaly mode raised after it says what went wrong. When the
 -- log holds that error (any other incident with a message), the rules that read it answer instead.
 
--- The incidents that carry an error message: how many, and the first one. Kept for the input, since
--- every matching incident's call gets the same ctx.incidents (rules/LUA_API.md "Reading every incident").
-local seen_incidents, seen_errors, seen_first
+-- The incidents that carry an error message: how many, and the first one. Read once per input
+-- (triage.per_input), since every matching incident's call gets the same ctx.incidents
+-- (rules/LUA_API.md "Reading every incident").
 local scans = 0  -- how often the incidents were read (test_incidents_read_once)
 
 local function errors(incidents)
-  if incidents ~= seen_incidents then
-    local n, first = 0, nil
-    for _, inc in ipairs(incidents) do
-      if inc.kind ~= "signal" and (inc.message or "") ~= "" and (inc.exception or "") ~= "" then
-        n = n + 1
-        first = first or inc
-      end
+  local n, first = 0, nil
+  for _, inc in ipairs(incidents) do
+    if inc.kind ~= "signal" and (inc.message or "") ~= "" and (inc.exception or "") ~= "" then
+      n = n + 1
+      first = first or inc
     end
-    seen_incidents, seen_errors, seen_first = incidents, n, first
-    scans = scans + 1
   end
-  return seen_errors, seen_first
+  scans = scans + 1
+  return n, first
 end
 
 -- score: veto when another incident carries an error message.
 function only_when_the_error_is_missing(ctx)
-  local n, first = errors(ctx.incidents or {})
+  local n, first = triage.per_input(ctx, errors)
   -- another one than this incident: two of them, or one that is not this one
   if n >= 2 or (n == 1 and first.index ~= (ctx.incident and ctx.incident.index)) then return false end
   return nil

@@ -14,22 +14,17 @@ local function lowering_of(inc)
   return nil
 end
 
--- The first of the input's incidents that names one. Kept for the input: every matching incident's
--- call gets the same ctx.incidents (rules/LUA_API.md "Reading every incident").
-local seen_incidents, seen_target, seen_inner
+-- The first of the input's incidents that names one. Read once per input (triage.per_input): every
+-- matching incident's call gets the same ctx.incidents (rules/LUA_API.md "Reading every incident").
 local scans = 0  -- how often the incidents were read (test_incidents_read_once)
 
 local function lowering_in(incidents)
-  if incidents ~= seen_incidents then
-    local target, inner
-    for _, inc in ipairs(incidents) do
-      target, inner = lowering_of(inc)
-      if target then break end
-    end
-    seen_incidents, seen_target, seen_inner = incidents, target, inner
-    scans = scans + 1
+  scans = scans + 1
+  for _, inc in ipairs(incidents) do
+    local target, inner = lowering_of(inc)
+    if target then return target, inner end
   end
-  return seen_target, seen_inner
+  return nil
 end
 
 -- The operator and inner error of the first LoweringException among the incidents (its own message
@@ -39,7 +34,7 @@ local function lowering(ctx)
     local target, inner = lowering_of(ctx.incident)
     if target then return target, inner end
   end
-  return lowering_in(ctx.incidents or {})
+  return triage.per_input(ctx, lowering_in)
 end
 
 -- values: {backend} (inductor unless the message names another) and {lowering}, a sentence on the

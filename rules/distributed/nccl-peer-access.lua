@@ -16,22 +16,17 @@ local function find_in(text)
   return nil
 end
 
--- The first peer-access detail among the input's incidents. Kept for the input: every matching
--- incident's calls get the same ctx.incidents (rules/LUA_API.md "Reading every incident").
-local seen_incidents, seen_code, seen_what
+-- The first peer-access detail among the input's incidents. Read once per input (triage.per_input):
+-- every matching incident's calls get the same ctx.incidents (rules/LUA_API.md "Reading every incident").
 local scans = 0  -- how often the incidents were read (test_incidents_read_once)
 
 local function detail_in(incidents)
-  if incidents ~= seen_incidents then
-    local code, what
-    for _, inc in ipairs(incidents) do
-      code, what = find_in(inc.message or "")
-      if code then break end
-    end
-    seen_incidents, seen_code, seen_what = incidents, code, what
-    scans = scans + 1
+  scans = scans + 1
+  for _, inc in ipairs(incidents) do
+    local code, what = find_in(inc.message or "")
+    if code then return code, what end
   end
-  return seen_code, seen_what
+  return nil
 end
 
 -- The code and text of the peer-access failure: from the incident's own message, its context, or any
@@ -44,7 +39,7 @@ local function detail(ctx)
     local code, what = find_in(line)
     if code then return code, what end
   end
-  code, what = detail_in(ctx.incidents or {})
+  code, what = triage.per_input(ctx, detail_in)
   if code then return code, what end
   return nil
 end

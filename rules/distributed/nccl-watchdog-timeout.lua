@@ -9,31 +9,27 @@ local function is_timeout(inc)
       or m:find("Some NCCL operations have failed or timed out", 1, true) ~= nil
 end
 
--- The earliest incident of the input that is a real exception of another kind, or nil. Kept for the
--- input: every matching incident's calls get the same ctx.incidents (rules/LUA_API.md "Reading every
--- incident").
-local seen_incidents, seen_earliest
+-- The earliest incident of the input that is a real exception of another kind, or nil. Read once per
+-- input (triage.per_input): every matching incident's calls get the same ctx.incidents
+-- (rules/LUA_API.md "Reading every incident").
 local scans = 0  -- how often the incidents were read (test_incidents_read_once)
 
 local function earliest_failure(incidents)
-  if incidents ~= seen_incidents then
-    local best
-    for _, inc in ipairs(incidents) do
-      if inc.exception ~= "" and inc.kind ~= "log_line" and inc.kind ~= "signal" and not is_timeout(inc)
-          and (best == nil or inc.line_start < best.line_start) then
-        best = inc
-      end
+  local best
+  for _, inc in ipairs(incidents) do
+    if inc.exception ~= "" and inc.kind ~= "log_line" and inc.kind ~= "signal" and not is_timeout(inc)
+        and (best == nil or inc.line_start < best.line_start) then
+      best = inc
     end
-    seen_incidents, seen_earliest = incidents, best
-    scans = scans + 1
   end
-  return seen_earliest
+  scans = scans + 1
+  return best
 end
 
 -- Returns the earliest incident before this one that is a real exception of another kind, or nil.
 local function earlier_failure(ctx)
   local here = ctx.incident and ctx.incident.line_start or math.huge
-  local best = earliest_failure(ctx.incidents or {})
+  local best = triage.per_input(ctx, earliest_failure)
   if best and best.line_start < here then return best end
   return nil
 end

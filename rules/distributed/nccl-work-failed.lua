@@ -12,7 +12,10 @@ end
 -- an NCCL error line, the rule for that line says the same with the numbers; this one steps aside.
 local SAYS_MORE = { "Watchdog caught collective operation timeout", "NCCL error in:", "NCCL Error " }
 
+local scans = 0  -- how often the incidents were read (test_incidents_read_once)
+
 local function says_more(incidents)
+  scans = scans + 1
   for _, inc in ipairs(incidents) do
     local m = inc.message or ""
     for _, s in ipairs(SAYS_MORE) do
@@ -22,18 +25,10 @@ local function says_more(incidents)
   return false
 end
 
--- The answer for the input's incidents, kept: every matching incident's call gets the same table
--- (rules/LUA_API.md "Reading every incident").
-local seen_incidents, seen_answer
-local scans = 0  -- how often the incidents were read (test_incidents_read_once)
-
+-- The answer for the input's incidents is worked out once per input (triage.per_input): every matching
+-- incident's call gets the same table (rules/LUA_API.md "Reading every incident").
 function not_when_cause_shown(ctx)
-  local incidents = ctx.incidents or {}
-  if incidents ~= seen_incidents then
-    seen_incidents, seen_answer = incidents, says_more(incidents)
-    scans = scans + 1
-  end
-  if seen_answer then return false end
+  if triage.per_input(ctx, says_more) then return false end
   return nil
 end
 

@@ -11,7 +11,10 @@ end
 local PATTERNS = { "view%(%s*%-1%s*,%s*(%d+)%s*%)", "reshape%(%s*%-1%s*,%s*(%d+)%s*%)",
                    "Linear%(%s*%d+%s*,%s*(%d+)", "num_classes%s*=%s*(%d+)", "n_classes%s*=%s*(%d+)" }
 
+local scans = 0  -- how often the incidents were read (test_incidents_read_once)
+
 local function class_count_in(incidents)
+  scans = scans + 1
   for _, inc in ipairs(incidents) do
     for _, f in ipairs(inc.frames or {}) do
       for _, p in ipairs(PATTERNS) do
@@ -23,19 +26,10 @@ local function class_count_in(incidents)
   return nil
 end
 
--- The count is the same for every call of one input (the same ctx.incidents), so it is kept
--- (rules/LUA_API.md "Reading every incident").
-local seen_incidents, seen_count
-local scans = 0  -- how often the incidents were read (test_incidents_read_once)
-
--- Returns the class count the traceback's source lines state, or nil.
+-- Returns the class count the traceback's source lines state, or nil. The count is the same for every
+-- call of one input, so the incidents are read once per input (rules/LUA_API.md "Reading every incident").
 local function class_count(ctx)
-  local incidents = ctx.incidents or {}
-  if incidents ~= seen_incidents then
-    seen_incidents, seen_count = incidents, class_count_in(incidents)
-    scans = scans + 1
-  end
-  return seen_count
+  return triage.per_input(ctx, class_count_in)
 end
 
 local function is_marker(t) return t < 0 or t == 255 end

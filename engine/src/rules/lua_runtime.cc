@@ -162,9 +162,35 @@ local function copy(t)
   return c
 end
 
+local pack, unpack = table.pack, table.unpack
+
+-- triage.per_input for one environment (Note: [Per-input memo]): what fn(ctx.incidents) returned,
+-- kept per incidents table and per function, so fn runs once per input however many calls ask.
+local function per_input_of()
+  local kept = raw_setmetatable({}, { __mode = "k" })  -- incidents table -> {fn -> packed results}
+  return function(ctx, fn)
+    if type(ctx) ~= "table" then error("triage.per_input: ctx must be the call's ctx table", 2) end
+    if type(fn) ~= "function" then error("triage.per_input: fn must be a function", 2) end
+    local incidents = ctx.incidents
+    if type(incidents) ~= "table" then return fn({}) end  -- no input to keep it for
+    local by_fn = kept[incidents]
+    if by_fn == nil then
+      by_fn = {}
+      kept[incidents] = by_fn
+    end
+    local r = by_fn[fn]
+    if r == nil then
+      r = pack(fn(incidents))
+      by_fn[fn] = r
+    end
+    return unpack(r, 1, r.n)
+  end
+end
+
 local function make_env()
   local e = copy(base)
   for name, lib in next, libs do e[name] = copy(lib) end
+  e.triage.per_input = per_input_of()
   e._G = e
   return e
 end

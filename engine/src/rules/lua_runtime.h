@@ -9,6 +9,14 @@
 // has run, its environment is frozen: globals can be read, not assigned; what a call leaves behind
 // anyway (rawset, upvalues) lasts until the next input at most (Note: [Lua accounts]).
 //
+// Note: [Per-input memo] The engine calls a rule once per incident it matches, and every call of one
+// input gets the same ctx.incidents table; what a rule works out from all the incidents is the same
+// for each of them. triage.per_input(ctx, fn) returns what fn(ctx.incidents) returned, running fn on
+// the first call that asks for this incidents table and this function only; the results are kept
+// in the rule's own environment, in a table with weak keys, so they go with the environment when the
+// next input starts (Note: [Lua accounts]), and a hand-made ctx of a rule's test gets its own. A ctx
+// without incidents runs fn({}) on every call. fn runs inside the calling function's budget.
+//
 // Note: [Lua threads] A lua_State is never shared between threads. A RuleSet owns a LuaRuntime,
 // which keeps a pool of LuaStates, each able to run every Lua rule of the set. A diagnosis takes one
 // state from the pool for its whole run (creating one when the pool is empty) and gives it back, so
