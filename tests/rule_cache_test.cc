@@ -170,6 +170,50 @@ TEST(RuleCache, EditedRuleFilesAreNotServedStale) {
 
 // A load that misses the whole-set entry takes each unchanged file's part from the parts file and
 // reads only the edited file (Note: [Rule parts]); a part whose key is not the file's is never used.
+// Note: [Cache checksums]: one changed letter inside a rule's title keeps the entry's structure, so only
+// the checksum can tell; the damaged entry is a miss and is written again as it was, and the same
+// damage to a part in the parts file costs that file a reading and drops the part.
+TEST(RuleCache, DamageInsideATextIsAMissAndTheEntryIsRebuilt) {
+  std::string dir = TempDir("damage");
+  std::string fresh = Observe(LoadBundled(false, ""));
+  const LoadResult loaded = LoadBundled(true, dir);
+  const std::string title = loaded.rules->rules.at(0).title;
+  ASSERT_GE(title.size(), 8u);
+  fs::path entry;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().rfind("rules-", 0) == 0) entry = e.path();
+  }
+  ASSERT_FALSE(entry.empty());
+  const std::string good = ReadText(entry.string());
+  const size_t at = good.find(title);
+  ASSERT_NE(at, std::string::npos);
+  std::string bad = good;
+  bad[at + 3] ^= 0x20;  // a letter's case
+  std::ofstream(entry, std::ios::binary | std::ios::trunc) << bad;
+  const size_t header = bad.find('\n', bad.find('\n') + 1) + 1;  // the magic line, then the key's
+  ParsedRules parsed;
+  EXPECT_TRUE(ParseParsedRules(std::string_view(good).substr(header), &parsed));
+  EXPECT_FALSE(ParseParsedRules(std::string_view(bad).substr(header), &parsed));
+  EXPECT_TRUE(fresh == Observe(LoadBundled(true, dir))) << "a damaged entry changed the result";
+  EXPECT_TRUE(ReadText(entry.string()) == good) << "the damaged entry was not written again";
+  // The parts file: its part of that rule's file damaged the same way, the whole-set entry gone.
+  const std::string parts_file = dir + "/" + kRulePartsFile;
+  const std::string parts = ReadText(parts_file);
+  const size_t in_parts = parts.find(title);
+  ASSERT_NE(in_parts, std::string::npos);
+  std::string damaged = parts;
+  damaged[in_parts + 3] ^= 0x20;
+  fs::remove(entry);
+  std::ofstream(parts_file, std::ios::binary | std::ios::trunc) << damaged;
+  EXPECT_TRUE(fresh == Observe(LoadBundled(true, dir))) << "a damaged part changed the result";
+  const std::string rewritten = ReadText(parts_file);
+  EXPECT_NE(rewritten.find(title), std::string::npos);
+  std::string lowered = title;
+  lowered[3] ^= 0x20;
+  EXPECT_EQ(rewritten.find(lowered), std::string::npos) << "the damaged part was kept";
+  fs::remove_all(dir);
+}
+
 TEST(RuleCache, EditingOneFileReadsOnlyThatFile) {
   std::string cache = TempDir("parts_cache");
   std::string rules = TempDir("parts_rules");

@@ -15,7 +15,8 @@
 // in rule_loader.cc).
 // The key hashes ~0.8 MB of rule files on every start: SHA-256 runs on the x86 SHA extensions where
 // the CPU has them (sha256.h).
-// Any mismatch, truncation or corruption is a miss: the cache can make loading faster, never different.
+// Any mismatch, truncation or corruption is a miss (a checksum ends each entry and part: Note: [Cache
+// checksums] in rule_cache.cc): the cache can make loading faster, never different.
 // Files are written to a temporary name and renamed, so concurrent runs never read half a file.
 //
 // Note: [Cache hardening]
