@@ -146,6 +146,45 @@ TEST(PatternSet, CandidatesAgreeOnPatternsThatTestThePrefiltersArgument) {
   EXPECT_GE(check.matched, 10);
 }
 
+// Note: [Regex memory]: a pattern's regex is built with a small max_mem, or the default one when its
+// program is large; either way both of its programs compile (a reverse program that did not would
+// make every match with captures fail), for every bundled pattern and for patterns up to the 5000
+// instructions the loader allows, and a match with captures finds what a regex with the default
+// budget finds.
+TEST(PatternSet, EveryPatternsRegexCompilesBothWaysUnderItsBudget) {
+  LoadOptions o;
+  o.env_path = o.system = o.user = o.project = o.cache = false;
+  LoadResult r = LoadRules(o);
+  ASSERT_TRUE(r.ok());
+  std::vector<std::string> patterns;
+  for (const Rule& rule : r.rules->rules) {
+    for (const Text& p : rule.patterns) patterns.push_back(p.value);
+  }
+  // Large programs, up to the loader's 5000 instructions: alternations of many words.
+  for (int words : {20, 60, 150, 300, 450, 700}) {
+    std::string alt;
+    for (int i = 0; i < words; ++i) alt += (i ? "|" : "") + std::string("w") + std::to_string(i) + "q" + std::to_string(i * 7919 % 1000);
+    patterns.push_back("step (?P<a>[0-9a-f]{1,8}) (?P<b>" + alt + ") done");
+  }
+  int large = 0;
+  for (const std::string& p : patterns) {
+    LazyRegex lazy(p);
+    const RE2& re = lazy.Get();
+    ASSERT_TRUE(re.ok()) << p.substr(0, 80);
+    EXPECT_GE(re.ReverseProgramSize(), 0) << p.substr(0, 80);
+    large += re.ProgramSize() > 3000;
+  }
+  EXPECT_GT(large, 0) << "no pattern took the default budget";
+  const std::string text = "noise step 3f w699q" + std::to_string(699 * 7919 % 1000) + " done and more";
+  RE2 plain(patterns.back(), RE2::Options());
+  std::string a, b, a2, b2;
+  ASSERT_TRUE(RE2::PartialMatch(text, plain, &a, &b));
+  LazyRegex lazy(patterns.back());
+  ASSERT_TRUE(RE2::PartialMatch(text, lazy.Get(), &a2, &b2));
+  EXPECT_EQ(a, a2);
+  EXPECT_EQ(b, b2);
+}
+
 TEST(PatternSet, AWarmLoadDiagnosesAShortLogWithoutCompilingTheSet) {
   const std::string dir = (fs::temp_directory_path() / ("triage-pattern-set-" + std::to_string(::getpid()))).string();
   fs::remove_all(dir);

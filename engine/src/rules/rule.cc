@@ -42,8 +42,32 @@ bool ExampleKindFromKey(std::string_view key, ExampleKind* kind) {
   return false;
 }
 
+// Note: [Regex memory] RE2 gives each regex max_mem (8 MiB by default): two thirds for its program
+// and the caches of its forward DFAs, a third for the reverse program and its DFA, which a match
+// with captures uses to find where the match starts. A DFA keeps every state it builds until its
+// share is full, and a rule set's regexes each keep theirs for the whole run: with 1000 rules, the
+// ~880 regexes run over a 256 MiB log's incident messages and lines kept ~41 MB of DFA states, for
+// no gain after the first text. So a pattern's regex gets kRegexMemory. RE2 bounds a program by its
+// share of max_mem too, and a reverse program it could not compile would make a match with captures
+// fail, not fall back: a pattern whose forward program takes more than kSmallProgram instructions
+// (far less than the reverse share holds; the two programs are about the same size) is compiled with
+// the default max_mem instead, as is one that did not compile under the small one. A DFA that fills
+// its cache starts it again, and one that cannot make progress gives way to the NFA: the matches are
+// the same, only slower on a long text (tests/bench/README.md, "Memory with many rules").
+namespace {
+constexpr int64_t kRegexMemory = 96 << 10;
+// Under a 96 KiB max_mem, Debian's RE2 (2022-06) compiles a reverse program of 3290 instructions and
+// refuses one of 3540 (its share is a third: ~10 bytes an instruction); the cut is a sixth of that.
+constexpr int kSmallProgram = static_cast<int>((kRegexMemory / 3 - 1024) / 64);
+}  // namespace
+
 const RE2& LazyRegex::Get() const {
-  std::call_once(once_, [this] { re_ = std::make_unique<RE2>(pattern_, RegexOptions()); });
+  std::call_once(once_, [this] {
+    RE2::Options small = RegexOptions();
+    small.set_max_mem(kRegexMemory);
+    re_ = std::make_unique<RE2>(pattern_, small);
+    if (!re_->ok() || re_->ProgramSize() > kSmallProgram) re_ = std::make_unique<RE2>(pattern_, RegexOptions());
+  });
   return *re_;
 }
 
