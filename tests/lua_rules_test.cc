@@ -238,6 +238,56 @@ TEST(LuaRules, PerInputRunsOncePerInput) {
             1) << t.ToText();
 }
 
+// Note: [Lazy ctx]: ctx.incidents is copied into a rule's state only when the rule reads it, as one
+// table for all the calls of the input that holds ctx.incident's own table; pairs(ctx) lists it.
+TEST(LuaRules, CtxIncidentsAreMadeAtTheirFirstRead) {
+  std::vector<Incident> incidents(400);
+  for (size_t i = 0; i < incidents.size(); ++i) {
+    incidents[i].exception = "RuntimeError";
+    incidents[i].message = "incident " + std::to_string(i) + " " + std::string(2000, 'x');
+  }
+  const std::string lua =
+      "function own(ctx) return { n = #ctx.incident.message } end\n"
+      "local first\n"
+      "function all(ctx)\n"
+      "  local same = ctx.incidents[ctx.incident.index] == ctx.incident and (first == nil or first == ctx.incidents)\n"
+      "  first = first or ctx.incidents\n"
+      "  return { n = #ctx.incidents, same = same }\n"
+      "end\n"
+      "function listed(ctx)\n"
+      "  local keys = {}\n"
+      "  for k in pairs(ctx) do keys[#keys + 1] = k end\n"
+      "  table.sort(keys)\n"
+      "  return { keys = table.concat(keys, ' ') }\n"
+      "end\n";
+  auto state = LuaState::Create(LuaLimits());
+  ASSERT_TRUE(state);
+  LuaError error;
+  ASSERT_TRUE(state->LoadRule(0, {{"r.lua", lua}}, &error)) << error.message;
+  std::map<std::string, std::string> captures;
+  LuaCallInput input;
+  input.incidents = &incidents;
+  input.captures = &captures;
+  LuaValue out;
+  const std::size_t loaded = state->memory_used();
+  for (int i : {3, 7, 11}) {
+    input.incident = i;
+    ASSERT_TRUE(state->Call(0, "own", &input, &out, &error)) << error.message;
+    EXPECT_EQ(out.fields["n"].number, static_cast<double>(incidents[static_cast<size_t>(i)].message.size()));
+  }
+  // Three incidents' tables, not four hundred (~800 KB of messages).
+  EXPECT_LT(state->memory_used(), loaded + (64u << 10)) << "ctx.incidents was copied without being read";
+  for (int i : {3, 250}) {
+    input.incident = i;
+    ASSERT_TRUE(state->Call(0, "all", &input, &out, &error)) << error.message;
+    EXPECT_EQ(out.fields["n"].number, 400);
+    EXPECT_TRUE(out.fields["same"].boolean) << i;
+  }
+  EXPECT_GT(state->memory_used(), loaded + (700u << 10));
+  ASSERT_TRUE(state->Call(0, "listed", &input, &out, &error)) << error.message;
+  EXPECT_EQ(out.fields["keys"].string, "captures confidence incident incidents metrics probes rule values");
+}
+
 TEST(LuaRules, MetricsCarryTheExactCountsOfEachSeries) {
   // The rule fires only when ctx.metrics.loss holds the printed loss's counts: 4 values, 2 of them NaN,
   // and one return to a finite value after a NaN (the placeholder NaN before the first value is not one).

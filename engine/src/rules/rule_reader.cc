@@ -80,9 +80,17 @@ void ReadLuaRef(FileChecker& check, const YAML::Node& node, const std::string& k
   // Padding with newlines makes Lua's line numbers the YAML file's.
   ref->name = "__" + key + "_" + std::to_string(pos.line) + "_" + std::to_string(pos.column);
   std::string code(pos.line > 1 ? pos.line - 1 : 0, '\n');
-  code += ref->name + " = function(ctx) local captures, values, incident, incidents, metrics, probes = "
-          "ctx.captures, ctx.values, ctx.incident, ctx.incidents, ctx.metrics, ctx.probes; return (" +
-          body + "\n) end";
+  // ctx.incidents and ctx.metrics are made at their first read (Note: [Lazy ctx] in lua_runtime.cc):
+  // an expression that does not name them does not read them.
+  std::string names = "captures, values, incident", reads = "ctx.captures, ctx.values, ctx.incident";
+  for (const char* lazy : {"incidents", "metrics"}) {
+    if (body.find(lazy) != std::string::npos) {
+      names += std::string(", ") + lazy;
+      reads += std::string(", ctx.") + lazy;
+    }
+  }
+  code += ref->name + " = function(ctx) local " + names + ", probes = " + reads + ", ctx.probes; return (" + body +
+          "\n) end";
   inline_chunks->push_back({file, code});
 }
 
