@@ -296,22 +296,86 @@ TEST(RuleCache, EditingOneFileReadsOnlyThatFile) {
   fs::remove_all(rules);
 }
 
-// Note: [Compiled pattern sets]: a load that misses the whole-set entry compiles the set at once,
-// unless the same patterns compiled before (an edit of a rule's text only); an edited pattern is
-// compiled at once again, and a bad record is no record.
-TEST(RuleCache, AnEditThatKeepsEveryPatternDoesNotCompileTheSetAgain) {
-  std::string cache = TempDir("sets_cache");
-  std::string rules = TempDir("sets_rules");
-  auto write = [&](const std::string& pattern, const std::string& title) {
+// One rule file, my-rule.yaml, in a directory of its own, loaded with a cache directory of its own.
+struct OneRule {
+  std::string cache, rules;
+  LoadOptions options;
+  explicit OneRule(const std::string& tag) : cache(TempDir(tag + "_cache")), rules(TempDir(tag + "_rules")) {
+    options.bundled = options.env_path = options.system = options.user = options.project = false;
+    options.dirs = {rules};
+    options.cache_dir = cache;
+  }
+  ~OneRule() {
+    fs::remove_all(cache);
+    fs::remove_all(rules);
+  }
+  void Write(const std::string& pattern, const std::string& title) const {
     std::ofstream(rules + "/my-rule.yaml") << "id: my-rule\ncategory: cuda.oom\ntitle: " << title
                                            << "\nmatch:\n  message: '" << pattern << "'\nexplain: e\nhypotheses:\n"
                                               "  - id: h\n    text: t\n    test: t\n    fix: f\nverify: v\n"
                                               "examples:\n  - match: '" << pattern << "'\n";
+  }
+};
+
+// Note: [Reused prefilter plan]: after an edit that keeps every pattern's required literals, the load
+// takes the plan kept for those literals (a planted anchor shows it was used, not made again); an
+// edit of a literal, or a damaged plan file, has the plan made afresh.
+TEST(RuleCache, AnEditThatKeepsEveryLiteralReusesThePrefilterPlan) {
+  OneRule one("plan");
+  const std::string& cache = one.cache;
+  const LoadOptions& o = one.options;
+  auto write = [&](const std::string& pattern, const std::string& title) { one.Write(pattern, title); };
+  auto plans = [&] {
+    std::vector<std::string> keys;
+    for (const auto& e : fs::directory_iterator(cache)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("plan-", 0) == 0) keys.push_back(name.substr(5, 64));
+    }
+    return keys;
   };
-  LoadOptions o;
-  o.bundled = o.env_path = o.system = o.user = o.project = false;
-  o.dirs = {rules};
-  o.cache_dir = cache;
+  write("spectacular failure (\\d+)", "first");
+  const LoadResult first = LoadRules(o);
+  const LineScanner::Layout made = first.rules->prefilter->scanner->layout();
+  ASSERT_EQ(plans().size(), 1u);
+  const std::string key = plans()[0];
+  // Plant another valid anchor for the rule's keyword: a load that uses the kept plan has it.
+  PrefilterPlan plan;
+  ASSERT_TRUE(ReadPrefilterPlan(cache, key, &plan));
+  const auto at = std::find_if(plan.keywords.begin(), plan.keywords.end(), [](const std::string& w) { return w.size() >= 6; });
+  ASSERT_NE(at, plan.keywords.end());
+  const size_t k = static_cast<size_t>(at - plan.keywords.begin());
+  ASSERT_EQ(plan.layout.offsets.size(), plan.keywords.size());
+  plan.layout.offsets[k] = plan.layout.offsets[k] == 0 ? 1 : 0;
+  WritePrefilterPlan(cache, key, plan);
+  write("spectacular failure (\\d+)", "second");  // the text only
+  const LoadResult text_edit = LoadRules(o);
+  EXPECT_EQ(text_edit.rules->rules.at(0).title, "second");
+  EXPECT_EQ(text_edit.rules->prefilter->scanner->layout().offsets, plan.layout.offsets);
+  EXPECT_EQ(plans().size(), 1u);
+  EXPECT_EQ(Engine(text_edit.rules).DiagnoseText("RuntimeError: spectacular failure 12\n").diagnoses.size(), 1u);
+  write("spectacular failure (?:code )?(\\d+)", "third");  // a pattern edit that keeps its literals
+  EXPECT_EQ(LoadRules(o).rules->prefilter->scanner->layout().offsets, plan.layout.offsets);
+  // A damaged plan is made again, as is the plan of other literals.
+  std::string bytes = ReadText(cache + "/plan-" + key + ".bin");
+  bytes[bytes.size() / 2] ^= 1;
+  std::ofstream(cache + "/plan-" + key + ".bin", std::ios::binary | std::ios::trunc) << bytes;
+  PrefilterPlan damaged;
+  EXPECT_FALSE(ReadPrefilterPlan(cache, key, &damaged));
+  write("spectacular failure (\\d+)", "fourth");
+  EXPECT_EQ(LoadRules(o).rules->prefilter->scanner->layout().offsets, made.offsets);
+  write("remarkable failure (\\d+)", "fifth");
+  LoadRules(o);
+  EXPECT_EQ(plans().size(), 2u);
+}
+
+// Note: [Compiled pattern sets]: a load that misses the whole-set entry compiles the set at once,
+// unless the same patterns compiled before (an edit of a rule's text only); an edited pattern is
+// compiled at once again, and a bad record is no record.
+TEST(RuleCache, AnEditThatKeepsEveryPatternDoesNotCompileTheSetAgain) {
+  OneRule one("sets");
+  const std::string& cache = one.cache;
+  const LoadOptions& o = one.options;
+  auto write = [&](const std::string& pattern, const std::string& title) { one.Write(pattern, title); };
   write("my failure", "first");
   EXPECT_TRUE(LoadRules(o).rules->set_compiled());
   ASSERT_TRUE(fs::exists(cache + "/" + kPatternSetsFile));
@@ -328,8 +392,6 @@ TEST(RuleCache, AnEditThatKeepsEveryPatternDoesNotCompileTheSetAgain) {
   std::ofstream(cache + "/" + kPatternSetsFile, std::ios::trunc) << "triage-pattern-sets 1\nnot a key\n";
   write("my other failure", "fifth");
   EXPECT_TRUE(LoadRules(o).rules->set_compiled());
-  fs::remove_all(cache);
-  fs::remove_all(rules);
 }
 
 // Note: [Rule file stamps]: once the rule files are older than the settle time, a start reads none of

@@ -771,6 +771,52 @@ void RecordPatternSet(const std::string& dir, const std::string& set_key) {
   WriteAndRename(dir, dir + "/" + kPatternSetsFile, bytes);
 }
 
+namespace {
+
+// A kept plan on disk (Note: [Reused prefilter plan]): kPlanMagic, its key, then the plan's fields as
+// an entry holds them, between kMagic and kFormat and a trailing kMagic, and the checksum.
+constexpr char kPlanMagic[] = "triage-prefilter-plan 1\n";
+
+std::string PlanPath(const std::string& dir, const std::string& plan_key) { return dir + "/plan-" + plan_key + ".bin"; }
+
+template <class A, class P>
+void PlanFields(A& a, P& plan) {
+  a(plan.keywords);
+  a(plan.keyword_patterns);
+  a(plan.layout.offsets);
+  a(plan.layout.buckets);
+}
+
+}  // namespace
+
+bool ReadPrefilterPlan(const std::string& dir, const std::string& plan_key, PrefilterPlan* plan) {
+  if (dir.empty() || !IsHexKey(plan_key) || !SafeCacheDir(dir, /*create=*/false)) return false;
+  std::string bytes;
+  if (!ReadOwnRegularFile(PlanPath(dir, plan_key), &bytes)) return false;
+  const std::string header = std::string(kPlanMagic) + plan_key + "\n";
+  if (bytes.compare(0, header.size(), header) != 0) return false;
+  Reader in(std::string_view(bytes).substr(header.size()));
+  if (in.U64() != kMagic || in.U64() != kFormat) return false;
+  PrefilterPlan read;
+  PlanFields(in, read);
+  if (in.U64() != kMagic || !in.ok() || !in.SealedEnd()) return false;
+  *plan = std::move(read);
+  return true;
+}
+
+void WritePrefilterPlan(const std::string& dir, const std::string& plan_key, const PrefilterPlan& plan) {
+  if (dir.empty() || !IsHexKey(plan_key) || !SafeCacheDir(dir, /*create=*/true)) return;
+  const std::string header = std::string(kPlanMagic) + plan_key + "\n";
+  Writer w(header, 0);
+  w.U64(kMagic);
+  w.U64(kFormat);
+  PlanFields(w, plan);
+  w.U64(kMagic);
+  w.Seal(header.size());
+  if (!WriteAndRename(dir, PlanPath(dir, plan_key), w.Take())) return;
+  KeepNewest(dir, "plan-", ".bin", kKeepPlans);
+}
+
 void WriteRuleCache(const std::string& dir, const std::string& key, const ParsedRules& parsed) {
   if (dir.empty() || !SafeCacheDir(dir, /*create=*/true)) return;
   const std::string bytes = SerializeParsedRulesAfter(std::string(kEntryMagic) + key + "\n", parsed, size_t{2} << 20);

@@ -172,6 +172,22 @@ bool KnownPatternSet(const std::string& dir, const std::string& set_key);
 // Adds `set_key` to the record (best effort), keeping the newest kKeepPatternSets.
 void RecordPatternSet(const std::string& dir, const std::string& set_key);
 
+// Note: [Reused prefilter plan]
+// After a rule edit the whole-set entry misses, and the line prefilter's plan (its keyword choice,
+// which patterns each keyword guards, the scanner's anchor layout: PlanLinePrefilter) was made again,
+// ~12% of such a start, though it depends only on every pattern's required literals, in order, and
+// on the program (its idle keywords and its way of choosing). An edit of a rule's text, advice,
+// examples, or of a pattern in a way that keeps its literals, leaves them as they were. So a load
+// that makes a plan keeps it in `dir` under PlanKey (the program, the options, every pattern's
+// literals), the newest kKeepPlans of them; a load whose literals hash to a kept plan's key takes it
+// instead of planning. A plan file is checked as the entries are (Note: [Cache hardening], Note:
+// [Cache checksums]); a plan that does not fit the patterns is made again anyway (BuildLinePrefilter).
+constexpr int kKeepPlans = 8;
+// Reads the plan kept for `plan_key` (64 hex digits); false when there is none or it is bad.
+bool ReadPrefilterPlan(const std::string& dir, const std::string& plan_key, PrefilterPlan* plan);
+// Keeps `plan` under `plan_key` (best effort).
+void WritePrefilterPlan(const std::string& dir, const std::string& plan_key, const PrefilterPlan& plan);
+
 // Reads the entry for `key` from `dir`; false on a miss, a bad entry, or a directory or entry that is
 // not safe to read (Note: [Cache hardening]).
 bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* parsed,

@@ -694,6 +694,22 @@ std::string PatternSetKey(const CacheKey& base, const std::vector<Rule>& rules) 
   return key.Hex();
 }
 
+// The key of the prefilter plan made from `atoms` (Note: [Reused prefilter plan] in rule_cache.h):
+// the program and options (`base`), the idle keywords, and every pattern's required literals in order.
+std::string PlanKey(const CacheKey& base, const std::vector<std::optional<std::vector<std::string>>>& atoms) {
+  CacheKey key = base;
+  key.Add(std::string_view("prefilter plan"));
+  for (const std::string& k : Segmenter::IdleKeywords()) key.Add(k);
+  key.Add(static_cast<std::uint64_t>(atoms.size()));
+  for (const auto& a : atoms) {
+    key.Add(static_cast<std::uint64_t>(a ? a->size() + 1 : 0));  // 0: no literals (the slow path)
+    if (a) {
+      for (const std::string& literal : *a) key.Add(literal);
+    }
+  }
+  return key.Hex();
+}
+
 // `probe`: the stamp listing made before `in` was collected (null: none), whose index is written for
 // the content key when its files did not change since (Note: [Rule file stamps]).
 LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampProbe* probe = nullptr) {
@@ -747,8 +763,13 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampPr
   }
   ParseCalibration(in.calibration, &parsed);
   // Store the required literals (ParseAll's) and the prefilter's plan too: computing them is a fifth
-  // of a cold load, and most of a warm one.
-  parsed.plan = PlanLinePrefilter(parsed.atoms, Segmenter::IdleKeywords());
+  // of a cold load, and most of a warm one. The plan of the same literals is kept across edits (Note:
+  // [Reused prefilter plan] in rule_cache.h).
+  const std::string plan_key = PlanKey(base, parsed.atoms);
+  if (!ReadPrefilterPlan(cache_dir, plan_key, &parsed.plan)) {
+    parsed.plan = PlanLinePrefilter(parsed.atoms, Segmenter::IdleKeywords());
+    WritePrefilterPlan(cache_dir, plan_key, parsed.plan);
+  }
   WriteRuleCache(cache_dir, content_key, parsed);
   return Compile(std::move(parsed), in, std::move(compiled));
 }
