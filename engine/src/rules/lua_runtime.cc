@@ -508,6 +508,17 @@ struct SeriesCopy {
 };
 using SeriesPoints = std::vector<SeriesCopy>;
 
+}  // namespace
+
+// The input's series as every rule of a LuaState sees them (Note: [Lazy ctx]).
+struct LuaState::SeriesCache {
+  const std::vector<Incident>* incidents = nullptr;  // the input they were copied for
+  const MetricCollector* metrics = nullptr;
+  SeriesPoints points;
+};
+
+namespace {
+
 void PushMetrics(lua_State* L, const SeriesPoints* all) {
   lua_newtable(L);
   if (all == nullptr) return;
@@ -798,7 +809,6 @@ struct LuaState::Vm {
   int incidents_ref = LUA_NOREF;   // ctx.incidents, made once per input at its first read
   int incident_tables_ref = LUA_NOREF;  // the incident tables made so far this input (Note: [Lazy ctx])
   int metrics_ref = LUA_NOREF;     // ctx.metrics, made once per input at its first read
-  SeriesPoints series;             // the input's series, copied at its first call (Note: [Lazy ctx])
   const std::vector<Incident>* cached_for = nullptr;
   // What this input's calls have used so far (Note: [Lua input budget]).
   std::uint64_t input_instructions = 0;
@@ -832,7 +842,6 @@ bool BuildEnv(LuaState::Vm* vm, LuaError* error) {
     *ref = LUA_NOREF;
   }
   vm->cached_for = nullptr;
-  vm->series.clear();
   vm->input_instructions = vm->input_ns = 0;
   vm->used = vm->stale = false;
   lua_gc(L, LUA_GCCOLLECT);
@@ -979,6 +988,7 @@ bool LuaState::GetGlobal(int slot, const std::string& name, LuaValue* out, LuaEr
 
 void LuaState::ResetInput() {
   for (auto& kv : vms_) kv.second->stale = kv.second->stale || kv.second->used;
+  series_.reset();
 }
 
 bool LuaState::Call(int slot, const std::string& name, const LuaCallInput* input, LuaValue* result,
@@ -1010,19 +1020,25 @@ bool LuaState::Call(int slot, const std::string& name, const LuaCallInput* input
       *ref = LUA_NOREF;
     }
     vm->cached_for = input->incidents;
-    // Series are copied here once per input, outside the protected call, so no C++ object lives in
-    // a frame Lua may longjmp over; ctx.metrics is made from them at its first read.
-    vm->series.clear();
+  }
+  // Series are copied here, once per input for all the rules of this state, outside the protected
+  // call, so no C++ object lives in a frame Lua may longjmp over; a rule's ctx.metrics is made from
+  // them at its first read (Note: [Lazy ctx]).
+  if (input != nullptr && (!series_ || series_->incidents != input->incidents || series_->metrics != input->metrics)) {
+    if (!series_) series_ = std::make_unique<SeriesCache>();
+    series_->incidents = input->incidents;
+    series_->metrics = input->metrics;
+    series_->points.clear();
     if (input->metrics != nullptr) {
       for (int i = 0; i < kSeriesCount; ++i) {
         if (const MetricSeries* s = input->metrics->Find(static_cast<SeriesId>(i))) {
-          vm->series.push_back({static_cast<SeriesId>(i), s->Points(), s->count(), s->nonfinite_count(), s->recoveries()});
+          series_->points.push_back({static_cast<SeriesId>(i), s->Points(), s->count(), s->nonfinite_count(), s->recoveries()});
         }
       }
     }
   }
-  CallArgs args{input, vm->env_ref, &vm->incidents_ref, &vm->incident_tables_ref, &vm->metrics_ref, &vm->series,
-                name.c_str(), false};
+  CallArgs args{input, vm->env_ref, &vm->incidents_ref, &vm->incident_tables_ref, &vm->metrics_ref,
+                series_ ? &series_->points : nullptr, name.c_str(), false};
   int base = lua_gettop(L);
   // This call gets its own limits, or what the input has left when that is less (Note: [Lua input
   // budget]); what it used is added to the input's account, whether it failed or not.

@@ -145,6 +145,7 @@ class LuaState {
 
   struct Budget;  // memory, instruction and time accounting; defined in lua_runtime.cc
   struct Vm;      // one rule's lua_State; defined in lua_runtime.cc
+  struct SeriesCache;  // the input's metric series, copied once for every rule; in lua_runtime.cc
 
  private:
   explicit LuaState(const LuaLimits& limits);
@@ -153,6 +154,7 @@ class LuaState {
   std::map<int, std::unique_ptr<Vm>> vms_;  // slot -> that rule's own lua_State (Note: [Lua accounts])
   const std::vector<Rule>* pending_ = nullptr;  // rules loaded at their first Call (LoadOnFirstCall)
   std::vector<bool> tried_;                     // slots whose load on first call has been attempted
+  std::unique_ptr<SeriesCache> series_;         // made at the input's first call (ResetInput drops it)
 };
 
 // Returns "" when `code` is exactly one Lua expression, else why not (Lua's syntax message). The code
