@@ -55,9 +55,9 @@ bool ExampleKindFromKey(std::string_view key, ExampleKind* kind) {
 // its cache starts it again, and one that cannot make progress gives way to the NFA: the matches are
 // the same, only slower on a long text (tests/bench/README.md, "Memory with many rules").
 namespace {
-constexpr int64_t kRegexMemory = 96 << 10;
-// Under a 96 KiB max_mem, Debian's RE2 (2022-06) compiles a reverse program of 3290 instructions and
-// refuses one of 3540 (its share is a third: ~10 bytes an instruction); the cut is a sixth of that.
+constexpr int64_t kRegexMemory = 64 << 10;
+// Under a 64 KiB max_mem, Debian's RE2 (2022-06) compiles a reverse program of 2213 instructions and
+// refuses one of 2238 (its share is a third: ~10 bytes an instruction); the cut, 325, is a seventh.
 constexpr int kSmallProgram = static_cast<int>((kRegexMemory / 3 - 1024) / 64);
 }  // namespace
 
