@@ -334,6 +334,33 @@ TEST(LuaLimits, AllCallsOfARuleOnOneInputShareABudget) {
   EXPECT_EQ(o.text.compare(0, 3, "+s "), 0) << o.text.substr(0, 2000);
 }
 
+// Note: [Per-input memo]: triage.per_input's fn runs under what the input has left (32 M instructions
+// by default), not the calling function's 1 M: one reading of every incident may take more than a
+// call. The rest of the call keeps its own limit, and fn cannot go past the input's.
+TEST(LuaLimits, PerInputWorkHasTheInputsBudget) {
+  auto run = [](const std::string& fn_loop, const std::string& after) {
+    const std::string lua = "local function heavy(incidents)\n  local n = 0\n  for i = 1, " + fn_loop +
+                            " do n = n + i end\n  return n\nend\n"
+                            "function v(ctx)\n  local n = triage.per_input(ctx, heavy)\n  local m = 0\n  for i = 1, " +
+                            after + " do m = m + i end\n  return { got = tostring(n > 0) }\nend\n";
+    return Bounded([&] { return RunValues(lua); });
+  };
+  // ~3 M instructions in fn, a few after: the rule answers.
+  Outcome fits = run("1000000", "10");
+  ExpectBounded(fits, "fits");
+  EXPECT_NE(fits.text.find("+bad got true"), std::string::npos) << fits.text;
+  EXPECT_EQ(fits.text.find("lua-budget"), std::string::npos) << fits.text;
+  // fn past the input's 32 M.
+  Outcome over = run("20000000", "10");
+  ExpectBounded(over, "over");
+  EXPECT_NE(over.text.find("bad:lua-budget"), std::string::npos) << over.text;
+  EXPECT_NE(over.text.find("of this input"), std::string::npos) << over.text;
+  // The call's own loop after fn is held to the call's 1 M.
+  Outcome after = run("10", "1000000");
+  ExpectBounded(after, "after");
+  EXPECT_NE(after.text.find("instruction budget exceeded (1000000 instructions per call)"), std::string::npos) << after.text;
+}
+
 TEST(LuaLimits, ReturnedTextAndRenderedTemplatesAreCapped) {
   // 7 MB returned and used 50 times in `explain`: refused, not rendered into 350 MB.
   std::string explain;

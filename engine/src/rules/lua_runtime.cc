@@ -7,6 +7,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -36,7 +37,8 @@ constexpr std::uint64_t kInputTimeCalls = 8;
 // Trusted set-up code, run once per state with the full base library. It hardens the shared string
 // metatable, defines the `triage` helper table and returns the environment builder and freezer.
 constexpr char kSetup[] = R"lua(
-local stopped = ...                      -- C: whether the running call's budget has run out
+-- C: whether the running call's budget has run out; per_input's budget brackets (Note: [Per-input memo])
+local stopped, widen, narrow = ...
 local string, table, math, utf8 = string, table, math, utf8
 string.dump = nil                        -- no bytecode out, and load is never offered to rules
 getmetatable("").__metatable = false     -- rules cannot reach the shared string metatable
@@ -162,7 +164,7 @@ local function copy(t)
   return c
 end
 
-local pack, unpack = table.pack, table.unpack
+local pack, unpack, raw_pcall = table.pack, table.unpack, pcall
 
 -- triage.per_input for one environment (Note: [Per-input memo]): what fn(ctx.incidents) returned,
 -- kept per incidents table and per function, so fn runs once per input however many calls ask.
@@ -180,7 +182,11 @@ local function per_input_of()
     end
     local r = by_fn[fn]
     if r == nil then
-      r = pack(fn(incidents))
+      widen()
+      local done = pack(raw_pcall(fn, incidents))
+      narrow()
+      if not done[1] then error(done[2], 0) end
+      r = pack(unpack(done, 2, done.n))
       by_fn[fn] = r
     end
     return unpack(r, 1, r.n)
@@ -250,6 +256,13 @@ struct LuaState::Budget {
   std::uint64_t input_ns = ~std::uint64_t{0};  // CPU nanoseconds the input has left for this call
   bool input_max = false;
   bool input_deadline = false;
+  // Instructions the input has left for this call (set by LuaState::Call; 0 outside one), the call's
+  // start, and what per_input's widening put aside (Note: [Per-input memo]).
+  std::uint64_t input_left = 0;
+  std::uint64_t started = 0;
+  int widened = 0;
+  std::uint64_t saved_count = 0, saved_max = 0, saved_deadline = 0, saved_ns = 0;
+  bool saved_input_max = false, saved_input_deadline = false;
   bool overrun = false;
   char why[96] = "";  // what ran out, once overrun
   void* call = nullptr;  // the running call's CallArgs, for ctx's lazy fields (Note: [Lazy ctx])
@@ -372,7 +385,9 @@ void StartBudget(lua_State* L, LuaState::Budget* b) {
   b->why[0] = '\0';
   const std::uint64_t ns = std::uint64_t{b->ms} * 1000000u;
   b->input_deadline = b->input_ns < ns;
-  b->deadline = CpuNanos() + (b->input_deadline ? b->input_ns : ns);
+  b->started = CpuNanos();
+  b->deadline = b->started + (b->input_deadline ? b->input_ns : ns);
+  b->widened = 0;
   b->clock_due = kHookStep;
   b->allocated = 0;
   b->pace = kHookStep;
@@ -392,6 +407,42 @@ int Stopped(lua_State* L) {
   return 1;
 }
 
+// Note: [Per-input memo] per_input's fn runs once for all the calls of a rule on one input, so it is
+// held to what the input has left (Note: [Lua input budget]: 32 times a call's instructions, 8 times
+// its CPU time, less what earlier calls used), not to the calling function's own limits; what it
+// uses counts to the input, and the rest of the call keeps the call's own limits as if fn had not
+// run. WidenBudget and NarrowBudget bracket fn (nested per_input calls: the outermost pair counts).
+// Outside a call of LuaState::Call (the file running at load) nothing changes.
+int WidenBudget(lua_State* L) {
+  LuaState::Budget* b = BudgetOf(L);
+  if (b->overrun || b->input_left == 0 || b->widened++ > 0) return 0;
+  b->saved_count = b->count;
+  b->saved_max = b->max;
+  b->saved_input_max = b->input_max;
+  b->saved_deadline = b->deadline;
+  b->saved_input_deadline = b->input_deadline;
+  b->saved_ns = CpuNanos();
+  b->max = b->input_left;
+  b->input_max = true;
+  b->deadline = b->input_ns == ~std::uint64_t{0} ? b->deadline : b->started + b->input_ns;
+  b->input_deadline = true;
+  return 0;
+}
+
+int NarrowBudget(lua_State* L) {
+  LuaState::Budget* b = BudgetOf(L);
+  if (b->overrun || b->input_left == 0 || b->widened == 0 || --b->widened > 0) return 0;
+  const std::uint64_t used = b->count - b->saved_count;
+  const std::uint64_t ns = CpuNanos() - b->saved_ns;
+  // The call's own limits, moved on by what fn used, within what the input has left.
+  b->max = std::min(b->input_left, b->saved_max + used);
+  b->input_max = b->saved_input_max || b->max == b->input_left;
+  const std::uint64_t input_end = b->input_ns == ~std::uint64_t{0} ? ~std::uint64_t{0} : b->started + b->input_ns;
+  b->deadline = std::min(input_end, b->saved_deadline + ns);
+  b->input_deadline = b->saved_input_deadline || b->deadline == input_end;
+  return 0;
+}
+
 int OpenLibs(lua_State* L) {
   luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
   luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
@@ -402,7 +453,9 @@ int OpenLibs(lua_State* L) {
   lua_settop(L, 0);
   if (luaL_loadbufferx(L, kSetup, sizeof kSetup - 1, "=triage-setup", "t") != LUA_OK) return lua_error(L);
   lua_pushcfunction(L, Stopped);
-  lua_call(L, 1, 2);
+  lua_pushcfunction(L, WidenBudget);
+  lua_pushcfunction(L, NarrowBudget);
+  lua_call(L, 3, 2);
   lua_setfield(L, LUA_REGISTRYINDEX, kFreezeKey);
   lua_setfield(L, LUA_REGISTRYINDEX, kMakeEnvKey);
   // The state's own globals keep load, require & co. for nobody: rules only ever see their env.
@@ -1056,6 +1109,7 @@ bool LuaState::Call(int slot, const std::string& name, const LuaCallInput* input
   }
   b.input_max = input_max - vm->input_instructions < b.call_max;
   b.max = b.input_max ? input_max - vm->input_instructions : b.call_max;
+  b.input_left = input_max - vm->input_instructions;
   b.input_ns = input_ns - vm->input_ns;
   const std::uint64_t started = CpuNanos();
   b.call = &args;
@@ -1065,6 +1119,7 @@ bool LuaState::Call(int slot, const std::string& name, const LuaCallInput* input
   vm->input_instructions += b.count;
   b.max = b.call_max;
   b.input_max = false;
+  b.input_left = 0;
   b.input_ns = ~std::uint64_t{0};
   if (status != LUA_OK) {
     std::string raw = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error";

@@ -15,7 +15,8 @@
 // the first call that asks for this incidents table and this function only; the results are kept
 // in the rule's own environment, in a table with weak keys, so they go with the environment when the
 // next input starts (Note: [Lua accounts]), and a hand-made ctx of a rule's test gets its own. A ctx
-// without incidents runs fn({}) on every call. fn runs inside the calling function's budget.
+// without incidents runs fn({}) on every call. fn is held to what the input has left of the rule's
+// all-calls budget, not to the calling function's own limits (WidenBudget in lua_runtime.cc).
 //
 // Note: [Lua threads] A lua_State is never shared between threads. A RuleSet owns a LuaRuntime,
 // which keeps a pool of LuaStates, each able to run every Lua rule of the set. A diagnosis takes one
