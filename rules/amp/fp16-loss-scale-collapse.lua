@@ -49,7 +49,9 @@ end
 -- incidents, and the history is in all of them. The engine calls this rule once per matching incident
 -- with the same ctx.incidents table, so the list is read once per input (triage.per_input,
 -- rules/LUA_API.md "Reading every incident"): reading it on every call made a log of a thousand
--- overflow incidents cost a thousand times the whole list. Callers must not change the list they get.
+-- overflow incidents cost a thousand times the whole list. Its lowest scale is found once too (every
+-- call looking through thousands of scales used up the input's budget). Callers must not change the
+-- list they get.
 local scans = 0  -- how often the incidents were read (test_incidents_read_once)
 
 -- The number of skipped steps an incident stands for: a run of repeated overflow lines is one incident
@@ -67,25 +69,25 @@ local function incidents_scales(incidents)
     steps = steps + steps_of(inc, #found)
   end
   scans = scans + 1
-  return list, steps
+  return list, steps, lowest(list)
 end
 
--- The scales the input printed and how many skipped steps they stand for.
+-- The scales the input printed, how many skipped steps they stand for, and the lowest of them.
 local function all_scales(ctx)
-  local list, steps = {}, 0
-  if ctx.incidents then list, steps = triage.per_input(ctx, incidents_scales) end
+  local list, steps, low = {}, 0, nil
+  if ctx.incidents then list, steps, low = triage.per_input(ctx, incidents_scales) end
   if #list == 0 then
     list = scales(ctx.incident.message or "")
     steps = steps_of(ctx.incident, #list)
+    low = lowest(list)
   end
-  return list, steps
+  return list, steps, low
 end
 
 -- values: {history}, a clause telling how many overflows the log reported (each rank and each scaler
 -- line reports one; a skipped step may be reported more than once) and where the scale ended.
 function scale_history(ctx)
-  local list, steps = all_scales(ctx)
-  local low = lowest(list)
+  local list, steps, low = all_scales(ctx)
   if ctx.captures.minimum and ctx.captures.minimum ~= "" then
     return { history = " until it reached the minimum the scaler allows" }
   end
@@ -97,7 +99,7 @@ end
 -- score: veto while the scale is still large; keep the prior once it has collapsed.
 function collapse_only(ctx)
   if ctx.captures.minimum and ctx.captures.minimum ~= "" then return nil end
-  local low = lowest(all_scales(ctx))
+  local _, _, low = all_scales(ctx)
   if low == nil then
     low = triage.number(ctx.captures.scale or "")
   end
