@@ -732,7 +732,7 @@ int CallRuleFunction(lua_State* L) {
     return 1;
   }
   lua_createtable(L, 0, 10);
-  if (in->incidents != nullptr && in->incident >= 0) {
+  if (in->incidents != nullptr && in->incident >= 0 && static_cast<size_t>(in->incident) < in->incidents->size()) {
     PushIncidentTable(L, a, in->incident);
     lua_setfield(L, -2, "incident");
   }
