@@ -32,25 +32,20 @@ local CUDA_DID_NOT_START = {
   "CUDA driver version is insufficient for CUDA runtime version",
 }
 
-local seen_incidents, seen_cause
-
+-- Read once per input (triage.per_input, rules/LUA_API.md "Reading every incident").
 local function cuda_failure(incidents)
-  if incidents ~= seen_incidents then
-    seen_incidents, seen_cause = incidents, nil
-    for _, inc in ipairs(incidents) do
-      local m = inc.message or ""
-      for _, s in ipairs(CUDA_DID_NOT_START) do
-        if m:find(s, 1, true) then seen_cause = s; break end
-      end
-      if seen_cause then break end
+  for _, inc in ipairs(incidents) do
+    local m = inc.message or ""
+    for _, s in ipairs(CUDA_DID_NOT_START) do
+      if m:find(s, 1, true) then return s end
     end
   end
-  return seen_cause
+  return nil
 end
 
 function after_cuda_failure(ctx)
   if (ctx.captures.have or "") ~= "" then return nil end
-  local cause = cuda_failure(ctx.incidents or {})
+  local cause = triage.per_input(ctx, cuda_failure)
   if not cause then return nil end
   return { confidence = ctx.confidence * 0.5,
            note = string.format(" The input also shows CUDA failing to start (\"%s\"), so no GPU was usable and the bf16 refusal follows from that failure; fix it first.", cause) }

@@ -5,20 +5,18 @@
 
 local NOT_BUILT = { "xFormers wasn't build with CUDA support" }
 
-local seen_incidents, seen_not_built
-
+-- Read once per input (triage.per_input, rules/LUA_API.md "Reading every incident").
 local function not_built(incidents)
-  if incidents == seen_incidents then return seen_not_built end
-  seen_incidents, seen_not_built = incidents, false
+  local found = false
   for _, inc in ipairs(incidents) do
     local m = inc.message or ""
-    for _, s in ipairs(NOT_BUILT) do seen_not_built = seen_not_built or (m:find(s, 1, true) ~= nil) end
+    for _, s in ipairs(NOT_BUILT) do found = found or (m:find(s, 1, true) ~= nil) end
   end
-  return seen_not_built
+  return found
 end
 
 function unless_not_built(ctx)
-  if not not_built(ctx.incidents or {}) then return nil end
+  if not triage.per_input(ctx, not_built) then return nil end
   return { confidence = ctx.confidence * 0.5,
            note = " Here the kernels' reasons say xFormers' compiled extension did not load, so the installation is the cause." }
 end

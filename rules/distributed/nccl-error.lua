@@ -24,21 +24,19 @@ end
 local SETUP_CAUSES = { "Error while creating shared memory segment", "failed to extend /dev/shm",
                        "peer access is not supported", "Duplicate GPU detected" }
 
-local seen_incidents, seen_cause
-
+-- Read once per input (triage.per_input, rules/LUA_API.md "Reading every incident").
 local function setup_cause_in(incidents)
-  if incidents == seen_incidents then return seen_cause end
-  seen_incidents, seen_cause = incidents, nil
+  local cause
   for _, inc in ipairs(incidents) do
     local m = inc.message or ""
-    for _, s in ipairs(SETUP_CAUSES) do seen_cause = seen_cause or (m:find(s, 1, true) and s) end
+    for _, s in ipairs(SETUP_CAUSES) do cause = cause or (m:find(s, 1, true) and s) end
   end
-  return seen_cause
+  return cause
 end
 
 function setup_cause(ctx)
   -- the cause inside this incident's own message is read by those rules on this incident (specificity)
-  local cause = setup_cause_in(ctx.incidents or {})
+  local cause = triage.per_input(ctx, setup_cause_in)
   if not cause or ((ctx.incident and ctx.incident.message) or ""):find(cause, 1, true) then return nil end
   return { confidence = ctx.confidence * 0.5,
            note = string.format(" The log names the setup failure behind it (\"%s\"), diagnosed on its own line.", cause) }
