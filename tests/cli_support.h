@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace triage_test {
 
@@ -75,6 +76,21 @@ inline std::string ReadFile(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// Every corpus log, ours and the wild tuning split; corpus/heldout is never entered.
+inline std::vector<std::filesystem::path> CorpusLogs() {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> out;
+  const fs::path corpus = fs::path(TRIAGE_SOURCE_DIR) / "corpus";
+  for (auto it = fs::recursive_directory_iterator(corpus); it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_directory() && it->path().filename() == "heldout") {
+      it.disable_recursion_pending();
+    } else if (it->path().filename() == "log.txt") {
+      out.push_back(it->path());
+    }
+  }
+  return out;
 }
 
 // A fresh scratch directory under the system's temporary directory, removed by the destructor.

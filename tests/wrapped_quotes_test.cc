@@ -19,20 +19,6 @@ namespace fs = std::filesystem;
 
 std::string Slurp(const fs::path& p) { return triage_test::ReadFile(p.string()); }
 
-// Every corpus log, ours and the wild tuning split (corpus/heldout is never entered).
-std::vector<fs::path> CorpusLogs() {
-  std::vector<fs::path> out;
-  const fs::path corpus = fs::path(TRIAGE_SOURCE_DIR) / "corpus";
-  for (auto it = fs::recursive_directory_iterator(corpus); it != fs::recursive_directory_iterator(); ++it) {
-    if (it->is_directory() && it->path().filename() == "heldout") {
-      it.disable_recursion_pending();
-    } else if (it->path().filename() == "log.txt") {
-      out.push_back(it->path());
-    }
-  }
-  return out;
-}
-
 LoadResult Bundled() {
   LoadOptions o;
   o.system = o.user = o.project = o.env_path = o.cache = false;
@@ -46,7 +32,7 @@ LoadResult Bundled() {
 // and has no message to join; `skipped` counts those.
 std::vector<fs::path> DllLogs(const LoadResult& rules, int* skipped) {
   std::vector<fs::path> out;
-  for (const fs::path& log : CorpusLogs()) {
+  for (const fs::path& log : triage_test::CorpusLogs()) {
     const std::string text = Slurp(log);
     if (text.find("Error loading \"") == std::string::npos || text.find(".dll\"") == std::string::npos) continue;
     Session s(rules.rules);
@@ -114,7 +100,7 @@ TEST(FormatWrappedQuotes, LibraryPathWrappedAnywhereKeepsTheDiagnosis) {
   ASSERT_TRUE(loaded.ok());
   Engine engine(loaded.rules);
   int logs = 0, wrapped = 0;
-  for (const fs::path& log : CorpusLogs()) {
+  for (const fs::path& log : triage_test::CorpusLogs()) {
     const std::string text = Slurp(log);
     size_t open = std::string::npos;
     for (const char* head : {"\nImportError: /", "\nOSError: /"}) {

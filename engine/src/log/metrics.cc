@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "log/formats/registry.h"
 #include "log/simd.h"
 
 namespace triage {
@@ -1522,6 +1523,16 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
     }
     if (same) {
       Emit(lv, line_no);
+      return;
+    }
+  }
+  // A line that starts with quote markers or a rank prefix (Note: [Quote markers]) is read as the text
+  // after them, so that the readers of a line's first column below (tutorial layouts, epoch tables, CSV
+  // rows) see it as printed; an unprefixed line costs one test of its first byte, which the table test
+  // below reads too.
+  if (begin[0] == '>' || begin[0] == '[') {
+    if (const size_t skip = LinePrefixLength(text); skip > 0) {
+      ScanSegment(text.substr(skip), line_no, first_bit + skip, limit);
       return;
     }
   }

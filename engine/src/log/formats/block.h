@@ -40,6 +40,10 @@ class BlockReader {
   // True when a traceback header read in this block may teach the learned prefix, as on an idle line
   // (Note: [Learned prefix]).
   virtual bool MayLearnPrefix() const { return false; }
+  // True when the block's own lines may start with '>' followed by a blank (pytest's failing source
+  // line): quote markers are then removed inside it only when the line that opened it carried them
+  // (Note: [Quote markers]).
+  virtual bool PrintsQuoteLikeLines() const { return false; }
 
  protected:
   ~BlockReader() = default;  // readers are members of FormatReaders, never deleted through this type

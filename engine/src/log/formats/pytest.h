@@ -22,6 +22,7 @@ class PytestReader final : public BlockReader {
   void Line(Segmenter& s, const std::string& line, std::string_view trimmed) override;
   // Ends the report: the test being read, if it failed, is an incident.
   void Close(Segmenter& s) override;
+  bool PrintsQuoteLikeLines() const override { return true; }  // ">       out = model(x)"
 
  private:
   void CloseTest(Segmenter& s);

@@ -6,8 +6,14 @@ namespace triage {
 
 bool MayCarryLinePrefix(std::string_view line) {
   std::string rank;
-  return RankPrefixReader::Prefix(line, &rank) > 0 || SrunLabelReader::Label(line, &rank) > 0 ||
+  return QuoteMarkerReader::Markers(line) > 0 || RankPrefixReader::Prefix(line, &rank) > 0 || SrunLabelReader::Label(line, &rank) > 0 ||
          PdbPromptReader::Prompt(line) > 0;
+}
+
+size_t LinePrefixLength(std::string_view line) {
+  size_t n = QuoteMarkerReader::Markers(line);
+  std::string rank;
+  return n + RankPrefixReader::Prefix(line.substr(n), &rank);
 }
 
 const std::vector<FormatEntry>& FormatTable() {
@@ -20,7 +26,9 @@ const std::vector<FormatEntry>& FormatTable() {
       {"jupyter notebook", {}, nullptr, OnRawLine(&NotebookReader::RawLineHook)},
       {"escaped traceback", {}, nullptr, OnRawLine(&EscapedReader::RawLineHook)},
       // Line prefixes a format puts before the text: each reader strips its own where it is present
-      // (a rank prefix, a debugger prompt) or once the input shows the format (srun's task labels).
+      // (quote markers, a rank prefix, a debugger prompt) or once the input shows the format (srun's
+      // task labels). Quote markers first: a quoted log keeps the prefixes its lines had.
+      {"quote markers", {}, nullptr, OnLine(&QuoteMarkerReader::LineHook)},
       {"rank prefix", {}, nullptr, OnLine(&RankPrefixReader::LineHook)},
       {"srun label", {}, nullptr, OnLine(&SrunLabelReader::LineHook)},
       {"pdb prompt", {}, nullptr, OnLine(&PdbPromptReader::LineHook)},

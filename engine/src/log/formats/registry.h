@@ -25,6 +25,7 @@
 #include "log/formats/notebook.h"
 #include "log/formats/pdb_prompt.h"
 #include "log/formats/pytest.h"
+#include "log/formats/quote_marker.h"
 #include "log/formats/python_traceback.h"
 #include "log/formats/rank_prefix.h"
 #include "log/formats/rich.h"
@@ -40,6 +41,7 @@ class Segmenter;
 // One reader of each format, owned by a Segmenter (so one stream's state never leaks into another's).
 struct FormatReaders {
   NotebookReader notebook;            // .ipynb error outputs (raw lines)
+  QuoteMarkerReader quote_marker;     // "> " before every line of a quoted log
   EscapedReader escaped;              // tracebacks flattened with "\n" escapes, JSON strings (raw lines)
   SrunLabelReader srun_label;         // srun --label's task numbers, once the input shows them
   AlignedContinuationReader aligned_continuation;  // a log record wrapped to its message's column
@@ -141,10 +143,15 @@ inline FormatHooks OnClosed(void (*f)(Segmenter&)) {
   return h;
 }
 
-// True when a format reader's line hook may strip a prefix from this line (a rank prefix, an srun
-// label, a debugger prompt): the log path's prefilter then lets the segmenter read the line rather than
-// judging its text alone (Note: [Line prefilter] in line_scanner.h).
+// True when a format reader's line hook may strip a prefix from this line (quote markers, a rank
+// prefix, an srun label, a debugger prompt): the log path's prefilter then lets the segmenter read the
+// line rather than judging its text alone (Note: [Line prefilter] in line_scanner.h).
 bool MayCarryLinePrefix(std::string_view line);
+
+// The length of the prefixes at the start of `line` that the line hooks strip wherever they are present
+// (quote markers, then a rank prefix), or 0: metric extraction, which reads raw lines, skips them before
+// reading a line from its first column (Note: [Quote markers]).
+size_t LinePrefixLength(std::string_view line);
 
 // The format table (formats/registry.cc): the idle triggers in the order they are tried, and the
 // hooks, called in the same order.
