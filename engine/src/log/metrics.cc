@@ -99,6 +99,18 @@ struct CharTable {
 constexpr CharTable kChars;
 
 inline unsigned char Class(char ch) { return kChars.c[static_cast<unsigned char>(ch)]; }
+
+// What a line's first byte may begin, one lookup for the two tests of ScanSegment: an epoch table's
+// header ("epoch", any case) or the prefixes metric extraction skips (Note: [Quote markers]).
+enum : unsigned char { kMayStartTable = 1, kMayStartPrefix = 2 };
+struct LineStartTable {
+  unsigned char c[256] = {};
+  constexpr LineStartTable() {
+    c[static_cast<unsigned char>('e')] = c[static_cast<unsigned char>('E')] = kMayStartTable;
+    c[static_cast<unsigned char>('>')] = c[static_cast<unsigned char>('[')] = kMayStartPrefix;
+  }
+};
+constexpr LineStartTable kLineStarts;
 inline bool IsDigit(char c) { return static_cast<unsigned char>(c - '0') <= 9; }
 
 std::uint32_t Hash(const char* s, size_t n) {
@@ -1491,6 +1503,15 @@ bool MetricCollector::NameMarks(size_t from, size_t to, bool* blank) {
 #endif
 }
 
+// Out of line: ScanSegment's hot path keeps its registers (Note: [Quote markers]).
+__attribute__((noinline)) bool MetricCollector::ScanPrefixed(std::string_view text, std::uint64_t line_no,
+                                                             size_t first_bit, const char* limit) {
+  const size_t skip = LinePrefixLength(text);
+  if (skip == 0) return false;
+  ScanSegment(text.substr(skip), line_no, first_bit + skip, limit);
+  return true;
+}
+
 void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, size_t first_bit, const char* limit) {
   if (text.empty()) return;
   const char* const begin = text.data();
@@ -1526,16 +1547,6 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
       return;
     }
   }
-  // A line that starts with quote markers or a rank prefix (Note: [Quote markers]) is read as the text
-  // after them, so that the readers of a line's first column below (tutorial layouts, epoch tables, CSV
-  // rows) see it as printed; an unprefixed line costs one test of its first byte, which the table test
-  // below reads too.
-  if (begin[0] == '>' || begin[0] == '[') {
-    if (const size_t skip = LinePrefixLength(text); skip > 0) {
-      ScanSegment(text.substr(skip), line_no, first_bit + skip, limit);
-      return;
-    }
-  }
   // The tutorial layouts (Note: [Tutorial progress lines]). Whether a line is one depends only on
   // where it has digits, so no recorded shape (those are of lines this refused) can hide one.
   if (const char* start = TutorialStart(text)) {
@@ -1545,8 +1556,17 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
       return;
     }
   }
-  // An epoch table's header or row (Note: [Epoch tables]): rows hold no name, so before the marks.
-  if ((!table_columns_.empty() || begin[0] == 'e' || begin[0] == 'E') && ScanTable(text, line_no)) return;
+  // A line that starts with quote markers or a rank prefix (Note: [Quote markers]) is read as the text
+  // after them, so that the readers of a line's first column (tutorial layouts, epoch tables, CSV rows)
+  // see it as printed (TutorialStart above refuses both). One lookup of the first byte answers this
+  // test and the table's.
+  const unsigned char line_start = kLineStarts.c[static_cast<unsigned char>(begin[0])];
+  const bool table = !table_columns_.empty();
+  if ((line_start != 0) | table) {
+    if ((line_start & kMayStartPrefix) && ScanPrefixed(text, line_no, first_bit, limit)) return;
+    // An epoch table's header or row (Note: [Epoch tables]): rows hold no name, so before the marks.
+    if ((table || (line_start & kMayStartTable)) && ScanTable(text, line_no)) return;
+  }
   // Marked: no fragment, so at most a CSV row, and none with a blank (Note: [Name marks]).
   if (shapes_avx2_) {
     bool blank = false;

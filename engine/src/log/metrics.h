@@ -203,6 +203,9 @@ class MetricCollector {
   // (Note: [Metric scan] in metrics.cc). `limit` is the end of that buffer (the shape match may read up
   // to it).
   void ScanSegment(std::string_view text, std::uint64_t line_no, size_t first_bit, const char* limit);
+  // ScanSegment of a line that starts with '>' or '[': of the text after the quote markers or rank
+  // prefix there (Note: [Quote markers]); false when the line has none.
+  bool ScanPrefixed(std::string_view text, std::uint64_t line_no, size_t first_bit, const char* limit);
   // The candidate bits of the buffer ScanLines scans, marked at least for its bytes [from, to) (Note:
   // [Metric scan]): words are marked at their first need, segments being scanned in order.
   const std::uint64_t* Starts(size_t from, size_t to);
