@@ -14,6 +14,9 @@
 // rows of numbers), and the unnamed loss of PyTorch's tutorial layouts (`5000 5% (0m 12s) 2.9460 ...`,
 // `1m 28s (- 20m 36s) (5000 6%) 2.8552`; Note: [Tutorial progress lines] in metrics.cc). Values may be `nan`, `inf`, `-inf`, `NaN`, `tensor(0.5, ...)`; memory values may
 // carry units (B, KB, MB, GB, K, M, G, KiB, MiB, GiB) and are kept in MB.
+// A line quoted with Markdown's "> " or carrying torch 2.x's "[rank0]: " is read as the text after them
+// (Note: [Quote markers] in formats/quote_marker.h); other per-line log prefixes (a timestamp and
+// level) are not yet removed here, so the layouts read from a line's first column miss such lines.
 //
 // Note: [Metric axes] Steps and epochs are kept apart. A point's `step` is the step printed on its line
 // (`step`, `iter`, `global_step`, a tqdm counter, mmcv's [e][i/n]) or NaN; its `epoch` likewise; its
