@@ -21,8 +21,8 @@
 // positives, which cost time, never a miss. An atom with characters outside ASCII is a keyword as it
 // is when none of them has case (CJK, kana, Hangul, their punctuation: nothing to fold); of an atom
 // with a cased one ('é'), only its longest ASCII run is kept, a substring and so also required. The segmenter sees a normalised line (progress-bar text
-// before '\r', ANSI escapes and, by the format readers, a rank prefix, an srun label or a debugger prompt
-// removed): the prefixes and the progress bar leave a substring of the raw line; ANSI removal can join
+// before '\r', ANSI escapes and, by the format readers, quote markers, a rank prefix, an srun label or a
+// debugger prompt removed): the prefixes and the progress bar leave a substring of the raw line; ANSI removal can join
 // text, so ESC itself is a keyword; a line that may carry such a prefix is read by the segmenter rather
 // than judged inert (MayCarryLinePrefix, formats/registry.h), so the prefix readers see what they need. Patterns without required atoms (the loader
 // warns: no-required-literal) are matched on every line by a second, small RE2::Set (LinePrefilter).
