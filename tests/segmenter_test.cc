@@ -874,6 +874,38 @@ TEST(Segmenter, RichBoxedTraceback) {
   EXPECT_EQ(v[0].CulpritText(), "program.py:12 in encode: return embedding(token_ids).mean(dim=1)");
 }
 
+// Regression: under rich's logging handler (RichHandler(rich_tracebacks=True), logger.exception()) the box
+// and the exception line under it are indented to the record's message column; the indented exception
+// line was read as a source line, so the incident had no message (Note: [rich tracebacks]; real output of
+// corpus/formats/rich-handler-traceback/program.py at 120 columns, rich 13.3.1; its 80-column log is the
+// corpus case, where the exception line wraps too). The next record, at another indentation, is no part
+// of the message.
+TEST(Segmenter, RichHandlerTracebackKeepsItsIndentedExceptionLine) {
+  auto v = Segment(
+      "[11/28/26 10:40:23] INFO     starting training                                                             program.py:22\n"
+      "                    ERROR    training step failed                                                          program.py:26\n"
+      "                             ╭──────────────────── Traceback (most recent call last) ────────────────────╮\n"
+      "                             │ /work/wt/rules-crash/corpus/formats/rich-handler-traceback/program.py:24  │\n"
+      "                             │ in <module>                                                               │\n"
+      "                             │                                                                           │\n"
+      "                             │ ❱ 24 │   train_step(images)                                               │\n"
+      "                             │                                                                           │\n"
+      "                             │ /work/wt/rules-crash/corpus/formats/rich-handler-traceback/program.py:19  │\n"
+      "                             │ in train_step                                                             │\n"
+      "                             │                                                                           │\n"
+      "                             │ ❱ 19 │   return model(batch).sum()                                        │\n"
+      "                             ╰───────────────────────────────────────────────────────────────────────────╯\n"
+      "                             RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)\n"
+      "                    INFO     stopping                                                                      program.py:27\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  EXPECT_EQ(v[0].message, "mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)");
+  ASSERT_EQ(v[0].frames.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].frames[0].function, "<module>");
+  EXPECT_EQ(v[0].CulpritText(), "program.py:19 in train_step: return model(batch).sum()");
+  EXPECT_EQ(v[0].line_end, 14);
+}
+
 // Regression: anomaly mode's "Traceback of forward call that caused the error" was not attached to the
 // backward error, whose culprit was then the loss.backward() call instead of the forward line that made
 // the NaN (corpus/formats/anomaly-mode-forward-trace).

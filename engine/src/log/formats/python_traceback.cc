@@ -344,6 +344,7 @@ bool PythonTracebackReader::StartErrorLine(Segmenter& s, const std::string& line
     return true;
   }
   // Its message may continue on the next lines (CUDA hints, state_dict key lists).
+  s.readers().rich.Reset();
   s.open() = std::move(inc);
   s.readers().python.Read(s, Part::kMessage);
   return true;
@@ -375,7 +376,10 @@ void PythonTracebackReader::FramesLine(Segmenter& s, const std::string& line, st
     open.line_end = line_no;
     return;
   }
-  if (text::Indented(Dedented(line))) {
+  // Note: [rich tracebacks]: under the closed box of an indented rich traceback, the line at the box's
+  // indentation that reads as an exception line is one (asked first: it also notes the line's width).
+  const bool rich_exception = s.readers().rich.IsExceptionLine(line, trimmed);
+  if (!rich_exception && text::Indented(Dedented(line))) {
     // Source line under a frame, caret markers (^^^^, ~~~), "[Previous line repeated N more times]".
     bool carets = trimmed.find_first_not_of("^~ ") == std::string_view::npos;
     if (expects_source_ && !carets && !open.frames.empty() && trimmed[0] != '[') {
@@ -435,6 +439,23 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
     SetHeaderIndent(line);
     return false;
   }
+  RichReader& rich = s.readers().rich;
+  if (rich.InMessage()) {
+    // Note: [rich tracebacks]: the message goes on at the box's indentation, and only there.
+    bool wrapped = false;
+    if (rich.MessageLine(line, trimmed, &wrapped)) {
+      if (wrapped) {
+        s.JoinMessage(&open, " ");
+        s.JoinMessage(&open, trimmed);
+      } else {
+        s.AppendMessage(&open, trimmed);
+      }
+      open.line_end = static_cast<int>(s.line_no());
+      return false;
+    }
+    rich.Reset();
+    return EndMessage(s, line, trimmed);
+  }
   if (wrap_joins_ < 8 && !open.message.empty()) {
     // Note: [Wrapped quotes]
     std::string_view last = open.message;
@@ -461,6 +482,10 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
     open.line_end = static_cast<int>(s.line_no());
     return false;
   }
+  return EndMessage(s, line, trimmed);
+}
+
+bool PythonTracebackReader::EndMessage(Segmenter& s, const std::string& line, std::string_view trimmed) {
   s.CloseOpen();
   if (ReadingMessage(s)) return true;  // resumed an outer incident: this line may continue it
   if (s.readers().elastic.StartAfterWrapper(s, trimmed)) return false;

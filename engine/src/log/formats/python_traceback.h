@@ -121,6 +121,9 @@ class PythonTracebackReader final : public IncidentReader {
   // A line after the exception line. Returns true when it closed an incident and resumed an outer one
   // that this line may continue: then the line is to be read again.
   bool MessageLine(Segmenter& s, const std::string& line, std::string_view trimmed);
+  // `line` does not go on with the message: closes the incident and reads the line afresh; returns
+  // as MessageLine does.
+  bool EndMessage(Segmenter& s, const std::string& line, std::string_view trimmed);
   // Note: [Worker death reports]: makes the DataLoader's report of a dead worker, now closing, the cause
   // of the main process's wait it was chained to, and leaves the report unchained.
   void ReverseWorkerDeathChain(Segmenter& s, int cause);
