@@ -96,7 +96,12 @@ TEST_F(CApi, CppAudienceGetsTheRulesCxxAdvice) {
   options.audience = static_cast<triage_audience>(5);
   char* error = nullptr;
   EXPECT_EQ(triage_diagnose(rules_, &options, log.data(), log.size(), &out, &error), TRIAGE_INVALID_ARGUMENT);
-  EXPECT_EQ(Take(error), "options.audience must be TRIAGE_AUDIENCE_PYTHON or TRIAGE_AUDIENCE_CPP");
+  EXPECT_EQ(Take(error), "options.audience must be TRIAGE_AUDIENCE_PYTHON, TRIAGE_AUDIENCE_CPP or TRIAGE_AUDIENCE_AUTO");
+
+  // Note: [Audience detection]: AUTO reads this Python log as a Python program's.
+  options.audience = TRIAGE_AUDIENCE_AUTO;
+  ASSERT_EQ(triage_diagnose(rules_, &options, log.data(), log.size(), &out, nullptr), TRIAGE_OK);
+  EXPECT_EQ(Take(out), python);
 }
 
 TEST_F(CApi, SessionFedInPiecesAgreesWithOneCall) {

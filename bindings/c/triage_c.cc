@@ -61,8 +61,8 @@ std::string CheckOptions(const triage_options& o) {
   if (!(o.min_confidence >= 0 && o.min_confidence <= 1)) return "options.min_confidence must be in [0, 1]";
   if (o.top < 0) return "options.top must be >= 0";
   if (o.format != TRIAGE_FORMAT_JSON && o.format != TRIAGE_FORMAT_TEXT) return "options.format must be TRIAGE_FORMAT_JSON or TRIAGE_FORMAT_TEXT";
-  if (o.audience != TRIAGE_AUDIENCE_PYTHON && o.audience != TRIAGE_AUDIENCE_CPP) {
-    return "options.audience must be TRIAGE_AUDIENCE_PYTHON or TRIAGE_AUDIENCE_CPP";
+  if (o.audience != TRIAGE_AUDIENCE_PYTHON && o.audience != TRIAGE_AUDIENCE_CPP && o.audience != TRIAGE_AUDIENCE_AUTO) {
+    return "options.audience must be TRIAGE_AUDIENCE_PYTHON, TRIAGE_AUDIENCE_CPP or TRIAGE_AUDIENCE_AUTO";
   }
   return "";
 }
@@ -71,7 +71,9 @@ triage::DiagnoseOptions ToDiagnose(const triage_options& o) {
   triage::DiagnoseOptions d;
   d.min_confidence = o.min_confidence;
   d.top = o.top;
-  d.audience = o.audience == TRIAGE_AUDIENCE_CPP ? triage::Audience::kCxx : triage::Audience::kPython;
+  d.audience = o.audience == TRIAGE_AUDIENCE_CPP    ? triage::Audience::kCxx
+               : o.audience == TRIAGE_AUDIENCE_AUTO ? triage::Audience::kAuto
+                                                    : triage::Audience::kPython;
   return d;
 }
 

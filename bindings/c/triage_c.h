@@ -136,6 +136,8 @@ typedef enum triage_audience {
   TRIAGE_AUDIENCE_CPP = 1,    /* a C or C++ program on LibTorch: the rules' C++ checks and fixes, advice
                                  written only for Python marked "(written for Python)", Python commands
                                  left out */
+  TRIAGE_AUDIENCE_AUTO = 2,   /* the program the input shows: CPP for a LibTorch C++ program's own crash
+                                 (its backtrace reaches main, nothing in it is Python's), else PYTHON */
   /* Not an audience: any int is a value of the type (others are refused as TRIAGE_INVALID_ARGUMENT). */
   TRIAGE_AUDIENCE_INT_RANGE_ = 0x7FFFFFFF
 } triage_audience;

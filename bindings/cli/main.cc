@@ -109,8 +109,10 @@ options:
                           0: no wrapping)
   --top N                 show at most N diagnoses (default: all above the threshold)
   --min-confidence X      abstain below this confidence (default 0.35)
-  --audience python|cpp   who reads the checks and fixes: a Python script (default) or a LibTorch C++
-                          program (the rules' C++ advice; Python commands left out)
+  --audience WHO          who reads the checks and fixes: auto (default) the program the log shows, a
+                          LibTorch C++ program when its own backtrace reaches main and nothing in the
+                          log is Python's, else a Python script; python; cpp (the rules' C++ advice,
+                          Python commands left out)
   --tee                   copy the input to stdout unchanged; print the diagnosis to stderr at the end
   --follow FILE           like tail -f: print each diagnosis as soon as its incident is complete,
                           an incident still open once the file is quiet, and the rest on Ctrl-C
@@ -157,7 +159,11 @@ struct FailOn {
 struct Options {
   Format format = Format::kText;
   FailOn fail_on;
-  DiagnoseOptions diagnose;
+  DiagnoseOptions diagnose = [] {
+    DiagnoseOptions d;
+    d.audience = Audience::kAuto;  // Note: [Audience detection]
+    return d;
+  }();
   RuleFlags rules;
   std::string color = "auto";
   bool verbose = false;
@@ -273,7 +279,7 @@ int ParseArgs(int argc, char** argv, Options* o) {
       o->diagnose.min_confidence = x;
     } else if (is("--audience")) {
       if (!value("--audience", &v) || !AudienceFromName(v, &o->diagnose.audience)) {
-        PrintError("--audience must be python or cpp");
+        PrintError("--audience must be python, cpp or auto");
         return kExitUsage;
       }
     } else if (is("--color")) {

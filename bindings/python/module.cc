@@ -61,7 +61,7 @@ triage::Report Diagnose(const PyRules& rules, const py::bytes& text, int top, do
   o.min_confidence = min_confidence;
   // Note: [Audience] in rules/README.md: whom the checks and fixes are written for.
   if (!triage::AudienceFromName(audience, &o.audience)) {
-    throw py::value_error("audience must be 'python' or 'cpp', not '" + audience + "'");
+    throw py::value_error("audience must be 'python', 'cpp' or 'auto', not '" + audience + "'");
   }
   triage::Report report;
   {

@@ -164,12 +164,14 @@ struct Diagnosis {
 // rules/README.md "C++ checks and fixes"): kPython, a Python training script (the default; the
 // `triage` command's reports); kCxx, a LibTorch C++ trainer (the probes' Guard and Monitor ask for it):
 // a rule's `cpp:` checks and fixes are shown, and advice written only for Python is marked as such or,
-// for commands, left out.
-enum class Audience { kPython, kCxx };
+// for commands, left out; kAuto, the program the input shows (the `triage` command's default): kCxx
+// when the input is a LibTorch C++ program's own crash, else kPython (Note: [Audience detection] in
+// engine/src/diagnose/audience.h). A report's audience is the one chosen, never kAuto.
+enum class Audience { kPython, kCxx, kAuto };
 
-// The audience as options spell it: "python" or "cpp".
+// The audience as options spell it: "python", "cpp" or "auto".
 const char* AudienceName(Audience audience);
-// Reads "python" or "cpp" into *audience; false for any other name.
+// Reads "python", "cpp" or "auto" into *audience; false for any other name.
 bool AudienceFromName(std::string_view name, Audience* audience);
 
 // The answer for one input.
@@ -181,7 +183,8 @@ struct RuleSource {
 
 struct Report {
   std::string source;                  // input name ("-" for stdin)
-  Audience audience = Audience::kPython;  // whom the checks and fixes were written for (DiagnoseOptions)
+  Audience audience = Audience::kPython;  // whom the checks and fixes were written for (DiagnoseOptions;
+                                          // with kAuto there, the audience the input showed)
   std::vector<Diagnosis> diagnoses;    // best first; empty: no PyTorch failure found
   std::vector<Incident> incidents;
   // Notes on the input and on what could not run (cut lines, incidents not kept, a rule's Lua that

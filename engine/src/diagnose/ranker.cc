@@ -8,6 +8,7 @@
 
 #include "rules/calibration.h"
 #include "rules/lua_runtime.h"
+#include "diagnose/audience.h"
 #include "diagnose/gpu_vendor.h"
 #include "diagnose/signal_ranking.h"
 #include "diagnose/warning_codes.h"
@@ -352,6 +353,8 @@ int PrimaryIncident(const std::vector<Incident>& incidents) {
 void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* report, const MetricCollector* metrics) {
   const std::vector<Incident>& incidents = report->incidents;
   const int n = static_cast<int>(incidents.size());
+  // Note: [Audience detection]: the report says whom it was written for, never "auto".
+  report->audience = ResolveAudience(options.audience, incidents);
 
   // The primary incident keeps its candidates' confidence; every other incident is a likely
   // consequence (0.9).
@@ -440,7 +443,7 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
     const Candidate& c = all[entry.first];
     // With signatures, weak candidates may still lend their evidence (FoldSignals drops them after).
     if (calibrated(c.confidence) < options.min_confidence && signal_hits.empty()) continue;
-    Diagnosis d = Render(rules, c, incidents[c.incident], options.audience);
+    Diagnosis d = Render(rules, c, incidents[c.incident], report->audience);
     d.occurrences = entry.second;
     if (c.signal >= 0) AttachSignal(signal_hits[c.signal], &d);
     out.push_back(std::move(d));

@@ -19,7 +19,7 @@ namespace {
 constexpr std::pair<HypothesisStatus, const char*> kStatusNames[] = {
     {HypothesisStatus::kUntested, "untested"}, {HypothesisStatus::kConfirmed, "confirmed"},
     {HypothesisStatus::kRefuted, "refuted"}};
-constexpr std::pair<Audience, const char*> kAudienceNames[] = {{Audience::kPython, "python"}, {Audience::kCxx, "cpp"}};
+constexpr std::pair<Audience, const char*> kAudienceNames[] = {{Audience::kPython, "python"}, {Audience::kCxx, "cpp"}, {Audience::kAuto, "auto"}};
 
 }  // namespace
 
