@@ -906,6 +906,37 @@ TEST(Segmenter, RichHandlerTracebackKeepsItsIndentedExceptionLine) {
   EXPECT_EQ(v[0].line_end, 14);
 }
 
+// rich's locals panels (tracebacks_show_locals=True) are boxes inside the box, after a blank line, where a
+// frame location may start: they add no frame and do not hide the next location (real output of
+// corpus/formats/rich-handler-traceback/program.py with tracebacks_show_locals=True at 120 columns, lines
+// cut out of it; rich 13.3.1).
+TEST(Segmenter, RichHandlerLocalsPanelsAreNotFrames) {
+  auto v = Segment(
+      "[11/28/26 11:08:56] INFO     starting training                                                              locals.py:22\n"
+      "                    ERROR    training step failed                                                           locals.py:26\n"
+      "                             ╭──────────────────── Traceback (most recent call last) ─────────────────────╮\n"
+      "                             │ /tmp/rc/rh/locals.py:24 in <module>                                        │\n"
+      "                             │                                                                            │\n"
+      "                             │ ❱ 24 │   train_step(images)                                                │\n"
+      "                             │                                                                            │\n"
+      "                             │ ╭──────────────────────────────── locals ────────────────────────────────╮ │\n"
+      "                             │ │         log = <Logger train (INFO)>                                    │ │\n"
+      "                             │ │  train_step = <function train_step at 0x7fd11b5d18a0>                  │ │\n"
+      "                             │ ╰────────────────────────────────────────────────────────────────────────╯ │\n"
+      "                             │                                                                            │\n"
+      "                             │ /tmp/rc/rh/locals.py:19 in train_step                                      │\n"
+      "                             │                                                                            │\n"
+      "                             │ ❱ 19 │   return model(batch).sum()                                         │\n"
+      "                             │ ╰────────────────────────────────────────────────────────────────────────╯ │\n"
+      "                             ╰────────────────────────────────────────────────────────────────────────────╯\n"
+      "                             RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)\n"
+      "[11/28/26 11:08:57] INFO     stopping                                                                       locals.py:27\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].message, "mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)");
+  ASSERT_EQ(v[0].frames.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].CulpritText(), "locals.py:19 in train_step: return model(batch).sum()");
+}
+
 // Regression: anomaly mode's "Traceback of forward call that caused the error" was not attached to the
 // backward error, whose culprit was then the loss.backward() call instead of the forward line that made
 // the NaN (corpus/formats/anomaly-mode-forward-trace).
