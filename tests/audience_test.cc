@@ -89,5 +89,29 @@ TEST(AudienceDetection, AnExplicitAudienceIsKept) {
   EXPECT_STREQ(AudienceName(Audience::kAuto), "auto");
 }
 
+// Note: [Python command name]
+TEST(PythonCommandName, OnlyCommandsBecomePython3) {
+  EXPECT_EQ(WithPython3("python -c \"import torch\""), "python3 -c \"import torch\"");
+  EXPECT_EQ(WithPython3("CUDA_LAUNCH_BLOCKING=1 python train.py   # then python -m pip list"),
+            "CUDA_LAUNCH_BLOCKING=1 python3 train.py   # then python3 -m pip list");
+  EXPECT_EQ(WithPython3("(python -X faulthandler run.py)"), "(python3 -X faulthandler run.py)");
+  // not a command: prose, other programs, a name already python3
+  EXPECT_EQ(WithPython3("the python process holds the GPU"), "the python process holds the GPU");
+  EXPECT_EQ(WithPython3("ipython -c x; cpython -m y; python3 -c z"), "ipython -c x; cpython -m y; python3 -c z");
+}
+
+TEST(PythonCommandName, CommandsSayPython3OnlyWhereTheLogShowsIt) {
+  // Debian's python3-torch (frames in /usr/lib/python3/dist-packages): the program ran as python3.
+  const Report debian = Auto(ReadCorpus("formats/rich-traceback"));
+  ASSERT_FALSE(debian.diagnoses.empty());
+  EXPECT_TRUE(AnyCheckContains(debian, "python3 ")) << ToText(debian, {});
+  EXPECT_FALSE(AnyCheckContains(debian, "python -")) << ToText(debian, {});
+  // a pasted line that shows no interpreter: the rules' `python`
+  const Report plain = Auto(ReadCorpus("wild/data/fastai-course22-df-values-object-array-to-tensor"));
+  ASSERT_FALSE(plain.diagnoses.empty());
+  EXPECT_TRUE(AnyCheckContains(plain, "python -c")) << ToText(plain, {});
+  EXPECT_FALSE(AnyCheckContains(plain, "python3")) << ToText(plain, {});
+}
+
 }  // namespace
 }  // namespace triage

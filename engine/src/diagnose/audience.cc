@@ -1,5 +1,7 @@
 #include "diagnose/audience.h"
 
+#include <cctype>
+#include <string>
 #include <string_view>
 
 namespace triage {
@@ -45,6 +47,53 @@ Audience AudienceOf(const std::vector<Incident>& incidents) {
 
 Audience ResolveAudience(Audience requested, const std::vector<Incident>& incidents) {
   return requested == Audience::kAuto ? AudienceOf(incidents) : requested;
+}
+
+bool ShowsPython3(const std::vector<Incident>& incidents) {
+  auto shows = [](std::string_view s) {
+    return Contains(s, "/bin/python3") || Contains(s, "python3: can't open file") ||
+           Contains(s, "python3: No module named") || Contains(s, "/usr/lib/python3/dist-packages/");
+  };
+  for (const Incident& inc : incidents) {
+    if (shows(inc.message)) return true;
+    for (const std::string& c : inc.context) {
+      if (shows(c)) return true;
+    }
+    for (const Frame& f : inc.frames) {
+      if (shows(f.file)) return true;
+    }
+  }
+  return false;
+}
+
+std::string WithPython3(const std::string& advice) {
+  static constexpr std::string_view kName = "python ";
+  std::string out;
+  size_t from = 0;
+  for (size_t at = advice.find(kName); at != std::string::npos; at = advice.find(kName, at + 1)) {
+    // The command word alone: not ipython, cpython, my_python; then an option or a .py file.
+    const char before = at == 0 ? ' ' : advice[at - 1];
+    if (std::isalnum(static_cast<unsigned char>(before)) || before == '_' || before == '-') continue;
+    const std::string_view rest = std::string_view(advice).substr(at + kName.size());
+    const std::string_view word = rest.substr(0, rest.find_first_of(" \"'`;)"));
+    const bool command = (!word.empty() && word[0] == '-') ||
+                         (word.size() > 3 && word.substr(word.size() - 3) == ".py");
+    if (!command) continue;
+    out.append(advice, from, at + 6 - from);  // up to and with "python"
+    out += '3';
+    from = at + 6;
+  }
+  out.append(advice, from, std::string::npos);
+  return out;
+}
+
+void UsePython3(Diagnosis* d) {
+  for (std::string& c : d->checks) c = WithPython3(c);
+  for (Hypothesis& h : d->hypotheses) {
+    h.test = WithPython3(h.test);
+    h.fix = WithPython3(h.fix);
+  }
+  d->verify = WithPython3(d->verify);
 }
 
 }  // namespace triage

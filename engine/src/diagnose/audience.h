@@ -13,6 +13,14 @@
 // the interpreter or libtorch_python. Anything else, or nothing to go on, is read as Python, the
 // audience a report had before detection: a guess of C++ advice for a Python user costs more than
 // the reverse, which marks Python advice "(written for Python)" at worst.
+//
+// Note: [Python command name]. The rules write Python commands as `python -c "..."`, `python -m ...`,
+// `python train.py`: the name most installs answer to. Some answer only to `python3` (Debian's and
+// Ubuntu's system Python, whose packages live in /usr/lib/python3/dist-packages, has no `python`
+// unless python-is-python3 is installed). When the input shows the program run as python3 (a
+// `/bin/python3` interpreter path, `python3: can't open file`, `python3: No module named`, a frame in
+// /usr/lib/python3/dist-packages), the commands of every diagnosis (checks, hypothesis tests and fixes,
+// the verification) say `python3`; otherwise they keep `python`, and no rule writes `python3` itself.
 #ifndef TRIAGE_ENGINE_DIAGNOSE_AUDIENCE_H_
 #define TRIAGE_ENGINE_DIAGNOSE_AUDIENCE_H_
 
@@ -27,6 +35,13 @@ Audience AudienceOf(const std::vector<Incident>& incidents);
 
 // `requested` itself, unless it is kAuto: then AudienceOf(incidents).
 Audience ResolveAudience(Audience requested, const std::vector<Incident>& incidents);
+
+// Note: [Python command name]: true when the incidents show the program run as python3.
+bool ShowsPython3(const std::vector<Incident>& incidents);
+// `advice` with its Python commands (`python -...`, `python FILE.py`) run as python3.
+std::string WithPython3(const std::string& advice);
+// Rewrites a diagnosis's checks, hypothesis tests and fixes and its verification with WithPython3.
+void UsePython3(Diagnosis* d);
 
 }  // namespace triage
 

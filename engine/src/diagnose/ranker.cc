@@ -461,6 +461,9 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
   if (ShowsRocm(incidents)) {
     for (Diagnosis& d : out) AdviseForRocm(&d);  // Note: [ROCm advice]
   }
+  if (report->audience == Audience::kPython && ShowsPython3(incidents)) {
+    for (Diagnosis& d : out) UsePython3(&d);  // Note: [Python command name]
+  }
   report->diagnoses = std::move(out);
 }
 
