@@ -76,11 +76,12 @@ def diagnose(what, rules=None, top=0, min_confidence=None, source=None, audience
 
     rules: None (bundled + the usual search path), a directory, a list of them, or load_rules()'s result.
     top: keep at most this many diagnoses (0: all). Returns a Report (empty `diagnoses`: nothing found).
-    audience: who reads the checks and fixes: "python" (a Python training script) or "cpp" (a LibTorch
-    C++ program: the rules' C++ advice, Python commands left out). Anything else raises ValueError.
+    audience: who reads the checks and fixes: "python" (a Python training script), "cpp" (a LibTorch
+    C++ program: the rules' C++ advice, Python commands left out) or "auto" (the program the input
+    shows). Anything else raises ValueError.
     """
     if not isinstance(audience, str):
-        raise TypeError(f"audience must be 'python' or 'cpp', not {type(audience).__name__}")
+        raise TypeError(f"audience must be 'python', 'cpp' or 'auto', not {type(audience).__name__}")
     data, name = _as_bytes(what)
     kwargs = {"top": int(top), "source": source or name, "audience": audience}
     if min_confidence is not None:
