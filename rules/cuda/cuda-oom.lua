@@ -35,7 +35,7 @@ end
 -- free (the 2.x message says what is free; IPEX's 1.x layout says what PyTorch already held).
 function xpu_block_limit(ctx)
   if backend_of(ctx) ~= "XPU" then return false end
-  local msg = ctx.incident.message or ""
+  local msg = (ctx.incident and ctx.incident.message) or ""
   local want = gib(msg:match("[Tt]ried to allocate ([%d.]+) (%a+)"))
   if not want or want < 4 then return false end
   local free = gib(msg:match("of which ([%d.]+) (%a+) is free"))

@@ -3,7 +3,7 @@
 -- score: keep the prior for an incident without any frame (the error line pasted alone); otherwise the
 -- traceback tells where the stack ran, and the rules that read it decide.
 function without_frames(ctx)
-  if #(ctx.incident.frames or {}) > 0 then return false end
+  if #((ctx.incident and ctx.incident.frames) or {}) > 0 then return false end
   return nil
 end
 

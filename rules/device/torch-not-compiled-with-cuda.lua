@@ -11,36 +11,35 @@ local NO_NVIDIA = {
   { "nvidia%-smi: command not found", "no nvidia-smi" }, { "darwin", "macOS" }, { "macOS", "macOS" },
 }
 
--- What the input shows of a machine without CUDA hardware, or nil; worked out once per input.
-local seen_incidents, seen_reason
+local scans = 0  -- how often the incidents were read (test_incidents_read_once)
+
+-- What the input shows of a machine without CUDA hardware, or nil (run once per input, triage.per_input).
 local function no_cuda_hardware(incidents)
-  if incidents == seen_incidents then return seen_reason end
-  local reason
+  scans = scans + 1
   for _, inc in ipairs(incidents or {}) do
     for _, f in ipairs(inc.frames or {}) do
       for _, p in ipairs(MAC_PATHS) do
-        if not reason and (f.file or ""):find(p) then reason = "paths of a Mac (" .. f.file:match("^[^/]*/[^/]*/") .. "...)" end
+        if (f.file or ""):find(p) then return "paths of a Mac (" .. f.file:match("^[^/]*/[^/]*/") .. "...)" end
       end
     end
     local text = (inc.message or "") .. "\n" .. table.concat(inc.context or {}, "\n")
     for _, pair in ipairs(NO_NVIDIA) do
-      if not reason and text:find(pair[1]) then reason = pair[2] end
+      if text:find(pair[1]) then return pair[2] end
     end
   end
-  seen_incidents, seen_reason = incidents, reason
-  return reason
+  return nil
 end
 
 -- when (no-cuda-hardware): the input shows a machine that has no CUDA GPU.
 function no_cuda_machine(ctx)
-  local reason = no_cuda_hardware(ctx.incidents)
+  local reason = triage.per_input(ctx, no_cuda_hardware)
   if not reason then return false end
   return "the input shows " .. reason .. ": no CUDA GPU to install a CUDA build for"
 end
 
 -- when (cpu-only-wheel): a CUDA build can only help where the machine may have an NVIDIA GPU.
 function may_have_cuda(ctx)
-  return no_cuda_hardware(ctx.incidents) == nil
+  return triage.per_input(ctx, no_cuda_hardware) == nil
 end
 
 function test_mac_paths()
@@ -53,4 +52,14 @@ function test_linux_paths()
   local incs = { { frames = { { file = "/home/u/train.py" } }, message = "Torch not compiled with CUDA enabled" } }
   assert(no_cuda_machine({ incidents = incs }) == false)
   assert(may_have_cuda({ incidents = incs }) == true)
+end
+
+function test_incidents_read_once()
+  local incs = { { frames = { { file = "/home/u/train.py" } }, message = "Torch not compiled with CUDA enabled" } }
+  local ctx = { incidents = incs }
+  local before = scans
+  no_cuda_machine(ctx)
+  may_have_cuda(ctx)
+  no_cuda_machine(ctx)
+  assert(scans == before + 1)
 end
