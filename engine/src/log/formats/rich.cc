@@ -84,6 +84,12 @@ bool RichReader::BoxLine(Segmenter& s, std::string_view t) {
     expect_location_ = false;
     return true;
   }
+  Frame f;
+  if (location_.empty() && ParseLocation(t, &f)) {  // a whole "path:line in function" line, wherever it is
+    s.PushFrame(std::move(f));
+    expect_location_ = false;
+    return true;
+  }
   if (!expect_location_) return true;  // a numbered source line, or one wrapped inside the window
   if (location_.size() > 4096) location_.clear();
   // A piece that filled the box was cut inside a word; a shorter one ended at a blank.
@@ -91,7 +97,6 @@ bool RichReader::BoxLine(Segmenter& s, std::string_view t) {
   if (!location_.empty() && !location_filled_) location_ += ' ';
   location_ += t;
   location_filled_ = filled;
-  Frame f;
   if (ParseLocation(location_, &f)) {
     s.PushFrame(std::move(f));
     location_.clear();
