@@ -96,26 +96,26 @@ end
 -- this incident). That line's own diagnosis (env.cuda_library) then comes first.
 local SETUP_LINES = { "cannot find -lcuda", "libcuda.so cannot found" }
 
-local seen_setup_incidents, seen_setup
+-- the first setup line among the input's incidents, read once per input (triage.per_input,
+-- rules/LUA_API.md "Reading every incident")
+local setup_scans = 0  -- how often the incidents were read for it (test_setup_lines_read_once)
 
--- the first of the input's incidents whose message holds one of SETUP_LINES (kept for the input)
 local function setup_failure(incidents)
-  if incidents == seen_setup_incidents then return seen_setup end
-  seen_setup_incidents, seen_setup = incidents, nil
-  local i = 1
-  while not seen_setup and incidents[i] do
-    local m = incidents[i].message or ""
-    for _, s in ipairs(SETUP_LINES) do seen_setup = seen_setup or (m:find(s, 1, true) and s) end
-    i = i + 1
+  setup_scans = setup_scans + 1
+  for _, inc in ipairs(incidents) do
+    local m = inc.message or ""
+    for _, s in ipairs(SETUP_LINES) do
+      if m:find(s, 1, true) then return s end
+    end
   end
-  return seen_setup
+  return nil
 end
 
 function backend_score(ctx)
   local c = ctx.captures
   local exc = (ctx.incident and ctx.incident.exception) or ""
   if (c.named or "") == "" and (c.target or "") == "" and not exc:find("InductorError", 1, true) then return false end
-  local setup = setup_failure(ctx.incidents or {})
+  local setup = triage.per_input(ctx, setup_failure)
   if not setup then return nil end
   return { confidence = ctx.confidence * 0.5,
            note = string.format(" The log also shows \"%s\" before this error: the backend failed because Triton could not use the driver library, so that comes first.", setup) }
@@ -127,4 +127,16 @@ function test_demoted_after_libcuda_line()
   assert(type(r) == "table" and r.confidence == 0.45 and r.note:find("-lcuda", 1, true))
   assert(backend_score({ captures = { named = "inductor" }, incident = incidents[2], incidents = { incidents[2] }, confidence = 0.9 }) == nil)
   assert(backend_score({ captures = { inner = "KeyError: x" }, incident = { exception = "KeyError" }, incidents = {}, confidence = 0.9 }) == false)
+end
+
+function test_setup_lines_read_once()
+  local ld = { message = "/usr/bin/ld: cannot find -lcuda" }
+  local wrapper = { exception = "", message = "backend='inductor' raised:" }
+  local incidents = { ld, wrapper, wrapper }
+  local before = setup_scans
+  for _ = 1, 3 do
+    local r = backend_score({ captures = { named = "inductor" }, incident = wrapper, incidents = incidents, confidence = 0.9 })
+    assert(type(r) == "table" and r.confidence == 0.45)
+  end
+  assert(setup_scans == before + 1, "read once per input, not per call: " .. (setup_scans - before))
 end
