@@ -27,8 +27,8 @@ TEST(CorpusEval, EveryCaseIsReadable) {
 // The 97%/99% floors below hold for our own cases (split "ours", Note: [Eval splits]). The wild tuning
 // and held-out cases are measured by `triage eval corpus` on lines of their own; they join those floors
 // when the knowledge base reaches them. Until then the splits rules are tuned on (ours and the wild
-// tuning split) are held to clean negatives, and the whole corpus to the floor it has reached (a ratchet:
-// raise it as the knowledge base improves, never lower it).
+// tuning split) are held to clean negatives and, together, to 97% top-1; the wild tuning split alone is
+// held to the floor it has reached (a ratchet: raise it as the knowledge base improves, never lower it).
 bool Ours(const EvalCase& c) { return c.split == "ours"; }
 bool Any(const EvalCase&) { return true; }
 bool Tunable(const EvalCase& c) { return c.split != "heldout"; }
@@ -49,11 +49,16 @@ TEST(CorpusEval, NoNegativeCaseInATunableSplitGetsADiagnosis) {
   std::printf("held-out negatives: %d of %d clean\n", heldout.negatives - heldout.negatives_flagged, heldout.negatives);
 }
 
-// Whole corpus (ours, wild tuning and held-out): 95.9% when this floor was last raised (1098 of 1145
-// cases; it was 95.5%, 915 of 958, before).
-TEST(CorpusEval, WholeCorpusTopOneHoldsItsFloor) {
+// The issue-12 gate: our cases and the wild tuning split together (the splits rules are tuned on) at
+// 97% top-1 or better (97.3%, 1040 of 1069, when set). It replaced a ratchet over every split,
+// held-out included (95.8%), which each blind batch lowered and which only tuning on the frozen split
+// could have restored. The figure over every split is printed; `triage eval corpus` reports each split.
+TEST(CorpusEval, OursAndWildTuningTopOneAtLeast97Percent) {
+  EvalSlice tunable = Eval().Slice(Tunable);
   EvalSlice all = Eval().Slice(Any);
-  EXPECT_GE(all.top1, 0.958 * all.total) << Eval().ToText();
+  EXPECT_GE(tunable.top1, 0.97 * tunable.total) << Eval().ToText();
+  std::printf("ours + wild tuning: %d of %d top-1; every split: %d of %d\n", tunable.top1, tunable.total, all.top1,
+              all.total);
 }
 
 // The wild tuning split on its own (a ratchet like the one above): 95.8% when set (587 of 613). It gates
