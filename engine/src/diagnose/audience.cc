@@ -87,13 +87,4 @@ std::string WithPython3(const std::string& advice) {
   return out;
 }
 
-void UsePython3(Diagnosis* d) {
-  for (std::string& c : d->checks) c = WithPython3(c);
-  for (Hypothesis& h : d->hypotheses) {
-    h.test = WithPython3(h.test);
-    h.fix = WithPython3(h.fix);
-  }
-  d->verify = WithPython3(d->verify);
-}
-
 }  // namespace triage

@@ -40,8 +40,6 @@ Audience ResolveAudience(Audience requested, const std::vector<Incident>& incide
 bool ShowsPython3(const std::vector<Incident>& incidents);
 // `advice` with its Python commands (`python -...`, `python FILE.py`) run as python3.
 std::string WithPython3(const std::string& advice);
-// Rewrites a diagnosis's checks, hypothesis tests and fixes and its verification with WithPython3.
-void UsePython3(Diagnosis* d);
 
 }  // namespace triage
 

@@ -71,13 +71,4 @@ std::string ForRocm(const std::string& advice) {
   return out;
 }
 
-void AdviseForRocm(Diagnosis* d) {
-  for (std::string& c : d->checks) c = ForRocm(c);
-  for (Hypothesis& h : d->hypotheses) {
-    h.test = ForRocm(h.test);
-    h.fix = ForRocm(h.fix);
-  }
-  d->verify = ForRocm(d->verify);
-}
-
 }  // namespace triage

@@ -27,9 +27,6 @@ bool ShowsRocm(const std::vector<Incident>& incidents);
 // Rewrites one text of advice for a ROCm reader: NVIDIA's commands and variables become ROCm's.
 std::string ForRocm(const std::string& advice);
 
-// Rewrites a diagnosis's checks, hypothesis tests and fixes and its verification with ForRocm.
-void AdviseForRocm(Diagnosis* d);
-
 }  // namespace triage
 
 #endif  // TRIAGE_ENGINE_DIAGNOSE_GPU_VENDOR_H_

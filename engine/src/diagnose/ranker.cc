@@ -197,6 +197,17 @@ bool RunLua(const Rule& rule, int rule_index, LuaState* L, const std::vector<Inc
   return true;
 }
 
+// Rewrites every text of advice a diagnosis holds (its checks, each hypothesis's test and fix, its
+// verification) with `rewrite`: the ROCm and python3 readings of Notes [ROCm advice], [Python command name].
+void RewriteAdvice(Diagnosis* d, std::string (*rewrite)(const std::string&)) {
+  for (std::string& c : d->checks) c = rewrite(c);
+  for (Hypothesis& h : d->hypotheses) {
+    h.test = rewrite(h.test);
+    h.fix = rewrite(h.fix);
+  }
+  d->verify = rewrite(d->verify);
+}
+
 }  // namespace
 
 std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Incident>& incidents, int index) {
@@ -459,10 +470,10 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
   });
   if (options.top > 0 && static_cast<int>(out.size()) > options.top) out.resize(options.top);
   if (ShowsRocm(incidents)) {
-    for (Diagnosis& d : out) AdviseForRocm(&d);  // Note: [ROCm advice]
+    for (Diagnosis& d : out) RewriteAdvice(&d, ForRocm);  // Note: [ROCm advice]
   }
   if (report->audience == Audience::kPython && ShowsPython3(incidents)) {
-    for (Diagnosis& d : out) UsePython3(&d);  // Note: [Python command name]
+    for (Diagnosis& d : out) RewriteAdvice(&d, WithPython3);  // Note: [Python command name]
   }
   report->diagnoses = std::move(out);
 }
