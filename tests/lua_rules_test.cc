@@ -87,6 +87,26 @@ function score(ctx) return { confidence = 0.97, note = "(Lua checked the arithme
   EXPECT_TRUE(rep.warnings.empty()) << rep.warnings[0].ToString();
 }
 
+// triage.message_literal: the first of a list of plain literals found in an incident's message
+// (incidents in order, then the list in order; no pattern characters), nil when none is.
+TEST(LuaRules, MessageLiteralFindsTheFirstListedTextInTheIncidents) {
+  const std::string lua = R"lua(
+function found(ctx)
+  local f = triage.message_literal(ctx.incidents, { "no such text", "(4x", "mat1 and mat2", "shapes" })
+  if f == "(4x" and triage.message_literal(ctx.incidents, { "(4x.", "%d" }) == nil
+     and triage.message_literal(nil, { "x" }) == nil then
+    return { confidence = 0.5, note = "[" .. f .. "]" }
+  end
+  return false
+end
+)lua";
+  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: lua:found\n")}, {"r.lua", lua}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  const Diagnosis* d = Find(Engine(r.rules).DiagnoseText(kMatmul), "r");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->explanation.find("[(4x]"), std::string::npos) << d->explanation;
+}
+
 TEST(LuaRules, ScoreFalseVetoesTheCandidate) {
   LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: 'lua: captures.rows ~= \"4\"'\n")}});
   ASSERT_TRUE(r.ok()) << Problems(r);

@@ -34,13 +34,7 @@ local CUDA_DID_NOT_START = {
 
 -- Read once per input (triage.per_input, rules/LUA_API.md "Reading every incident").
 local function cuda_failure(incidents)
-  for _, inc in ipairs(incidents) do
-    local m = inc.message or ""
-    for _, s in ipairs(CUDA_DID_NOT_START) do
-      if m:find(s, 1, true) then return s end
-    end
-  end
-  return nil
+  return triage.message_literal(incidents, CUDA_DID_NOT_START)
 end
 
 function after_cuda_failure(ctx)

@@ -7,12 +7,7 @@ local NOT_BUILT = { "xFormers wasn't build with CUDA support" }
 
 -- Read once per input (triage.per_input, rules/LUA_API.md "Reading every incident").
 local function not_built(incidents)
-  local found = false
-  for _, inc in ipairs(incidents) do
-    local m = inc.message or ""
-    for _, s in ipairs(NOT_BUILT) do found = found or (m:find(s, 1, true) ~= nil) end
-  end
-  return found
+  return triage.message_literal(incidents, NOT_BUILT) ~= nil
 end
 
 function unless_not_built(ctx)

@@ -102,13 +102,7 @@ local setup_scans = 0  -- how often the incidents were read for it (test_setup_l
 
 local function setup_failure(incidents)
   setup_scans = setup_scans + 1
-  for _, inc in ipairs(incidents) do
-    local m = inc.message or ""
-    for _, s in ipairs(SETUP_LINES) do
-      if m:find(s, 1, true) then return s end
-    end
-  end
-  return nil
+  return triage.message_literal(incidents, SETUP_LINES)
 end
 
 function backend_score(ctx)

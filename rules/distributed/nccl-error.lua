@@ -26,12 +26,7 @@ local SETUP_CAUSES = { "Error while creating shared memory segment", "failed to 
 
 -- Read once per input (triage.per_input, rules/LUA_API.md "Reading every incident").
 local function setup_cause_in(incidents)
-  local cause
-  for _, inc in ipairs(incidents) do
-    local m = inc.message or ""
-    for _, s in ipairs(SETUP_CAUSES) do cause = cause or (m:find(s, 1, true) and s) end
-  end
-  return cause
+  return triage.message_literal(incidents, SETUP_CAUSES)
 end
 
 function setup_cause(ctx)

@@ -16,13 +16,7 @@ local scans = 0  -- how often the incidents were read (test_incidents_read_once)
 
 local function says_more(incidents)
   scans = scans + 1
-  for _, inc in ipairs(incidents) do
-    local m = inc.message or ""
-    for _, s in ipairs(SAYS_MORE) do
-      if m:find(s, 1, true) then return true end
-    end
-  end
-  return false
+  return triage.message_literal(incidents, SAYS_MORE) ~= nil
 end
 
 -- The answer for the input's incidents is worked out once per input (triage.per_input): every matching

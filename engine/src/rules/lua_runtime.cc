@@ -124,6 +124,17 @@ function triage.isqrt(n)
   return r
 end
 
+function triage.message_literal(incidents, literals)
+  if type(incidents) ~= "table" or type(literals) ~= "table" then return nil end
+  for _, inc in ipairs(incidents) do
+    local m = type(inc) == "table" and type(inc.message) == "string" and inc.message or ""
+    for _, s in ipairs(literals) do
+      if m:find(s, 1, true) then return s end
+    end
+  end
+  return nil
+end
+
 function triage.finite(values)
   local out = {}
   if type(values) ~= "table" then return out end
