@@ -102,7 +102,8 @@ end
 )lua";
   LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: lua:found\n")}, {"r.lua", lua}});
   ASSERT_TRUE(r.ok()) << Problems(r);
-  const Diagnosis* d = Find(Engine(r.rules).DiagnoseText(kMatmul), "r");
+  const Report rep = Engine(r.rules).DiagnoseText(kMatmul);
+  const Diagnosis* d = Find(rep, "r");
   ASSERT_NE(d, nullptr);
   EXPECT_NE(d->explanation.find("[(4x]"), std::string::npos) << d->explanation;
 }
