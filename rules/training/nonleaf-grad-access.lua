@@ -26,16 +26,20 @@ local function loss_falls(v)
   return tail_lo <= v[1] * 0.9
 end
 
--- True when another incident of the input is a failure on a missing gradient (None where a tensor was
--- expected, or a gradient listed as None).
-local function none_gradient_failure(ctx)
-  for _, inc in ipairs(ctx.incidents or {}) do
-    if inc ~= ctx.incident and inc.kind ~= "log_line" then
-      local m = inc.message or ""
-      if m:find("NoneType", 1, true) or m:find("None grad", 1, true) then return true end
-    end
+-- True when an incident of the input other than a logged line (the warning itself is one) is a failure
+-- on a missing gradient (None where a tensor was expected, or a gradient listed as None). Read once per
+-- input (triage.per_input, rules/LUA_API.md "Reading every incident"): a log that prints the warning at
+-- every step makes one call per warning, and each call reading every incident cost incidents squared.
+local NONE_GRADIENT = { "NoneType", "None grad" }
+local none_reads = 0  -- runs of none_gradient_failure, for test_incidents_read_once
+
+local function none_gradient_failure(incidents)
+  none_reads = none_reads + 1
+  local failures = {}
+  for _, inc in ipairs(incidents) do
+    if inc.kind ~= "log_line" then failures[#failures + 1] = inc end
   end
-  return false
+  return triage.message_literal(failures, NONE_GRADIENT) ~= nil
 end
 
 -- True when the .grad access the warning names (its frame) is in an installed package, not the
@@ -56,7 +60,7 @@ function access_evidence(ctx)
              note = "Demoted: the printed loss falls from " .. fmt(v[1]) .. " to " .. fmt(v[#v]) ..
                     ", so the weights are being updated; the warning then comes from code that only inspects a derived tensor." }
   end
-  if none_gradient_failure(ctx) then return nil end
+  if triage.per_input(ctx, none_gradient_failure) then return nil end
   if library_access(ctx) then
     return { confidence = math.min(ctx.confidence, DEMOTED),
              note = "Demoted: the access is in an installed package's code (" .. ctx.incident.frames[#ctx.incident.frames].file ..
@@ -95,4 +99,12 @@ end
 
 function test_user_access_keeps_prior()
   assert(access_evidence(ctx_with({ 21.4961 }, USER)) == nil)
+end
+
+function test_incidents_read_once()
+  local crash = { kind = "traceback", message = "unsupported operand type(s) for *: 'float' and 'NoneType'" }
+  local ctx = ctx_with({}, LIBRARY, { crash })
+  local before = none_reads
+  for _ = 1, 3 do assert(access_evidence(ctx) == nil) end
+  assert(none_reads == before + 1, "read " .. (none_reads - before) .. " times")
 end
