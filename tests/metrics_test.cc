@@ -59,6 +59,9 @@ TEST(MetricCollector, ReadsEveryCommonFormat) {
       {"-inf value", "step=3 loss=-inf", SeriesId::kLoss, -INFINITY, 3, kNone},
       {"NaN value", "loss: NaN, step: 7", SeriesId::kLoss, kNone, 7, kNone},
       {"tensor repr", "step 4 loss tensor(0.6931, grad_fn=<NllLossBackward0>)", SeriesId::kLoss, 0.6931, 4, kNone},
+      // A camel-case name as one word (MattRosenLab/AUTOMAP#4, a Keras-style print of the epoch's losses).
+      {"camel-case name", "Epoch 81, Loss: 0.00012964176130481064, ValLoss: 0.00010864507203223184", SeriesId::kValLoss,
+       0.00010864507203223184, kNone, 81},
       {"raw byte count", "iter 2 allocated: 1073741824", SeriesId::kMemory, 1024, 2, kNone},
       // The full-width colon of a Chinese print (xiaotudui/pytorch-tutorial#1, its train.py's output).
       {"full-width colon", "\xe8\xae\xad\xe7\xbb\x83\xe6\xac\xa1\xe6\x95\xb0\xef\xbc\x9a" "100, Loss\xef\xbc\x9a" "1.9817659854888916",

@@ -40,6 +40,10 @@ constexpr Alias kAliases[] = {
     {"val_loss", S(SeriesId::kValLoss)},    {"valid_loss", S(SeriesId::kValLoss)},
     {"validation_loss", S(SeriesId::kValLoss)}, {"eval_loss", S(SeriesId::kValLoss)},
     {"val_loss_epoch", S(SeriesId::kValLoss)}, {"dev_loss", S(SeriesId::kValLoss)},
+    // Names printed as one camel-case word ("ValLoss: 0.0001", "trainLoss 0.3"), lower-cased.
+    {"valloss", S(SeriesId::kValLoss)},     {"validloss", S(SeriesId::kValLoss)},
+    {"trainloss", S(SeriesId::kLoss)},      {"valacc", S(SeriesId::kValAcc)},
+    {"trainacc", S(SeriesId::kAcc)},
     {"acc", S(SeriesId::kAcc)},             {"accuracy", S(SeriesId::kAcc)},
     {"train_acc", S(SeriesId::kAcc)},       {"train_accuracy", S(SeriesId::kAcc)},
     {"val_acc", S(SeriesId::kValAcc)},      {"val_accuracy", S(SeriesId::kValAcc)},
