@@ -1,0 +1,147 @@
+-- Lua for nan-loss-in-fp16-run (rules/LUA_API.md, API version 1).
+-- Note: [NaN loss in an fp16 run]. A NaN loss alone does not say why (numerics.nan_loss: learning rate,
+-- data, an unsafe op). The same NaN in a run the log shows in float16 is, far more often than not,
+-- float16's range (amp.fp16_overflow): the threads settle it by switching to bf16 or float32. So this rule
+-- sits on the line that shows float16 (a banner, an argument dump) and reads the rest of the input:
+--   the line shows bf16, or another line of the input does  -> vetoed (bf16 has float32's range);
+--   no non-finite loss anywhere in the input                -> vetoed (a healthy fp16 run);
+--   a non-finite loss (a printed series, a NaN-loss message) -> kept, and it says where the loss went.
+-- Loss-scale lines are left to fp16-loss-scale-collapse and nan-loss-recurs-and-recovers: a scale that
+-- falls while the loss is NaN is also what a diverging fp16 run prints (corpus/wild/numerics/
+-- guided-diffusion-imagenet128-nan-divergence-loss-scale), so they are not taken as evidence here.
+
+local BF16 = { bfloat16 = true, bf16 = true, ["bf16-mixed"] = true, ["bf16-true"] = true }
+
+-- True when one lower-cased line says the run is in bf16 (the spellings the YAML reads).
+local function bf16_line(l)
+  return l:find("bfloat16 automatic mixed precision", 1, true) or l:find("bfloat16 true precision", 1, true)
+      or l:find("bf16=true", 1, true) or l:find("bf16: true", 1, true) or l:find("'bf16': true", 1, true)
+      or l:find('"bf16": true', 1, true) or l:find("bf16%-mixed") or l:find("bf16%-true")
+      or l:find("%-%-bf16%f[%s%z]") or l:find("dtype[=:] ?torch%.bfloat16")
+      or l:find("mixed[_ ]precision[=: %a]*['\"]?bf16") or l:find("bfloat16_enabled %.+ true")
+end
+
+-- The first non-finite loss a line prints ("loss: nan", "Loss is nan", "nan loss", "loss became infinite
+-- or NaN", "loss=inf"), or nil. A "nan" must follow "loss" with nothing but separators between, so a
+-- line with a finite loss and a NaN gradient norm ("loss: 3.2 grad_norm: nan") is no NaN loss.
+local function nonfinite_loss_line(l)
+  if l:find("loss[^%w]*%-?nan%f[%W]") or l:find("loss is %-?nan%f[%W]") or l:find("nan loss", 1, true)
+     or (l:find("loss", 1, true) and (l:find("infinite or nan", 1, true) or l:find("nan or inf", 1, true))) then
+    return true
+  end
+  local s = l:find("loss[^%w]*%-?inf%f[%W]") or l:find("loss is %-?inf%f[%W]")
+  return s ~= nil and not l:find("best", 1, true) and not l:find("scale", 1, true)
+end
+
+local scans = 0  -- runs of read_input, for test_incidents_read_once
+
+-- Reads every incident once per input: whether any line shows bf16, and the first line that prints a
+-- non-finite loss (its text, trimmed).
+local function read_input(incidents)
+  scans = scans + 1
+  local bf16, nan_line = false, nil
+  for _, inc in ipairs(incidents) do
+    for line in ((inc.message or "") .. "\n"):gmatch("([^\n]*)\n") do
+      local l = line:lower()
+      if not bf16 and bf16_line(l) then bf16 = true end
+      if not nan_line and nonfinite_loss_line(l) then nan_line = line:gsub("^%s+", ""):sub(1, 120) end
+    end
+  end
+  return bf16, nan_line
+end
+
+-- The first printed loss series that went non-finite: its name, how many values were not finite, and the
+-- last finite value before the first non-finite one (nil when it was never finite).
+local function nonfinite_series(ctx)
+  local m = ctx.metrics or {}
+  for _, name in ipairs({ "loss", "val_loss" }) do
+    local s = m[name]
+    if s and (s.nonfinite or 0) > 0 then
+      local last
+      for _, v in ipairs(s.values or {}) do
+        if v ~= v or v == math.huge or v == -math.huge then break end
+        last = v
+      end
+      return name, s.nonfinite, last
+    end
+  end
+  return nil
+end
+
+-- values: {evidence}, the line that shows float16, trimmed.
+function fp16_line(ctx)
+  local m = ((ctx.incident or {}).message or ""):match("^%s*([^\n]*)") or ""
+  if #m > 120 then m = m:sub(1, 117) .. "..." end
+  return { evidence = m }
+end
+
+-- score: the fp16 reading needs a non-finite loss beside float16, and no bf16 in the input.
+function nan_loss_in_fp16(ctx)
+  if BF16[(ctx.captures or {}).dtype or ""] then return false end
+  local bf16, nan_line = triage.per_input(ctx, read_input)
+  if bf16 then return false end
+  local series, count, last = nonfinite_series(ctx)
+  if not series and not nan_line then return false end
+  local where
+  if series then
+    where = string.format("the printed %s has %d non-finite value%s%s", series, count, count == 1 and "" or "s",
+                          last and string.format(" (the last finite one %.4g)", last) or "")
+  else
+    where = "the log prints \"" .. nan_line .. "\""
+  end
+  return { confidence = ctx.confidence,
+           note = " Ranked above the generic NaN-loss reading: " .. where ..
+                  " in a run the log shows in float16, and nothing in the input shows bf16." }
+end
+
+local function ctx_with(dtype, messages, loss)
+  local incidents = {}
+  for i, m in ipairs(messages) do incidents[i] = { kind = "log_line", message = m } end
+  return { confidence = 0.8, captures = { dtype = dtype }, incident = incidents[1], incidents = incidents,
+           metrics = loss and { loss = loss } or {} }
+end
+
+function test_banner_and_nan_loss_kept()
+  local r = nan_loss_in_fp16(ctx_with("16bit", { "Using 16bit Automatic Mixed Precision (AMP)", "Epoch 3: loss: nan" }))
+  assert(type(r) == "table" and r.confidence == 0.8 and r.note:find("loss: nan", 1, true), r and r.note)
+  local s = nan_loss_in_fp16(ctx_with("fp16", { "fp16=True," },
+                                      { count = 5, nonfinite = 2, values = { 2.1, 1.9, 1.7, 0 / 0, 0 / 0 } }))
+  assert(s.note:find("2 non-finite values (the last finite one 1.7)", 1, true), s.note)
+end
+
+function test_healthy_fp16_run_vetoed()
+  assert(nan_loss_in_fp16(ctx_with("16bit", { "Using 16bit Automatic Mixed Precision (AMP)" },
+                                   { count = 3, nonfinite = 0, values = { 2.0, 1.5, 1.2 } })) == false)
+  -- a NaN gradient norm beside a finite loss (apex's skipped step) and an initial best loss are no NaN loss
+  assert(nan_loss_in_fp16(ctx_with("O1", { "Selected optimization level O1", "loss: 3.2104 grad_norm: nan" })) == false)
+  assert(nan_loss_in_fp16(ctx_with("fp16", { "fp16=True,", "init best_loss=inf", "loss_scale=inf" })) == false)
+end
+
+function test_bf16_run_vetoed()
+  assert(nan_loss_in_fp16(ctx_with("bfloat16", { "Using bfloat16 Automatic Mixed Precision (AMP)", "loss: nan" })) == false)
+  -- an fp16 spelling beside a bf16 one (a model loaded in fp16, then trained with bf16-mixed)
+  assert(nan_loss_in_fp16(ctx_with("float16", { "torch_dtype=torch.float16", "trainer = Trainer(precision='bf16-mixed')", "loss: nan" })) == false)
+end
+
+function test_nan_loss_wordings()
+  for _, l in ipairs({ "loss is nan, stopping training", "train loss nan | learning rate 0.0", "nan loss detected",
+                       "floatingpointerror: loss became infinite or nan at iteration=27!", "{'loss': nan, 'epoch': 0.1}",
+                       "step 12 | loss=inf" }) do
+    assert(nonfinite_loss_line(l), l)
+  end
+  for _, l in ipairs({ "loss: 3.2104 grad_norm: nan", "best_loss=inf", "loss_scale=inf", "loss: 0.25 (nan%)" }) do
+    assert(not nonfinite_loss_line(l), l)
+  end
+end
+
+function test_evidence_line()
+  assert(fp16_line({ incident = { message = "  Using 16bit Automatic Mixed Precision (AMP)\nGPU available" } }).evidence
+         == "Using 16bit Automatic Mixed Precision (AMP)")
+end
+
+function test_incidents_read_once()
+  local ctx = ctx_with("16bit", { "Using 16bit Automatic Mixed Precision (AMP)", "loss: nan" })
+  local before = scans
+  for _ = 1, 3 do assert(type(nan_loss_in_fp16(ctx)) == "table") end
+  assert(scans == before + 1, "read " .. (scans - before) .. " times")
+end
