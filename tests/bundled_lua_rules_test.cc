@@ -258,6 +258,140 @@ TEST_F(BundledLua, WriterNanWarningNeedsANonFiniteLoss) {
   EXPECT_EQ(diverged.diagnoses[0].category, "numerics.nan_loss");
 }
 
+// Note: [NaN loss in an fp16 run]: a NaN loss is the fp16 overflow when the log shows the run in float16, and
+// stays the generic NaN loss without that evidence or when the log shows bf16; a healthy fp16 run gets nothing.
+TEST_F(BundledLua, NanLossRanksFp16OverflowOnlyWithFp16Evidence) {
+  const std::string banner = "Using 16bit native Automatic Mixed Precision (AMP)\nGPU available: True, used: True\n";
+  const std::string nan_run =
+      "Epoch 0:  10%|#         | 100/1000 [00:31<03:48, loss=2.31, v_num=3]\n"
+      "Epoch 0:  20%|##        | 200/1000 [00:51<03:28, loss=1.95, v_num=3]\n"
+      "Epoch 0:  30%|###       | 300/1000 [01:11<03:08, loss=nan, v_num=3]\n"
+      "Epoch 0:  40%|####      | 400/1000 [01:31<02:48, loss=nan, v_num=3]\n"
+      "Epoch 0:  50%|#####     | 500/1000 [01:51<02:28, loss=nan, v_num=3]\n";
+  const std::string finite_run =
+      "Epoch 0:  10%|#         | 100/1000 [00:31<03:48, loss=2.31, v_num=3]\n"
+      "Epoch 0:  20%|##        | 200/1000 [00:51<03:28, loss=1.95, v_num=3]\n"
+      "Epoch 0:  30%|###       | 300/1000 [01:11<03:08, loss=1.62, v_num=3]\n";
+
+  Report fp16 = Engine(*rules_).DiagnoseText(banner + nan_run);
+  ASSERT_FALSE(fp16.diagnoses.empty()) << Warnings(fp16);
+  EXPECT_EQ(fp16.diagnoses[0].category, "amp.fp16_overflow");
+  EXPECT_EQ(fp16.diagnoses[0].rule, "nan-loss-in-fp16-run");
+  EXPECT_NE(fp16.diagnoses[0].explanation.find("the printed loss has 3 non-finite values (the last finite one 1.95)"),
+            std::string::npos) << fp16.diagnoses[0].explanation;
+  // the generic reading stays in the list as the alternative
+  EXPECT_NE(Find(fp16, "loss-is-nan"), nullptr);
+
+  // the same NaN without a precision line, and in a bf16 run: the generic NaN loss first, no fp16 reading
+  for (const std::string& log : {nan_run, "Using bfloat16 Automatic Mixed Precision (AMP)\n" + nan_run}) {
+    Report r = Diagnose(log);
+    ASSERT_FALSE(r.diagnoses.empty());
+    EXPECT_EQ(r.diagnoses[0].category, "numerics.nan_loss") << log;
+    EXPECT_EQ(Find(r, "nan-loss-in-fp16-run"), nullptr) << log;
+  }
+  // a healthy fp16 run: nothing at all
+  EXPECT_TRUE(Diagnose(banner + finite_run).diagnoses.empty());
+  // an fp16 argument dump beside a script's own NaN check
+  Report hf = Engine(*rules_).DiagnoseText(
+      "fp16=True,\nfp16_backend=auto,\n{'loss': 2.1, 'learning_rate': 4.9e-05, 'epoch': 0.02}\n"
+      "Traceback (most recent call last):\n  File \"train.py\", line 10, in <module>\n    trainer.train()\n"
+      "ValueError: Loss is nan, stopping training\n");
+  ASSERT_FALSE(hf.diagnoses.empty());
+  EXPECT_EQ(hf.diagnoses[0].category, "amp.fp16_overflow");
+  EXPECT_NE(hf.diagnoses[0].explanation.find("Loss is nan, stopping training"), std::string::npos)
+      << hf.diagnoses[0].explanation;
+  // a wild case whose maintainer read the NaN as divergence, with fp16 loss-scale lines but no precision
+  // line: loss-scale lines are not taken as fp16 evidence, so it keeps the generic reading
+  Report gd = Engine(*rules_).DiagnoseText(ReadFile(std::string(TRIAGE_SOURCE_DIR) +
+      "/corpus/wild/numerics/guided-diffusion-imagenet128-nan-divergence-loss-scale/log.txt"));
+  ASSERT_FALSE(gd.diagnoses.empty());
+  EXPECT_EQ(gd.diagnoses[0].category, "numerics.nan_loss");
+}
+
+// Note: [Device-side assert by its frames]: without a kernel assertion line, the traceback's deepest op frame
+// says which check fired: the loss (labels) or an embedding/index op (indices); nothing says -> the generic one.
+TEST_F(BundledLua, BareDeviceSideAssertReadByItsFrames) {
+  const std::string tail =
+      "RuntimeError: CUDA error: device-side assert triggered\n"
+      "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
+      "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.\n";
+  const std::string loss =
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 52, in <module>\n    loss = criterion(outputs, labels)\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/nn/modules/module.py\", line 1527, in _call_impl\n"
+      "    return forward_call(*args, **kwargs)\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/nn/modules/loss.py\", line 1179, in forward\n"
+      "    return F.cross_entropy(input, target, weight=self.weight,\n" + tail;
+  const std::string embedding =
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 52, in <module>\n    loss = criterion(model(tokens), labels)\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/nn/modules/sparse.py\", line 162, in forward\n"
+      "    return F.embedding(\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/nn/functional.py\", line 2233, in embedding\n"
+      "    return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)\n" + tail;
+  const std::string elsewhere =
+      "Traceback (most recent call last):\n"
+      "  File \"eval.py\", line 52, in <module>\n    correct += (pred == y).sum().item()\n" + tail;
+
+  Report l = Engine(*rules_).DiagnoseText(loss);
+  ASSERT_FALSE(l.diagnoses.empty());
+  EXPECT_EQ(l.diagnoses[0].category, "loss.target_out_of_range");
+  EXPECT_NE(l.diagnoses[0].explanation.find("loss.py:1179 in forward"), std::string::npos) << l.diagnoses[0].explanation;
+  EXPECT_EQ(Find(l, "device-side-assert-in-index-op"), nullptr);
+
+  Report e = Engine(*rules_).DiagnoseText(embedding);
+  ASSERT_FALSE(e.diagnoses.empty());
+  EXPECT_EQ(e.diagnoses[0].category, "index.out_of_range");
+  EXPECT_EQ(Find(e, "device-side-assert-in-loss"), nullptr);  // the loss line called the model: vetoed
+
+  Report n = Engine(*rules_).DiagnoseText(elsewhere);
+  ASSERT_FALSE(n.diagnoses.empty());
+  EXPECT_EQ(n.diagnoses[0].category, "cuda.device_side_assert");
+
+  // a kernel assertion line still decides over the frames
+  Report k = Engine(*rules_).DiagnoseText(
+      "/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1146: indexSelectLargeIndex: block: [164,0,0], thread: [96,0,0] "
+      "Assertion `srcIndex < srcSelectDimSize` failed.\n" + loss);
+  ASSERT_FALSE(k.diagnoses.empty());
+  EXPECT_EQ(k.diagnoses[0].rule, "device-side-assert-index");
+
+  // 1.x: the message names the NLL kernel's file (wild detectron2 case)
+  Report d = Engine(*rules_).DiagnoseText(ReadFile(std::string(TRIAGE_SOURCE_DIR) +
+      "/corpus/wild/loss/detectron2-category-id-333-invalid-class-device-assert/log.txt"));
+  ASSERT_FALSE(d.diagnoses.empty());
+  EXPECT_EQ(d.diagnoses[0].category, "loss.target_out_of_range");
+}
+
+// Note: [Host memory figures beside a failure]: free's rows with RAM or swap used up, beside a dead DataLoader
+// worker, make the host running out of memory the answer; rows with memory to spare change nothing.
+TEST_F(BundledLua, DeadWorkerBesideUsedUpMemoryIsHostOom) {
+  const std::string dead =
+      "Traceback (most recent call last):\n"
+      "  File \"/opt/conda/lib/python3.8/site-packages/torch/utils/data/_utils/signal_handling.py\", line 66, in handler\n"
+      "    _error_if_any_worker_fails()\n"
+      "RuntimeError: DataLoader worker (pid 12345) is killed by signal: Killed.\n";
+  const std::string header = "              total        used        free      shared  buff/cache   available\n";
+  const std::string full = header +
+      "Mem:           31Gi        30Gi       215Mi       1.2Gi       812Mi       150Mi\n"
+      "Swap:         2.0Gi       2.0Gi          0B\n";
+  const std::string room = header +
+      "Mem:           31Gi        12Gi        10Gi       1.2Gi       9.0Gi        18Gi\n"
+      "Swap:         2.0Gi          0B       2.0Gi\n";
+
+  Report f = Engine(*rules_).DiagnoseText(full + dead);
+  ASSERT_FALSE(f.diagnoses.empty());
+  EXPECT_EQ(f.diagnoses[0].category, "memory.host_oom");
+  EXPECT_NE(f.diagnoses[0].explanation.find("0.5% of RAM was available and 100% of swap was used"), std::string::npos)
+      << f.diagnoses[0].explanation;
+
+  Report r = Engine(*rules_).DiagnoseText(room + dead);
+  ASSERT_FALSE(r.diagnoses.empty());
+  EXPECT_EQ(r.diagnoses[0].category, "data.worker_died");
+  EXPECT_EQ(Find(r, "ram-figures-exhausted"), nullptr);
+  // the rows alone, with nothing that failed: no diagnosis
+  EXPECT_TRUE(Diagnose(full).diagnoses.empty());
+}
+
 TEST_F(BundledLua, AtLeastFiveBundledRulesUseLuaAndTheirChecksPass) {
   int with_lua = 0;
   for (const RuleInfo& info : ListRules(**rules_)) with_lua += !info.lua.empty();
