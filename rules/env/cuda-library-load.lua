@@ -41,6 +41,13 @@ function library_story(ctx)
                                     c.built_code, c.found_code) }
   end
   local lib = (c.library and c.library ~= "") and c.library or "a CUDA library"
+  if (not c.library or c.library == "") and c.symbol and c.symbol:match("^nccl") then
+    -- torch asks NCCL for a function the loaded libnccl lacks: NCCL's symbols carry no version, so the
+    -- message names no library
+    return { lib = "NCCL (libnccl.so.2)", story = string.format(" PyTorch's CUDA library asks NCCL for %s, and the "
+             .. "libnccl.so.2 that was loaded lacks it: an older NCCL than the one this PyTorch was built with (a second "
+             .. "nvidia-nccl-cu* wheel, or a system or conda NCCL earlier on LD_LIBRARY_PATH) is found first.", c.symbol) }
+  end
   if c.symbol and c.symbol ~= "" then
     return { lib = lib, story = string.format(" It was loaded but lacks the symbol %s, so it comes from another release than the "
                                    .. "library that asks for it: two copies of the CUDA libraries are mixed.", c.symbol) }
@@ -70,6 +77,11 @@ end
 
 function test_major_change()
   assert(library_story({ captures = { built = "8, 9, 2", found = "9, 1, 0" } }).story:find("major version", 1, true))
+end
+
+function test_nccl_symbol()
+  local v = library_story({ captures = { symbol = "ncclCommRegister" } })
+  assert(v.lib == "NCCL (libnccl.so.2)" and v.story:find("asks NCCL for ncclCommRegister", 1, true))
 end
 
 function test_symbol_and_reason()
