@@ -109,6 +109,13 @@ function backend_score(ctx)
   local c = ctx.captures
   local exc = (ctx.incident and ctx.incident.exception) or ""
   if (c.named or "") == "" and (c.target or "") == "" and not exc:find("InductorError", 1, true) then return false end
+  local inner = c.inner or ""
+  if inner:find("^CalledProcessError") and (inner:find("cuda_utils.c", 1, true) or inner:find("main.c'", 1, true)) then
+    -- the inner error is Triton's launcher build itself (its C helper compiled with -lcuda against Python.h):
+    -- an environment failure that the compiler, Python-header and libcuda rules read
+    return { confidence = ctx.confidence * 0.5,
+             note = " The inner error is Triton's C launcher failing to build, a set-up problem (compiler, Python headers or libcuda) rather than a backend bug, so that reading comes first." }
+  end
   local setup = triage.per_input(ctx, setup_failure)
   if not setup then return nil end
   return { confidence = ctx.confidence * 0.5,
@@ -121,6 +128,12 @@ function test_demoted_after_libcuda_line()
   assert(type(r) == "table" and r.confidence == 0.45 and r.note:find("-lcuda", 1, true))
   assert(backend_score({ captures = { named = "inductor" }, incident = incidents[2], incidents = { incidents[2] }, confidence = 0.9 }) == nil)
   assert(backend_score({ captures = { inner = "KeyError: x" }, incident = { exception = "KeyError" }, incidents = {}, confidence = 0.9 }) == false)
+end
+
+function test_demoted_for_launcher_build()
+  local inc = { exception = "InductorError", message = "CalledProcessError: Command '['/usr/bin/gcc', '/tmp/t/cuda_utils.c', '-lcuda']' returned non-zero exit status 1." }
+  local r = backend_score({ captures = { named = "InductorError", inner = inc.message }, incident = inc, incidents = { inc }, confidence = 0.9 })
+  assert(type(r) == "table" and r.confidence == 0.45 and r.note:find("launcher", 1, true))
 end
 
 function test_setup_lines_read_once()
