@@ -2,13 +2,16 @@
 -- Dynamo prefixes its log lines with the compile id [frame/attempt]: frame N of the program, attempt k
 -- counted from 0. The warning comes on the attempt the limit refused, so attempts 0..k-1 are cached.
 
--- values: {limit} (the captured {max}, or words when the message does not print it) and {reached}, a
+-- values: {limit} (the captured {max}, or words when the message does not print it), {config_name} and {reached}, a
 -- clause that counts the compilations when the compile id was printed.
 function recompile_count(ctx)
   local c = ctx.captures
   local limit = triage.number(c.max or "")
   local attempt = triage.number(c.attempt or "")
   local out = { limit = limit and tostring(math.floor(limit)) or "the configured limit of" }
+  -- {config_name}: the setting the message names; the 2022 torchdynamo wording names none, and its limit
+  -- was config.cache_size_limit
+  out.config_name = (c.setting or "") ~= "" and c.setting or "cache_size_limit"
   if attempt and c.frame and c.frame ~= "" then
     out.reached = string.format(" (here frame %s: %d compilations are cached, and the next one, [%s/%d], was refused)",
                                 c.frame, math.floor(attempt), c.frame, math.floor(attempt))
@@ -26,5 +29,6 @@ end
 
 function test_no_compile_id()
   local v = recompile_count({ captures = { setting = "recompile_limit" } })
-  assert(v.limit == "the configured limit of" and v.reached == "")
+  assert(v.limit == "the configured limit of" and v.reached == "" and v.config_name == "recompile_limit")
+  assert(recompile_count({ captures = { max = "64", ["function"] = "forward" } }).config_name == "cache_size_limit")
 end
