@@ -29,6 +29,25 @@ TEST(Ranker, CxxErrorAgreesWithRuntimeError) {
   EXPECT_TRUE(e.DiagnoseText("ValueError: mat1 and mat2 shapes cannot be multiplied\n").diagnoses.empty());
 }
 
+// Note: [RuntimeError subclasses]: torch's own subclasses of RuntimeError (2.1+'s DistBackendError for
+// the same NCCL text 1.x raised as RuntimeError) agree with a rule that lists RuntimeError; other
+// known types still do not, and a rule that lists only a subclass is not widened to RuntimeError.
+TEST(Ranker, TorchRuntimeErrorSubclassesAgreeWithRuntimeError) {
+  Engine e = Make({{"a.yaml", MakeRule("a", "distributed.collective_timeout", "is setting up NCCL communicator",
+                                       "  exception: [RuntimeError]\n", "confidence: 0.8\n")}});
+  const std::string text =
+      " is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but "
+      "store->get('0') got error: Connection reset by peer\n";
+  Report backend = e.DiagnoseText("torch.distributed.DistBackendError: [3]" + text);
+  ASSERT_EQ(backend.diagnoses.size(), 1u);
+  EXPECT_DOUBLE_EQ(backend.diagnoses[0].confidence, 0.8) << "a known type that agrees costs nothing";
+  EXPECT_EQ(e.DiagnoseText("torch.AcceleratorError: [3]" + text).diagnoses.size(), 1u);
+  EXPECT_TRUE(e.DiagnoseText("ValueError: [3]" + text).diagnoses.empty());
+  Engine only = Make({{"a.yaml", MakeRule("a", "distributed.rendezvous", "Socket Timeout", "  exception: [DistStoreError]\n")}});
+  EXPECT_TRUE(only.DiagnoseText("RuntimeError: Socket Timeout\n").diagnoses.empty());
+  EXPECT_EQ(only.DiagnoseText("torch.distributed.DistStoreError: Socket Timeout\n").diagnoses.size(), 1u);
+}
+
 // Note: [Wrapped exception types]: torch.compile's TorchRuntimeError is judged on the error it wraps
 // (the wordings are the real ones of the bundled rules' examples).
 TEST(Ranker, TorchRuntimeErrorIsJudgedOnTheErrorItWraps) {

@@ -49,6 +49,21 @@ std::string WrappedType(const Incident& inc) {
   return e < first.size() && first[e] == '(' ? LastComponent(first.substr(b, e - b)) : "";
 }
 
+// Note: [RuntimeError subclasses] PyTorch raises some failures as its own subclasses of RuntimeError,
+// and the class a release uses for one message changes: torch.distributed's DistError family (2.1+:
+// DistBackendError for NCCL and ProcessGroup errors, DistStoreError and DistNetworkError for the store;
+// 1.x raised RuntimeError for the same texts), torch.AcceleratorError (2.8+, CUDA errors), torch's
+// OutOfMemoryError (1.13+) and torch.linalg.LinAlgError (1.13+). Python's `except RuntimeError` catches
+// them all, so a rule that lists RuntimeError agrees with them; a rule may still list one of them alone.
+bool IsTorchRuntimeErrorSubclass(const std::string& last) {
+  static const char* const kSubclasses[] = {"DistError", "DistBackendError", "DistStoreError", "DistNetworkError",
+                                            "AcceleratorError", "OutOfMemoryError", "LinAlgError"};
+  for (const char* s : kSubclasses) {
+    if (last == s) return true;
+  }
+  return false;
+}
+
 bool TypeAgrees(const Rule& rule, const Incident& inc) {
   std::string got = LastComponent(inc.exception);
   // C++ callers see c10::Error (and std::runtime_error from TorchScript) where Python shows
@@ -56,7 +71,9 @@ bool TypeAgrees(const Rule& rule, const Incident& inc) {
   // keep their Python names already.
   if (inc.exception == "c10::Error" || inc.exception == "std::runtime_error") got = "RuntimeError";
   for (const std::string& t : rule.exceptions) {
-    if (LastComponent(t) == got) return true;
+    const std::string want = LastComponent(t);
+    if (want == got) return true;
+    if (want == "RuntimeError" && IsTorchRuntimeErrorSubclass(got)) return true;  // Note: [RuntimeError subclasses]
   }
   if (got == "TorchRuntimeError") {
     const std::string wrapped = WrappedType(inc);  // Note: [Wrapped exception types]
