@@ -48,6 +48,19 @@ TEST(Ranker, TorchRuntimeErrorSubclassesAgreeWithRuntimeError) {
   EXPECT_EQ(only.DiagnoseText("torch.distributed.DistStoreError: Socket Timeout\n").diagnoses.size(), 1u);
 }
 
+// Note: [Carried exception types]: a wrapper whose message starts with another exception (its type and a
+// colon, or its repr) agrees with a rule listing that exception; a message that merely mentions one later,
+// or starts with a word that is not an exception type, does not.
+TEST(Ranker, WrapperCarryingAnExceptionAgreesWithItsType) {
+  Engine e = Make({{"a.yaml", MakeRule("a", "shape.matmul_mismatch", "mat1 and mat2 shapes", "  exception: [RuntimeError]\n")}});
+  const std::string msg = "mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)";
+  EXPECT_EQ(e.DiagnoseText("torch._dynamo.exc.InternalTorchDynamoError: RuntimeError: " + msg + "\n").diagnoses.size(), 1u);
+  EXPECT_EQ(e.DiagnoseText("Exception: RuntimeError('" + msg + "')\n").diagnoses.size(), 1u);
+  EXPECT_TRUE(e.DiagnoseText("Exception: ValueError: " + msg + "\n").diagnoses.empty());
+  EXPECT_TRUE(e.DiagnoseText("Exception: failed after RuntimeError: " + msg + "\n").diagnoses.empty());
+  EXPECT_TRUE(e.DiagnoseText("Exception: Runtime: " + msg + "\n").diagnoses.empty());
+}
+
 // Note: [Wrapped exception types]: torch.compile's TorchRuntimeError is judged on the error it wraps
 // (the wordings are the real ones of the bundled rules' examples).
 TEST(Ranker, TorchRuntimeErrorIsJudgedOnTheErrorItWraps) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <set>
 
+#include "log/formats/text.h"
 #include "rules/calibration.h"
 #include "rules/lua_runtime.h"
 #include "diagnose/audience.h"
@@ -64,17 +65,36 @@ bool IsTorchRuntimeErrorSubclass(const std::string& last) {
   return false;
 }
 
+// Note: [Carried exception types] A wrapper whose message starts with another exception, as its type and
+// a colon or as its repr, carries that exception: torch._dynamo's InternalTorchDynamoError ("RuntimeError:
+// ...", Dynamo failing on an error of the traced code), a framework or app that re-raises as a plain
+// Exception ("Exception: RuntimeError('...')"). Such an incident agrees with a rule that lists either type.
+// Returns the carried type's last component, or "" when the message does not start with one.
+std::string CarriedType(const Incident& inc) {
+  const std::string_view first = std::string_view(inc.message).substr(0, inc.message.find('\n'));
+  const size_t n = text::TypePrefix(first);
+  if (n == 0 || n + 1 >= first.size() || !text::LooksLikeExceptionType(first.substr(0, n))) return "";
+  const bool colon = first[n] == ':' && first[n + 1] == ' ';
+  const bool repr = first[n] == '(' && (first[n + 1] == '\'' || first[n + 1] == '"');
+  return colon || repr ? LastComponent(std::string(first.substr(0, n))) : "";
+}
+
+bool ListsType(const Rule& rule, const std::string& got) {
+  for (const std::string& t : rule.exceptions) {
+    const std::string want = LastComponent(t);
+    if (want == got) return true;
+    if (want == "RuntimeError" && IsTorchRuntimeErrorSubclass(got)) return true;  // Note: [RuntimeError subclasses]
+  }
+  return false;
+}
+
 bool TypeAgrees(const Rule& rule, const Incident& inc) {
   std::string got = LastComponent(inc.exception);
   // C++ callers see c10::Error (and std::runtime_error from TorchScript) where Python shows
   // RuntimeError: torch's Python bindings translate one into the other. c10::IndexError and friends
   // keep their Python names already.
   if (inc.exception == "c10::Error" || inc.exception == "std::runtime_error") got = "RuntimeError";
-  for (const std::string& t : rule.exceptions) {
-    const std::string want = LastComponent(t);
-    if (want == got) return true;
-    if (want == "RuntimeError" && IsTorchRuntimeErrorSubclass(got)) return true;  // Note: [RuntimeError subclasses]
-  }
+  if (ListsType(rule, got)) return true;
   if (got == "TorchRuntimeError") {
     const std::string wrapped = WrappedType(inc);  // Note: [Wrapped exception types]
     if (wrapped.empty()) return true;
@@ -82,6 +102,8 @@ bool TypeAgrees(const Rule& rule, const Incident& inc) {
       if (LastComponent(t) == wrapped) return true;
     }
   }
+  const std::string carried = CarriedType(inc);  // Note: [Carried exception types]
+  if (!carried.empty() && carried != got && ListsType(rule, carried)) return true;
   return false;
 }
 
