@@ -211,5 +211,25 @@ TEST(PatternSet, AWarmLoadDiagnosesAShortLogWithoutCompilingTheSet) {
   EXPECT_FALSE(first.empty());
 }
 
+// Note: [Typographic characters]: a line pasted with no-break spaces or curly quotes reaches the rules,
+// through the line prefilter too (the watchdog line holds no segmenter keyword of its own).
+TEST(PatternSet, TypographicCharactersReachTheRules) {
+  LoadOptions o;
+  o.env_path = o.system = o.user = o.project = false;
+  LoadResult r = LoadRules(o);
+  ASSERT_TRUE(r.ok());
+  Engine e(r.rules);
+  std::string watchdog =
+      "[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=469508, "
+      "OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802212 milliseconds before timing out.\n";
+  for (size_t at = watchdog.find(' '); at != std::string::npos; at = watchdog.find(' ', at + 2)) watchdog.replace(at, 1, "\xc2\xa0");
+  Report nbsp = e.DiagnoseText(watchdog);
+  ASSERT_FALSE(nbsp.diagnoses.empty());
+  EXPECT_EQ(nbsp.diagnoses[0].rule, "nccl-watchdog-timeout");
+  Report quotes = e.DiagnoseText("AttributeError: module \xe2\x80\x98torch.library\xe2\x80\x99 has no attribute \xe2\x80\x98register_fake\xe2\x80\x99\n");
+  ASSERT_FALSE(quotes.diagnoses.empty());
+  EXPECT_EQ(quotes.diagnoses[0].rule, "torch-too-old-for-library");
+}
+
 }  // namespace
 }  // namespace triage

@@ -281,6 +281,12 @@ TEST(SegmenterNormalize, StripsLineNoise) {
   EXPECT_EQ(Segmenter::Normalize("[rank3]:RuntimeError: x"), "[rank3]:RuntimeError: x");
   EXPECT_EQ(Segmenter::Normalize(" 2: IndexError: Target -3 is out of bounds."), " 2: IndexError: Target -3 is out of bounds.");
   EXPECT_EQ(Segmenter::Normalize("ipdb> Traceback (most recent call last):"), "ipdb> Traceback (most recent call last):");
+  // Note: [Typographic characters]: no-break spaces and curly single quotes read as PyTorch prints them;
+  // other non-ASCII text (curly double quotes, CJK) is left alone.
+  EXPECT_EQ(Segmenter::Normalize("AttributeError:\xc2\xa0module \xe2\x80\x98torch.library\xe2\x80\x99 has\xe2\x80\xafno"),
+            "AttributeError: module 'torch.library' has no");
+  EXPECT_EQ(Segmenter::Normalize("\xe6\x96\x87\xe4\xbb\xb6: \xe2\x80\x9cPython.h\xe2\x80\x9d"),
+            "\xe6\x96\x87\xe4\xbb\xb6: \xe2\x80\x9cPython.h\xe2\x80\x9d");
 }
 
 TEST(SegmenterPrefixes, EachFormatKnowsItsPrefix) {

@@ -78,6 +78,26 @@ void StripAnsi(std::string* s) {
   s->swap(out);
 }
 
+// Note: [Typographic characters] A log copied through a web page, a chat client or a word processor
+// can come back with no-break spaces (U+00A0, U+202F) for spaces and curly single quotes (U+2018,
+// U+2019) for the straight ones Python prints ("module ‘torch.library’ has no attribute ..."). Rules are
+// written in the characters PyTorch prints, so those four read as a space or a straight quote. Their
+// UTF-8 bytes are segmenter keywords (formats/registry.cc), so the line prefilter hands such a line to
+// the segmenter, which sees it normalised (Note: [Line prefilter] in line_scanner.h).
+void NormalizeTypography(std::string* s) {
+  if (s->find('\xc2') == std::string::npos && s->find('\xe2') == std::string::npos) return;
+  std::string out;
+  out.reserve(s->size());
+  for (size_t i = 0; i < s->size(); ++i) {
+    const std::string_view rest = std::string_view(*s).substr(i);
+    if (rest.substr(0, 2) == "\xc2\xa0") { out += ' '; i += 1; continue; }
+    if (rest.substr(0, 3) == "\xe2\x80\xaf") { out += ' '; i += 2; continue; }
+    if (rest.substr(0, 3) == "\xe2\x80\x98" || rest.substr(0, 3) == "\xe2\x80\x99") { out += '\''; i += 2; continue; }
+    out += (*s)[i];
+  }
+  s->swap(out);
+}
+
 }  // namespace
 
 // Used to decide whether a line from another stream may end the open one.
@@ -108,6 +128,7 @@ std::string Segmenter::Normalize(std::string_view raw) {
   while (!raw.empty() && raw.front() == '\0') raw.remove_prefix(1);
   std::string line(raw);
   StripAnsi(&line);
+  NormalizeTypography(&line);  // Note: [Typographic characters]
   return line;
 }
 

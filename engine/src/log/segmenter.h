@@ -7,7 +7,8 @@
 //   for (const Incident& inc : seg.incidents()) ...
 //
 // Lines are normalised before parsing: trailing CR removed, text before the last '\r' of a progress
-// bar dropped, ANSI escapes removed. Prefixes a format puts before the text (a rank prefix "[rank3]:",
+// bar dropped, ANSI escapes removed, no-break spaces and curly single quotes read as a space and a
+// straight quote (Note: [Typographic characters] in segmenter.cc). Prefixes a format puts before the text (a rank prefix "[rank3]:",
 // srun's task label "2: ", a debugger prompt "(Pdb) ") are the formats' own: their readers' line hooks
 // strip them where the format says so and record the rank (formats/rank_prefix.h, srun_label.h,
 // pdb_prompt.h).
@@ -121,7 +122,7 @@ class Segmenter {
   int dropped_last_line() const { return dropped_last_line_; }
 
   // Normalises one line as AddLine does before the format readers' line hooks: the same for every
-  // format (CR, progress-bar rewrites, NUL, ANSI escapes).
+  // format (CR, progress-bar rewrites, NUL, ANSI escapes, no-break spaces and curly single quotes).
   static std::string Normalize(std::string_view raw);
   // Exposed for tests: true for frames of torch, site-packages, the standard library and C++ frames.
   static bool IsLibraryFile(std::string_view file);

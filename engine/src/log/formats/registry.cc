@@ -61,6 +61,9 @@ const std::vector<FormatEntry>& FormatTable() {
       // removing ANSI escapes can join a marker.
       {"warnings-module line", {"Warning"}, nullptr, OnLogLine(&WarningsReader::LogLine)},
       {"ANSI escapes", {"\x1b"}, nullptr},
+      // No-break spaces and curly single quotes, read as a space and a straight quote (Note: [Typographic
+      // characters] in segmenter.cc): a line holding one may match a rule only once normalised.
+      {"typographic characters", {"\xc2\xa0", "\xe2\x80\xaf", "\xe2\x80\x98", "\xe2\x80\x99"}, nullptr},
       // Readers called by another reader, with hooks of their own.
       {"torchscript report", {}, nullptr, OnClosed(&TorchScriptReader::Closed)},
   };
