@@ -4,7 +4,10 @@
 -- when the input also shows the compiler missing Python.h, that is the cause and this reading yields.
 
 -- Whether any incident of the input shows the Python headers missing (read once per input).
+local header_scans = 0  -- how often the incidents were read (test_headers_scanned_once)
+
 local function headers_missing(incidents)
+  header_scans = header_scans + 1
   for _, inc in ipairs(incidents) do
     local m = inc.message or ""
     if m:find("Python.h", 1, true) and (m:find("No such file", 1, true) or m:find("not found", 1, true)) then
@@ -25,9 +28,6 @@ function helper_score(ctx)
   return ctx.confidence * 0.8
 end
 
-local reads = 0
-local function counted(incidents) reads = reads + 1; return headers_missing(incidents) end
-
 function test_explicit_line_unchanged()
   assert(helper_score({ captures = {}, confidence = 0.9 }) == nil)
 end
@@ -43,9 +43,9 @@ function test_headers_missing_demotes()
   assert(type(v) == "table" and v.confidence < 0.4 and v.note:find("Python.h", 1, true))
 end
 
-function test_incidents_read_once()
-  local incs = { { message = "a" }, { message = "b" } }
-  local before = reads
-  for _ = 1, 3 do triage.per_input({ incidents = incs }, counted) end
-  assert(reads == before + 1, "read once per input: " .. (reads - before))
+function test_headers_scanned_once()
+  local incs = { { message = "CalledProcessError: Command '['/usr/bin/gcc', '/tmp/t/cuda_utils.c', '-lcuda']'" } }
+  local before = header_scans
+  for _ = 1, 4 do assert(helper_score({ captures = { helper = "cuda_utils" }, confidence = 1.0, incidents = incs }) == 0.8) end
+  assert(header_scans == before + 1, "one scan per input, whatever the number of calls: " .. (header_scans - before))
 end
