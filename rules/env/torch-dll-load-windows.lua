@@ -12,7 +12,7 @@ local STORIES = {
 
 function dll_story(ctx)
   local c = ctx.captures
-  local reason = c.reason or ""
+  local reason = (c.reason and c.reason ~= "") and c.reason or (c.old_reason or "")
   local blocked = (c.code == "4551" or reason:find("Application Control") ~= nil) and "yes" or "no"
   local what
   if c.dll and c.dll ~= "" then
@@ -29,4 +29,23 @@ function dll_story(ctx)
     end
   end
   return { what = what, story = story, blocked = blocked }
+end
+
+-- score: the 3.5-3.7 wording names no module, so it is torch's only when a frame shows torch importing
+-- its extension (torch/__init__.py, or its `from torch._C import *` line); otherwise the rule does not apply.
+function torch_frame_for_old_wording(ctx)
+  if (ctx.captures.old_reason or "") == "" then return nil end
+  for _, f in ipairs((ctx.incident and ctx.incident.frames) or {}) do
+    local file = (f.file or ""):gsub("\\", "/")
+    if file:find("torch/__init__.py", 1, true) or (f.source or ""):find("from torch._C import", 1, true) then return nil end
+  end
+  return false
+end
+
+function test_old_wording_needs_a_torch_frame()
+  local torch_frame = { file = "C:\\Users\\a\\Anaconda3\\lib\\site-packages\\torch\\__init__.py", source = "from torch._C import *" }
+  assert(torch_frame_for_old_wording({ captures = { old_reason = "x" }, incident = { frames = { torch_frame } } }) == nil)
+  assert(torch_frame_for_old_wording({ captures = { old_reason = "x" }, incident = { frames = { { file = "cv2/__init__.py" } } } }) == false)
+  assert(torch_frame_for_old_wording({ captures = { old_reason = "x" }, incident = { frames = {} } }) == false)
+  assert(torch_frame_for_old_wording({ captures = { reason = "y" }, incident = { frames = {} } }) == nil)
 end
