@@ -797,6 +797,70 @@ TEST(MetricCollector, LineShapesAgreeOnRandomLines) {
   ExpectShapesAgree(text);
 }
 
+// Note: [Replay in the loop]: a segment is taken for one of the shape matched last when the shape's
+// bytes are followed by a line end or the end of the buffer, so a line that holds the shape's bytes
+// and goes on, one cut by kMaxLine, and empty segments between lines of a shape are read as the full
+// scan reads them; the words are read up to the shape's reach, at the end of a buffer too; a line
+// longer than the ends' marking step (kEndWords words) lies between replayed ones. Fed whole, in
+// pieces and one line at a time.
+TEST(MetricCollector, ReplayInTheLoopKeepsWhatTheFullScanKeeps) {
+  std::string text;
+  for (int i = 0; i < 200; ++i) {
+    const std::string d = std::to_string(10 + i % 90);
+    text += "{'loss': 0." + d + ", 'lr': 1." + d + "e-04, 'epoch': 0." + d + "}\n";
+    switch (i % 11) {
+      // The shape's bytes, then more (a blank, a digit, a name with its value, a '\r' update).
+      case 0: text += "{'loss': 0." + d + ", 'lr': 1." + d + "e-04, 'epoch': 0." + d + "} \n"; break;
+      case 1: text += "{'loss': 0." + d + ", 'lr': 1." + d + "e-04, 'epoch': 0." + d + "}5\n"; break;
+      case 2: text += "{'loss': 0." + d + ", 'lr': 1." + d + "e-04, 'epoch': 0." + d + "} loss=9.5\n"; break;
+      case 3: text += "{'loss': 0." + d + ", 'lr': 1." + d + "e-04, 'epoch': 0." + d + "}\r{'loss': 0.5}\n"; break;
+      // Empty segments: CRLF, a blank line, a lone '\r'.
+      case 4: text += "\r\n\n\r"; break;
+      // A line longer than the ends' marking step, with a value at its end.
+      case 5: text += std::string(5000 + i, 'x') + " loss=7.25\n"; break;
+      // An exponent out of the fast path's range in the same shape.
+      case 6: text += "{'loss': 0." + d + ", 'lr': 1." + d + "e-44, 'epoch': 0." + d + "}\n"; break;
+      // A tqdm bar of one shape, redrawn with '\r' and a counter (the step).
+      case 7:
+        for (int k = 10; k < 40; ++k) text += "\rtrain:  50%|#####     | " + std::to_string(k) + "/99 [00:01<00:01, loss=0." + d + "]";
+        text += "\n";
+        break;
+      default: break;
+    }
+  }
+  // A line past kMaxLine made of '\r' updates of one shape: the update the cut falls in is read up to
+  // the cut, and none after it.
+  for (int k = 0; k < 7000; ++k) text += "\rstep " + std::to_string(1000 + k % 9000) + " loss=0." + std::to_string(10 + k % 90);
+  text += "\n";
+  // The last line, without '\n', of the shape before it: its words reach past the buffer's end.
+  text += "loss=0.25 lr=1.5e-05\nloss=0.75 lr=2.5e-05";
+  ExpectShapesAgree(text);
+  const std::string full = Dump(CollectWith(text, MetricCollector::Shapes::kFullScan));
+  for (size_t piece : {size_t{4093}, size_t{64}, size_t{7}}) {
+    MetricCollector m;
+    for (size_t at = 0; at < text.size(); at += piece) m.Feed(std::string_view(text).substr(at, piece));
+    m.FinishInput();
+    EXPECT_EQ(Dump(m), full) << "pieces of " << piece;
+  }
+  MetricCollector by_line;
+  MetricCollector by_line_full(MetricCollector::Shapes::kFullScan);
+  std::uint64_t n = 0;
+  for (size_t start = 0; start < text.size();) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    by_line.AddLine(std::string_view(text).substr(start, nl - start), ++n);
+    by_line_full.AddLine(std::string_view(text).substr(start, nl - start), n);
+    start = nl + 1;
+  }
+  EXPECT_EQ(Dump(by_line), Dump(by_line_full));
+  // By hand: a learning rate on every dict line, on those that go on after one (i % 11 of 0 to 3:
+  // 19, 19, 18 and 18 lines), on those whose exponent is out of range (18) and on the last two.
+  MetricCollector m = CollectWith(text, MetricCollector::Shapes::kAuto);
+  const MetricSeries* lr = m.Find(SeriesId::kLr);
+  ASSERT_NE(lr, nullptr);
+  EXPECT_EQ(lr->count(), 200 + 19 + 19 + 18 + 18 + 18 + 2);
+}
+
 // The memo of names as printed must not leak a one-word reading into a two-word name, nor one
 // spelling into another.
 TEST(MetricCollector, NameMemoKeepsTwoWordNamesApart) {

@@ -401,7 +401,8 @@ const char* ReadBar(const char* p, const char* end, LineValues* lv) {
 // Note: [Metric scan]
 // Metric extraction reads every line, so it must not cost much per byte. ScanLines marks, 64 bytes per
 // word of bits, where a segment ends ('\n', and '\r' of a redrawn progress bar), so lines are split
-// without a search per line. Where a segment needs a full scan (no recent shape fits it, Note: [Line
+// without a search per line; marked at their first need, as the starts below, and not at all where
+// the lines replayed in the loop lie (Note: [Replay in the loop]). Where a segment needs a full scan (no recent shape fits it, Note: [Line
 // shapes]), the words of bits it lies in are marked, once, with where something can begin: a word
 // start (a letter or '_' not preceded by a letter, digit or '_') and '|' (a tqdm counter). ScanSegment
 // visits only those bytes, so the digits, blanks and punctuation that make up most of a progress line
@@ -412,9 +413,10 @@ const char* ReadBar(const char* p, const char* end, LineValues* lv) {
 // implementation give the same bits.
 inline bool WordByte(char c) { return Class(c) & (kAlpha | kDigit); }
 
-void MarkEndsPortable(const char* p, size_t n, std::uint64_t* ends) {
-  std::fill(ends, ends + (n + 63) / 64, 0);
-  for (size_t i = 0; i < n; ++i) {
+// The words [first, last) of ends for p[0, n).
+void MarkEndsPortable(const char* p, size_t n, size_t first, size_t last, std::uint64_t* ends) {
+  std::fill(ends + first, ends + last, 0);
+  for (size_t i = 64 * first; i < std::min(n, 64 * last); ++i) {
     if (p[i] == '\n' || p[i] == '\r') ends[i / 64] |= std::uint64_t{1} << (i % 64);
   }
 }
@@ -487,23 +489,27 @@ __attribute__((target("avx2"))) inline std::uint64_t EndsBlockAvx2(const char* p
   return end;
 }
 
-__attribute__((target("avx2"))) void MarkEndsAvx2(const char* p, size_t n, std::uint64_t* ends) {
-  size_t i = 0;
-  for (; i + 64 <= n; i += 64) ends[i / 64] = EndsBlockAvx2(p + i);
-  if (i < n) {
-    char tail[64] = {};
-    std::memcpy(tail, p + i, n - i);
-    ends[i / 64] = EndsBlockAvx2(tail);
+// The words [first, last) of ends for p[0, n).
+__attribute__((target("avx2"))) void MarkEndsAvx2(const char* p, size_t n, size_t first, size_t last,
+                                                  std::uint64_t* ends) {
+  for (size_t w = first; w < last; ++w) {
+    if (64 * w + 64 <= n) {
+      ends[w] = EndsBlockAvx2(p + 64 * w);
+    } else {
+      char tail[64] = {};
+      std::memcpy(tail, p + 64 * w, n - 64 * w);
+      ends[w] = EndsBlockAvx2(tail);
+    }
   }
 }
 #endif
 
-// Fills ends ((n + 63) / 64 words) for p[0, n).
-void MarkEnds(const char* p, size_t n, std::uint64_t* ends, bool portable = false) {
+// Fills the words [first, last) of ends for p[0, n) (last <= (n + 63) / 64).
+void MarkEnds(const char* p, size_t n, size_t first, size_t last, std::uint64_t* ends, bool portable = false) {
 #ifdef TRIAGE_AVX2
-  if (CpuHasAvx2() && !portable) return MarkEndsAvx2(p, n, ends);
+  if (CpuHasAvx2() && !portable) return MarkEndsAvx2(p, n, first, last, ends);
 #endif
-  MarkEndsPortable(p, n, ends);
+  MarkEndsPortable(p, n, first, last, ends);
 }
 
 // Fills the words [first, last) of bits for p[0, n) (last <= (n + 63) / 64).
@@ -680,6 +686,11 @@ metrics_internal::NumberLayout Layout(int code, const char* at, const char* r, c
   return none;
 }
 
+// A validation value (loss, accuracy, F1): shown again unchanged, it is the same evaluation.
+constexpr bool IsEvaluation(int code) {
+  return code == S(SeriesId::kValLoss) || code == S(SeriesId::kValAcc) || code == S(SeriesId::kF1);
+}
+
 // Puts a replayed value of key `code` into *lv as ReadValue does: a step, an epoch or a series value.
 inline void KeepReplayed(int code, double v, LineValues* lv) {
   if (code == kKeyStep) {
@@ -785,7 +796,7 @@ static_assert(kShapeBytes % 32 == 0, "whole blocks of a shape");
 // The bytes from `limit` on may not be readable: when the last block reaches past it, the line goes
 // through a copy (rarely: only the last line of a buffer can). The shape's arrays are kShapeMax bytes,
 // a whole number of blocks.
-__attribute__((target("avx2"))) bool ShapeMatchesAvx2(const char* text, size_t n, const char* limit,
+__attribute__((target("avx2"), always_inline)) inline bool ShapeMatchesAvx2(const char* text, size_t n, const char* limit,
                                                       const char* shape, const char* spread) {
   alignas(32) char copy[kShapeBytes];
   const size_t blocks = (n + 31) / 32 * 32;
@@ -1115,7 +1126,9 @@ std::vector<std::uint64_t> MetricCandidates(std::string_view text, bool portable
   for (size_t w = 0; w < words; w += piece_words) {
     MarkStarts(text.data(), text.size(), w, std::min(words, w + piece_words), bits.data(), portable);
   }
-  MarkEnds(text.data(), text.size(), bits.data() + words, portable);
+  for (size_t w = 0; w < words; w += piece_words) {
+    MarkEnds(text.data(), text.size(), w, std::min(words, w + piece_words), bits.data() + words, portable);
+  }
   return bits;
 }
 
@@ -1155,7 +1168,7 @@ SeriesId SeriesFromName(std::string_view name) {
   return SeriesId::kCount;
 }
 
-void MetricSeries::AddKept(double value, double step, double epoch, std::uint64_t line) {
+__attribute__((noinline)) void MetricSeries::AddKept(double value, double step, double epoch, std::uint64_t line) {
   // The point is written once into the tail ring, then copied from there where it is kept too.
   const MetricPoint& p = Put(value, step, epoch, line);
   const std::int64_t seq = p.seq;
@@ -1231,38 +1244,12 @@ void MetricCollector::AddLine(std::string_view line, std::uint64_t line_no) {
 }
 
 void MetricCollector::ScanLines(std::string_view text, std::uint64_t line_no, bool count_lines) {
-  const size_t words = (text.size() + 63) / 64;
-  // Starts, ends, and with AVX2 the name and blank marks (Note: [Name marks]).
-  const size_t arrays = shapes_avx2_ ? 4 : 2;
-  if (bits_.size() < arrays * words) bits_.resize(arrays * words);
-  std::uint64_t* ends = bits_.data() + words;
-  MarkEnds(text.data(), text.size(), ends);
-  starts_ = {text.data(), text.size(), bits_.data(), 0};
-  if (shapes_avx2_) {
-    starts_.names = bits_.data() + 2 * words;
-    starts_.blanks = bits_.data() + 3 * words;
-  }
-  // Segments: lines, and within a line the updates of a progress bar redrawn with '\r', each a
-  // sample of its own (Note: [Metric scan]). Only the first kMaxLine bytes of a line count, however
-  // the input was cut into Feed calls.
-  size_t from = 0, line_start = 0;
-  auto segment = [&](size_t to) {
-    to = std::min(to, line_start + kMaxLine);
-    if (to > from) {
-      ScanSegment(text.substr(from, to - from), count_lines ? lines_ + 1 : line_no, from,
-                  text.data() + text.size());
-    }
-  };
-  BitCursor cursor(ends, 0, text.size());
-  for (size_t at; cursor.Next(&at);) {
-    segment(at);
-    if (count_lines && text[at] == '\n') {
-      ++lines_;
-      line_start = at + 1;
-    }
-    from = at + 1;
-  }
-  segment(text.size());
+#ifdef TRIAGE_AVX2
+  if (shapes_avx2_) return ScanLinesAvx2(text, line_no, count_lines);
+#endif
+  ScanLinesWith(text, line_no, count_lines, [](const char* line, size_t n, const Shape& shape, const char*) {
+    return ShapeMatchesPortable(line, n, shape.text, shape.spread);
+  });
 }
 
 void MetricCollector::Feed(std::string_view data) {
@@ -1516,7 +1503,8 @@ __attribute__((noinline)) bool MetricCollector::ScanPrefixed(std::string_view te
   return true;
 }
 
-void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, size_t first_bit, const char* limit) {
+__attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no,
+                                                            size_t first_bit, const char* limit) {
   if (text.empty()) return;
   const char* const begin = text.data();
   const char* const end = begin + text.size();
@@ -1745,6 +1733,27 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
     slot->used = ++shape_clock_;
     slot->events_n = static_cast<std::uint8_t>(events_n);
     std::copy(events, events + events_n, slot->events);
+    // What the replay in the loop needs (Note: [Replay in the loop]).
+    using metrics_internal::NumberLayout;
+    bool fast = true, repeats = false;
+    size_t reach = 0;
+    for (int i = 0; i < events_n; ++i) {
+      ShapeEvent& e = slot->events[i];
+      const NumberLayout& l = e.layout;
+      repeats = repeats || IsEvaluation(e.code);
+      if (l.form == NumberLayout::kCounter && l.int_digits <= 8 && l.frac_digits <= 8) {
+        reach = std::max<size_t>(reach, e.at + 2u + l.int_digits + 8u);
+      } else if (l.form == NumberLayout::kDecimal && l.word_shift) {
+        e.word_at = static_cast<std::uint16_t>(e.at + l.lead);
+        e.whole = (std::uint64_t{1} << (8 * l.int_digits)) - 1;
+        reach = std::max<size_t>(reach, e.word_at + 8u);
+      } else {
+        fast = false;
+      }
+    }
+    slot->fast = fast && kLittleEndian;
+    slot->repeats = repeats;
+    slot->reach = static_cast<std::uint16_t>(reach);
     for (size_t i = 0; i < text.size(); ++i) {
       const bool digit = IsDigit(begin[i]);
       slot->text[i] = digit ? '0' : begin[i];
@@ -1755,21 +1764,29 @@ void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no, 
 }
 
 void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
-  if (lv.nfound == 0) return;
-  double step = lv.step;
-  if (std::isnan(step) && lv.bar_n >= 0) {
-    step = std::isnan(lv.epoch) ? static_cast<double>(lv.bar_n)
-                                : lv.epoch * static_cast<double>(lv.bar_total) + static_cast<double>(lv.bar_n);
+  int codes[16];
+  double values[16];
+  for (int i = 0; i < lv.nfound; ++i) {
+    codes[i] = lv.found[i].code;
+    values[i] = lv.found[i].value;
   }
-  const double epoch = lv.epoch;  // locals: the stores into a series cannot change them
-  const int n = lv.nfound;
+  EmitValues(codes, values, lv.nfound, lv.step, lv.epoch, lv.bar_n, lv.bar_total, line_no, true);
+}
+
+inline void MetricCollector::EmitValues(const int* codes, const double* values, int n, double step, double epoch,
+                                        long long bar_n, long long bar_total, std::uint64_t line_no, bool repeats) {
+  if (n == 0) return;
+  if (std::isnan(step) && bar_n >= 0) {
+    step = std::isnan(epoch) ? static_cast<double>(bar_n)
+                             : epoch * static_cast<double>(bar_total) + static_cast<double>(bar_n);
+  }
   for (int i = 0; i < n; ++i) {
-    const int code = lv.found[i].code;
-    const double value = lv.found[i].value;
+    const int code = codes[i];
+    const double value = values[i];
     MetricSeries& s = series_[code];
     // A validation value (loss, accuracy, F1) shown again unchanged (progress bars keep the last one
     // on screen) is the same evaluation, not a new point.
-    if ((code == S(SeriesId::kValLoss) || code == S(SeriesId::kValAcc) || code == S(SeriesId::kF1)) && s.count() > 0) {
+    if (repeats && IsEvaluation(code) && s.count() > 0) {
       double last = s.last().value;
       if (last == value || (std::isnan(last) && std::isnan(value))) continue;
     }
@@ -1777,5 +1794,150 @@ void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
     present_[code] = true;
   }
 }
+
+// Note: [Replay in the loop]
+// A line of the shape matched last whose every number is read in place from one word (ReplayWord's
+// layouts, Note: [Fixed layouts]) or is a tqdm counter of at most 8 digits each, is replayed where
+// ScanLines' loop stands, with no call: the shape's bytes compared, each number read from its word,
+// the points added (EmitValues). It is ScanSegment's replay by the same formulas, so the same doubles:
+// the word's integer and fraction digits combined at once, converted, divided by the power of ten (or
+// the value the event read last from the same digits), an exponent of at most 3 digits applied as
+// ScaledMantissa applies it. The loop does not look for the line's end first: the shape's bytes hold
+// no '\n' or '\r', so bytes that match the shape and are followed by a line end (or by the end of the
+// buffer) are the whole segment; the loop steps over it and the ends of the bytes it replays are never
+// marked. What it does not read so goes to ScanSegment, after a search of the segment's end in the
+// marks: a line of another length or shape, one the kMaxLine cut falls in, an exponent out of the
+// fast path's range, a line whose words would be read past the end of the buffer (the shape's
+// `reach`), a shape with any other number (memory values, mmcv's steps, longer numbers). On the
+// 8 MiB inputs of gen_kinds.py (callgrind), the metric path went from ~780 to ~560 instructions an
+// HF dict line, ~550 to ~380 a tqdm update, ~700 to ~490 a key=value line (tests/bench/README.md).
+template <typename Matches>
+__attribute__((always_inline)) inline void MetricCollector::ScanLinesWith(std::string_view text, std::uint64_t line_no,
+                                                                          bool count_lines, Matches matches) {
+  const char* const base = text.data();
+  const size_t size = text.size();
+  const char* const limit = base + size;
+  const size_t words = (size + 63) / 64;
+  // Starts, ends, and with AVX2 the name and blank marks (Note: [Name marks]).
+  const size_t arrays = shapes_avx2_ ? 4 : 2;
+  if (bits_.size() < arrays * words) bits_.resize(arrays * words);
+  std::uint64_t* const ends = bits_.data() + words;
+  starts_ = {base, size, bits_.data(), 0};
+  if (shapes_avx2_) {
+    starts_.names = bits_.data() + 2 * words;
+    starts_.blanks = bits_.data() + 3 * words;
+  }
+  // Where the segment that starts at `from` ends: the next '\n' or '\r', or size. Segments are visited
+  // in order, so the ends are marked at their first need, kEndWords words at a time, from the word
+  // asked for (the words a replay in the loop passed over are never marked).
+  size_t ends_done = 0;
+  auto next_end = [&](size_t from) {
+    std::uint64_t mask = ~std::uint64_t{0} << (from % 64);
+    for (size_t w = from / 64; w < words; ++w, mask = ~std::uint64_t{0}) {
+      if (w >= ends_done) {
+        ends_done = std::min(words, w + kEndWords);
+        MarkEnds(base, size, w, ends_done, ends);
+      }
+      if (const std::uint64_t hit = ends[w] & mask) return 64 * w + static_cast<size_t>(__builtin_ctzll(hit));
+    }
+    return size;
+  };
+  // Segments: lines, and within a line the updates of a progress bar redrawn with '\r', each a
+  // sample of its own (Note: [Metric scan]). Only the first kMaxLine bytes of a line count, however
+  // the input was cut into Feed calls.
+  size_t from = 0, line_start = 0;
+  std::uint64_t lines = lines_;  // in a register: the points' stores could alias lines_
+  while (true) {
+    const std::uint64_t no = count_lines ? lines + 1 : line_no;
+    // The shape matched last, if the segment has its length: the shape's bytes hold no '\n' or '\r',
+    // so bytes that match it and are followed by one (or by the end) are the whole segment.
+    Shape& shape = shapes_[last_shape_];
+    size_t to = from + shape.len;
+    if (shape.fast && to <= size && (to == size || base[to] == '\n' || base[to] == '\r') &&
+        to - line_start <= kMaxLine && static_cast<size_t>(limit - (base + from)) >= shape.reach &&
+        matches(base + from, shape.len, shape, limit) && ReplayInLoop(shape, base + from, no)) {
+      shape.used = ++shape_clock_;
+    } else {
+      to = next_end(from);
+      const size_t cut = std::min(to, line_start + kMaxLine);
+      if (cut > from) ScanSegment(std::string_view(base + from, cut - from), no, from, limit);
+    }
+    if (to >= size) break;
+    if (count_lines && base[to] == '\n') {
+      ++lines;
+      line_start = to + 1;
+    }
+    from = to + 1;
+  }
+  lines_ = lines;
+}
+
+// The replay in the loop of a line of `shape` whose bytes from `line` up to shape.reach are readable;
+// false when it cannot read a number so (ScanSegment replays the line then).
+__attribute__((always_inline)) inline bool MetricCollector::ReplayInLoop(Shape& shape, const char* line,
+                                                                         std::uint64_t line_no) {
+  int codes[kShapeEvents];
+  double values[kShapeEvents];
+  int n = 0;
+  double step = std::numeric_limits<double>::quiet_NaN(), epoch = step;
+  long long bar_n = -1, bar_total = -1;
+  for (int i = 0; i < shape.events_n; ++i) {
+    ShapeEvent& e = shape.events[i];
+    const metrics_internal::NumberLayout& l = e.layout;
+    if (e.code == kBarEvent) {  // ReplayCounter
+      bar_n = static_cast<long long>(ReadDigits(line + e.at + 1, l.int_digits, line + e.at + 9));
+      bar_total = static_cast<long long>(ReadDigits(line + e.at + 2 + l.int_digits, l.frac_digits,
+                                                    line + e.at + 10 + l.int_digits));
+      continue;
+    }
+    // ReplayWord's reading.
+    std::uint64_t v;
+    std::memcpy(&v, line + e.word_at, 8);
+    v &= 0x0F0F0F0F0F0F0F0Full;
+    v = ((v & e.whole) | ((v >> 8) & ~e.whole)) << l.word_shift;
+    double x;
+    if (!l.exp_at) {
+      if (v != e.word) {
+        x = static_cast<double>(static_cast<std::int64_t>(CombineEight(v)));
+        if (l.frac_digits) x /= kPow10[l.frac_digits];  // ScaledMantissa
+        e.word = v;
+        e.word_value = x;
+      } else {
+        x = e.word_value;
+      }
+    } else {
+      int ev = 0;
+      for (int k = 0; k < l.exp_digits; ++k) ev = ev * 10 + (line[e.at + l.exp_at + k] - '0');
+      const int exp10 = -l.frac_digits + (l.exp_neg ? -ev : ev);
+      if (exp10 < -22 || exp10 > 22) return false;
+      x = static_cast<double>(static_cast<std::int64_t>(CombineEight(v)));
+      x = exp10 < 0 ? x / kPow10[-exp10] : x * kPow10[exp10];  // ScaledMantissa
+    }
+    if (l.neg) x = -x;
+    if (e.code == kKeyStep) {
+      step = x;
+    } else if (e.code == kKeyEpoch) {
+      epoch = x;
+    } else {
+      codes[n] = e.code;
+      values[n++] = x;
+    }
+  }
+  EmitValues(codes, values, n, step, epoch, bar_n, bar_total, line_no, shape.repeats);
+  return true;
+}
+
+#ifdef TRIAGE_AVX2
+// Flattened: the loop, the shape compare, the replay and the points' inline path in one function
+// (ScanSegment and MetricSeries::AddKept stay out of line).
+__attribute__((target("avx2"), flatten)) void MetricCollector::ScanLinesAvx2(std::string_view text,
+                                                                            std::uint64_t line_no, bool count_lines) {
+  static_assert(kShapeMax == kShapeBytes, "ShapeMatchesAvx2 reads whole blocks of a shape");
+  ScanLinesWith(text, line_no, count_lines,
+                [](const char* line, size_t n, const Shape& shape, const char* limit) __attribute__((target("avx2"))) {
+                  return ShapeMatchesAvx2(line, n, limit, shape.text, shape.spread);
+                });
+}
+#endif
 
 }  // namespace triage

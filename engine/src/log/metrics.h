@@ -202,6 +202,12 @@ class MetricCollector {
   // Scans text (lines when count_lines, numbered from lines_ + 1 and counted; else one line numbered
   // line_no), splitting it into segments at '\n' and '\r'.
   void ScanLines(std::string_view text, std::uint64_t line_no, bool count_lines);
+  // ScanLines' loop, with `matches` the shape test (AVX2 or portable): a segment of the shape matched
+  // last whose numbers all have fixed layouts is replayed in the loop (Note: [Replay in the loop] in
+  // metrics.cc), any other goes to ScanSegment.
+  template <typename Matches>
+  void ScanLinesWith(std::string_view text, std::uint64_t line_no, bool count_lines, Matches matches);
+  void ScanLinesAvx2(std::string_view text, std::uint64_t line_no, bool count_lines);  // with AVX2 (shapes_avx2_)
   // Scans one segment (no '\n' or '\r') of the buffer ScanLines scans, from its byte first_bit on
   // (Note: [Metric scan] in metrics.cc). `limit` is the end of that buffer (the shape match may read up
   // to it).
@@ -219,6 +225,11 @@ class MetricCollector {
   bool ScanTable(std::string_view text, std::uint64_t line_no);
   // Adds what a line holds to the series.
   void Emit(const metrics_internal::LineValues& values, std::uint64_t line_no);
+  // Emit of values given one by one: n series values (codes[i], values[i], in the order printed), the
+  // line's step and epoch (NaN when it printed none) and its tqdm counter (bar_n < 0: none).
+  // `repeats`: whether a validation value may be among them (Emit drops one shown again unchanged).
+  void EmitValues(const int* codes, const double* values, int n, double step, double epoch, long long bar_n,
+                  long long bar_total, std::uint64_t line_no, bool repeats);
 
   // Note: [Line shapes] in metrics.cc. A recent line's layout (its bytes, and where it holds digits)
   // and what the full scan read from it: the number at each `at` and where its reading ended.
@@ -231,6 +242,10 @@ class MetricCollector {
     // the sign (Note: [Fixed layouts]); all-zero digits are worth 0.
     std::uint64_t word = 0;
     double word_value = 0;
+    // For the replay in the loop (Note: [Replay in the loop]): the mask of the integer digits' bytes
+    // in the word ReplayWord reads, and that word's offset (at + the layout's lead).
+    std::uint64_t whole = 0;
+    std::uint16_t word_at = 0;
   };
   static constexpr size_t kShapeMax = 256;  // longer lines are always scanned in full
   static constexpr int kShapes = 16;
@@ -238,11 +253,19 @@ class MetricCollector {
   struct Shape {
     std::uint16_t len = 0;  // 0: an empty slot
     std::uint8_t events_n = 0;
+    // Every event is a word read (ReplayWord's layouts) or a counter of at most 8 digits each: the
+    // loop replays the line (Note: [Replay in the loop]), reading up to `reach` bytes from its start.
+    bool fast = false;
+    bool repeats = false;  // a validation value among the events (EmitValues' `repeats`)
+    std::uint16_t reach = 0;
     std::uint64_t used = 0;  // shape_clock_ at the last match
     ShapeEvent events[kShapeEvents];
     alignas(32) char text[kShapeMax];    // the line's bytes, '0' for each ASCII digit
     alignas(32) char spread[kShapeMax];  // 9 where the line holds an ASCII digit, else 0
   };
+  // The replay of ScanLines' loop (Note: [Replay in the loop] in metrics.cc) of a line of `shape` whose
+  // first shape.reach bytes are readable: its points added, or false (ScanSegment reads it then).
+  bool ReplayInLoop(Shape& shape, const char* line, std::uint64_t line_no);
   // The shape whose layout `text` has, or null.
   Shape* FindShape(std::string_view text, const char* limit);
   Shape* FindShapeAvx2(std::string_view text, const char* limit);  // FindShape with AVX2 (shapes_avx2_)
@@ -260,6 +283,7 @@ class MetricCollector {
 
   static constexpr size_t kMaxLine = 64 * 1024;
   static constexpr size_t kWindow = 1 << 20;  // Feed scans whole lines this many bytes at a time
+  static constexpr size_t kEndWords = 64;     // ScanLines marks segment ends this many words at a time
   std::string partial_;        // an unfinished line between Feed calls
   bool overlong_ = false;      // inside a line longer than kMaxLine: drop bytes to its newline
   std::uint64_t lines_ = 0;    // lines fed so far
