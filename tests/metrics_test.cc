@@ -861,6 +861,47 @@ TEST(MetricCollector, ReplayInTheLoopKeepsWhatTheFullScanKeeps) {
   EXPECT_EQ(lr->count(), 200 + 19 + 19 + 18 + 18 + 18 + 2);
 }
 
+// Note: [Number lanes]: a shape's first four numbers without an exponent are read side by side, the
+// others one by one. Lines of six such numbers (1 to 7 digits, the '.' anywhere or nowhere, signed or
+// not, nines and zeros at every place) beside an exponent, each layout on a run of lines so that
+// the loop replays them: every value the full scan's, to the bit, with AVX2 and without.
+TEST(MetricCollector, LanesReadWhatTheFullScanReads) {
+  std::mt19937 rng(5);
+  const char* names[] = {"loss", "val_loss", "acc", "grad_norm", "val_acc", "f1"};
+  std::string text;
+  for (int layout = 0; layout < 300; ++layout) {
+    int digits[6], dot[6];
+    std::string sign[6];
+    for (int k = 0; k < 6; ++k) {
+      digits[k] = 1 + static_cast<int>(rng() % 7);
+      dot[k] = static_cast<int>(rng() % (digits[k] + 2)) - 1;  // -1: no '.'; else digits before it
+      sign[k] = rng() % 4 ? "" : (rng() % 2 ? "-" : "+");
+    }
+    for (int line = 0; line < 6; ++line) {
+      text += "step " + RandomDigits(&rng, 3) + " lr=1.5e-0" + RandomDigits(&rng, 1);
+      for (int k = 0; k < 6; ++k) {
+        std::string d = line == 0 ? std::string(static_cast<size_t>(digits[k]), '9')
+                        : line == 1 ? std::string(static_cast<size_t>(digits[k]), '0')
+                                    : RandomDigits(&rng, digits[k]);
+        if (dot[k] >= 0) d.insert(static_cast<size_t>(dot[k]), ".");
+        text += std::string(" ") + names[k] + "=" + sign[k] + d;
+      }
+      text += "\n";
+    }
+  }
+  ExpectShapesAgree(text);
+  // By hand, each on the second line of its shape.
+  MetricCollector m = Collect("x loss=1.5 acc=99.25 f1=.0625 grad_norm=7 val_loss=-3.5 val_acc=12.\n"
+                              "x loss=9.9 acc=12.75 f1=.9999 grad_norm=8 val_loss=-0.5 val_acc=99.\n");
+  auto last = [&m](SeriesId id) { return m.Find(id) ? m.Find(id)->last().value : -1.0; };
+  EXPECT_EQ(last(SeriesId::kLoss), 9.9);
+  EXPECT_EQ(last(SeriesId::kAcc), 12.75);
+  EXPECT_EQ(last(SeriesId::kF1), .9999);
+  EXPECT_EQ(last(SeriesId::kGradNorm), 8);
+  EXPECT_EQ(last(SeriesId::kValLoss), -0.5);
+  EXPECT_EQ(last(SeriesId::kValAcc), 99);
+}
+
 // The memo of names as printed must not leak a one-word reading into a two-word name, nor one
 // spelling into another.
 TEST(MetricCollector, NameMemoKeepsTwoWordNamesApart) {

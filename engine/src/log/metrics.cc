@@ -492,14 +492,12 @@ __attribute__((target("avx2"))) inline std::uint64_t EndsBlockAvx2(const char* p
 // The words [first, last) of ends for p[0, n).
 __attribute__((target("avx2"))) void MarkEndsAvx2(const char* p, size_t n, size_t first, size_t last,
                                                   std::uint64_t* ends) {
-  for (size_t w = first; w < last; ++w) {
-    if (64 * w + 64 <= n) {
-      ends[w] = EndsBlockAvx2(p + 64 * w);
-    } else {
-      char tail[64] = {};
-      std::memcpy(tail, p + 64 * w, n - 64 * w);
-      ends[w] = EndsBlockAvx2(tail);
-    }
+  size_t w = first;
+  for (const size_t whole = std::min(last, n / 64); w < whole; ++w) ends[w] = EndsBlockAvx2(p + 64 * w);
+  if (w < last) {  // the last bytes, through a zero-padded copy
+    char tail[64] = {};
+    std::memcpy(tail, p + 64 * w, n - 64 * w);
+    ends[w] = EndsBlockAvx2(tail);
   }
 }
 #endif
@@ -815,6 +813,49 @@ __attribute__((target("avx2"), always_inline)) inline bool ShapeMatchesAvx2(cons
     if (bad) return false;
   }
   return true;
+}
+#endif
+
+// Note: [Number lanes]
+// Of the numbers a shape replays in ScanLines' loop (Note: [Replay in the loop]), the first kLanes
+// without an exponent are read together: each lane's 8-byte word, masked to its digit values, the
+// bytes past the '.' moved down over it and the whole shifted as ReplayWord does (per-lane masks and
+// shifts recorded with the shape), then with AVX2 the eight digits of every lane combined at once
+// (pairs by maddubs, fours by madd, the two fours of a lane by a 32-bit multiply; the same number as
+// CombineEight's, below 10^8), converted and divided by each lane's power of ten in one instruction
+// each. The value is ReplayWord's to the bit: the integer is exact and each lane's division is
+// correctly rounded (a lane with no fraction is divided by 1). A lane not used by the shape reads
+// the line's first word to no purpose. Without AVX2 the lanes are read one by one, the same way.
+using metrics_internal::Lanes;
+
+inline void ReadLanesPortable(const Lanes& lanes, int n, const char* line, double* values) {
+  for (int k = 0; k < n; ++k) {
+    std::uint64_t v;
+    std::memcpy(&v, line + lanes.at[k], 8);
+    v &= 0x0F0F0F0F0F0F0F0Full;
+    v = ((v & lanes.whole[k]) | ((v >> 8) & ~lanes.whole[k])) << lanes.shift[k];
+    values[k] = static_cast<double>(static_cast<std::int64_t>(CombineEight(v))) / lanes.divisor[k];
+  }
+}
+
+#ifdef TRIAGE_AVX2
+__attribute__((target("avx2"), always_inline)) inline void ReadLanesAvx2(const Lanes& lanes, const char* line,
+                                                                        double* values) {
+  auto word = [line, &lanes](int k) {
+    long long w;
+    std::memcpy(&w, line + lanes.at[k], 8);
+    return w;
+  };
+  __m256i v = _mm256_and_si256(_mm256_set_epi64x(word(3), word(2), word(1), word(0)), _mm256_set1_epi8(0x0F));
+  const __m256i whole = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes.whole));
+  v = _mm256_or_si256(_mm256_and_si256(v, whole), _mm256_andnot_si256(whole, _mm256_srli_epi64(v, 8)));
+  v = _mm256_sllv_epi64(v, _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes.shift)));
+  // Byte 0 holds the first (most significant) digit: pairs (10, 1), then fours (100, 1), then eights.
+  const __m256i pairs = _mm256_maddubs_epi16(v, _mm256_set1_epi16(0x010A));
+  const __m256i fours = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x00010064));
+  const __m256i eights = _mm256_add_epi64(_mm256_mul_epu32(fours, _mm256_set1_epi64x(10000)), _mm256_srli_epi64(fours, 32));
+  const __m128i ints = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(eights, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+  _mm256_store_pd(values, _mm256_div_pd(_mm256_cvtepi32_pd(ints), _mm256_load_pd(lanes.divisor)));
 }
 #endif
 
@@ -1247,9 +1288,12 @@ void MetricCollector::ScanLines(std::string_view text, std::uint64_t line_no, bo
 #ifdef TRIAGE_AVX2
   if (shapes_avx2_) return ScanLinesAvx2(text, line_no, count_lines);
 #endif
-  ScanLinesWith(text, line_no, count_lines, [](const char* line, size_t n, const Shape& shape, const char*) {
-    return ShapeMatchesPortable(line, n, shape.text, shape.spread);
-  });
+  ScanLinesWith(
+      text, line_no, count_lines,
+      [](const char* line, size_t n, const Shape& shape, const char*) {
+        return ShapeMatchesPortable(line, n, shape.text, shape.spread);
+      },
+      [](const Lanes& lanes, int n, const char* line, double* values) { ReadLanesPortable(lanes, n, line, values); });
 }
 
 void MetricCollector::Feed(std::string_view data) {
@@ -1737,6 +1781,8 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     using metrics_internal::NumberLayout;
     bool fast = true, repeats = false;
     size_t reach = 0;
+    Lanes lanes;
+    int lanes_n = 0;
     for (int i = 0; i < events_n; ++i) {
       ShapeEvent& e = slot->events[i];
       const NumberLayout& l = e.layout;
@@ -1747,12 +1793,22 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
         e.word_at = static_cast<std::uint16_t>(e.at + l.lead);
         e.whole = (std::uint64_t{1} << (8 * l.int_digits)) - 1;
         reach = std::max<size_t>(reach, e.word_at + 8u);
+        if (!l.exp_at && lanes_n < kLanes) {
+          e.lane = static_cast<std::int8_t>(lanes_n);
+          lanes.at[lanes_n] = e.word_at;
+          lanes.whole[lanes_n] = e.whole;
+          lanes.shift[lanes_n] = l.word_shift;
+          lanes.divisor[lanes_n] = kPow10[l.frac_digits];
+          ++lanes_n;
+        }
       } else {
         fast = false;
       }
     }
     slot->fast = fast && kLittleEndian;
     slot->repeats = repeats;
+    slot->lanes = lanes;
+    slot->lanes_n = static_cast<std::uint8_t>(lanes_n);
     slot->reach = static_cast<std::uint16_t>(reach);
     for (size_t i = 0; i < text.size(); ++i) {
       const bool digit = IsDigit(begin[i]);
@@ -1770,11 +1826,12 @@ void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
     codes[i] = lv.found[i].code;
     values[i] = lv.found[i].value;
   }
-  EmitValues(codes, values, lv.nfound, lv.step, lv.epoch, lv.bar_n, lv.bar_total, line_no, true);
+  EmitValues(codes, values, lv.nfound, lv.step, lv.epoch, lv.bar_n, lv.bar_total, line_no, true, false);
 }
 
 inline void MetricCollector::EmitValues(const int* codes, const double* values, int n, double step, double epoch,
-                                        long long bar_n, long long bar_total, std::uint64_t line_no, bool repeats) {
+                                        long long bar_n, long long bar_total, std::uint64_t line_no, bool repeats,
+                                        bool finite) {
   if (n == 0) return;
   if (std::isnan(step) && bar_n >= 0) {
     step = std::isnan(epoch) ? static_cast<double>(bar_n)
@@ -1790,7 +1847,11 @@ inline void MetricCollector::EmitValues(const int* codes, const double* values, 
       double last = s.last().value;
       if (last == value || (std::isnan(last) && std::isnan(value))) continue;
     }
-    s.Add(value, step, epoch, line_no);
+    if (finite) {
+      s.AddFinite(value, step, epoch, line_no);
+    } else {
+      s.Add(value, step, epoch, line_no);
+    }
     present_[code] = true;
   }
 }
@@ -1808,12 +1869,15 @@ inline void MetricCollector::EmitValues(const int* codes, const double* values, 
 // marked. What it does not read so goes to ScanSegment, after a search of the segment's end in the
 // marks: a line of another length or shape, one the kMaxLine cut falls in, an exponent out of the
 // fast path's range, a line whose words would be read past the end of the buffer (the shape's
-// `reach`), a shape with any other number (memory values, mmcv's steps, longer numbers). On the
-// 8 MiB inputs of gen_kinds.py (callgrind), the metric path went from ~780 to ~560 instructions an
-// HF dict line, ~550 to ~380 a tqdm update, ~700 to ~490 a key=value line (tests/bench/README.md).
-template <typename Matches>
+// `reach`), a shape with any other number (memory values, mmcv's steps, longer numbers). The numbers
+// without an exponent are read side by side (Note: [Number lanes]), the points added by
+// MetricSeries::AddFinite. On the 8 MiB inputs of gen_kinds.py (callgrind), the metric path went from
+// ~780 to ~510 instructions an HF dict line, ~550 to ~380 a tqdm update, ~700 to ~440 a key=value
+// line (tests/bench/README.md).
+template <typename Matches, typename ReadLanes>
 __attribute__((always_inline)) inline void MetricCollector::ScanLinesWith(std::string_view text, std::uint64_t line_no,
-                                                                          bool count_lines, Matches matches) {
+                                                                          bool count_lines, Matches matches,
+                                                                          ReadLanes read_lanes) {
   const char* const base = text.data();
   const size_t size = text.size();
   const char* const limit = base + size;
@@ -1855,7 +1919,7 @@ __attribute__((always_inline)) inline void MetricCollector::ScanLinesWith(std::s
     size_t to = from + shape.len;
     if (shape.fast && to <= size && (to == size || base[to] == '\n' || base[to] == '\r') &&
         to - line_start <= kMaxLine && static_cast<size_t>(limit - (base + from)) >= shape.reach &&
-        matches(base + from, shape.len, shape, limit) && ReplayInLoop(shape, base + from, no)) {
+        matches(base + from, shape.len, shape, limit) && ReplayInLoop(shape, base + from, no, read_lanes)) {
       shape.used = ++shape_clock_;
     } else {
       to = next_end(from);
@@ -1874,44 +1938,50 @@ __attribute__((always_inline)) inline void MetricCollector::ScanLinesWith(std::s
 
 // The replay in the loop of a line of `shape` whose bytes from `line` up to shape.reach are readable;
 // false when it cannot read a number so (ScanSegment replays the line then).
+template <typename ReadLanes>
 __attribute__((always_inline)) inline bool MetricCollector::ReplayInLoop(Shape& shape, const char* line,
-                                                                         std::uint64_t line_no) {
+                                                                         std::uint64_t line_no, ReadLanes read_lanes) {
   int codes[kShapeEvents];
   double values[kShapeEvents];
   int n = 0;
   double step = std::numeric_limits<double>::quiet_NaN(), epoch = step;
   long long bar_n = -1, bar_total = -1;
+  alignas(32) double lane[kLanes];
+  if (shape.lanes_n) read_lanes(shape.lanes, shape.lanes_n, line, lane);
   for (int i = 0; i < shape.events_n; ++i) {
     ShapeEvent& e = shape.events[i];
     const metrics_internal::NumberLayout& l = e.layout;
-    if (e.code == kBarEvent) {  // ReplayCounter
+    double x;
+    if (e.lane >= 0) {
+      x = lane[e.lane];
+    } else if (e.code == kBarEvent) {  // ReplayCounter
       bar_n = static_cast<long long>(ReadDigits(line + e.at + 1, l.int_digits, line + e.at + 9));
       bar_total = static_cast<long long>(ReadDigits(line + e.at + 2 + l.int_digits, l.frac_digits,
                                                     line + e.at + 10 + l.int_digits));
       continue;
-    }
-    // ReplayWord's reading.
-    std::uint64_t v;
-    std::memcpy(&v, line + e.word_at, 8);
-    v &= 0x0F0F0F0F0F0F0F0Full;
-    v = ((v & e.whole) | ((v >> 8) & ~e.whole)) << l.word_shift;
-    double x;
-    if (!l.exp_at) {
-      if (v != e.word) {
-        x = static_cast<double>(static_cast<std::int64_t>(CombineEight(v)));
-        if (l.frac_digits) x /= kPow10[l.frac_digits];  // ScaledMantissa
-        e.word = v;
-        e.word_value = x;
-      } else {
-        x = e.word_value;
-      }
     } else {
-      int ev = 0;
-      for (int k = 0; k < l.exp_digits; ++k) ev = ev * 10 + (line[e.at + l.exp_at + k] - '0');
-      const int exp10 = -l.frac_digits + (l.exp_neg ? -ev : ev);
-      if (exp10 < -22 || exp10 > 22) return false;
-      x = static_cast<double>(static_cast<std::int64_t>(CombineEight(v)));
-      x = exp10 < 0 ? x / kPow10[-exp10] : x * kPow10[exp10];  // ScaledMantissa
+      // ReplayWord's reading.
+      std::uint64_t v;
+      std::memcpy(&v, line + e.word_at, 8);
+      v &= 0x0F0F0F0F0F0F0F0Full;
+      v = ((v & e.whole) | ((v >> 8) & ~e.whole)) << l.word_shift;
+      if (!l.exp_at) {
+        if (v != e.word) {
+          x = static_cast<double>(static_cast<std::int64_t>(CombineEight(v)));
+          if (l.frac_digits) x /= kPow10[l.frac_digits];  // ScaledMantissa
+          e.word = v;
+          e.word_value = x;
+        } else {
+          x = e.word_value;
+        }
+      } else {
+        int ev = 0;
+        for (int k = 0; k < l.exp_digits; ++k) ev = ev * 10 + (line[e.at + l.exp_at + k] - '0');
+        const int exp10 = -l.frac_digits + (l.exp_neg ? -ev : ev);
+        if (exp10 < -22 || exp10 > 22) return false;
+        x = static_cast<double>(static_cast<std::int64_t>(CombineEight(v)));
+        x = exp10 < 0 ? x / kPow10[-exp10] : x * kPow10[exp10];  // ScaledMantissa
+      }
     }
     if (l.neg) x = -x;
     if (e.code == kKeyStep) {
@@ -1923,7 +1993,7 @@ __attribute__((always_inline)) inline bool MetricCollector::ReplayInLoop(Shape& 
       values[n++] = x;
     }
   }
-  EmitValues(codes, values, n, step, epoch, bar_n, bar_total, line_no, shape.repeats);
+  EmitValues(codes, values, n, step, epoch, bar_n, bar_total, line_no, shape.repeats, /*finite=*/true);
   return true;
 }
 
@@ -1933,10 +2003,13 @@ __attribute__((always_inline)) inline bool MetricCollector::ReplayInLoop(Shape& 
 __attribute__((target("avx2"), flatten)) void MetricCollector::ScanLinesAvx2(std::string_view text,
                                                                             std::uint64_t line_no, bool count_lines) {
   static_assert(kShapeMax == kShapeBytes, "ShapeMatchesAvx2 reads whole blocks of a shape");
-  ScanLinesWith(text, line_no, count_lines,
-                [](const char* line, size_t n, const Shape& shape, const char* limit) __attribute__((target("avx2"))) {
-                  return ShapeMatchesAvx2(line, n, limit, shape.text, shape.spread);
-                });
+  ScanLinesWith(
+      text, line_no, count_lines,
+      [](const char* line, size_t n, const Shape& shape, const char* limit) __attribute__((target("avx2"))) {
+        return ShapeMatchesAvx2(line, n, limit, shape.text, shape.spread);
+      },
+      [](const Lanes& lanes, int, const char* line, double* values)
+          __attribute__((target("avx2"))) { ReadLanesAvx2(lanes, line, values); });
 }
 #endif
 

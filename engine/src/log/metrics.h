@@ -62,6 +62,15 @@ struct NumberLayout {
   // shift that moves them to the word's top; 0 otherwise.
   std::uint8_t word_shift = 0;
 };
+
+// Note: [Number lanes] in metrics.cc: up to kLanes numbers of a line shape, read side by side.
+constexpr int kLanes = 4;
+struct Lanes {
+  std::uint64_t whole[kLanes] = {};       // ShapeEvent::whole
+  std::uint64_t shift[kLanes] = {};       // the layout's word_shift
+  double divisor[kLanes] = {1, 1, 1, 1};  // 10 to the number of fraction digits
+  std::uint16_t at[kLanes] = {};          // ShapeEvent::word_at
+};
 }  // namespace metrics_internal
 
 // The canonical series. Aliases map onto these (train_loss, total_loss, mse -> loss; eval_loss -> val_loss;
@@ -110,8 +119,13 @@ class MetricSeries {
   // Inline for the common point (finite, past the head, off the sample's stride): the ring and the
   // extrema; the rest out of line (AddKept).
   void Add(double value, double step, double epoch, std::uint64_t line) {
+    if (!std::isfinite(value)) return AddKept(value, step, epoch, line);
+    AddFinite(value, step, epoch, line);
+  }
+  // Add of a finite value (a replayed number, all digits, is one).
+  void AddFinite(double value, double step, double epoch, std::uint64_t line) {
     const std::int64_t seq = count_;
-    if (seq >= next_kept_ || !std::isfinite(value)) return AddKept(value, step, epoch, line);
+    if (seq >= next_kept_) return AddKept(value, step, epoch, line);
     const MetricPoint& p = Put(value, step, epoch, line);
     if (has_onset_ && !tail_[(seq - 1) & (kTail - 1)].finite()) ++recoveries_;  // the onset is a point before
     if (value < 0) has_negative_ = true;
@@ -205,8 +219,9 @@ class MetricCollector {
   // ScanLines' loop, with `matches` the shape test (AVX2 or portable): a segment of the shape matched
   // last whose numbers all have fixed layouts is replayed in the loop (Note: [Replay in the loop] in
   // metrics.cc), any other goes to ScanSegment.
-  template <typename Matches>
-  void ScanLinesWith(std::string_view text, std::uint64_t line_no, bool count_lines, Matches matches);
+  template <typename Matches, typename ReadLanes>
+  void ScanLinesWith(std::string_view text, std::uint64_t line_no, bool count_lines, Matches matches,
+                     ReadLanes read_lanes);
   void ScanLinesAvx2(std::string_view text, std::uint64_t line_no, bool count_lines);  // with AVX2 (shapes_avx2_)
   // Scans one segment (no '\n' or '\r') of the buffer ScanLines scans, from its byte first_bit on
   // (Note: [Metric scan] in metrics.cc). `limit` is the end of that buffer (the shape match may read up
@@ -227,9 +242,10 @@ class MetricCollector {
   void Emit(const metrics_internal::LineValues& values, std::uint64_t line_no);
   // Emit of values given one by one: n series values (codes[i], values[i], in the order printed), the
   // line's step and epoch (NaN when it printed none) and its tqdm counter (bar_n < 0: none).
-  // `repeats`: whether a validation value may be among them (Emit drops one shown again unchanged).
+  // `repeats`: whether a validation value may be among them (Emit drops one shown again unchanged);
+  // `finite`: whether every value is finite.
   void EmitValues(const int* codes, const double* values, int n, double step, double epoch, long long bar_n,
-                  long long bar_total, std::uint64_t line_no, bool repeats);
+                  long long bar_total, std::uint64_t line_no, bool repeats, bool finite);
 
   // Note: [Line shapes] in metrics.cc. A recent line's layout (its bytes, and where it holds digits)
   // and what the full scan read from it: the number at each `at` and where its reading ended.
@@ -246,7 +262,10 @@ class MetricCollector {
     // in the word ReplayWord reads, and that word's offset (at + the layout's lead).
     std::uint64_t whole = 0;
     std::uint16_t word_at = 0;
+    std::int8_t lane = -1;  // its lane (Note: [Number lanes]), or -1
   };
+  using Lanes = metrics_internal::Lanes;
+  static constexpr int kLanes = metrics_internal::kLanes;
   static constexpr size_t kShapeMax = 256;  // longer lines are always scanned in full
   static constexpr int kShapes = 16;
   static constexpr int kShapeEvents = 24;
@@ -257,7 +276,9 @@ class MetricCollector {
     // loop replays the line (Note: [Replay in the loop]), reading up to `reach` bytes from its start.
     bool fast = false;
     bool repeats = false;  // a validation value among the events (EmitValues' `repeats`)
+    std::uint8_t lanes_n = 0;
     std::uint16_t reach = 0;
+    alignas(32) Lanes lanes;
     std::uint64_t used = 0;  // shape_clock_ at the last match
     ShapeEvent events[kShapeEvents];
     alignas(32) char text[kShapeMax];    // the line's bytes, '0' for each ASCII digit
@@ -265,7 +286,9 @@ class MetricCollector {
   };
   // The replay of ScanLines' loop (Note: [Replay in the loop] in metrics.cc) of a line of `shape` whose
   // first shape.reach bytes are readable: its points added, or false (ScanSegment reads it then).
-  bool ReplayInLoop(Shape& shape, const char* line, std::uint64_t line_no);
+  // `read_lanes(lanes, n, line, values)` reads the shape's n lanes (Note: [Number lanes]).
+  template <typename ReadLanes>
+  bool ReplayInLoop(Shape& shape, const char* line, std::uint64_t line_no, ReadLanes read_lanes);
   // The shape whose layout `text` has, or null.
   Shape* FindShape(std::string_view text, const char* limit);
   Shape* FindShapeAvx2(std::string_view text, const char* limit);  // FindShape with AVX2 (shapes_avx2_)
