@@ -687,11 +687,12 @@ TEST(MetricCollector, FixedLayoutsReadWhatReadNumberReads) {
 
 // Note: [Line shapes]: a byte that is not a digit where the shape has one refuses the shape, however
 // close to a digit it is ('/' and ':' around '0'-'9', the same bytes with the high bit set, a letter,
-// NUL), at every place of a line and in lines of one to three blocks of 32 bytes; so does a digit
-// where the shape has another byte. Each such line must read what the full scan reads.
+// NUL), at every place of a line and in lines of one to four blocks of 32 bytes, whole or not; so
+// does a digit where the shape has another byte. Each such line must read what the full scan reads.
 TEST(MetricCollector, ShapesRefuseBytesBesideDigits) {
   std::string text;
-  for (size_t pad : {0u, 20u, 40u, 70u}) {
+  // Lines of 30 to 100 bytes, among them 31, 32, 33, 64, 65 and 96 (the compare's blocks).
+  for (size_t pad : {0u, 1u, 2u, 3u, 20u, 34u, 35u, 40u, 66u, 70u}) {
     const std::string base = std::string(pad, ' ') + "step 12 loss=0.25 lr=1.5e-03 x";
     for (size_t at = 0; at < base.size(); ++at) {
       for (char b : {'/', ':', '\xb0', '\xb9', 'a', '\0', '5'}) {

@@ -814,6 +814,20 @@ __attribute__((target("avx2"), always_inline)) inline bool ShapeMatchesAvx2(cons
   }
   return true;
 }
+
+// ShapeMatchesAvx2 for the replay in ScanLines' loop: the bytes up to the last block's end readable
+// (the shape's reach) and matched by the shape there, so neither a copy nor a mask.
+__attribute__((target("avx2"), always_inline)) inline bool ShapeBlocksMatchAvx2(const char* text, size_t n,
+                                                                              const char* shape, const char* spread) {
+  for (size_t i = 0; i < n; i += 32) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text + i));
+    const __m256i off = _mm256_sub_epi8(v, _mm256_load_si256(reinterpret_cast<const __m256i*>(shape + i)));
+    const __m256i ok = _mm256_cmpeq_epi8(
+        _mm256_min_epu8(off, _mm256_load_si256(reinterpret_cast<const __m256i*>(spread + i))), off);
+    if (static_cast<std::uint32_t>(_mm256_movemask_epi8(ok)) != 0xffffffffu) return false;
+  }
+  return true;
+}
 #endif
 
 // Note: [Number lanes]
@@ -1809,12 +1823,17 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     slot->repeats = repeats;
     slot->lanes = lanes;
     slot->lanes_n = static_cast<std::uint8_t>(lanes_n);
-    slot->reach = static_cast<std::uint16_t>(reach);
+    // The loop compares whole blocks (ShapeBlocksMatchAvx2): the bytes up to the last block's end
+    // are read, and any byte past the line matches there (spread 0xff).
+    const size_t blocks = (text.size() + 31) / 32 * 32;
+    slot->reach = static_cast<std::uint16_t>(std::max(reach, blocks));
     for (size_t i = 0; i < text.size(); ++i) {
       const bool digit = IsDigit(begin[i]);
       slot->text[i] = digit ? '0' : begin[i];
       slot->spread[i] = digit ? 9 : 0;
     }
+    std::memset(slot->text + text.size(), 0, blocks - text.size());
+    std::memset(slot->spread + text.size(), 0xff, blocks - text.size());
   }
   Emit(lv, line_no);
 }
@@ -1859,7 +1878,8 @@ inline void MetricCollector::EmitValues(const int* codes, const double* values, 
 // Note: [Replay in the loop]
 // A line of the shape matched last whose every number is read in place from one word (ReplayWord's
 // layouts, Note: [Fixed layouts]) or is a tqdm counter of at most 8 digits each, is replayed where
-// ScanLines' loop stands, with no call: the shape's bytes compared, each number read from its word,
+// ScanLines' loop stands, with no call: the shape's bytes compared (with AVX2 in whole blocks, the
+// shape recorded with bytes past its end that match anything), each number read from its word,
 // the points added (EmitValues). It is ScanSegment's replay by the same formulas, so the same doubles:
 // the word's integer and fraction digits combined at once, converted, divided by the power of ten (or
 // the value the event read last from the same digits), an exponent of at most 3 digits applied as
@@ -1872,7 +1892,7 @@ inline void MetricCollector::EmitValues(const int* codes, const double* values, 
 // `reach`), a shape with any other number (memory values, mmcv's steps, longer numbers). The numbers
 // without an exponent are read side by side (Note: [Number lanes]), the points added by
 // MetricSeries::AddFinite. On the 8 MiB inputs of gen_kinds.py (callgrind), the metric path went from
-// ~780 to ~510 instructions an HF dict line, ~550 to ~380 a tqdm update, ~700 to ~440 a key=value
+// ~780 to ~470 instructions an HF dict line, ~550 to ~350 a tqdm update, ~700 to ~390 a key=value
 // line (tests/bench/README.md).
 template <typename Matches, typename ReadLanes>
 __attribute__((always_inline)) inline void MetricCollector::ScanLinesWith(std::string_view text, std::uint64_t line_no,
@@ -2005,8 +2025,8 @@ __attribute__((target("avx2"), flatten)) void MetricCollector::ScanLinesAvx2(std
   static_assert(kShapeMax == kShapeBytes, "ShapeMatchesAvx2 reads whole blocks of a shape");
   ScanLinesWith(
       text, line_no, count_lines,
-      [](const char* line, size_t n, const Shape& shape, const char* limit) __attribute__((target("avx2"))) {
-        return ShapeMatchesAvx2(line, n, limit, shape.text, shape.spread);
+      [](const char* line, size_t n, const Shape& shape, const char*) __attribute__((target("avx2"))) {
+        return ShapeBlocksMatchAvx2(line, n, shape.text, shape.spread);
       },
       [](const Lanes& lanes, int, const char* line, double* values)
           __attribute__((target("avx2"))) { ReadLanesAvx2(lanes, line, values); });
