@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "log/line_scanner.h"
 #include "rules/rule.h"
 #include "triage/triage.h"
 
@@ -229,6 +230,64 @@ TEST(PatternSet, TypographicCharactersReachTheRules) {
   Report quotes = e.DiagnoseText("AttributeError: module \xe2\x80\x98torch.library\xe2\x80\x99 has no attribute \xe2\x80\x98register_fake\xe2\x80\x99\n");
   ASSERT_FALSE(quotes.diagnoses.empty());
   EXPECT_EQ(quotes.diagnoses[0].rule, "torch-too-old-for-library");
+}
+
+// A rule set whose RE2::Set RE2 refuses (past ~7,000 patterns: over the set's 64 MiB) loses no rule
+// (Note: [Pattern set]): a cached load of such a set is handed a failed set (SetCompiled(nullptr)), as
+// here, and Match then asks the candidates, however many, or every pattern's own regex without a
+// prefilter, before and after kMatchesBeforeSet calls: the hits of a set that compiled. Before
+// 2026-11-28 such a rule set matched nothing.
+TEST(PatternSet, ARuleSetWhoseSetDidNotCompileStillMatchesEveryPattern) {
+  const std::string dir = (fs::temp_directory_path() / ("triage-failed-set-" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  LoadOptions o;
+  o.env_path = o.system = o.user = o.project = false;
+  o.cache_dir = dir;
+  LoadResult compiled = LoadRules(o);  // no entry: compiles the set
+  ASSERT_TRUE(compiled.rules->set_compiled());
+  ASSERT_NE(compiled.rules->Set(), nullptr);
+  LoadResult failed = LoadRules(o);
+  LoadResult bare = LoadRules(o);
+  fs::remove_all(dir);
+  ASSERT_FALSE(failed.rules->set_compiled());
+  ASSERT_FALSE(bare.rules->set_compiled());
+  // What Compile does for a cached load whose set failed; `bare` has no prefilter either.
+  const_cast<RuleSet&>(*failed.rules).SetCompiled(nullptr);
+  const_cast<RuleSet&>(*bare.rules).SetCompiled(nullptr);
+  const_cast<RuleSet&>(*bare.rules).prefilter = nullptr;
+  ASSERT_EQ(failed.rules->Set(), nullptr);
+
+  std::vector<std::string> texts;
+  const fs::path corpus = fs::path(TRIAGE_SOURCE_DIR) / "corpus";
+  for (const char* family : {"shape", "cuda", "data"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(corpus / family)) {
+      if (entry.path().filename() != "log.txt") continue;
+      const std::string text = ReadAll(entry.path());
+      texts.push_back(text.substr(0, 2000));  // several lines: always by the candidates
+      std::istringstream lines(text);
+      for (std::string line; std::getline(lines, line);) texts.push_back(line);
+    }
+  }
+  // A line with more than kCandidatesBeforeSet candidates goes to the set before the count is reached.
+  std::string many;
+  for (const std::string& k : compiled.rules->prefilter->scanner->keywords()) many += k + " ";
+  texts.push_back(many);
+  ASSERT_GT(texts.size(), 1000u);
+  int matched = 0;
+  auto check = [&](const char* when) {
+    for (const std::string& t : texts) {
+      const std::vector<int> want = compiled.rules->MatchWithSet(t);
+      matched += !want.empty();
+      EXPECT_EQ(failed.rules->Match(t), want) << when << ": " << t.substr(0, 200);
+      EXPECT_EQ(bare.rules->Match(t), want) << when << ", no prefilter: " << t.substr(0, 200);
+    }
+  };
+  check("first calls");
+  for (int i = 0; i < RuleSet::kMatchesBeforeSet; ++i) failed.rules->Match("an ordinary line");
+  for (int i = 0; i < RuleSet::kMatchesBeforeSet; ++i) bare.rules->Match("an ordinary line");
+  check("past kMatchesBeforeSet calls");
+  EXPECT_GT(matched, 100);
+  EXPECT_EQ(failed.rules->Set(), nullptr);
 }
 
 }  // namespace

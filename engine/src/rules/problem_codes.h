@@ -73,7 +73,7 @@ namespace triage {
   /* the rule set */                                                                                          \
   X(kKeptPrevious, "kept-previous", kWarning, "a reload keeps the last good version of a broken rule file")  \
   X(kUnknownDisable, "unknown-disable", kWarning, "'disable' names an id no loaded rule has")                 \
-  X(kCompileFailed, "compile-failed", kError, "the rule patterns could not be compiled into one set")
+  X(kCompileFailed, "compile-failed", kWarning, "the rule patterns do not compile into one set; each is matched by its own regex")
 
 enum class ProblemCode {
 #define TRIAGE_PROBLEM_CODE_ENUMERATOR(e, name, severity, summary) e,

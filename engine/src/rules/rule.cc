@@ -102,7 +102,7 @@ void RuleSet::SetCompiled(std::unique_ptr<RE2::Set> set) {
 bool RuleSet::SetMatch(std::string_view text, std::vector<int>* hits) const {
   hits->clear();
   const RE2::Set* s = Set();
-  if (s == nullptr) return true;  // a set that failed to compile matches nothing (Note: [Pattern set])
+  if (s == nullptr) return false;  // it did not compile: Match asks every candidate (Note: [Pattern set])
   RE2::Set::ErrorInfo error;
   const bool found = s->Match(re2::StringPiece(text.data(), text.size()), hits, &error);
   std::sort(hits->begin(), hits->end());
@@ -121,7 +121,16 @@ bool RuleSet::MatchCandidates(std::string_view text, std::vector<int>* hits) con
 
 bool RuleSet::Candidates(std::string_view text, std::vector<int>* hits, bool capped) const {
   hits->clear();
-  if (!prefilter) return false;
+  const re2::StringPiece piece(text.data(), text.size());
+  if (!prefilter) {
+    if (capped) return false;
+    // No prefilter to narrow them (its small set did not compile): every pattern is a candidate.
+    for (size_t p = 0; p < regexes.size(); ++p) {
+      const RE2& re = regexes[p]->Get();
+      if (re.ok() && RE2::PartialMatch(piece, re)) hits->push_back(static_cast<int>(p));
+    }
+    return true;
+  }
   const LinePrefilter& pf = *prefilter;
   std::vector<std::uint32_t> keywords;
   pf.scanner->KeywordsIn(text, &keywords);
@@ -140,16 +149,25 @@ bool RuleSet::Candidates(std::string_view text, std::vector<int>* hits, bool cap
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   }
   if (capped && !lines && candidates.size() > kCandidatesBeforeSet) return false;
-  const re2::StringPiece piece(text.data(), text.size());
   for (int p : candidates) {
     const RE2& re = regexes[static_cast<size_t>(p)]->Get();
-    if (!re.ok()) return false;
+    if (!re.ok()) {
+      if (capped) return false;  // the set may compile it (a larger budget): let it answer
+      continue;                  // the last resort: a pattern no regex of ours compiles matches nothing
+    }
     if (RE2::PartialMatch(piece, re)) hits->push_back(p);
   }
   if (pf.unfiltered) {
     std::vector<int> found;
     RE2::Set::ErrorInfo error;
-    if (!pf.unfiltered->Match(piece, &found, &error) && error.kind != RE2::Set::kNoError) return false;
+    if (!pf.unfiltered->Match(piece, &found, &error) && error.kind != RE2::Set::kNoError) {
+      if (capped) return false;
+      found.clear();  // its DFA out of memory: each of its patterns' own regex
+      for (size_t i = 0; i < pf.unfiltered_patterns.size(); ++i) {
+        const RE2& re = regexes[static_cast<size_t>(pf.unfiltered_patterns[i])]->Get();
+        if (re.ok() && RE2::PartialMatch(piece, re)) found.push_back(static_cast<int>(i));
+      }
+    }
     for (int i : found) hits->push_back(pf.unfiltered_patterns[static_cast<size_t>(i)]);
     std::sort(hits->begin(), hits->end());
   }
@@ -170,9 +188,9 @@ std::vector<int> RuleSet::Match(std::string_view text) const {
   std::vector<int> hits;
   if (!by_set && Candidates(text, &hits, one_line)) return hits;
   if (SetMatch(text, &hits)) return hits;
-  // The set could not answer (its DFA out of memory): the candidates, however many.
-  if (Candidates(text, &hits, false)) return hits;
-  hits.clear();
+  // The set could not answer (it did not compile, or its DFA ran out of memory): the candidates,
+  // however many.
+  Candidates(text, &hits, false);
   return hits;
 }
 

@@ -163,8 +163,9 @@ void WriteStampIndex(const std::string& dir, const std::string& stamp_key, const
 // pattern in set order); a load whose list is among them leaves the set to its first need, as a
 // cache hit does, and reports the same problems. Any other list (a pattern edited, added or removed)
 // is compiled at once as before. A planted or stale key can at worst name a set that would fail: then
-// the set is compiled at its first need, fails there, and matches nothing, which is what the reported
-// failure would have meant; the file is checked as the entries are (Note: [Cache hardening]).
+// the set is compiled at its first need and fails there, and Match asks the candidates, as the
+// reported failure would have had it do (Note: [Pattern set] in rule.h); the file is checked as the
+// entries are (Note: [Cache hardening]).
 constexpr char kPatternSetsFile[] = "pattern-sets.key";
 constexpr int kKeepPatternSets = 16;
 // True when `dir`'s record holds `set_key` (64 hex digits).

@@ -523,12 +523,20 @@ void ListPatterns(RuleSet* set) {
 
 // Compiles the pattern set of `rules` now (Note: [Pattern set]): a set RE2 cannot compile is reported
 // with the load's problems (and cached with them).
+size_t CountPatterns(const std::vector<Rule>& rules) {
+  size_t n = 0;
+  for (const Rule& r : rules) n += r.patterns.size();
+  return n;
+}
+
 std::unique_ptr<RE2::Set> CompileSetNow(const std::vector<Rule>& rules, std::vector<Problem>* problems) {
   if (std::all_of(rules.begin(), rules.end(), [](const Rule& r) { return r.patterns.empty(); })) return nullptr;
   std::unique_ptr<RE2::Set> set = CompilePatternSet(rules);
   if (!set) {
-    AddProblem(problems, Problem::Severity::kError, ProblemCode::kCompileFailed, "", 0, 0, "",
-               "could not compile the rule patterns into one set (out of memory?)");
+    AddProblem(problems, Problem::Severity::kWarning, ProblemCode::kCompileFailed, "", 0, 0, "",
+               "the " + std::to_string(CountPatterns(rules)) +
+                   " rule patterns do not compile into one RE2 set (over its 64 MiB); every rule still "
+                   "matches, each pattern by its own regex: slower where many lines reach the rules");
   }
   return set;
 }
