@@ -678,6 +678,21 @@ void LineScanner::KeywordsInFrom(const char* p, size_t n, size_t from, std::vect
   }
 }
 
+LineScanner::Counts LineScanner::CountCandidates(std::string_view text) const {
+  Counts counts;
+  const char* p = text.data();
+  const size_t n = text.size();
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned buckets = BucketsAt(p, n, i);
+    if (!buckets) continue;
+    ++counts.table;
+    if (!(buckets & short_buckets_) && (i + kPrints > n || !HashMayHold(p + i))) continue;
+    ++counts.hashed;
+    counts.anchored += AnchorHit(p, n, i, buckets);
+  }
+  return counts;
+}
+
 bool LineScanner::AnchorHit(const char* p, size_t n, size_t at, unsigned buckets) const {
   return VisitAnchorHits(p, n, at, buckets, [](std::uint32_t) { return true; });
 }

@@ -79,6 +79,13 @@ class LineScanner {
   // Appends to *found the indexes (into keywords()) of every keyword `text` contains, each once (in no
   // particular order). Uses the fingerprint tables as Find does (AVX2 where Find does).
   void KeywordsIn(std::string_view text, std::vector<std::uint32_t>* found) const;
+  // What the scan meets in `text`, position by position (for benchmarks, tests/bench/scan_bench.cc):
+  // the positions some bucket's tables accept, those of them that pass the anchor hash (or lie in a
+  // short anchor's bucket), and those where a keyword's anchor lies.
+  struct Counts {
+    std::uint64_t table = 0, hashed = 0, anchored = 0;
+  };
+  Counts CountCandidates(std::string_view text) const;
   // Returns the keywords in use, lower-cased, in construction order.
   const std::vector<std::string>& keywords() const { return keywords_; }
   // Returns the keywords a scanner built from `keywords` uses: lower-cased, without those holding '\n'
