@@ -149,6 +149,22 @@ int ByteRarity(char c) {
 // sample that is the keyword itself ("warn" in the sample's "warning") would be a true hit there, not
 // a false candidate, so it does not count. Only steers speed, never what matches; chosen once per
 // rule set (the rule cache keeps the layout).
+// The score alone does not pick the anchor: a keyword offers BucketAnchors its best-scored windows, up
+// to LineScanner::kAnchorChoices of them within kAnchorSlack of its best (so never one a sample holds
+// in place of one neither holds: those classes are 600 and 1000 apart), and the placement takes the
+// window that widens a bucket's tables least. What costs the scan is the union a bucket's nibble tables accept, not each
+// anchor's own rarity: with ~15 anchors or more a bucket's low nibbles fill, so a free choice among a
+// keyword's windows (shared bytes, a shared anchor) keeps whole buckets narrow. Table candidates per
+// byte (tests/bench/scan_bench, 8 MB inputs; the rarest-scored window alone -> with choices): bundled
+// rules web-server-like 0.064 -> 0.008, HF dicts 0.012 -> 0, key=value 0.009 -> 0, tqdm 0.002 -> 0, 1%
+// tracebacks 0.009 -> 0.0002, this machine's dpkg/apt logs with /usr/share/doc READMEs 0.066 -> 0.025,
+// 400 corpus logs of corpus/formats and corpus/wild 0.093 -> 0.036; 1000 reworded bench rules (412
+// keywords) web 0.179 -> 0.040, HF dicts 0.145 -> 0.012, key=value 0.078 -> 0, tqdm 0.026 -> 0.004.
+// Of the settings tried (2-16 choices, slack 0 to 3000) every one beat a single window on all of
+// these, and 6 and 400 were best or near it on all at once; with slack 1000 or more a keyword may
+// anchor on bytes the healthy sample holds, and HF dicts, key=value and tqdm got 0.01-0.04 again. The
+// placement is still greedy, so a changed keyword set still moves it, but with choices fewer buckets
+// end up accepting a line layout's repeated window (Note: [Fingerprint scan]).
 // The 2-byte and 3-byte pieces either sample holds (AnchorScore), and each sample's 4-byte pieces (a
 // quick "no" before a search of it), built once: choosing anchors and keywords asks thousands of times.
 class SamplePieces {
@@ -393,19 +409,22 @@ const SampleWindows& Windows() {
 // Places full-length anchors into `buckets` buckets: greedily, the anchors ordinary text matches most
 // often first, each into the bucket whose expected rate of false candidates (FalseHitRate) grows
 // least, with at most a few more than an even share per bucket. Anchors sharing bytes end up together
-// and common bytes stay out of the buckets of rare ones. Returns each anchor's bucket.
-std::vector<int> LineScanner::BucketAnchors(const std::vector<std::string>& anchors, int buckets) {
-  std::vector<int> out(anchors.size(), 0);
-  if (anchors.empty() || buckets <= 0) return out;
-  const size_t cap = (anchors.size() + buckets - 1) / buckets + 2;
+// and common bytes stay out of the buckets of rare ones. Each keyword offers one or more anchors
+// (Note: [Anchor choice]: the ones nearly as rare as its rarest), and the greedy step picks the anchor
+// and the bucket together. Returns, per keyword, the index of its anchor and its bucket.
+std::vector<std::pair<int, int>> LineScanner::BucketAnchors(const std::vector<std::vector<std::string>>& choices,
+                                                            int buckets) {
+  std::vector<std::pair<int, int>> out(choices.size(), {0, 0});
+  if (choices.empty() || buckets <= 0) return out;
+  const size_t cap = (choices.size() + buckets - 1) / buckets + 2;
   const SampleWindows& windows = Windows();
   const SampleWindows::Acc none;
-  std::vector<size_t> order(anchors.size());
-  std::vector<double> alone(anchors.size());
-  for (size_t i = 0; i < anchors.size(); ++i) {
+  std::vector<size_t> order(choices.size());
+  std::vector<double> alone(choices.size());
+  for (size_t i = 0; i < choices.size(); ++i) {
     NibbleSets one;
-    one.Add(anchors[i]);
-    alone[i] = FalseHitRate(one) + windows.RateWith(none, anchors[i]);
+    one.Add(choices[i][0]);
+    alone[i] = FalseHitRate(one) + windows.RateWith(none, choices[i][0]);
     order[i] = i;
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return alone[a] > alone[b]; });
@@ -421,34 +440,44 @@ std::vector<int> LineScanner::BucketAnchors(const std::vector<std::string>& anch
   // 0.037 -> 0.031, HF dicts 0.024 -> 0.001, key=value 0.009 -> 0, 1% tracebacks 0.009 -> 0.0005, tqdm
   // 0 -> 0.0004 (any weight from 5 to 100 gives the same placement with the bundled keywords).
   constexpr double kWindowWeight = 10;
-  // Counting sample windows costs more than the estimate: only the kTry buckets the estimate grows
-  // least are counted.
+  // Counting sample windows costs more than the estimate: only the kTry (anchor, bucket) pairs the
+  // estimate grows least are counted.
   constexpr size_t kTry = 8;
-  std::vector<std::pair<double, int>> tries;  // (estimated growth, bucket)
+  struct Try {
+    double growth;  // of the estimate
+    int bucket, choice;
+    bool operator<(const Try& o) const {
+      return growth != o.growth ? growth < o.growth : bucket != o.bucket ? bucket < o.bucket : choice < o.choice;
+    }
+  };
+  std::vector<Try> tries;
   for (size_t i : order) {
     tries.clear();
-    for (int b = 0; b < buckets; ++b) {
-      if (size[b] >= cap) continue;
-      NibbleSets grown = sets[b];
-      grown.Add(anchors[i]);
-      tries.emplace_back(FalseHitRate(grown) - estimate[b], b);
+    for (int c = 0; c < static_cast<int>(choices[i].size()); ++c) {
+      for (int b = 0; b < buckets; ++b) {
+        if (size[b] >= cap) continue;
+        NibbleSets grown = sets[b];
+        grown.Add(choices[i][c]);
+        tries.push_back({FalseHitRate(grown) - estimate[b], b, c});
+      }
     }
     std::partial_sort(tries.begin(), tries.begin() + std::min(kTry, tries.size()), tries.end());
     tries.resize(std::min(kTry, tries.size()));
-    int best = -1;
+    const Try* best = nullptr;
     double best_growth = 0, best_rate = 0;
-    for (const auto& [growth, b] : tries) {
-      double r = estimate[b] + growth + kWindowWeight * windows.RateWith(accepted[b], anchors[i]);
-      if (best < 0 || r - rate[b] < best_growth) best = b, best_growth = r - rate[b], best_rate = r;
+    for (const Try& t : tries) {
+      const int b = t.bucket;
+      double r = estimate[b] + t.growth + kWindowWeight * windows.RateWith(accepted[b], choices[i][t.choice]);
+      if (!best || r - rate[b] < best_growth) best = &t, best_growth = r - rate[b], best_rate = r;
     }
-    NibbleSets grown = sets[best];
-    grown.Add(anchors[i]);
-    estimate[best] = FalseHitRate(grown);
-    sets[best].Add(anchors[i]);
-    windows.Add(&accepted[best], anchors[i]);
-    rate[best] = best_rate;
-    ++size[best];
-    out[i] = best;
+    const int b = best->bucket;
+    const std::string& anchor = choices[i][best->choice];
+    sets[b].Add(anchor);
+    estimate[b] = FalseHitRate(sets[b]);
+    windows.Add(&accepted[b], anchor);
+    rate[b] = best_rate;
+    ++size[b];
+    out[i] = {best->choice, b};
   }
   return out;
 }
@@ -506,23 +535,31 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
   } else {
     layout_.offsets.assign(keywords_.size(), -1);
     layout_.buckets.assign(keywords_.size(), -1);
-    std::vector<std::string> anchor_texts;
-    std::vector<size_t> anchored;  // the keyword of each anchor text
+    std::vector<std::vector<std::string>> choices;  // per long keyword, its anchors, rarest first
+    std::vector<std::vector<int>> choice_offsets;
+    std::vector<size_t> anchored;  // the keyword of each
     for (size_t i = 0; i < keywords_.size(); ++i) {
       const std::string& k = keywords_[i];
       if (k.size() < static_cast<size_t>(kPrints)) continue;
-      size_t best = 0;
-      int best_score = -1;
-      for (size_t o = 0; o + kPrints <= k.size(); ++o) {
-        const int score = AnchorScore(k, o);
-        if (score > best_score) best = o, best_score = score;
+      std::vector<std::pair<int, int>> scored;  // (-score, offset): the rarest first, then the leftmost
+      for (size_t o = 0; o + kPrints <= k.size(); ++o) scored.emplace_back(-AnchorScore(k, o), static_cast<int>(o));
+      std::sort(scored.begin(), scored.end());
+      choices.emplace_back();
+      choice_offsets.emplace_back();
+      for (const auto& [minus, o] : scored) {
+        if (choices.back().size() >= kAnchorChoices || -minus < -scored[0].first - kAnchorSlack) break;
+        const std::string anchor = k.substr(static_cast<size_t>(o), kPrints);
+        if (std::find(choices.back().begin(), choices.back().end(), anchor) != choices.back().end()) continue;
+        choices.back().push_back(anchor);
+        choice_offsets.back().push_back(o);
       }
-      layout_.offsets[i] = static_cast<int>(best);
-      anchor_texts.push_back(k.substr(best, kPrints));
       anchored.push_back(i);
     }
-    const std::vector<int> bucket_of = BucketAnchors(anchor_texts, long_n);
-    for (size_t a = 0; a < anchored.size(); ++a) layout_.buckets[anchored[a]] = bucket_of[a];
+    const std::vector<std::pair<int, int>> placed = BucketAnchors(choices, long_n);
+    for (size_t a = 0; a < anchored.size(); ++a) {
+      layout_.offsets[anchored[a]] = choice_offsets[a][static_cast<size_t>(placed[a].first)];
+      layout_.buckets[anchored[a]] = placed[a].second;
+    }
   }
   std::vector<Item> longer;
   longer.reserve(long_count);
@@ -782,9 +819,9 @@ struct FingerprintTables {
 // prefixes: a position is a candidate for the keywords of bucket b when, for each of the kPrints bytes
 // from there, the low-nibble table and the high-nibble table of that anchor byte both have bit b set.
 // Byte shuffles test 32 positions at once for all buckets; letters are entered in both cases, so the
-// text is not folded first. Anchors are the bytes of each keyword ordinary text is least likely to hold
-// together (Note: [Anchor choice]),
-// and BucketAnchors groups them so that a bucket's tables (a product of nibble sets, wider than its
+// text is not folded first. Anchors are bytes of each keyword ordinary text is unlikely to hold
+// together (Note: [Anchor choice]: of a keyword's rarest windows, the one its bucket takes at least
+// cost), and BucketAnchors groups them so that a bucket's tables (a product of nibble sets, wider than its
 // anchors) accept as little ordinary text as it can: with the bundled rules' keywords that cut the
 // message path's time on the 1 GiB benchmark log by about a sixth against buckets of sorted anchors.
 // Ordinary text is of two kinds, healthy training logs and application or web-server text (samples:
@@ -800,8 +837,16 @@ struct FingerprintTables {
 // all 16).
 // A candidate must then pass a bitset of anchor hashes, which drops nearly all of them, and only then
 // is verified in full (AnchorHit). The first verified candidate is in the first line holding a
-// keyword: a keyword never spans lines, so the anchor of one in an earlier line comes earlier. The cost per 32 bytes does not grow with the number of keywords; the
-// candidate rate does, slowly. The last bytes go through the same tables one position at a time.
+// keyword: a keyword never spans lines, so the anchor of one in an earlier line comes earlier. The
+// cost per 32 bytes does not grow with the number of keywords; the candidate rate does, and it is
+// what the scan's time follows: each table candidate costs ~5 ns (tests/bench/scan_bench on this
+// project's AMD EPYC VM: 8 MB scanned in 0.77 ms without candidates, 4.3 ms at 0.064 per byte), as
+// much as ~13 blocks without one. The last bytes go through the same tables one position at a time.
+// Tried and dropped (2026-11-28, scan_bench): each bucket's anchors split in two halves with tables
+// of their own, 32 buckets' tables tested on a block only while most blocks have candidates (about a
+// third of the candidates are left, but a block costs 1.9x, so only inputs over ~0.02 candidates per
+// byte gained, 10-20% of the scan); the first candidates' hash tests without a branch (slower
+// everywhere: the loop grew, and the branch on a block's candidates costs less than it seemed).
 // Note: [Wide registers]
 // The scan loop keeps 16 nibble tables, the nibble mask, '\n' and its working values in vector
 // registers: more than AVX2's 16, so compiled for AVX2 it reloads about half the tables from the stack

@@ -38,6 +38,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <re2/set.h>
@@ -114,7 +115,12 @@ class LineScanner {
     std::uint32_t offset;  // of the anchor in the keyword
   };
 
-  static std::vector<int> BucketAnchors(const std::vector<std::string>& anchors, int buckets);
+  static std::vector<std::pair<int, int>> BucketAnchors(const std::vector<std::vector<std::string>>& choices,
+                                                        int buckets);
+  // A keyword's anchors offered to BucketAnchors: at most kAnchorChoices, each scored (AnchorScore in
+  // line_scanner.cc) within kAnchorSlack of its best.
+  static constexpr size_t kAnchorChoices = 6;
+  static constexpr int kAnchorSlack = 400;
   Hit FindPortable(const char* p, size_t n, size_t from, std::uint64_t newlines, size_t line_start) const;
   Hit FindAvx2(const char* p, size_t n) const;
   // FindAvx2's loop where the CPU has AVX-512 (VL, BW): the same instructions on 32 registers.
