@@ -221,6 +221,38 @@ TEST(Segmenter, RepeatedLogLinesKeepTheirStartAndTheNewest) {
   EXPECT_EQ(v[0].message.substr(v[0].message.rfind('\n') + 1), "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 0.5");
 }
 
+// Note: [Glued headers]: a header at the end of a progress bar's line or after a Windows prompt starts the
+// traceback, with its frames; a header quoted inside other text does not.
+TEST(Segmenter, HeaderGluedToProgressBarOrPromptStartsTraceback) {
+  const std::string text =
+      "  0%|          | 0/40995 [00:00<?, ?it/s]Traceback (most recent call last):\n"
+      "  File \"run_clm.py\", line 459, in <module>\n"
+      "    main()\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/nn/functional.py\", line 2183, in embedding\n"
+      "    return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)\n"
+      "IndexError: index out of range in self\n"
+      "\n"
+      "(torch14) D:\\proj>Traceback (most recent call last):\n"
+      "  File \"<string>\", line 1, in <module>\n"
+      "  File \"C:\\envs\\torch14\\lib\\multiprocessing\\spawn.py\", line 115, in _main\n"
+      "    self = reduction.pickle.load(from_parent)\n"
+      "EOFError: Ran out of input\n";
+  auto v = Segment(text);
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "IndexError");
+  ASSERT_EQ(v[0].frames.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].frames[1].function, "embedding");
+  EXPECT_EQ(v[1].exception, "EOFError");
+  ASSERT_EQ(v[1].frames.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[1].frames[1].source, "self = reduction.pickle.load(from_parent)");
+
+  // Quoted in a message or a log record, the header text starts nothing of its own.
+  auto quoted = Segment(
+      "ERROR:root:worker said: Traceback (most recent call last): see above\n"
+      "  File \"train.py\", line 3, in <module>\n");
+  for (const Incident& inc : quoted) EXPECT_TRUE(inc.frames.empty()) << Dump(quoted);
+}
+
 // Note: [Indented tracebacks]: a traceback pasted as an indented block keeps its exception line (at the
 // header's indentation) and its message; a chained one indented the same way too.
 TEST(Segmenter, IndentedTracebackKeepsItsExceptionLine) {

@@ -18,6 +18,12 @@ bool LooksLikeLogPrefix(std::string_view p) {
   char last = p.back();
   if (last != ' ' && last != ':' && last != ']' && last != '|') return false;
   if (p.find_first_of("\"'=\\") != std::string_view::npos) return false;
+  // A progress bar never ended with a newline (tqdm's `  0%|    | 0/40995 [00:00<?, ?it/s]`) is on this
+  // line only: the traceback's own lines do not repeat it (Note: [Glued headers] in python_traceback.cc).
+  if (p.find("it/s") != std::string_view::npos || p.find("s/it") != std::string_view::npos ||
+      p.find("%|") != std::string_view::npos) {
+    return false;
+  }
   return p.find_first_of("0123456789]") != std::string_view::npos;
 }
 

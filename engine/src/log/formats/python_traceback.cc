@@ -17,6 +17,27 @@ namespace {
 
 constexpr std::string_view kHeader = "Traceback (most recent call last):";
 
+// Note: [Glued headers]. A traceback's header can arrive at the end of another line: a progress bar
+// redrawn with '\r' and never ended with a newline (`  0%|     | 0/40995 [00:00<?, ?it/s]Traceback (most
+// recent call last):`), or a shell prompt that a Windows console printed before a spawned child's stderr
+// (`(env) D:\proj>Traceback (most recent call last):`, corpus/wild/data/
+// fcdd-windows-lambda-transform-pickle-then-eoferror). The header counts there only after such a text
+// (tqdm's rate or bar, or a prompt's closing '>'), so a header quoted inside a message ("Original Traceback
+// (most recent call last):", 0.x's "RuntimeError: Traceback (most recent call last):", a logger's repr of
+// an exception) is not one. Returns where the header starts in the trimmed line, or npos.
+size_t HeaderOffset(std::string_view trimmed) {
+  if (StartsWith(trimmed, kHeader)) return 0;
+  const size_t at = trimmed.find(kHeader);
+  if (at == std::string_view::npos || at == 0) return std::string_view::npos;
+  const std::string_view before = trimmed.substr(0, at);
+  const bool progress = before.find("it/s") != std::string_view::npos || before.find("s/it") != std::string_view::npos ||
+                        before.find("%|") != std::string_view::npos;
+  const bool prompt = before.back() == '>';
+  return progress || prompt ? at : std::string_view::npos;
+}
+
+bool StartsWithHeader(std::string_view trimmed) { return HeaderOffset(trimmed) != std::string_view::npos; }
+
 // Lines that continue an exception message after its first line.
 bool IsMessageContinuation(std::string_view line) {
   if (line.empty()) return false;
@@ -184,7 +205,7 @@ void PythonTracebackReader::Resume(Segmenter& s, const Incident& outer, Incident
 }
 
 bool PythonTracebackReader::IsHeader(std::string_view trimmed) {
-  return StartsWith(trimmed, "Traceback (most recent call last)");
+  return StartsWith(trimmed, "Traceback (most recent call last)") || StartsWithHeader(trimmed);
 }
 
 void PythonTracebackReader::StartTraceback(Segmenter& s) {
@@ -248,9 +269,11 @@ void PythonTracebackReader::ParseExceptionLine(Segmenter& s, const std::string& 
 }
 
 bool PythonTracebackReader::StartHeader(Segmenter& s, const std::string& line, std::string_view trimmed) {
-  if (!StartsWith(trimmed, kHeader)) return false;
+  const size_t at = HeaderOffset(trimmed);
+  if (at == std::string_view::npos) return false;
   s.readers().python.StartTraceback(s);
-  s.readers().python.SetHeaderIndent(line);
+  // A glued header's frames start at column 0 (Note: [Glued headers]).
+  s.readers().python.SetHeaderIndent(at == 0 ? std::string_view(line) : std::string_view());
   return true;
 }
 
@@ -352,7 +375,7 @@ bool PythonTracebackReader::StartErrorLine(Segmenter& s, const std::string& line
 
 void PythonTracebackReader::FramesState(Segmenter& s, const std::string& line, std::string_view trimmed) {
   InterleavedReader& interleaved = s.readers().interleaved;
-  if (StartsWith(trimmed, kHeader)) {
+  if (const size_t at = HeaderOffset(trimmed); at != std::string_view::npos) {
     if (interleaved.Begin(s)) return;
     interleaved.End(s);
     // The traceback being read ends here, and so does every one suspended around it: a worker's
@@ -360,7 +383,7 @@ void PythonTracebackReader::FramesState(Segmenter& s, const std::string& line, s
     // would otherwise be resumed only to be replaced by the new traceback.
     s.CloseAll();
     StartTraceback(s);
-    SetHeaderIndent(line);
+    SetHeaderIndent(at == 0 ? std::string_view(line) : std::string_view());
     return;
   }
   if (interleaved.FeedTwin(s, line, trimmed)) return;
@@ -471,8 +494,8 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
   // torch.compile's TorchRuntimeError of 2.0-2.2 puts the wrapped error's message on the line after
   // "Failed running call_function <fn>(*(...), **{}):" (Note: [Wrapped exception types] in ranker.cc).
   const bool wrapped_next = open.message.find('\n') == std::string::npos && StartsWith(open.message, "Failed running call_") &&
-                            text::EndsWith(open.message, "):") && !trimmed.empty() && !StartsWith(trimmed, kHeader);
-  if (wrapped_next || (IsMessageContinuation(body) && !StartsWith(trimmed, kHeader) && !StartsWith(trimmed, "File \""))) {
+                            text::EndsWith(open.message, "):") && !trimmed.empty() && !StartsWithHeader(trimmed);
+  if (wrapped_next || (IsMessageContinuation(body) && !StartsWithHeader(trimmed) && !StartsWith(trimmed, "File \""))) {
     if (StartsWith(trimmed, "Exception raised from ") || StartsWith(trimmed, "frame #")) {
       // C++ backtrace attached to a Python exception (TORCH_SHOW_CPP_STACKTRACES=1): not message text.
       open.line_end = static_cast<int>(s.line_no());
