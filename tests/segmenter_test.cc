@@ -253,6 +253,38 @@ TEST(Segmenter, HeaderGluedToProgressBarOrPromptStartsTraceback) {
   for (const Incident& inc : quoted) EXPECT_TRUE(inc.frames.empty()) << Dump(quoted);
 }
 
+// Note: [Glued headers]: an exception line glued to a progress bar is read as one, with its type.
+TEST(Segmenter, ExceptionLineGluedToProgressBarKeepsItsType) {
+  auto v = Segment(
+      "  3%|\xe2\x96\x89    | 4/127 [00:21<11:17,  5.51s/it]RuntimeError: a leaf Variable that requires grad is being used in "
+      "an in-place operation.\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  EXPECT_EQ(v[0].message, "a leaf Variable that requires grad is being used in an in-place operation.");
+}
+
+// A DataLoader worker's re-raise logged with a prefix on every line: the prefix learned from its
+// "Original Traceback" header leaves "Original" out of the prefix, and that header starts the worker's
+// traceback (its wrapper line came before any prefix was learned), so the worker's frames are kept.
+TEST(Segmenter, LoggedWorkerReraiseKeepsOriginalTraceback) {
+  const std::string p = "2024-01-01 00:00:00,000 - ERROR - ";
+  auto v = Segment(p + "RuntimeError: Caught RuntimeError in DataLoader worker process 2.\n" + p +
+                   "Original Traceback (most recent call last):\n" + p +
+                   "  File \"/x/torch/utils/data/_utils/worker.py\", line 308, in _worker_loop\n" + p +
+                   "    data = fetcher.fetch(index)\n" + p +
+                   "RuntimeError: stack expects each tensor to be equal size, but got [4, 144, 112] at entry 0 and [4, "
+                   "136, 120] at entry 3\n");
+  const Incident* inner = nullptr;
+  for (const Incident& inc : v) {
+    if (inc.message.rfind("stack expects", 0) == 0) inner = &inc;
+  }
+  ASSERT_NE(inner, nullptr) << Dump(v);
+  ASSERT_EQ(inner->frames.size(), 1u) << Dump(v);
+  EXPECT_EQ(inner->frames[0].function, "_worker_loop");
+  EXPECT_EQ(inner->frames[0].source, "data = fetcher.fetch(index)");
+  EXPECT_EQ(inner->line_start, 2);
+}
+
 // Note: [Indented tracebacks]: a traceback pasted as an indented block keeps its exception line (at the
 // header's indentation) and its message; a chained one indented the same way too.
 TEST(Segmenter, IndentedTracebackKeepsItsExceptionLine) {

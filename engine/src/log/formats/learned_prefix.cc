@@ -72,6 +72,14 @@ bool LearnedPrefixReader::Strip(std::string* line, bool may_learn) {
   }
   if (!may_learn) return false;
   size_t p = line->find("Traceback (most recent call last):");
+  // The header's own first word is not part of the prefix: a DataLoader worker's "Original Traceback" and
+  // an ExceptionGroup's "Exception Group Traceback" keep it (a logged worker re-raise would otherwise
+  // teach "... - ERROR - Original " and lose the wrapper).
+  for (std::string_view word : {std::string_view("Original "), std::string_view("Exception Group ")}) {
+    if (p != std::string::npos && p >= word.size() && std::string_view(*line).substr(p - word.size(), word.size()) == word) {
+      p -= word.size();
+    }
+  }
   if (p != std::string::npos && p > 0 && LooksLikeLogPrefix(std::string_view(*line).substr(0, p))) {
     shape_ = ShapeOf(std::string_view(*line).substr(0, p));
     line->erase(0, p);
