@@ -604,6 +604,19 @@ TEST(Segmenter, IPythonTracebackFramesAndCulprit) {
       "RuntimeError: shape '[2, 2]' is invalid for input of size 3\n");
   ASSERT_EQ(old.size(), 1u) << Dump(old);
   EXPECT_EQ(old[0].CulpritText(), "<ipython-input-3-1b2c3d>:2 in <module>: y = x.view(2, 2)");
+
+  // The same pasted as a Markdown code block indented by four spaces (Note: [Indented tracebacks]): the
+  // exception line is the header's indentation, not one more source line.
+  auto indented = Segment(
+      "    RuntimeError                              Traceback (most recent call last)\n"
+      "    <ipython-input-3-1b2c3d> in <module>\n"
+      "          1 x = torch.ones(3)\n"
+      "    ----> 2 y = x.view(2, 2)\n"
+      "\n"
+      "    RuntimeError: shape '[2, 2]' is invalid for input of size 3\n");
+  ASSERT_EQ(indented.size(), 1u) << Dump(indented);
+  EXPECT_EQ(indented[0].exception, "RuntimeError");
+  EXPECT_EQ(indented[0].message, "shape '[2, 2]' is invalid for input of size 3");
 }
 
 // Regression: nbclient's CellExecutionError (whose message holds the kernel's IPython traceback) was

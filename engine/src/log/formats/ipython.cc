@@ -33,7 +33,7 @@ std::string IPythonFunction(std::string_view f) {
 
 }  // namespace
 
-bool IPythonReader::Start(Segmenter& s, const std::string&, std::string_view trimmed) {
+bool IPythonReader::Start(Segmenter& s, const std::string& line, std::string_view trimmed) {
   size_t n = IPythonHeader(trimmed);
   if (n == 0) return false;
   const std::vector<Incident>& kept = s.kept();
@@ -43,6 +43,9 @@ bool IPythonReader::Start(Segmenter& s, const std::string&, std::string_view tri
     s.set_pending_wrapper(static_cast<int>(kept.size()) - 1);
   }
   s.readers().python.StartTraceback(s);
+  // A notebook's traceback pasted as an indented block (a Markdown code block of four spaces): its
+  // exception line is indented like the header, not a source line (Note: [Indented tracebacks]).
+  s.readers().python.SetHeaderIndent(line);
   s.readers().ipython.active_ = true;
   s.open().exception = std::string(trimmed.substr(0, n));
   return true;
