@@ -5,7 +5,7 @@
 local function is_half(s) return s == "Half" or s == "BFloat16" or s == "c10::Half" or s == "c10::BFloat16" end
 
 -- score: keep the prior when exactly one side is half precision, veto otherwise. One wording is demoted:
--- "expected scalar type Float but found Half" says a half tensor reached an op whose own operand (its
+-- "expected scalar type Float but found Half" (or its TypeMeta spelling "float but found c10::Half") says a half tensor reached an op whose own operand (its
 -- weight, its first input) is float32, which autocast does not cause (it casts such inputs to float32
 -- itself): a model put together from parts of two dtypes (int8/half base weights with float32 adapters, a
 -- half model on the CPU). dtype.mismatch's float-dtype-mismatch, which reads the same message, then ranks
@@ -15,7 +15,7 @@ function half_and_float(ctx)
   local a, b = ctx.captures.got or "", ctx.captures.want or ""
   if is_half(a) == is_half(b) then return false end
   local message = ctx.incident and ctx.incident.message or ""
-  if b == "Float" and message:find("expected scalar type Float but found", 1, true) then
+  if (b == "Float" or b == "float") and message:find("expected scalar type " .. b .. " but found", 1, true) then
     return { confidence = ctx.confidence * 0.7,
              note = "A half tensor reached a float32 operation: usually parts of the model in two dtypes, not a missing autocast." }
   end
@@ -26,6 +26,9 @@ function test_direction()
   local demoted = half_and_float({ confidence = 0.8, captures = { got = "Half", want = "Float" },
                                    incident = { message = "expected scalar type Float but found Half" } })
   assert(type(demoted) == "table" and demoted.confidence < 0.8)
+  local typemeta = half_and_float({ confidence = 0.8, captures = { got = "c10::Half", want = "float" },
+                                    incident = { message = "expected scalar type float but found c10::Half" } })
+  assert(type(typemeta) == "table" and typemeta.confidence < 0.8)
   assert(half_and_float({ confidence = 0.8, captures = { got = "Float", want = "Half" },
                           incident = { message = "expected scalar type Half but found Float" } }) == nil)
 end
