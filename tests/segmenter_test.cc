@@ -246,11 +246,12 @@ TEST(Segmenter, HeaderGluedToProgressBarOrPromptStartsTraceback) {
   ASSERT_EQ(v[1].frames.size(), 2u) << Dump(v);
   EXPECT_EQ(v[1].frames[1].source, "self = reduction.pickle.load(from_parent)");
 
-  // Quoted in a message or a log record, the header text starts nothing of its own.
+  // Quoted in a message or a log record, the header text starts nothing of its own (the frame line after
+  // it is read on its own, Note: [Headerless tracebacks]).
   auto quoted = Segment(
       "ERROR:root:worker said: Traceback (most recent call last): see above\n"
       "  File \"train.py\", line 3, in <module>\n");
-  for (const Incident& inc : quoted) EXPECT_TRUE(inc.frames.empty()) << Dump(quoted);
+  for (const Incident& inc : quoted) EXPECT_NE(inc.line_start, 1) << Dump(quoted);
 }
 
 // Note: [Glued headers]: an exception line glued to a progress bar is read as one, with its type.
@@ -283,6 +284,49 @@ TEST(Segmenter, LoggedWorkerReraiseKeepsOriginalTraceback) {
   EXPECT_EQ(inner->frames[0].function, "_worker_loop");
   EXPECT_EQ(inner->frames[0].source, "data = fetcher.fetch(index)");
   EXPECT_EQ(inner->line_start, 2);
+}
+
+// Note: [Headerless tracebacks]: a paste that starts at a frame line is read as a traceback, with its
+// frames; one cut before its exception line takes its last source line, as a headed one does.
+TEST(Segmenter, TracebackWithoutHeaderKeepsItsFrames) {
+  auto v = Segment(
+      "  File \"/opt/conda/lib/python3.10/site-packages/torch/nn/modules/sparse.py\", line 162, in forward\n"
+      "    return F.embedding(\n"
+      "  File \"/opt/conda/lib/python3.10/site-packages/torch/nn/functional.py\", line 2233, in embedding\n"
+      "    return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)\n"
+      "RuntimeError: CUDA error: device-side assert triggered\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  EXPECT_EQ(v[0].message, "CUDA error: device-side assert triggered");
+  ASSERT_EQ(v[0].frames.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].frames[1].function, "embedding");
+
+  auto cut = Segment(
+      "  File \"/usr/local/lib/python3.10/dist-packages/torch/cuda/amp/grad_scaler.py\", line 229, in _unscale_grads_\n"
+      "    raise ValueError(\"Attempting to unscale FP16 gradients.\")\n");
+  ASSERT_EQ(cut.size(), 1u) << Dump(cut);
+  EXPECT_EQ(cut[0].exception, "ValueError");
+  EXPECT_EQ(cut[0].message, "Attempting to unscale FP16 gradients.");
+
+  // A frame flattened onto one line with its source and error is not a frame line: nothing starts there.
+  auto flat = Segment("File \"C:\\env\\lib\\site-packages\\torch\\__init__.py\", line 130, in <module> raise err\n");
+  for (const Incident& inc : flat) EXPECT_TRUE(inc.frames.empty()) << Dump(flat);
+}
+
+// BackendCompilerFailed's "backend='inductor' raised:" takes the backend's error line after it into its
+// message, so the inner error's rule reads it in the same incident.
+TEST(Segmenter, BackendCompilerFailedTakesTheRaisedErrorLine) {
+  auto v = Segment(
+      "Traceback (most recent call last):\n"
+      "  File \"/x/torch/_dynamo/output_graph.py\", line 1446, in _call_user_compiler\n"
+      "    raise BackendCompilerFailed(self.compiler_fn, e) from e\n"
+      "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
+      "RuntimeError: Triton only support CUDA 10.0 or higher, but got CUDA version: 12.8\n"
+      "\n"
+      "Set TORCH_LOGS=\"+dynamo\" and TORCHDYNAMO_VERBOSE=1 for more information\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].message,
+            "backend='inductor' raised:\nRuntimeError: Triton only support CUDA 10.0 or higher, but got CUDA version: 12.8");
 }
 
 // Note: [Indented tracebacks]: a traceback pasted as an indented block keeps its exception line (at the

@@ -295,6 +295,25 @@ bool PythonTracebackReader::StartHeader(Segmenter& s, const std::string& line, s
   return true;
 }
 
+// Note: [Headerless tracebacks]. A paste often starts inside a traceback, its header and first frames
+// left out (a person keeping the last frames, a stored copy cut at the top). Its first `File "...", line
+// N, in F` line, at Python's frame indentation of two blanks, starts the traceback, read as if a header
+// had been there (cut before its exception line, it takes the last source line, as a headed one does).
+// The frame line is also read as a log line, as before this reader, so rules that recognise a frame pasted
+// alone keep seeing it.
+bool PythonTracebackReader::StartHeaderless(Segmenter& s, const std::string& line, std::string_view trimmed) {
+  if (!StartsWith(line, "  File \"") || !StartsWith(trimmed, "File \"")) return false;
+  const size_t at = trimmed.find("\", line ");
+  const size_t in = at == std::string_view::npos ? at : trimmed.find(", in ", at);
+  if (in == std::string_view::npos || Trim(trimmed.substr(in + 5)).find(' ') != std::string_view::npos) return false;
+  s.ClassifyLine(line, trimmed);
+  PythonTracebackReader& python = s.readers().python;
+  python.StartTraceback(s);
+  python.SetHeaderIndent("T");
+  python.ParseFrameLine(s, line);
+  return true;
+}
+
 // Note: [Indented tracebacks]. Python prints a traceback's header and exception line at column 0, its
 // frames indented by two and their source by four. Pasted as an indented block, every line moves right
 // by the same amount, so the exception line is indented too and would read as one more source line
@@ -513,7 +532,13 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
   // "Failed running call_function <fn>(*(...), **{}):" (Note: [Wrapped exception types] in ranker.cc).
   const bool wrapped_next = open.message.find('\n') == std::string::npos && StartsWith(open.message, "Failed running call_") &&
                             text::EndsWith(open.message, "):") && !trimmed.empty() && !StartsWithHeader(trimmed);
-  if (wrapped_next || (IsMessageContinuation(body) && !StartsWithHeader(trimmed) && !StartsWith(trimmed, "File \""))) {
+  // torch.compile's BackendCompilerFailed of 2.1+ ends its first line with "backend='inductor' raised:" and
+  // names the backend's error on the next one ("RuntimeError: Triton only support CUDA 10.0 or higher, ..."):
+  // that line is the message's, so the rule of the inner error reads it in the same incident (as 2.0's
+  // one-line "debug_wrapper raised RuntimeError: ..." form is read).
+  const bool raised_next = open.message.find('\n') == std::string::npos && text::EndsWith(open.message, " raised:") &&
+                           !trimmed.empty() && text::IsExceptionLine(trimmed);
+  if (wrapped_next || raised_next || (IsMessageContinuation(body) && !StartsWithHeader(trimmed) && !StartsWith(trimmed, "File \""))) {
     if (StartsWith(trimmed, "Exception raised from ") || StartsWith(trimmed, "frame #")) {
       // C++ backtrace attached to a Python exception (TORCH_SHOW_CPP_STACKTRACES=1): not message text.
       open.line_end = static_cast<int>(s.line_no());

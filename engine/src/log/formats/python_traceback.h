@@ -62,6 +62,9 @@ class PythonTracebackReader final : public IncidentReader {
  public:
   // Idle triggers.
   static bool StartHeader(Segmenter& s, const std::string& line, std::string_view trimmed);
+  // A traceback pasted without its header: its first `File "...", line N, in F` line (Note: [Headerless
+  // tracebacks]).
+  static bool StartHeaderless(Segmenter& s, const std::string& line, std::string_view trimmed);
   static bool StartIgnored(Segmenter& s, const std::string& line, std::string_view trimmed);
   static bool StartChain(Segmenter& s, const std::string& line, std::string_view trimmed);
   // "During handling of the above exception, ..." or "The above exception was the direct cause ...".

@@ -42,6 +42,7 @@ const std::vector<FormatEntry>& FormatTable() {
       {"anomaly forward trace", {"Traceback"}, &ForwardTraceReader::Start, OnEmit(&ForwardTraceReader::Attach)},
       {"python traceback", {"Traceback"}, &PythonTracebackReader::StartHeader,
        OnInterrupt(&PythonTracebackReader::IsHeader)},
+      {"python traceback without header", {"File \""}, &PythonTracebackReader::StartHeaderless},
       {"pytest report", {"Failure", "Error"}, &PytestReader::Start},
       {"rich traceback", {"Traceback"}, &RichReader::Start},
       {"ipython traceback", {"Traceback"}, &IPythonReader::Start},
