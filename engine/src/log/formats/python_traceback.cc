@@ -535,9 +535,10 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
   // torch.compile's BackendCompilerFailed of 2.1+ ends its first line with "backend='inductor' raised:" and
   // names the backend's error on the next one ("RuntimeError: Triton only support CUDA 10.0 or higher, ..."):
   // that line is the message's, so the rule of the inner error reads it in the same incident (as 2.0's
-  // one-line "debug_wrapper raised RuntimeError: ..." form is read).
+  // one-line "debug_wrapper raised RuntimeError: ..." form is read). Inductor's LoweringException, whose
+  // "target:"/"args[0]:" lines follow it, stays an incident of its own (rules read its lowering context).
   const bool raised_next = open.message.find('\n') == std::string::npos && text::EndsWith(open.message, " raised:") &&
-                           !trimmed.empty() && text::IsExceptionLine(trimmed);
+                           !trimmed.empty() && text::IsExceptionLine(trimmed) && !StartsWith(trimmed, "LoweringException");
   if (wrapped_next || raised_next || (IsMessageContinuation(body) && !StartsWithHeader(trimmed) && !StartsWith(trimmed, "File \""))) {
     if (StartsWith(trimmed, "Exception raised from ") || StartsWith(trimmed, "frame #")) {
       // C++ backtrace attached to a Python exception (TORCH_SHOW_CPP_STACKTRACES=1): not message text.
