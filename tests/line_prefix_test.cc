@@ -67,5 +67,13 @@ TEST_P(LinePrefix, EveryLinePrefixedKeepsTheDiagnosis) {
 
 INSTANTIATE_TEST_SUITE_P(QuoteAndRank, LinePrefix, ::testing::Values("> ", "> > ", "[rank0]: "));
 
+// Logging prefixes (Note: [Learned prefix]): Python's logging with a time and a level, a bracketed
+// time and level, glog/absl's header (used by TensorFlow, JAX and XLA logs), and a container runtime's
+// or CI runner's ISO time stamp.
+INSTANTIATE_TEST_SUITE_P(Logging, LinePrefix,
+                         ::testing::Values("2024-01-02 10:11:12,345 INFO ", "[2024-01-02 10:11:12] [ERROR] ",
+                                           "I1128 10:11:12.345678 12345 file.py:42] ",
+                                           "2024-03-02T10:15:31.4812345Z "));
+
 }  // namespace
 }  // namespace triage

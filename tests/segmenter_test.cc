@@ -576,6 +576,72 @@ TEST(Segmenter, LearnedLogPrefixIsStrippedFromEveryLine) {
   EXPECT_EQ(q[0].kind, Incident::Kind::kErrorLine);
 }
 
+// Note: [Learned prefix]: a log record's header at the start of a line teaches the prefix, not only the
+// text before a traceback header, so that exception lines without a traceback, C++ errors and lines the
+// rules read keep their diagnosis when a logging formatter prefixed every line. The level varies from
+// line to line (INFO learned, ERROR matched), and so does a source location.
+TEST(Segmenter, RecordHeaderTeachesThePrefix) {
+  auto v = Segment(
+      "2024-01-02 10:11:12,345 INFO train.py:40] epoch 1 loss 0.52\n"
+      "2024-01-02 10:11:13,001 ERROR loader.py:7] RuntimeError: Expected hidden[0] size (2, 4, 256), got (2, 64, 256)\n"
+      "2024-01-02 10:11:13,002 INFO train.py:41] terminate called after throwing an instance of 'c10::Error'\n"
+      "2024-01-02 10:11:13,002 INFO train.py:41]   what():  CUDA error: an illegal memory access was encountered\n"
+      "2024-01-02 10:11:13,003 INFO train.py:41] Exception raised from c10_cuda_check_implementation at ../c10/cuda/CUDAException.cpp:44 (most recent call first):\n"
+      "2024-01-02 10:11:13,003 INFO train.py:41] frame #0: c10::Error::Error() + 0x8d (0x7f in /usr/lib/libc10.so)\n");
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].kind, Incident::Kind::kErrorLine);
+  EXPECT_EQ(v[0].exception, "RuntimeError");
+  EXPECT_EQ(v[0].message, "Expected hidden[0] size (2, 4, 256), got (2, 64, 256)");
+  EXPECT_EQ(v[1].kind, Incident::Kind::kCxxError);
+  EXPECT_EQ(v[1].message.rfind("CUDA error: an illegal memory access", 0), 0u) << v[1].message;
+  EXPECT_EQ(v[1].line_start, 3);
+
+  // A line the rules read from its first column (a `^`-anchored pattern) is read without the prefix.
+  auto k = Segment("[2024-01-02 10:11:12] [INFO] load INSTRUCTOR_Transformer\n[2024-01-02 10:11:19] [ERROR] Killed\n",
+                   [](std::string_view line) { return line == "Killed" ? 0 : -1; });
+  ASSERT_EQ(k.size(), 1u) << Dump(k);
+  EXPECT_EQ(k[0].message, "Killed");
+}
+
+TEST(LogPrefix, RecordHeaders) {
+  struct Case {
+    const char* line;
+    const char* header;  // the prefix RecordHeader finds ("" for none)
+  };
+  const Case cases[] = {
+      {"2024-01-02 10:11:12,345 INFO epoch 1", "2024-01-02 10:11:12,345 INFO "},
+      {"2024-01-02 10:11:12,345 INFO     epoch 1", "2024-01-02 10:11:12,345 INFO     "},  // %(levelname)-8s
+      {"[2024-01-02 10:11:12] [ERROR] RuntimeError: x", "[2024-01-02 10:11:12] [ERROR] "},
+      {"[2024-01-01 12:00:00,123][__main__][INFO] - step 3", "[2024-01-01 12:00:00,123][__main__][INFO] - "},
+      {"I1128 10:11:12.345678 12345 file.py:42] Loaded", "I1128 10:11:12.345678 12345 file.py:42] "},
+      {"2024-03-02T10:15:31.4812345Z Traceback (most recent call last):", "2024-03-02T10:15:31.4812345Z "},
+      {"Mar 02 10:15:31 host python3[48211]: RuntimeError: x", "Mar 02 10:15:31 host python3[48211]: "},
+      {"2024-01-02 10:11:12,345 - mmdet - INFO - Epoch [1][50/100]", "2024-01-02 10:11:12,345 - mmdet - INFO - "},
+      {"2024-01-02 10:11:12.345 | ERROR    | train:main:42 - boom", "2024-01-02 10:11:12.345 | ERROR    | train:main:42 - "},
+      {"[01/02 10:11:12 d2.engine.train_loop]: Starting training", "[01/02 10:11:12 d2.engine.train_loop]: "},
+      {"2024-01-02 10:11:12 [rank0]: Traceback (most recent call last):", "2024-01-02 10:11:12 "},
+      {"2024-01-02 10:11:12 fatal error: Python.h: No such file", "2024-01-02 10:11:12 "},
+      {"2024-01-02 10:11:12 INFO   File \"a.py\", line 3", "2024-01-02 10:11:12 INFO   "},
+      // No header: an address, a CSV row, a date in a sentence, a bare time, an exception line.
+      {"10.4.158.25 - - [21/Nov/2026:09:00:01 +0000] \"GET / HTTP/1.1\" 200", ""},
+      {"2024-01-02,0.5,0.4", ""},
+      {"2024-01-02 was the day", ""},
+      {"RuntimeError: CUDA error", ""},
+      {"12:30", ""},
+      {"Epoch 1/10 loss 0.5", ""},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(std::string(c.line).substr(0, LogPrefix::RecordHeader(c.line)), c.header) << c.line;
+  }
+  // A learned shape matches other levels, digits and locations, and a blank line of the log.
+  LogPrefix p;
+  ASSERT_GT(p.LearnRecord("2024-01-02 10:11:12,345 INFO train.py:40] epoch 1"), 0u);
+  EXPECT_EQ(p.Match("2025-11-30 01:02:03,4 WARNING data.py:7] x"), std::string("2025-11-30 01:02:03,4 WARNING data.py:7] ").size());
+  EXPECT_EQ(p.Match("2024-01-02 10:11:12,345 INFO train.py:40]"), std::string("2024-01-02 10:11:12,345 INFO train.py:40]").size());
+  EXPECT_EQ(p.Match("2024-01-02 10:11:12,345 Info train.py:40] x"), 0u);
+  EXPECT_EQ(p.Match("epoch 1"), 0u);
+}
+
 // Regression: another rank's progress line inside rank 3's traceback ended it, and a source line
 // became the message (corpus/formats/rank-prefix-2x); `srun --label` task prefixes ("2: ") were not
 // rank prefixes at all (corpus/formats/slurm-srun-label).

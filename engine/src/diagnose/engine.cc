@@ -68,7 +68,7 @@ struct Session::Impl {
   }
 
   // True when `line`, a line the scanner stopped on, is inert after all: no idle keyword, and no rule
-  // matches it. Decided only where Normalize would merely trim the line and no format reader strips a
+  // matches it (read without the segmenter's learned prefix). Decided only where Normalize would merely trim the line and no format reader strips a
   // prefix from it (no '\r', no ESC, no NUL, no leading '[', srun label or debugger prompt); elsewhere
   // false, and the caller reads the line the ordinary way.
   bool Inert(const LinePrefilter& pf, std::string_view line) {
@@ -76,7 +76,17 @@ struct Session::Impl {
         line.find('\x1b') != std::string_view::npos || MayCarryLinePrefix(line)) {
       return false;
     }
-    line = TrimBlanks(line.substr(0, max_line));
+    line = line.substr(0, max_line);
+    // Note: [Learned prefix]: the rules see the line as the segmenter would, without the prefix it
+    // learned; a record header it has not learned yet goes to it, to teach it.
+    if (LogPrefix::MayStartRecord(line[0])) {
+      if (size_t n = segmenter.readers().learned_prefix.prefix().Match(line); n > 0) {
+        line.remove_prefix(n);
+      } else if (LogPrefix::RecordHeader(line) > 0) {
+        return false;
+      }
+    }
+    line = TrimBlanks(line);
     re2::StringPiece text(line.data(), line.size());
     // Only the patterns of the keywords the line holds can match it (LinePrefilter::keyword_patterns):
     // their own small regexes, not the whole Set, whose DFA over hundreds of patterns is slow to

@@ -24,7 +24,8 @@
 // before '\r', ANSI escapes and, by the format readers, quote markers, a rank prefix, an srun label or a
 // debugger prompt removed): the prefixes and the progress bar leave a substring of the raw line; ANSI removal can join
 // text, so ESC itself is a keyword; a line that may carry such a prefix is read by the segmenter rather
-// than judged inert (MayCarryLinePrefix, formats/registry.h), so the prefix readers see what they need. Patterns without required atoms (the loader
+// than judged inert (MayCarryLinePrefix, formats/registry.h), so the prefix readers see what they need; a learned log prefix
+// (Note: [Learned prefix]) is removed before a stopped line is judged, and a record header not yet learned is read. Patterns without required atoms (the loader
 // warns: no-required-literal) are matched on every line by a second, small RE2::Set (LinePrefilter).
 // A line hook may ask for the line after the one it reads when it starts with a given indentation
 // (Segmenter::ReadNextLine, WantsLine: the continuation a handler may wrap a log record onto, Note:

@@ -112,6 +112,9 @@ struct LineStartTable {
   constexpr LineStartTable() {
     c[static_cast<unsigned char>('e')] = c[static_cast<unsigned char>('E')] = kMayStartTable;
     c[static_cast<unsigned char>('>')] = c[static_cast<unsigned char>('[')] = kMayStartPrefix;
+    // A log record's header (Note: [Learned prefix]: LogPrefix::MayStartRecord).
+    for (int b = '0'; b <= '9'; ++b) c[b] |= kMayStartPrefix;
+    for (int b = 'A'; b <= 'Z'; ++b) c[b] |= kMayStartPrefix;
   }
 };
 constexpr LineStartTable kLineStarts;
@@ -1556,9 +1559,28 @@ bool MetricCollector::NameMarks(size_t from, size_t to, bool* blank) {
 __attribute__((noinline)) bool MetricCollector::ScanPrefixed(std::string_view text, std::uint64_t line_no,
                                                              size_t first_bit, const char* limit) {
   const size_t skip = LinePrefixLength(text);
-  if (skip == 0) return false;
+  if (skip == 0) return ScanAfterLogPrefix(text, line_no);
   ScanSegment(text.substr(skip), line_no, first_bit + skip, limit);
   return true;
+}
+
+// Note: [Learned prefix]: the readers of a line's first column read the text after a log record's
+// header; a line none of them takes is scanned whole, as before (its shape recorded with the header).
+bool MetricCollector::ScanAfterLogPrefix(std::string_view text, std::uint64_t line_no) {
+  size_t skip = prefix_.Match(text);
+  if (skip == 0 && LogPrefix::MayStartRecord(text[0])) skip = prefix_.LearnRecord(text);
+  if (skip == 0 || skip >= text.size()) return false;
+  std::string_view rest = text.substr(skip);
+  rest.remove_prefix(LinePrefixLength(rest));  // a rank prefix after it
+  if (rest.empty()) return false;
+  if (const char* start = TutorialStart(rest)) {
+    LineValues tutorial;
+    if (ReadTutorialProgress(start, rest, &tutorial)) {
+      Emit(tutorial, line_no);
+      return true;
+    }
+  }
+  return ScanTable(rest, line_no) || ScanCsv(rest, line_no);
 }
 
 __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no,

@@ -40,6 +40,8 @@
 #include <string_view>
 #include <vector>
 
+#include "log/formats/learned_prefix.h"
+
 namespace triage {
 
 namespace metrics_internal {
@@ -228,8 +230,12 @@ class MetricCollector {
   // to it).
   void ScanSegment(std::string_view text, std::uint64_t line_no, size_t first_bit, const char* limit);
   // ScanSegment of a line that starts with '>' or '[': of the text after the quote markers or rank
-  // prefix there (Note: [Quote markers]); false when the line has none.
+  // prefix there (Note: [Quote markers]); false when the line has none. Otherwise (a line that may
+  // start with a log record's header, '[' or a digit or a capital) ScanAfterLogPrefix.
   bool ScanPrefixed(std::string_view text, std::uint64_t line_no, size_t first_bit, const char* limit);
+  // The readers of a line's first column (tutorial layouts, epoch tables, CSV rows) on the text after
+  // its log prefix (Note: [Learned prefix]); true when one took it.
+  bool ScanAfterLogPrefix(std::string_view text, std::uint64_t line_no);
   // The candidate bits of the buffer ScanLines scans, marked at least for its bytes [from, to) (Note:
   // [Metric scan]): words are marked at their first need, segments being scanned in order.
   const std::uint64_t* Starts(size_t from, size_t to);
@@ -316,6 +322,7 @@ class MetricCollector {
   std::vector<int> csv_columns_;
   // Blank-aligned table columns (Note: [Epoch tables]): key code per column, -1 for one not read.
   std::vector<int> table_columns_;
+  LogPrefix prefix_;  // the log prefix learned from the lines read (Note: [Learned prefix])
   std::vector<std::uint64_t> bits_;  // ScanLines' scratch: candidate and end bits, one per byte
   struct StartMarks {
     const char* text = nullptr;  // the buffer ScanLines scans

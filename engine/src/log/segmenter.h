@@ -26,6 +26,7 @@
 #ifndef TRIAGE_ENGINE_SEGMENTER_H_
 #define TRIAGE_ENGINE_SEGMENTER_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <cstddef>
 #include <functional>
@@ -93,6 +94,7 @@ class Segmenter {
   // (it may go on past the line's end), may be the line it asked for: the log path reads it, inert or not.
   bool WantsLine(std::string_view next) const {
     if (read_next_indent_ == 0) return false;
+    if (read_next_outer_) next.remove_prefix(std::min(next.size(), read_next_outer_->Match(next)));
     if (next.size() <= read_next_indent_) return true;  // too little of it to tell
     return next.find_first_not_of(' ') == read_next_indent_ && next[read_next_indent_] != '\n';
   }
@@ -223,8 +225,12 @@ class Segmenter {
   void ContinueLogLine(std::uint64_t first_line, const std::string& record, std::string_view piece, std::string_view cut);
   // For a line hook: the next line must reach AddLine even on the log path, which otherwise skips lines
   // an idle segmenter would not act on, when it starts with exactly `indent` (> 0) blanks (where a
-  // record may go on: WantsLine). Lasts one line.
-  void ReadNextLine(size_t indent) { read_next_indent_ = indent; }
+  // record may go on: WantsLine), after the prefix `outer` when given (Note: [Learned prefix]).
+  // Lasts one line.
+  void ReadNextLine(size_t indent, const LogPrefix* outer = nullptr) {
+    read_next_indent_ = indent;
+    read_next_outer_ = outer;
+  }
   // Classifies a line with the rules; a hit becomes a log-line incident. Returns whether it hit.
   bool ClassifyLine(const std::string& line, std::string_view trimmed);
   void ReadLine(std::string_view raw);  // one physical line, after the raw-line readers
@@ -277,6 +283,7 @@ class Segmenter {
   bool read_again_ = false;       // see ReadLineAgain
   bool raw_reading_ = false;      // see set_raw_reading
   size_t read_next_indent_ = 0;   // see ReadNextLine
+  const LogPrefix* read_next_outer_ = nullptr;  // see ReadNextLine
   int live_exception_ = -1;       // the last exception incident not announced as ignored (Note: [Handled])
   bool ignored_next_ = false;     // "Exception ignored in: ..." announced the next traceback
   std::uint64_t ordinary_lines_ = 0;  // lines read while idle that were part of no incident, since the last exception

@@ -88,7 +88,11 @@ bool AlignedContinuationReader::LineHook(Segmenter& s, std::string* line) {
   const bool idle = s.state() == Segmenter::State::kIdle;
   if (r.active_) {
     r.active_ = false;
-    const std::string_view l = *line;
+    std::string_view l = *line;
+    // Inside a learned prefix (the record's lines carried one): the columns count after it.
+    const size_t outer = r.outer_ ? s.readers().learned_prefix.prefix().Match(l) : 0;
+    if (r.outer_ && outer == 0) l = std::string_view();
+    l.remove_prefix(outer);
     // Right after the record's last line, nothing open, the same stream; and the record line was no
     // format's (a trigger that took it read it as its own).
     if (idle && r.last_line_ + 1 == s.line_no() && s.rank() == r.rank_ && r.joined_ < kMaxJoined &&
@@ -104,25 +108,32 @@ bool AlignedContinuationReader::LineHook(Segmenter& s, std::string* line) {
         r.last_line_ = s.line_no();
         ++r.joined_;
         r.active_ = true;
-        s.ReadNextLine(r.column_);
+        s.ReadNextLine(r.column_, r.outer_ ? &s.readers().learned_prefix.prefix() : nullptr);
         return false;
       }
     }
   }
   if (!idle) return true;
-  const size_t column = MessageColumn(*line);
-  if (column == 0) return true;
+  size_t column = MessageColumn(*line);
+  size_t outer = 0;
+  if (column == 0) {
+    // A record inside a learned prefix (Note: [Learned prefix]): a collector's time stamps before the
+    // logger's own layout.
+    outer = s.readers().learned_prefix.prefix().Match(*line);
+    if (outer == 0 || (column = MessageColumn(std::string_view(*line).substr(outer))) == 0) return true;
+  }
+  r.outer_ = outer > 0;
   r.active_ = true;
   r.first_line_ = r.last_line_ = s.line_no();
   r.column_ = column;
   r.joined_ = 0;
   r.rank_ = s.rank();
-  std::string_view t = Trim(*line);
+  std::string_view t = Trim(std::string_view(*line).substr(outer));
   const size_t path = PathColumn(t.substr(column));  // t starts where the line does
   r.path_column_ = std::string(t.substr(t.size() - path));
   t.remove_suffix(path);
   r.text_ = std::string(t.substr(0, s.options().max_message));
-  s.ReadNextLine(column);
+  s.ReadNextLine(column, r.outer_ ? &s.readers().learned_prefix.prefix() : nullptr);
   return true;
 }
 

@@ -19,7 +19,9 @@
 // as before; so does a record line a format's trigger took. Only ERROR and WARNING records are read:
 // each holds an idle keyword ("Error", "Warning"), so the log path's prefilter never skips one, and the
 // line after it is read too when it starts with the record's indentation (Segmenter::ReadNextLine):
-// the log path and a line-by-line reader find the same. At most 64 lines join one record.
+// the log path and a line-by-line reader find the same. At most 64 lines join one record. A record
+// whose every line carries a learned prefix before the logger's own layout (a collector's time stamps:
+// Note: [Learned prefix]) is read the same way after that prefix.
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_ALIGNED_CONTINUATION_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_ALIGNED_CONTINUATION_H_
 
@@ -40,6 +42,9 @@ class AlignedContinuationReader {
   // The column at which a record line's message starts, or 0 when `line` is no ERROR or WARNING record
   // of a leveled logger.
   static size_t MessageColumn(std::string_view line);
+  // True when the line being read is a record line this reader took, whose time and level it reads
+  // as the record's own (no learned prefix is stripped from it: Note: [Learned prefix]).
+  bool TookRecordLine(std::uint64_t line_no) const { return active_ && !outer_ && joined_ == 0 && last_line_ == line_no; }
   // The level words a record may carry.
   static const char* const kLevels[2];
 
@@ -48,6 +53,7 @@ class AlignedContinuationReader {
   std::uint64_t first_line_ = 0;  // the record's first line
   std::uint64_t last_line_ = 0;   // its last line so far
   size_t column_ = 0;             // its message column
+  bool outer_ = false;            // its lines carry the learned prefix: columns count after it
   int joined_ = 0;                // continuations joined so far
   std::string rank_;              // the rank prefix its lines carried
   std::string text_;              // the record's text so far, as one line

@@ -1,18 +1,206 @@
 #include "log/formats/learned_prefix.h"
 
-#include <cctype>
-#include <string_view>
+#include <cstring>
 
+#include "log/formats/rank_prefix.h"
 #include "log/segmenter.h"
 
 namespace triage {
 namespace {
 
-constexpr char kDigitRun = '\x01';
+// The slots of a shape (Note: [Learned prefix]); every other byte of a shape stands for itself.
+constexpr char kDigits = '\x01';    // a run of digits
+constexpr char kLevel = '\x02';     // a log level word
+constexpr char kPadded = '\x03';    // a level word padded with blanks to the width in the next byte
+constexpr char kSeverity = '\x04';  // glog's severity letter, before its date's digits
+constexpr char kLocation = '\x05';  // a source location: "trainer.py:214", "module:function:42"
 
-// True for text that can be a per-line log prefix: short, ends at a separator, holds a digit or a
-// bracket (a time, a pid, a level tag), and no quote or '=' (which mean the header sits inside a value:
-// `error="Traceback ...`).
+constexpr size_t kMaxPrefix = 160;
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool IsWordChar(char c) { return IsLetter(c) || IsDigit(c) || c == '_'; }
+bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+bool IsSeverity(char c) { return c == 'I' || c == 'W' || c == 'E' || c == 'F'; }
+
+// The length of the run of digits at s[i], between `least` and `most` long, or 0.
+size_t Digits(std::string_view s, size_t i, size_t least, size_t most) {
+  size_t j = i;
+  while (j < s.size() && IsDigit(s[j]) && j - i < most) ++j;
+  if (j - i < least || (j < s.size() && IsDigit(s[j]))) return 0;
+  return j - i;
+}
+
+// The length of the log level word at s[i] ("INFO", "WARNING": in capitals, so that a message's own
+// "error: ..." or "Fatal ..." is no level), or 0.
+size_t LevelWord(std::string_view s, size_t i) {
+  if (i > 0 && IsWordChar(s[i - 1])) return 0;
+  size_t j = i;
+  while (j < s.size() && IsLetter(s[j]) && j - i <= 9) ++j;
+  const size_t n = j - i;
+  if (n < 4 || n > 9 || (j < s.size() && IsWordChar(s[j]))) return 0;
+  char word[10];
+  for (size_t k = 0; k < n; ++k) {
+    if (s[i + k] < 'A' || s[i + k] > 'Z') return 0;
+    word[k] = s[i + k];
+  }
+  word[n] = '\0';
+  static const char* const kLevels[] = {"DEBUG", "INFO",  "WARN",  "WARNING", "ERROR",    "CRITICAL",
+                                        "FATAL", "TRACE", "NOTICE", "SUCCESS", "EXCEPTION"};
+  for (const char* level : kLevels) {
+    if (std::strcmp(word, level) == 0) return n;
+  }
+  return 0;
+}
+
+// The length of the source location at s[i] ("file.py:42", "module:function:42": a run of non-blanks
+// holding a letter and ending in ':' and digits, up to a blank or a bracket), or 0.
+size_t Location(std::string_view s, size_t i) {
+  if (i > 0 && (IsWordChar(s[i - 1]) || s[i - 1] == '.' || s[i - 1] == ':' || s[i - 1] == '/')) return 0;
+  size_t j = i;
+  bool letter = false;
+  while (j < s.size() && j - i < 80 && !IsBlank(s[j]) && s[j] != ']' && s[j] != '[' && s[j] != ')' && s[j] != '"' &&
+         s[j] != '\'') {
+    letter = letter || IsLetter(s[j]);
+    ++j;
+  }
+  size_t d = j;
+  while (d > i && IsDigit(s[d - 1])) --d;
+  if (!letter || d == j || d < i + 2 || s[d - 1] != ':') return 0;
+  return j - i;
+}
+
+// A time "10:11:12", "9:05:01.123456", "10:11:12,345", with a zone ("Z", "+0000", " +00:00") after it:
+// the length from s[i], or 0.
+size_t Time(std::string_view s, size_t i) {
+  size_t j = i, n = Digits(s, j, 1, 2);
+  if (n == 0 || j + n >= s.size() || s[j + n] != ':') return 0;
+  j += n + 1;
+  if ((n = Digits(s, j, 2, 2)) == 0) return 0;
+  j += n;
+  if (j + 1 < s.size() && s[j] == ':' && (n = Digits(s, j + 1, 2, 2)) > 0) j += 1 + n;
+  if (j + 1 < s.size() && (s[j] == '.' || s[j] == ',') && (n = Digits(s, j + 1, 1, 9)) > 0) j += 1 + n;
+  if (j < s.size() && s[j] == 'Z') {
+    ++j;
+  } else {
+    const size_t z = j + (j < s.size() && s[j] == ' ' ? 1 : 0);
+    if (z + 1 < s.size() && (s[z] == '+' || s[z] == '-') && (n = Digits(s, z + 1, 2, 4)) > 0) {
+      j = z + 1 + n;
+      if (n == 2 && j + 2 < s.size() && s[j] == ':' && Digits(s, j + 1, 2, 2) == 2) j += 3;
+    }
+  }
+  return j - i;
+}
+
+// A time stamp at s[i]: a date ("2024-01-02", "2024/01/02", "01/02/2024", "01/02") with a time after a
+// blank or 'T', or a time alone. The length, or 0.
+size_t TimeStamp(std::string_view s, size_t i) {
+  size_t n = Digits(s, i, 1, 4);
+  if (n == 0 || i + n >= s.size()) return 0;
+  if (s[i + n] == ':') return Time(s, i);
+  const char sep = s[i + n];
+  if (sep != '-' && sep != '/') return 0;
+  size_t j = i + n + 1;
+  size_t m = Digits(s, j, 1, 2);
+  if (m == 0) return 0;
+  j += m;
+  if (j < s.size() && s[j] == sep) {
+    if ((m = Digits(s, j + 1, 2, 4)) == 0) return 0;
+    j += 1 + m;
+  } else if (sep != '/') {
+    return 0;  // "01/02" (detectron2's month and day) is the only two-part date
+  }
+  if (j + 1 >= s.size() || (s[j] != ' ' && s[j] != 'T')) return 0;
+  const size_t t = Time(s, j + 1);
+  return t == 0 ? 0 : j + 1 + t - i;
+}
+
+// Blanks and separators after a part of a header (" ", ": ", " - ", " | ", " -- "): their length, or 0.
+// Of a run of blanks, one counts: more is the message's own indentation.
+size_t Separators(std::string_view s, size_t i) {
+  size_t j = i;
+  if (j < s.size() && s[j] == ':') ++j;  // "ERROR:", "]:"
+  size_t b = j;
+  while (b < s.size() && IsBlank(s[b])) ++b;
+  if (b == j && !(i > 0 && IsBlank(s[i - 1]))) return j - i;  // after a padded level: "ERROR    | "
+  size_t k = b;
+  while (k < s.size() && k - b < 2 && (s[k] == '-' || s[k] == '|' || s[k] == ':')) ++k;
+  if (k > b && k == s.size()) return k - i;
+  if (k > b && IsBlank(s[k])) return k + 1 - i;  // the mark and the one blank after it
+  return b == j ? j - i : j + 1 - i;
+}
+
+// A name with a bracketed number and a colon, syslog's "python3[48211]:": its length, or 0.
+size_t NameWithPid(std::string_view s, size_t i) {
+  if (i >= s.size() || !IsLetter(s[i])) return 0;
+  size_t j = i;
+  while (j < s.size() && j - i < 40 && (IsWordChar(s[j]) || s[j] == '.' || s[j] == '-')) ++j;
+  if (j >= s.size() || s[j] != '[') return 0;
+  const size_t d = Digits(s, j + 1, 1, 10);
+  if (d == 0 || j + 2 + d >= s.size() || s[j + 1 + d] != ']' || s[j + 2 + d] != ':') return 0;
+  return j + 3 + d - i;
+}
+
+// A bracketed tag at s[i] ("[ERROR]", "[rank0]", "[__main__]", "[trainer.py:42]", "[INFO    ]"): its
+// length, or 0. A tag holds a letter and at most padding blanks (a bracket with words in it, "[Epoch 1]",
+// is the message's).
+size_t BracketTag(std::string_view s, size_t i) {
+  if (i >= s.size() || s[i] != '[') return 0;
+  size_t j = i + 1;
+  bool letter = false, blank = false;
+  while (j < s.size() && j - i < 48 && s[j] != ']') {
+    if (IsBlank(s[j])) {
+      blank = true;
+    } else if (blank || s[j] == '[' || s[j] == '"' || s[j] == '\'' || s[j] == '=') {
+      return 0;
+    }
+    letter = letter || IsLetter(s[j]);
+    ++j;
+  }
+  if (j >= s.size() || s[j] != ']' || !letter || j == i + 1) return 0;
+  return j + 1 - i;
+}
+
+// The shape of a prefix (Note: [Learned prefix]).
+std::string ShapeOf(std::string_view p) {
+  std::string shape;
+  size_t i = 0;
+  if (p.size() > 1 && IsSeverity(p[0]) && IsDigit(p[1])) {
+    shape += kSeverity;
+    i = 1;
+  }
+  while (i < p.size()) {
+    if (size_t n = Location(p, i); n > 0) {
+      shape += kLocation;
+      i += n;
+      continue;
+    }
+    if (size_t n = LevelWord(p, i); n > 0) {
+      size_t b = i + n;
+      while (b < p.size() && IsBlank(p[b])) ++b;
+      if (b - (i + n) >= 2 && b - i < 32) {  // padded to a width: "INFO     " (logging's %(levelname)-8s)
+        shape += kPadded;
+        shape += static_cast<char>(b - i);
+        i = b;
+      } else {
+        shape += kLevel;
+        i += n;
+      }
+      continue;
+    }
+    if (IsDigit(p[i])) {
+      while (i < p.size() && IsDigit(p[i])) ++i;
+      shape += kDigits;
+      continue;
+    }
+    shape += p[i++];
+  }
+  return shape;
+}
+
+// True for text that can be a per-line log prefix before a traceback header: short, ends at a
+// separator, holds a digit or a bracket (a time, a pid, a level tag), and no quote or '=' (which mean
+// the header sits inside a value: `error="Traceback ...`).
 bool LooksLikeLogPrefix(std::string_view p) {
   if (p.empty() || p.size() > 100) return false;
   char last = p.back();
@@ -27,50 +215,187 @@ bool LooksLikeLogPrefix(std::string_view p) {
   return p.find_first_of("0123456789]") != std::string_view::npos;
 }
 
-std::string ShapeOf(std::string_view p) {
-  std::string shape;
-  for (size_t i = 0; i < p.size(); ++i) {
-    if (std::isdigit(static_cast<unsigned char>(p[i]))) {
-      while (i + 1 < p.size() && std::isdigit(static_cast<unsigned char>(p[i + 1]))) ++i;
-      shape += kDigitRun;
+}  // namespace
+
+size_t LogPrefix::RecordHeader(std::string_view l) {
+  if (l.size() < 6 || !MayStartRecord(l[0])) return 0;
+  size_t i = 0;
+  if (l[0] == '[') {
+    // "[2024-01-02 10:11:12]", "[2024-01-02 10:11:12,345 INFO]", "[01/02 10:11:12 d2.engine]:": to the
+    // bracket's end.
+    const size_t t = TimeStamp(l, 1);
+    if (t == 0) return 0;
+    i = 1 + t;
+    while (i < l.size() && i < 80 && l[i] != ']' && l[i] != '[' && l[i] != '"') ++i;
+    if (i >= l.size() || l[i] != ']') return 0;
+    ++i;
+  } else if (IsDigit(l[0])) {
+    const size_t t = TimeStamp(l, 0);
+    if (t == 0) return 0;
+    i = t;
+  } else if (IsSeverity(l[0]) && Digits(l, 1, 4, 4) == 4 && l[5] == ' ') {
+    // glog / absl: "I1128 10:11:12.345678 12345 file.py:42] "
+    const size_t t = Time(l, 6);
+    if (t == 0) return 0;
+    i = 6 + t;
+  } else {
+    // syslog and journalctl: "Mar 02 10:15:31 host python3[48211]: "
+    static const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                          "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    bool month = false;
+    for (const char* m : kMonths) month = month || l.compare(0, 3, m) == 0;
+    if (!month || l[3] != ' ') return 0;
+    size_t j = 4 + (l[4] == ' ' ? 1 : 0);
+    const size_t d = Digits(l, j, 1, 2);
+    if (d == 0 || j + d >= l.size() || l[j + d] != ' ') return 0;
+    const size_t t = Time(l, j + d + 1);
+    if (t == 0) return 0;
+    i = j + d + 1 + t;
+  }
+  // After the time stamp: levels, tags, a pid, a location, each followed by separators, up to the
+  // message. A part that is only a word (a logger's or a host's name) counts when a level, a tag or a
+  // location follows it.
+  size_t end = i + Separators(l, i);
+  if (end == i && !(i > 0 && l[i - 1] == ']')) return 0;  // the time stamp runs on into other text
+  i = end;
+  int words = 0;
+  bool level = false;  // after a level word, only tags and locations go on with the header
+  while (i < l.size() && i < kMaxPrefix && words <= 2) {
+    size_t n = 0;
+    bool strong = true;
+    if ((n = LevelWord(l, i)) > 0) {
+      level = true;
+      size_t b = i + n;
+      while (b < l.size() && IsBlank(l[b])) ++b;
+      if (b - (i + n) >= 2 && b - i < 32) n = b - i;  // padded to a width: "INFO     " (%(levelname)-8s)
+    } else if (std::string rank; RankPrefixReader::Prefix(l.substr(i), &rank) > 0) {
+      break;  // a rank prefix after the record's header is the rank's (Note: [Rank prefix])
+    } else if ((n = BracketTag(l, i)) > 0) {
+      level = level || LevelWord(l, i + 1) > 0;
+    } else if ((n = Location(l, i)) > 0 || (!level && (n = NameWithPid(l, i)) > 0)) {
+      if (i + n < l.size() && l[i + n] == ']') ++n;  // glog's "file.py:42]"
     } else {
-      shape += p[i];
+      if (level) break;
+      strong = false;
+      while (i + n < l.size() && !IsBlank(l[i + n]) && n < 64) {
+        const char c = l[i + n];
+        if (c == '"' || c == '\'' || c == '=' || c == '(' || c == '{' || c == '[') return end;
+        ++n;
+      }
+      if (n == 0 || l[i + n - 1] == ':') break;  // "RuntimeError:": the message
+      // A second time ("02:54:18-197331 ERROR    ..."): the message is another logger's record, whose
+      // layout is its reader's (Note: [Aligned continuations]).
+      if (IsDigit(l[i]) && Time(l, i) > 0) break;
+    }
+    i += n;
+    const size_t sep = Separators(l, i);
+    const bool separated = sep > 0 || IsBlank(l[i - 1]) || (l[i - 1] == ']' && i < l.size() && l[i] == '[');
+    if (!separated) {
+      if (i == l.size() && strong) end = i;
+      break;
+    }
+    i += sep;
+    if (strong) {
+      end = i;
+      words = 0;
+    } else {
+      ++words;
     }
   }
-  return shape;
+  return end;
 }
 
-// Returns the length of the prefix of `line` that has `shape`, or 0.
-size_t MatchShape(std::string_view shape, std::string_view line) {
+size_t LogPrefix::Match(std::string_view line) const {
+  if (shape_.empty()) return 0;
   size_t j = 0;
-  for (char c : shape) {
-    if (c == kDigitRun) {
-      if (j >= line.size() || !std::isdigit(static_cast<unsigned char>(line[j]))) return 0;
-      while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j;
-    } else {
-      if (j >= line.size() || line[j] != c) return 0;
-      ++j;
+  for (size_t k = 0; k < shape_.size(); ++k) {
+    const char c = shape_[k];
+    if (j == line.size()) {
+      // The line ends inside the prefix: a blank line of the log (its trailing blank trimmed).
+      for (; k < shape_.size(); ++k) {
+        if (!IsBlank(shape_[k]) && shape_[k] != ':' && shape_[k] != '-' && shape_[k] != '|') return 0;
+      }
+      return j;
+    }
+    switch (c) {
+      case kDigits:
+        if (!IsDigit(line[j])) return 0;
+        while (j < line.size() && IsDigit(line[j])) ++j;
+        break;
+      case kLevel:
+      case kPadded: {
+        const size_t n = LevelWord(line, j);
+        if (n == 0) return 0;
+        j += n;
+        if (c == kPadded) {
+          const size_t width = static_cast<unsigned char>(shape_[++k]);
+          size_t b = 0;
+          while (j < line.size() && IsBlank(line[j]) && (b == 0 || n + b < width)) ++j, ++b;
+          if (b == 0 && j < line.size()) return 0;
+        }
+        break;
+      }
+      case kSeverity:
+        if (!IsSeverity(line[j])) return 0;
+        ++j;
+        break;
+      case kLocation: {
+        const size_t n = Location(line, j);
+        if (n == 0) return 0;
+        j += n;
+        break;
+      }
+      default:
+        if (line[j] != c) return 0;
+        ++j;
     }
   }
   return j;
 }
 
-}  // namespace
+size_t LogPrefix::LearnRecord(std::string_view line) {
+  const size_t n = RecordHeader(line);
+  if (n > 0) shape_ = ShapeOf(line.substr(0, n));
+  return n;
+}
+
+size_t LogPrefix::LearnBefore(std::string_view line, size_t at) {
+  if (at == 0 || at > line.size() || !LooksLikeLogPrefix(line.substr(0, at))) return 0;
+  shape_ = ShapeOf(line.substr(0, at));
+  return at;
+}
 
 bool LearnedPrefixReader::LineHook(Segmenter& s, std::string* line) {
-  // Only a line that mentions a traceback header can teach a new prefix.
   const BlockReader* block = s.open_block();
   const bool may_learn = s.state() == Segmenter::State::kIdle || (block && block->MayLearnPrefix());
-  if (s.readers().learned_prefix.Strip(line, may_learn)) s.set_line_prefixed();
+  // A record of a logger that wraps its message to a column is that reader's, its time and level too:
+  // it teaches no record header.
+  const bool record = !s.readers().aligned_continuation.TookRecordLine(s.line_no());
+  if (s.readers().learned_prefix.Strip(line, may_learn, record)) {
+    s.set_line_prefixed();
+    // A launcher's rank prefix inside a collector's time stamps: "2024-... [default0]:Traceback ...".
+    std::string rank;
+    if (size_t n = RankPrefixReader::Prefix(*line, &rank); n > 0) {
+      line->erase(0, n);
+      s.set_rank(std::move(rank));
+    }
+  }
   return true;
 }
 
-bool LearnedPrefixReader::Strip(std::string* line, bool may_learn) {
-  if (size_t n = shape_.empty() ? 0 : MatchShape(shape_, *line); n > 0) {
+bool LearnedPrefixReader::Strip(std::string* line, bool may_learn, bool may_learn_record) {
+  if (size_t n = prefix_.Match(*line); n > 0) {
     line->erase(0, n);
     return true;
   }
-  if (!may_learn) return false;
+  if (!may_learn || line->empty()) return false;
+  // A record header, or the text before a traceback header, teaches the prefix.
+  if (may_learn_record && LogPrefix::MayStartRecord((*line)[0])) {
+    if (size_t n = prefix_.LearnRecord(*line); n > 0) {
+      line->erase(0, n);
+      return true;
+    }
+  }
   size_t p = line->find("Traceback (most recent call last):");
   // The header's own first word is not part of the prefix: a DataLoader worker's "Original Traceback" and
   // an ExceptionGroup's "Exception Group Traceback" keep it (a logged worker re-raise would otherwise
@@ -80,8 +405,7 @@ bool LearnedPrefixReader::Strip(std::string* line, bool may_learn) {
       p -= word.size();
     }
   }
-  if (p != std::string::npos && p > 0 && LooksLikeLogPrefix(std::string_view(*line).substr(0, p))) {
-    shape_ = ShapeOf(std::string_view(*line).substr(0, p));
+  if (p != std::string::npos && prefix_.LearnBefore(*line, p) > 0) {
     line->erase(0, p);
     return true;
   }

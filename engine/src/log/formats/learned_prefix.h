@@ -1,18 +1,61 @@
 // Note: [Learned prefix]
-// docker, journalctl, GitHub Actions and logging formatters put a prefix ("2024-03-02T10:15:31.48Z ",
-// "Mar 02 10:15:31 host python3[48211]: ", "[2024-01-01 12:00:00,123][ERROR] ") before EVERY line of a
-// traceback. Rather than list formats, the segmenter learns the prefix from the text before a
-// "Traceback (most recent call last):" header and strips lines of the same shape: the same bytes, except
-// that each run of digits matches any run of digits (timestamps, pids). Matching costs one pass over the
-// prefix, and only for lines the segmenter reads.
+// docker, journalctl, GitHub Actions, glog/absl and logging formatters put a prefix before EVERY line:
+// "2024-03-02T10:15:31.48Z ", "Mar 02 10:15:31 host python3[48211]: ", "[2024-01-01 12:00:00,123][ERROR] ",
+// "2024-01-02 10:11:12,345 INFO ", "I1128 10:11:12.345678 12345 file.py:42] ". Rather than list formats,
+// a reader learns the prefix's shape from one line and strips every line of the same shape: the same
+// bytes, except that each run of digits matches any run of digits (times, pids), a log level word any
+// level word ("INFO" learned, "ERROR" matched), glog's severity letter any severity letter, and a
+// source location ("trainer.py:214", "module:function:42") any location. A line teaches a shape when
+//  - it starts with a log record's header (LogPrefix::RecordHeader): a time stamp at the very start (a
+//    date and time, a time alone, glog's "I1128 10:11:12.345678", a syslog "Mar 02 10:15:31"), and after
+//    it the level, bracketed tags, a pid, a location, up to the separator before the message; or
+//  - the text before a "Traceback (most recent call last):" header on it looks like a prefix (short,
+//    ends at a separator, holds a digit or a bracket, no quote or '=').
+// One class, LogPrefix, learns and matches the shape for every place a line is read: the segmenter's
+// line hook (LearnedPrefixReader, below, which strips it before any reader but the line prefixes' own
+// sees the line), the log path's prefilter (which judges a stopped line with the segmenter's learned
+// prefix removed, and lets a record header it cannot strip yet reach the segmenter to teach it:
+// diagnose/engine.cc), and metric extraction (its own LogPrefix over the raw lines it reads first; its
+// readers of a line's first column, epoch tables, CSV rows and the tutorial layouts, read the text
+// after it: metrics.cc). A line without a prefix costs a comparison or two: a record header starts with
+// a digit, '[', a month's initial or glog's letter followed by digits. Matching a learned shape costs one
+// pass over the prefix.
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_LEARNED_PREFIX_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_LEARNED_PREFIX_H_
 
 #include <string>
+#include <string_view>
 
 namespace triage {
 
 class Segmenter;
+
+class LogPrefix {
+ public:
+  // The length of the learned prefix at the start of `line`, or 0 (nothing learned, or another shape).
+  // A line that ends inside the prefix's trailing separators (a blank line of the log, its trailing
+  // blank trimmed) matches as a whole.
+  size_t Match(std::string_view line) const;
+  // Learns the shape of the record header `line` starts with (RecordHeader); returns its length, or 0
+  // when the line starts with none (then nothing changes).
+  size_t LearnRecord(std::string_view line);
+  // Learns the shape of line[0, at) when it looks like a log prefix (`at`: a traceback header on the
+  // line); returns `at`, or 0 when it does not (then nothing changes).
+  size_t LearnBefore(std::string_view line, size_t at);
+  bool learned() const { return !shape_.empty(); }
+  const std::string& shape() const { return shape_; }
+
+  // The length of the log record header `line` starts with (its time stamp and what follows it up to
+  // the message), or 0.
+  static size_t RecordHeader(std::string_view line);
+  // True when `c` may begin a record header: a cheap test before RecordHeader.
+  static bool MayStartRecord(char c) {
+    return (c >= '0' && c <= '9') || c == '[' || (c >= 'A' && c <= 'Z');
+  }
+
+ private:
+  std::string shape_;  // the prefix learned, with its variable parts as slots; may be empty
+};
 
 class LearnedPrefixReader {
  public:
@@ -20,12 +63,14 @@ class LearnedPrefixReader {
   // incident or block is open, or in a block that allows it (BlockReader::MayLearnPrefix). A line
   // that carried the prefix is marked so (Segmenter::set_line_prefixed: Note: [Streams]).
   static bool LineHook(Segmenter& s, std::string* line);
-  // Removes the learned prefix from *line; while `may_learn` (no block open), a line whose text before
-  // a traceback header looks like a log prefix teaches a new one. Returns true when a prefix was removed.
-  bool Strip(std::string* line, bool may_learn);
+  // Removes the learned prefix from *line; while `may_learn` (no block open), a line that starts with a
+  // record header (when `may_learn_record`), or whose text before a traceback header looks like a log
+  // prefix, teaches a new one. Returns true when a prefix was removed.
+  bool Strip(std::string* line, bool may_learn, bool may_learn_record = true);
+  const LogPrefix& prefix() const { return prefix_; }
 
  private:
-  std::string shape_;  // the prefix learned; may be empty
+  LogPrefix prefix_;
 };
 
 }  // namespace triage
