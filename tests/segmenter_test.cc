@@ -603,6 +603,22 @@ TEST(Segmenter, RecordHeaderTeachesThePrefix) {
   EXPECT_EQ(k[0].message, "Killed");
 }
 
+// Note: [Markdown escapes]: escaped '_' and '*' are read as printed, in frames and messages; a Windows
+// path's own backslash before '_' stays.
+TEST(Segmenter, MarkdownEscapesAreUndone) {
+  auto v = Segment(
+      "Traceback (most recent call last):\n"
+      "  File \"C:\\Users\\me\\lib\\site-packages\\torch\\_utils.py\", line 7, in \\_\\_init\\_\\_\n"
+      "    return f(\\*\\*kwargs)\n"
+      "ImportError: numpy.core.\\_multiarray\\_umath failed to import\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  ASSERT_EQ(v[0].frames.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].frames[0].file, "C:\\Users\\me\\lib\\site-packages\\torch\\_utils.py");
+  EXPECT_EQ(v[0].frames[0].function, "__init__");
+  EXPECT_EQ(v[0].frames[0].source, "return f(**kwargs)");
+  EXPECT_EQ(v[0].message, "numpy.core._multiarray_umath failed to import");
+}
+
 TEST(LogPrefix, RecordHeaders) {
   struct Case {
     const char* line;

@@ -106,15 +106,15 @@ inline unsigned char Class(char ch) { return kChars.c[static_cast<unsigned char>
 
 // What a line's first byte may begin, one lookup for the two tests of ScanSegment: an epoch table's
 // header ("epoch", any case) or the prefixes metric extraction skips (Note: [Quote markers]).
-enum : unsigned char { kMayStartTable = 1, kMayStartPrefix = 2 };
+enum : unsigned char { kMayStartTable = 1, kMayStartPrefix = 2, kMayStartRecord = 4 };
 struct LineStartTable {
   unsigned char c[256] = {};
   constexpr LineStartTable() {
     c[static_cast<unsigned char>('e')] = c[static_cast<unsigned char>('E')] = kMayStartTable;
     c[static_cast<unsigned char>('>')] = c[static_cast<unsigned char>('[')] = kMayStartPrefix;
     // A log record's header (Note: [Learned prefix]: LogPrefix::MayStartRecord).
-    for (int b = '0'; b <= '9'; ++b) c[b] |= kMayStartPrefix;
-    for (int b = 'A'; b <= 'Z'; ++b) c[b] |= kMayStartPrefix;
+    for (int b = '0'; b <= '9'; ++b) c[b] |= kMayStartRecord;
+    for (int b = 'A'; b <= 'Z'; ++b) c[b] |= kMayStartRecord;
   }
 };
 constexpr LineStartTable kLineStarts;
@@ -1567,9 +1567,20 @@ __attribute__((noinline)) bool MetricCollector::ScanPrefixed(std::string_view te
 // Note: [Learned prefix]: the readers of a line's first column read the text after a log record's
 // header; a line none of them takes is scanned whole, as before (its shape recorded with the header).
 bool MetricCollector::ScanAfterLogPrefix(std::string_view text, std::uint64_t line_no) {
-  size_t skip = prefix_.Match(text);
-  if (skip == 0 && LogPrefix::MayStartRecord(text[0])) skip = prefix_.LearnRecord(text);
+  if (prefix_.learned()) {
+    // Where the last prefix ended, a first-column layout begins with a digit, '[' or "epoch" (a CSV
+    // header's or a table's): any other text there is no such line, and the prefix is not matched.
+    size_t at = prefix_guess_;
+    while (at < text.size() && text[at] == ' ') ++at;
+    if (at >= text.size()) return false;
+    const char c = text[at];
+    if (!IsDigit(c) && c != '[' && c != 'e' && c != 'E') return false;
+  }
+  // The first record header's shape is the one read (the segmenter, which reads far fewer lines, learns
+  // again at each header of another shape).
+  const size_t skip = prefix_.learned() ? prefix_.Match(text) : prefix_.LearnRecord(text);
   if (skip == 0 || skip >= text.size()) return false;
+  prefix_guess_ = skip;
   std::string_view rest = text.substr(skip);
   rest.remove_prefix(LinePrefixLength(rest));  // a rank prefix after it
   if (rest.empty()) return false;
@@ -1636,6 +1647,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
   const bool table = !table_columns_.empty();
   if ((line_start != 0) | table) {
     if ((line_start & kMayStartPrefix) && ScanPrefixed(text, line_no, first_bit, limit)) return;
+    if ((line_start & kMayStartRecord) && ScanAfterLogPrefix(text, line_no)) return;
     // An epoch table's header or row (Note: [Epoch tables]): rows hold no name, so before the marks.
     if ((table || (line_start & kMayStartTable)) && ScanTable(text, line_no)) return;
   }

@@ -230,8 +230,8 @@ class MetricCollector {
   // to it).
   void ScanSegment(std::string_view text, std::uint64_t line_no, size_t first_bit, const char* limit);
   // ScanSegment of a line that starts with '>' or '[': of the text after the quote markers or rank
-  // prefix there (Note: [Quote markers]); false when the line has none. Otherwise (a line that may
-  // start with a log record's header, '[' or a digit or a capital) ScanAfterLogPrefix.
+  // prefix there (Note: [Quote markers]); false when the line has none. Otherwise (a '[' line)
+  // ScanAfterLogPrefix, which lines that start with a digit or a capital get directly.
   bool ScanPrefixed(std::string_view text, std::uint64_t line_no, size_t first_bit, const char* limit);
   // The readers of a line's first column (tutorial layouts, epoch tables, CSV rows) on the text after
   // its log prefix (Note: [Learned prefix]); true when one took it.
@@ -323,6 +323,7 @@ class MetricCollector {
   // Blank-aligned table columns (Note: [Epoch tables]): key code per column, -1 for one not read.
   std::vector<int> table_columns_;
   LogPrefix prefix_;  // the log prefix learned from the lines read (Note: [Learned prefix])
+  size_t prefix_guess_ = 0;  // the length of the last prefix matched
   std::vector<std::uint64_t> bits_;  // ScanLines' scratch: candidate and end bits, one per byte
   struct StartMarks {
     const char* text = nullptr;  // the buffer ScanLines scans

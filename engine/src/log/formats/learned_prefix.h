@@ -15,11 +15,12 @@
 // line hook (LearnedPrefixReader, below, which strips it before any reader but the line prefixes' own
 // sees the line), the log path's prefilter (which judges a stopped line with the segmenter's learned
 // prefix removed, and lets a record header it cannot strip yet reach the segmenter to teach it:
-// diagnose/engine.cc), and metric extraction (its own LogPrefix over the raw lines it reads first; its
-// readers of a line's first column, epoch tables, CSV rows and the tutorial layouts, read the text
-// after it: metrics.cc). A line without a prefix costs a comparison or two: a record header starts with
-// a digit, '[', a month's initial or glog's letter followed by digits. Matching a learned shape costs one
-// pass over the prefix.
+// diagnose/engine.cc), and metric extraction (its own LogPrefix over the raw lines it reads first, the
+// shape of the first record header it meets; its readers of a line's first column, epoch tables, CSV
+// rows and the tutorial layouts, read the text after it, and only on a line where such a layout can
+// begin where the last prefix ended, a digit, '[' or "epoch": metrics.cc). A line without a prefix costs
+// a comparison or two: a record header starts with a digit, '[', a month's initial or glog's letter
+// followed by digits. Matching a learned shape costs one pass over the prefix.
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_LEARNED_PREFIX_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_LEARNED_PREFIX_H_
 

@@ -21,6 +21,7 @@
 #include "log/formats/interleaved.h"
 #include "log/formats/ipython.h"
 #include "log/formats/learned_prefix.h"
+#include "log/formats/markdown_escape.h"
 #include "log/formats/mp_spawn.h"
 #include "log/formats/notebook.h"
 #include "log/formats/pdb_prompt.h"

@@ -1,0 +1,65 @@
+#include "log/formats/markdown_escape.h"
+
+#include <cstring>
+
+namespace triage {
+namespace {
+
+bool IsEscaped(char c) { return c == '_' || c == '*'; }
+
+// True for a word that is (or holds) a Windows path: its backslashes are the path's own.
+bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+bool IsWindowsPath(std::string_view word) {
+  for (size_t i = 0; i + 1 < word.size(); ++i) {
+    if (word[i] != '\\') continue;
+    const char c = word[i + 1];
+    if (IsLetter(c) || (c >= '0' && c <= '9') || c == '.' || c == '\\') return true;
+    // A drive: "C:\_work" (a letter alone before the colon; "aten::\_index" is no drive).
+    if (i >= 2 && word[i - 1] == ':' && IsLetter(word[i - 2]) && (i == 2 || !IsLetter(word[i - 3]))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool MarkdownEscapeReader::Unescape(std::string* line) {
+  const char* const data = line->data();
+  const size_t n = line->size();
+  const void* first = std::memchr(data, '\\', n);
+  if (first == nullptr) return false;
+  size_t at = static_cast<size_t>(static_cast<const char*>(first) - data);
+  bool any = false;
+  for (size_t i = at; i + 1 < n; ++i) any = any || (data[i] == '\\' && IsEscaped(data[i + 1]));
+  if (!any) return false;
+  std::string out;
+  out.reserve(n);
+  bool removed = false;
+  for (size_t i = 0; i < n;) {
+    size_t end = i;
+    while (end < n && data[end] != ' ' && data[end] != '\t') ++end;
+    const std::string_view word(data + i, end - i);
+    if (word.find('\\') == std::string_view::npos || IsWindowsPath(word)) {
+      out.append(word);
+    } else {
+      for (size_t k = 0; k < word.size(); ++k) {
+        if (word[k] == '\\' && k + 1 < word.size() && IsEscaped(word[k + 1])) {
+          removed = true;
+          continue;
+        }
+        out += word[k];
+      }
+    }
+    while (end < n && (data[end] == ' ' || data[end] == '\t')) out += data[end++];
+    i = end;
+  }
+  if (removed) line->swap(out);
+  return removed;
+}
+
+bool MarkdownEscapeReader::LineHook(Segmenter&, std::string* line) {
+  Unescape(line);
+  return true;
+}
+
+}  // namespace triage
