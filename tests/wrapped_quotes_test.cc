@@ -92,6 +92,37 @@ TEST(FormatWrappedQuotes, DllPathWrappedAnywhereKeepsTheDiagnosis) {
               skipped);
 }
 
+// An editor or an issue form breaks a long line at a blank, most often right before the long quoted path
+// or right after it: each DLL log, broken at the blank before its opening quote and at the blank after
+// its closing quote, keeps its diagnosis.
+TEST(FormatWrappedQuotes, DllLineWrappedAtABlankKeepsTheDiagnosis) {
+  LoadResult loaded = Bundled();
+  ASSERT_TRUE(loaded.ok());
+  Engine engine(loaded.rules);
+  int skipped = 0, forms = 0;
+  for (const fs::path& log : DllLogs(loaded, &skipped)) {
+    const std::string text = Slurp(log);
+    const Report plain = engine.DiagnoseText(text);
+    ASSERT_FALSE(plain.diagnoses.empty()) << log;
+    const size_t open = text.find("Error loading \"") + std::string("Error loading").size();
+    const size_t close = text.find('"', open + 2) + 1;
+    ASSERT_EQ(text[open], ' ') << log;
+    std::vector<size_t> blanks = {open};
+    if (close < text.size() && text[close] == ' ') blanks.push_back(close);
+    for (size_t at : blanks) {
+      std::string cut = text;
+      cut[at] = '\n';
+      const Report r = engine.DiagnoseText(cut);
+      ++forms;
+      ASSERT_FALSE(r.diagnoses.empty()) << log << " broken at " << at;
+      EXPECT_EQ(r.diagnoses[0].rule, plain.diagnoses[0].rule) << log << " broken at " << at;
+      EXPECT_EQ(r.diagnoses[0].captures, plain.diagnoses[0].captures) << log << " broken at " << at;
+    }
+  }
+  EXPECT_GE(forms, 4);
+  std::printf("%d DLL lines broken at a blank\n", forms);
+}
+
 // The same for a library's path no quote encloses: every corpus log whose ImportError or OSError line
 // names a shared library by its path ("ImportError: /.../torch/lib/libtorch_cpu.so: undefined symbol"),
 // wrapped at four columns of the path, keeps its diagnosis.

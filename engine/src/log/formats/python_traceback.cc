@@ -118,6 +118,25 @@ bool IsLibraryPathRest(std::string_view last, std::string_view line) {
   return false;
 }
 
+// Note: [Wrapped quotes], wrapped at a blank: an editor or an issue form breaks a long line at the blank
+// before a quoted item or after it. `line` (at its first column) goes on with `last` when it starts with a
+// quotation it closes and `last` ends in a word, or when `last` ends with a quotation it closed and
+// `line` goes on with the sentence in small letters ("...\c10.dll\"" + newline + "or one of its ...").
+bool IsWrappedAtBlank(std::string_view last, std::string_view line) {
+  if (last.empty() || line.size() < 2 || line[0] == ' ' || line[0] == '\t' || text::IsExceptionLine(line)) return false;
+  const char q = line[0];
+  if (q == '"' || q == '\'') {
+    const size_t close = line.find(q, 1);
+    const char end = last.back();
+    return close != std::string_view::npos && close > 1 && (std::isalnum(static_cast<unsigned char>(end)) || end == ':');
+  }
+  const char end = last.back();
+  if ((end != '"' && end != '\'') || !(line[0] >= 'a' && line[0] <= 'z')) return false;
+  // The quotation `last` ends with opened after a blank on it (a path, a name), not at its start.
+  const size_t open = last.rfind(end, last.size() - 2);
+  return open != std::string_view::npos && open > 0 && last[open - 1] == ' ' && open + 2 < last.size();
+}
+
 // True when the traceback starts at the loop of another process or thread that caught it and sent it
 // to the main process: the last traceback of the text a wrapper carries (Note: [Nested chains]).
 bool CaughtByLoop(const Incident& inc) {
@@ -522,6 +541,13 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
     last = last.substr(last.rfind('\n') == std::string_view::npos ? 0 : last.rfind('\n') + 1);
     const char quote = OpenQuote(last);
     if ((quote != 0 && IsWrappedRest(body, quote)) || (quote == 0 && IsLibraryPathRest(last, body))) {
+      s.JoinMessage(&open, Trim(line));
+      open.line_end = static_cast<int>(s.line_no());
+      ++wrap_joins_;
+      return false;
+    }
+    if (quote == 0 && IsWrappedAtBlank(last, body)) {
+      s.JoinMessage(&open, " ");
       s.JoinMessage(&open, Trim(line));
       open.line_end = static_cast<int>(s.line_no());
       ++wrap_joins_;

@@ -22,7 +22,11 @@
 // The same holds for a library's path that no quote encloses ("ImportError: /root/.../torch/lib/libto" +
 // newline + "rch_cpu.so: undefined symbol: ..."): a message line whose last word is a piece of a path
 // (it holds a / or \) joins a next line, at its first column, whose first word is the rest of a
-// library's file name up to its ':' (.so, .dll, .dylib, .pyd).
+// library's file name up to its ':' (.so, .dll, .dylib, .pyd). A line broken at a blank around a quoted
+// item is joined with a blank: a line at its first column that starts with a quotation it closes, after a
+// message line ending in a word or ':' ('...Error loading' + newline + '"C:\...\c10.dll" or one ...'), or
+// that goes on in small letters after a message line ending with a quotation opened after a blank
+// ('... "C:\...\c10.dll"' + newline + 'or one of its dependencies.').
 //
 // Note: [Worker death reports] When a DataLoader worker dies (a segfault, the OOM killer), the main
 // process notices while it waits for the worker's batch: the wait fails (ConnectionResetError, EOFError,
