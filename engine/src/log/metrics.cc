@@ -1568,6 +1568,7 @@ __attribute__((noinline)) bool MetricCollector::ScanPrefixed(std::string_view te
 // header; a line none of them takes is scanned whole, as before (its shape recorded with the header).
 bool MetricCollector::ScanAfterLogPrefix(std::string_view text, std::uint64_t line_no) {
   if (prefix_.learned()) {
+    if (!prefix_.MayMatch(text)) return false;
     // Where the last prefix ended, a first-column layout begins with a digit, '[' or "epoch" (a CSV
     // header's or a table's): any other text there is no such line, and the prefix is not matched.
     size_t at = prefix_guess_;

@@ -353,15 +353,31 @@ size_t LogPrefix::Match(std::string_view line) const {
   return j;
 }
 
+void LogPrefix::NoteMark(std::string_view prefix) {
+  // The first literal byte after a run of digits at the start (a date's '-', a time's ':', an address's
+  // '.' never matches it), else none.
+  mark_at_ = 0;
+  size_t i = 0;
+  while (i < prefix.size() && IsDigit(prefix[i])) ++i;
+  if (i > 1 && i < prefix.size()) {
+    mark_at_ = i;
+    mark_ = prefix[i];
+  }
+}
+
 size_t LogPrefix::LearnRecord(std::string_view line) {
   const size_t n = RecordHeader(line);
-  if (n > 0) shape_ = ShapeOf(line.substr(0, n));
+  if (n > 0) {
+    shape_ = ShapeOf(line.substr(0, n));
+    NoteMark(line.substr(0, n));
+  }
   return n;
 }
 
 size_t LogPrefix::LearnBefore(std::string_view line, size_t at) {
   if (at == 0 || at > line.size() || !LooksLikeLogPrefix(line.substr(0, at))) return 0;
   shape_ = ShapeOf(line.substr(0, at));
+  NoteMark(line.substr(0, at));
   return at;
 }
 

@@ -44,6 +44,15 @@ class LogPrefix {
   // line); returns `at`, or 0 when it does not (then nothing changes).
   size_t LearnBefore(std::string_view line, size_t at);
   bool learned() const { return !shape_.empty(); }
+  // False when `line` cannot carry the learned prefix: the first byte of the shape that stands for
+  // itself is not where the line that taught it had it (give or take one byte: a digit run may be one
+  // digit longer or shorter). Two or three comparisons, for a reader of every line (metrics.cc).
+  bool MayMatch(std::string_view line) const {
+    if (mark_at_ == 0) return true;
+    const size_t at = mark_at_;
+    return (at < line.size() && line[at] == mark_) || (at + 1 < line.size() && line[at + 1] == mark_) ||
+           (at - 1 < line.size() && line[at - 1] == mark_);
+  }
   const std::string& shape() const { return shape_; }
 
   // The length of the log record header `line` starts with (its time stamp and what follows it up to
@@ -55,7 +64,13 @@ class LogPrefix {
   }
 
  private:
+  // Remembers, for MayMatch, the first byte of `prefix` (the text a shape was learned from) that stands
+  // for itself in the shape, and where it was.
+  void NoteMark(std::string_view prefix);
+
   std::string shape_;  // the prefix learned, with its variable parts as slots; may be empty
+  size_t mark_at_ = 0;  // where the learned text had its first literal byte (0: MayMatch checks nothing)
+  char mark_ = 0;
 };
 
 class LearnedPrefixReader {
