@@ -10,7 +10,8 @@
 //    date and time, a time alone, glog's "I1128 10:11:12.345678", a syslog "Mar 02 10:15:31"), and after
 //    it the level, bracketed tags, a pid, a location, up to the separator before the message; or
 //  - the text before a "Traceback (most recent call last):" header on it looks like a prefix (short,
-//    ends at a separator, holds a digit or a bracket, no quote or '=').
+//    ends at a separator, holds a digit or a bracket, no quote or '='; never a progress bar's text,
+//    Note: [Glued headers], nor the header's own "Original" or "Exception Group" words).
 // One class, LogPrefix, learns and matches the shape for every place a line is read: the segmenter's
 // line hook (LearnedPrefixReader, below, which strips it before any reader but the line prefixes' own
 // sees the line), the log path's prefilter (which judges a stopped line with the segmenter's learned
