@@ -1568,7 +1568,7 @@ __attribute__((noinline)) bool MetricCollector::ScanPrefixed(std::string_view te
 // header; a line none of them takes is scanned whole, as before (its shape recorded with the header).
 bool MetricCollector::ScanAfterLogPrefix(std::string_view text, std::uint64_t line_no) {
   if (prefix_.learned()) {
-    if (!prefix_.MayMatch(text)) return false;
+    if (!prefix_.MayMatch(text)) return false;  // (ScanSegment asked already for its own lines)
     // Where the last prefix ended, a first-column layout begins with a digit, '[' or "epoch" (a CSV
     // header's or a table's): any other text there is no such line, and the prefix is not matched.
     size_t at = prefix_guess_;
@@ -1648,7 +1648,10 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
   const bool table = !table_columns_.empty();
   if ((line_start != 0) | table) {
     if ((line_start & kMayStartPrefix) && ScanPrefixed(text, line_no, first_bit, limit)) return;
-    if ((line_start & kMayStartRecord) && ScanAfterLogPrefix(text, line_no)) return;
+    if ((line_start & kMayStartRecord) && (!prefix_.learned() || prefix_.MayMatch(text)) &&
+        ScanAfterLogPrefix(text, line_no)) {
+      return;
+    }
     // An epoch table's header or row (Note: [Epoch tables]): rows hold no name, so before the marks.
     if ((table || (line_start & kMayStartTable)) && ScanTable(text, line_no)) return;
   }
