@@ -903,6 +903,40 @@ TEST(MetricCollector, LanesReadWhatTheFullScanReads) {
   EXPECT_EQ(last(SeriesId::kValAcc), 99);
 }
 
+// Note: [Replay in the loop]: an exponent of 1, 2 or 3 digits (the most a layout takes), either sign
+// or none, 'e' or 'E', is read by the loop's replay as the full scan reads it, to the bit: each layout
+// on a run of lines (the loop replays all but the first), exponents on both sides of the fast path's
+// range (|power of ten| <= 22) so that some lines of a shape go to ScanSegment; with AVX2 and without.
+TEST(MetricCollector, ExponentsReplayAsTheFullScanReadsThem) {
+  std::mt19937 rng(23);
+  std::string text;
+  for (int layout = 0; layout < 400; ++layout) {
+    const int exp_digits = 1 + static_cast<int>(rng() % 3);
+    const int frac = static_cast<int>(rng() % 5);
+    const std::string sign[] = {"-", "+", ""};
+    const std::string& s = sign[rng() % 3];
+    const char e = rng() % 4 ? 'e' : 'E';
+    for (int line = 0; line < 5; ++line) {
+      // Exponents up to 29 (out of range past 22 less the fraction's digits), leading zeros kept.
+      std::string exp = std::to_string(rng() % (exp_digits == 1 ? 10 : 30));
+      while (exp.size() < static_cast<size_t>(exp_digits)) exp.insert(0, "0");
+      exp = exp.substr(exp.size() - static_cast<size_t>(exp_digits));
+      text += "{'loss': 0." + RandomDigits(&rng, 4) + ", 'learning_rate': " + RandomDigits(&rng, 1) +
+              (frac ? "." + RandomDigits(&rng, frac) : std::string()) + e + s + exp +
+              ", 'epoch': 0." + RandomDigits(&rng, 2) + "}\n";
+    }
+  }
+  ExpectShapesAgree(text);
+  // By hand, each on the second line of its shape: 3, 2 and 1 exponent digits.
+  auto lr_of = [](const std::string& lines) {
+    MetricCollector m = Collect(lines);
+    return m.Find(SeriesId::kLr) ? m.Find(SeriesId::kLr)->last().value : -1.0;
+  };
+  EXPECT_EQ(lr_of("{'loss': 0.5, 'learning_rate': 1.25e-004}\n{'loss': 0.5, 'learning_rate': 7.75e-012}\n"), 7.75e-12);
+  EXPECT_EQ(lr_of("{'loss': 0.5, 'learning_rate': 1.25e+04}\n{'loss': 0.5, 'learning_rate': 3.5e+21}\n"), 3.5e21);
+  EXPECT_EQ(lr_of("{'loss': 0.5, 'learning_rate': 1.25E4}\n{'loss': 0.5, 'learning_rate': 9.75E7}\n"), 9.75e7);
+}
+
 // The memo of names as printed must not leak a one-word reading into a two-word name, nor one
 // spelling into another.
 TEST(MetricCollector, NameMemoKeepsTwoWordNamesApart) {
