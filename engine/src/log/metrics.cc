@@ -1949,21 +1949,7 @@ __attribute__((always_inline)) inline void MetricCollector::ScanLinesWith(std::s
     starts_.names = bits_.data() + 2 * words;
     starts_.blanks = bits_.data() + 3 * words;
   }
-  // Where the segment that starts at `from` ends: the next '\n' or '\r', or size. Segments are visited
-  // in order, so the ends are marked at their first need, kEndWords words at a time, from the word
-  // asked for (the words a replay in the loop passed over are never marked).
-  size_t ends_done = 0;
-  auto next_end = [&](size_t from) {
-    std::uint64_t mask = ~std::uint64_t{0} << (from % 64);
-    for (size_t w = from / 64; w < words; ++w, mask = ~std::uint64_t{0}) {
-      if (w >= ends_done) {
-        ends_done = std::min(words, w + kEndWords);
-        MarkEnds(base, size, w, ends_done, ends);
-      }
-      if (const std::uint64_t hit = ends[w] & mask) return 64 * w + static_cast<size_t>(__builtin_ctzll(hit));
-    }
-    return size;
-  };
+  size_t ends_done = 0;  // words whose ends are marked (FindEnd)
   // Segments: lines, and within a line the updates of a progress bar redrawn with '\r', each a
   // sample of its own (Note: [Metric scan]). Only the first kMaxLine bytes of a line count, however
   // the input was cut into Feed calls.
@@ -1980,7 +1966,15 @@ __attribute__((always_inline)) inline void MetricCollector::ScanLinesWith(std::s
         matches(base + from, shape.len, shape, limit) && ReplayInLoop(shape, base + from, no, read_lanes)) {
       shape.used = ++shape_clock_;
     } else {
-      to = next_end(from);
+      // The end: in the words marked already, else FindEnd marks more.
+      size_t w = from / 64;
+      std::uint64_t hit = ~std::uint64_t{0} << (from % 64);
+      while (w < ends_done && !(hit &= ends[w])) {
+        ++w;
+        hit = ~std::uint64_t{0};
+      }
+      to = w < ends_done ? 64 * w + static_cast<size_t>(__builtin_ctzll(hit))
+                         : FindEnd(base, size, std::max(from, 64 * w), ends, &ends_done);
       const size_t cut = std::min(to, line_start + kMaxLine);
       if (cut > from) ScanSegment(std::string_view(base + from, cut - from), no, from, limit);
     }
@@ -1992,6 +1986,26 @@ __attribute__((always_inline)) inline void MetricCollector::ScanLinesWith(std::s
     from = to + 1;
   }
   lines_ = lines;
+}
+
+// Where the segment that starts at `from` ends: the next '\n' or '\r', or size. Segments are visited
+// in order, so the ends are marked at their first need, kEndWords words at a time, from the word
+// asked for (the words a replay in the loop passed over are never marked). ScanLines' loop looks
+// through the words marked already itself and calls this one past them: out of line, the marking
+// leaves the loop, with the replay inlined, its registers (the loop's spills cost ~20 instructions
+// a line on every input; tests/bench/README.md, "The segment's end out of the loop").
+__attribute__((noinline)) size_t MetricCollector::FindEnd(const char* base, size_t size, size_t from,
+                                                          std::uint64_t* ends, size_t* ends_done) {
+  const size_t words = (size + 63) / 64;
+  std::uint64_t mask = ~std::uint64_t{0} << (from % 64);
+  for (size_t w = from / 64; w < words; ++w, mask = ~std::uint64_t{0}) {
+    if (w >= *ends_done) {
+      *ends_done = std::min(words, w + kEndWords);
+      MarkEnds(base, size, w, *ends_done, ends);
+    }
+    if (const std::uint64_t hit = ends[w] & mask) return 64 * w + static_cast<size_t>(__builtin_ctzll(hit));
+  }
+  return size;
 }
 
 // The replay in the loop of a line of `shape` whose bytes from `line` up to shape.reach are readable;

@@ -229,6 +229,10 @@ class MetricCollector {
   // (Note: [Metric scan] in metrics.cc). `limit` is the end of that buffer (the shape match may read up
   // to it).
   void ScanSegment(std::string_view text, std::uint64_t line_no, size_t first_bit, const char* limit);
+  // Where the segment that starts at `from` ends (ScanLines, when the words marked so far hold no end
+  // past `from`): the ends marked at their first need, kEndWords words at a time, *ends_done words
+  // done so far.
+  size_t FindEnd(const char* base, size_t size, size_t from, std::uint64_t* ends, size_t* ends_done);
   // ScanSegment of a line that starts with '>' or '[': of the text after the quote markers or rank
   // prefix there (Note: [Quote markers]); false when the line has none. Otherwise (a '[' line)
   // ScanAfterLogPrefix, which lines that start with a digit or a capital get directly.
