@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -488,6 +489,17 @@ void ExpectShapesAgree(const std::string& text) {
   EXPECT_EQ(Dump(CollectWith(text, MetricCollector::Shapes::kPortable)), full);
 }
 
+// The text fed in pieces of each size reads what the full scan of it whole reads.
+void ExpectPiecesAgree(const std::string& text, std::initializer_list<size_t> pieces) {
+  const std::string full = Dump(CollectWith(text, MetricCollector::Shapes::kFullScan));
+  for (size_t piece : pieces) {
+    MetricCollector m;
+    for (size_t at = 0; at < text.size(); at += piece) m.Feed(std::string_view(text).substr(at, piece));
+    m.FinishInput();
+    EXPECT_EQ(Dump(m), full) << "pieces of " << piece;
+  }
+}
+
 // Note: [Name marks]: lines the marks drop at once (a blank, no fragment), CSV rows among them (no
 // blank, no fragment: still read), fragments at a line's last bytes, split by a line end or '\r',
 // in upper case, and at the ends of Feed's windows: what the full scan of every line keeps.
@@ -836,13 +848,7 @@ TEST(MetricCollector, ReplayInTheLoopKeepsWhatTheFullScanKeeps) {
   // The last line, without '\n', of the shape before it: its words reach past the buffer's end.
   text += "loss=0.25 lr=1.5e-05\nloss=0.75 lr=2.5e-05";
   ExpectShapesAgree(text);
-  const std::string full = Dump(CollectWith(text, MetricCollector::Shapes::kFullScan));
-  for (size_t piece : {size_t{4093}, size_t{64}, size_t{7}}) {
-    MetricCollector m;
-    for (size_t at = 0; at < text.size(); at += piece) m.Feed(std::string_view(text).substr(at, piece));
-    m.FinishInput();
-    EXPECT_EQ(Dump(m), full) << "pieces of " << piece;
-  }
+  ExpectPiecesAgree(text, {size_t{4093}, size_t{64}, size_t{7}});
   MetricCollector by_line;
   MetricCollector by_line_full(MetricCollector::Shapes::kFullScan);
   std::uint64_t n = 0;
@@ -860,6 +866,42 @@ TEST(MetricCollector, ReplayInTheLoopKeepsWhatTheFullScanKeeps) {
   const MetricSeries* lr = m.Find(SeriesId::kLr);
   ASSERT_NE(lr, nullptr);
   EXPECT_EQ(lr->count(), 200 + 19 + 19 + 18 + 18 + 18 + 2);
+}
+
+// FindEnd: ScanLines' loop looks for a segment's end in the words marked already and calls FindEnd
+// past them. Runs of replayed lines (whose ends are never marked) of 1 to 5000 lines, so that the
+// marked words end anywhere, then lines of other shapes of every length from 1 to 300 bytes (ends in
+// `from`'s word, in the next, many words on) and now and then one longer than the marking step
+// (kEndWords words), each with a value at its end, '\r' updates and CRLF among them: what the full
+// scan reads, fed whole and in pieces.
+TEST(MetricCollector, SegmentEndsAfterReplayedRunsAreTheFullScans) {
+  std::mt19937 rng(31);
+  std::string text;
+  for (int run = 0; run < 60; ++run) {
+    const int replayed = 1 + static_cast<int>(rng() % (run % 7 == 0 ? 5000 : 40));
+    for (int i = 0; i < replayed; ++i) {
+      text += "{'loss': 0." + RandomDigits(&rng, 4) + ", 'grad_norm': 1." + RandomDigits(&rng, 2) + "}\n";
+    }
+    for (int i = 0; i < 1 + static_cast<int>(rng() % 6); ++i) {
+      const size_t len = run % 9 == 4 && i == 0 ? 64 * 64 + 100 + rng() % 300 : 1 + rng() % 300;
+      std::string line(len, 'x');
+      line += " acc=0." + RandomDigits(&rng, 2);
+      switch (rng() % 4) {
+        case 0: line += "\r\n"; break;
+        case 1: line += "\rval_loss=" + RandomDigits(&rng, 1) + "\n"; break;
+        default: line += "\n"; break;
+      }
+      text += line;
+    }
+  }
+  ExpectShapesAgree(text);
+  ExpectPiecesAgree(text, {size_t{65536}, size_t{4093}, size_t{100}});
+  // By hand: every line of another shape holds one accuracy.
+  size_t acc_lines = 0;
+  for (size_t at = text.find(" acc=0."); at != std::string::npos; at = text.find(" acc=0.", at + 1)) ++acc_lines;
+  const MetricSeries* acc = CollectWith(text, MetricCollector::Shapes::kAuto).Find(SeriesId::kAcc);
+  ASSERT_NE(acc, nullptr);
+  EXPECT_EQ(static_cast<size_t>(acc->count()), acc_lines);
 }
 
 // Note: [Number lanes]: a shape's first four numbers without an exponent are read side by side, the
