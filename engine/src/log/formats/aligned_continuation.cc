@@ -9,6 +9,7 @@
 namespace triage {
 
 using text::EndsWith;
+using text::IsDigit;
 using text::StartsWith;
 using text::Trim;
 
@@ -18,8 +19,6 @@ namespace {
 
 constexpr size_t kMaxPrefix = 40;  // a time, a date and brackets, never a sentence
 constexpr int kMaxJoined = 64;     // continuations joined to one record
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Text before the level word: blank, or a time or date ("02:54:18-197331 ", "[11/28/26 02:54:18] ")
 // ending in a blank.

@@ -3,10 +3,14 @@
 #include <cstring>
 
 #include "log/formats/rank_prefix.h"
+#include "log/formats/text.h"
 #include "log/segmenter.h"
 
 namespace triage {
 namespace {
+
+using text::IsDigit;
+using text::IsLetter;
 
 // The slots of a shape (Note: [Learned prefix]); every other byte of a shape stands for itself.
 constexpr char kDigits = '\x01';    // a run of digits
@@ -17,8 +21,6 @@ constexpr char kLocation = '\x05';  // a source location: "trainer.py:214", "mod
 
 constexpr size_t kMaxPrefix = 160;
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool IsWordChar(char c) { return IsLetter(c) || IsDigit(c) || c == '_'; }
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 bool IsSeverity(char c) { return c == 'I' || c == 'W' || c == 'E' || c == 'F'; }

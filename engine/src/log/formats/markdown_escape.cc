@@ -2,19 +2,22 @@
 
 #include <cstring>
 
+#include "log/formats/text.h"
+
 namespace triage {
 namespace {
+
+using text::IsDigit;
+using text::IsLetter;
 
 bool IsEscaped(char c) { return c == '_' || c == '*'; }
 
 // True for a word that is (or holds) a Windows path: its backslashes are the path's own.
-bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
 bool IsWindowsPath(std::string_view word) {
   for (size_t i = 0; i + 1 < word.size(); ++i) {
     if (word[i] != '\\') continue;
     const char c = word[i + 1];
-    if (IsLetter(c) || (c >= '0' && c <= '9') || c == '.' || c == '\\') return true;
+    if (IsLetter(c) || IsDigit(c) || c == '.' || c == '\\') return true;
     // A drive: "C:\_work" (a letter alone before the colon; "aten::\_index" is no drive).
     if (i >= 2 && word[i - 1] == ':' && IsLetter(word[i - 2]) && (i == 2 || !IsLetter(word[i - 3]))) return true;
   }
