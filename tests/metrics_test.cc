@@ -899,7 +899,8 @@ TEST(MetricCollector, SegmentEndsAfterReplayedRunsAreTheFullScans) {
   // By hand: every line of another shape holds one accuracy.
   size_t acc_lines = 0;
   for (size_t at = text.find(" acc=0."); at != std::string::npos; at = text.find(" acc=0.", at + 1)) ++acc_lines;
-  const MetricSeries* acc = CollectWith(text, MetricCollector::Shapes::kAuto).Find(SeriesId::kAcc);
+  const MetricCollector collected = CollectWith(text, MetricCollector::Shapes::kAuto);  // alive while acc is read
+  const MetricSeries* acc = collected.Find(SeriesId::kAcc);
   ASSERT_NE(acc, nullptr);
   EXPECT_EQ(static_cast<size_t>(acc->count()), acc_lines);
 }
