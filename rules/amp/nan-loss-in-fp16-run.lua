@@ -4,21 +4,50 @@
 -- float16's range (amp.fp16_overflow): the threads settle it by switching to bf16 or float32. So this rule
 -- sits on the line that shows float16 (a banner, an argument dump) and reads the rest of the input:
 --   the line shows bf16, or another line of the input does  -> vetoed (bf16 has float32's range);
+--   the line itself turns fp16 off (--fp16 false, enabled=False, CPU autocast) -> vetoed;
 --   no non-finite loss anywhere in the input                -> vetoed (a healthy fp16 run);
 --   a non-finite loss (a printed series, a NaN-loss message) -> kept, and it says where the loss went.
 -- Loss-scale lines are left to fp16-loss-scale-collapse and nan-loss-recurs-and-recovers: a scale that
 -- falls while the loss is NaN is also what a diverging fp16 run prints (corpus/wild/numerics/
 -- guided-diffusion-imagenet128-nan-divergence-loss-scale), so they are not taken as evidence here.
 
-local BF16 = { bfloat16 = true, bf16 = true, ["bf16-mixed"] = true, ["bf16-true"] = true }
+local BF16 = { bfloat16 = true, bf16 = true, ["--bf16"] = true, ["bf16-mixed"] = true, ["bf16-true"] = true }
 
--- True when one lower-cased line says the run is in bf16 (the spellings the YAML reads).
+-- True when a switch ("--bf16") is followed by a value that turns it off ("--bf16 false", "--bf16=0").
+local function switched_off(rest)
+  local v = rest:match("^[= ]%s*(%w+)")
+  return v == "false" or v == "0" or v == "no"
+end
+
+-- True when one lower-cased line says the run is in bf16 (the spellings the YAML reads, and any mention
+-- of torch.bfloat16: "Instantiating ... under default dtype torch.bfloat16", "dtype=torch.bfloat16" in
+-- an autocast call).
 local function bf16_line(l)
-  return l:find("bfloat16 automatic mixed precision", 1, true) or l:find("bfloat16 true precision", 1, true)
+  if l:find("bfloat16 automatic mixed precision", 1, true) or l:find("bfloat16 true precision", 1, true)
       or l:find("bf16=true", 1, true) or l:find("bf16: true", 1, true) or l:find("'bf16': true", 1, true)
       or l:find('"bf16": true', 1, true) or l:find("bf16%-mixed") or l:find("bf16%-true")
-      or l:find("%-%-bf16%f[%s%z]") or l:find("dtype[=:] ?torch%.bfloat16")
-      or l:find("mixed[_ ]precision[=: %a]*['\"]?bf16") or l:find("bfloat16_enabled %.+ true")
+      or l:find("torch%.bfloat16") or l:find("mixed[_ ]precision[=: %a]*['\"]?bf16")
+      or l:find("bfloat16_enabled %.+ true") or l:find("bf16 %.+ true") then
+    return true
+  end
+  for rest in l:gmatch("%-%-bf16%f[^%w_%-]([^\n]*)") do
+    if not switched_off(rest) then return true end
+  end
+  return false
+end
+
+-- True when the evidence line itself turns float16 off: autocast or a scaler built with enabled=False,
+-- autocast on the CPU (which runs in bf16), a switch followed by false.
+local function line_not_fp16(line)
+  local l = line:lower()
+  if l:find("enabled%s*=%s*false") or l:find("torch%.cpu%.amp") or l:find("device_type%s*=%s*['\"]cpu")
+     or l:find("autocast%(%s*['\"]cpu") then
+    return true
+  end
+  for rest in l:gmatch("%-%-fp16%f[^%w_%-]([^\n]*)") do
+    if not switched_off(rest) then return false end
+  end
+  return l:find("%-%-fp16%f[^%w_%-]") ~= nil
 end
 
 -- The first non-finite loss a line prints ("loss: nan", "Loss is nan", "nan loss", "loss became infinite
@@ -78,6 +107,8 @@ end
 -- score: the fp16 reading needs a non-finite loss beside float16, and no bf16 in the input.
 function nan_loss_in_fp16(ctx)
   if BF16[(ctx.captures or {}).dtype or ""] then return false end
+  local own = ((ctx.incident or {}).message or ""):match("^%s*([^\n]*)") or ""
+  if bf16_line(own:lower()) or line_not_fp16(own) then return false end
   local bf16, nan_line = triage.per_input(ctx, read_input)
   if bf16 then return false end
   local series, count, last = nonfinite_series(ctx)
@@ -144,4 +175,24 @@ function test_incidents_read_once()
   local before = scans
   for _ = 1, 3 do assert(type(nan_loss_in_fp16(ctx)) == "table") end
   assert(scans == before + 1, "read " .. (scans - before) .. " times")
+end
+
+function test_switches_turned_off()
+  -- "--bf16 false" does not make the run bf16; "--fp16 false" does not make it fp16
+  assert(not bf16_line("--bf16 false --fp16 true"), "bf16 switched off")
+  assert(bf16_line("--bf16 true --fp16 false") and bf16_line("--bf16 --fp16"), "bf16 switched on")
+  assert(not bf16_line("--bf16_full_eval false"), "another switch")
+  assert(line_not_fp16("--bf16 true --fp16 false") and not line_not_fp16("--fp16 true"), "fp16 switch")
+  local r = nan_loss_in_fp16(ctx_with("--fp16", { "--bf16 false --fp16 true", "{'loss': nan, 'epoch': 0.1}" }))
+  assert(type(r) == "table", "fp16 run with bf16 off")
+end
+
+function test_autocast_lines()
+  for _, l in ipairs({ "with torch.autocast(device_type='cpu'):", "with autocast(enabled=False):",
+                       "scaler = torch.cuda.amp.GradScaler(enabled = False)", "with torch.cpu.amp.autocast():" }) do
+    assert(line_not_fp16(l), l)
+  end
+  assert(not line_not_fp16("with torch.cuda.amp.autocast():"))
+  assert(bf16_line("with torch.autocast(device_type='cuda', dtype=torch.bfloat16):"))
+  assert(nan_loss_in_fp16(ctx_with("autocast", { "with autocast(enabled=False):", "loss: nan" })) == false)
 end
