@@ -79,8 +79,9 @@ local function read_input(incidents)
   return bf16, nan_line
 end
 
--- The first printed loss series that went non-finite: its name, how many values were not finite, and the
--- last finite value before the first non-finite one (nil when it was never finite).
+-- The first printed loss series that went non-finite (else a gradient norm that stays non-finite): its
+-- name, how many values were not finite, and the last finite value before the first non-finite one (nil
+-- when it was never finite).
 local function nonfinite_series(ctx)
   local m = ctx.metrics or {}
   for _, name in ipairs({ "loss", "val_loss" }) do
@@ -92,6 +93,23 @@ local function nonfinite_series(ctx)
         last = v
       end
       return name, s.nonfinite, last
+    end
+  end
+  -- Note: [Gradient norm that stays non-finite]. A Trainer under fp16 with a GradScaler logs a NaN or
+  -- inf gradient norm for each step the scaler skips, beside a finite loss (or a loss logged as 0.0):
+  -- a few of them are the scale settling, but a norm that is still non-finite at the end, three times
+  -- or more, is every step overflowing (the grad-norm-nonfinite-stays signature, read in float16).
+  local g = m.grad_norm
+  if g and (g.nonfinite or 0) >= 3 then
+    local vals = g.values or {}
+    local tail = vals[#vals]
+    if tail and (tail ~= tail or tail == math.huge or tail == -math.huge) then
+      local last
+      for _, v in ipairs(vals) do
+        if v ~= v or v == math.huge or v == -math.huge then break end
+        last = v
+      end
+      return "grad_norm", g.nonfinite, last
     end
   end
   return nil
@@ -146,6 +164,17 @@ function test_healthy_fp16_run_vetoed()
   -- a NaN gradient norm beside a finite loss (apex's skipped step) and an initial best loss are no NaN loss
   assert(nan_loss_in_fp16(ctx_with("O1", { "Selected optimization level O1", "loss: 3.2104 grad_norm: nan" })) == false)
   assert(nan_loss_in_fp16(ctx_with("fp16", { "fp16=True,", "init best_loss=inf", "loss_scale=inf" })) == false)
+  -- a gradient norm the scaler skipped a few times and that came back finite
+  local ctx = ctx_with("fp16", { "fp16=True," }, { count = 4, nonfinite = 0, values = { 2.0, 1.8, 1.7, 1.6 } })
+  ctx.metrics.grad_norm = { count = 6, nonfinite = 3, values = { 0 / 0, 0 / 0, 0 / 0, 1.2, 1.1, 0.9 } }
+  assert(nan_loss_in_fp16(ctx) == false)
+end
+
+function test_grad_norm_that_stays_nonfinite_kept()
+  local ctx = ctx_with("fp16", { "fp16: true" }, { count = 4, nonfinite = 0, values = { 1.07, 0, 0, 0 } })
+  ctx.metrics.grad_norm = { count = 4, nonfinite = 4, values = { 0 / 0, 0 / 0, 0 / 0, 0 / 0 } }
+  local r = nan_loss_in_fp16(ctx)
+  assert(type(r) == "table" and r.note:find("printed grad_norm has 4 non-finite values", 1, true), r and r.note)
 end
 
 function test_bf16_run_vetoed()
