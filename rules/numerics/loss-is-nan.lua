@@ -72,3 +72,29 @@ function test_recurring()
   local r = unless_recurring({ confidence = 0.9, metrics = { loss = { recoveries = 4 } } })
   assert(r.confidence == 0.45 and r.note:find("4 times", 1, true))
 end
+
+-- Note: [NaN before any update]. "The learning rate is too high" explains a loss that was finite and
+-- diverged. A loss whose first printed value is already non-finite, printed at step 0 or 1 or with a
+-- learning rate of 0, was NaN before any update could move the weights: the forward pass itself (the
+-- data, an unsafe op, an fp16 overflow) made it, so that hypothesis is left out.
+function updates_could_diverge(ctx)
+  local m = ctx.metrics or {}
+  local s = m.loss
+  if not s or not s.values or #s.values == 0 then return true end
+  local first = s.values[1]
+  if first == first and first ~= math.huge and first ~= -math.huge then return true end
+  local step = s.steps and s.steps[1]
+  local lr = m.lr and m.lr.values and m.lr.values[1]
+  if (step ~= nil and step <= 1) or lr == 0 then return false end
+  return true
+end
+
+function test_nan_before_any_update()
+  local nan = 0 / 0
+  assert(updates_could_diverge({ metrics = { loss = { steps = { 0, 100 }, values = { nan, nan } } } }) == false)
+  assert(updates_could_diverge({ metrics = { loss = { steps = { 500, 600 }, values = { nan, nan } },
+                                             lr = { values = { 0, 2e-08 } } } }) == false)
+  assert(updates_could_diverge({ metrics = { loss = { steps = { 500, 600 }, values = { nan, nan } } } }) == true)
+  assert(updates_could_diverge({ metrics = { loss = { steps = { 0, 100 }, values = { 2.3, nan } } } }) == true)
+  assert(updates_could_diverge({ metrics = {} }) == true)
+end
