@@ -779,6 +779,20 @@ void ReplayCounter(const metrics_internal::NumberLayout& l, const char* at, cons
   lv->bar_total = static_cast<long long>(ReadDigits(at + 2 + l.int_digits, l.frac_digits, limit));
 }
 
+// The divisor of a lane's number whose exponent's digits are the bytes of `key` (the ExpLane's mask
+// applied), into *divisor: 10 to the power the number's value is divided by, its sign the number's.
+// False when the exponent takes the number out of ReadNumber's fast path, or to a power of ten it
+// multiplies by (ScaledMantissa; the word events read those).
+template <typename ExpLane>
+__attribute__((noinline)) bool ExponentDivisor(const ExpLane& x, std::uint32_t key, double* divisor) {
+  int ev = 0;
+  for (int k = 0; k < x.digits; ++k) ev = ev * 10 + static_cast<int>((key >> (8 * k)) & 0xff) - '0';
+  const int exp10 = -x.frac_digits + (x.exp_neg ? -ev : ev);
+  if (exp10 < -22 || exp10 > 0) return false;
+  *divisor = x.neg ? -kPow10[-exp10] : kPow10[-exp10];
+  return true;
+}
+
 // True when text[0, n) has the layout of a shape (ShapeMatchesAvx2 is the same test, 32 bytes at a time):
 // each byte, less the shape's byte ('0' where the shape holds a digit), is at most the shape's spread
 // there (9 for a digit, else 0), as an unsigned byte: a digit where it has one, its byte elsewhere.
@@ -835,14 +849,15 @@ __attribute__((target("avx2"), always_inline)) inline bool ShapeBlocksMatchAvx2(
 
 // Note: [Number lanes]
 // Of the numbers a shape replays in ScanLines' loop (Note: [Replay in the loop]), the first kLanes
-// without an exponent are read together: each lane's 8-byte word, masked to its digit values, the
+// (with an exponent only where a division expresses it: Note: [Replay plan]) are read together: each lane's 8-byte word, masked to its digit values, the
 // bytes past the '.' moved down over it and the whole shifted as ReplayWord does (per-lane masks and
 // shifts recorded with the shape), then with AVX2 the eight digits of every lane combined at once
 // (pairs by maddubs, fours by madd, the two fours of a lane by a 32-bit multiply; the same number as
 // CombineEight's, below 10^8), converted and divided by each lane's power of ten in one instruction
 // each. The value is ReplayWord's to the bit: the integer is exact and each lane's division is
-// correctly rounded (a lane with no fraction is divided by 1). A lane not used by the shape reads
-// the line's first word to no purpose. Without AVX2 the lanes are read one by one, the same way.
+// correctly rounded (a lane with no fraction is divided by 1; a negative number's lane by the
+// negated power, x / -d being -(x / d) to the bit, -0 for 0 included). A lane not used by the shape
+// reads the line's first word to no purpose. Without AVX2 the lanes are read one by one, the same way.
 using metrics_internal::Lanes;
 
 inline void ReadLanesPortable(const Lanes& lanes, int n, const char* line, double* values) {
@@ -1831,36 +1846,79 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     std::copy(events, events + events_n, slot->events);
     // What the replay in the loop needs (Note: [Replay in the loop]).
     using metrics_internal::NumberLayout;
-    bool fast = true, repeats = false;
+    bool fast = true;
     size_t reach = 0;
     Lanes lanes;
-    int lanes_n = 0;
+    int lanes_n = 0, words_n = 0, points_n = 0, exps_n = 0;
+    std::uint32_t point_eval = 0;
+    std::uint8_t step_slot = kNaNSlot, epoch_slot = kNaNSlot;
+    std::int8_t bar_event = -1;
     for (int i = 0; i < events_n; ++i) {
       ShapeEvent& e = slot->events[i];
       const NumberLayout& l = e.layout;
-      repeats = repeats || IsEvaluation(e.code);
+      std::uint8_t value_slot = kNaNSlot;
       if (l.form == NumberLayout::kCounter && l.int_digits <= 8 && l.frac_digits <= 8) {
         reach = std::max<size_t>(reach, e.at + 2u + l.int_digits + 8u);
+        bar_event = static_cast<std::int8_t>(i);
+        continue;
       } else if (l.form == NumberLayout::kDecimal && l.word_shift) {
         e.word_at = static_cast<std::uint16_t>(e.at + l.lead);
         e.whole = (std::uint64_t{1} << (8 * l.int_digits)) - 1;
         reach = std::max<size_t>(reach, e.word_at + 8u);
-        if (!l.exp_at && lanes_n < kLanes) {
-          e.lane = static_cast<std::int8_t>(lanes_n);
+        // A number with an exponent takes a lane when this line's exponent is one a divisor expresses.
+        Shape::ExpLane x;
+        bool lane = lanes_n < kLanes;
+        if (l.exp_at && lane) {
+          x.at = static_cast<std::uint16_t>(e.at + l.exp_at);
+          x.lane = static_cast<std::uint8_t>(lanes_n);
+          x.digits = l.exp_digits;
+          x.frac_digits = l.frac_digits;
+          x.exp_neg = l.exp_neg;
+          x.neg = l.neg;
+          x.mask = static_cast<std::uint32_t>((std::uint64_t{1} << (8 * l.exp_digits)) - 1);
+          std::memcpy(&x.key, begin + x.at, l.exp_digits);  // the other bytes stay 0, as the mask leaves them
+          lane = ExponentDivisor(x, x.key, &lanes.divisor[lanes_n]);
+          if (lane) {
+            slot->exps[exps_n++] = x;
+            reach = std::max<size_t>(reach, x.at + 4u);
+          }
+        } else if (lane) {
+          // The sign with the divisor: x / -d is -(x / d) to the bit, -0 for 0 included.
+          lanes.divisor[lanes_n] = l.neg ? -kPow10[l.frac_digits] : kPow10[l.frac_digits];
+        }
+        if (lane) {
           lanes.at[lanes_n] = e.word_at;
           lanes.whole[lanes_n] = e.whole;
           lanes.shift[lanes_n] = l.word_shift;
-          lanes.divisor[lanes_n] = kPow10[l.frac_digits];
-          ++lanes_n;
+          value_slot = static_cast<std::uint8_t>(lanes_n++);
+        } else {
+          slot->word_event[words_n] = static_cast<std::uint8_t>(i);
+          value_slot = static_cast<std::uint8_t>(kLanes + words_n++);
         }
       } else {
         fast = false;
+        continue;
+      }
+      if (e.code == kKeyStep) {
+        step_slot = value_slot;  // the last one read wins, as in ReadValue
+      } else if (e.code == kKeyEpoch) {
+        epoch_slot = value_slot;
+      } else {
+        if (IsEvaluation(e.code)) point_eval |= std::uint32_t{1} << points_n;
+        slot->point_code[points_n] = static_cast<std::uint8_t>(e.code);
+        slot->point_slot[points_n++] = value_slot;
       }
     }
     slot->fast = fast && kLittleEndian;
-    slot->repeats = repeats;
     slot->lanes = lanes;
     slot->lanes_n = static_cast<std::uint8_t>(lanes_n);
+    slot->words_n = static_cast<std::uint8_t>(words_n);
+    slot->points_n = static_cast<std::uint8_t>(points_n);
+    slot->point_eval = point_eval;
+    slot->step_slot = step_slot;
+    slot->epoch_slot = epoch_slot;
+    slot->bar_event = bar_event;
+    slot->exps_n = static_cast<std::uint8_t>(exps_n);
     // The loop compares whole blocks (ShapeBlocksMatchAvx2): the bytes up to the last block's end
     // are read, and any byte past the line matches there (spread 0xff).
     const size_t blocks = (text.size() + 31) / 32 * 32;
@@ -1877,38 +1935,23 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
 }
 
 void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
-  int codes[16];
-  double values[16];
+  if (lv.nfound == 0) return;
+  double step = lv.step;
+  if (std::isnan(step) && lv.bar_n >= 0) {
+    step = std::isnan(lv.epoch) ? static_cast<double>(lv.bar_n)
+                                : lv.epoch * static_cast<double>(lv.bar_total) + static_cast<double>(lv.bar_n);
+  }
   for (int i = 0; i < lv.nfound; ++i) {
-    codes[i] = lv.found[i].code;
-    values[i] = lv.found[i].value;
-  }
-  EmitValues(codes, values, lv.nfound, lv.step, lv.epoch, lv.bar_n, lv.bar_total, line_no, true, false);
-}
-
-inline void MetricCollector::EmitValues(const int* codes, const double* values, int n, double step, double epoch,
-                                        long long bar_n, long long bar_total, std::uint64_t line_no, bool repeats,
-                                        bool finite) {
-  if (n == 0) return;
-  if (std::isnan(step) && bar_n >= 0) {
-    step = std::isnan(epoch) ? static_cast<double>(bar_n)
-                             : epoch * static_cast<double>(bar_total) + static_cast<double>(bar_n);
-  }
-  for (int i = 0; i < n; ++i) {
-    const int code = codes[i];
-    const double value = values[i];
+    const int code = lv.found[i].code;
+    const double value = lv.found[i].value;
     MetricSeries& s = series_[code];
     // A validation value (loss, accuracy, F1) shown again unchanged (progress bars keep the last one
     // on screen) is the same evaluation, not a new point.
-    if (repeats && IsEvaluation(code) && s.count() > 0) {
+    if (IsEvaluation(code) && s.count() > 0) {
       double last = s.last().value;
       if (last == value || (std::isnan(last) && std::isnan(value))) continue;
     }
-    if (finite) {
-      s.AddFinite(value, step, epoch, line_no);
-    } else {
-      s.Add(value, step, epoch, line_no);
-    }
+    s.Add(value, step, lv.epoch, line_no);
     present_[code] = true;
   }
 }
@@ -1918,7 +1961,7 @@ inline void MetricCollector::EmitValues(const int* codes, const double* values, 
 // layouts, Note: [Fixed layouts]) or is a tqdm counter of at most 8 digits each, is replayed where
 // ScanLines' loop stands, with no call: the shape's bytes compared (with AVX2 in whole blocks, the
 // shape recorded with bytes past its end that match anything), each number read from its word,
-// the points added (EmitValues). It is ScanSegment's replay by the same formulas, so the same doubles:
+// the points added (by the shape's plan, Note: [Replay plan]). It is ScanSegment's replay by the same formulas, so the same doubles:
 // the word's integer and fraction digits combined at once, converted, divided by the power of ten (or
 // the value the event read last from the same digits), an exponent of at most 3 digits applied as
 // ScaledMantissa applies it. The loop does not look for the line's end first: the shape's bytes hold
@@ -1927,11 +1970,29 @@ inline void MetricCollector::EmitValues(const int* codes, const double* values, 
 // marked. What it does not read so goes to ScanSegment, after a search of the segment's end in the
 // marks: a line of another length or shape, one the kMaxLine cut falls in, an exponent out of the
 // fast path's range, a line whose words would be read past the end of the buffer (the shape's
-// `reach`), a shape with any other number (memory values, mmcv's steps, longer numbers). The numbers
-// without an exponent are read side by side (Note: [Number lanes]), the points added by
-// MetricSeries::AddFinite. On the 8 MiB inputs of gen_kinds.py (callgrind), the metric path went from
-// ~780 to ~470 instructions an HF dict line, ~550 to ~350 a tqdm update, ~700 to ~390 a key=value
-// line (tests/bench/README.md).
+// `reach`), a shape with any other number (memory values, mmcv's steps, longer numbers). Up to four
+// numbers are read side by side (Note: [Number lanes]), the points added by MetricSeries::AddFinite.
+// On the 8 MiB inputs of gen_kinds.py (callgrind), the metric path went from ~780 to ~470 instructions
+// an HF dict line, ~550 to ~350 a tqdm update, ~700 to ~390 a key=value line, then with the plan to
+// ~320, ~345 and ~285 (tests/bench/README.md).
+//
+// Note: [Replay plan]
+// What a replay in the loop does with a line of its shape depends on the shape alone, so the full scan
+// that records the shape also plans it: each number gets a slot (its lane's, or one of the numbers
+// read one by one), the line's step and epoch are the slots of the last step and epoch read (a slot
+// holding NaN when there is none), and the series values become a list of points (series, slot,
+// whether it is a validation value that Emit drops when shown again unchanged). The replay then reads
+// the lanes, the other words and the tqdm counter, and adds the points: no test of an event's kind or
+// sign per line, and no `present_` to set, since the line that recorded the shape added a point to
+// each of its series (only finite values, all read, make a shape `fast`). A number with an exponent
+// (HF's learning rate, 9.9995e-04) takes a lane too, while its exponent is one a division expresses
+// (ScaledMantissa divides for a power of ten from 10^-22 to 10^0): the lane's divisor is made for the
+// exponent's digits of the line that recorded the shape, and each replayed line compares its digits'
+// bytes (at most 3, in one 4-byte word) with those; other digits make a new divisor (ExponentDivisor), or
+// send the line to ScanSegment when no division expresses them. The values are those ReplayWord
+// computes: a lane divides the same exact integer by the same power of ten, with the sign in the
+// divisor. On HF dict lines (three points, an exponent) the metric path went from ~450 to ~320
+// instructions a line.
 template <typename Matches, typename ReadLanes>
 __attribute__((always_inline)) inline void MetricCollector::ScanLinesWith(std::string_view text, std::uint64_t line_no,
                                                                           bool count_lines, Matches matches,
@@ -2009,63 +2070,70 @@ __attribute__((noinline)) size_t MetricCollector::FindEnd(const char* base, size
 }
 
 // The replay in the loop of a line of `shape` whose bytes from `line` up to shape.reach are readable;
-// false when it cannot read a number so (ScanSegment replays the line then).
+// false when it cannot read a number so (ScanSegment replays the line then). By the shape's plan (Note:
+// [Replay plan]).
 template <typename ReadLanes>
 __attribute__((always_inline)) inline bool MetricCollector::ReplayInLoop(Shape& shape, const char* line,
                                                                          std::uint64_t line_no, ReadLanes read_lanes) {
-  int codes[kShapeEvents];
-  double values[kShapeEvents];
-  int n = 0;
-  double step = std::numeric_limits<double>::quiet_NaN(), epoch = step;
-  long long bar_n = -1, bar_total = -1;
-  alignas(32) double lane[kLanes];
-  if (shape.lanes_n) read_lanes(shape.lanes, shape.lanes_n, line, lane);
-  for (int i = 0; i < shape.events_n; ++i) {
-    ShapeEvent& e = shape.events[i];
-    const metrics_internal::NumberLayout& l = e.layout;
-    double x;
-    if (e.lane >= 0) {
-      x = lane[e.lane];
-    } else if (e.code == kBarEvent) {  // ReplayCounter
-      bar_n = static_cast<long long>(ReadDigits(line + e.at + 1, l.int_digits, line + e.at + 9));
-      bar_total = static_cast<long long>(ReadDigits(line + e.at + 2 + l.int_digits, l.frac_digits,
-                                                    line + e.at + 10 + l.int_digits));
-      continue;
-    } else {
-      // ReplayWord's reading.
-      std::uint64_t v;
-      std::memcpy(&v, line + e.word_at, 8);
-      v &= 0x0F0F0F0F0F0F0F0Full;
-      v = ((v & e.whole) | ((v >> 8) & ~e.whole)) << l.word_shift;
-      if (!l.exp_at) {
-        if (v != e.word) {
-          x = static_cast<double>(static_cast<std::int64_t>(CombineEight(v)));
-          if (l.frac_digits) x /= kPow10[l.frac_digits];  // ScaledMantissa
-          e.word = v;
-          e.word_value = x;
-        } else {
-          x = e.word_value;
-        }
-      } else {
-        int ev = 0;
-        for (int k = 0; k < l.exp_digits; ++k) ev = ev * 10 + (line[e.at + l.exp_at + k] - '0');
-        const int exp10 = -l.frac_digits + (l.exp_neg ? -ev : ev);
-        if (exp10 < -22 || exp10 > 22) return false;
-        x = static_cast<double>(static_cast<std::int64_t>(CombineEight(v)));
-        x = exp10 < 0 ? x / kPow10[-exp10] : x * kPow10[exp10];  // ScaledMantissa
-      }
-    }
-    if (l.neg) x = -x;
-    if (e.code == kKeyStep) {
-      step = x;
-    } else if (e.code == kKeyEpoch) {
-      epoch = x;
-    } else {
-      codes[n] = e.code;
-      values[n++] = x;
+  alignas(32) double slots[kSlots];
+  for (int k = 0; k < shape.exps_n; ++k) {  // a lane's exponent: the divisor of the digits seen last, or a new one
+    Shape::ExpLane& x = shape.exps[k];
+    std::uint32_t key;
+    std::memcpy(&key, line + x.at, 4);
+    key &= x.mask;
+    if (key != x.key) {
+      if (!ExponentDivisor(x, key, &shape.lanes.divisor[x.lane])) return false;
+      x.key = key;
     }
   }
-  EmitValues(codes, values, n, step, epoch, bar_n, bar_total, line_no, shape.repeats, /*finite=*/true);
+  if (shape.lanes_n) read_lanes(shape.lanes, shape.lanes_n, line, slots);
+  for (int i = 0; i < shape.words_n; ++i) {  // ReplayWord's reading
+    ShapeEvent& e = shape.events[shape.word_event[i]];
+    const metrics_internal::NumberLayout& l = e.layout;
+    std::uint64_t v;
+    std::memcpy(&v, line + e.word_at, 8);
+    v &= 0x0F0F0F0F0F0F0F0Full;
+    v = ((v & e.whole) | ((v >> 8) & ~e.whole)) << l.word_shift;
+    double x;
+    if (!l.exp_at) {
+      if (v != e.word) {
+        x = static_cast<double>(static_cast<std::int64_t>(CombineEight(v)));
+        if (l.frac_digits) x /= kPow10[l.frac_digits];  // ScaledMantissa
+        e.word = v;
+        e.word_value = x;
+      } else {
+        x = e.word_value;
+      }
+    } else {
+      int ev = 0;
+      for (int k = 0; k < l.exp_digits; ++k) ev = ev * 10 + (line[e.at + l.exp_at + k] - '0');
+      const int exp10 = -l.frac_digits + (l.exp_neg ? -ev : ev);
+      if (exp10 < -22 || exp10 > 22) return false;
+      x = static_cast<double>(static_cast<std::int64_t>(CombineEight(v)));
+      x = exp10 < 0 ? x / kPow10[-exp10] : x * kPow10[exp10];  // ScaledMantissa
+    }
+    slots[kLanes + i] = l.neg ? -x : x;
+  }
+  slots[kNaNSlot] = std::numeric_limits<double>::quiet_NaN();
+  double step = slots[shape.step_slot];
+  const double epoch = slots[shape.epoch_slot];
+  if (shape.bar_event >= 0 && std::isnan(step)) {  // ReplayCounter, then EmitValues' step from the counter
+    const ShapeEvent& e = shape.events[shape.bar_event];
+    const metrics_internal::NumberLayout& l = e.layout;
+    const auto bar_n = static_cast<long long>(ReadDigits(line + e.at + 1, l.int_digits, line + e.at + 9));
+    const auto bar_total = static_cast<long long>(ReadDigits(line + e.at + 2 + l.int_digits, l.frac_digits,
+                                                             line + e.at + 10 + l.int_digits));
+    step = std::isnan(epoch) ? static_cast<double>(bar_n)
+                             : epoch * static_cast<double>(bar_total) + static_cast<double>(bar_n);
+  }
+  // EmitValues of finite values whose series are present already (the line that recorded the shape
+  // added a point to each).
+  for (int i = 0; i < shape.points_n; ++i) {
+    const double value = slots[shape.point_slot[i]];
+    MetricSeries& s = series_[shape.point_code[i]];
+    if (((shape.point_eval >> i) & 1) && s.count() > 0 && s.last().value == value) continue;
+    s.AddFinite(value, step, epoch, line_no);
+  }
   return true;
 }
 

@@ -250,13 +250,6 @@ class MetricCollector {
   bool ScanTable(std::string_view text, std::uint64_t line_no);
   // Adds what a line holds to the series.
   void Emit(const metrics_internal::LineValues& values, std::uint64_t line_no);
-  // Emit of values given one by one: n series values (codes[i], values[i], in the order printed), the
-  // line's step and epoch (NaN when it printed none) and its tqdm counter (bar_n < 0: none).
-  // `repeats`: whether a validation value may be among them (Emit drops one shown again unchanged);
-  // `finite`: whether every value is finite.
-  void EmitValues(const int* codes, const double* values, int n, double step, double epoch, long long bar_n,
-                  long long bar_total, std::uint64_t line_no, bool repeats, bool finite);
-
   // Note: [Line shapes] in metrics.cc. A recent line's layout (its bytes, and where it holds digits)
   // and what the full scan read from it: the number at each `at` and where its reading ended.
   struct ShapeEvent {
@@ -272,22 +265,44 @@ class MetricCollector {
     // in the word ReplayWord reads, and that word's offset (at + the layout's lead).
     std::uint64_t whole = 0;
     std::uint16_t word_at = 0;
-    std::int8_t lane = -1;  // its lane (Note: [Number lanes]), or -1
   };
   using Lanes = metrics_internal::Lanes;
   static constexpr int kLanes = metrics_internal::kLanes;
   static constexpr size_t kShapeMax = 256;  // longer lines are always scanned in full
   static constexpr int kShapes = 16;
   static constexpr int kShapeEvents = 24;
+  // A replay's slots (Note: [Replay plan] in metrics.cc): the lanes', one per event read one by one, a NaN.
+  static constexpr int kNaNSlot = kLanes + kShapeEvents;
+  static constexpr int kSlots = kNaNSlot + 1;
   struct Shape {
     std::uint16_t len = 0;  // 0: an empty slot
     std::uint8_t events_n = 0;
     // Every event is a word read (ReplayWord's layouts) or a counter of at most 8 digits each: the
     // loop replays the line (Note: [Replay in the loop]), reading up to `reach` bytes from its start.
     bool fast = false;
-    bool repeats = false;  // a validation value among the events (EmitValues' `repeats`)
     std::uint8_t lanes_n = 0;
     std::uint16_t reach = 0;
+    // The replay in the loop's plan (Note: [Replay plan] in metrics.cc), made with the shape when `fast`:
+    // where each number's value lands among a replay's slots (the lanes', then those of the events
+    // read one by one, then a NaN), which events are read one by one, and the points to add.
+    std::uint8_t words_n = 0;                  // events read one by one (an exponent, or past the lanes)
+    std::uint8_t word_event[kShapeEvents];     // their indexes in `events`
+    std::uint8_t points_n = 0;                 // series values, in the order printed
+    std::uint8_t point_code[kShapeEvents];     // their series
+    std::uint8_t point_slot[kShapeEvents];     // their slots
+    std::uint32_t point_eval = 0;              // bit i: point i is a validation value (see Emit)
+    std::uint8_t step_slot = 0, epoch_slot = 0;  // the slots of the line's step and epoch (the NaN slot: none)
+    std::int8_t bar_event = -1;                // the last tqdm counter's event, or -1
+    // A lane's number with an exponent: its divisor made for the exponent's digits seen last.
+    struct ExpLane {
+      std::uint16_t at = 0;  // the offset of the exponent's digits
+      std::uint8_t lane = 0, digits = 0, frac_digits = 0;
+      bool exp_neg = false, neg = false;
+      std::uint32_t mask = 0;  // of the digits' bytes in the 4-byte word at `at`
+      std::uint32_t key = 0;   // the digits' bytes the divisor was made for
+    };
+    std::uint8_t exps_n = 0;
+    ExpLane exps[kLanes];
     alignas(32) Lanes lanes;
     std::uint64_t used = 0;  // shape_clock_ at the last match
     ShapeEvent events[kShapeEvents];
