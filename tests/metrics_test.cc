@@ -326,6 +326,41 @@ TEST(MetricSeries, CountsReturnsToFiniteValuesAfterTheOnset) {
   EXPECT_EQ(stayed.recoveries(), 0);
 }
 
+// Past the head, most points take the inline Add; a recovery there is a finite point after a non-finite
+// one, and has_negative() is read from the least value. Both against a count over every point.
+TEST(MetricSeries, RecoveriesAndSignsPastTheHeadAsCountedOverEveryPoint) {
+  std::mt19937 rng(15);
+  for (int round = 0; round < 40; ++round) {
+    MetricSeries s;
+    const int n = 20000;
+    bool seen_finite = false, onset = false, negative = false, prev_finite = true;
+    std::int64_t recoveries = 0, nonfinite = 0;
+    const int negative_at = round % 4 == 0 ? -1 : static_cast<int>(rng() % n);
+    for (int i = 0; i < n; ++i) {
+      const unsigned r = rng() % 1000;
+      double v = 1.0 + (rng() % 100) * 0.01;
+      if (r < (round % 3 == 0 ? 2u : 30u)) v = r % 3 == 0 ? HUGE_VAL : (r % 3 == 1 ? -HUGE_VAL : std::nan(""));
+      if (i == negative_at) v = -0.5;
+      if (round % 5 == 1 && i == n / 2) v = -0.0;  // not below 0
+      s.Add(v, static_cast<double>(i), std::nan(""), static_cast<std::uint64_t>(i) + 1);
+      const bool finite = std::isfinite(v);
+      if (!finite) {
+        ++nonfinite;
+        if (seen_finite) onset = true;
+      } else {
+        if (onset && !prev_finite) ++recoveries;
+        if (v < 0) negative = true;
+        seen_finite = true;
+      }
+      prev_finite = finite;
+    }
+    EXPECT_EQ(s.recoveries(), recoveries) << "round " << round;
+    EXPECT_EQ(s.nonfinite_count(), nonfinite) << "round " << round;
+    EXPECT_EQ(s.has_negative(), negative) << "round " << round;
+    EXPECT_EQ(s.first_nonfinite() != nullptr, onset) << "round " << round;
+  }
+}
+
 TEST(MetricCollector, SurvivesHostileInput) {
   std::string junk = "loss=";
   junk += std::string(100000, '9');

@@ -1255,7 +1255,6 @@ __attribute__((noinline)) void MetricSeries::AddKept(double value, double step, 
   } else {
     if (has_onset_ && !tail_[(seq - 1) & (kTail - 1)].finite()) ++recoveries_;  // the onset is a point before
     seen_finite_ = true;
-    if (p.value < 0) has_negative_ = true;
     if (!has_extrema_ || p.value < min_.value) min_ = p;
     if (!has_extrema_ || p.value > max_.value) max_ = p;
     has_extrema_ = true;
@@ -1275,7 +1274,7 @@ __attribute__((noinline)) void MetricSeries::AddKept(double value, double step, 
     }
     if ((p.seq & (stride_ - 1)) == 0) sample_.push_back(p);
   }
-  next_kept_ = !has_extrema_ || count_ < kHead ? count_ : (count_ + stride_ - 1) & ~(stride_ - 1);
+  next_kept_ = !has_extrema_ || count_ < kHead || !p.finite() ? count_ : (count_ + stride_ - 1) & ~(stride_ - 1);
 }
 
 std::vector<MetricPoint> MetricSeries::Points() const {

@@ -124,13 +124,11 @@ class MetricSeries {
     if (!std::isfinite(value)) return AddKept(value, step, epoch, line);
     AddFinite(value, step, epoch, line);
   }
-  // Add of a finite value (a replayed number, all digits, is one).
+  // Add of a finite value (a replayed number, all digits, is one). The point before it is finite, so it
+  // is no recovery: after a non-finite point next_kept_ sends the next one to AddKept.
   void AddFinite(double value, double step, double epoch, std::uint64_t line) {
-    const std::int64_t seq = count_;
-    if (seq >= next_kept_) return AddKept(value, step, epoch, line);
+    if (count_ >= next_kept_) return AddKept(value, step, epoch, line);
     const MetricPoint& p = Put(value, step, epoch, line);
-    if (has_onset_ && !tail_[(seq - 1) & (kTail - 1)].finite()) ++recoveries_;  // the onset is a point before
-    if (value < 0) has_negative_ = true;
     if (value < min_.value) min_ = p;
     if (value > max_.value) max_ = p;
   }
@@ -151,7 +149,8 @@ class MetricSeries {
   // How many times a finite value followed a non-finite one after the onset: a run that skips the steps
   // whose loss overflowed (a loss scaler) keeps coming back; one whose weights turned NaN does not.
   std::int64_t recoveries() const { return recoveries_; }
-  bool has_negative() const { return has_negative_; }
+  // True when a finite value below 0 was printed: the least one is.
+  bool has_negative() const { return has_extrema_ && min_.value < 0; }
 
  private:
   // Add for any point (one the head, the sample or the non-finite list may keep among them).
@@ -173,7 +172,6 @@ class MetricSeries {
   std::int64_t recoveries_ = 0;
   bool seen_finite_ = false;
   bool has_onset_ = false;
-  bool has_negative_ = false;
   MetricPoint onset_;
   MetricPoint min_, max_;
   bool has_extrema_ = false;
@@ -181,8 +179,8 @@ class MetricSeries {
   std::array<MetricPoint, kTail> tail_{};  // ring buffer
   std::vector<MetricPoint> sample_;
   std::int64_t stride_ = 1;
-  // The first seq the head or the sample keeps, or of a point before any finite one: the inline Add
-  // takes the points before it (AddKept sets it).
+  // The first seq the head or the sample keeps, or of a point before any finite one, or of the point
+  // after a non-finite one: the inline Add takes the points before it (AddKept sets it).
   std::int64_t next_kept_ = 0;
   std::vector<MetricPoint> nonfinite_;
 };
