@@ -1015,6 +1015,70 @@ TEST(MetricCollector, ExponentsReplayAsTheFullScanReadsThem) {
   EXPECT_EQ(lr_of("{'loss': 0.5, 'learning_rate': 1.25E4}\n{'loss': 0.5, 'learning_rate': 9.75E7}\n"), 9.75e7);
 }
 
+// Note: [Replay plan]: tqdm counters of 1 to 8 digits (in two lanes where two are left and each has
+// at most 7 digits, else read one by one) with or without an epoch or a printed step (then the
+// counter is no step); numbers with an exponent in a lane, signed or not, whose exponent moves
+// within a division's range (10^-22 to 10^0), past it and back, so that some lines of a shape make a
+// new divisor and some go to ScanSegment; up to five numbers, so the lanes run out here and there.
+// Each layout on a run of lines (the loop replays all but the first), against the full scan, to the
+// bit, with AVX2 and without, whole and in pieces.
+TEST(MetricCollector, ReplayPlanReadsWhatTheFullScanReads) {
+  std::mt19937 rng(47);
+  const char* names[] = {"loss", "acc", "grad_norm", "val_acc", "f1"};
+  std::string text;
+  for (int layout = 0; layout < 300; ++layout) {
+    const int numbers = static_cast<int>(rng() % 6);
+    const int counter_digits = 1 + static_cast<int>(rng() % 8), total_digits = 1 + static_cast<int>(rng() % 8);
+    const bool epoch = rng() % 2, step = rng() % 4 == 0, counter = rng() % 4 != 0;
+    int frac[5], exp_digits[5];
+    std::string sign[5], exp_sign[5];
+    for (int k = 0; k < 5; ++k) {
+      frac[k] = static_cast<int>(rng() % 4);
+      exp_digits[k] = rng() % 2 ? 0 : 1 + static_cast<int>(rng() % 3);
+      sign[k] = rng() % 3 ? "" : "-";
+      exp_sign[k] = rng() % 4 ? "-" : (rng() % 2 ? "+" : "");
+    }
+    for (int line = 0; line < 8; ++line) {
+      std::string t = epoch ? "Epoch " + RandomDigits(&rng, 1) + ": " : std::string("train: ");
+      if (counter) {
+        t += " 40%|####  | " + RandomDigits(&rng, counter_digits) + "/" + RandomDigits(&rng, total_digits) +
+             " [00:01<00:02";
+      }
+      if (step) t += " step=" + RandomDigits(&rng, 3);
+      for (int k = 0; k < numbers; ++k) {
+        t += std::string(", ") + names[k] + "=" + sign[k] + RandomDigits(&rng, 1);
+        if (frac[k]) t += "." + RandomDigits(&rng, frac[k]);
+        if (exp_digits[k]) {
+          // Mostly one exponent, now and then another one, 0, or one past 22.
+          const unsigned r = rng() % 8;
+          std::string e = std::to_string(r < 5 ? 4 : (r == 5 ? rng() % 30 : (r == 6 ? 0 : 25 + rng() % 5)));
+          while (e.size() < static_cast<size_t>(exp_digits[k])) e.insert(0, "0");
+          t += "e" + exp_sign[k] + e.substr(e.size() - static_cast<size_t>(exp_digits[k]));
+        }
+      }
+      text += t + (counter ? "]\r" : "\n");
+    }
+    text += "\n";
+  }
+  ExpectShapesAgree(text);
+  ExpectPiecesAgree(text, {size_t{4093}, size_t{100}});
+  // By hand, each on the second line of its shape: a counter's step with an epoch, and without one;
+  // a negative number with an exponent; a counter of 8 digits.
+  auto last = [](const std::string& lines, SeriesId id) {
+    MetricCollector m = Collect(lines);
+    const MetricSeries* s = m.Find(id);
+    return s ? std::pair<double, double>(s->last().value, s->last().step) : std::pair<double, double>(-1, -1);
+  };
+  EXPECT_EQ(last("Epoch 1: | 3/50 [00:01, loss=0.5]\rEpoch 2: | 7/50 [00:01, loss=0.25]\n", SeriesId::kLoss),
+            std::make_pair(0.25, 2.0 * 50 + 7));
+  EXPECT_EQ(last("train: | 3/50 [00:01, loss=0.5]\rtrain: | 7/50 [00:01, loss=0.25]\n", SeriesId::kLoss),
+            std::make_pair(0.25, 7.0));
+  EXPECT_EQ(last("x loss=-1.5e-03 acc=1\nx loss=-2.5e-04 acc=2\n", SeriesId::kLoss).first, -2.5e-4);
+  EXPECT_EQ(last("train: | 12345678/99999999 [00:01, loss=0.5]\rtrain: | 22345678/99999999 [00:01, loss=0.25]\n",
+                 SeriesId::kLoss),
+            std::make_pair(0.25, 22345678.0));
+}
+
 // The memo of names as printed must not leak a one-word reading into a two-word name, nor one
 // spelling into another.
 TEST(MetricCollector, NameMemoKeepsTwoWordNamesApart) {

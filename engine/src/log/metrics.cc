@@ -1845,20 +1845,19 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     std::copy(events, events + events_n, slot->events);
     // What the replay in the loop needs (Note: [Replay in the loop]).
     using metrics_internal::NumberLayout;
-    bool fast = true;
+    bool all_read = true;
     size_t reach = 0;
     Lanes lanes;
     int lanes_n = 0, words_n = 0, points_n = 0, exps_n = 0;
     std::uint32_t point_eval = 0;
     std::uint8_t step_slot = kNaNSlot, epoch_slot = kNaNSlot;
-    std::int8_t bar_event = -1;
+    int bar_event = -1;
     for (int i = 0; i < events_n; ++i) {
       ShapeEvent& e = slot->events[i];
       const NumberLayout& l = e.layout;
       std::uint8_t value_slot = kNaNSlot;
       if (l.form == NumberLayout::kCounter && l.int_digits <= 8 && l.frac_digits <= 8) {
-        reach = std::max<size_t>(reach, e.at + 2u + l.int_digits + 8u);
-        bar_event = static_cast<std::int8_t>(i);
+        bar_event = i;  // the last one read wins, as in ReadBar
         continue;
       } else if (l.form == NumberLayout::kDecimal && l.word_shift) {
         e.word_at = static_cast<std::uint16_t>(e.at + l.lead);
@@ -1895,7 +1894,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
           value_slot = static_cast<std::uint8_t>(kLanes + words_n++);
         }
       } else {
-        fast = false;
+        all_read = false;
         continue;
       }
       if (e.code == kKeyStep) {
@@ -1908,7 +1907,31 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
         slot->point_slot[points_n++] = value_slot;
       }
     }
-    slot->fast = fast && kLittleEndian;
+    // The step from the counter, when no step is printed: its n and total in lanes where two are left
+    // and each fits one (at most 7 digits: divided by 1, the integer), else read one by one.
+    slot->bar_step = bar_event >= 0 && step_slot == kNaNSlot;
+    slot->bar_scalar = false;
+    if (slot->bar_step) {
+      const ShapeEvent& e = slot->events[bar_event];
+      const NumberLayout& l = e.layout;
+      slot->bar_event = static_cast<std::uint8_t>(bar_event);
+      if (lanes_n + 2 <= kLanes && l.int_digits <= 7 && l.frac_digits <= 7) {
+        const int at[2] = {e.at + 1, e.at + 2 + l.int_digits}, digits[2] = {l.int_digits, l.frac_digits};
+        for (int k = 0; k < 2; ++k) {
+          lanes.at[lanes_n] = static_cast<std::uint16_t>(at[k]);
+          lanes.whole[lanes_n] = (std::uint64_t{1} << (8 * digits[k])) - 1;
+          lanes.shift[lanes_n] = static_cast<std::uint64_t>(8 * (8 - digits[k]));
+          lanes.divisor[lanes_n] = 1;
+          (k == 0 ? slot->bar_n_slot : slot->bar_total_slot) = static_cast<std::uint8_t>(lanes_n++);
+        }
+      } else {
+        slot->bar_scalar = true;
+        slot->bar_n_slot = kBarSlot;
+        slot->bar_total_slot = kBarSlot + 1;
+      }
+      reach = std::max<size_t>(reach, e.at + 2u + l.int_digits + 8u);
+    }
+    const bool fast = all_read && kLittleEndian;
     slot->lanes = lanes;
     slot->lanes_n = static_cast<std::uint8_t>(lanes_n);
     slot->words_n = static_cast<std::uint8_t>(words_n);
@@ -1921,7 +1944,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     // The loop compares whole blocks (ShapeBlocksMatchAvx2): the bytes up to the last block's end
     // are read, and any byte past the line matches there (spread 0xff).
     const size_t blocks = (text.size() + 31) / 32 * 32;
-    slot->reach = static_cast<std::uint16_t>(std::max(reach, blocks));
+    slot->reach = fast ? static_cast<std::uint32_t>(std::max({reach, blocks, text.size() + 1})) : Shape::kNever;
     for (size_t i = 0; i < text.size(); ++i) {
       const bool digit = IsDigit(begin[i]);
       slot->text[i] = digit ? '0' : begin[i];
@@ -1960,20 +1983,20 @@ void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
 // layouts, Note: [Fixed layouts]) or is a tqdm counter of at most 8 digits each, is replayed where
 // ScanLines' loop stands, with no call: the shape's bytes compared (with AVX2 in whole blocks, the
 // shape recorded with bytes past its end that match anything), each number read from its word,
-// the points added (by the shape's plan, Note: [Replay plan]). It is ScanSegment's replay by the same formulas, so the same doubles:
-// the word's integer and fraction digits combined at once, converted, divided by the power of ten (or
-// the value the event read last from the same digits), an exponent of at most 3 digits applied as
-// ScaledMantissa applies it. The loop does not look for the line's end first: the shape's bytes hold
-// no '\n' or '\r', so bytes that match the shape and are followed by a line end (or by the end of the
-// buffer) are the whole segment; the loop steps over it and the ends of the bytes it replays are never
-// marked. What it does not read so goes to ScanSegment, after a search of the segment's end in the
+// the points added (by the shape's plan, Note: [Replay plan]). It is ScanSegment's replay by the same
+// formulas, so the same doubles: the word's integer and fraction digits combined at once, converted,
+// divided by the power of ten (or the value the event read last from the same digits), an exponent
+// of at most 3 digits applied as ScaledMantissa applies it. The loop does not look for the line's end
+// first: the shape's bytes hold no '\n' or '\r', so bytes that match the shape and are followed by a
+// line end are the whole segment; the loop steps over it and the ends of the bytes it replays are
+// never marked. What it does not read so goes to ScanSegment, after a search of the segment's end in the
 // marks: a line of another length or shape, one the kMaxLine cut falls in, an exponent out of the
 // fast path's range, a line whose words would be read past the end of the buffer (the shape's
 // `reach`), a shape with any other number (memory values, mmcv's steps, longer numbers). Up to four
 // numbers are read side by side (Note: [Number lanes]), the points added by MetricSeries::AddFinite.
 // On the 8 MiB inputs of gen_kinds.py (callgrind), the metric path went from ~780 to ~470 instructions
-// an HF dict line, ~550 to ~350 a tqdm update, ~700 to ~390 a key=value line, then with the plan to
-// ~320, ~345 and ~285 (tests/bench/README.md).
+// an HF dict line, ~550 to ~350 a tqdm update, ~700 to ~390 a key=value line, then with the plan
+// below to ~290, ~220 and ~255 (tests/bench/README.md).
 //
 // Note: [Replay plan]
 // What a replay in the loop does with a line of its shape depends on the shape alone, so the full scan
@@ -1990,8 +2013,15 @@ void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
 // bytes (at most 3, in one 4-byte word) with those; other digits make a new divisor (ExponentDivisor), or
 // send the line to ScanSegment when no division expresses them. The values are those ReplayWord
 // computes: a lane divides the same exact integer by the same power of ten, with the sign in the
-// divisor. On HF dict lines (three points, an exponent) the metric path went from ~450 to ~320
-// instructions a line.
+// divisor. A tqdm counter is read only where it gives the step (no step printed; the last counter of
+// the line, as ReadBar's last reading wins): its n and total take two lanes where two are left and
+// each has at most 7 digits (divided by 1: the integer ReplayCounter reads, as a double), else they
+// are read one by one into two slots of their own. A shape that is not replayed so has a `reach` no
+// buffer has, and every reach passes the shape's length, so one comparison tells the loop that the
+// shape is replayable, that its bytes and words are readable and that the byte after it is too (the
+// last line of a buffer, which ends at the buffer's end, goes to ScanSegment). On the 8 MiB inputs,
+// the metric path went from ~450 to ~290 instructions an HF dict line (three points, an exponent),
+// ~335 to ~220 a tqdm update, ~280 to ~255 a key=value line.
 template <typename Matches, typename ReadLanes>
 __attribute__((always_inline)) inline void MetricCollector::ScanLinesWith(std::string_view text, std::uint64_t line_no,
                                                                           bool count_lines, Matches matches,
@@ -2018,11 +2048,11 @@ __attribute__((always_inline)) inline void MetricCollector::ScanLinesWith(std::s
   while (true) {
     const std::uint64_t no = count_lines ? lines + 1 : line_no;
     // The shape matched last, if the segment has its length: the shape's bytes hold no '\n' or '\r',
-    // so bytes that match it and are followed by one (or by the end) are the whole segment.
+    // so bytes that match it and are followed by one are the whole segment. The reach passes the
+    // shape's length (Note: [Replay plan]): the byte after it is in the buffer.
     Shape& shape = shapes_[last_shape_];
     size_t to = from + shape.len;
-    if (shape.fast && to <= size && (to == size || base[to] == '\n' || base[to] == '\r') &&
-        to - line_start <= kMaxLine && static_cast<size_t>(limit - (base + from)) >= shape.reach &&
+    if (size - from >= shape.reach && (base[to] == '\n' || base[to] == '\r') && to - line_start <= kMaxLine &&
         matches(base + from, shape.len, shape, limit) && ReplayInLoop(shape, base + from, no, read_lanes)) {
       shape.used = ++shape_clock_;
     } else {
@@ -2116,14 +2146,17 @@ __attribute__((always_inline)) inline bool MetricCollector::ReplayInLoop(Shape& 
   slots[kNaNSlot] = std::numeric_limits<double>::quiet_NaN();
   double step = slots[shape.step_slot];
   const double epoch = slots[shape.epoch_slot];
-  if (shape.bar_event >= 0 && std::isnan(step)) {  // ReplayCounter, then EmitValues' step from the counter
-    const ShapeEvent& e = shape.events[shape.bar_event];
-    const metrics_internal::NumberLayout& l = e.layout;
-    const auto bar_n = static_cast<long long>(ReadDigits(line + e.at + 1, l.int_digits, line + e.at + 9));
-    const auto bar_total = static_cast<long long>(ReadDigits(line + e.at + 2 + l.int_digits, l.frac_digits,
-                                                             line + e.at + 10 + l.int_digits));
-    step = std::isnan(epoch) ? static_cast<double>(bar_n)
-                             : epoch * static_cast<double>(bar_total) + static_cast<double>(bar_n);
+  if (shape.bar_step) {  // ReplayCounter, then Emit's step from the counter
+    if (shape.bar_scalar) {
+      const ShapeEvent& e = shape.events[shape.bar_event];
+      const metrics_internal::NumberLayout& l = e.layout;
+      slots[kBarSlot] = static_cast<double>(
+          static_cast<long long>(ReadDigits(line + e.at + 1, l.int_digits, line + e.at + 9)));
+      slots[kBarSlot + 1] = static_cast<double>(static_cast<long long>(
+          ReadDigits(line + e.at + 2 + l.int_digits, l.frac_digits, line + e.at + 10 + l.int_digits)));
+    }
+    const double bar_n = slots[shape.bar_n_slot];
+    step = std::isnan(epoch) ? bar_n : epoch * slots[shape.bar_total_slot] + bar_n;
   }
   // EmitValues of finite values whose series are present already (the line that recorded the shape
   // added a point to each).

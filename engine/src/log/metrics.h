@@ -269,18 +269,21 @@ class MetricCollector {
   static constexpr size_t kShapeMax = 256;  // longer lines are always scanned in full
   static constexpr int kShapes = 16;
   static constexpr int kShapeEvents = 24;
-  // A replay's slots (Note: [Replay plan] in metrics.cc): the lanes', one per event read one by one, a NaN.
+  // A replay's slots (Note: [Replay plan] in metrics.cc): the lanes', one per event read one by one, a NaN,
+  // a counter's two.
   static constexpr int kNaNSlot = kLanes + kShapeEvents;
-  static constexpr int kSlots = kNaNSlot + 1;
+  static constexpr int kBarSlot = kNaNSlot + 1;  // and the next: a tqdm counter's n and total, read one by one
+  static constexpr int kSlots = kBarSlot + 2;
   struct Shape {
     std::uint16_t len = 0;  // 0: an empty slot
     std::uint8_t events_n = 0;
-    // Every event is a word read (ReplayWord's layouts) or a counter of at most 8 digits each: the
-    // loop replays the line (Note: [Replay in the loop]), reading up to `reach` bytes from its start.
-    bool fast = false;
+    // When every event is a word read (ReplayWord's layouts) or a counter of at most 8 digits each, the
+    // loop replays the line (Note: [Replay in the loop]), reading `reach` bytes from its start (more
+    // than its length, so the byte after it too); kNever otherwise.
+    static constexpr std::uint32_t kNever = 0xffffffffu;
+    std::uint32_t reach = kNever;
     std::uint8_t lanes_n = 0;
-    std::uint16_t reach = 0;
-    // The replay in the loop's plan (Note: [Replay plan] in metrics.cc), made with the shape when `fast`:
+    // The replay in the loop's plan (Note: [Replay plan] in metrics.cc), made with the shape when it has a reach:
     // where each number's value lands among a replay's slots (the lanes', then those of the events
     // read one by one, then a NaN), which events are read one by one, and the points to add.
     std::uint8_t words_n = 0;                  // events read one by one (an exponent, or past the lanes)
@@ -290,7 +293,10 @@ class MetricCollector {
     std::uint8_t point_slot[kShapeEvents];     // their slots
     std::uint32_t point_eval = 0;              // bit i: point i is a validation value (see Emit)
     std::uint8_t step_slot = 0, epoch_slot = 0;  // the slots of the line's step and epoch (the NaN slot: none)
-    std::int8_t bar_event = -1;                // the last tqdm counter's event, or -1
+    // The step from the last tqdm counter (when no step is printed): its n and total's slots (lanes, or
+    // kBarSlot's two read one by one from bar_event's digits: bar_scalar).
+    bool bar_step = false, bar_scalar = false;
+    std::uint8_t bar_n_slot = 0, bar_total_slot = 0, bar_event = 0;
     // A lane's number with an exponent: its divisor made for the exponent's digits seen last.
     struct ExpLane {
       std::uint16_t at = 0;  // the offset of the exponent's digits
