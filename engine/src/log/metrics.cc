@@ -2160,7 +2160,8 @@ __attribute__((always_inline)) inline bool MetricCollector::ReplayInLoop(Shape& 
   }
   // EmitValues of finite values whose series are present already (the line that recorded the shape
   // added a point to each).
-  for (int i = 0; i < shape.points_n; ++i) {
+  const int points_n = shape.points_n;  // in a register: the points' stores could alias the shape's bytes
+  for (int i = 0; i < points_n; ++i) {
     const double value = slots[shape.point_slot[i]];
     MetricSeries& s = series_[shape.point_code[i]];
     if (((shape.point_eval >> i) & 1) && s.count() > 0 && s.last().value == value) continue;
