@@ -836,14 +836,15 @@ __attribute__((target("avx2"), always_inline)) inline bool ShapeMatchesAvx2(cons
 // (the shape's reach) and matched by the shape there, so neither a copy nor a mask.
 __attribute__((target("avx2"), always_inline)) inline bool ShapeBlocksMatchAvx2(const char* text, size_t n,
                                                                               const char* shape, const char* spread) {
+  // The blocks' verdicts ANDed, one test at the end (a replayed line mostly matches every block).
+  __m256i all = _mm256_set1_epi8(-1);
   for (size_t i = 0; i < n; i += 32) {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text + i));
     const __m256i off = _mm256_sub_epi8(v, _mm256_load_si256(reinterpret_cast<const __m256i*>(shape + i)));
-    const __m256i ok = _mm256_cmpeq_epi8(
-        _mm256_min_epu8(off, _mm256_load_si256(reinterpret_cast<const __m256i*>(spread + i))), off);
-    if (static_cast<std::uint32_t>(_mm256_movemask_epi8(ok)) != 0xffffffffu) return false;
+    all = _mm256_and_si256(all, _mm256_cmpeq_epi8(
+        _mm256_min_epu8(off, _mm256_load_si256(reinterpret_cast<const __m256i*>(spread + i))), off));
   }
-  return true;
+  return static_cast<std::uint32_t>(_mm256_movemask_epi8(all)) == 0xffffffffu;
 }
 #endif
 
