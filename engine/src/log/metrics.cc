@@ -1997,7 +1997,7 @@ void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
 // numbers are read side by side (Note: [Number lanes]), the points added by MetricSeries::AddFinite.
 // On the 8 MiB inputs of gen_kinds.py (callgrind), the metric path went from ~780 to ~470 instructions
 // an HF dict line, ~550 to ~350 a tqdm update, ~700 to ~390 a key=value line, then with the plan
-// below to ~290, ~220 and ~255 (tests/bench/README.md).
+// below to ~290, ~220 and ~290 (tests/bench/README.md).
 //
 // Note: [Replay plan]
 // What a replay in the loop does with a line of its shape depends on the shape alone, so the full scan
@@ -2022,7 +2022,7 @@ void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
 // shape is replayable, that its bytes and words are readable and that the byte after it is too (the
 // last line of a buffer, which ends at the buffer's end, goes to ScanSegment). On the 8 MiB inputs,
 // the metric path went from ~450 to ~290 instructions an HF dict line (three points, an exponent),
-// ~335 to ~220 a tqdm update, ~280 to ~255 a key=value line.
+// ~335 to ~220 a tqdm update, ~375 to ~290 a key=value line.
 template <typename Matches, typename ReadLanes>
 __attribute__((always_inline)) inline void MetricCollector::ScanLinesWith(std::string_view text, std::uint64_t line_no,
                                                                           bool count_lines, Matches matches,

@@ -70,7 +70,7 @@ constexpr int kLanes = 4;
 struct Lanes {
   std::uint64_t whole[kLanes] = {};       // ShapeEvent::whole
   std::uint64_t shift[kLanes] = {};       // the layout's word_shift
-  double divisor[kLanes] = {1, 1, 1, 1};  // 10 to the number of fraction digits
+  double divisor[kLanes] = {1, 1, 1, 1};  // the power of ten the lane divides by, with the number's sign
   std::uint16_t at[kLanes] = {};          // ShapeEvent::word_at
 };
 }  // namespace metrics_internal
