@@ -284,8 +284,8 @@ class MetricCollector {
     std::uint32_t reach = kNever;
     std::uint8_t lanes_n = 0;
     // The replay in the loop's plan (Note: [Replay plan] in metrics.cc), made with the shape when it has a reach:
-    // where each number's value lands among a replay's slots (the lanes', then those of the events
-    // read one by one, then a NaN), which events are read one by one, and the points to add.
+    // where each number's value lands among a replay's slots (the lanes', those of the events read
+    // one by one, a NaN, a counter's two), which events are read one by one, and the points to add.
     std::uint8_t words_n = 0;                  // events read one by one (an exponent, or past the lanes)
     std::uint8_t word_event[kShapeEvents];     // their indexes in `events`
     std::uint8_t points_n = 0;                 // series values, in the order printed
