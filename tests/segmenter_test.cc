@@ -658,6 +658,86 @@ TEST(LogPrefix, RecordHeaders) {
   EXPECT_EQ(p.Match("epoch 1"), 0u);
 }
 
+// Match compares a shape's fixed part (literal bytes and digit runs of the learned widths) 8 bytes at
+// a time before walking the rest slot by slot (Note: [Learned prefix]); it must answer as the walk alone
+// does. Learned from record headers and from text before a traceback header, matched against the
+// lines that taught them, with each byte of the line replaced by bytes of every class (digits of other
+// widths, letters of either case, separators, a slot's control code, high bytes), cut at every length.
+TEST(LogPrefix, FixedPartMatchesAsTheSlotWalk) {
+  const char* const teachers[] = {
+      "2026-11-21T09:00:04.004Z WARN app.db worker 2502 picked up job",
+      "2024-01-02 10:11:12,345 INFO train.py:40] epoch 1",
+      "2024-01-02 10:11:12,345 INFO     epoch 1",
+      "[2024-01-02 10:11:12] [ERROR] RuntimeError: x",
+      "[2024-01-01 12:00:00,123][__main__][INFO] - step 3",
+      "I1128 10:11:12.345678 12345 file.py:42] Loaded",
+      "2024-03-02T10:15:31.4812345Z Traceback (most recent call last):",
+      "Mar 02 10:15:31 host python3[48211]: RuntimeError: x",
+      "2024-01-02 10:11:12,345 - mmdet - INFO - Epoch [1][50/100]",
+      "2024-01-02 10:11:12.345 | ERROR    | train:main:42 - boom",
+      "[01/02 10:11:12 d2.engine.train_loop]: Starting training",
+      "9:05:01 ERROR x",
+      "12:00:01.123456789012345678901234 x",
+      "2024/01/02 10:11:12 +00:00 DEBUG y",
+  };
+  const char* const before[] = {"[rank0]:[W1128 10:11:12] 12:30:01 ", "0: 2024-01-02 \x01|\x02: ",
+                                "host-7 12345 [trainer] 42: "};
+  std::vector<LogPrefix> prefixes;
+  std::vector<std::string> lines;
+  for (const char* t : teachers) {
+    LogPrefix p;
+    if (p.LearnRecord(t) > 0) prefixes.push_back(p);
+    lines.push_back(t);
+  }
+  for (const char* b : before) {
+    const std::string line = std::string(b) + "Traceback (most recent call last):";
+    LogPrefix p;
+    if (p.LearnBefore(line, std::string(b).size()) > 0) prefixes.push_back(p);
+    lines.push_back(line);
+  }
+  ASSERT_GE(prefixes.size(), 14u);
+  const std::string replacements = std::string("0795aZzT-:. |,[]\t\x01\x02\x05", 22) + "\xc3\x80";
+  size_t matched = 0, compared = 0;
+  for (const LogPrefix& p : prefixes) {
+    for (const std::string& line : lines) {
+      std::vector<std::string> variants = {line, "1" + line, line.substr(1)};
+      for (size_t i = 0; i < std::min<size_t>(line.size(), 40); ++i) {
+        for (char c : replacements) {
+          std::string v = line;
+          v[i] = c;
+          variants.push_back(v);
+        }
+        variants.push_back(line.substr(0, i) + line.substr(i + 1));  // a digit run one shorter, ...
+        variants.push_back(line.substr(0, i) + "7" + line.substr(i));  // ... or one longer
+      }
+      for (const std::string& v : variants) {
+        for (size_t cut = 0; cut <= v.size(); ++cut) {
+          const std::string_view text = std::string_view(v).substr(0, cut);
+          const size_t fast = p.Match(text);
+          ASSERT_EQ(fast, p.MatchBySteps(text)) << "shape learned from a line; text: " << text;
+          ++compared;
+          matched += fast > 0;
+        }
+      }
+    }
+  }
+  // The level slot takes the eleven level words in capitals, nothing else.
+  LogPrefix level;
+  ASSERT_GT(level.LearnRecord("2024-01-02 10:11:12,345 INFO epoch 1"), 0u);
+  for (const char* word : {"DEBUG", "INFO", "WARN", "WARNING", "ERROR", "CRITICAL", "FATAL", "TRACE", "NOTICE",
+                           "SUCCESS", "EXCEPTION"}) {
+    const std::string header = std::string("2025-12-31 23:59:59,9 ") + word + " ";
+    EXPECT_EQ(level.Match(header + "x"), header.size()) << word;
+  }
+  for (const char* word : {"Info", "INFOS", "INF", "WARNINGX", "EXCEPTIONS", "CRITICAl", "INFO_", "INFO1", "WARNINg",
+                           "ABCDEFGHIJ", "DEBUGGING", "NOTICED"}) {
+    EXPECT_EQ(level.Match(std::string("2025-12-31 23:59:59,9 ") + word + " x"), 0u) << word;
+  }
+  // Both answers occur often (most lines are of another shape than the one learned).
+  EXPECT_GT(matched, compared / 200) << compared;
+  EXPECT_LT(matched, compared / 2) << compared;
+}
+
 // Regression: another rank's progress line inside rank 3's traceback ended it, and a source line
 // became the message (corpus/formats/rank-prefix-2x); `srun --label` task prefixes ("2: ") were not
 // rank prefixes at all (corpus/formats/slurm-srun-label).

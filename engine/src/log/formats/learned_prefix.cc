@@ -1,5 +1,6 @@
 #include "log/formats/learned_prefix.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "log/formats/rank_prefix.h"
@@ -37,20 +38,30 @@ size_t Digits(std::string_view s, size_t i, size_t least, size_t most) {
 // "error: ..." or "Fatal ..." is no level), or 0.
 size_t LevelWord(std::string_view s, size_t i) {
   if (i > 0 && IsWordChar(s[i - 1])) return 0;
+  // The run of capitals (a word with a small letter in its first ten is none), then no word character.
   size_t j = i;
-  while (j < s.size() && IsLetter(s[j]) && j - i <= 9) ++j;
+  while (j < s.size() && s[j] >= 'A' && s[j] <= 'Z' && j - i <= 9) ++j;
   const size_t n = j - i;
   if (n < 4 || n > 9 || (j < s.size() && IsWordChar(s[j]))) return 0;
-  char word[10];
-  for (size_t k = 0; k < n; ++k) {
-    if (s[i + k] < 'A' || s[i + k] > 'Z') return 0;
-    word[k] = s[i + k];
-  }
-  word[n] = '\0';
-  static const char* const kLevels[] = {"DEBUG", "INFO",  "WARN",  "WARNING", "ERROR",    "CRITICAL",
-                                        "FATAL", "TRACE", "NOTICE", "SUCCESS", "EXCEPTION"};
-  for (const char* level : kLevels) {
-    if (std::strcmp(word, level) == 0) return n;
+  // DEBUG INFO WARN WARNING ERROR CRITICAL FATAL TRACE NOTICE SUCCESS EXCEPTION, by length: the first
+  // four letters as one word, then the rest.
+  auto word = [](const char* p) {
+    std::uint32_t w;
+    std::memcpy(&w, p, 4);
+    return w;
+  };
+  const char* w = s.data() + i;
+  const std::uint32_t head = word(w);
+  auto is = [&](const char* level) {
+    return head == word(level) && std::memcmp(w + 4, level + 4, n - 4) == 0;
+  };
+  switch (n) {
+    case 4: return head == word("INFO") || head == word("WARN") ? n : 0;
+    case 5: return is("DEBUG") || is("ERROR") || is("FATAL") || is("TRACE") ? n : 0;
+    case 6: return is("NOTICE") ? n : 0;
+    case 7: return is("WARNING") || is("SUCCESS") ? n : 0;
+    case 8: return is("CRITICAL") ? n : 0;
+    case 9: return is("EXCEPTION") ? n : 0;
   }
   return 0;
 }
@@ -309,8 +320,23 @@ size_t LogPrefix::RecordHeader(std::string_view l) {
 
 size_t LogPrefix::Match(std::string_view line) const {
   if (shape_.empty()) return 0;
-  size_t j = 0;
-  for (size_t k = 0; k < shape_.size(); ++k) {
+  if (fixed_len_ == 0 || line.size() < fixed_.size() / 3 * 8) return StepsFrom(line, 0, 0);
+  // The fixed part, 8 bytes at a time: the literal bytes equal, the digit runs' bytes digits (bit 7 of
+  // a byte's lane: 0x30 <= byte < 0x3a, with no carry between lanes since each is below 0x80 first).
+  const char* at = line.data();
+  for (size_t f = 0; f < fixed_.size(); f += 3, at += 8) {
+    std::uint64_t x;
+    std::memcpy(&x, at, 8);
+    const std::uint64_t bytes = fixed_[f], equal = fixed_[f + 1], digit = fixed_[f + 2];
+    const std::uint64_t low7 = x & 0x7f7f7f7f7f7f7f7full;
+    const std::uint64_t digits = (low7 + 0x5050505050505050ull) & ~(low7 + 0x4646464646464646ull) & ~x;
+    if (((x ^ bytes) & equal) != 0 || (digits & digit) != digit) return StepsFrom(line, 0, 0);
+  }
+  return StepsFrom(line, fixed_shape_, fixed_len_);
+}
+
+size_t LogPrefix::StepsFrom(std::string_view line, size_t k, size_t j) const {
+  for (; k < shape_.size(); ++k) {
     const char c = shape_[k];
     if (j == line.size()) {
       // The line ends inside the prefix: a blank line of the log (its trailing blank trimmed).
@@ -367,19 +393,57 @@ void LogPrefix::NoteMark(std::string_view prefix) {
   }
 }
 
+void LogPrefix::Learn(std::string_view prefix) {
+  shape_ = ShapeOf(prefix);
+  NoteMark(prefix);
+  // The fixed part: shape_ and the text side by side up to the first slot other than a digit run, and
+  // without a digit run at its end (the walk reads such a run to its end, whatever its width).
+  std::string bytes, equal, digit;
+  size_t k = 0, i = 0, len = 0, shape_at = 0;
+  while (k < shape_.size()) {
+    const char c = shape_[k];
+    if (c == kDigits) {
+      const size_t start = i;
+      while (i < prefix.size() && IsDigit(prefix[i])) ++i;
+      if (i == start) break;  // (a control byte of the text that reads as a slot's code)
+      bytes.append(i - start, '\0');
+      equal.append(i - start, '\0');
+      digit.append(i - start, '\x80');
+    } else if (c == kLevel || c == kPadded || c == kSeverity || c == kLocation) {
+      break;
+    } else {
+      if (i >= prefix.size() || prefix[i] != c) break;
+      bytes += prefix[i++];
+      equal += '\xff';
+      digit += '\0';
+      len = i, shape_at = k + 1;  // the part up to a literal byte
+    }
+    ++k;
+  }
+  fixed_len_ = len;
+  fixed_shape_ = shape_at;
+  bytes.resize(len), equal.resize(len), digit.resize(len);
+  const size_t words = (len + 7) / 8 * 8;
+  bytes.resize(words, '\0'), equal.resize(words, '\0'), digit.resize(words, '\0');
+  fixed_.clear();
+  for (size_t w = 0; w < words; w += 8) {
+    for (const std::string* part : {&bytes, &equal, &digit}) {
+      std::uint64_t x;
+      std::memcpy(&x, part->data() + w, 8);
+      fixed_.push_back(x);
+    }
+  }
+}
+
 size_t LogPrefix::LearnRecord(std::string_view line) {
   const size_t n = RecordHeader(line);
-  if (n > 0) {
-    shape_ = ShapeOf(line.substr(0, n));
-    NoteMark(line.substr(0, n));
-  }
+  if (n > 0) Learn(line.substr(0, n));
   return n;
 }
 
 size_t LogPrefix::LearnBefore(std::string_view line, size_t at) {
   if (at == 0 || at > line.size() || !LooksLikeLogPrefix(line.substr(0, at))) return 0;
-  shape_ = ShapeOf(line.substr(0, at));
-  NoteMark(line.substr(0, at));
+  Learn(line.substr(0, at));
   return at;
 }
 

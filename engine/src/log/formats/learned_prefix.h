@@ -21,12 +21,21 @@
 // rows and the tutorial layouts, read the text after it, and only on a line where such a layout can
 // begin where the last prefix ended, a digit, '[' or "epoch": metrics.cc). A line without a prefix costs
 // a comparison or two: a record header starts with a digit, '[', a month's initial or glog's letter
-// followed by digits. Matching a learned shape costs one pass over the prefix.
+// followed by digits. Matching a learned shape costs one pass over the prefix: its fixed part (the
+// literal bytes and the digit runs of the learned text's widths up to the first other slot, e.g. the
+// whole "2026-11-21T09:00:04.004Z " of an ISO stamp) is compared 8 bytes at a time, the bytes that
+// stand for themselves by equality and the digit runs' bytes by a digit test on all 8 at once, and the
+// slot by slot walk (MatchBySteps) reads only what is left after it, or the whole prefix when a digit
+// run has another width than the learned one (a time "9:05:01" after "10:11:12"). On web-server-like
+// text, where a third of the lines carry an ISO stamp, this took a stopped line's prefix from ~660
+// instructions to ~100 (callgrind).
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_LEARNED_PREFIX_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_LEARNED_PREFIX_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace triage {
 
@@ -38,6 +47,8 @@ class LogPrefix {
   // A line that ends inside the prefix's trailing separators (a blank line of the log, its trailing
   // blank trimmed) matches as a whole.
   size_t Match(std::string_view line) const;
+  // The same answer as Match, always by the slot by slot walk (the reference Match is tested against).
+  size_t MatchBySteps(std::string_view line) const { return StepsFrom(line, 0, 0); }
   // Learns the shape of the record header `line` starts with (RecordHeader); returns its length, or 0
   // when the line starts with none (then nothing changes).
   size_t LearnRecord(std::string_view line);
@@ -68,8 +79,18 @@ class LogPrefix {
   // Remembers, for MayMatch, the first byte of `prefix` (the text a shape was learned from) that stands
   // for itself in the shape, and where it was.
   void NoteMark(std::string_view prefix);
+  // Sets shape_ to the shape of `prefix`, and the fixed part from it.
+  void Learn(std::string_view prefix);
+  // The slot by slot walk from shape_[k], line[j] (the line's bytes before j matched shape_'s before k).
+  size_t StepsFrom(std::string_view line, size_t k, size_t j) const;
 
   std::string shape_;  // the prefix learned, with its variable parts as slots; may be empty
+  // The fixed part of shape_ (Note: [Learned prefix]): shape_[0, fixed_shape_) stands for exactly the
+  // learned text's first fixed_len_ bytes; per 8 of them, three words: the bytes, 0xff where a byte must
+  // equal the word's, 0x80 where it must be a digit. fixed_len_ 0: no fixed part.
+  size_t fixed_len_ = 0;
+  size_t fixed_shape_ = 0;
+  std::vector<std::uint64_t> fixed_;
   size_t mark_at_ = 0;  // where the learned text had its first literal byte (0: MayMatch checks nothing)
   char mark_ = 0;
 };
