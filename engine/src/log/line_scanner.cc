@@ -1274,11 +1274,31 @@ bool LinePrefilter::MayMatch(int p, std::string_view lowered) const {
 
 void LinePrefilter::Candidates(const std::vector<std::uint32_t>& found, std::string_view lowered,
                                std::vector<int>* out) const {
-  std::vector<size_t> at;  // where the keyword lies in `lowered`
+  // Where the keyword lies in `lowered`: the first places in a local array (no allocation for a line
+  // the scanner stopped on, which seldom holds a keyword more than a few times), the rest after them.
+  constexpr size_t kNear = 8;
+  size_t near[kNear];
+  std::vector<size_t> far;
   for (std::uint32_t k : found) {
     const std::string& kw = scanner->keywords()[k];
-    at.clear();
-    for (size_t i = lowered.find(kw); i != std::string_view::npos; i = lowered.find(kw, i + 1)) at.push_back(i);
+    size_t count = 0;
+    far.clear();
+    for (size_t i = lowered.find(kw); i != std::string_view::npos; i = lowered.find(kw, i + 1)) {
+      if (count < kNear) {
+        near[count++] = i;
+      } else {
+        far.push_back(i);
+      }
+    }
+    auto places = [&](auto visit) {
+      for (size_t n = 0; n < count; ++n) {
+        if (visit(near[n])) return true;
+      }
+      for (size_t i : far) {
+        if (visit(i)) return true;
+      }
+      return false;
+    };
     for (const LiteralCheck& c : keyword_checks[k]) {
       if (c.literal < 0) {
         out->push_back(c.pattern);
@@ -1290,15 +1310,12 @@ void LinePrefilter::Candidates(const std::vector<std::uint32_t>& found, std::str
         held = lowered.find(l) != std::string_view::npos;
       } else {
         const size_t off = static_cast<size_t>(c.offset);
-        for (size_t i : at) {
+        held = places([&](size_t i) {
           // The literal's first and last bytes first: most literals of a keyword differ there.
-          if (i < off || i - off + l.size() > lowered.size()) continue;
+          if (i < off || i - off + l.size() > lowered.size()) return false;
           const char* s = lowered.data() + (i - off);
-          if (s[0] == l.front() && s[l.size() - 1] == l.back() && std::memcmp(s, l.data(), l.size()) == 0) {
-            held = true;
-            break;
-          }
-        }
+          return s[0] == l.front() && s[l.size() - 1] == l.back() && std::memcmp(s, l.data(), l.size()) == 0;
+        });
       }
       if (held) out->push_back(c.pattern);
     }

@@ -6,11 +6,13 @@
 namespace triage {
 
 size_t SrunLabelReader::Label(std::string_view line, std::string* task) {
-  size_t i = line.find_first_not_of(' ');
-  if (i == std::string_view::npos || i >= 4) return 0;
-  size_t d = line.find_first_not_of("0123456789", i);
-  if (d == std::string_view::npos || d == i || d - i > 5 || d + 1 >= line.size() || line[d] != ':' ||
-      line[d + 1] != ' ') {
+  // (Read byte by byte: find_first_not_of with a set of digits looks each byte up in the set.)
+  size_t i = 0;
+  while (i < line.size() && i < 4 && line[i] == ' ') ++i;
+  if (i == line.size() || i >= 4) return 0;
+  size_t d = i;
+  while (d < line.size() && d - i <= 5 && line[d] >= '0' && line[d] <= '9') ++d;
+  if (d == i || d - i > 5 || d + 1 >= line.size() || line[d] != ':' || line[d + 1] != ' ') {
     return 0;
   }
   *task = std::string(line.substr(i, d - i));
