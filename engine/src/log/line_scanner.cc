@@ -1304,7 +1304,7 @@ void LinePrefilter::Candidates(const std::vector<std::uint32_t>& found, std::str
         out->push_back(c.pattern);
         continue;
       }
-      const std::string& l = literals[static_cast<size_t>(c.pattern)][static_cast<size_t>(c.literal)];
+      const std::string_view l(check_bytes.data() + c.at, c.size);
       bool held = false;
       if (c.offset < 0) {
         held = lowered.find(l) != std::string_view::npos;
@@ -1312,9 +1312,9 @@ void LinePrefilter::Candidates(const std::vector<std::uint32_t>& found, std::str
         const size_t off = static_cast<size_t>(c.offset);
         held = places([&](size_t i) {
           // The literal's first and last bytes first: most literals of a keyword differ there.
-          if (i < off || i - off + l.size() > lowered.size()) return false;
+          if (i < off || i - off + c.size > lowered.size()) return false;
           const char* s = lowered.data() + (i - off);
-          return s[0] == l.front() && s[l.size() - 1] == l.back() && std::memcmp(s, l.data(), l.size()) == 0;
+          return s[0] == c.front && s[c.size - 1] == c.back && std::memcmp(s, l.data(), c.size) == 0;
         });
       }
       if (held) out->push_back(c.pattern);
@@ -1406,6 +1406,24 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
       for (size_t l = 0; l < lits.size(); ++l) {
         if (!covered[static_cast<size_t>(p)][l]) out->keyword_checks[k].push_back({p, static_cast<int>(l), -1});
       }
+    }
+  }
+  // Each checked literal's bytes in check_bytes, once per pattern and literal.
+  std::vector<std::vector<std::uint32_t>> placed(patterns.size());  // per literal: its place + 1, or 0
+  for (std::vector<LinePrefilter::LiteralCheck>& checks : out->keyword_checks) {
+    for (LinePrefilter::LiteralCheck& c : checks) {
+      if (c.literal < 0) continue;
+      const std::string& l = out->literals[static_cast<size_t>(c.pattern)][static_cast<size_t>(c.literal)];
+      std::vector<std::uint32_t>& at = placed[static_cast<size_t>(c.pattern)];
+      if (at.empty()) at.assign(out->literals[static_cast<size_t>(c.pattern)].size(), 0);
+      if (at[static_cast<size_t>(c.literal)] == 0) {
+        out->check_bytes += l;
+        at[static_cast<size_t>(c.literal)] = static_cast<std::uint32_t>(out->check_bytes.size() - l.size() + 1);
+      }
+      c.at = at[static_cast<size_t>(c.literal)] - 1;
+      c.size = static_cast<std::uint32_t>(l.size());
+      c.front = l.front();
+      c.back = l.back();
     }
   }
   // The idle keywords as the scanner keeps them (no scanner of their own: nothing scans for them alone,

@@ -227,12 +227,19 @@ struct LinePrefilter {
   // holds) is searched for, as MayMatch does; a pattern without checkable literals is a candidate
   // outright. So Candidates gives exactly MayMatch's patterns (tests/line_scanner_test.cc compares them
   // on corpus lines and made-up texts).
+  // A check carries its literal's length, first and last bytes and place in check_bytes (every checked
+  // literal's bytes, one after another), so that ruling a literal out reads the check alone: with
+  // 1000 rules a keyword has hundreds of checks, and reaching each literal through literals[pattern]
+  // cost two dependent loads from all over the heap.
   struct LiteralCheck {
     int pattern;
     int literal;  // index into literals[pattern]; -1: the pattern has none to check (a candidate)
     int offset;   // where the keyword first lies in the literal; -1: search the text for the literal
+    std::uint32_t at = 0, size = 0;  // the literal is check_bytes[at, at + size)
+    char front = 0, back = 0;        // its first and last bytes
   };
   std::vector<std::vector<LiteralCheck>> keyword_checks;
+  std::string check_bytes;
 };
 
 // Builds the prefilter for a rule set's message patterns. Returns null when it cannot (a pattern set
