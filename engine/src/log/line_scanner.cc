@@ -1299,7 +1299,32 @@ void LinePrefilter::Candidates(const std::vector<std::uint32_t>& found, std::str
       }
       return false;
     };
-    for (const LiteralCheck& c : keyword_checks[k]) {
+    const std::vector<LiteralCheck>& checks = keyword_checks[k];
+    // The checks of literals that go on after the keyword: at each place, the range of the byte there.
+    if (keyed_from[k] < checks.size()) {
+      const std::vector<NextGroup>& groups = next_groups[k];
+      places([&](size_t i) {
+        const size_t after = i + kw.size();
+        if (after >= lowered.size()) return false;
+        const unsigned char next = static_cast<unsigned char>(lowered[after]);
+        for (const NextGroup& g : groups) {
+          if (g.byte != next) continue;
+          for (std::uint32_t n = g.begin; n < g.end; ++n) {
+            const LiteralCheck& c = checks[n];
+            const size_t off = static_cast<size_t>(c.offset);
+            if (i < off || i - off + c.size > lowered.size()) continue;
+            const char* s = lowered.data() + (i - off);
+            if (s[0] == c.front && s[c.size - 1] == c.back && std::memcmp(s, check_bytes.data() + c.at, c.size) == 0) {
+              out->push_back(c.pattern);  // (a pattern held at two places comes twice: Candidates may repeat)
+            }
+          }
+          break;
+        }
+        return false;  // every place
+      });
+    }
+    for (size_t n = 0; n < keyed_from[k]; ++n) {
+      const LiteralCheck& c = checks[n];
       if (c.literal < 0) {
         out->push_back(c.pattern);
         continue;
@@ -1424,6 +1449,30 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
       c.size = static_cast<std::uint32_t>(l.size());
       c.front = l.front();
       c.back = l.back();
+    }
+  }
+  // Each keyword's checks: those read whatever follows the keyword first, then the others by the byte
+  // that follows the keyword in their literal, in groups (LinePrefilter::next_groups).
+  out->keyed_from.resize(keywords.size());
+  out->next_groups.resize(keywords.size());
+  for (size_t k = 0; k < keywords.size(); ++k) {
+    const size_t kw = keywords[k].size();
+    auto next = [&](const LinePrefilter::LiteralCheck& c) {  // -1: read whatever follows
+      if (c.literal < 0 || c.offset < 0 || c.offset + kw >= c.size) return -1;
+      return static_cast<int>(static_cast<unsigned char>(out->check_bytes[c.at + static_cast<size_t>(c.offset) + kw]));
+    };
+    std::vector<LinePrefilter::LiteralCheck>& checks = out->keyword_checks[k];
+    std::stable_sort(checks.begin(), checks.end(),
+                     [&](const LinePrefilter::LiteralCheck& a, const LinePrefilter::LiteralCheck& b) { return next(a) < next(b); });
+    size_t n = 0;
+    while (n < checks.size() && next(checks[n]) < 0) ++n;
+    out->keyed_from[k] = static_cast<std::uint32_t>(n);
+    while (n < checks.size()) {
+      const int byte = next(checks[n]);
+      const size_t begin = n;
+      while (n < checks.size() && next(checks[n]) == byte) ++n;
+      out->next_groups[k].push_back(
+          {static_cast<unsigned char>(byte), static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(n)});
     }
   }
   // The idle keywords as the scanner keeps them (no scanner of their own: nothing scans for them alone,
