@@ -1433,46 +1433,52 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
       }
     }
   }
-  // Each checked literal's bytes in check_bytes, once per pattern and literal.
-  std::vector<std::vector<std::uint32_t>> placed(patterns.size());  // per literal: its place + 1, or 0
-  for (std::vector<LinePrefilter::LiteralCheck>& checks : out->keyword_checks) {
+  // Each keyword's checks: those read whatever follows the keyword first, then the others by the byte
+  // that follows the keyword in their literal, in groups (LinePrefilter::next_groups); then their
+  // literals' bytes in check_bytes in that order, so a keyword's checks read one stretch of it.
+  out->keyed_from.resize(keywords.size());
+  out->next_groups.resize(keywords.size());
+  std::vector<int> keys;  // per check of a keyword: the byte after the keyword in its literal, or -1
+  std::vector<int> distinct;
+  std::vector<LinePrefilter::LiteralCheck> sorted;
+  for (size_t k = 0; k < keywords.size(); ++k) {
+    const size_t kw = keywords[k].size();
+    std::vector<LinePrefilter::LiteralCheck>& checks = out->keyword_checks[k];
+    keys.clear();
+    for (const LinePrefilter::LiteralCheck& c : checks) {
+      int key = -1;
+      if (c.literal >= 0 && c.offset >= 0) {
+        const std::string& l = out->literals[static_cast<size_t>(c.pattern)][static_cast<size_t>(c.literal)];
+        if (static_cast<size_t>(c.offset) + kw < l.size()) key = static_cast<unsigned char>(l[static_cast<size_t>(c.offset) + kw]);
+      }
+      keys.push_back(key);
+    }
+    // A stable order by key: the few distinct keys of a keyword, each taken in turn.
+    distinct.assign(keys.begin(), keys.end());
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    sorted.clear();
+    for (int key : distinct) {
+      const size_t begin = sorted.size();
+      for (size_t n = 0; n < checks.size(); ++n) {
+        if (keys[n] == key) sorted.push_back(checks[n]);
+      }
+      if (key < 0) {
+        out->keyed_from[k] = static_cast<std::uint32_t>(sorted.size());
+      } else {
+        out->next_groups[k].push_back({static_cast<unsigned char>(key), static_cast<std::uint32_t>(begin),
+                                       static_cast<std::uint32_t>(sorted.size())});
+      }
+    }
+    if (distinct.size() > 1) checks.swap(sorted);  // (one key: the order is kept as it is)
     for (LinePrefilter::LiteralCheck& c : checks) {
       if (c.literal < 0) continue;
       const std::string& l = out->literals[static_cast<size_t>(c.pattern)][static_cast<size_t>(c.literal)];
-      std::vector<std::uint32_t>& at = placed[static_cast<size_t>(c.pattern)];
-      if (at.empty()) at.assign(out->literals[static_cast<size_t>(c.pattern)].size(), 0);
-      if (at[static_cast<size_t>(c.literal)] == 0) {
-        out->check_bytes += l;
-        at[static_cast<size_t>(c.literal)] = static_cast<std::uint32_t>(out->check_bytes.size() - l.size() + 1);
-      }
-      c.at = at[static_cast<size_t>(c.literal)] - 1;
+      c.at = static_cast<std::uint32_t>(out->check_bytes.size());
       c.size = static_cast<std::uint32_t>(l.size());
       c.front = l.front();
       c.back = l.back();
-    }
-  }
-  // Each keyword's checks: those read whatever follows the keyword first, then the others by the byte
-  // that follows the keyword in their literal, in groups (LinePrefilter::next_groups).
-  out->keyed_from.resize(keywords.size());
-  out->next_groups.resize(keywords.size());
-  for (size_t k = 0; k < keywords.size(); ++k) {
-    const size_t kw = keywords[k].size();
-    auto next = [&](const LinePrefilter::LiteralCheck& c) {  // -1: read whatever follows
-      if (c.literal < 0 || c.offset < 0 || c.offset + kw >= c.size) return -1;
-      return static_cast<int>(static_cast<unsigned char>(out->check_bytes[c.at + static_cast<size_t>(c.offset) + kw]));
-    };
-    std::vector<LinePrefilter::LiteralCheck>& checks = out->keyword_checks[k];
-    std::stable_sort(checks.begin(), checks.end(),
-                     [&](const LinePrefilter::LiteralCheck& a, const LinePrefilter::LiteralCheck& b) { return next(a) < next(b); });
-    size_t n = 0;
-    while (n < checks.size() && next(checks[n]) < 0) ++n;
-    out->keyed_from[k] = static_cast<std::uint32_t>(n);
-    while (n < checks.size()) {
-      const int byte = next(checks[n]);
-      const size_t begin = n;
-      while (n < checks.size() && next(checks[n]) == byte) ++n;
-      out->next_groups[k].push_back(
-          {static_cast<unsigned char>(byte), static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(n)});
+      out->check_bytes += l;
     }
   }
   // The idle keywords as the scanner keeps them (no scanner of their own: nothing scans for them alone,
