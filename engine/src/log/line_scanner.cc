@@ -1040,41 +1040,51 @@ int AtomQuality(const std::string& atom, const std::vector<std::string>& free_ke
 namespace {
 
 bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string>* atoms,
-                             const std::vector<std::string>& free_keywords);
+                             const std::vector<std::string>& free_keywords, int* program_size);
 
 }  // namespace
 
 bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atoms,
-                      const std::vector<std::string>& free_keywords) {
+                      const std::vector<std::string>& free_keywords, int* program_size) {
   // Loading asks twice per pattern (the lint check, then BuildLinePrefilter), and FilteredRE2 compiles
   // the pattern each time: remember answers (bounded: cleared when large; rule reloads add patterns).
+  // The compile also answers the lint check's program size, so a pattern is compiled once, not twice.
+  struct Answer {
+    bool ok;
+    int program_size;
+    std::vector<std::string> atoms;
+  };
   static std::mutex mu;
-  static std::map<std::string, std::pair<bool, std::vector<std::string>>> cache;
+  static std::map<std::string, Answer> cache;
   std::string key;
   for (const std::string& k : free_keywords) key += k + '\x1f';
   key += '\0' + pattern;
   {
     std::lock_guard<std::mutex> lock(mu);
     if (auto it = cache.find(key); it != cache.end()) {
-      *atoms = it->second.second;
-      return it->second.first;
+      *atoms = it->second.atoms;
+      if (program_size) *program_size = it->second.program_size;
+      return it->second.ok;
     }
   }
-  bool ok = ComputeRequiredLiterals(pattern, atoms, free_keywords);
+  int size = -1;
+  bool ok = ComputeRequiredLiterals(pattern, atoms, free_keywords, &size);
+  if (program_size) *program_size = size;
   std::lock_guard<std::mutex> lock(mu);
   if (cache.size() >= 4096) cache.clear();
-  cache.emplace(std::move(key), std::make_pair(ok, *atoms));
+  cache.emplace(std::move(key), Answer{ok, size, *atoms});
   return ok;
 }
 
 namespace {
 
 bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string>* atoms,
-                             const std::vector<std::string>& free_keywords) {
+                             const std::vector<std::string>& free_keywords, int* program_size) {
   atoms->clear();
   re2::FilteredRE2 filter(kMinAtomLen);
   int id = 0;
   if (filter.Add(pattern, RegexOptions(), &id) != RE2::NoError) return false;
+  *program_size = filter.GetRE2(id).ProgramSize();
   std::vector<std::string> all;
   filter.Compile(&all);
   std::vector<int> passed;

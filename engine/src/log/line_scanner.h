@@ -176,9 +176,10 @@ class LineScanner {
 // Returns true and lower-case atoms one of which every match of `pattern` contains (RE2's FilteredRE2
 // with atoms of at least 3 bytes; of an AND of atoms, one is kept, preferring atoms that contain one of
 // `free_keywords`, then specific ones); false when the pattern can match without any literal or does
-// not parse. See Note: [Line prefilter].
+// not parse. See Note: [Line prefilter]. `program_size`, when given, receives the size of the program
+// the pattern compiles to alone with RegexOptions() (RE2::ProgramSize), or -1 when it does not compile.
 bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atoms,
-                      const std::vector<std::string>& free_keywords = {});
+                      const std::vector<std::string>& free_keywords = {}, int* program_size = nullptr);
 
 // Returns true when `atom` (any case) occurs in what healthy training logs print on most lines (logging
 // prefixes, progress bars, metric dicts) and holds none of `read_anyway` (keywords whose lines the log

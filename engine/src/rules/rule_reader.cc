@@ -488,9 +488,13 @@ void CheckPatterns(RuleDocument& d) {
                       "log line: use '+' or '*', or a literal (Note: [Pattern budget])");
       continue;
     }
-    if (RE2 alone(p.value, RegexOptions()); !alone.ok() || alone.ProgramSize() > kMaxPatternProgram) {
+    // The pattern compiled alone: RequiredLiterals' compile answers its size, so it is compiled once.
+    std::vector<std::string> atoms;
+    int size = -1;
+    const bool has_literals = RequiredLiterals(p.value, &atoms, Segmenter::IdleKeywords(), &size);
+    if (size < 0 || size > kMaxPatternProgram) {
       check.Error(mark, ProblemCode::kPatternTooBig,
-                  "pattern compiles to " + (alone.ok() ? std::to_string(alone.ProgramSize()) : std::string("too many")) +
+                  "pattern compiles to " + (size >= 0 ? std::to_string(size) : std::string("too many")) +
                       " instructions, over the " + std::to_string(kMaxPatternProgram) +
                       " one pattern may take in the combined set (Note: [Pattern budget])");
       continue;
@@ -498,7 +502,7 @@ void CheckPatterns(RuleDocument& d) {
     if (LiteralChars(p.value) < 3) {
       check.Warning(mark, ProblemCode::kWeakPattern, "pattern has fewer than 3 literal characters; it will match too much");
     }
-    if (std::vector<std::string> atoms; !RequiredLiterals(p.value, &atoms, Segmenter::IdleKeywords())) {
+    if (!has_literals) {
       check.Warning(mark, ProblemCode::kNoRequiredLiteral,
                     "pattern can match without any literal of 3+ characters, so every log line must be "
                     "matched against it (slow path); add a fixed word every match contains "
