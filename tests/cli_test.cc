@@ -102,6 +102,31 @@ TEST(Cli, SeveralFilesGiveJsonLines) {
   EXPECT_EQ(r.out.find('\n', first + 1), r.out.size() - 1) << "two lines, one object each";
 }
 
+// Note: [Load notice] in bindings/cli/main.cc: a plain run with a broken rule file prints its errors,
+// then one line that says what they cost and the lint command with the same rule flags; a clean load
+// prints nothing on stderr, and `rules lint`, which prints every problem, adds no such line.
+TEST(Cli, APlainRunWithBrokenRulesEndsItsErrorsWithOneNotice) {
+  namespace fs = std::filesystem;
+  EXPECT_EQ(Shell(Triage(kFixture + " 2>&1 >/dev/null")).out, "");
+  fs::path d = fs::temp_directory_path() / ("triage_cli_notice " + std::to_string(::getpid()));
+  fs::create_directories(d);
+  std::ofstream(d / "three.yaml") << "id: three\ncategory: cuda.oom\ntitle: t\nmatch:\n  message: '(unclosed'\n";
+  std::ofstream(d / "four.yaml") << "id: four\ncategory: [\n";
+  ShellResult r = Shell(Triage("--rules '" + d.string() + "' " + kFixture + " 2>&1 >/dev/null"));
+  EXPECT_NE(r.out.find("three.yaml:5:12: error: match.message: missing ): (unclosed [bad-regex]"), std::string::npos)
+      << r.out;
+  const std::string notice = "triage: note: errors in 2 rule files: what they hold did not load; every problem: "
+                             "triage rules lint --no-bundled --rules " + RuleDir() + " --rules '" + d.string() + "'\n";
+  ASSERT_GE(r.out.size(), notice.size()) << r.out;
+  EXPECT_EQ(r.out.substr(r.out.size() - notice.size()), notice) << r.out;
+  EXPECT_EQ(r.out.find("note:"), r.out.rfind("note:")) << "one notice:\n" << r.out;
+  // The diagnosis itself is not disturbed: the good rules still load and match.
+  EXPECT_EQ(Shell(Triage("--rules '" + d.string() + "' " + kFixture + " 2>/dev/null | grep -c linear-features")).out, "1\n");
+  ShellResult lint = Shell(kBin + " rules lint --no-bundled --rules '" + d.string() + "' 2>&1");
+  EXPECT_EQ(lint.out.find("note:"), std::string::npos) << lint.out;
+  fs::remove_all(d);
+}
+
 TEST(Cli, RulesTestLintListExplain) {
   EXPECT_EQ(Shell(Triage("> /dev/null; " + kBin + " rules test --no-bundled --rules " + RuleDir() + " > /dev/null")).status, 0);
   ShellResult list = Shell(kBin + " rules list --no-bundled --rules " + RuleDir());

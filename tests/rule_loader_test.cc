@@ -51,6 +51,28 @@ const Problem* FindCode(const LoadResult& r, const std::string& code) {
   return nullptr;
 }
 
+// LoadResult::Notice: one line for what a quiet load's problems cost a diagnosis (Note: [Load notice]
+// in bindings/cli/main.cc); warnings about style give none.
+TEST(RuleLoader, NoticeNamesWhatTheProblemsCostAndNothingElse) {
+  LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", kGood}});
+  ASSERT_TRUE(r.problems.empty()) << Describe(r);
+  EXPECT_EQ(r.Notice(), "");
+  AddProblem(&r.problems, Problem::Severity::kWarning, ProblemCode::kUnknownKey, "a.yaml", 3, 1, "a", "unknown key 'x'");
+  AddProblem(&r.problems, Problem::Severity::kWarning, ProblemCode::kWeakPattern, "a.yaml", 5, 7, "a", "weak");
+  EXPECT_EQ(r.Notice(), "") << "style warnings cost a diagnosis nothing";
+  AddProblem(&r.problems, Problem::Severity::kWarning, ProblemCode::kCompileFailed, "", 0, 0, "", "no set");
+  EXPECT_EQ(r.Notice(), "the rule patterns did not compile into one set, so each is matched by its own regex "
+                        "(slower on long logs)");
+  AddProblem(&r.problems, Problem::Severity::kError, ProblemCode::kBadRegex, "b.yaml", 5, 7, "b", "bad");
+  AddProblem(&r.problems, Problem::Severity::kError, ProblemCode::kMissingKey, "b.yaml", 1, 1, "b", "missing");
+  AddProblem(&r.problems, Problem::Severity::kWarning, ProblemCode::kKeptPrevious, "c.yaml", 0, 0, "c", "kept");
+  EXPECT_EQ(r.Notice(), "errors in 1 rule file: what they hold did not load; 1 rule file broken on reload, kept "
+                        "at the last good version; the rule patterns did not compile into one set, so each is "
+                        "matched by its own regex (slower on long logs)");
+  AddProblem(&r.problems, Problem::Severity::kError, ProblemCode::kBadYaml, "d.yaml", 2, 1, "", "bad yaml");
+  EXPECT_EQ(r.Notice().rfind("errors in 2 rule files: ", 0), 0u) << r.Notice();
+}
+
 TEST(RuleLoader, LoadsAValidRule) {
   LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", kGood}});
   EXPECT_TRUE(r.ok()) << Describe(r);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -73,6 +74,22 @@ std::string DidYouMean(const std::string& word, const std::vector<std::string>& 
   return best ? " (did you mean '" + prefix + *best + "'?)" : "";
 }
 
+namespace {
+
+// `word` as one word of an sh command line: as is when it holds only characters sh reads as
+// themselves, else in single quotes.
+std::string ShellWord(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./-+:=,@%", c) != nullptr;
+  });
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
 LoadResult LoadWithFlags(const RuleFlags& flags, bool quiet_warnings) {
   LoadOptions o;
   o.bundled = flags.bundled;
@@ -83,6 +100,18 @@ LoadResult LoadWithFlags(const RuleFlags& flags, bool quiet_warnings) {
     // A skipped project directory is always named (Note: [Rule trust]).
     if (quiet_warnings && p.severity == Problem::Severity::kWarning && p.code != "untrusted-rules") continue;
     std::fprintf(stderr, "%s\n", p.ToString().c_str());
+  }
+  // Note: [Load notice]
+  // A quiet load prints errors but no warnings, so a rule set that fell back to one regex per pattern
+  // (compile-failed) or kept a broken file's last good version would say nothing, and a few error
+  // lines before a long report are easy to miss. One line says what the problems cost and which
+  // command shows them all (with the same rule flags); a load without such problems prints nothing.
+  if (std::string notice = r.Notice(); quiet_warnings && !notice.empty()) {
+    std::string lint = "triage rules lint";
+    if (!flags.bundled) lint += " --no-bundled";
+    if (flags.strict) lint += " --strict";
+    for (const std::string& dir : flags.dirs) lint += " --rules " + ShellWord(dir);
+    PrintError("note: " + notice + "; every problem: " + lint);
   }
   return r;
 }

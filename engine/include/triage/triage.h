@@ -240,6 +240,12 @@ struct LoadResult {
   bool ok() const;
   int errors() const;
   int warnings() const;
+  // One line for a program that does not print every problem (the `triage` command prints errors
+  // but not warnings): what the problems cost a diagnosis, i.e. the rule files with errors (what they
+  // hold did not load), a pattern set that fell back to one regex per pattern (compile-failed), broken
+  // files kept at their last good version (kept-previous). Empty when none of these happened, so
+  // warnings about style (unknown keys, weak patterns, ...) give none.
+  std::string Notice() const;
 };
 
 // Loads, validates and compiles rules. Every problem in every file is reported; bad rules are skipped

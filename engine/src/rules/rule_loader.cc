@@ -808,6 +808,30 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
 
 LoadResult LoadRules(const LoadOptions& options) { return LoadRulesKeeping(options, nullptr); }
 
+std::string LoadResult::Notice() const {
+  std::set<std::string> error_files;
+  std::set<std::string> kept_files;
+  std::string fallback;
+  for (const Problem& p : problems) {
+    if (p.severity == Problem::Severity::kError) {
+      error_files.insert(p.file);
+    } else if (p.code == ProblemCodeName(ProblemCode::kKeptPrevious)) {
+      kept_files.insert(p.file);
+    } else if (p.code == ProblemCodeName(ProblemCode::kCompileFailed)) {
+      fallback = "the rule patterns did not compile into one set, so each is matched by its own regex "
+                 "(slower on long logs)";
+    }
+  }
+  auto files = [](size_t n) { return std::to_string(n) + (n == 1 ? " rule file" : " rule files"); };
+  std::vector<std::string> parts;
+  if (!error_files.empty()) parts.push_back("errors in " + files(error_files.size()) + ": what they hold did not load");
+  if (!kept_files.empty()) parts.push_back(files(kept_files.size()) + " broken on reload, kept at the last good version");
+  if (!fallback.empty()) parts.push_back(fallback);
+  std::string out;
+  for (const std::string& part : parts) out += (out.empty() ? "" : "; ") + part;
+  return out;
+}
+
 LoadResult LoadRulesFromStrings(const std::vector<std::pair<std::string, std::string>>& files, bool strict) {
   BuildInput in;
   in.strict = strict;
