@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -238,8 +239,9 @@ constexpr char kFreezeKey[] = "triage.freeze";
 // Every rule's state runs kSetup, and a load with no rule cache checks each Lua rule in a state of
 // its own (~80 states for the bundled rules): parsing the ~200 lines of set-up source each time was
 // ~1.1 M instructions a state, ~4% of such a start. The source is compiled once per process, in a
-// scratch state that holds nothing else, and each rule's state loads the bytecode (debug information
-// kept, so an error names `triage-setup` and its line as before). Only this program's own dump is
+// scratch state that holds nothing else, when a second state is made (a warm start usually calls one
+// Lua rule: its one state parses the source, as before), and every later state loads the bytecode
+// (debug information kept, so an error names `triage-setup` and its line as before). Only this program's own dump is
 // ever loaded as bytecode; rules' chunks stay text only ("t"), and string.dump is removed before a
 // rule runs. An empty result (the scratch state could not start) makes OpenLibs parse the source.
 int AppendBytes(lua_State*, const void* p, size_t size, void* out) {
@@ -490,11 +492,12 @@ int OpenLibs(lua_State* L) {
   luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
   luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
   lua_settop(L, 0);
-  // Note: [Set-up bytecode]
-  const std::string& bytecode = SetupBytecode();
-  int status = bytecode.empty()
+  // Note: [Set-up bytecode]: the process's first state parses the source, as making the bytecode would.
+  static std::atomic<bool> first{true};
+  const std::string* bytecode = first.exchange(false) ? nullptr : &SetupBytecode();
+  int status = bytecode == nullptr || bytecode->empty()
                    ? luaL_loadbufferx(L, kSetup, sizeof kSetup - 1, "=triage-setup", "t")
-                   : luaL_loadbufferx(L, bytecode.data(), bytecode.size(), "=triage-setup", "b");
+                   : luaL_loadbufferx(L, bytecode->data(), bytecode->size(), "=triage-setup", "b");
   if (status != LUA_OK) return lua_error(L);
   lua_pushcfunction(L, Stopped);
   lua_pushcfunction(L, WidenBudget);
