@@ -309,6 +309,17 @@ struct OneRule {
     fs::remove_all(cache);
     fs::remove_all(rules);
   }
+  // A second rule whose 45 patterns of ~4,800 RE2 instructions each (four Unicode letter runs) make a
+  // set over the size below which a load leaves it for its first need (Note: [Set size bound]).
+  void WriteLarge() const {
+    std::ofstream out(rules + "/large-rule.yaml");
+    out << "id: large-rule\ncategory: cuda.oom\ntitle: t\nmatch:\n  message:\n";
+    for (int i = 0; i < 45; ++i) {
+      out << "    - 'large" << i << " \\pL+ one \\pL+ two \\pL+ three \\pL+ end'\n";
+    }
+    out << "explain: e\nhypotheses:\n  - id: h\n    text: t\n    test: t\n    fix: f\nverify: v\n"
+           "examples:\n  - match: 'large7 x one y two z three w end'\n";
+  }
   void Write(const std::string& pattern, const std::string& title) const {
     std::ofstream(rules + "/my-rule.yaml") << "id: my-rule\ncategory: cuda.oom\ntitle: " << title
                                            << "\nmatch:\n  message: '" << pattern << "'\nexplain: e\nhypotheses:\n"
@@ -376,14 +387,15 @@ TEST(RuleCache, AnEditThatKeepsEveryPatternDoesNotCompileTheSetAgain) {
   const std::string& cache = one.cache;
   const LoadOptions& o = one.options;
   auto write = [&](const std::string& pattern, const std::string& title) { one.Write(pattern, title); };
+  one.WriteLarge();  // a set too large for the size bound to leave it (Note: [Set size bound])
   write("my failure", "first");
   EXPECT_TRUE(LoadRules(o).rules->set_compiled());
   ASSERT_TRUE(fs::exists(cache + "/" + kPatternSetsFile));
   write("my failure", "second");  // the same pattern: the set waits for its first need
   LoadResult text_edit = LoadRules(o);
-  EXPECT_EQ(text_edit.rules->rules.at(0).title, "second");
+  EXPECT_EQ(text_edit.rules->rules.at(1).title, "second");  // after large-rule
   EXPECT_FALSE(text_edit.rules->set_compiled());
-  EXPECT_EQ(text_edit.rules->MatchWithSet("a line with my failure in it"), std::vector<int>{0});
+  EXPECT_EQ(text_edit.rules->MatchWithSet("a line with my failure in it"), std::vector<int>{45});  // its patterns first
   write("my other failure", "third");  // a new pattern: compiled at once
   EXPECT_TRUE(LoadRules(o).rules->set_compiled());
   write("my other failure", "fourth");
@@ -392,6 +404,32 @@ TEST(RuleCache, AnEditThatKeepsEveryPatternDoesNotCompileTheSetAgain) {
   std::ofstream(cache + "/" + kPatternSetsFile, std::ios::trunc) << "triage-pattern-sets 1\nnot a key\n";
   write("my other failure", "fifth");
   EXPECT_TRUE(LoadRules(o).rules->set_compiled());
+}
+
+// Note: [Set size bound]: a load that parses rule files leaves the set for its first need when the
+// patterns' program sizes bound it far below what RE2 refuses, with a cache and without one, and
+// compiles it at once (so that a refusal is reported) when they do not; the matches are the same.
+TEST(RuleCache, ASmallSetWaitsForItsFirstNeedALargeOneIsCompiledAtOnce) {
+  OneRule one("bound");
+  one.Write("my failure", "first");
+  LoadOptions no_cache = one.options;
+  no_cache.cache = false;
+  for (const LoadOptions& o : {one.options, no_cache}) {
+    LoadResult small = LoadRules(o);
+    ASSERT_TRUE(small.ok()) << (small.problems.empty() ? "" : small.problems[0].ToString());
+    EXPECT_EQ(small.rules->rules.at(0).pattern_programs.size(), 1u);
+    EXPECT_GT(small.rules->rules.at(0).pattern_programs.at(0), 0);
+    EXPECT_FALSE(small.rules->set_compiled());
+    EXPECT_EQ(small.rules->MatchWithSet("a line with my failure in it"), std::vector<int>{0});
+  }
+  one.WriteLarge();
+  for (const LoadOptions& o : {one.options, no_cache}) {
+    LoadResult large = LoadRules(o);
+    ASSERT_TRUE(large.ok()) << (large.problems.empty() ? "" : large.problems[0].ToString());
+    EXPECT_TRUE(large.rules->set_compiled());
+    const std::vector<int> hits = large.rules->MatchWithSet("large7 x one y two z three w end");
+    EXPECT_EQ(hits.size(), 1u);
+  }
 }
 
 // Note: [Rule file stamps]: once the rule files are older than the settle time, a start reads none of

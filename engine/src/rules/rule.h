@@ -84,6 +84,9 @@ struct Rule {
   std::string title;
   double prior = 0.8;
   std::vector<Text> patterns;          // match.message
+  // Each pattern's RE2 program size alone, as the check found it (-1: not compiled; empty for a rule
+  // made without the reader): bounds the set's size (Note: [Set size bound] in rule_loader.cc).
+  std::vector<int> pattern_programs;
   std::vector<std::string> exceptions; // match.exception
   Text context;                        // match.context (empty: none)
   int specificity = -1;                // -1: computed from the pattern
@@ -139,7 +142,8 @@ class LazyRegex {
 // budget for one regex), and the candidates are asked when the set's DFA runs out of memory. Both
 // ways give the same indexes (tests/pattern_set_test.cc checks it on every line and incident of the
 // corpus). A load without a usable cache entry compiles the set at once (unless the same patterns
-// compiled before: Note: [Compiled pattern sets] in rule_cache.h), so that a set RE2 cannot
+// compiled before: Note: [Compiled pattern sets] in rule_cache.h, or their program sizes bound the
+// set far below what RE2 refuses: Note: [Set size bound] in rule_loader.cc), so that a set RE2 cannot
 // compile is reported (compile-failed, a warning) with the other problems; that problem is cached with
 // them. A set RE2 refuses loses no rule: its patterns past ~7,000 (bench rule sets of 4000 rules) no
 // longer fit the set's 64 MiB, and then every text goes to its candidates, however many (each pattern

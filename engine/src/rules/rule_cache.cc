@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 // one of them must be added there too (and kFormat bumped), or cached loads would silently drop it:
 // these size checks fail the build as a reminder. (x86-64 libstdc++ sizes; other targets skip them.)
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Rule) == 744, "Rule changed: list the new field in Fields(Rule) and bump kFormat");
+static_assert(sizeof(Rule) == 768, "Rule changed: list the new field in Fields(Rule) and bump kFormat");
 static_assert(sizeof(HypothesisSpec) == 352, "HypothesisSpec changed: list the new field in Fields(HypothesisSpec) and bump kFormat");
 static_assert(sizeof(Example) == 160, "Example changed: list the new field in Fields(Example) and bump kFormat");
 static_assert(sizeof(SignalSpec) == 128, "SignalSpec changed: list the new field in Fields(SignalSpec) and bump kFormat");
@@ -38,7 +38,7 @@ static_assert(sizeof(Problem) == 144, "Problem changed: list the new field in Fi
 namespace {
 
 constexpr std::uint32_t kMagic = 0x54524331;  // "TRC1"
-constexpr std::uint32_t kFormat = 6;  // 6: checksums (Note: [Cache checksums])
+constexpr std::uint32_t kFormat = 7;  // 6: checksums (Note: [Cache checksums]); 7: pattern_programs
 constexpr int kKeepEntries = 8;
 
 // Note: [Cache checksums] The structure of an entry or a part is checked as it is read (lengths,
@@ -118,6 +118,7 @@ void Fields(A& a, T& r) {
   a(r.title);
   a(r.prior);
   a(r.patterns);
+  a(r.pattern_programs);
   a(r.exceptions);
   a(r.context);
   a(r.specificity);

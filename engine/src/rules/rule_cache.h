@@ -156,7 +156,8 @@ void WriteStampIndex(const std::string& dir, const std::string& stamp_key, const
 
 // Note: [Compiled pattern sets]
 // A load that misses the whole-set entry compiles the RE2::Set at once, so that a set RE2 refuses is
-// reported (Note: [Pattern set] in rule.h): ~9 ms of CPU, a quarter of a start after a rule edit. An
+// reported (Note: [Pattern set] in rule.h): ~9 ms of CPU, a quarter of a start after a rule edit
+// (since Note: [Set size bound] in rule_loader.cc, only for a set its patterns' sizes do not bound). An
 // edit of a rule's text, advice or examples leaves every pattern as it was, and the set of the same
 // patterns, compiled by the same program, compiles again. So the cache directory keeps the keys of the
 // last kKeepPatternSets pattern lists that compiled (PatternSetKey: the program, the options and every

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -541,6 +542,50 @@ std::unique_ptr<RE2::Set> CompileSetNow(const std::vector<Rule>& rules, std::vec
   return set;
 }
 
+// Note: [Set size bound]
+// A load that parsed rule files compiled the RE2::Set at once so that a set RE2 refuses is reported
+// (compile-failed, Note: [Pattern set]): ~100 M instructions, a twentieth of a start with no cache,
+// for a failure that needs thousands of patterns. The check has each pattern's program size alone
+// (Rule::pattern_programs, kept in the rule parts and the cache entry), and the set's program is at
+// most about their sum (RE2 compiles the alternation of the same regexps, sharing common prefixes):
+// RE2 refused sets of the make_rulesets.py variants only past a sum of ~640,000-950,000 instructions
+// (64 MiB; 1000 rules, 1961 patterns, sum 152,000, and the bundled rules' ~48,000 compile). Below
+// kSurelyCompiles (over 3x under that), with every size known, the set waits for its first need as on
+// a cache hit; else it is compiled at once as before. Were the bound ever wrong, no result would change: a set that fails later is the fallback
+// Match already takes (each candidate's own regex), only the warning would be missing.
+constexpr std::int64_t kSurelyCompiles = 200000;
+
+// True when `pattern` starts with '^' after any group openings and flags ("(", "(?:", "(?i)", "(?i:").
+bool StartsWithCaret(const std::string& pattern) {
+  size_t i = 0;
+  while (i < pattern.size() && pattern[i] == '(') {
+    ++i;
+    if (i < pattern.size() && pattern[i] == '?') {
+      ++i;
+      while (i < pattern.size() && (std::isalpha(static_cast<unsigned char>(pattern[i])) || pattern[i] == '-')) ++i;
+      if (i < pattern.size() && (pattern[i] == ':' || pattern[i] == ')')) ++i;
+    }
+  }
+  return i < pattern.size() && pattern[i] == '^';
+}
+
+bool SetSurelyCompiles(const std::vector<Rule>& rules) {
+  std::int64_t total = 0;
+  for (const Rule& r : rules) {
+    if (r.pattern_programs.size() != r.patterns.size()) return false;
+    for (size_t i = 0; i < r.patterns.size(); ++i) {
+      if (r.pattern_programs[i] < 0) return false;
+      // A little for the set's own instructions per pattern, and for a pattern that starts with '^'
+      // (after its groups' openings and flags) the literal prefix RE2 keeps out of its program alone (RE2::RequiredPrefix),
+      // at most its text twice.
+      const std::string& text = r.patterns[i].value;
+      const bool anchored = StartsWithCaret(text);
+      total += r.pattern_programs[i] + 8 + (anchored ? 2 * static_cast<std::int64_t>(text.size()) : 0);
+    }
+  }
+  return total <= kSurelyCompiles;
+}
+
 // Compiles parsed rules: the patterns (their RE2::Set, individual regexes on first use), the line
 // prefilter (from the cached required literals when there are any), the Lua runtime. `compiled`: the
 // pattern set CompileSetNow made for these rules (null: it failed); absent on a cache hit, where the
@@ -725,7 +770,9 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampPr
   if (cache_dir.empty() || in.previous) {
     PartCache no_parts(CacheKey(), "");
     ParsedRules parsed = ParseAll(in, no_parts);
-    std::unique_ptr<RE2::Set> compiled = CompileSetNow(parsed.rules, &parsed.problems);
+    // Note: [Set size bound]
+    std::optional<std::unique_ptr<RE2::Set>> compiled;
+    if (!SetSurelyCompiles(parsed.rules)) compiled = CompileSetNow(parsed.rules, &parsed.problems);
     ParseCalibration(in.calibration, &parsed);
     return Compile(std::move(parsed), in, std::move(compiled));
   }
@@ -762,10 +809,11 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampPr
   PartCache parts(base, cache_dir, shipped != cache_dir ? shipped : "", &digests);
   parsed = ParseAll(in, parts);
   parts.Save();
-  // The set is compiled now unless the same patterns compiled before (Note: [Compiled pattern sets]).
+  // The set is compiled now unless the same patterns compiled before (Note: [Compiled pattern sets])
+  // or their sizes bound it far below what RE2 refuses (Note: [Set size bound]).
   std::optional<std::unique_ptr<RE2::Set>> compiled;
   const std::string set_key = PatternSetKey(base, parsed.rules);
-  if (!KnownPatternSet(cache_dir, set_key)) {
+  if (!SetSurelyCompiles(parsed.rules) && !KnownPatternSet(cache_dir, set_key)) {
     compiled = CompileSetNow(parsed.rules, &parsed.problems);
     if (*compiled) RecordPatternSet(cache_dir, set_key);
   }

@@ -463,7 +463,10 @@ void ReadMatch(RuleDocument& d) {
 void CheckPatterns(RuleDocument& d) {
   FileChecker& check = d.check;
   bool first = true;
+  d.rule->pattern_programs.assign(d.rule->patterns.size(), -1);
+  int index = -1;
   for (const Text& p : d.rule->patterns) {
+    ++index;
     RE2::Set probe(RegexOptions(), RE2::UNANCHORED);
     std::string error;
     YAML::Mark mark;
@@ -492,6 +495,7 @@ void CheckPatterns(RuleDocument& d) {
     std::vector<std::string> atoms;
     int size = -1;
     const bool has_literals = RequiredLiterals(p.value, &atoms, Segmenter::IdleKeywords(), &size);
+    d.rule->pattern_programs[index] = size;
     if (size < 0 || size > kMaxPatternProgram) {
       check.Error(mark, ProblemCode::kPatternTooBig,
                   "pattern compiles to " + (size >= 0 ? std::to_string(size) : std::string("too many")) +
