@@ -90,7 +90,8 @@ function test_lowering_under_the_inner_error()
   assert(v.lowering == " Here Inductor could not lower the operator aten._unsafe_view.default: AssertionError: (-20736, -20736).", v.lowering)
 end
 
--- score: false for the last pattern unless the incident is an InductorError (see the YAML); demoted when
+-- score: false for the last pattern unless the incident is an InductorError or a LoweringException (see the
+-- YAML); demoted when
 -- the input also shows the environment failing under the backend: Triton's helper could not link or
 -- find the driver library (printed as separate lines before the traceback, so no rule reads it inside
 -- this incident). That line's own diagnosis (env.cuda_library) then comes first.
@@ -108,7 +109,10 @@ end
 function backend_score(ctx)
   local c = ctx.captures
   local exc = (ctx.incident and ctx.incident.exception) or ""
-  if (c.named or "") == "" and (c.target or "") == "" and not exc:find("InductorError", 1, true) then return false end
+  -- Inductor's own exception types stand for the backend by themselves: InductorError (2.7+) and a bare
+  -- LoweringException line pasted without the traceback or the BackendCompilerFailed line above it
+  if (c.named or "") == "" and (c.target or "") == "" and not exc:find("InductorError", 1, true)
+     and not exc:find("LoweringException", 1, true) then return false end
   local inner = c.inner or ""
   if inner:find("^CalledProcessError") and (inner:find("cuda_utils.c", 1, true) or inner:find("main.c'", 1, true)) then
     -- the inner error is Triton's launcher build itself (its C helper compiled with -lcuda against Python.h):
@@ -128,6 +132,14 @@ function test_demoted_after_libcuda_line()
   assert(type(r) == "table" and r.confidence == 0.45 and r.note:find("-lcuda", 1, true))
   assert(backend_score({ captures = { named = "inductor" }, incident = incidents[2], incidents = { incidents[2] }, confidence = 0.9 }) == nil)
   assert(backend_score({ captures = { inner = "KeyError: x" }, incident = { exception = "KeyError" }, incidents = {}, confidence = 0.9 }) == false)
+end
+
+function test_bare_lowering_exception_counts()
+  local inc = { exception = "torch._inductor.exc.LoweringException", message = "AssertionError: should have been handled in replace_random.py" }
+  assert(backend_score({ captures = { inner = inc.message }, incident = inc, incidents = { inc }, confidence = 0.9 }) == nil)
+  -- any other error's own line is still not read as a backend failure
+  local other = { exception = "AssertionError", message = "AssertionError: x" }
+  assert(backend_score({ captures = { inner = other.message }, incident = other, incidents = { other }, confidence = 0.9 }) == false)
 end
 
 function test_demoted_for_launcher_build()
