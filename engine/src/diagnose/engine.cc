@@ -2,7 +2,9 @@
 #include <string.h>
 
 #include <algorithm>
+#include <optional>
 
+#include "log/hard_wrap.h"
 #include "log/line_scanner.h"
 #include "log/metrics.h"
 #include "diagnose/ranker.h"
@@ -51,6 +53,15 @@ struct Session::Impl {
   std::vector<std::uint32_t> keywords_found;  // Inert's scratch
   std::string lowered;                         // Inert's scratch: the line in lower case
   std::vector<int> candidates;                 // Inert's scratch: the patterns whose regex runs
+  // Note: [Hard-wrapped pastes] (log/hard_wrap.h): the input's start is held in `head` until it shows
+  // whether the input is a paste hard-wrapped at a fixed width (kHeadLines lines or kHeadBytes bytes,
+  // or the end); then it is read, through `unwrap` when it is one.
+  bool deciding = true;
+  std::string head;
+  int head_lines = 0;
+  size_t replaying = 0;                        // bytes of `head` held while it is read (memory accounting)
+  std::optional<HardWrap> unwrap;
+  std::string joined;                          // scratch: `unwrap`'s output
 
   Impl(std::shared_ptr<const RuleSet> r, DiagnoseOptions o, std::string s)
       : rules(std::move(r)),
@@ -190,6 +201,52 @@ struct Session::Impl {
 
   void Feed(std::string_view data) {
     bytes += data.size();
+    if (deciding) {
+      size_t take = 0;
+      while (take < data.size() && head_lines < HardWrap::kHeadLines && head.size() + take < HardWrap::kHeadBytes) {
+        const size_t room = HardWrap::kHeadBytes - head.size() - take;
+        const void* nl = memchr(data.data() + take, '\n', std::min(room, data.size() - take));
+        if (nl == nullptr) {
+          take += std::min(room, data.size() - take);
+        } else {
+          take = static_cast<size_t>(static_cast<const char*>(nl) - data.data()) + 1;
+          ++head_lines;
+        }
+      }
+      head.append(data.substr(0, take));
+      peak_partial = std::max(peak_partial, head.size());
+      data.remove_prefix(take);
+      if (head_lines < HardWrap::kHeadLines && head.size() < HardWrap::kHeadBytes) return;
+      Decide(false);
+    }
+    Read(data);
+  }
+
+  // Ends the head: decides from its whole lines (from all of it at the end of the input) and reads it.
+  void Decide(bool at_end) {
+    deciding = false;
+    std::string_view lines(head);
+    if (!at_end) lines = lines.substr(0, lines.rfind('\n') + 1);
+    if (int width = HardWrap::DetectWidth(lines); width > 0) unwrap.emplace(width);
+    replaying = head.size();
+    Read(head);
+    replaying = 0;
+    std::string().swap(head);
+  }
+
+  // Reads bytes past the hard-wrap decision.
+  void Read(std::string_view data) {
+    if (data.empty()) return;
+    if (unwrap) {
+      joined.clear();
+      unwrap->Feed(data, &joined);
+      ReadLines(joined);
+    } else {
+      ReadLines(data);
+    }
+  }
+
+  void ReadLines(std::string_view data) {
     if (collect_metrics) metrics.Feed(data);
     while (!data.empty()) {
       // A line a line hook asked for (a wrapped log record's continuation) is read whatever it holds.
@@ -221,7 +278,7 @@ struct Session::Impl {
       size_t room = max_line - partial.size();
       if (piece.size() <= room) {
         partial.append(piece);
-        peak_partial = std::max(peak_partial, partial.size());
+        peak_partial = std::max(peak_partial, partial.size() + replaying);
         return;
       }
       partial.append(piece.substr(0, room));
@@ -242,7 +299,7 @@ struct Session::Impl {
       partial.erase(0, partial.size() + piece.size() > max_line ? partial.size() + piece.size() - max_line : 0);
       partial.append(piece);
     }
-    peak_partial = std::max(peak_partial, partial.size());
+    peak_partial = std::max(peak_partial, partial.size() + replaying);
   }
 
   void EndLine() {
@@ -289,14 +346,34 @@ struct Session::Impl {
                   " distinct incidents, the first and the newest are kept";
       report.warnings.push_back(p);
     }
+    const bool joined_rows = unwrap && unwrap->joined_rows() > 0;
+    if (joined_rows) {
+      // Lines of the input, not of the joined text (Note: [Hard-wrapped pastes]).
+      report.lines += unwrap->joined_rows();
+      for (Incident& inc : report.incidents) MapLines(&inc);
+    }
     if (collect_metrics) {
       MetricCollector all = metrics;  // a copy: a snapshot must not end the input
       all.FinishInput();
+      if (joined_rows) all.MapLines([this](std::uint64_t line) { return unwrap->FirstRow(line); });
+      const size_t read = report.incidents.size();
       Diagnose(*rules, options, &report, &all);
+      // Incidents Diagnose adds (metric signatures) span lines of the joined text.
+      if (joined_rows) {
+        for (size_t i = read; i < report.incidents.size(); ++i) {
+          if (report.incidents[i].kind == Incident::Kind::kSignal) continue;  // from the mapped points
+          MapLines(&report.incidents[i]);
+        }
+      }
     } else {
       Diagnose(*rules, options, &report);
     }
     return report;
+  }
+
+  void MapLines(Incident* inc) const {
+    if (inc->line_start > 0) inc->line_start = static_cast<int>(unwrap->FirstRow(static_cast<std::uint64_t>(inc->line_start)));
+    if (inc->line_end > 0) inc->line_end = static_cast<int>(unwrap->LastRow(static_cast<std::uint64_t>(inc->line_end)));
   }
 };
 
@@ -313,18 +390,41 @@ int Session::CompletedIncidents() const { return impl_->segmenter.completed(); }
 size_t Session::PeakBufferedBytes() const { return impl_->peak_partial; }
 
 Report Session::Snapshot(bool include_open) const {
+  if (impl_->deciding) {
+    // Nothing has been read yet (Note: [Hard-wrapped pastes]): the head read as if the input ended here.
+    Session ended(impl_->rules, impl_->options, impl_->source);
+    ended.impl_->head = impl_->head;
+    ended.impl_->bytes = impl_->bytes;
+    ended.impl_->Decide(true);
+    return include_open ? ended.Finish() : ended.Snapshot(false);
+  }
   if (!include_open) {
     Segmenter done = impl_->segmenter;
     done.mutable_incidents().resize(impl_->segmenter.completed());
     return impl_->MakeReport(done);
   }
   Segmenter copy = impl_->segmenter;
-  if (!impl_->partial.empty()) copy.AddLine(impl_->partial);
+  std::string rest = impl_->partial;
+  if (impl_->unwrap) {
+    HardWrap held = *impl_->unwrap;  // the start of a line it holds after a row of the width
+    held.Finish(&rest);
+  }
+  for (size_t at = 0; at < rest.size();) {
+    size_t nl = std::min(rest.find('\n', at), rest.size());
+    copy.AddLine(std::string_view(rest).substr(at, nl - at));
+    at = nl + 1;
+  }
   copy.Finish();
   return impl_->MakeReport(copy);
 }
 
 Report Session::Finish() {
+  if (impl_->deciding) impl_->Decide(true);
+  if (impl_->unwrap) {
+    impl_->joined.clear();
+    impl_->unwrap->Finish(&impl_->joined);
+    impl_->ReadLines(impl_->joined);
+  }
   if (!impl_->partial.empty() || impl_->overlong) impl_->EndLine();
   impl_->segmenter.Finish();
   return impl_->MakeReport(impl_->segmenter);

@@ -152,6 +152,17 @@ class MetricSeries {
   // True when a finite value below 0 was printed: the least one is.
   bool has_negative() const { return has_extrema_ && min_.value < 0; }
 
+  // Renumbers the kept points' lines (a hard-wrapped paste's joined lines back to the input's rows,
+  // Note: [Hard-wrapped pastes] in hard_wrap.h).
+  template <typename F>
+  void MapLines(F&& map) {
+    for (MetricPoint* p : {&onset_, &min_, &max_}) p->line = map(p->line);
+    for (MetricPoint& p : head_) p.line = map(p.line);
+    for (MetricPoint& p : tail_) p.line = map(p.line);
+    for (MetricPoint& p : sample_) p.line = map(p.line);
+    for (MetricPoint& p : nonfinite_) p.line = map(p.line);
+  }
+
  private:
   // Add for any point (one the head, the sample or the non-finite list may keep among them).
   void AddKept(double value, double step, double epoch, std::uint64_t line);
@@ -211,6 +222,11 @@ class MetricCollector {
   const MetricSeries* Find(SeriesId id) const;
   // Returns true when at least one value of any series was found.
   bool empty() const;
+  // Renumbers every kept point's line (MetricSeries::MapLines); after FinishInput.
+  template <typename F>
+  void MapLines(F&& map) {
+    for (MetricSeries& s : series_) s.MapLines(map);
+  }
 
  private:
   // Scans text (lines when count_lines, numbered from lines_ + 1 and counted; else one line numbered

@@ -1,0 +1,302 @@
+// Note: [Hard-wrapped pastes] (hard_wrap.h): recognising a paste hard-wrapped at a fixed width and
+// joining its rows back into lines.
+#include "log/hard_wrap.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_set>
+
+namespace triage {
+namespace {
+
+bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
+bool IsDigitByte(char c) { return c >= '0' && c <= '9'; }
+bool IsWordByte(char c) { return IsUpper(c) || IsLower(c) || IsDigitByte(c) || c == '_' || c == '.'; }
+// A byte of a word: a letter, a digit, '_' or part of a multi-byte character.
+bool IsInWord(char c) {
+  return IsUpper(c) || IsLower(c) || IsDigitByte(c) || c == '_' || (static_cast<unsigned char>(c) & 0x80) != 0;
+}
+// A mark a line of its own often begins with and a row's continuation seldom does: a bracket, a rule,
+// a list's or a quote's mark, a prompt.
+bool OpensLine(char c) { return std::string_view("[({<=-#*>|+$~!@%&").find(c) != std::string_view::npos; }
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool EndsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+// Code points of a line (UTF-8 continuation bytes not counted), at most `cap`.
+int Chars(std::string_view line, int cap) {
+  int n = 0;
+  for (char c : line) {
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80 && ++n > cap) return n;
+  }
+  return n;
+}
+
+bool IsAscii(std::string_view text) {
+  std::uint64_t any = 0;
+  size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, text.data() + i, 8);
+    any |= word;
+  }
+  for (; i < text.size(); ++i) any |= static_cast<unsigned char>(text[i]);
+  return (any & 0x8080808080808080ull) == 0;
+}
+
+std::string_view WithoutCr(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
+// The indentation and the first word (up to 12 bytes, digits as '0') of a line: lines of one record
+// shape share it ("Epoch 3/10 ...", "[2023-05-02 ...", "{'loss': ...").
+std::string Key(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && IsBlank(line[i])) ++i;
+  std::string key(line.substr(0, i));
+  for (size_t j = i; j < line.size() && !IsBlank(line[j]) && j - i < 12; ++j) key += IsDigitByte(line[j]) ? '0' : line[j];
+  return key;
+}
+
+// The kind of a line's first character and whether it is indented: an upper- or lower-case letter, a
+// digit, or the byte itself.
+std::pair<bool, char> Shape(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && IsBlank(line[i])) ++i;
+  if (i == line.size()) return {i > 0, 0};
+  const char c = line[i];
+  return {i > 0, IsUpper(c) ? 'A' : IsLower(c) ? 'a' : IsDigitByte(c) ? '0' : c};
+}
+
+// An exception line ("ValueError: ...", "KeyboardInterrupt"), a traceback header or a chain line: a
+// line of its own after a row that happens to be W wide. `complete`: `line` is the whole line.
+bool StartsRecord(std::string_view line, bool complete) {
+  if (StartsWith(line, "Traceback (most recent call last)") || StartsWith(line, "During handling of") ||
+      StartsWith(line, "The above exception")) {
+    return true;
+  }
+  if (line.empty() || !IsUpper(line[0])) return false;
+  size_t end = 1;
+  while (end < line.size() && IsWordByte(line[end])) ++end;
+  if (!(end < line.size() ? line[end] == ':' : complete)) return false;
+  const std::string_view name = line.substr(0, end);
+  for (std::string_view suffix : {"Error", "Exception", "Warning", "Interrupt", "Exit"}) {
+    if (EndsWith(name, suffix)) return true;
+  }
+  return false;
+}
+
+// A row ending in a rule or a box drawn to the width: pytest's "=====", a "-----" rule, a box-drawing
+// or block character (U+2500..U+259F: E2 94 80 .. E2 96 9F).
+bool EndsDrawn(std::string_view row) {
+  if (EndsWith(row, "=====") || EndsWith(row, "-----")) return true;
+  if (row.size() < 3) return false;
+  const auto* p = reinterpret_cast<const unsigned char*>(row.data() + row.size() - 3);
+  return p[0] == 0xE2 && p[1] >= 0x94 && p[1] <= 0x96 && p[2] >= 0x80 && p[2] <= 0xBF;
+}
+
+// Key(a) == Key(b), without making either.
+bool SameKey(std::string_view a, std::string_view b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && IsBlank(a[i]) && a[i] == b[i]) ++i;
+  if ((i < a.size() && IsBlank(a[i])) || (i < b.size() && IsBlank(b[i]))) return false;
+  for (size_t j = i;; ++j) {
+    const bool end_a = j >= a.size() || IsBlank(a[j]) || j - i >= 12;
+    const bool end_b = j >= b.size() || IsBlank(b[j]) || j - i >= 12;
+    if (end_a || end_b) return end_a == end_b;
+    if (a[j] != b[j] && !(IsDigitByte(a[j]) && IsDigitByte(b[j]))) return false;
+  }
+}
+
+// Whether `next` (its first bytes; `complete` when they are the whole line) starts a line of its own
+// after a row of the width by its looks alone (the row's first word aside).
+bool StartsOwnLine(bool row_drawn, std::string_view next, bool complete) {
+  if (next.empty() || row_drawn) return true;
+  if (StartsWith(next, "  ") || next[0] == '\t' || StartsWith(next, " ^") || StartsWith(next, " ~")) return true;
+  return StartsRecord(next, complete);
+}
+
+// Whether `next` continues a row of the width whose line began with `start_key`.
+bool Continues(std::string_view start_key, bool row_drawn, std::string_view next, bool complete) {
+  return !StartsOwnLine(row_drawn, next, complete) && Key(next) != start_key;
+}
+
+constexpr int kUsualWidths[] = {80, 100, 120, 132, 160};
+
+}  // namespace
+
+int HardWrap::DetectWidth(std::string_view head) {
+  constexpr int kMinWidth = 40, kMaxWidth = 400;
+  // Every log's head passes here: lines found with memchr, and code points counted one by one only in
+  // a head that is not all ASCII.
+  const bool ascii = IsAscii(head);
+  std::vector<std::string_view> lines;
+  std::vector<int> chars;
+  lines.reserve(kHeadLines + 1);
+  chars.reserve(kHeadLines + 1);
+  int width = 0;
+  for (size_t at = 0; at < head.size();) {
+    const void* found = std::memchr(head.data() + at, '\n', head.size() - at);
+    const size_t nl = found ? static_cast<size_t>(static_cast<const char*>(found) - head.data()) : head.size();
+    const std::string_view line = WithoutCr(head.substr(at, nl - at));
+    const int n = ascii ? static_cast<int>(std::min<size_t>(line.size(), kMaxWidth + 1)) : Chars(line, kMaxWidth);
+    if (n > kMaxWidth) return 0;  // a wrap at a plausible width leaves no longer line
+    lines.push_back(line);
+    chars.push_back(n);
+    width = std::max(width, n);
+    at = nl + 1;
+  }
+  if (width < kMinWidth) return 0;
+  int near = 0, strong = 0, inside = 0;
+  std::unordered_set<std::string_view> seen;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (chars[i] < width && chars[i] >= width - 8) ++near;
+    if (chars[i] != width || i + 1 == lines.size()) continue;
+    const std::string_view row = lines[i], next = lines[i + 1];
+    // Cheapest first: a log of records of one layout (metric lines) is told by its first word.
+    if (SameKey(row, next) || EndsWith(row, "  ") || row.back() == '\t') continue;
+    if (row.find("%|") != std::string_view::npos || StartsOwnLine(EndsDrawn(row), next, true)) continue;
+    if (!seen.insert(row).second) continue;
+    if (!IsBlank(next[0]) && Shape(next) != Shape(row)) ++strong;
+    if ((IsInWord(row.back()) && IsInWord(next[0])) || !OpensLine(next[0])) ++inside;
+  }
+  const bool usual = std::find(std::begin(kUsualWidths), std::end(kUsualWidths), width) != std::end(kUsualWidths);
+  if ((strong >= 3 || (usual && strong >= 2)) && strong >= near) return width;
+  if (usual && inside >= 1 && inside >= near / 4) return width;
+  return 0;
+}
+
+std::string_view HardWrap::Head(std::string_view input) {
+  size_t end = 0;
+  for (int lines = 0; lines < kHeadLines && end < input.size() && end < kHeadBytes; ++lines) {
+    size_t nl = input.find('\n', end);
+    if (nl == std::string_view::npos || nl >= kHeadBytes) {
+      // A line the head cuts: kept only when the input ends inside the head.
+      if (input.size() <= kHeadBytes && nl == std::string_view::npos) end = input.size();
+      break;
+    }
+    end = nl + 1;
+  }
+  return input.substr(0, end);
+}
+
+std::uint64_t HardWrap::Absorbed(std::uint64_t line, bool through) const {
+  // joins_ is sorted by output line; the rows joined before `line` (or up to it, `through`).
+  auto it = through ? std::upper_bound(joins_.begin(), joins_.end(), std::make_pair(line, UINT64_MAX))
+                    : std::lower_bound(joins_.begin(), joins_.end(), std::make_pair(line, std::uint64_t{0}));
+  return it == joins_.begin() ? 0 : std::prev(it)->second;
+}
+
+void HardWrap::Track(std::string_view bytes) {
+  for (char c : bytes) {
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80 && row_chars_ <= width_) ++row_chars_;
+    if (row_head_.size() < kLook) row_head_ += c;
+    if (tail_size_ == sizeof(tail_)) {
+      std::copy(tail_ + 1, tail_ + sizeof(tail_), tail_);
+      --tail_size_;
+    }
+    tail_[tail_size_++] = c;
+  }
+}
+
+// Settles whether the held start of the next line continues the pending row, writes the line end or
+// not, and then the held bytes.
+void HardWrap::Decide(std::string* out) {
+  decided_ = true;
+  if (Continues(start_key_, pending_drawn_, held_, held_complete_)) {
+    if (!joins_.empty() && joins_.back().first == out_line_) {
+      ++joins_.back().second;
+    } else {
+      joins_.emplace_back(out_line_, joined_rows() + 1);
+    }
+    row_starts_line_ = false;
+  } else {
+    out->append(pending_eol_);
+    ++out_line_;
+    row_starts_line_ = true;
+  }
+  out->append(held_);
+  held_.clear();
+}
+
+void HardWrap::EndRow(std::string* out) {
+  if (!decided_) {
+    held_complete_ = true;
+    Decide(out);
+  }
+  const std::string_view row(row_head_);
+  const bool wide = row_chars_ == width_;
+  if (row_starts_line_) start_key_ = Key(row);
+  const std::string eol = cr_held_ ? "\r\n" : "\n";
+  cr_held_ = false;
+  if (wide) {
+    decided_ = false;
+    held_complete_ = false;
+    pending_eol_ = eol;
+    pending_drawn_ = EndsDrawn(std::string_view(tail_, tail_size_));
+  } else {
+    out->append(eol);
+    ++out_line_;
+    row_starts_line_ = true;
+  }
+  row_chars_ = 0;
+  row_head_.clear();
+  tail_size_ = 0;
+}
+
+void HardWrap::Byte(char c, std::string* out) {
+  if (c == '\n') {
+    EndRow(out);
+    return;
+  }
+  if (cr_held_) {
+    cr_held_ = false;
+    Keep('\r', out);  // a '\r' inside the row (a progress bar's rewrite): part of the row after all
+  }
+  if (c == '\r') {
+    cr_held_ = true;
+    return;
+  }
+  Keep(c, out);
+}
+
+void HardWrap::Keep(char c, std::string* out) {
+  Track(std::string_view(&c, 1));
+  if (!decided_) {
+    held_ += c;
+    if (held_.size() >= kLook) {
+      held_complete_ = false;
+      Decide(out);
+    }
+    return;
+  }
+  out->push_back(c);
+}
+
+void HardWrap::Feed(std::string_view data, std::string* out) {
+  out->reserve(out->size() + data.size() + 2);
+  for (char c : data) Byte(c, out);
+}
+
+void HardWrap::Finish(std::string* out) {
+  if (!decided_) {
+    if (held_.empty() && !cr_held_) {
+      // The input ended with the pending row's line end: write it.
+      decided_ = true;
+      out->append(pending_eol_);
+      return;
+    }
+    held_complete_ = true;
+    Decide(out);
+  }
+  if (cr_held_) {
+    cr_held_ = false;
+    out->push_back('\r');
+  }
+}
+
+}  // namespace triage

@@ -1,0 +1,113 @@
+// Note: [Hard-wrapped pastes]
+// A log copied out of a console window that breaks long lines at its width (Windows' console, a
+// terminal multiplexer, a web terminal, a log viewer) or through a form that hard-wraps its text comes
+// back with every line longer than the width W cut into rows of exactly W characters, the last row of
+// each holding the rest. A message broken that way no longer matches the rules ("mat1 and mat2 shapes
+// cannot be multip" / "lied"), a frame line loses its `, line N, in f`, a metric line its last numbers.
+//
+// Such a paste is recognised from its head (the first kHeadLines lines or kHeadBytes bytes) by what a
+// hard wrap leaves and an ordinary log seldom has: W, the length of its longest line in code points, is
+// a plausible width (40 to 400), and rows of exactly W characters are followed by lines that do not look
+// like lines of their own (a "split"). A row counts as a split only when it does not end in two blanks or a
+// tab (a padded row drawn to the width, as rich draws its boxes) and is no progress bar (tqdm draws its bar to
+// the terminal's width), when its next line is not blank, not indented (a frame's source line), not an
+// exception line, a traceback header or a chain line, and does not begin with the row's first word
+// (digits aside: the next record of the same shape, as metric lines of one layout are); identical rows
+// count once (a repeated line). A strong split is one whose next line also differs from the row in
+// its first character's kind (upper case, lower case, digit, the punctuation itself). The paste is
+// hard-wrapped at W when
+//   - at least three strong splits, or two where W is a console's usual width (80, 100, 120, 132, 160),
+//     outnumber or equal the lines just shorter than W (W-8 to W-1): a wrap piles every longer line up at
+//     W, an ordinary log's lengths thin out towards its longest; or
+//   - W is a usual width and the splits whose next line does not open with a bracket, a rule, a list's
+//     or a quote's mark or a prompt ("[({<=-#*>|+$~!@%&"; unless the row ends inside a word and the next
+//     line goes on with one) are at least a quarter of those lines: one long message in a short paste.
+// Chosen on ours and the wild tuning logs (never corpus/heldout): no corpus log is taken for a wrapped
+// paste except the five that really are ones, wrapped where they were posted (WrappedPastes.* in
+// tests/hard_wrap_test.cc lists them and counts the wrapped logs whose diagnosis still differs).
+//
+// Once a paste is known to be wrapped at W, every row of exactly W code points (a trailing '\r' aside)
+// is joined to its next line, with nothing between, unless that line starts a line of its own by the
+// looks above (blank, indented, exception or traceback line, the first word of the line the row began)
+// or the row ends in a drawn rule or box ("=====", "----", a box-drawing character). Rows are joined as
+// the bytes stream by: a session holds the head until it has decided, then only the next line's first
+// bytes while a row of W waits. Line numbers in a report stay those of the input (`LineMap`).
+//
+// Not read: a paste whose rows were word-wrapped (broken at the last blank before W, so rows are of
+// every length up to W; `fold -s`, an e-mail client) is left as it is, except that a row that happens
+// to be W wide is joined without the blank the wrap took (one wild case: "different" + "CUDA"); a
+// console that counts double-width (CJK) characters as two cells wraps at fewer code points than W, so
+// such rows are not seen as W wide; a paste whose head shows no wrap (a wrapped part after 200 lines)
+// is read as it is.
+#ifndef TRIAGE_ENGINE_LOG_HARD_WRAP_H_
+#define TRIAGE_ENGINE_LOG_HARD_WRAP_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace triage {
+
+class HardWrap {
+ public:
+  // How much of the input's start is looked at before deciding (whichever comes first).
+  static constexpr size_t kHeadBytes = 16 * 1024;
+  static constexpr int kHeadLines = 200;
+
+  // The width `head` (whole lines; a last line without '\n' counts too) was hard-wrapped at, or 0 when
+  // it does not look hard-wrapped.
+  static int DetectWidth(std::string_view head);
+  // The part of a whole input a session decides from: its first kHeadLines lines, at most kHeadBytes
+  // bytes, of which the whole lines (all of it when the input ends within them).
+  static std::string_view Head(std::string_view input);
+
+  explicit HardWrap(int width) : width_(width) {}
+
+  // Appends the bytes of `data` to *out with the wrapped rows joined; any chunking of the input gives
+  // the same output.
+  void Feed(std::string_view data, std::string* out);
+  // Ends the input: appends whatever was held.
+  void Finish(std::string* out);
+
+  // Maps a 1-based line of the output to the input's lines: the first and the last row it was made of.
+  std::uint64_t FirstRow(std::uint64_t line) const { return line + Absorbed(line, false); }
+  std::uint64_t LastRow(std::uint64_t line) const { return line + Absorbed(line, true); }
+  // The number of rows joined to the line before them so far.
+  std::uint64_t joined_rows() const { return joins_.empty() ? 0 : joins_.back().second; }
+
+ private:
+  static constexpr size_t kLook = 96;  // bytes of a line enough to tell whether it starts a line
+
+  std::uint64_t Absorbed(std::uint64_t line, bool through) const;
+  void Byte(char c, std::string* out);
+  void Keep(char c, std::string* out);
+  void EndRow(std::string* out);
+  void Decide(std::string* out);
+  void Track(std::string_view bytes);
+
+  int width_;
+  // The row being read.
+  int row_chars_ = 0;          // code points so far (capped at width_ + 1)
+  std::string row_head_;       // its first kLook bytes
+  char tail_[8] = {};          // its last bytes, newest last
+  size_t tail_size_ = 0;
+  bool cr_held_ = false;       // a '\r' read and not yet written (it may end the row)
+  bool row_starts_line_ = true;
+  // A row of exactly width_ whose line end is held until the next line shows whether it continues
+  // (decided_ false).
+  std::string pending_eol_;    // "\n" or "\r\n"
+  bool pending_drawn_ = false; // that row ends in a drawn rule or box
+  bool decided_ = true;        // the next line's fate is settled (its held bytes written)
+  std::string held_;           // the next line's first bytes while undecided
+  bool held_complete_ = false; // ... and they are the whole line
+  std::string start_key_;      // the first word of the line the current row belongs to
+  std::uint64_t out_line_ = 1; // the output line being written
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> joins_;  // (output line, rows joined up to it)
+};
+
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_LOG_HARD_WRAP_H_
