@@ -7,6 +7,7 @@
 #include "log/hard_wrap.h"
 #include "log/line_scanner.h"
 #include "log/metrics.h"
+#include "log/pasted_names.h"
 #include "diagnose/ranker.h"
 #include "diagnose/warning_codes.h"
 #include "rules/rule.h"
@@ -62,6 +63,10 @@ struct Session::Impl {
   size_t replaying = 0;                        // bytes of `head` held while it is read (memory accounting)
   std::optional<HardWrap> unwrap;
   std::string joined;                          // scratch: `unwrap`'s output
+  // Note: [Pasted series names] (log/pasted_names.h): also decided from the head; metric extraction
+  // then reads lines with Markdown's escapes undone and translated series names in English.
+  PastedNames names;
+  std::string renamed;                         // scratch: `names`' output
 
   Impl(std::shared_ptr<const RuleSet> r, DiagnoseOptions o, std::string s)
       : rules(std::move(r)),
@@ -228,6 +233,7 @@ struct Session::Impl {
     std::string_view lines(head);
     if (!at_end) lines = lines.substr(0, lines.rfind('\n') + 1);
     if (int width = HardWrap::DetectWidth(lines); width > 0) unwrap.emplace(width);
+    names = PastedNames::Detect(lines);
     replaying = head.size();
     Read(head);
     replaying = 0;
@@ -247,7 +253,7 @@ struct Session::Impl {
   }
 
   void ReadLines(std::string_view data) {
-    if (collect_metrics) metrics.Feed(data);
+    if (collect_metrics) FeedMetrics(data);
     while (!data.empty()) {
       // A line a line hook asked for (a wrapped log record's continuation) is read whatever it holds.
       if (!overlong && partial.empty() && rules->prefilter && segmenter.idle() && !segmenter.WantsLine(data)) {
@@ -265,6 +271,16 @@ struct Session::Impl {
       if (nl == std::string_view::npos) return;
       data.remove_prefix(nl + 1);
     }
+  }
+
+  void FeedMetrics(std::string_view data) {
+    if (!names.active()) {
+      metrics.Feed(data);
+      return;
+    }
+    renamed.clear();
+    names.Feed(data, &renamed);
+    metrics.Feed(renamed);
   }
 
   // Note: [Long lines]
@@ -354,6 +370,11 @@ struct Session::Impl {
     }
     if (collect_metrics) {
       MetricCollector all = metrics;  // a copy: a snapshot must not end the input
+      if (names.active()) {
+        std::string rest;
+        names.Pending(&rest);  // the unfinished last line it holds
+        all.Feed(rest);
+      }
       all.FinishInput();
       if (joined_rows) all.MapLines([this](std::uint64_t line) { return unwrap->FirstRow(line); });
       const size_t read = report.incidents.size();

@@ -1,0 +1,59 @@
+// Note: [Pasted series names]
+// Metric extraction knows series by their English names as programs print them (loss, val_loss,
+// train_loss, acc, lr, ...). Two ways a person hands over a log change those names:
+//   - a paste through a Markdown converter (an issue form's rich mode, a notebook's Markdown cell)
+//     escapes '_' and '*': "val\_loss: 0.71", "{'train\_loss': 2.30}";
+//   - a training script written in Chinese, Japanese or Korean prints the names in that language:
+//     "训练损失: 0.693, 验证损失: 0.701" (zh), "検証損失" (ja), "검증 손실" (ko).
+// The input's head (the first lines a session holds to look for a hard wrap: Note: [Hard-wrapped
+// pastes] in hard_wrap.h) says whether either is there: a "\_" or "\*" for the escapes, the word for
+// "loss" (损失, 損失 or 손실) for the translated names. Only then does the session hand metric
+// extraction its lines rewritten: the escapes undone as the segmenter undoes them (outside Windows
+// paths: Note: [Markdown escapes] in formats/markdown_escape.h), and the translated names replaced by
+// the English names of the same series, with a blank on either side so that the characters around
+// them do not join the name ("第1轮训练损失:0.69" reads as "第1轮 train_loss :0.69"). kTranslations
+// lists them: only words whose meaning is not in doubt (loss, training and validation loss, accuracy,
+// learning rate; "test loss" as test_loss, which metric extraction leaves alone as it does the English
+// one). The segmenter reads the lines as they are. Every other input pays two searches of its head.
+//
+// Not read: a log whose head holds neither (its names appear only after 200 lines of other output).
+#ifndef TRIAGE_ENGINE_LOG_PASTED_NAMES_H_
+#define TRIAGE_ENGINE_LOG_PASTED_NAMES_H_
+
+#include <string>
+#include <string_view>
+
+namespace triage {
+
+class PastedNames {
+ public:
+  // What `head` shows; `active()` is false for an input that needs no rewriting.
+  static PastedNames Detect(std::string_view head);
+
+  bool active() const { return escapes_ || translated_; }
+  bool escapes() const { return escapes_; }
+  bool translated() const { return translated_; }
+
+  // Appends `data` to *out, its whole lines rewritten; an unfinished last line waits for the next call
+  // (at most kMaxLine bytes, then it is passed on as it is).
+  void Feed(std::string_view data, std::string* out);
+  // Ends the input: appends the unfinished last line, rewritten.
+  void Finish(std::string* out);
+  // Appends the unfinished last line, rewritten, without ending the input (for a snapshot).
+  void Pending(std::string* out) const;
+
+  // Rewrites one line (no '\n').
+  void Rewrite(std::string* line) const;
+
+ private:
+  static constexpr size_t kMaxLine = 64 * 1024;
+
+  bool escapes_ = false;
+  bool translated_ = false;
+  bool passing_ = false;  // the line being read outgrew kMaxLine: its rest goes on as it is
+  std::string carry_;
+};
+
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_LOG_PASTED_NAMES_H_

@@ -1,0 +1,85 @@
+// Note: [Pasted series names] (log/pasted_names.h): metric extraction reads series names escaped by a
+// Markdown converter or printed in Chinese, Japanese or Korean as the English names of the same
+// series, when the input's head shows them; other inputs are read as they are.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "log/pasted_names.h"
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+
+std::string Renamed(const PastedNames& detected, std::string_view text, size_t chunk) {
+  PastedNames names = detected;
+  std::string out;
+  for (size_t at = 0; at < text.size(); at += chunk) names.Feed(text.substr(at, chunk), &out);
+  names.Finish(&out);
+  return out;
+}
+
+TEST(PastedNames, DetectedFromTheHead) {
+  EXPECT_FALSE(PastedNames::Detect("epoch 1 loss 0.5\nepoch 2 loss 0.4\n").active());
+  EXPECT_FALSE(PastedNames::Detect("C:\\Users\\me\\train.py\n100%|\xe2\x96\x88\xe2\x96\x88| 10/10\n").active());
+  EXPECT_TRUE(PastedNames::Detect("{'val\\_loss': 0.5}\n").escapes());
+  EXPECT_TRUE(PastedNames::Detect("\xe7\xac\xac" "1\xe8\xbd\xae \xe6\x8d\x9f\xe5\xa4\xb1: 0.5\n").translated());  // 第1轮 损失
+  EXPECT_TRUE(PastedNames::Detect("epoch 1 \xe6\x90\x8d\xe5\xa4\xb1 0.5\n").translated());                   // 損失
+  EXPECT_TRUE(PastedNames::Detect("epoch 1 \xec\x86\x90\xec\x8b\xa4 0.5\n").translated());                   // 손실
+}
+
+TEST(PastedNames, RewritesNamesForMetricExtraction) {
+  const PastedNames escaped = PastedNames::Detect("val\\_loss");
+  EXPECT_EQ(Renamed(escaped, "{'train\\_loss': 2.3, 'val\\_loss': 2.4}\nC:\\data\\_cache\\x.py\n", 3),
+            "{'train_loss': 2.3, 'val_loss': 2.4}\nC:\\data\\_cache\\x.py\n");
+  const PastedNames zh = PastedNames::Detect("\xe6\x8d\x9f\xe5\xa4\xb1");
+  // 第1轮训练损失:0.69，验证损失:0.71
+  const std::string line = "\xe7\xac\xac" "1\xe8\xbd\xae\xe8\xae\xad\xe7\xbb\x83\xe6\x8d\x9f\xe5\xa4\xb1:0.69\xef\xbc\x8c"
+                           "\xe9\xaa\x8c\xe8\xaf\x81\xe6\x8d\x9f\xe5\xa4\xb1:0.71";
+  const std::string want = "\xe7\xac\xac" "1\xe8\xbd\xae train_loss :0.69\xef\xbc\x8c val_loss :0.71";
+  for (size_t chunk : {size_t{1}, size_t{4}, line.size()}) {
+    EXPECT_EQ(Renamed(zh, line + "\n" + line, chunk), want + "\n" + want) << chunk;
+  }
+  // Nothing to do: the text passes unchanged.
+  EXPECT_EQ(Renamed(zh, "epoch 1 loss 0.5\n", 2), "epoch 1 loss 0.5\n");
+}
+
+// A run whose loss stays at ln 10 is diagnosed alike whichever way its names were pasted.
+TEST(PastedNames, SeriesReadAsTheEnglishNames) {
+  LoadOptions o;
+  o.system = o.user = o.project = o.env_path = o.cache = false;
+  LoadResult loaded = LoadRules(o);
+  ASSERT_TRUE(loaded.ok());
+  Engine engine(loaded.rules);
+  auto log = [](const std::string& loss, const std::string& val) {
+    std::string text;
+    for (int e = 1; e <= 20; ++e) {
+      text += "Epoch " + std::to_string(e) + ", " + loss + ": 2.302" + std::to_string(5 + e % 2) + ", " + val +
+              ": 2.3" + std::to_string(10 + e % 3) + "\n";
+    }
+    return text;
+  };
+  const Report plain = engine.DiagnoseText(log("train_loss", "val_loss"));
+  ASSERT_FALSE(plain.diagnoses.empty());
+  ASSERT_FALSE(plain.diagnoses[0].series.empty());
+  const std::vector<std::pair<std::string, std::string>> pasted = {
+      {"train\\_loss", "val\\_loss"},
+      {"\xe8\xae\xad\xe7\xbb\x83\xe6\x8d\x9f\xe5\xa4\xb1", "\xe9\xaa\x8c\xe8\xaf\x81\xe6\x8d\x9f\xe5\xa4\xb1"},  // zh
+      {"\xe5\xad\xa6\xe7\xbf\x92\xe6\x90\x8d\xe5\xa4\xb1", "\xe6\xa4\x9c\xe8\xa8\xbc\xe6\x90\x8d\xe5\xa4\xb1"},  // ja
+      {"\xed\x9b\x88\xeb\xa0\xa8 \xec\x86\x90\xec\x8b\xa4", "\xea\xb2\x80\xec\xa6\x9d \xec\x86\x90\xec\x8b\xa4"},  // ko
+  };
+  for (const auto& [loss, val] : pasted) {
+    const Report r = engine.DiagnoseText(log(loss, val));
+    ASSERT_FALSE(r.diagnoses.empty()) << loss;
+    EXPECT_EQ(r.diagnoses[0].rule, plain.diagnoses[0].rule) << loss;
+    ASSERT_EQ(r.diagnoses[0].series.size(), plain.diagnoses[0].series.size()) << loss;
+    for (size_t i = 0; i < r.diagnoses[0].series.size(); ++i) {
+      EXPECT_EQ(r.diagnoses[0].series[i].name, plain.diagnoses[0].series[i].name) << loss;
+      EXPECT_EQ(r.diagnoses[0].series[i].points, plain.diagnoses[0].series[i].points) << loss;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace triage
