@@ -218,22 +218,35 @@ struct Session::Impl {
           ++head_lines;
         }
       }
+      const bool complete = head_lines == HardWrap::kHeadLines || head.size() + take == HardWrap::kHeadBytes;
+      if (complete && head.empty()) {
+        // The whole head is in this piece (a file read in large pieces): decided in place, and the
+        // piece read as it came, with no copy.
+        const std::string_view lines = data.substr(0, take);
+        DecideOn(lines.substr(0, lines.rfind('\n') + 1));
+        Read(data);
+        return;
+      }
       head.append(data.substr(0, take));
       peak_partial = std::max(peak_partial, head.size());
       data.remove_prefix(take);
-      if (head_lines < HardWrap::kHeadLines && head.size() < HardWrap::kHeadBytes) return;
+      if (!complete) return;
       Decide(false);
     }
     Read(data);
   }
 
-  // Ends the head: decides from its whole lines (from all of it at the end of the input) and reads it.
-  void Decide(bool at_end) {
+  void DecideOn(std::string_view lines) {
     deciding = false;
-    std::string_view lines(head);
-    if (!at_end) lines = lines.substr(0, lines.rfind('\n') + 1);
     if (int width = HardWrap::DetectWidth(lines); width > 0) unwrap.emplace(width);
     names = PastedNames::Detect(lines);
+  }
+
+  // Ends the head: decides from its whole lines (from all of it at the end of the input) and reads it.
+  void Decide(bool at_end) {
+    std::string_view lines(head);
+    if (!at_end) lines = lines.substr(0, lines.rfind('\n') + 1);
+    DecideOn(lines);
     replaying = head.size();
     Read(head);
     replaying = 0;
