@@ -30,8 +30,10 @@
 // is joined to its next line, with nothing between, unless that line starts a line of its own by the
 // looks above (blank, indented, exception or traceback line, the first word of the line the row began)
 // or the row ends in a drawn rule or box ("=====", "----", a box-drawing character). Rows are joined as
-// the bytes stream by: a session holds the head until it has decided, then only the next line's first
-// bytes while a row of W waits. Line numbers in a report stay those of the input (`LineMap`).
+// the bytes stream by: a session reads nothing until it has the head (it decides on the first piece fed
+// in place when that piece holds the whole head, and otherwise gathers a copy of it), then holds only
+// the next line's first bytes while a row of W waits. Line numbers in a report stay those of the input
+// (FirstRow, LastRow).
 //
 // Not read: a paste whose rows were word-wrapped (broken at the last blank before W, so rows are of
 // every length up to W; `fold -s`, an e-mail client) is left as it is, except that a row that happens
