@@ -112,6 +112,22 @@ bool SameKey(std::string_view a, std::string_view b) {
   }
 }
 
+// The first word's shape: its runs of capitals, of small letters and of digits each as one mark
+// ("Mem:" and "Swap:" are both "Aa:", "[2023-05-02" is "[0-0-0").
+std::string WordShape(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && IsBlank(line[i])) ++i;
+  std::string shape(line.substr(0, i));
+  for (; i < line.size() && !IsBlank(line[i]) && shape.size() < 16; ++i) {
+    const char c = line[i];
+    const char mark = IsUpper(c) ? 'A' : IsLower(c) ? 'a' : IsDigitByte(c) ? '0' : c;
+    if (shape.empty() || shape.back() != mark || !(mark == 'A' || mark == 'a' || mark == '0')) shape += mark;
+  }
+  return shape;
+}
+
+bool SameWordShape(std::string_view a, std::string_view b) { return WordShape(a) == WordShape(b); }
+
 // Whether `next` (its first bytes; `complete` when they are the whole line) starts a line of its own
 // after a row of the width by its looks alone (the row's first word aside).
 bool StartsOwnLine(bool row_drawn, std::string_view next, bool complete) {
@@ -161,6 +177,7 @@ int HardWrap::DetectWidth(std::string_view head) {
     if (SameKey(row, next) || EndsWith(row, "  ") || row.back() == '\t') continue;
     if (row.find("%|") != std::string_view::npos || StartsOwnLine(EndsDrawn(row), next, true)) continue;
     if (!seen.insert(row).second) continue;
+    if (SameWordShape(row, next)) continue;  // "Mem: ..." then "Swap: ...": rows of one table
     if (!IsBlank(next[0]) && Shape(next) != Shape(row)) ++strong;
     if ((IsInWord(row.back()) && IsInWord(next[0])) || !OpensLine(next[0])) ++inside;
   }

@@ -12,8 +12,9 @@
 // tab (a padded row drawn to the width, as rich draws its boxes) and is no progress bar (tqdm draws its bar to
 // the terminal's width), when its next line is not blank, not indented (a frame's source line), not an
 // exception line, a traceback header or a chain line, and does not begin with the row's first word
-// (digits aside: the next record of the same shape, as metric lines of one layout are); identical rows
-// count once (a repeated line). A strong split is one whose next line also differs from the row in
+// (digits aside: the next record of the same shape, as metric lines of one layout are) nor with a first
+// word of the same shape (runs of capitals, small letters and digits as one mark: "Mem:" and "Swap:",
+// rows of one table); identical rows count once (a repeated line). A strong split is one whose next line also differs from the row in
 // its first character's kind (upper case, lower case, digit, the punctuation itself). The paste is
 // hard-wrapped at W when
 //   - at least three strong splits, or two where W is a console's usual width (80, 100, 120, 132, 160),
