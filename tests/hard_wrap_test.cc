@@ -99,7 +99,7 @@ TEST(HardWrap, LeavesLinesOfTheirOwn) {
   // After a row of the width: a frame's source line, an exception line, a traceback header, a blank
   // line, the next record of the row's own shape; a row that is a drawn rule.
   for (const char* next : {"    return x", "ValueError: bad value", "Traceback (most recent call last):", "",
-                           "KeyboardInterrupt"}) {
+                           "KeyboardInterrupt", "builtins.ValueError: bad value"}) {
     const std::string text = row + "\n" + next + "\nend\n";
     EXPECT_EQ(Unwrap(text, 80, 3), text) << next;
   }
@@ -131,6 +131,12 @@ TEST(HardWrap, OrdinaryLayoutsAreNotTakenForAWrap) {
   EXPECT_EQ(HardWrap::DetectWidth(boxes), 0);
   EXPECT_EQ(HardWrap::DetectWidth(bars), 0);
   EXPECT_EQ(HardWrap::DetectWidth(kTraceback), 0);
+  // TorchScript's report: its longest line a marker under the source, then the exception line.
+  const std::string marker = "        " + std::string(100, '~') + " <--- HERE";
+  EXPECT_EQ(HardWrap::DetectWidth("Traceback of TorchScript, original code (most recent call last):\n"
+                                  "        raise ValueError(\"Expected more than 1 value per channel\")\n" +
+                                  marker + "\nbuiltins.ValueError: Expected more than 1 value per channel\n"),
+            0);
   // A table whose one row is 80 wide, the next row of the same shape ("Mem:", "Swap:"; free -h).
   EXPECT_EQ(HardWrap::DetectWidth("              total        used        free      shared  buff/cache   available\n"
                                   "Mem:            31Gi        30Gi       215Mi       1.2Gi       812Mi       150Mi\n"

@@ -79,11 +79,13 @@ bool StartsRecord(std::string_view line, bool complete) {
       StartsWith(line, "The above exception")) {
     return true;
   }
-  if (line.empty() || !IsUpper(line[0])) return false;
+  if (line.empty() || !(IsUpper(line[0]) || IsLower(line[0]) || line[0] == '_')) return false;
   size_t end = 1;
   while (end < line.size() && IsWordByte(line[end])) ++end;
   if (!(end < line.size() ? line[end] == ':' : complete)) return false;
   const std::string_view name = line.substr(0, end);
+  // A name in small letters is a qualified one ("builtins.ValueError", "json.decoder.JSONDecodeError").
+  if (!IsUpper(line[0]) && name.find('.') == std::string_view::npos) return false;
   for (std::string_view suffix : {"Error", "Exception", "Warning", "Interrupt", "Exit"}) {
     if (EndsWith(name, suffix)) return true;
   }
@@ -175,6 +177,8 @@ int HardWrap::DetectWidth(std::string_view head) {
     const std::string_view row = lines[i], next = lines[i + 1];
     // Cheapest first: a log of records of one layout (metric lines) is told by its first word.
     if (SameKey(row, next) || EndsWith(row, "  ") || row.back() == '\t') continue;
+    // A marker drawn under a source line (Python's carets, TorchScript's "~~~~ <--- HERE").
+    if (EndsWith(row, "<--- HERE") || row.find_first_not_of(" ^~") == std::string_view::npos) continue;
     if (row.find("%|") != std::string_view::npos || StartsOwnLine(EndsDrawn(row), next, true)) continue;
     if (!seen.insert(row).second) continue;
     if (SameWordShape(row, next)) continue;  // "Mem: ..." then "Swap: ...": rows of one table

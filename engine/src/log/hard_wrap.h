@@ -5,18 +5,19 @@
 // each holding the rest. A message broken that way no longer matches the rules ("mat1 and mat2 shapes
 // cannot be multip" / "lied"), a frame line loses its `, line N, in f`, a metric line its last numbers.
 //
-// Such a paste is recognised from its head (the first kHeadLines lines or kHeadBytes bytes) by what a
-// hard wrap leaves and an ordinary log seldom has: W, the length of its longest line in code points, is
-// a plausible width (40 to 400), and rows of exactly W characters are followed by lines that do not look
-// like lines of their own (a "split"). A row counts as a split only when it does not end in two blanks or a
-// tab (a padded row drawn to the width, as rich draws its boxes) and is no progress bar (tqdm draws its bar to
-// the terminal's width), when its next line is not blank, not indented (a frame's source line), not an
-// exception line, a traceback header or a chain line, and does not begin with the row's first word
-// (digits aside: the next record of the same shape, as metric lines of one layout are) nor with a first
-// word of the same shape (runs of capitals, small letters and digits as one mark: "Mem:" and "Swap:",
-// rows of one table); identical rows count once (a repeated line). A strong split is one whose next line also differs from the row in
-// its first character's kind (upper case, lower case, digit, the punctuation itself). The paste is
-// hard-wrapped at W when
+// Such a paste is recognised from its head (the first kHeadLines lines or kHeadBytes bytes) by what a hard
+// wrap leaves and an ordinary log seldom has: W, the length of its longest line in code points, is a
+// plausible width (40 to 400), and rows of exactly W characters are followed by lines that do not look like
+// lines of their own (a "split"). A row counts as a split only when it does not end in two blanks or a tab
+// (a padded row drawn to the width, as rich draws its boxes), is no progress bar (tqdm draws its bar to the
+// terminal's width) and no marker drawn under a source line (carets, TorchScript's "<--- HERE"), when its
+// next line is not blank, not indented (a frame's source line), not an exception line, a traceback header
+// or a chain line, and does not begin with the row's first word (digits aside: the next record of the same
+// shape, as metric lines of one layout are) nor with a first word of the same shape (runs of capitals,
+// small letters and digits as one mark: "Mem:" and "Swap:", rows of one table); identical rows count once
+// (a repeated line). A strong split is one whose next line also differs from the row in its first
+// character's kind (upper case, lower case, digit, the punctuation itself). The paste is hard-wrapped at W
+// when
 //   - at least three strong splits, or two where W is a console's usual width (80, 100, 120, 132, 160),
 //     outnumber or equal the lines just shorter than W (W-8 to W-1): a wrap piles every longer line up at
 //     W, an ordinary log's lengths thin out towards its longest; or
