@@ -234,6 +234,7 @@ TEST(WrappedPastes, CorpusLogsKeepTheirDiagnosis) {
 TEST(WrappedPastes, OnlyWrappedCorpusLogsAreJoined) {
   const std::set<std::string> wrapped_pastes = {
       "diffusion-colabui-torchvision-cu118-torch-cu117-wrapped",  // an issue form's 80 columns
+      "bitsandbytes-492-centos-rich-setup-failed",  // the exception's message word-wrapped at 80 columns
       "happytransformer-label-minus-one",                         // 120 columns
       "mmediting-iconvsr-unused-params",                          // 173 columns
       "pytorch-4387-dataloader-fork-errno12-second-epoch",        // 88 columns
