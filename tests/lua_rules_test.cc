@@ -108,6 +108,28 @@ end
   EXPECT_NE(d->explanation.find("[(4x]"), std::string::npos) << d->explanation;
 }
 
+// triage.printed_rows: rows of a printed tensor that hold only the listed texts ("..." always counts),
+// and whether another row holds anything else; bad arguments give 0, false.
+TEST(LuaRules, PrintedRowsCountsTheRowsOfOnlyTheListedItems) {
+  const std::string lua = R"lua(
+function found(ctx)
+  local n, other = triage.printed_rows("tensor([[nan, nan,  ..., nan],\n        [nan, nan,  ..., nan]])", { "nan" })
+  local m, other2 = triage.printed_rows("[[0., 0.],\n [0., 0.7]]", { "0." })
+  local z, other3 = triage.printed_rows(nil, { "0." })
+  if n == 2 and not other and m == 1 and other2 and z == 0 and not other3 then
+    return { confidence = 0.5, note = "[rows ok]" }
+  end
+  return { confidence = 0.5, note = "[" .. n .. tostring(other) .. m .. tostring(other2) .. "]" }
+end
+)lua";
+  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: lua:found\n")}, {"r.lua", lua}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  const Report rep = Engine(r.rules).DiagnoseText(kMatmul);
+  const Diagnosis* d = Find(rep, "r");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->explanation.find("[rows ok]"), std::string::npos) << d->explanation;
+}
+
 TEST(LuaRules, ScoreFalseVetoesTheCandidate) {
   LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: 'lua: captures.rows ~= \"4\"'\n")}});
   ASSERT_TRUE(r.ok()) << Problems(r);

@@ -2,21 +2,9 @@
 -- The rows of a printed tensor and its dtype line are one incident when printed together; the rule
 -- needs both: rows that are NaN throughout, and the float16 dtype.
 
--- Counts the printed rows that hold only nan, and whether any row holds a finite number.
+-- How many printed rows hold only nan, and whether any row holds a finite number.
 local function rows(message)
-  local nan_rows, finite = 0, false
-  for line in (message .. "\n"):gmatch("([^\n]*)\n") do
-    local body = line:match("%[([^%[%]]*)%]")
-    if body then
-      local only_nan = true
-      for item in body:gmatch("[^,%s]+") do
-        -- "..." stands for the values a summarised print leaves out
-        if item ~= "nan" and item ~= "..." then only_nan = false end
-      end
-      if only_nan then nan_rows = nan_rows + 1 else finite = true end
-    end
-  end
-  return nan_rows, finite
+  return triage.printed_rows(message, { "nan" })
 end
 
 -- values: {rows}, how many printed rows are NaN throughout.

@@ -3,20 +3,9 @@
 -- line are one incident; the diagnosis needs both: rows that hold only 0 (and the "..." of a summarised
 -- print), none with another value, and the grad_fn of a ReLU.
 
--- Counts the printed rows that hold only zeros, and whether any row holds another value.
+-- How many printed rows hold only zeros, and whether any row holds another value.
 local function rows(message)
-  local zero_rows, other = 0, false
-  for line in (message .. "\n"):gmatch("([^\n]*)\n") do
-    local body = line:match("%[([^%[%]]*)%]")
-    if body then
-      local only_zero = true
-      for item in body:gmatch("[^,%s]+") do
-        if item ~= "0." and item ~= "..." and item ~= "-0." then only_zero = false end
-      end
-      if only_zero then zero_rows = zero_rows + 1 else other = true end
-    end
-  end
-  return zero_rows, other
+  return triage.printed_rows(message, { "0.", "-0." })
 end
 
 local function relu_fn(message)

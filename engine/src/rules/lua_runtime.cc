@@ -136,6 +136,26 @@ function triage.message_literal(incidents, literals)
   return nil
 end
 
+-- Note: [Printed rows] The rows of a tensor as print() shows it: each innermost [...] on a line. A row
+-- counts when every item in it is one of the given texts ("..." of a summarised print always is).
+function triage.printed_rows(message, items)
+  if type(message) ~= "string" or type(items) ~= "table" then return 0, false end
+  local allowed = { ["..."] = true }
+  for _, v in ipairs(items) do allowed[v] = true end
+  local rows, other = 0, false
+  for line in (message .. "\n"):gmatch("([^\n]*)\n") do
+    local body = line:match("%[([^%[%]]*)%]")
+    if body then
+      local only = true
+      for item in body:gmatch("[^,%s]+") do
+        if not allowed[item] then only = false end
+      end
+      if only then rows = rows + 1 else other = true end
+    end
+  end
+  return rows, other
+end
+
 function triage.finite(values)
   local out = {}
   if type(values) ~= "table" then return out end
