@@ -696,7 +696,9 @@ TEST(LogPrefix, FixedPartMatchesAsTheSlotWalk) {
     lines.push_back(line);
   }
   ASSERT_GE(prefixes.size(), 14u);
-  const std::string replacements = std::string("0795aZzT-:. |,[]\t\x01\x02\x05", 22) + "\xc3\x80";
+  // sizeof keeps the array's terminating NUL: a NUL byte is one of the replacements.
+  static const char kReplacements[] = "0795aZzT-:. |,[]\t\x01\x02\x05";
+  const std::string replacements = std::string(kReplacements, sizeof kReplacements) + "\xc3\x80";
   size_t matched = 0, compared = 0;
   for (const LogPrefix& p : prefixes) {
     for (const std::string& line : lines) {
