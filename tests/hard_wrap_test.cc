@@ -94,6 +94,32 @@ TEST(HardWrap, JoinsTheRowsOfAWrappedPaste) {
   EXPECT_EQ(Unwrap(WrapAt(utf8, 80), 80, 11), utf8);
 }
 
+// Note: [Joined lines bound]: past the bound no new line gets rows joined to it; the lines already
+// joined stay joined, the rest comes out as it was fed, and the line map stays right.
+TEST(HardWrap, JoinsAtMostTheBoundsLines) {
+  std::string text;
+  for (int i = 0; i < 6; ++i) text += "RuntimeError: record " + std::to_string(i) + " " + std::string(100, 'x') + "\n";
+  const std::string wrapped = WrapAt(text, 80);
+  HardWrap wrap(80, 3);
+  std::string out;
+  for (size_t at = 0; at < wrapped.size(); at += 9) wrap.Feed(std::string_view(wrapped).substr(at, 9), &out);
+  wrap.Finish(&out);
+  size_t first_three = 0;
+  for (int i = 0; i < 3; ++i) first_three = text.find('\n', first_three) + 1;
+  const std::string wrapped_head = WrapAt(text.substr(0, first_three), 80);
+  EXPECT_EQ(out, text.substr(0, first_three) + wrapped.substr(wrapped_head.size()));
+  EXPECT_EQ(wrap.joined_rows(), 3u);
+  EXPECT_EQ(wrap.FirstRow(3), 5u);  // the third record: rows 5-6 of the input
+  EXPECT_EQ(wrap.LastRow(3), 6u);
+  EXPECT_EQ(wrap.FirstRow(4), 7u);  // past the bound, rows come out one for one
+  EXPECT_EQ(wrap.LastRow(5), 8u);
+  HardWrap unbounded(80);
+  std::string all;
+  unbounded.Feed(wrapped, &all);
+  unbounded.Finish(&all);
+  EXPECT_EQ(all, text);
+}
+
 TEST(HardWrap, LeavesLinesOfTheirOwn) {
   const std::string row(80, 'a');
   // After a row of the width: a frame's source line, an exception line, a traceback header, a blank

@@ -226,9 +226,16 @@ void HardWrap::Track(std::string_view bytes) {
 
 // Settles whether the held start of the next line continues the pending row, writes the line end or
 // not, and then the held bytes.
+// Note: [Joined lines bound]
+// joins_ maps the output's lines back to the input's, one entry per output line that has rows joined
+// to it: on a paste it is a few entries, but a huge input whose head looked wrapped (a console log of
+// gigabytes, a hostile one) would grow it without end. Past max_joined_lines_ lines with joins, a
+// row starts no new joined line: the rest is read as it came, line numbers stay right, and memory
+// stays bounded (no real paste comes near 262,144 joined lines).
 void HardWrap::Decide(std::string* out) {
   decided_ = true;
-  if (Continues(start_key_, pending_drawn_, held_, held_complete_)) {
+  const bool room = joins_.size() < max_joined_lines_ || joins_.back().first == out_line_;
+  if (room && Continues(start_key_, pending_drawn_, held_, held_complete_)) {
     if (!joins_.empty() && joins_.back().first == out_line_) {
       ++joins_.back().second;
     } else {

@@ -68,7 +68,12 @@ class HardWrap {
   // bytes, of which the whole lines (all of it when the input ends within them).
   static std::string_view Head(std::string_view input);
 
-  explicit HardWrap(int width) : width_(width) {}
+  // Joining is bounded (Note: [Joined lines bound] in hard_wrap.cc): at most this many output lines
+  // get rows joined to them, so the line map stays small on any input (16 bytes a line, 4 MiB).
+  static constexpr size_t kMaxJoinedLines = size_t{1} << 18;
+
+  explicit HardWrap(int width, size_t max_joined_lines = kMaxJoinedLines)
+      : width_(width), max_joined_lines_(max_joined_lines) {}
 
   // Appends the bytes of `data` to *out with the wrapped rows joined; any chunking of the input gives
   // the same output.
@@ -93,6 +98,7 @@ class HardWrap {
   void Track(std::string_view bytes);
 
   int width_;
+  size_t max_joined_lines_;
   // The row being read.
   int row_chars_ = 0;          // code points so far (capped at width_ + 1)
   std::string row_head_;       // its first kLook bytes
