@@ -109,14 +109,18 @@ end
 }
 
 // triage.printed_rows: rows of a printed tensor that hold only the listed texts ("..." always counts),
-// and whether another row holds anything else; bad arguments give 0, false.
-TEST(LuaRules, PrintedRowsCountsTheRowsOfOnlyTheListedItems) {
+// and whether another row holds anything else; bad arguments give 0, false. triage.lines_with: the
+// lines holding any of the literals, in order (plain text: "(4x" is no pattern).
+TEST(LuaRules, PrintedRowsAndLinesWithReadMessagesLineByLine) {
   const std::string lua = R"lua(
 function found(ctx)
   local n, other = triage.printed_rows("tensor([[nan, nan,  ..., nan],\n        [nan, nan,  ..., nan]])", { "nan" })
   local m, other2 = triage.printed_rows("[[0., 0.],\n [0., 0.7]]", { "0." })
   local z, other3 = triage.printed_rows(nil, { "0." })
-  if n == 2 and not other and m == 1 and other2 and z == 0 and not other3 then
+  local w = triage.lines_with("a skip\nkept\nb (4x\nskip again", { "skip", "(4x" })
+  if n == 2 and not other and m == 1 and other2 and z == 0 and not other3
+     and #w == 3 and w[1] == "a skip" and w[2] == "b (4x" and w[3] == "skip again"
+     and #triage.lines_with(nil, { "x" }) == 0 then
     return { confidence = 0.5, note = "[rows ok]" }
   end
   return { confidence = 0.5, note = "[" .. n .. tostring(other) .. m .. tostring(other2) .. "]" }

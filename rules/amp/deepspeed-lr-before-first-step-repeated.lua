@@ -23,19 +23,15 @@ local function read_input(incidents)
   scans = scans + 1
   local total, at = 0, nil
   for _, inc in ipairs(incidents) do
-    local msg = inc.message or ""
-    if msg:find(WARNING, 1, true) then
-      local lines = 0
-      for line in (msg .. "\n"):gmatch("([^\n]*)\n") do
-        if line:find(WARNING, 1, true) then
-          lines = lines + 1
-          for step in line:gmatch("(%d+)/%d+ %[") do
-            local n = tonumber(step)
-            if n and (not at or n > at) then at = n end
-          end
+    local lines = triage.lines_with(inc.message, { WARNING })
+    if #lines > 0 then
+      for _, line in ipairs(lines) do
+        for step in line:gmatch("(%d+)/%d+ %[") do
+          local n = tonumber(step)
+          if n and (not at or n > at) then at = n end
         end
       end
-      total = total + math.max(lines, inc.count or 0)
+      total = total + math.max(#lines, inc.count or 0)
     end
   end
   return total, at

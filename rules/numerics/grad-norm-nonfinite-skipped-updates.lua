@@ -20,12 +20,7 @@ local function read_input(incidents)
   for _, inc in ipairs(incidents) do
     local msg = inc.message or ""
     if msg:find("gradients at all steps are invalid", 1, true) then all_invalid = true end
-    local lines = 0
-    for line in (msg .. "\n"):gmatch("([^\n]*)\n") do
-      for _, s in ipairs(SKIP) do
-        if line:find(s, 1, true) then lines = lines + 1; break end
-      end
-    end
+    local lines = #triage.lines_with(msg, SKIP)
     if lines > 0 then skips = skips + math.max(lines, inc.count or 0) end
   end
   return skips, all_invalid

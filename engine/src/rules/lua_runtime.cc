@@ -136,6 +136,18 @@ function triage.message_literal(incidents, literals)
   return nil
 end
 
+-- The lines of `message` that hold any of `literals` (plain text), in order.
+function triage.lines_with(message, literals)
+  local out = {}
+  if type(message) ~= "string" or type(literals) ~= "table" then return out end
+  for line in (message .. "\n"):gmatch("([^\n]*)\n") do
+    for _, s in ipairs(literals) do
+      if line:find(s, 1, true) then out[#out + 1] = line; break end
+    end
+  end
+  return out
+end
+
 -- Note: [Printed rows] The rows of a tensor as print() shows it: each innermost [...] on a line. A row
 -- counts when every item in it is one of the given texts ("..." of a summarised print always is).
 function triage.printed_rows(message, items)
