@@ -182,5 +182,26 @@ TEST(FormatWrappedQuotes, OnlyAnOpenQuotationJoinsTheNextLine) {
   EXPECT_EQ(apostrophe[0].message, "can't convert");
 }
 
+// A sentence broken right after its colon goes on at the first column in small letters; a capitalised line
+// (a log line, the next record) after a colon is not joined.
+TEST(FormatWrappedQuotes, SentenceWrappedAfterItsColonIsJoined) {
+  auto incidents = [](const std::string& text) {
+    Session s(Bundled().rules);
+    s.Feed(text);
+    return s.Finish().incidents;
+  };
+  // wild (brain-score/vision#925), as posted
+  auto wrapped = incidents(
+      "RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't allocate memory: \n"
+      "you tried to allocate 102760448 bytes. Error code 12 (Cannot allocate memory)\n");
+  ASSERT_EQ(wrapped.size(), 1u);
+  EXPECT_EQ(wrapped[0].message,
+            "[enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+            "102760448 bytes. Error code 12 (Cannot allocate memory)");
+  auto next_record = incidents("ValueError: bad value in config:\nEpoch 1: loss 0.5\n");
+  ASSERT_FALSE(next_record.empty());
+  EXPECT_EQ(next_record[0].message, "bad value in config:");
+}
+
 }  // namespace
 }  // namespace triage

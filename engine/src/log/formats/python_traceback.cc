@@ -120,8 +120,8 @@ bool IsLibraryPathRest(std::string_view last, std::string_view line) {
 
 // Note: [Wrapped quotes], wrapped at a blank: an editor or an issue form breaks a long line at the blank
 // before a quoted item or after it. `line` (at its first column) goes on with `last` when it starts with a
-// quotation it closes and `last` ends in a word, or when `last` ends with a quotation it closed and
-// `line` goes on with the sentence in small letters ("...\c10.dll\"" + newline + "or one of its ...").
+// quotation it closes and `last` ends in a word, or when `last` ends with a quotation it closed or with a
+// colon and `line` goes on with the sentence in small letters ("...\c10.dll\"" + newline + "or one of its ...").
 bool IsWrappedAtBlank(std::string_view last, std::string_view line) {
   if (last.empty() || line.size() < 2 || line[0] == ' ' || line[0] == '\t' || text::IsExceptionLine(line)) return false;
   const char q = line[0];
@@ -131,6 +131,9 @@ bool IsWrappedAtBlank(std::string_view last, std::string_view line) {
     return close != std::string_view::npos && close > 1 && (std::isalnum(static_cast<unsigned char>(end)) || end == ':');
   }
   const char end = last.back();
+  // A sentence broken after its colon, the rest starting in small letters: "DefaultCPUAllocator: can't
+  // allocate memory:" + newline + "you tried to allocate N bytes. ..." (wild: brain-score/vision#925).
+  if (end == ':' && line[0] >= 'a' && line[0] <= 'z') return true;
   if ((end != '"' && end != '\'') || !(line[0] >= 'a' && line[0] <= 'z')) return false;
   // The quotation `last` ends with opened after a blank on it (a path, a name), not at its start.
   const size_t open = last.rfind(end, last.size() - 2);
