@@ -212,6 +212,41 @@ TEST_F(BundledLua, SchedulerWarningNeedsALevelLoss) {
       "/corpus/wild/negative/lr-scheduler-order-warning-transformers-classification/log.txt")).diagnoses.empty());
 }
 
+// Note: [Harmless target-size broadcast]: the warning keeps its prior for shapes whose broadcast repeats
+// elements ((N,) against (N, 1), and its batch-of-one view [1] against [1, 1]) and for BCE's error; a
+// scalar against a one-element tensor is demoted with why.
+TEST_F(BundledLua, TargetSizeWarningNeedsAMultiplyingBroadcast) {
+  auto warning = [](const std::string& target, const std::string& input) {
+    return "/usr/lib/python3/dist-packages/torch/nn/modules/loss.py:536: UserWarning: Using a target size (torch.Size([" +
+           target + "])) that is different to the input size (torch.Size([" + input +
+           "])). This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.\n";
+  };
+  Report column = Diagnose(warning("64", "64, 1"));
+  const Diagnosis* d = Find(column, "loss-target-size");
+  ASSERT_NE(d, nullptr) << Warnings(column);
+  EXPECT_GE(d->confidence, 0.8);
+
+  Report batch_of_one = Diagnose(warning("1", "1, 1"));
+  d = Find(batch_of_one, "loss-target-size");
+  ASSERT_NE(d, nullptr);
+  EXPECT_GE(d->confidence, 0.8);
+
+  Report scalar = Diagnose(warning("1", ""));
+  d = Find(scalar, "loss-target-size");
+  ASSERT_NE(d, nullptr);
+  EXPECT_LT(d->confidence, 0.35);
+  EXPECT_NE(d->explanation.find("a scalar against a one-element tensor"), std::string::npos) << d->explanation;
+
+  Report bce = Diagnose("ValueError: Target size (torch.Size([1])) must be the same as input size (torch.Size([]))\n");
+  d = Find(bce, "loss-target-size");
+  ASSERT_NE(d, nullptr);
+  EXPECT_GE(d->confidence, 0.8);
+
+  EXPECT_TRUE(Engine(*rules_).DiagnoseText(warning("1", "")).diagnoses.empty());
+  EXPECT_TRUE(Engine(*rules_).DiagnoseText(ReadFile(std::string(TRIAGE_SOURCE_DIR) +
+      "/corpus/wild/negative/mt-dnn-target-size-1-vs-scalar-warning-seems-fine/log.txt")).diagnoses.empty());
+}
+
 // Note: [Non-leaf .grad evidence]: the warning keeps its prior from the user's own code or before a crash
 // on a None gradient, and is demoted when library code raised it with nothing else in the log, or when
 // the printed loss falls.
