@@ -40,6 +40,13 @@ function library_story(ctx)
                                     .. "(LD_LIBRARY_PATH, a system or conda copy) shadows the one the build expects.",
                                     c.built_code, c.found_code) }
   end
+  if c.handle_symbol and c.handle_symbol ~= "" then
+    -- cuDNN 9's front library opens its sub-libraries (cudnn_ops, cudnn_cnn, ...) on first use and prints
+    -- this when the one holding the function could not be opened
+    return { lib = "cuDNN", story = string.format(" cuDNN 9 looks up %s in a sub-library (libcudnn_ops / libcudnn_cnn, "
+             .. "cudnn_ops64_9.dll / cudnn_cnn64_9.dll) that it could not open: that cuDNN is not installed for the package "
+             .. "that needs it, or not on the library path.", c.handle_symbol) }
+  end
   local lib = (c.library and c.library ~= "") and c.library or "a CUDA library"
   if (not c.library or c.library == "") and c.symbol and c.symbol:match("^nccl") then
     -- torch asks NCCL for a function the loaded libnccl lacks: NCCL's symbols carry no version, so the
@@ -88,4 +95,9 @@ function test_symbol_and_reason()
   assert(library_story({ captures = { library = "libcublas.so.11", symbol = "cublasLtGetStatusString" } }).story:find("two copies", 1, true))
   assert(library_story({ captures = { library = "libcudnn_cnn_infer.so.8", reason = "libnvrtc.so: cannot open shared object file" } })
          .story == " Loading it failed because of a dependency: libnvrtc.so: cannot open shared object file")
+end
+
+function test_cudnn9_handle_symbol()
+  local v = library_story({ captures = { handle_symbol = "cudnnCreateConvolutionDescriptor" } })
+  assert(v.lib == "cuDNN" and v.story:find("looks up cudnnCreateConvolutionDescriptor in a sub-library", 1, true))
 end
