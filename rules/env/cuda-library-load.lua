@@ -40,6 +40,10 @@ function library_story(ctx)
                                     .. "(LD_LIBRARY_PATH, a system or conda copy) shadows the one the build expects.",
                                     c.built_code, c.found_code) }
   end
+  if c.driver_library and c.driver_library ~= "" then
+    return { lib = c.driver_library, story = string.format(" %s is the NVIDIA driver's own library: it comes with the driver, "
+             .. "not with CUDA or a wheel, so no driver is visible here.", c.driver_library) }
+  end
   if c.handle_symbol and c.handle_symbol ~= "" then
     -- cuDNN 9's front library opens its sub-libraries (cudnn_ops, cudnn_cnn, ...) on first use and prints
     -- this when the one holding the function could not be opened
@@ -100,4 +104,9 @@ end
 function test_cudnn9_handle_symbol()
   local v = library_story({ captures = { handle_symbol = "cudnnCreateConvolutionDescriptor" } })
   assert(v.lib == "cuDNN" and v.story:find("looks up cudnnCreateConvolutionDescriptor in a sub-library", 1, true))
+end
+
+function test_driver_library()
+  local v = library_story({ captures = { driver_library = "libcuda.so.1" } })
+  assert(v.lib == "libcuda.so.1" and v.story:find("NVIDIA driver's own library", 1, true))
 end
