@@ -65,6 +65,14 @@ TEST(MetricCollector, ReadsEveryCommonFormat) {
        0.00010864507203223184, kNone, 81},
       {"raw byte count", "iter 2 allocated: 1073741824", SeriesId::kMemory, 1024, 2, kNone},
       // The full-width colon of a Chinese print (xiaotudui/pytorch-tutorial#1, its train.py's output).
+      // Names in square brackets (a loguru line of LION's trainer, nv-tlabs/LION#9; CoupletAI's logger).
+      {"bracketed name, no colon", "| E5 iter[ 14/ 15] | [Loss] 51566519.44 | [exp] ./exp/0125/car | [step]    89 |",
+       SeriesId::kLoss, 51566519.44, 89, kNone},
+      {"bracketed name with colon", "[epoch]: 199, [batch]: 23900, [loss]: 4.994150638580322", SeriesId::kLoss,
+       4.994150638580322, kNone, 199},
+      // Note: [Counted accuracy]: PyTorch's MNIST example prints its test accuracy as a count of the test set.
+      {"accuracy as a count", "Test set: Average loss: 2.3026, Accuracy: 980/10000 (10%)", SeriesId::kAcc, 0.098, kNone,
+       kNone},
       {"full-width colon", "\xe8\xae\xad\xe7\xbb\x83\xe6\xac\xa1\xe6\x95\xb0\xef\xbc\x9a" "100, Loss\xef\xbc\x9a" "1.9817659854888916",
        SeriesId::kLoss, 1.9817659854888916, kNone, kNone},
   };

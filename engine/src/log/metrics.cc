@@ -379,6 +379,17 @@ const char* ReadValue(int code, const char* q, const char* end, bool keep, LineV
       }
     }
   } else if (keep) {
+    // Note: [Counted accuracy]. An accuracy printed as a count of the whole, "Accuracy: 980/10000
+    // (10%)" (PyTorch's MNIST example and the scripts copied from it), is that fraction: the count
+    // alone would read as an accuracy of 980.
+    if ((code == S(SeriesId::kAcc) || code == S(SeriesId::kValAcc)) && p < end && *p == '/') {
+      long long total = 0;
+      const char* r = ReadInt(p + 1, end, &total);
+      if (r && total > 0 && v >= 0 && v <= static_cast<double>(total)) {
+        v /= static_cast<double>(total);
+        p = r;
+      }
+    }
     lv->have[code] = true;
     lv->found[lv->nfound++] = {code, v};
   }
@@ -1804,6 +1815,12 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     // the PyTorch tutorials' print(f"...Loss\xef\xbc\x9a{loss}") in Chinese), as one separator.
     const char* q = p;
     int seps = 0;
+    // A name in square brackets, "[loss]: 4.99" or "[Loss] nan" (loggers that bracket their keys):
+    // the closing bracket is part of the separator.
+    if (q < end && *q == ']' && w > begin && w[-1] == '[') {
+      ++q;
+      ++seps;
+    }
     while (q < end && seps < 4) {
       if (*q == ' ' || *q == '\t' || *q == ':' || *q == '=' || *q == '"' || *q == '\'' || *q == '[' || *q == '(') {
         ++q;

@@ -7,7 +7,7 @@
 //   if (loss) for (const MetricPoint& p : loss->Points()) ...           // downsampled, in order
 //
 // Formats understood (one scanner, no per-format switch): `key=value`, `key: value`, `key value`
-// (spaces or tabs), `Epoch 3/100 | step 1200 | loss 0.4321`, dict and JSON lines
+// (spaces or tabs; a name in square brackets, `[loss]: 4.99`), `Epoch 3/100 | step 1200 | loss 0.4321`, dict and JSON lines
 // (`{'loss': 0.3, 'epoch': 1.0}`), tqdm / Lightning postfixes (`[00:10<00:00, loss=0.123]`, with the
 // bar's `n/total` as the step), mmcv (`Epoch [1][50/1000] lr: 1.000e-02, loss: 1.2`), detectron2
 // (`iter: 2137  total_loss: nan  max_mem: 2549M`), CSVLogger files (a header row of names, then
