@@ -263,6 +263,7 @@ TEST(WrappedPastes, OnlyWrappedCorpusLogsAreJoined) {
       "bitsandbytes-492-centos-rich-setup-failed",  // the exception's message word-wrapped at 80 columns
       "happytransformer-label-minus-one",                         // 120 columns
       "mmediting-iconvsr-unused-params",                          // 173 columns
+      "maskrcnn-benchmark-finetune-all-layers-nan-lr-0.005",      // a terminal's 191 columns
       "pytorch-4387-dataloader-fork-errno12-second-epoch",        // 88 columns
       "slideflow-slurm-dataloader-workers-warning-wrapped",       // 80 columns
   };
