@@ -49,7 +49,7 @@ const std::vector<DetectorDef>& Detectors() {
        {"value", "before", "ratio"}},
       {"oscillation", {SeriesId::kLoss}, {{"min_points", 30}, {"spread", 3}, {"max_improvement", 0.3}, {"min_level", 0.25}},
        {"low", "high", "early", "late"}},
-      {"growth", {SeriesId::kGradNorm}, {{"min_points", 5}, {"factor", 100}, {"window", 5}},
+      {"growth", {SeriesId::kGradNorm}, {{"min_points", 5}, {"factor", 100}, {"window", 5}, {"stays", 0}},
        {"value", "start", "ratio"}},
       {"above", {SeriesId::kGradNorm}, {{"threshold", 1e6}, {"min_points", 1}}, {"value", "first", "threshold"}},
       {"val_rising", {SeriesId::kValLoss, SeriesId::kLoss},
@@ -609,7 +609,7 @@ bool DetectOscillation(Ctx& c) {
 
 bool DetectGrowth(Ctx& c) {
   const MetricSeries* s = c.Series(0);
-  if (!s) return false;
+  if (!s || s->has_negative()) return false;
   std::vector<MetricPoint> pts = s->Points();
   std::vector<MetricPoint> f = FiniteOnly(pts);
   size_t window = static_cast<size_t>(std::max(1.0, c.P("window")));
@@ -619,6 +619,14 @@ bool DetectGrowth(Ctx& c) {
   auto peak = std::max_element(f.begin() + window, f.end(), [](const MetricPoint& a, const MetricPoint& b) { return a.value < b.value; });
   double ratio = peak->value / start;
   if (ratio < c.P("factor")) return false;
+  // With `stays`, the growth must last: from the first value `factor` times the start on, no finite
+  // value falls back under ten times the start (a spike a bad batch makes and the run recovers from
+  // is another signature, loss-spike's).
+  if (c.P("stays") > 0) {
+    const double high = start * c.P("factor");
+    auto first_high = std::find_if(f.begin() + window, f.end(), [&](const MetricPoint& p) { return p.value >= high; });
+    if (std::any_of(first_high, f.end(), [&](const MetricPoint& p) { return p.value < 10 * start; })) return false;
+  }
   std::string axis = AxisOf(pts);
   std::string evidence = std::string(SeriesName(c.Id(0))) + " grew from " + Num(start) + " (median of the first " +
                          std::to_string(window) + ") to " + Num(peak->value) + " at " + Where(*peak, axis) + " (line " +
