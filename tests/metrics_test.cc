@@ -134,6 +134,18 @@ TEST(MetricCollector, QualifiedNamesAreNotReadAsTheTrainingLoss) {
   EXPECT_EQ(m.Find(SeriesId::kValLoss)->last().value, 0.75);
 }
 
+// A test loss is an evaluation's too: scripts that evaluate on a held-out "test" split every epoch print
+// "train loss ... test loss ..." and nothing named val. On a line that prints both, the first one (the
+// validation loss) is the line's value, as for any series.
+TEST(MetricCollector, TestLossIsAnEvaluationLoss) {
+  MetricCollector m = Collect("epoch 1 | train loss 0.61 | test loss 0.70\nepoch 2 | train loss 0.20 | test loss 0.93\n");
+  std::vector<MetricPoint> val = PointsOf(m, SeriesId::kValLoss);
+  ASSERT_EQ(val.size(), 2u);
+  EXPECT_EQ(val[0].value, 0.70);
+  EXPECT_EQ(val[1].value, 0.93);
+  EXPECT_EQ(PointsOf(m, SeriesId::kLoss).size(), 2u);
+}
+
 // A test accuracy is an evaluation's: the val_acc series (a test loss stays out of the training loss).
 TEST(MetricCollector, TestAccuracyIsAnEvaluationAccuracy) {
   MetricCollector m = Collect("Test accuracy: 10.00%\nepoch 2 | test_acc 0.65 | test loss 0.9\n");

@@ -72,7 +72,7 @@ constexpr Alias kAliases[] = {
     {"iter", kKeyStep},                     {"iteration", kKeyStep},
     {"it", kKeyIgnore},                     {"steps", kKeyStep},
     {"epoch", kKeyEpoch},
-    {"test_loss", kKeyIgnore},              {"test_acc", S(SeriesId::kValAcc)},
+    {"test_loss", S(SeriesId::kValLoss)},  {"test_acc", S(SeriesId::kValAcc)},
     {"test_accuracy", S(SeriesId::kValAcc)}, {"val", kKeyIgnore},
     {"eval", kKeyIgnore},                   {"valid", kKeyIgnore},
     {"validation", kKeyIgnore},             {"test", kKeyIgnore},
