@@ -71,7 +71,7 @@ TEST(MetricCollector, ReadsEveryCommonFormat) {
       {"bracketed name with colon", "[epoch]: 199, [batch]: 23900, [loss]: 4.994150638580322", SeriesId::kLoss,
        4.994150638580322, kNone, 199},
       // Note: [Counted accuracy]: PyTorch's MNIST example prints its test accuracy as a count of the test set.
-      {"accuracy as a count", "Test set: Average loss: 2.3026, Accuracy: 980/10000 (10%)", SeriesId::kAcc, 0.098, kNone,
+      {"accuracy as a count", "Test set: Average loss: 2.3026, Accuracy: 980/10000 (10%)", SeriesId::kValAcc, 0.098, kNone,
        kNone},
       // Note: [CJK names]: names in Chinese or Japanese, with the full-width colon or an ASCII one.
       {"Chinese loss name", "\xe7\xac\xac" "3\xe8\xbd\xae \xe6\x8d\x9f\xe5\xa4\xb1\xef\xbc\x9a" "nan \xe5\x87\x86\xe7\xa1\xae\xe7\x8e\x87\xef\xbc\x9a" "0.1",
@@ -144,6 +144,32 @@ TEST(MetricCollector, TestLossIsAnEvaluationLoss) {
   EXPECT_EQ(val[0].value, 0.70);
   EXPECT_EQ(val[1].value, 0.93);
   EXPECT_EQ(PointsOf(m, SeriesId::kLoss).size(), 2u);
+}
+
+// Note: [Evaluation lines]: bare names on a line that opens with an evaluation word, or that follow a
+// qualified evaluation name, are the evaluation's.
+TEST(MetricCollector, BareNamesOnAnEvaluationLineAreTheEvaluations) {
+  // The torchvision fine-tuning tutorial's phase lines.
+  MetricCollector m = Collect("train Loss: 0.6931 Acc: 0.5000\nval Loss: 0.6950 Acc: 0.4800\n");
+  ASSERT_EQ(PointsOf(m, SeriesId::kLoss).size(), 1u);
+  EXPECT_EQ(PointsOf(m, SeriesId::kLoss)[0].value, 0.6931);
+  ASSERT_EQ(PointsOf(m, SeriesId::kValLoss).size(), 1u);
+  EXPECT_EQ(PointsOf(m, SeriesId::kValLoss)[0].value, 0.6950);
+  ASSERT_EQ(PointsOf(m, SeriesId::kAcc).size(), 1u);
+  EXPECT_EQ(PointsOf(m, SeriesId::kAcc)[0].value, 0.5);
+  ASSERT_EQ(PointsOf(m, SeriesId::kValAcc).size(), 1u);
+  EXPECT_EQ(PointsOf(m, SeriesId::kValAcc)[0].value, 0.48);
+  // PyTorch's MNIST example: the test set's average loss and its accuracy (Note: [Counted accuracy]).
+  MetricCollector mnist = Collect("Train Epoch: 1 [640/60000 (1%)]\tLoss: 2.302585\n\nTest set: Average loss: 2.3026, Accuracy: 980/10000 (10%)\n");
+  EXPECT_EQ(PointsOf(mnist, SeriesId::kLoss).size(), 1u);
+  ASSERT_EQ(PointsOf(mnist, SeriesId::kValLoss).size(), 1u);
+  ASSERT_EQ(PointsOf(mnist, SeriesId::kValAcc).size(), 1u);
+  EXPECT_NEAR(PointsOf(mnist, SeriesId::kValAcc)[0].value, 0.098, 1e-12);
+  EXPECT_EQ(mnist.Find(SeriesId::kAcc), nullptr);
+  // Both phases on one line: after "val Loss" the bare Acc is the evaluation's, after "train Loss" not.
+  MetricCollector both = Collect("Epoch 3 train Loss: 0.40 Acc: 0.81 val Loss: 0.52 Acc: 0.77\n");
+  EXPECT_EQ(PointsOf(both, SeriesId::kAcc)[0].value, 0.81);
+  EXPECT_EQ(PointsOf(both, SeriesId::kValAcc)[0].value, 0.77);
 }
 
 // A test accuracy is an evaluation's: the val_acc series (a test loss stays out of the training loss).

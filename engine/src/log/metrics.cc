@@ -396,6 +396,17 @@ const char* ReadValue(int code, const char* q, const char* end, bool keep, LineV
   return p;
 }
 
+// Whether the word [w, w + n) opens an evaluation's line (Note: [Evaluation lines]): val, valid,
+// validation, eval, evaluation, test, testing, dev, any case.
+bool IsEvaluationWord(const char* w, size_t n) {
+  static constexpr const char* kWords[] = {"val", "valid", "validation", "eval", "evaluation", "test", "testing", "dev"};
+  if (n < 3 || n > 10) return false;
+  for (const char* word : kWords) {
+    if (std::strlen(word) == n && EqualsNoCase(w, w + n, word)) return true;
+  }
+  return false;
+}
+
 // Note: [CJK names]. Chinese and Japanese training scripts print their metrics under names of their own
 // language: "损失: 2.30" (loss), "验证损失" (validation loss), "准确率"/"正确率"/"正解率"/"精度"
 // (accuracy), "学习率"/"学習率" (learning rate), often with the full-width colon. The word scan visits
@@ -1818,6 +1829,13 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
   char prev[kMaxKey];
   size_t prev_n = 0;
   const char* prev_end = nullptr;
+  // Note: [Evaluation lines]. A line that opens with an evaluation word ("val Loss: 0.69 Acc: 0.50", the
+  // torchvision fine-tuning tutorial's phase lines; "Test set: Average loss: 2.30, Accuracy: ...", the
+  // MNIST example's) prints an evaluation's loss and accuracy under their bare names, and so does the
+  // rest of a line after a qualified evaluation name ("train Loss: 0.5 Acc: 0.8 val Loss: 0.6 Acc: 0.7").
+  // There a bare loss is val_loss and a bare accuracy val_acc; a qualified training name ends it.
+  bool first_word = true;
+  bool eval_context = false;
 
   // Visit only word starts and '|' bytes (Note: [Metric scan]): starts bit first_bit + i is text[i].
   // Whatever a visit consumes (a word, a value, a bar counter) moves p past the candidates inside it.
@@ -1850,6 +1868,10 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       }
     }
     const size_t wn = static_cast<size_t>(p - w);
+    if (first_word) {
+      first_word = false;
+      eval_context = IsEvaluationWord(w, wn);
+    }
     // A word that is no name and cannot start one ("val", "train", "grad" are names here) is skipped
     // without copying; it ends any two-word name.
     if (!keys.MayBeName(w, wn)) {
@@ -1896,6 +1918,9 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
         joined[prev_n] = '_';
         std::memcpy(joined + prev_n + 1, buf, n);
         code = keys.Find(joined, prev_n + 1 + n);
+        // A qualified name sets the context for the bare names after it (Note: [Evaluation lines]).
+        if (code == S(SeriesId::kValLoss) || code == S(SeriesId::kValAcc)) eval_context = true;
+        if (code == S(SeriesId::kLoss) || code == S(SeriesId::kAcc)) eval_context = false;
       }
       if (code < 0) code = keys.Find(buf, n);
       if (code < 0 || code == kKeyIgnore) {
@@ -1906,6 +1931,10 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
         continue;
       }
       if (memo) *memo = {{key[0], key[1]}, wn, code};
+    }
+    if (eval_context && !second_word) {
+      if (code == S(SeriesId::kLoss)) code = S(SeriesId::kValLoss);
+      if (code == S(SeriesId::kAcc)) code = S(SeriesId::kValAcc);
     }
     prev_n = 0;
     // Separator: closing quote, spaces, ':', '=', an opening '[' or '('; at least one character. Also
