@@ -73,6 +73,9 @@ TEST(MetricCollector, ReadsEveryCommonFormat) {
       // Note: [Counted accuracy]: PyTorch's MNIST example prints its test accuracy as a count of the test set.
       {"accuracy as a count", "Test set: Average loss: 2.3026, Accuracy: 980/10000 (10%)", SeriesId::kValAcc, 0.098, kNone,
        kNone},
+      // Top-1 accuracy as torchvision's reference scripts and timm print it; Acc@5 is not read as the accuracy.
+      {"top-1 accuracy", "Epoch: [3][100/2402]  Loss 2.3026 (2.3026)  Acc@1  10.000 ( 10.000)  Acc@5  50.000 ( 50.000)",
+       SeriesId::kAcc, 10.0, 2 * 2402 + 100, 3},
       // Note: [CJK names]: names in Chinese or Japanese, with the full-width colon or an ASCII one.
       {"Chinese loss name", "\xe7\xac\xac" "3\xe8\xbd\xae \xe6\x8d\x9f\xe5\xa4\xb1\xef\xbc\x9a" "nan \xe5\x87\x86\xe7\xa1\xae\xe7\x8e\x87\xef\xbc\x9a" "0.1",
        SeriesId::kLoss, kNone, kNone, kNone},

@@ -44,6 +44,8 @@ constexpr Alias kAliases[] = {
     {"valloss", S(SeriesId::kValLoss)},     {"validloss", S(SeriesId::kValLoss)},
     {"trainloss", S(SeriesId::kLoss)},      {"valacc", S(SeriesId::kValAcc)},
     {"trainacc", S(SeriesId::kAcc)},
+    // Top-1 accuracy as torchvision's and timm's reference scripts print it ("Acc@1 75.21 (74.80)"); top-5 is not tracked.
+    {"acc@1", S(SeriesId::kAcc)},           {"acc@5", kKeyIgnore},
     {"acc", S(SeriesId::kAcc)},             {"accuracy", S(SeriesId::kAcc)},
     {"train_acc", S(SeriesId::kAcc)},       {"train_accuracy", S(SeriesId::kAcc)},
     {"val_acc", S(SeriesId::kValAcc)},      {"val_accuracy", S(SeriesId::kValAcc)},
@@ -1862,6 +1864,8 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       if (c == kAlpha || c == kDigit) {
         ++p;
       } else if ((c == kWordPunct || *p == '.') && p + 1 < end && Class(p[1]) == kAlpha) {
+        p += 2;
+      } else if (*p == '@' && p + 1 < end && Class(p[1]) == kDigit) {  // "Acc@1"
         p += 2;
       } else {
         break;
