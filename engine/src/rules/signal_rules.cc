@@ -700,7 +700,13 @@ bool DetectValRising(Ctx& c) {
     if (p.line <= best->line) at_best.push_back(p.value);
   }
   if (at_best.size() > 5) at_best.erase(at_best.begin(), at_best.end() - 5);
-  for (size_t i = t.size() >= 5 ? t.size() - 5 : 0; i < t.size(); ++i) at_end.push_back(t[i].value);
+  // The end: the last (up to) five training values printed after the best evaluation; in a short log
+  // the last five overall would reach back before it and average the drop away ({'loss': ...} lines
+  // of four epochs, each followed by its {'eval_loss': ...}).
+  for (size_t i = t.size() >= 5 ? t.size() - 5 : 0; i < t.size(); ++i) {
+    if (t[i].line > best->line) at_end.push_back(t[i].value);
+  }
+  if (at_end.empty() && !t.empty()) at_end.push_back(t.back().value);
   if (at_best.empty() || at_end.empty()) return false;
   double train_from = Median(at_best), train_to = Median(at_end);
   if (!(train_to < train_from * (1 - c.P("train_drop")))) return false;
