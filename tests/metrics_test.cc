@@ -269,6 +269,16 @@ TEST(MetricCollector, ReadsTheTutorialsUnnamedLossColumn) {
   }
 }
 
+// Whether the table read into `m` has three validation losses, the one at `i` being `value` of epoch `epoch`,
+// and three training losses beside them.
+void ExpectThreeEpochRows(const MetricCollector& m, size_t i, double value, double epoch) {
+  std::vector<MetricPoint> val = PointsOf(m, SeriesId::kValLoss);
+  ASSERT_EQ(val.size(), 3u);
+  EXPECT_DOUBLE_EQ(val[i].value, value);
+  EXPECT_DOUBLE_EQ(val[i].epoch, epoch);
+  EXPECT_EQ(PointsOf(m, SeriesId::kLoss).size(), 3u);
+}
+
 // Note: [Epoch tables]: fastai's fit table, a header of names then blank-aligned rows of numbers.
 TEST(MetricCollector, ReadsEpochTables) {
   MetricCollector m = Collect(
@@ -278,11 +288,7 @@ TEST(MetricCollector, ReadsEpochTables) {
       "/usr/lib/python3/site-packages/fastai/learner.py:55: UserWarning: a warning between rows\n"
       "1         0.980000    1.700000    0.610000  00:09     \n"
       "2         0.686000    1.600000    0.640000  00:10     \n");
-  std::vector<MetricPoint> val = PointsOf(m, SeriesId::kValLoss);
-  ASSERT_EQ(val.size(), 3u);
-  EXPECT_DOUBLE_EQ(val[2].value, 1.6);
-  EXPECT_DOUBLE_EQ(val[2].epoch, 2);
-  EXPECT_EQ(PointsOf(m, SeriesId::kLoss).size(), 3u);
+  ExpectThreeEpochRows(m, 2, 1.6, 2);
   // fastai computes its metrics on the validation set: the accuracy beside a valid_loss is that one's
   EXPECT_EQ(PointsOf(m, SeriesId::kValAcc).size(), 3u);
   EXPECT_TRUE(PointsOf(m, SeriesId::kAcc).empty());
@@ -290,6 +296,27 @@ TEST(MetricCollector, ReadsEpochTables) {
   MetricCollector k = Collect("epoch 1: train loss 2.3027 lr 0.0500\n3 1.2 1.1 0.5 00:10\n");
   EXPECT_EQ(PointsOf(k, SeriesId::kLoss).size(), 1u);
   EXPECT_TRUE(PointsOf(k, SeriesId::kValLoss).empty());
+}
+
+// The same table as a Markdown table pasted in an issue, and as a pandas DataFrame of the run's history.
+TEST(MetricCollector, ReadsEpochTablesInMarkdownAndPandas) {
+  MetricCollector md = Collect(
+      "| Epoch | Train Loss | Val Loss | Val Acc |\n"
+      "|---|:---:|---|---|\n"
+      "| 1 | 0.9 | 0.8 | 0.61 |\n"
+      "| 2 | 0.6 | 0.7 | 0.66 |\n"
+      "| 3 | 0.4 | 0.75 | 0.65 |\n");
+  ExpectThreeEpochRows(md, 1, 0.7, 2);
+  EXPECT_EQ(PointsOf(md, SeriesId::kValAcc).size(), 3u);
+  // an OpenAI-logger table of names and values opens no epoch table: a row of numbers after it is not read
+  MetricCollector kv = Collect("| loss   | 0.5   |\n|---|---|\n| 1 | 0.9 | 0.8 |\n");
+  EXPECT_TRUE(PointsOf(kv, SeriesId::kValLoss).empty());
+  MetricCollector pd = Collect(
+      "   epoch  train_loss  val_loss\n"
+      "0      1      0.9000    0.8000\n"
+      "1      2      0.6000    0.7000\n"
+      "2      3      0.4000    0.7500\n");
+  ExpectThreeEpochRows(pd, 2, 0.75, 3);
 }
 
 TEST(MetricCollector, ReadsCsvLoggerFiles) {

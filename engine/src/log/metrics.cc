@@ -113,6 +113,8 @@ struct LineStartTable {
   unsigned char c[256] = {};
   constexpr LineStartTable() {
     c[static_cast<unsigned char>('e')] = c[static_cast<unsigned char>('E')] = kMayStartTable;
+    // A Markdown table's bar, or the blanks a pandas frame's header starts with (Note: [Epoch tables]).
+    c[static_cast<unsigned char>('|')] = c[static_cast<unsigned char>(' ')] = kMayStartTable;
     c[static_cast<unsigned char>('>')] = c[static_cast<unsigned char>('[')] = kMayStartPrefix;
     // A log record's header (Note: [Learned prefix]: LogPrefix::MayStartRecord).
     for (int b = '0'; b <= '9'; ++b) c[b] |= kMayStartRecord;
@@ -1555,32 +1557,69 @@ bool MetricCollector::ScanCsv(std::string_view text, std::uint64_t line_no) {
 // column beside a validation loss is the validation accuracy); a row with as many fields, each a number,
 // fastai's "#na#" (a value not computed) or an mm:ss time, adds one point per series with the first
 // column as its epoch. Any other line leaves the columns for the next row (fastai's warnings and
-// progress bars are printed between rows).
+// progress bars are printed between rows). The same table reaches issues in two other prints: as a Markdown
+// table ("| Epoch | Train Loss | Val Loss |", its "|---|" rule, rows between bars), and as a pandas DataFrame of the
+// run's history, whose rows start with the frame's index (an integer column the header does not name).
 bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
+  // A Markdown table's row, "| 1 | 0.9 | 0.8 |", is split at its bars; any other line at its blanks.
+  size_t lead = 0;
+  while (lead < text.size() && (text[lead] == ' ' || text[lead] == '\t')) ++lead;
+  const bool markdown = lead < text.size() && text[lead] == '|';
+  // Cheap refusal first: a line that is no header ("epoch" first) while no table is open.
+  if (table_columns_.empty() && !markdown && !EqualsNoCase(text.data() + lead, text.data() + text.size(), "epoch")) {
+    return false;
+  }
   std::string_view fields[32];
   size_t n = 0;
-  for (size_t i = 0; i < text.size();) {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    if (i >= text.size()) break;
-    size_t j = i;
-    while (j < text.size() && text[j] != ' ' && text[j] != '\t') ++j;
-    if (n == 32) return false;
-    fields[n++] = text.substr(i, j - i);
-    i = j;
+  if (markdown) {
+    for (size_t i = lead + 1; i < text.size();) {
+      size_t j = text.find('|', i);
+      const bool last = j == std::string_view::npos;
+      if (last) j = text.size();
+      size_t a = i, b = j;
+      while (a < b && (text[a] == ' ' || text[a] == '\t')) ++a;
+      while (b > a && (text[b - 1] == ' ' || text[b - 1] == '\t')) --b;
+      if (last && a == b) break;  // nothing after the closing bar
+      if (n == 32) return false;
+      fields[n++] = text.substr(a, b - a);
+      i = j + 1;
+    }
+    // The row under the header, "|---|:---:|": the columns stay.
+    bool rule = n > 0;
+    for (size_t k = 0; k < n && rule; ++k) {
+      rule = !fields[k].empty();
+      for (char c : fields[k]) rule = rule && (c == '-' || c == ':');
+    }
+    if (rule) return !table_columns_.empty();
+  } else {
+    for (size_t i = lead; i < text.size();) {
+      while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+      if (i >= text.size()) break;
+      size_t j = i;
+      while (j < text.size() && text[j] != ' ' && text[j] != '\t') ++j;
+      if (n == 32) return false;
+      fields[n++] = text.substr(i, j - i);
+      i = j;
+    }
   }
   if (n < 3) return false;
   if (EqualsNoCase(fields[0].data(), fields[0].data() + fields[0].size(), "epoch") && fields[0].size() == 5) {
     std::vector<int> columns(n, -1);
     bool any = false, val_loss = false;
     for (size_t i = 0; i < n; ++i) {
-      // A header holds names only: a letter first, then letters, digits and '_' ("f1_score").
-      if (Class(fields[i][0]) != kAlpha) return false;
+      // A header holds names only: a letter first, then letters, digits and '_' ("f1_score"); in a
+      // Markdown header also blanks, '-', '/' and '.' between words ("Train Loss", "val/loss"), read as '_'.
+      if (fields[i].empty() || Class(fields[i][0]) != kAlpha) return false;
       for (char c : fields[i]) {
-        if (Class(c) != kAlpha && Class(c) != kDigit) return false;
+        const bool joiner = markdown && (c == ' ' || c == '-' || c == '/' || c == '.');
+        if (Class(c) != kAlpha && Class(c) != kDigit && !joiner) return false;
       }
       char buf[kMaxKey];
       size_t m = 0;
       if (!Lower(fields[i], buf, &m)) return false;  // a word too long: not a header
+      for (size_t k = 0; k < m; ++k) {
+        if (buf[k] == ' ') buf[k] = '_';
+      }
       int code = Keys().Find(buf, m);
       if (code == kKeyEpoch || (code >= 0 && code < kSeriesCount)) columns[i] = code;
       any = any || (code >= 0 && code < kSeriesCount);
@@ -1594,6 +1633,15 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
     }
     table_columns_ = std::move(columns);
     return true;
+  }
+  // A pandas DataFrame printed whole puts its index before each row: one integer field more than the
+  // header has ("0      1      0.9000    0.8000" under "   epoch  train_loss  val_loss").
+  if (!markdown && !table_columns_.empty() && n == table_columns_.size() + 1) {
+    long long index = 0;
+    if (ReadInt(fields[0].data(), fields[0].data() + fields[0].size(), &index) == fields[0].data() + fields[0].size()) {
+      for (size_t k = 0; k + 1 < n; ++k) fields[k] = fields[k + 1];
+      --n;
+    }
   }
   if (table_columns_.empty() || n != table_columns_.size()) return false;
   MetricPoint base;
