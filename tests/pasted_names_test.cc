@@ -41,6 +41,9 @@ TEST(PastedNames, RewritesNamesForMetricExtraction) {
   for (size_t chunk : {size_t{1}, size_t{4}, line.size()}) {
     EXPECT_EQ(Renamed(zh, line + "\n" + line, chunk), want + "\n" + want) << chunk;
   }
+  // 测试准确率: 0.61, 正确率: 0.58 (test accuracy, accuracy)
+  EXPECT_EQ(Renamed(zh, "\xe6\xb5\x8b\xe8\xaf\x95\xe5\x87\x86\xe7\xa1\xae\xe7\x8e\x87: 0.61, \xe6\xad\xa3\xe7\xa1\xae\xe7\x8e\x87: 0.58\n", 5),
+            " test_acc : 0.61,  acc : 0.58\n");
   // Nothing to do: the text passes unchanged.
   EXPECT_EQ(Renamed(zh, "epoch 1 loss 0.5\n", 2), "epoch 1 loss 0.5\n");
 }

@@ -411,102 +411,6 @@ bool IsEvaluationWord(const char* w, size_t n) {
   return false;
 }
 
-// Note: [CJK names]. Chinese and Japanese training scripts print their metrics under names of their own
-// language: "损失: 2.30" (loss), "验证损失" (validation loss), "准确率"/"正确率"/"正解率"/"精度"
-// (accuracy), "学习率"/"学習率" (learning rate), often with the full-width colon. The word scan visits
-// ASCII word starts only, so these names are read by a pass of their own over a line that holds one:
-// longest name first ("验证损失" before "损失"), then the separators and the value as for any name. A
-// window of input without any of the names' last characters (失, 率, 度) costs two memchr calls; a line
-// with one is never recorded as a shape. A test loss is not a series, as "test_loss" is not.
-struct CjkName {
-  const char* utf8;
-  int code;
-};
-constexpr CjkName kCjkNames[] = {
-    {"\xe9\xaa\x8c\xe8\xaf\x81\xe9\x9b\x86\xe6\x8d\x9f\xe5\xa4\xb1", S(SeriesId::kValLoss)},              // 验证集损失
-    {"\xe9\xaa\x8c\xe8\xaf\x81\xe6\x8d\x9f\xe5\xa4\xb1", S(SeriesId::kValLoss)},                          // 验证损失
-    {"\xe9\xa9\x97\xe8\xad\x89\xe6\x90\x8d\xe5\xa4\xb1", S(SeriesId::kValLoss)},                          // 驗證損失
-    {"\xe6\xa4\x9c\xe8\xa8\xbc\xe6\x90\x8d\xe5\xa4\xb1", S(SeriesId::kValLoss)},                          // 検証損失
-    {"\xe6\xb5\x8b\xe8\xaf\x95\xe9\x9b\x86\xe6\x8d\x9f\xe5\xa4\xb1", kKeyIgnore},                         // 测试集损失
-    {"\xe6\xb5\x8b\xe8\xaf\x95\xe6\x8d\x9f\xe5\xa4\xb1", kKeyIgnore},                                     // 测试损失
-    {"\xe8\xae\xad\xe7\xbb\x83\xe9\x9b\x86\xe6\x8d\x9f\xe5\xa4\xb1", S(SeriesId::kLoss)},                 // 训练集损失
-    {"\xe8\xae\xad\xe7\xbb\x83\xe6\x8d\x9f\xe5\xa4\xb1", S(SeriesId::kLoss)},                             // 训练损失
-    {"\xe8\xa8\x93\xe7\xb7\xb4\xe6\x90\x8d\xe5\xa4\xb1", S(SeriesId::kLoss)},                             // 訓練損失
-    {"\xe6\x8d\x9f\xe5\xa4\xb1", S(SeriesId::kLoss)},                                                     // 损失
-    {"\xe6\x90\x8d\xe5\xa4\xb1", S(SeriesId::kLoss)},                                                     // 損失
-    {"\xe9\xaa\x8c\xe8\xaf\x81\xe9\x9b\x86\xe5\x87\x86\xe7\xa1\xae\xe7\x8e\x87", S(SeriesId::kValAcc)},  // 验证集准确率
-    {"\xe9\xaa\x8c\xe8\xaf\x81\xe5\x87\x86\xe7\xa1\xae\xe7\x8e\x87", S(SeriesId::kValAcc)},              // 验证准确率
-    {"\xe6\xb5\x8b\xe8\xaf\x95\xe9\x9b\x86\xe5\x87\x86\xe7\xa1\xae\xe7\x8e\x87", S(SeriesId::kValAcc)},  // 测试集准确率
-    {"\xe6\xb5\x8b\xe8\xaf\x95\xe5\x87\x86\xe7\xa1\xae\xe7\x8e\x87", S(SeriesId::kValAcc)},              // 测试准确率
-    {"\xe9\xa9\x97\xe8\xad\x89\xe6\xba\x96\xe7\xa2\xba\xe7\x8e\x87", S(SeriesId::kValAcc)},              // 驗證準確率
-    {"\xe6\xa4\x9c\xe8\xa8\xbc\xe7\xb2\xbe\xe5\xba\xa6", S(SeriesId::kValAcc)},                          // 検証精度
-    {"\xe6\xa4\x9c\xe8\xa8\xbc\xe6\xad\xa3\xe8\xa7\xa3\xe7\x8e\x87", S(SeriesId::kValAcc)},              // 検証正解率
-    {"\xe8\xae\xad\xe7\xbb\x83\xe5\x87\x86\xe7\xa1\xae\xe7\x8e\x87", S(SeriesId::kAcc)},                 // 训练准确率
-    {"\xe5\x87\x86\xe7\xa1\xae\xe7\x8e\x87", S(SeriesId::kAcc)},                                         // 准确率
-    {"\xe6\xad\xa3\xe7\xa1\xae\xe7\x8e\x87", S(SeriesId::kAcc)},                                         // 正确率
-    {"\xe6\xba\x96\xe7\xa2\xba\xe7\x8e\x87", S(SeriesId::kAcc)},                                         // 準確率
-    {"\xe6\xad\xa3\xe8\xa7\xa3\xe7\x8e\x87", S(SeriesId::kAcc)},                                         // 正解率
-    {"\xe7\xb2\xbe\xe5\xba\xa6", S(SeriesId::kAcc)},                                                     // 精度
-    {"\xe5\xad\xa6\xe4\xb9\xa0\xe7\x8e\x87", S(SeriesId::kLr)},                                         // 学习率
-    {"\xe5\xad\xa6\xe7\xbf\x92\xe7\x8e\x87", S(SeriesId::kLr)},                                         // 学習率
-    {"\xe5\xad\xb8\xe7\xbf\x92\xe7\x8e\x87", S(SeriesId::kLr)},                                         // 學習率
-};
-
-// Whether [p, p + n) holds the last character of a CJK name: 失 (E5 A4 B1), 度 (E5 BA A6), 率 (E7 8E 87).
-bool MayHoldCjkName(const char* p, size_t n) {
-  const char* end = p + n;
-  for (const char* q = p; (q = static_cast<const char*>(std::memchr(q, '\xe5', static_cast<size_t>(end - q)))) != nullptr; ++q) {
-    if (end - q >= 3 && ((q[1] == '\xa4' && q[2] == '\xb1') || (q[1] == '\xba' && q[2] == '\xa6'))) return true;
-  }
-  for (const char* q = p; (q = static_cast<const char*>(std::memchr(q, '\xe7', static_cast<size_t>(end - q)))) != nullptr; ++q) {
-    if (end - q >= 3 && q[1] == '\x8e' && q[2] == '\x87') return true;
-  }
-  return false;
-}
-
-// Reads the values of the CJK names in [begin, end) into *lv (the first value of a series on a line
-// wins, as for ASCII names): Note: [CJK names].
-void ReadCjkNames(const char* begin, const char* end, LineValues* lv) {
-  for (const char* p = begin; p < end;) {
-    const unsigned char c = static_cast<unsigned char>(*p);
-    if (c < 0xe4 || c > 0xe9) {
-      ++p;
-      continue;
-    }
-    const CjkName* name = nullptr;
-    size_t len = 0;
-    for (const CjkName& k : kCjkNames) {
-      const size_t kn = std::strlen(k.utf8);
-      if (static_cast<size_t>(end - p) >= kn && std::memcmp(p, k.utf8, kn) == 0) {
-        name = &k;
-        len = kn;
-        break;
-      }
-    }
-    if (!name) {
-      p += 3;  // a CJK character is three bytes; a stray lead byte is passed over the same way
-      continue;
-    }
-    const char* q = p + len;
-    int seps = 0;
-    while (q < end && seps < 4) {
-      if (*q == ' ' || *q == '\t' || *q == ':' || *q == '=') {
-        ++q;
-      } else if (end - q >= 3 && q[0] == '\xef' && q[1] == '\xbc' && q[2] == '\x9a') {  // ：
-        q += 3;
-      } else {
-        break;
-      }
-      ++seps;
-    }
-    p = q;
-    if (seps == 0 || name->code == kKeyIgnore) continue;
-    while (q < end && *q == ' ') ++q;
-    const bool keep = !lv->have[name->code] && lv->nfound < 16;
-    if (const char* r = ReadValue(name->code, q, end, keep, lv)) p = r;
-  }
-}
-
 // Reads a tqdm counter at p, just past a '|' and known to hold " <digit>": "| 32/500 [00:01<...",
 // the bar's counter being the step within the bar. Returns its end, or null when it is none.
 const char* ReadBar(const char* p, const char* end, LineValues* lv) {
@@ -1829,8 +1733,6 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
   // test and the table's.
   const unsigned char line_start = kLineStarts.c[static_cast<unsigned char>(begin[0])];
   const bool table = !table_columns_.empty();
-  // A line with a CJK name is read in full, never as a shape (Note: [CJK names]).
-  const bool cjk = cjk_window_ && MayHoldCjkName(begin, n);
   if ((line_start != 0) | table) {
     if ((line_start & kMayStartPrefix) && ScanPrefixed(text, line_no, first_bit, limit)) return;
     if ((line_start & kMayStartRecord) && (!prefix_.learned() || prefix_.MayMatch(text)) &&
@@ -1841,16 +1743,16 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     if ((table || (line_start & kMayStartTable)) && ScanTable(text, line_no)) return;
   }
   // Marked: no fragment, so at most a CSV row, and none with a blank (Note: [Name marks]).
-  if (shapes_avx2_ && !cjk) {
+  if (shapes_avx2_) {
     bool blank = false;
     if (!NameMarks(first_bit, first_bit + text.size(), &blank)) {
       if (!blank) ScanCsv(text, line_no);
       return;
     }
   }
-  if (!cjk && ScanCsv(text, line_no)) return;
+  if (ScanCsv(text, line_no)) return;
   // No series name can be in the line (Note: [Name fragments]): nothing to read.
-  if (shapes_mode_ != Shapes::kFullScan && !cjk) {
+  if (shapes_mode_ != Shapes::kFullScan) {
 #ifdef TRIAGE_AVX2
     const bool may = shapes_avx2_ ? MayHoldNameAvx2(begin, text.size(), limit)
                                   : MayHoldNamePortable(begin, text.size());
@@ -1862,7 +1764,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
   // Record the line's shape when it may have one: a short line with a blank (ScanCsv read none of it).
   ShapeEvent events[kShapeEvents];
   int events_n = 0;
-  bool record = shapes_mode_ != Shapes::kFullScan && !cjk && text.size() <= kShapeMax &&
+  bool record = shapes_mode_ != Shapes::kFullScan && text.size() <= kShapeMax &&
                 (std::memchr(begin, ' ', text.size()) || std::memchr(begin, '\t', text.size()));
   auto note = [&](int code, const char* at, const char* r) {
     if (!record) return;
@@ -2150,7 +2052,6 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     std::memset(slot->text + text.size(), 0, blocks - text.size());
     std::memset(slot->spread + text.size(), 0xff, blocks - text.size());
   }
-  if (cjk) ReadCjkNames(begin, end, &lv);
   Emit(lv, line_no);
 }
 
@@ -2227,7 +2128,6 @@ __attribute__((always_inline)) inline void MetricCollector::ScanLinesWith(std::s
   const char* const base = text.data();
   const size_t size = text.size();
   const char* const limit = base + size;
-  cjk_window_ = MayHoldCjkName(base, size);  // Note: [CJK names]
   const size_t words = (size + 63) / 64;
   // Starts, ends, and with AVX2 the name and blank marks (Note: [Name marks]).
   const size_t arrays = shapes_avx2_ ? 4 : 2;

@@ -7,7 +7,7 @@
 //   if (loss) for (const MetricPoint& p : loss->Points()) ...           // downsampled, in order
 //
 // Formats understood (one scanner, no per-format switch): `key=value`, `key: value`, `key value`
-// (spaces or tabs; a name in square brackets, `[loss]: 4.99`; Chinese and Japanese names, `损失：2.30`), `Epoch 3/100 | step 1200 | loss 0.4321`, dict and JSON lines
+// (spaces or tabs; a name in square brackets, `[loss]: 4.99`), `Epoch 3/100 | step 1200 | loss 0.4321`, dict and JSON lines
 // (`{'loss': 0.3, 'epoch': 1.0}`), tqdm / Lightning postfixes (`[00:10<00:00, loss=0.123]`, with the
 // bar's `n/total` as the step), mmcv (`Epoch [1][50/1000] lr: 1.000e-02, loss: 1.2`), detectron2
 // (`iter: 2137  total_loss: nan  max_mem: 2549M`), CSVLogger files (a header row of names, then
@@ -355,7 +355,6 @@ class MetricCollector {
   std::string partial_;        // an unfinished line between Feed calls
   bool overlong_ = false;      // inside a line longer than kMaxLine: drop bytes to its newline
   std::uint64_t lines_ = 0;    // lines fed so far
-  bool cjk_window_ = false;    // the text ScanLines is reading holds a CJK series name (Note: [CJK names] in metrics.cc)
   std::array<MetricSeries, kSeriesCount> series_{};
   std::array<bool, kSeriesCount> present_{};
   // CSV header columns (Note: [Metric axes]): key code per column, or -1 for an unknown column.

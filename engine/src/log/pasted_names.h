@@ -13,9 +13,10 @@
 // the English names of the same series, with a blank on either side so that the characters around
 // them do not join the name ("第1轮训练损失:0.69" reads as "第1轮 train_loss :0.69"). kTranslations
 // lists them: only words whose meaning is not in doubt (loss, training and validation loss, accuracy,
-// learning rate; "test loss" as test_loss, which metric extraction leaves alone as it does the English
-// one). The segmenter reads the lines as they are. Every other input pays a few searches of its head
-// (for the two escapes, and memchr for the first byte of each word for loss).
+// learning rate; "test loss" and "test accuracy" as test_loss and test_acc, which metric extraction
+// reads as the evaluation's, as it does the English ones). The segmenter reads the lines as they are.
+// Every other input pays a few searches of its head (for the two escapes, and memchr for the first byte
+// of each word for loss).
 //
 // Not read: a log whose head holds neither (its names appear only after 200 lines of other output).
 #ifndef TRIAGE_ENGINE_LOG_PASTED_NAMES_H_
