@@ -175,6 +175,46 @@ TEST(Cli, TeeCopiesInputUnchangedAndReportsOnStderr) {
   fs::remove_all(dir);
 }
 
+// A file of a MiB or more is read through mapped windows (Note: [Mapped input] in bindings/cli/main.cc);
+// standard input through read(2). The same bytes must give the same report either way: a file of
+// ~9.6 MiB whose progress lines (metric points) end at no round offset, with a traceback across every
+// MiB boundary (whatever the window's size, a power of two up to 8 MiB, lines and incidents straddle
+// windows and the pieces fed from them) and one in the last, partial window.
+TEST(Cli, AMappedFileReadsAsTheSameBytesFromAPipe) {
+  namespace fs = std::filesystem;
+  std::string dir = (fs::temp_directory_path() / ("triage_mapped_" + std::to_string(::getpid()))).string();
+  fs::create_directories(dir);
+  const std::string failure = ReadFile(kFixture);
+  const size_t mib = size_t{1} << 20;
+  std::string input;
+  size_t boundary = 1;
+  for (long step = 1; input.size() < 9 * mib + mib / 2 + 12345; ++step) {
+    if (boundary <= 9 && input.size() + failure.size() / 2 >= boundary * mib) {
+      input += failure;
+      ++boundary;
+      continue;
+    }
+    input += "epoch " + std::to_string(step / 1000) + " step " + std::to_string(step) + " loss " +
+             std::to_string(2.0 / (1.0 + static_cast<double>(step) * 1e-4)) + " lr 0.001\n";
+  }
+  input += failure + "epoch 99 step 1 loss 0.5 lr 0.001";  // a last line without '\n'
+  ASSERT_EQ(boundary, 10u);
+  std::ofstream(dir + "/in.log", std::ios::binary) << input;
+  ShellResult file = Shell(Triage("--format json " + dir + "/in.log"));
+  ShellResult pipe = Shell("cat " + dir + "/in.log | " + Triage("--format json -"));
+  EXPECT_EQ(file.status, 0) << file.out.substr(0, 2000);
+  auto strip = [](const std::string& s) { return s.substr(std::min(s.size(), s.find(",\"diagnoses\""))); };
+  EXPECT_EQ(strip(file.out), strip(pipe.out));
+  YAML::Node j = YAML::Load(file.out);
+  ASSERT_EQ(j["diagnoses"].size(), 1u) << file.out.substr(0, 2000);
+  EXPECT_EQ(j["diagnoses"][0]["occurrences"].as<int>(), 10) << file.out.substr(0, 2000);
+  // --tee copies a mapped file byte for byte too.
+  ShellResult tee = Shell(Triage("--tee " + dir + "/in.log > " + dir + "/out.log 2> /dev/null"));
+  EXPECT_EQ(tee.status, 0);
+  EXPECT_TRUE(ReadFile(dir + "/out.log") == input);
+  fs::remove_all(dir);
+}
+
 TEST(Cli, FollowPrintsEachIncidentWhenComplete) {
   namespace fs = std::filesystem;
   std::string dir = (fs::temp_directory_path() / ("triage_follow_" + std::to_string(::getpid()))).string();
