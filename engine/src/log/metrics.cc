@@ -2260,6 +2260,12 @@ __attribute__((always_inline)) inline bool MetricCollector::ReplayInLoop(Shape& 
   // EmitValues of finite values whose series are present already (the line that recorded the shape
   // added a point to each).
   const int points_n = shape.points_n;  // in a register: the points' stores could alias the shape's bytes
+  if (shape.point_eval == 0) {  // no validation value: each point added
+    for (int i = 0; i < points_n; ++i) {
+      series_[shape.point_code[i]].AddFinite(slots[shape.point_slot[i]], step, epoch, line_no);
+    }
+    return true;
+  }
   for (int i = 0; i < points_n; ++i) {
     const double value = slots[shape.point_slot[i]];
     MetricSeries& s = series_[shape.point_code[i]];
