@@ -862,15 +862,17 @@ __attribute__((target("avx2"), always_inline)) inline bool ShapeMatchesAvx2(cons
 // (the shape's reach) and matched by the shape there, so neither a copy nor a mask.
 __attribute__((target("avx2"), always_inline)) inline bool ShapeBlocksMatchAvx2(const char* text, size_t n,
                                                                               const char* shape, const char* spread) {
-  // The blocks' verdicts ANDed, one test at the end (a replayed line mostly matches every block).
-  __m256i all = _mm256_set1_epi8(-1);
+  // The blocks' excesses ORed, one test at the end (a replayed line mostly matches every block): a
+  // byte's offset from the shape exceeds the spread there by what the unsigned saturating subtraction
+  // leaves, 0 when it does not.
+  __m256i excess = _mm256_setzero_si256();
   for (size_t i = 0; i < n; i += 32) {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text + i));
     const __m256i off = _mm256_sub_epi8(v, _mm256_load_si256(reinterpret_cast<const __m256i*>(shape + i)));
-    all = _mm256_and_si256(all, _mm256_cmpeq_epi8(
-        _mm256_min_epu8(off, _mm256_load_si256(reinterpret_cast<const __m256i*>(spread + i))), off));
+    excess = _mm256_or_si256(
+        excess, _mm256_subs_epu8(off, _mm256_load_si256(reinterpret_cast<const __m256i*>(spread + i))));
   }
-  return static_cast<std::uint32_t>(_mm256_movemask_epi8(all)) == 0xffffffffu;
+  return _mm256_testz_si256(excess, excess);
 }
 #endif
 
