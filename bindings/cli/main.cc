@@ -374,15 +374,16 @@ int ParseArgs(int argc, char** argv, Options* o) {
 // of the page cache are read where they are, without the kernel's copy into a buffer (on a 64 MiB log
 // held in the page cache in 4 KiB pages, ~12 ms of copying and page lookups against ~7 ms of mapping).
 // Memory stays bounded: a window (kMapWindow) is mapped and advised as read once in order (its pages
-// come in by the kernel's fault-around, 16 at a fault; MAP_POPULATE measured ~0.5-1 ms slower per 64
-// MiB), handed to the session in pieces of kFeedPiece bytes (each piece is still in the core's cache
-// when the metric path reads it after the line scanner: 256 KiB pieces measured ~1 ms faster per 64
-// MiB than 1 MiB ones; read(2) keeps its 1 MiB buffer, kReadBuffer, as smaller reads cost more calls),
-// and unmapped before the next window is mapped, so at most one window of the file counts in the resident set. A line
-// that straddles two windows or two pieces is joined by the session as for any split input. Pipes,
-// terminals, standard input and files under kMapAtLeast bytes keep read(2). The mapping covers the size the file had when opened; what a writer appended since is
-// then read with read(2) to the end, as before. A file cut shorter while mapped would make the next
-// access to a page past its new end fault (SIGBUS): that ends the program with an error naming the file
+// come in by the kernel's fault-around, 16 at a fault; MAP_POPULATE measured ~0.5-1 ms slower per
+// 64 MiB), handed to the session in pieces of kFeedPiece bytes (each piece is still in the core's
+// cache when the metric path reads it after the line scanner: 256 KiB pieces measured ~1 ms faster
+// per 64 MiB than 1 MiB ones; read(2) keeps its 1 MiB buffer, kReadBuffer, as smaller reads cost more
+// calls), and unmapped before the next window is mapped, so at most one window of the file counts in
+// the resident set. A line that straddles two windows or two pieces is joined by the session as for
+// any split input. Pipes, terminals, standard input and files under kMapAtLeast bytes keep read(2).
+// The mapping covers the size the file had when opened; what a writer appended since is then read
+// with read(2) to the end, as before. A file cut shorter while mapped would make the next access to a
+// page past its new end fault (SIGBUS): that ends the program with an error naming the file
 // (MappedFileShrank) instead of a crash report.
 constexpr size_t kFeedPiece = size_t{256} << 10;
 constexpr size_t kReadBuffer = size_t{1} << 20;
