@@ -2283,13 +2283,18 @@ __attribute__((always_inline)) inline bool MetricCollector::ReplayInLoop(Shape& 
 __attribute__((target("avx2"), flatten)) void MetricCollector::ScanLinesAvx2(std::string_view text,
                                                                             std::uint64_t line_no, bool count_lines) {
   static_assert(kShapeMax == kShapeBytes, "ShapeMatchesAvx2 reads whole blocks of a shape");
-  ScanLinesWith(
-      text, line_no, count_lines,
-      [](const char* line, size_t n, const Shape& shape, const char*) __attribute__((target("avx2"))) {
-        return ShapeBlocksMatchAvx2(line, n, shape.text, shape.spread);
-      },
-      [](const Lanes& lanes, int, const char* line, double* values)
-          __attribute__((target("avx2"))) { ReadLanesAvx2(lanes, line, values); });
+  auto matches = [](const char* line, size_t n, const Shape& shape, const char*) __attribute__((target("avx2"))) {
+    return ShapeBlocksMatchAvx2(line, n, shape.text, shape.spread);
+  };
+  auto read_lanes = [](const Lanes& lanes, int, const char* line, double* values)
+                        __attribute__((target("avx2"))) { ReadLanesAvx2(lanes, line, values); };
+  // Two copies of the loop, each with count_lines a constant: the one that reads Feed's lines tests
+  // no flag per line.
+  if (count_lines) {
+    ScanLinesWith(text, line_no, true, matches, read_lanes);
+  } else {
+    ScanLinesWith(text, line_no, false, matches, read_lanes);
+  }
 }
 #endif
 
