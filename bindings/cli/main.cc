@@ -382,19 +382,39 @@ int ParseArgs(int argc, char** argv, Options* o) {
 // the resident set. A line that straddles two windows or two pieces is joined by the session as for
 // any split input. Pipes, terminals, standard input and files under kMapAtLeast bytes keep read(2).
 // The mapping covers the size the file had when opened; what a writer appended since is then read
-// with read(2) to the end, as before. A file cut shorter while mapped would make the next access to a
-// page past its new end fault (SIGBUS): that ends the program with an error naming the file
-// (MappedFileShrank) instead of a crash report.
+// with read(2) to the end, as before. A file cut shorter while it is read (a log rotated with
+// copytruncate) is diagnosed as far as it was read, with a note: its size is checked before each piece
+// (one fstat per 256 KiB), and a cut that lands while a piece is read makes the next access past the
+// new end fault (SIGBUS); the handler (MappedFileShrank) puts zero pages over the rest of the window,
+// so that piece ends in NUL bytes, and reading stops there.
 constexpr size_t kFeedPiece = size_t{256} << 10;
 constexpr size_t kReadBuffer = size_t{1} << 20;
 constexpr size_t kMapWindow = size_t{4} << 20;
 constexpr off_t kMapAtLeast = off_t{1} << 20;
 
-// The file being read through a mapping, for the SIGBUS handler (a plain array: the handler may only
-// read memory and call async-signal-safe functions).
+// The file being read through a mapping and its window, for the SIGBUS handler (plain data: the
+// handler may only read memory and make system calls).
 char g_mapped_name[512];
+char* volatile g_window = nullptr;
+volatile size_t g_window_len = 0;
+size_t g_page = 4096;
+volatile sig_atomic_t g_cut = 0;
 
-extern "C" void MappedFileShrank(int) {
+// A page of the window past the file's new end faulted: the rest of the window is replaced with zero
+// pages so that the piece being read ends (as a line of NUL bytes), and the cut is noted for the
+// caller. A fault anywhere else, or a window that cannot be replaced, ends the program with an error.
+extern "C" void MappedFileShrank(int, siginfo_t* info, void*) {
+  char* at = static_cast<char*>(info->si_addr);
+  char* base = g_window;
+  const size_t len = g_window_len;
+  if (base != nullptr && at >= base && at < base + len) {
+    char* page = base + (static_cast<size_t>(at - base) / g_page) * g_page;
+    void* zero = mmap(page, static_cast<size_t>(base + len - page), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (zero != MAP_FAILED) {
+      g_cut = 1;
+      return;
+    }
+  }
   static const char kHead[] = "triage: ";
   static const char kTail[] = " was cut shorter while being read\n";
   ssize_t ignored = write(STDERR_FILENO, kHead, sizeof kHead - 1);
@@ -406,27 +426,47 @@ extern "C" void MappedFileShrank(int) {
 
 // Feeds the first `size` bytes of the regular file `fd` to the session through mapped windows
 // (Note: [Mapped input]). Returns the bytes fed: `size`, or fewer when a window cannot be mapped (the
-// caller reads the rest with read(2) from there).
-off_t FeedMapped(int fd, off_t size, const std::string& name, Session* session, bool* tee) {
+// caller reads the rest with read(2) from there) or the file was cut shorter (*cut).
+off_t FeedMapped(int fd, off_t size, const std::string& name, Session* session, bool* tee, bool* cut) {
   std::snprintf(g_mapped_name, sizeof g_mapped_name, "%s", name.c_str());
+  const long page = sysconf(_SC_PAGESIZE);
+  g_page = page > 0 ? static_cast<size_t>(page) : 4096;
+  g_cut = 0;
   struct sigaction on_bus {}, before {};
-  on_bus.sa_handler = MappedFileShrank;
+  on_bus.sa_sigaction = MappedFileShrank;
+  on_bus.sa_flags = SA_SIGINFO;
   sigemptyset(&on_bus.sa_mask);
   sigaction(SIGBUS, &on_bus, &before);
   off_t done = 0;
-  while (done < size) {
+  while (done < size && !*cut) {
     const size_t len = static_cast<size_t>(std::min<off_t>(static_cast<off_t>(kMapWindow), size - done));
     void* map = mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, done);
     if (map == MAP_FAILED) break;
     madvise(map, len, MADV_SEQUENTIAL);
     const char* p = static_cast<const char*>(map);
-    for (size_t at = 0; at < len; at += kFeedPiece) {
-      const size_t n = std::min(kFeedPiece, len - at);
-      if (*tee && !WriteAll(STDOUT_FILENO, p + at, n)) *tee = false;  // reader went away
-      session->Feed(std::string_view(p + at, n));
+    g_window_len = len;
+    g_window = static_cast<char*>(map);
+    size_t at = 0;
+    while (at < len) {
+      size_t n = std::min(kFeedPiece, len - at);
+      // A file cut shorter since it was opened (a log rotated with copytruncate) ends where it now
+      // ends, as read(2) would; a cut while a piece is read is caught by MappedFileShrank.
+      struct stat now;
+      if (fstat(fd, &now) == 0 && now.st_size < done + static_cast<off_t>(at + n)) {
+        n = static_cast<size_t>(std::max<off_t>(now.st_size - done - static_cast<off_t>(at), 0));
+        *cut = true;
+      }
+      if (n > 0) {
+        if (*tee && !WriteAll(STDOUT_FILENO, p + at, n)) *tee = false;  // reader went away
+        session->Feed(std::string_view(p + at, n));
+      }
+      at += n;
+      if (g_cut) *cut = true;
+      if (*cut) break;
     }
+    g_window = nullptr;
     munmap(map, len);
-    done += static_cast<off_t>(len);
+    done += static_cast<off_t>(at);
   }
   sigaction(SIGBUS, &before, nullptr);
   return done;
@@ -449,16 +489,20 @@ bool DiagnoseInput(const std::string& name, const std::shared_ptr<const RuleSet>
   }
   Session session(rules, options, name);
   bool ok = true;
+  bool cut = false;  // a mapped file cut shorter while read: its end was read, read(2) adds nothing
   struct stat st;
   if (fd != STDIN_FILENO && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= kMapAtLeast) {
-    const off_t fed = FeedMapped(fd, st.st_size, name, &session, &tee);
+    const off_t fed = FeedMapped(fd, st.st_size, name, &session, &tee, &cut);
+    if (cut) {
+      std::fprintf(stderr, "triage: note: %s was cut shorter while it was read (a rotated log?); the diagnosis covers what was read before the cut\n", name.c_str());
+    }
     if (lseek(fd, fed, SEEK_SET) != fed) {
       *error = "error reading " + name + ": " + std::strerror(errno);
       ok = false;
     }
   }
-  std::vector<char> buf(ok ? kReadBuffer : 0);
-  while (ok) {
+  std::vector<char> buf(ok && !cut ? kReadBuffer : 0);
+  while (ok && !cut) {
     ssize_t n = read(fd, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
