@@ -64,6 +64,11 @@ TEST(MetricCollector, ReadsEveryCommonFormat) {
       {"camel-case name", "Epoch 81, Loss: 0.00012964176130481064, ValLoss: 0.00010864507203223184", SeriesId::kValLoss,
        0.00010864507203223184, kNone, 81},
       {"raw byte count", "iter 2 allocated: 1073741824", SeriesId::kMemory, 1024, 2, kNone},
+      // Note: [Name then a word]: a series name followed by a word is the first half of a two-word name.
+      {"memory used", "epoch 3 loss 0.41 memory used: 1.2 GB", SeriesId::kMemory, 1.2 * 1024, kNone, 3},
+      {"memory usage", "step 40 | Memory usage 310 MiB", SeriesId::kMemory, 310, 40, kNone},
+      {"RAM used", "Epoch 2 | loss 0.52 | RAM used: 5.5 GB", SeriesId::kMemory, 5.5 * 1024, kNone, 2},
+      {"RAM alone", "iter 7, loss=0.77, RAM: 11.5GB", SeriesId::kMemory, 11.5 * 1024, 7, kNone},
       // The full-width colon of a Chinese print (xiaotudui/pytorch-tutorial#1, its train.py's output).
       // Names in square brackets (a loguru line of LION's trainer, nv-tlabs/LION#9; CoupletAI's logger).
       {"bracketed name, no colon", "| E5 iter[ 14/ 15] | [Loss] 51566519.44 | [exp] ./exp/0125/car | [step]    89 |",
@@ -195,6 +200,8 @@ TEST(MetricCollector, IgnoresTextThatOnlyMentionsNames) {
       "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB",
       "step 1: non-finite gradients, step skipped, loss scale now 1.7014118346046923e+38",
       "best_loss=inf patience=5",
+      "CUDA out of memory: Tried to allocate 2.00 GiB",  // a name, a separator, then words
+      "params: 11.2M, RAM check passed",                 // "ram" inside a word is no name
   };
   for (const char* line : kLines) {
     MetricCollector m = Collect(std::string(line) + "\n");

@@ -64,6 +64,12 @@ constexpr Alias kAliases[] = {
     {"rss_mb", S(SeriesId::kMemory)},       {"max_rss_mb", S(SeriesId::kMemory)},
     {"mem_mb", S(SeriesId::kMemory)},       {"memory_mb", S(SeriesId::kMemory)},
     {"max_memory_allocated", S(SeriesId::kMemory)}, {"memory_reserved", S(SeriesId::kMemory)},
+    // "memory used: 1.2 GB", "Memory usage 3.1G", "RAM used: 5.4 GB", "RAM: 11.2GB", "CPU RAM 3.0 GB"
+    // (Note: [Name then a word]).
+    {"memory_usage", S(SeriesId::kMemory)}, {"mem_used", S(SeriesId::kMemory)},
+    {"mem_usage", S(SeriesId::kMemory)},    {"ram", S(SeriesId::kMemory)},
+    {"ram_used", S(SeriesId::kMemory)},     {"ram_usage", S(SeriesId::kMemory)},
+    {"used_memory", S(SeriesId::kMemory)},  {"used_ram", S(SeriesId::kMemory)},
     {"loss_scale", S(SeriesId::kLossScale)}, {"grad_scale", S(SeriesId::kLossScale)},
     {"scaler_scale", S(SeriesId::kLossScale)},
     {"f1", S(SeriesId::kF1)},               {"f1_score", S(SeriesId::kF1)},
@@ -923,13 +929,13 @@ __attribute__((target("avx2"), always_inline)) inline void ReadLanesAvx2(const L
 // Note: [Name fragments]
 // Every name of a series (kAliases with a code below kSeriesCount), however printed ('-', '/', '.',
 // blanks for '_', any case), holds one of these fragments: loss (and loss_scale), mse, acc, lr,
-// learning, norm, mem, alloc(ated), rss, scale, f1. A line that neither the tutorial layouts (Note:
+// learning, norm, mem, alloc(ated), rss, scale, f1, ram. A line that neither the tutorial layouts (Note:
 // [Tutorial progress lines]) nor ScanCsv took yields a value only through such a name, so a line
 // without any fragment yields none and is not scanned. The AVX2 test looks for three bytes of each
 // (two of "lr" and "f1"), case folded, 32 positions at a time; a hit is only a reason to scan. The portable
 // test looks for the whole fragments.
-constexpr const char* kNameFragments[] = {"loss", "mse",  "acc",   "lr",  "learning",
-                                          "norm", "mem",  "alloc", "rss", "scale", "f1"};
+constexpr const char* kNameFragments[] = {"loss", "mse",  "acc",   "lr",  "learning", "norm",
+                                          "mem",  "alloc", "rss", "scale", "f1", "ram"};
 
 constexpr bool HoldsAt(const char* s, const char* f) {
   for (; *f; ++s, ++f) {
@@ -972,7 +978,7 @@ bool MayHoldNamePortable(const char* text, size_t n) {
 // Setting bit 5 leaves '1' as it is.
 constexpr char kTriples[][3] = {{'o', 's', 's'}, {'m', 's', 'e'}, {'a', 'c', 'c'}, {'l', 'r', 0},
                                 {'r', 'n', 'i'}, {'n', 'o', 'r'}, {'m', 'e', 'm'}, {'l', 'l', 'o'},
-                                {'r', 's', 's'}, {'s', 'c', 'a'}, {'f', '1', 0}};
+                                {'r', 's', 's'}, {'s', 'c', 'a'}, {'f', '1', 0},  {'r', 'a', 'm'}};
 
 #ifdef TRIAGE_AVX2
 // Bytes from `limit` on may not be readable: the last block goes through a copy padded with blanks
@@ -1107,8 +1113,8 @@ __attribute__((noinline)) bool ReadTutorialProgress(const char* p, std::string_v
 // a fragment there is no name) and is dropped at once; a segment with a fragment mark goes on as
 // before (ScanCsv, then MayHoldNameAvx2, then the full scan). The fragment marks come from nibble
 // tables (a byte's low and high half each index a 16-byte table of bucket bits, one pshufb each;
-// a position's bits are the three bytes' buckets ANDed): the eleven triples in eight buckets
-// ("oss"/"rss", "mse"/"mem" and "acc"/"sca" share one), upper case given the same high-half entries as
+// a position's bits are the three bytes' buckets ANDed): the twelve triples in eight buckets
+// ("oss"/"rss", "mse"/"mem", "acc"/"sca" and "rni"/"ram" share one), upper case given the same high-half entries as
 // lower case. Each table admits more bytes than its triples (the halves of different letters combine,
 // '_' reads as DEL), so a mark is a reason to test, never a proof: what matters is that every
 // fragment inside a segment marks its first byte there, which holds for the exact triples whatever
@@ -1121,7 +1127,7 @@ struct NibbleTables {
 constexpr NibbleTables MakeNameTables() {
   // Each bucket: the bytes each of its three positions may hold ("" for any byte).
   constexpr const char* kBuckets[8][3] = {{"or", "s", "s"}, {"m", "se", "em"}, {"as", "c", "ca"}, {"l", "r", ""},
-                                          {"r", "n", "i"},  {"n", "o", "r"},   {"l", "l", "o"},  {"f", "1", ""}};
+                                          {"r", "na", "im"}, {"n", "o", "r"},   {"l", "l", "o"},  {"f", "1", ""}};
   NibbleTables t;
   for (int b = 0; b < 8; ++b) {
     const auto bit = static_cast<std::uint8_t>(1u << b);
@@ -1924,7 +1930,18 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     const bool keep = !axis && !lv.have[code] && lv.nfound < 16;
     const char* r = ReadValue(code, q, end, keep, &lv);
     if (axis || keep) note(code, q, r);
-    if (r) p = r;
+    if (r) {
+      p = r;
+    } else if (!axis && wn <= kMaxKey) {
+      // Note: [Name then a word]. A series name followed by a word instead of a number may be the first
+      // half of a two-word name ("memory used: 1.2 GB", "RAM usage 5.4 GB"): remember it, as an unknown
+      // word is remembered, so that the next word is looked up joined to it.
+      size_t n = 0;
+      if (Lower(std::string_view(w, wn), prev, &n)) {
+        prev_n = n;
+        prev_end = p;
+      }
+    }
   }
   if (record) {
     // Replace the shape this line failed to replay, else the least recently used one.

@@ -13,7 +13,8 @@
 // (`iter: 2137  total_loss: nan  max_mem: 2549M`), CSVLogger files (a header row of names, then
 // rows of numbers), and the unnamed loss of PyTorch's tutorial layouts (`5000 5% (0m 12s) 2.9460 ...`,
 // `1m 28s (- 20m 36s) (5000 6%) 2.8552`; Note: [Tutorial progress lines] in metrics.cc). Values may be `nan`, `inf`, `-inf`, `NaN`, `tensor(0.5, ...)`; memory values may
-// carry units (B, KB, MB, GB, K, M, G, KiB, MiB, GiB) and are kept in MB.
+// carry units (B, KB, MB, GB, K, M, G, KiB, MiB, GiB) and are kept in MB; a name followed by a word
+// may be a two-word name (`memory used: 1.2 GB`, `RAM usage 5.4 GB`: Note: [Name then a word] in metrics.cc).
 // A line quoted with Markdown's "> " or carrying torch 2.x's "[rank0]: " is read as the text after them
 // (Note: [Quote markers] in formats/quote_marker.h); other per-line log prefixes (a timestamp and
 // level) are not yet removed here, so the layouts read from a line's first column miss such lines.
