@@ -313,6 +313,25 @@ TEST(Segmenter, TracebackWithoutHeaderKeepsItsFrames) {
   for (const Incident& inc : flat) EXPECT_TRUE(inc.frames.empty()) << Dump(flat);
 }
 
+// Note: [Headerless tracebacks] behind a padded logging prefix: the learned prefix ends with every blank
+// before the message, the frames' two included, so a frame at column 0 whose prefix ended with three
+// blanks or more starts the traceback; one that kept only the prefix's own blank is not a frame line.
+TEST(Segmenter, HeaderlessTracebackBehindAPaddedLogPrefix) {
+  const std::string p = "2024-01-02 10:11:12,345 INFO ";
+  auto v = Segment(p + "  File \"/x/torch/utils/data/dataloader.py\", line 1043, in __init__\n" + p +
+                   "    w.start()\n" + p + "  File \"C:\\env\\lib\\multiprocessing\\context.py\", line 327, in _Popen\n" + p +
+                   "    return Popen(process_ob\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].kind, Incident::Kind::kTraceback) << Dump(v);
+  ASSERT_EQ(v[0].frames.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].frames[0].source, "w.start()");
+
+  // the same prefix before a frame that was at column 0 in the paste: read as before, no traceback
+  auto flat = Segment(p + "File \"/x/torch/utils/data/_utils/collate.py\", line 162, in default_collate\n" + p +
+                      "    return torch.stack(batch, 0, out=out)\n");
+  for (const Incident& inc : flat) EXPECT_NE(inc.kind, Incident::Kind::kTraceback) << Dump(flat);
+}
+
 // BackendCompilerFailed's "backend='inductor' raised:" takes the backend's error line after it into its
 // message, so the inner error's rule reads it in the same incident.
 TEST(Segmenter, BackendCompilerFailedTakesTheRaisedErrorLine) {

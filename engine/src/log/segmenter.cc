@@ -530,6 +530,7 @@ void Segmenter::ReadLine(std::string_view raw) {
   rank_.clear();  // a line hook sets it (Note: [Rank prefix])
   std::string line = Normalize(raw);
   line_prefixed_ = false;  // a line hook says when the line carried its stream's prefix
+  line_prefix_blanks_ = 0;
   for (bool (*rewrite)(Segmenter&, std::string*) : TableHooks().line) {
     if (!rewrite(*this, &line)) return;
   }

@@ -240,6 +240,10 @@ class Segmenter {
   // For a line hook: the line being read carried the prefix its stream's lines carry (Note: [Learned
   // prefix]), so an open incident of a prefixed stream knows a line without it is another stream's.
   void set_line_prefixed() { line_prefixed_ = true; }
+  // For that hook: how many blanks ended the prefix it removed from this line (Note: [Headerless
+  // tracebacks] in formats/python_traceback.cc), and the count for the line being read.
+  void set_line_prefix_blanks(size_t n) { line_prefix_blanks_ = n; }
+  size_t line_prefix_blanks() const { return line_prefix_blanks_; }
   // For a raw-line reader inside a structure of its own, every line of which it must see (a notebook's
   // traceback array): while on, the segmenter is not idle(), so the log path skips none of its lines.
   void set_raw_reading(bool on) { raw_reading_ = on; }
@@ -309,6 +313,7 @@ class Segmenter {
   std::string stream_rank_;       // its rank prefix
   bool stream_prefixed_ = false;  // whether its first line carried the learned prefix
   bool line_prefixed_ = false;    // whether the line being read carried the learned prefix
+  size_t line_prefix_blanks_ = 0; // the blanks that ended that prefix on this line
   // Note: [Incident bound]
   std::uint64_t frames_read_ = 0;  // frames KeepFrame was given, kept or not
   Evidence evidence_{};            // the open incident's evidence when it last grew

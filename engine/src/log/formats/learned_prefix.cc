@@ -455,6 +455,7 @@ bool LearnedPrefixReader::LineHook(Segmenter& s, std::string* line) {
   const bool record = !s.readers().aligned_continuation.TookRecordLine(s.line_no());
   if (s.readers().learned_prefix.Strip(line, may_learn, record)) {
     s.set_line_prefixed();
+    s.set_line_prefix_blanks(s.readers().learned_prefix.stripped_blanks());
     // A launcher's rank prefix inside a collector's time stamps: "2024-... [default0]:Traceback ...".
     std::string rank;
     if (size_t n = RankPrefixReader::Prefix(*line, &rank); n > 0) {
@@ -465,16 +466,23 @@ bool LearnedPrefixReader::LineHook(Segmenter& s, std::string* line) {
   return true;
 }
 
+void LearnedPrefixReader::Erase(std::string* line, size_t n) {
+  size_t blanks = 0;
+  while (blanks < n && ((*line)[n - 1 - blanks] == ' ' || (*line)[n - 1 - blanks] == '\t')) ++blanks;
+  stripped_blanks_ = blanks;
+  line->erase(0, n);
+}
+
 bool LearnedPrefixReader::Strip(std::string* line, bool may_learn, bool may_learn_record) {
   if (size_t n = prefix_.Match(*line); n > 0) {
-    line->erase(0, n);
+    Erase(line, n);
     return true;
   }
   if (!may_learn || line->empty()) return false;
   // A record header, or the text before a traceback header, teaches the prefix.
   if (may_learn_record && LogPrefix::MayStartRecord((*line)[0])) {
     if (size_t n = prefix_.LearnRecord(*line); n > 0) {
-      line->erase(0, n);
+      Erase(line, n);
       return true;
     }
   }
@@ -488,7 +496,7 @@ bool LearnedPrefixReader::Strip(std::string* line, bool may_learn, bool may_lear
     }
   }
   if (p != std::string::npos && prefix_.LearnBefore(*line, p) > 0) {
-    line->erase(0, p);
+    Erase(line, p);
     return true;
   }
   return false;

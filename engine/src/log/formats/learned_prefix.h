@@ -106,9 +106,15 @@ class LearnedPrefixReader {
   // prefix, teaches a new one. Returns true when a prefix was removed.
   bool Strip(std::string* line, bool may_learn, bool may_learn_record = true);
   const LogPrefix& prefix() const { return prefix_; }
+  // How many blanks (spaces, tabs) ended the prefix the last successful Strip removed.
+  size_t stripped_blanks() const { return stripped_blanks_; }
 
  private:
+  // Removes line[0, n), remembering how many blanks ended it.
+  void Erase(std::string* line, size_t n);
+
   LogPrefix prefix_;
+  size_t stripped_blanks_ = 0;
 };
 
 }  // namespace triage

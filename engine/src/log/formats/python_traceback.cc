@@ -322,9 +322,16 @@ bool PythonTracebackReader::StartHeader(Segmenter& s, const std::string& line, s
 // N, in F` line, at Python's frame indentation of two blanks, starts the traceback, read as if a header
 // had been there (cut before its exception line, it takes the last source line, as a headed one does).
 // The frame line is also read as a log line, as before this reader, so rules that recognise a frame pasted
-// alone keep seeing it.
+// alone keep seeing it. A learned log prefix (Note: [Learned prefix]) ends with all the blanks before a
+// record's message, since a logging formatter pads its level name ("INFO     ", "ERROR    "), so behind
+// it the frame's two blanks are gone: there, a frame at column 0 whose prefix ended with at least three
+// blanks (its own separator and the frame's two) starts the traceback too. A frame line that was at column
+// 0 in the paste keeps only the prefix's separator before it and is left to the log line readers, as
+// without a prefix.
 bool PythonTracebackReader::StartHeaderless(Segmenter& s, const std::string& line, std::string_view trimmed) {
-  if (!StartsWith(line, "  File \"") || !StartsWith(trimmed, "File \"")) return false;
+  const bool at_frame_indent =
+      StartsWith(line, "  File \"") || (s.line_prefix_blanks() >= 3 && StartsWith(line, "File \""));
+  if (!at_frame_indent || !StartsWith(trimmed, "File \"")) return false;
   const size_t at = trimmed.find("\", line ");
   const size_t in = at == std::string_view::npos ? at : trimmed.find(", in ", at);
   if (in == std::string_view::npos || Trim(trimmed.substr(in + 5)).find(' ') != std::string_view::npos) return false;
