@@ -375,6 +375,29 @@ function ratio(ctx) return { ratio = triage.number(ctx.captures.got) // triage.n
   EXPECT_EQ(t.failed, 0) << t.ToText();
 }
 
+// A whole-Lua rule's table has no YAML marks: its problems name the file, no line or column (as when
+// yaml-cpp built the nodes; Note: [Rule file YAML]).
+TEST(LuaRules, WholeLuaRuleProblemsHaveNoPosition) {
+  const std::string lua = R"lua(
+rule = {
+  id = "all-lua", category = "shape.matmul_mismatch", title = "written in Lua",
+  match = { message = { "mat1 and mat2 shapes cannot be multiplied" } },
+  explain = "e", hypotheses = { { id = "h", text = "t", test = "t", fix = "f" } }, verify = "ok",
+  examples = { { match = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x5 and 6x7)" } },
+  surplus = true, confidence = "high",
+}
+)lua";
+  LoadResult r = LoadRulesFromStrings({{"shape/all-lua.lua", lua}});
+  int seen = 0;
+  for (const Problem& p : r.problems) {
+    if (p.code != "unknown-key" && p.code != "bad-value") continue;
+    ++seen;
+    EXPECT_EQ(p.line, 0) << p.code << " " << p.message;
+    EXPECT_EQ(p.column, 0) << p.code << " " << p.message;
+  }
+  EXPECT_EQ(seen, 2) << Problems(r);
+}
+
 TEST(LuaRules, LuaUnitTestsRunAndFail) {
   const std::string lua = R"lua(
 function half(ctx) return { half = triage.number(ctx.captures.got) / 2 } end

@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "rules/rule.h"
+#include "rules/yaml_tree.h"
 #include "triage/tools.h"
 #include "triage/triage.h"
 
@@ -36,7 +37,9 @@ std::string RuleWithSignal(const std::string& signal) {
 // A detector's spec from a `signal:` mapping; null (and a failed expectation) on any problem.
 std::shared_ptr<const SignalSpec> Spec(const char* yaml) {
   std::vector<SignalProblem> problems;
-  std::shared_ptr<const SignalSpec> spec = ParseSignalSpec(YAML::Load(yaml), &problems);
+  YamlTree tree;
+  LoadYamlTree(yaml, &tree);
+  std::shared_ptr<const SignalSpec> spec = ParseSignalSpec(tree.Root(), &problems);
   EXPECT_TRUE(problems.empty()) << yaml;
   return problems.empty() ? spec : nullptr;
 }
@@ -89,8 +92,9 @@ TEST(SignalRuleLoader, RejectsMatchAndSignalTogetherAndUnknownTemplateNames) {
 
 TEST(SignalRuleLoader, FillsDefaultsAndKeepsOverrides) {
   std::vector<SignalProblem> problems;
-  YAML::Node node = YAML::Load("{ detector: spike, factor: 20 }");
-  std::shared_ptr<const SignalSpec> spec = ParseSignalSpec(node, &problems);
+  YamlTree tree;
+  LoadYamlTree("{ detector: spike, factor: 20 }", &tree);
+  std::shared_ptr<const SignalSpec> spec = ParseSignalSpec(tree.Root(), &problems);
   ASSERT_NE(spec, nullptr);
   EXPECT_TRUE(problems.empty());
   EXPECT_EQ(spec->params.at("factor"), 20);

@@ -25,6 +25,7 @@
 #include "rules/rule_cache.h"
 #include "rules/rule_reader.h"
 #include "rules/sha256.h"
+#include "rules/yaml_tree.h"
 #include "rules/rule_sources.h"
 #include "log/segmenter.h"
 
@@ -70,10 +71,12 @@ std::string StemOf(const std::string& path) {
 
 bool IsLuaFile(const std::string& path) { return fs::path(path).extension() == ".lua"; }
 
-// Converts a Lua value (a whole-Lua rule's `rule` table) into the YAML the schema describes.
-YAML::Node ToYaml(const LuaValue& v) {
+// Converts a Lua value (a whole-Lua rule's `rule` table) into the YAML the schema describes. Its nodes
+// have no mark (problems name the file alone), as those yaml-cpp built from values had none.
+void ToYaml(const LuaValue& v, YamlTreeBuilder* out) {
+  const YAML::Mark mark = YAML::Mark::null_mark();
   switch (v.type) {
-    case LuaValue::Type::kBool: return YAML::Node(v.boolean ? "true" : "false");
+    case LuaValue::Type::kBool: out->Scalar(mark, v.boolean ? "true" : "false"); return;
     case LuaValue::Type::kNumber: {
       char buf[64];
       if (v.number == static_cast<double>(static_cast<long long>(v.number)) && v.number > -1e15 && v.number < 1e15) {
@@ -81,21 +84,27 @@ YAML::Node ToYaml(const LuaValue& v) {
       } else {
         std::snprintf(buf, sizeof buf, "%.17g", v.number);
       }
-      return YAML::Node(std::string(buf));
+      out->Scalar(mark, buf);
+      return;
     }
-    case LuaValue::Type::kString: return YAML::Node(v.string);
+    case LuaValue::Type::kString: out->Scalar(mark, v.string); return;
     case LuaValue::Type::kTable: {
       bool sequence = !v.fields.empty();
       for (size_t i = 1; sequence && i <= v.fields.size(); ++i) sequence = v.fields.count(std::to_string(i)) > 0;
-      YAML::Node n(sequence ? YAML::NodeType::Sequence : YAML::NodeType::Map);
       if (sequence) {
-        for (size_t i = 1; i <= v.fields.size(); ++i) n.push_back(ToYaml(v.fields.at(std::to_string(i))));
+        out->StartSequence(mark);
+        for (size_t i = 1; i <= v.fields.size(); ++i) ToYaml(v.fields.at(std::to_string(i)), out);
       } else {
-        for (const auto& kv : v.fields) n[kv.first] = ToYaml(kv.second);
+        out->StartMap(mark);
+        for (const auto& kv : v.fields) {
+          out->Scalar(mark, kv.first);
+          ToYaml(kv.second, out);
+        }
       }
-      return n;
+      out->End();
+      return;
     }
-    default: return YAML::Node();
+    default: out->Null(mark); return;
   }
 }
 
@@ -127,7 +136,7 @@ class LuaChecker {
   }
 
   // Reads a whole-Lua rule: runs the file and converts its global `rule` table.
-  bool ReadLuaRule(const SourceFile& sf, YAML::Node* root) {
+  bool ReadLuaRule(const SourceFile& sf, YamlTree* root) {
     LuaState* L = state();
     if (!L) return Fail(sf.path, 0, "", ProblemCode::kLuaUnavailable, "could not start Lua");
     int slot = next_slot_++;
@@ -139,7 +148,8 @@ class LuaChecker {
                   "a .lua file must sit next to a YAML rule of the same stem, or define a global 'rule' table "
                   "(rules/LUA_API.md \"Rules written in Lua\")");
     }
-    *root = ToYaml(v);
+    YamlTreeBuilder builder(root);
+    ToYaml(v, &builder);
     return true;
   }
 
@@ -216,17 +226,20 @@ RulePart ReadPart(const SourceFile& sf, const SourceFile* lua_file, bool lua_too
   FileChecker check(sf.path, strict, &part.problems);
   Rule& rule = part.rule;
   bool ok = false;
-  YAML::Node root;
+  YamlTree tree;  // Note: [Rule file YAML] in yaml_tree.cc
   bool parsed = false;
   if (is_lua) {
-    parsed = lua.ReadLuaRule(sf, &root);
+    parsed = lua.ReadLuaRule(sf, &tree);
   } else {
     try {
-      root = YAML::Load(sf.content);
+      LoadYamlTree(sf.content, &tree);
       parsed = true;
     } catch (const YAML::Exception& e) {
       check.Error(e.mark, ProblemCode::kBadYaml, e.msg);
     }
+  }
+  const YamlNode root = tree.Root();
+  if (!is_lua) {
     if (parsed && (!root || root.IsNull())) {
       check.Error(YAML::Mark(), ProblemCode::kEmptyFile, "rule file is empty");
       parsed = false;

@@ -51,7 +51,7 @@ const std::set<std::string>& BuiltinNames() {
 
 // Reads a `when:`/`values:`/`score:` value: "lua:NAME" names a global function of the rule's Lua;
 // "lua: EXPRESSION" is compiled into a function of its own (rules/LUA_API.md "Inline expressions").
-void ReadLuaRef(FileChecker& check, const YAML::Node& node, const std::string& key, const std::string& file,
+void ReadLuaRef(FileChecker& check, const YamlNode& node, const std::string& key, const std::string& file,
                 std::vector<LuaChunk>* inline_chunks, LuaRef* ref) {
   std::string v;
   if (!check.GetString(node, key, &v)) return;
@@ -95,7 +95,7 @@ void ReadLuaRef(FileChecker& check, const YAML::Node& node, const std::string& k
 }
 
 // Reads a `test:` or `verify:` value: a template string or { probe: NAME, ...args }.
-void ReadTestLike(FileChecker& check, const YAML::Node& node, const std::string& key, Text* text,
+void ReadTestLike(FileChecker& check, const YamlNode& node, const std::string& key, Text* text,
                   std::string* probe, std::map<std::string, std::string>* args) {
   if (node.IsScalar()) {
     check.GetText(node, key, text);
@@ -127,12 +127,12 @@ void ReadTestLike(FileChecker& check, const YAML::Node& node, const std::string&
   }
 }
 
-void ReadExamples(FileChecker& check, const YAML::Node& node, Rule* rule) {
+void ReadExamples(FileChecker& check, const YamlNode& node, Rule* rule) {
   if (!node.IsSequence()) {
     check.Error(node.Mark(), ProblemCode::kBadType, "'examples' must be a list");
     return;
   }
-  for (const YAML::Node& item : node) {
+  for (const YamlNode& item : node) {
     if (!item.IsMap()) {
       check.Error(item.Mark(), ProblemCode::kBadType, "each example must be a mapping with 'match', 'no_match' or 'known_gap'");
       continue;
@@ -208,7 +208,7 @@ const std::set<std::string>& KnownProbes() {
   return kProbes;
 }
 
-void CheckProbe(FileChecker& check, const YAML::Node& node, const std::string& probe) {
+void CheckProbe(FileChecker& check, const YamlNode& node, const std::string& probe) {
   if (!probe.empty() && !KnownProbes().count(probe)) {
     check.Error(node.Mark(), ProblemCode::kUnknownProbe, "unknown probe '" + probe + "'");
   }
@@ -216,7 +216,7 @@ void CheckProbe(FileChecker& check, const YAML::Node& node, const std::string& p
 
 // Reads `signal:` through signal_rules.cc, reporting its problems at their place in the file, and
 // returns the template names the rule may use in `template_names`.
-void ReadSignal(FileChecker& check, const YAML::Node& node, Rule* rule, std::set<std::string>* template_names) {
+void ReadSignal(FileChecker& check, const YamlNode& node, Rule* rule, std::set<std::string>* template_names) {
   std::vector<SignalProblem> problems;
   rule->signal = ParseSignalSpec(node, &problems);
   for (const SignalProblem& p : problems) {
@@ -235,9 +235,9 @@ void ReadSignal(FileChecker& check, const YAML::Node& node, Rule* rule, std::set
 
 // yaml-cpp keeps every pair of a mapping that names a key twice, and a lookup sees only the first:
 // the second value would be ignored without a word. Reports each repeated key with both positions.
-void CheckDuplicateKeys(FileChecker& check, const YAML::Node& node) {
+void CheckDuplicateKeys(FileChecker& check, const YamlNode& node) {
   if (node.IsSequence()) {
-    for (const YAML::Node& item : node) CheckDuplicateKeys(check, item);
+    for (const YamlNode& item : node) CheckDuplicateKeys(check, item);
     return;
   }
   if (!node.IsMap()) return;
@@ -337,7 +337,7 @@ int WidestClassRepeat(const std::string& pattern, int* longest_run) {
 // order below, which is also the order their problems are reported in.
 struct RuleDocument {
   FileChecker& check;
-  const YAML::Node& root;
+  const YamlNode& root;
   const std::string& file;
   Rule* rule;
   std::vector<LuaChunk> inline_chunks;  // `lua: EXPRESSION` values, appended to the rule's chunks last
@@ -346,8 +346,8 @@ struct RuleDocument {
   bool lua_values = false;              // `values:` is Lua, so a template may use names no pattern has
 
   // root[key]; reports missing-key when it is absent.
-  YAML::Node Require(const char* key) {
-    YAML::Node n = root[key];
+  YamlNode Require(const char* key) {
+    YamlNode n = root[key];
     if (!n) check.Error(root.Mark(), ProblemCode::kMissingKey, std::string("missing required key '") + key + "'");
     return n;
   }
@@ -361,7 +361,7 @@ struct RuleDocument {
 void ReadIdentity(RuleDocument& d) {
   FileChecker& check = d.check;
   Rule* rule = d.rule;
-  if (YAML::Node id = d.root["id"]; id && id.IsScalar()) {
+  if (YamlNode id = d.root["id"]; id && id.IsScalar()) {
     rule->id = id.Scalar();
     check.set_rule_id(rule->id);
   }
@@ -375,7 +375,7 @@ void ReadIdentity(RuleDocument& d) {
       check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key '" + key + "'");
     }
   }
-  if (YAML::Node n = d.Require("id")) {
+  if (YamlNode n = d.Require("id")) {
     std::string stem = fs::path(d.file).stem().string();
     if (!n.IsScalar() || !IsKebabId(n.Scalar())) {
       check.Error(n.Mark(), ProblemCode::kBadId, "'id' must be lower-case letters, digits and '-'");
@@ -383,24 +383,24 @@ void ReadIdentity(RuleDocument& d) {
       check.Error(n.Mark(), ProblemCode::kIdNotFileStem, "id '" + rule->id + "' must equal the file stem '" + stem + "'");
     }
   }
-  if (YAML::Node n = d.Require("category")) {
+  if (YamlNode n = d.Require("category")) {
     if (check.GetString(n, "category", &rule->category) && !IsKnownCategory(rule->category)) {
       check.Error(n.Mark(), ProblemCode::kUnknownCategory,
                   "unknown category '" + rule->category + "' (see rules/taxonomy.yaml)");
     }
   }
-  if (YAML::Node n = d.Require("title")) check.GetString(n, "title", &rule->title);
-  if (YAML::Node n = d.root["confidence"]) {
+  if (YamlNode n = d.Require("title")) check.GetString(n, "title", &rule->title);
+  if (YamlNode n = d.root["confidence"]) {
     double v = -1;
-    if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !(v > 0 && v <= 1)) {  // NaN fails too
+    if (!n.IsScalar() || !DecodeYaml(n, &v) || !(v > 0 && v <= 1)) {  // NaN fails too
       check.Error(n.Mark(), ProblemCode::kBadValue, "'confidence' must be a number in (0, 1]");
     } else {
       rule->prior = v;
     }
   }
-  if (YAML::Node n = d.root["specificity"]) {
+  if (YamlNode n = d.root["specificity"]) {
     int v = -1;
-    if (!n.IsScalar() || !YAML::convert<int>::decode(n, v) || v < 0) {
+    if (!n.IsScalar() || !DecodeYaml(n, &v) || v < 0) {
       check.Error(n.Mark(), ProblemCode::kBadValue, "'specificity' must be a non-negative integer");
     } else {
       rule->specificity = v;
@@ -410,8 +410,8 @@ void ReadIdentity(RuleDocument& d) {
 
 // `values:` and `score:` (Lua).
 void ReadLuaKeys(RuleDocument& d) {
-  if (YAML::Node n = d.root["values"]) ReadLuaRef(d.check, n, "values", d.file, &d.inline_chunks, &d.rule->values_fn);
-  if (YAML::Node n = d.root["score"]) ReadLuaRef(d.check, n, "score", d.file, &d.inline_chunks, &d.rule->score_fn);
+  if (YamlNode n = d.root["values"]) ReadLuaRef(d.check, n, "values", d.file, &d.inline_chunks, &d.rule->values_fn);
+  if (YamlNode n = d.root["score"]) ReadLuaRef(d.check, n, "score", d.file, &d.inline_chunks, &d.rule->score_fn);
   d.lua_values = !d.rule->values_fn.name.empty();
 }
 
@@ -419,7 +419,7 @@ void ReadLuaKeys(RuleDocument& d) {
 void ReadMatch(RuleDocument& d) {
   FileChecker& check = d.check;
   Rule* rule = d.rule;
-  YAML::Node signal_node = d.root["signal"];
+  YamlNode signal_node = d.root["signal"];
   if (signal_node) {  // a metric signature instead of message patterns (signal_rules.h)
     if (d.root["match"]) {
       check.Error(d.root["match"].Mark(), ProblemCode::kSignalAndMatch, "a rule has either 'match' (messages) or 'signal' (metrics), not both");
@@ -428,7 +428,7 @@ void ReadMatch(RuleDocument& d) {
     d.all_names = d.any_names;
     return;
   }
-  YAML::Node match = d.Require("match");
+  YamlNode match = d.Require("match");
   if (!match) return;
   if (!match.IsMap()) {
     check.Error(match.Mark(), ProblemCode::kBadType, "'match' must be a mapping with 'message'");
@@ -440,18 +440,18 @@ void ReadMatch(RuleDocument& d) {
       check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key 'match." + k + "'");
     }
   }
-  if (YAML::Node msg = match["message"]) {
+  if (YamlNode msg = match["message"]) {
     check.GetStringList(msg, "match.message", &rule->patterns);
     if (rule->patterns.empty()) check.Error(msg.Mark(), ProblemCode::kMissingKey, "'match.message' is empty");
   } else {
     check.Error(match.Mark(), ProblemCode::kMissingKey, "missing required key 'match.message'");
   }
-  if (YAML::Node ex = match["exception"]) {
+  if (YamlNode ex = match["exception"]) {
     std::vector<Text> types;
     check.GetStringList(ex, "match.exception", &types);
     for (const Text& t : types) rule->exceptions.push_back(t.value);
   }
-  if (YAML::Node ctx = match["context"]) {
+  if (YamlNode ctx = match["context"]) {
     check.GetText(ctx, "match.context", &rule->context);
     RE2 re(rule->context.value, RegexOptions());
     if (!re.ok()) check.Error(ctx.Mark(), ProblemCode::kBadRegex, "match.context: " + re.error());
@@ -537,15 +537,15 @@ void CheckPatterns(RuleDocument& d) {
 // A `cpp:` mapping (Note: [Audience] in rules/README.md): the C++ audience's versions of some keys
 // beside it. Returns it when it is a mapping, warning about keys not in `keys`; a null node when it
 // is absent or not a mapping (an error).
-YAML::Node CppSection(FileChecker& check, const YAML::Node& parent, const std::string& where,
+YamlNode CppSection(FileChecker& check, const YamlNode& parent, const std::string& where,
                       const std::set<std::string>& keys) {
-  YAML::Node cpp = parent["cpp"];
-  if (!cpp) return YAML::Node();
+  YamlNode cpp = parent["cpp"];
+  if (!cpp) return YamlNode();
   if (!cpp.IsMap()) {
     std::string names;
     for (const std::string& k : keys) names += (names.empty() ? "" : ", ") + k;
     check.Error(cpp.Mark(), ProblemCode::kBadType, "'" + where + "cpp' must be a mapping (" + names + ")");
-    return YAML::Node();
+    return YamlNode();
   }
   for (const auto& kv : cpp) {
     if (!keys.count(kv.first.Scalar())) {
@@ -556,7 +556,7 @@ YAML::Node CppSection(FileChecker& check, const YAML::Node& parent, const std::s
 }
 
 // One item of `hypotheses:`; `ids` are the ids of the rule's hypotheses read so far.
-void ReadHypothesis(RuleDocument& d, const YAML::Node& h, std::set<std::string>* ids) {
+void ReadHypothesis(RuleDocument& d, const YamlNode& h, std::set<std::string>* ids) {
   FileChecker& check = d.check;
   if (!h.IsMap()) {
     check.Error(h.Mark(), ProblemCode::kBadType, "each hypothesis must be a mapping (id, text, test, fix)");
@@ -569,7 +569,7 @@ void ReadHypothesis(RuleDocument& d, const YAML::Node& h, std::set<std::string>*
       check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown hypothesis key '" + k + "'");
     }
   }
-  YAML::Node id = h["id"], text = h["text"], test = h["test"], fix = h["fix"];
+  YamlNode id = h["id"], text = h["text"], test = h["test"], fix = h["fix"];
   if (!id || !text || !test || !fix) {
     check.Error(h.Mark(), ProblemCode::kMissingKey, "a hypothesis needs 'id', 'text', 'test' and 'fix'");
     return;
@@ -578,14 +578,14 @@ void ReadHypothesis(RuleDocument& d, const YAML::Node& h, std::set<std::string>*
     if (!IsKebabId(spec.id)) check.Error(id.Mark(), ProblemCode::kBadId, "hypothesis id must be lower-case letters, digits and '-'");
     if (!ids->insert(spec.id).second) check.Error(id.Mark(), ProblemCode::kDuplicateId, "duplicate hypothesis id '" + spec.id + "'");
   }
-  if (YAML::Node when = h["when"]) ReadLuaRef(check, when, "when", d.file, &d.inline_chunks, &spec.when);
+  if (YamlNode when = h["when"]) ReadLuaRef(check, when, "when", d.file, &d.inline_chunks, &spec.when);
   if (check.GetText(text, "text", &spec.text)) d.CheckText(spec.text, "hypothesis '" + spec.id + "' text");
   ReadTestLike(check, test, "test", &spec.test, &spec.probe, &spec.probe_args);
   CheckProbe(check, test, spec.probe);
   if (spec.probe.empty() && !spec.test.value.empty()) d.CheckText(spec.test, "hypothesis '" + spec.id + "' test");
   if (check.GetText(fix, "fix", &spec.fix)) d.CheckText(spec.fix, "hypothesis '" + spec.id + "' fix");
-  if (YAML::Node cpp = CppSection(check, h, "", {"test", "fix"})) {
-    if (YAML::Node n = cpp["test"]) {
+  if (YamlNode cpp = CppSection(check, h, "", {"test", "fix"})) {
+    if (YamlNode n = cpp["test"]) {
       if (!spec.probe.empty()) {
         check.Warning(n.Mark(), ProblemCode::kUnknownKey,
                       "the test is probe '" + spec.probe + "', which a C++ trainer runs as it is: 'cpp.test' is not used");
@@ -593,7 +593,7 @@ void ReadHypothesis(RuleDocument& d, const YAML::Node& h, std::set<std::string>*
         d.CheckText(spec.cpp_test, "hypothesis '" + spec.id + "' cpp.test");
       }
     }
-    if (YAML::Node n = cpp["fix"]) {
+    if (YamlNode n = cpp["fix"]) {
       if (check.GetText(n, "cpp.fix", &spec.cpp_fix)) d.CheckText(spec.cpp_fix, "hypothesis '" + spec.id + "' cpp.fix");
     }
   }
@@ -605,36 +605,36 @@ void ReadHypothesis(RuleDocument& d, const YAML::Node& h, std::set<std::string>*
 void ReadAdvice(RuleDocument& d) {
   FileChecker& check = d.check;
   Rule* rule = d.rule;
-  if (YAML::Node n = d.Require("explain")) {
+  if (YamlNode n = d.Require("explain")) {
     if (check.GetText(n, "explain", &rule->explain)) d.CheckText(rule->explain, "explain");
   }
-  if (YAML::Node hs = d.Require("hypotheses")) {
+  if (YamlNode hs = d.Require("hypotheses")) {
     if (!hs.IsSequence() || hs.size() == 0) {
       check.Error(hs.Mark(), ProblemCode::kBadType, "'hypotheses' must be a non-empty list");
     } else {
       std::set<std::string> ids;
-      for (const YAML::Node& h : hs) ReadHypothesis(d, h, &ids);
+      for (const YamlNode& h : hs) ReadHypothesis(d, h, &ids);
     }
   }
-  if (YAML::Node n = d.root["checks"]) {
+  if (YamlNode n = d.root["checks"]) {
     check.GetStringList(n, "checks", &rule->checks);
     for (const Text& t : rule->checks) d.CheckText(t, "check");
   }
-  if (YAML::Node n = d.Require("verify")) {
+  if (YamlNode n = d.Require("verify")) {
     ReadTestLike(check, n, "verify", &rule->verify, &rule->verify_probe, nullptr);
     CheckProbe(check, n, rule->verify_probe);
     if (rule->verify_probe.empty()) d.CheckText(rule->verify, "verify");
   }
-  if (YAML::Node cpp = CppSection(check, d.root, "", {"checks", "verify"})) {
-    if (YAML::Node n = cpp["checks"]) {
+  if (YamlNode cpp = CppSection(check, d.root, "", {"checks", "verify"})) {
+    if (YamlNode n = cpp["checks"]) {
       check.GetStringList(n, "cpp.checks", &rule->cpp_checks);
       for (const Text& t : rule->cpp_checks) d.CheckText(t, "cpp.check");
     }
-    if (YAML::Node n = cpp["verify"]) {
+    if (YamlNode n = cpp["verify"]) {
       if (check.GetText(n, "cpp.verify", &rule->cpp_verify)) d.CheckText(rule->cpp_verify, "cpp.verify");
     }
   }
-  if (YAML::Node n = d.root["refs"]) {
+  if (YamlNode n = d.root["refs"]) {
     std::vector<Text> refs;
     check.GetStringList(n, "refs", &refs);
     for (const Text& t : refs) rule->refs.push_back(t.value);
@@ -643,7 +643,7 @@ void ReadAdvice(RuleDocument& d) {
 
 // `examples:`, with at least one 'match' example, whose expected captures some pattern defines.
 void ReadRuleExamples(RuleDocument& d) {
-  YAML::Node n = d.Require("examples");
+  YamlNode n = d.Require("examples");
   if (!n) return;
   ReadExamples(d.check, n, d.rule);
   const std::vector<Example>& examples = d.rule->examples;
@@ -665,7 +665,7 @@ void ReadRuleExamples(RuleDocument& d) {
 }  // namespace
 
 // Parses and validates one rule document. Returns false when the rule must be skipped.
-bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& file, Rule* rule) {
+bool ReadRule(FileChecker& check, const YamlNode& root, const std::string& file, Rule* rule) {
   rule->file = file;
   if (!root.IsMap()) {
     check.Error(root.Mark(), ProblemCode::kBadType, "a rule file must hold one mapping (id, category, title, match, ...)");

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
+#include <yaml-cpp/mark.h>
+
+#include "rules/yaml_tree.h"
 
 #include "rules/problem_codes.h"
 #include "rules/rule.h"
@@ -30,14 +32,14 @@ class FileChecker {
   bool failed() const { return failed_; }
   void set_rule_id(const std::string& id) { rule_id_ = id; }
 
-  static SourcePos Pos(const YAML::Node& node) {
+  static SourcePos Pos(const YamlNode& node) {
     YAML::Mark m = node.Mark();
     if (m.line < 0) return {};
     return {m.line + 1, m.column + 1};
   }
 
   // Reads a scalar string; reports a type error at the node otherwise.
-  bool GetString(const YAML::Node& node, const std::string& key, std::string* out) {
+  bool GetString(const YamlNode& node, const std::string& key, std::string* out) {
     if (!node.IsScalar()) {
       Error(node.Mark(), ProblemCode::kBadType, "'" + key + "' must be a string");
       return false;
@@ -45,11 +47,11 @@ class FileChecker {
     *out = node.Scalar();
     return true;
   }
-  bool GetText(const YAML::Node& node, const std::string& key, Text* out) {
+  bool GetText(const YamlNode& node, const std::string& key, Text* out) {
     out->pos = Pos(node);
     return GetString(node, key, &out->value);
   }
-  bool GetStringList(const YAML::Node& node, const std::string& key, std::vector<Text>* out) {
+  bool GetStringList(const YamlNode& node, const std::string& key, std::vector<Text>* out) {
     if (node.IsScalar()) {
       out->push_back({node.Scalar(), Pos(node)});
       return true;
@@ -59,7 +61,7 @@ class FileChecker {
       return false;
     }
     bool ok = true;
-    for (const YAML::Node& item : node) {
+    for (const YamlNode& item : node) {
       Text t;
       if (GetText(item, key, &t)) out->push_back(t); else ok = false;
     }
@@ -91,7 +93,7 @@ class FileChecker {
 };
 
 // Parses and validates one rule document. Returns false when the rule must be skipped.
-bool ReadRule(FileChecker& check, const YAML::Node& root, const std::string& file, Rule* rule);
+bool ReadRule(FileChecker& check, const YamlNode& root, const std::string& file, Rule* rule);
 
 }  // namespace triage
 

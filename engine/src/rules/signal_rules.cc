@@ -7,7 +7,7 @@
 // are skipped for series that go negative (a log-likelihood objective is negative by design).
 #include "rules/signal_rules.h"
 
-#include <yaml-cpp/yaml.h>
+#include "rules/yaml_tree.h"
 
 #include <algorithm>
 #include <cmath>
@@ -863,8 +863,8 @@ std::set<std::string> SignalCaptureNames(const std::string& detector) {
   return out;
 }
 
-std::shared_ptr<const SignalSpec> ParseSignalSpec(const YAML::Node& node, std::vector<SignalProblem>* problems) {
-  auto add = [&](const YAML::Node& at, bool error, ProblemCode code, const std::string& message) {
+std::shared_ptr<const SignalSpec> ParseSignalSpec(const YamlNode& node, std::vector<SignalProblem>* problems) {
+  auto add = [&](const YamlNode& at, bool error, ProblemCode code, const std::string& message) {
     SignalProblem p;
     p.error = error;
     YAML::Mark m = at.Mark();
@@ -882,7 +882,7 @@ std::shared_ptr<const SignalSpec> ParseSignalSpec(const YAML::Node& node, std::v
   }
   auto spec = std::make_shared<SignalSpec>();
   bool ok = true;
-  YAML::Node det = node["detector"];
+  YamlNode det = node["detector"];
   const DetectorDef* def = nullptr;
   if (!det || !det.IsScalar()) {
     add(node, true, ProblemCode::kMissingKey, "'signal' needs a 'detector'");
@@ -900,15 +900,15 @@ std::shared_ptr<const SignalSpec> ParseSignalSpec(const YAML::Node& node, std::v
   spec->series = def->series;
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
-    const YAML::Node& v = kv.second;
+    const YamlNode& v = kv.second;
     if (key == "detector") continue;
     if (key == "series") {
       std::vector<SeriesId> ids;
-      std::vector<YAML::Node> items;
+      std::vector<YamlNode> items;
       if (v.IsScalar()) items.push_back(v);
-      else if (v.IsSequence()) for (const YAML::Node& i : v) items.push_back(i);
+      else if (v.IsSequence()) for (const YamlNode& i : v) items.push_back(i);
       else add(v, true, ProblemCode::kBadType, "'signal.series' must be a series name or a list of them");
-      for (const YAML::Node& i : items) {
+      for (const YamlNode& i : items) {
         SeriesId id = i.IsScalar() ? SeriesFromName(i.Scalar()) : SeriesId::kCount;
         if (id == SeriesId::kCount) {
           add(i, true, ProblemCode::kUnknownSeries,
@@ -927,10 +927,10 @@ std::shared_ptr<const SignalSpec> ParseSignalSpec(const YAML::Node& node, std::v
       continue;
     }
     if (key == "evidence_for") {
-      std::vector<YAML::Node> items;
+      std::vector<YamlNode> items;
       if (v.IsScalar()) items.push_back(v);
-      else if (v.IsSequence()) for (const YAML::Node& i : v) items.push_back(i);
-      for (const YAML::Node& i : items) {
+      else if (v.IsSequence()) for (const YamlNode& i : v) items.push_back(i);
+      for (const YamlNode& i : items) {
         if (!i.IsScalar()) {
           add(i, true, ProblemCode::kBadType, "'signal.evidence_for' must list categories");
           ok = false;
@@ -949,7 +949,7 @@ std::shared_ptr<const SignalSpec> ParseSignalSpec(const YAML::Node& node, std::v
       continue;
     }
     double d = 0;
-    if (!v.IsScalar() || !YAML::convert<double>::decode(v, d) || !std::isfinite(d) || d < 0) {
+    if (!v.IsScalar() || !DecodeYaml(v, &d) || !std::isfinite(d) || d < 0) {
       add(v, true, ProblemCode::kBadValue, "'signal." + key + "' must be a non-negative number");
       ok = false;
       continue;

@@ -23,11 +23,9 @@
 #include "rules/problem_codes.h"
 #include "triage/triage.h"
 
-namespace YAML {
-class Node;
-}
-
 namespace triage {
+
+class YamlNode;
 
 struct SignalSpec {
   std::string detector;                  // one of SignalDetectorNames()
@@ -47,7 +45,7 @@ struct SignalProblem {
 
 // Parses a rule's `signal:` mapping. Returns null when it cannot be used; `problems` lists every
 // problem found (unknown detector, unknown series, bad or unknown parameter).
-std::shared_ptr<const SignalSpec> ParseSignalSpec(const YAML::Node& node, std::vector<SignalProblem>* problems);
+std::shared_ptr<const SignalSpec> ParseSignalSpec(const YamlNode& node, std::vector<SignalProblem>* problems);
 
 // Returns the names of all detectors, in documentation order.
 std::vector<std::string> SignalDetectorNames();

@@ -1,0 +1,189 @@
+// The subset reader of rule files' YAML against yaml-cpp (Note: [Rule file YAML] in
+// engine/src/rules/yaml_tree.cc): on every YAML file of rules/ and tests/, and on crafted texts at the
+// subset's edges, a text the reader accepts gives the tree YAML::Load gives (kinds, scalars, marks),
+// and a text it refuses is parsed by yaml-cpp with yaml-cpp's answer or error.
+#include "rules/yaml_tree.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+namespace triage {
+namespace {
+namespace fs = std::filesystem;
+
+std::string MarkText(const YAML::Mark& m) {
+  return std::to_string(m.line) + ":" + std::to_string(m.column) + "@" + std::to_string(m.pos);
+}
+
+// A node graph (yaml-cpp's or a YamlTree's) written out with every kind, scalar and mark, for
+// comparing two of them.
+template <typename Node>
+void Dump(const Node& n, std::string* out) {
+  *out += MarkText(n.Mark());
+  switch (n.Type()) {
+    case YAML::NodeType::Null: *out += " ~\n"; return;
+    case YAML::NodeType::Scalar: *out += " =" + n.Scalar() + "|\n"; return;
+    case YAML::NodeType::Sequence:
+      *out += " [" + std::to_string(n.size()) + "\n";
+      for (const Node& item : n) Dump(item, out);
+      *out += "]\n";
+      return;
+    case YAML::NodeType::Map:
+      *out += " {" + std::to_string(n.size()) + "\n";
+      for (const auto& kv : n) {
+        Dump(kv.first, out);
+        Dump(kv.second, out);
+      }
+      *out += "}\n";
+      return;
+    default: *out += " ?\n"; return;
+  }
+}
+
+// YAML::Load's answer: the dumped tree, or the error with its mark.
+std::string YamlCppAnswer(const std::string& text) {
+  try {
+    std::string out;
+    Dump(YAML::Load(text), &out);
+    return out;
+  } catch (const YAML::Exception& e) {
+    return "error " + MarkText(e.mark) + " " + e.msg;
+  }
+}
+
+std::string TreeAnswer(const std::string& text, bool* subset) {
+  YamlTree tree;
+  *subset = ReadYamlSubset(text, &tree);
+  try {
+    if (!*subset) ParseYamlWithYamlCpp(text, &tree);
+    std::string out;
+    Dump(tree.Root(), &out);
+    return out;
+  } catch (const YAML::Exception& e) {
+    return "error " + MarkText(e.mark) + " " + e.msg;
+  }
+}
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<fs::path> YamlFiles(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file() && (e.path().extension() == ".yaml" || e.path().extension() == ".yml")) files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(YamlTree, SubsetReaderGivesYamlCppsTreeOnEveryRuleFile) {
+  std::vector<fs::path> files = YamlFiles(fs::path(TRIAGE_SOURCE_DIR) / "rules");
+  ASSERT_GT(files.size(), 100u);
+  for (const fs::path& f : files) {
+    std::string text = ReadFile(f);
+    bool subset = false;
+    EXPECT_EQ(TreeAnswer(text, &subset), YamlCppAnswer(text)) << f;
+    // The point of the reader: the rule files a load reads lie in its subset (a new construct in one
+    // only costs time, but should be noticed). taxonomy.yaml is compiled in, never loaded.
+    if (f.filename() != "taxonomy.yaml") {
+      EXPECT_TRUE(subset) << f << " is left to yaml-cpp";
+    }
+  }
+}
+
+TEST(YamlTree, SubsetReaderGivesYamlCppsTreeOnTestFiles) {
+  size_t n = 0;
+  for (const fs::path& f : YamlFiles(fs::path(TRIAGE_SOURCE_DIR) / "tests")) {
+    std::string text = ReadFile(f);
+    bool subset = false;
+    EXPECT_EQ(TreeAnswer(text, &subset), YamlCppAnswer(text)) << f;
+    ++n;
+  }
+  EXPECT_GT(n, 10u);
+}
+
+// Texts at the subset's edges, each in it or not: the answer is yaml-cpp's either way.
+TEST(YamlTree, CraftedTextsAnswerAsYamlCpp) {
+  const std::vector<std::string> texts = {
+      "a: 1\n", "a: 1", "a: ~\nb: null\nc: Null\nd: NULL\ne: 'null'\nf: nulls\n",
+      "a:\n  b: c\n  d:\n    - x\n    - y\n", "a:\n- x\n- y\nb: z\n", "- a\n- b: c\n  d: e\n- f\n",
+      "a: 'it''s'\nb: \"q\\\"x\\\\y\\n\\t\"\n", "a: 'one\n  two\n\n  three'\n", "a: \"one\n  two \n   three\"\n",
+      "a: |\n  one\n  two\n\n", "a: |-\n  one\n   two\n", "a: |+\n  one\n\n\nb: 1\n", "a: >\n  one\n  two\n\n  three\n",
+      "a: >-\n  one\n    more\n  two\n", "a: |2\n    indented\n  base\n", "- m: |\n    x\n  n: 1\n",
+      "a: >\n\n  lead\n", "a: |\n   \n  x\n", "a: |\n  x\n  ", "a: |\n  x", "a: |\n", "a: [x, 'y', \"z\", [1, 2], {k: v}]\n",
+      "a: { k: v, 'q': \"w\" }\n", "a: []\nb: {}\n", "a: [x,]\n", "a: [x\n  , y]\n", "a: b: c\n", "a:\nb: 1\n", "a:\n",
+      "a: x # c\nb: 'y' # d\n", "a: x#y\n", "# only a comment\n", "", "a: &r 1\nb: *r\n", "a: !t x\n", "? a\n: b\n",
+      "---\na: 1\n", "a: 1\n...\n", "%YAML 1.2\n---\na: 1\n", "a:\tb\n", "a: b\r\n", "\xef\xbb\xbf" "a: 1\n", "a: \xff\n",
+      "a: caf\xc3\xa9\nb: \xe2\x80\x9cq\xe2\x80\x9d x\n", "a: plain\n  continued\n", "a: plain\n\n  # comment\nb: 1\n",
+      "a:\n  - x\n  -\n    y\n", "a:\n  -\n  - y\n", "  a: 1\n", "a: 1\n b: 2\n", "a: 1\n  b: 2\n", "- - x\n",
+      "a: 'unclosed\n", "a: \"bad \\q\"\n", "a: -1\nb: - x\n", "a: x: y\n", "key with spaces: v\n'quoted key': v\n\"dq\": v\n",
+      "a: b\na: c\n", "a: 0.5\nb: 1e3\nc: '3'\n", "a: |\n  x\n# comment\nb: 1\n", "a: |\n  x\n  # not a comment\n",
+      "a: |\n    deeper\n  shallower\n", "a:\n  b: |\n    x\n  c: y\n", "a: >\n  x\n\n\n  y\n", "a: >\n  x\n   more\n  y\n",
+      "a: |-\n\n", "a: >+\n  x\n\n", "a: 'x'y\n", "a: [x]y\n", "a: \"x\\\n  y\"\n", "a: \"\\u00e9\"\n", "a: {x}\n", "a: {x: }\n",
+      "a: [a: b]\n", "a: [x, ? y]\n", "- x\n  - y\n", "a:\n  - x\n - y\n",
+      "a: |\n  x\ty\n  \t\n", "a: |\n \tx\n", "a: |\n  x\n\tb: 1\n", "a: >\n  x\n  \ty\n  z\n", "a: >\n  x\n\n  \ty\n",
+      "a: |\n\tx\n", "a: 'x\ty'\n", "a: x\t# c\n", "a: 'x\t\n\t\ty'\n", "'k\t': 'v'\t\n", "a:\t'x'\n", "a: [x, '\t']\n", "a: 'x'\t\n", "- |\n  x\n- >\n  y\n  z\n",
+  };
+  for (const std::string& text : texts) {
+    bool subset = false;
+    EXPECT_EQ(TreeAnswer(text, &subset), YamlCppAnswer(text)) << "text: " << text;
+  }
+}
+
+// The reader must take the constructs the rule files are written in (else the point is lost), and
+// leave aside those it does not implement.
+TEST(YamlTree, SubsetCoversTheRuleConstructsAndNoMore) {
+  YamlTree tree;
+  for (const char* in : {"a: 1\n", "a: |\n  x\n", "a: >-\n  x\n", "a:\n- x\n", "- a: 'b'\n  c: [d, e]\n", "a: { k: v }\n",
+                         "a: 'x\n  y'\n", "a: |2\n    x\n"}) {
+    EXPECT_TRUE(ReadYamlSubset(in, &tree)) << in;
+  }
+  for (const char* out : {"a: &r 1\nb: *r\n", "a: !t x\n", "? a\n: b\n", "---\na: 1\n", "a:\tb\n", "a:\n", "a: plain\n  continued\n",
+                          "a: [x\n  , y]\n", "a: b: c\n", "a: 'unclosed\n", "  a: 1\n"}) {
+    EXPECT_FALSE(ReadYamlSubset(out, &tree)) << out;
+  }
+}
+
+TEST(YamlTree, NodesAnswerAsYamlCppNodes) {
+  YamlTree tree;
+  LoadYamlTree("a: x\nb: [1, 2]\nc:\n  d: e\n", &tree);
+  YamlNode root = tree.Root();
+  ASSERT_TRUE(root.IsMap());
+  EXPECT_EQ(root.size(), 3u);
+  EXPECT_EQ(root["a"].Scalar(), "x");
+  EXPECT_EQ(root["b"].size(), 2u);
+  EXPECT_EQ(root["c"]["d"].Mark().line, 3);
+  YamlNode missing = root["zz"];
+  EXPECT_FALSE(missing);
+  EXPECT_THROW(missing.IsScalar(), YAML::InvalidNode);
+  EXPECT_THROW(root["a"]["k"], YAML::BadSubscript);
+  EXPECT_FALSE(root["b"]["k"]);
+  EXPECT_TRUE(YamlNode());
+  EXPECT_TRUE(YamlNode().IsNull());
+  EXPECT_EQ(YamlNode().Mark().line, -1);
+  EXPECT_FALSE(YamlNode()["k"]);
+  double d = 0;
+  int i = 0;
+  EXPECT_TRUE(DecodeYaml(root["b"]["k"] ? root["b"] : tree.Root()["a"], &d) == false);
+  YamlTree nums;
+  LoadYamlTree("a: 0.25\nb: 7\nc: x\n", &nums);
+  EXPECT_TRUE(DecodeYaml(nums.Root()["a"], &d));
+  EXPECT_EQ(d, 0.25);
+  EXPECT_TRUE(DecodeYaml(nums.Root()["b"], &i));
+  EXPECT_EQ(i, 7);
+  EXPECT_FALSE(DecodeYaml(nums.Root()["c"], &i));
+}
+
+}  // namespace
+}  // namespace triage
