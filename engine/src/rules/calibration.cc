@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include <yaml-cpp/yaml.h>
+#include "rules/yaml_tree.h"
 
 namespace triage {
 
@@ -19,12 +19,13 @@ bool Fail(std::string* error, int* line, const YAML::Mark& mark, const std::stri
 
 bool CalibrationMap::Parse(const std::string& text, CalibrationMap* out, std::string* error, int* line) {
   *line = 0;
-  YAML::Node root;
+  YamlTree tree;  // Note: [Rule file YAML] in yaml_tree.cc
   try {
-    root = YAML::Load(text);
+    LoadYamlTree(text, &tree);
   } catch (const YAML::Exception& e) {
     return Fail(error, line, e.mark, e.msg);
   }
+  const YamlNode root = tree.Root();
   if (!root.IsMap() || !root["knots"] || !root["knots"].IsSequence()) {
     return Fail(error, line, root.Mark(), "calibration.yaml must be a mapping with a list 'knots: [[before, after], ...]'");
   }
@@ -32,15 +33,12 @@ bool CalibrationMap::Parse(const std::string& text, CalibrationMap* out, std::st
     if (kv.first.Scalar() != "knots") return Fail(error, line, kv.first.Mark(), "unknown key '" + kv.first.Scalar() + "'");
   }
   std::vector<std::pair<double, double>> knots;
-  for (const YAML::Node& k : root["knots"]) {
+  for (const YamlNode& k : root["knots"]) {
     if (!k.IsSequence() || k.size() != 2 || !k[0].IsScalar() || !k[1].IsScalar()) {
       return Fail(error, line, k.Mark(), "each knot is a pair [before, after]");
     }
     double before = 0, after = 0;
-    try {
-      before = k[0].as<double>();
-      after = k[1].as<double>();
-    } catch (const YAML::Exception&) {
+    if (!DecodeYaml(k[0], &before) || !DecodeYaml(k[1], &after)) {
       return Fail(error, line, k.Mark(), "a knot's values must be numbers");
     }
     if (!std::isfinite(before) || !std::isfinite(after) || before < 0 || before > 1 || after < 0 || after > 1) {

@@ -68,6 +68,16 @@ YamlNode YamlNode::operator[](const std::string& key) const {
   return Invalid(key);
 }
 
+YamlNode YamlNode::operator[](std::size_t i) const {
+  CheckValid();
+  const std::string key = std::to_string(i);
+  if (!tree_) return Invalid(key);
+  const YamlTree::Item& it = item();
+  if (it.type == YAML::NodeType::Scalar) throw YAML::BadSubscript(it.mark, i);
+  if (it.type != YAML::NodeType::Sequence || i >= it.count) return Invalid(key);
+  return YamlNode(tree_, tree_->children[it.first + i]);
+}
+
 YamlNode::Iterator YamlNode::begin() const {
   if (!valid_ || !tree_) return Iterator(tree_, 0, false);
   const YamlTree::Item& it = item();
