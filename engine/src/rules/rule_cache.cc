@@ -614,31 +614,9 @@ bool ReadOwnRegularFile(const std::string& path, std::string* bytes, CacheOwner 
 // page faults as pages, a quarter of a warm start's faults. The entry is mapped instead (read-only,
 // private): its pages are the page cache's, mapped a batch per fault. Cache files are only ever
 // replaced whole (written under a temporary name, then renamed: WriteAndRename), never rewritten in
-// place, so a mapping always sees one complete file, as a read would.
-class MappedFile {
- public:
-  MappedFile() = default;
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  ~MappedFile() {
-    if (data_ != nullptr) ::munmap(data_, size_);
-  }
-  // Maps such a file (OpenOwnRegularFile) whole; false when it cannot (an empty file cannot be mapped).
-  bool Map(const std::string& path, CacheOwner owner) {
-    int fd = OpenOwnRegularFile(path, owner, &size_);
-    if (fd < 0) return false;
-    void* p = size_ == 0 ? MAP_FAILED : ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    ::close(fd);
-    if (p == MAP_FAILED) return false;
-    data_ = p;
-    return true;
-  }
-  std::string_view view() const { return {static_cast<const char*>(data_), size_}; }
-
- private:
-  void* data_ = nullptr;
-  size_t size_ = 0;
-};
+// place, so a mapping always sees one complete file, as a read would. A load that misses the entry
+// maps the parts file (~1.9 MB) too, for the same reasons: the parts it uses are parsed from the
+// mapping and the others written on from it.
 
 // Writes `pieces`, one after another, to a fresh file in `dir` (mkstemp: mode 0600, O_EXCL) and renames
 // it to `path`.
@@ -686,7 +664,7 @@ bool WriteAndRename(const std::string& dir, const std::string& path, std::string
 
 bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* parsed, CacheOwner owner) {
   if (dir.empty() || !SafeCacheDir(dir, /*create=*/false, owner)) return false;
-  MappedFile file;  // Note: [Mapped cache entry]
+  MappedCacheFile file;  // Note: [Mapped cache entry]
   if (!file.Map(EntryPath(dir, key), owner)) return false;
   const std::string_view bytes = file.view();
   // The entry must say it was built for this very key: one built from other sources is a miss.
@@ -695,12 +673,30 @@ bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* 
   return ParseParsedRules(bytes.substr(header.size()), parsed);  // parsed in place
 }
 
-bool ReadRuleParts(const std::string& dir, std::string* bytes, std::vector<StoredPart>* parts, CacheOwner owner) {
+MappedCacheFile::~MappedCacheFile() {
+  if (data_ != nullptr) ::munmap(data_, size_);
+}
+
+bool MappedCacheFile::Map(const std::string& path, CacheOwner owner) {
+  if (data_ != nullptr) return false;
+  size_t size = 0;
+  int fd = OpenOwnRegularFile(path, owner, &size);
+  if (fd < 0) return false;
+  void* p = size == 0 ? MAP_FAILED : ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) return false;
+  data_ = p;
+  size_ = size;
+  return true;
+}
+
+bool ReadRuleParts(const std::string& dir, MappedCacheFile* file, std::vector<StoredPart>* parts, CacheOwner owner) {
   if (dir.empty() || !SafeCacheDir(dir, /*create=*/false, owner)) return false;
-  if (!ReadOwnRegularFile(dir + "/" + kRulePartsFile, bytes, owner)) return false;
+  if (!file->Map(dir + "/" + kRulePartsFile, owner)) return false;  // Note: [Mapped cache entry]
   const std::string_view magic(kPartsMagic);
-  if (bytes->compare(0, magic.size(), magic) != 0) return false;
-  return IndexRuleParts(std::string_view(*bytes).substr(magic.size()), parts);
+  const std::string_view bytes = file->view();
+  if (bytes.compare(0, magic.size(), magic) != 0) return false;
+  return IndexRuleParts(bytes.substr(magic.size()), parts);
 }
 
 void WriteRuleParts(const std::string& dir, const std::vector<StoredPart>& parts) {

@@ -32,6 +32,7 @@
 #ifndef TRIAGE_ENGINE_RULE_CACHE_H_
 #define TRIAGE_ENGINE_RULE_CACHE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -137,10 +138,28 @@ bool ParseRulePart(const StoredPart& stored, RulePart* part);
 // 64 MB budget (tests/bench/README.md).
 constexpr size_t kMaxRuleParts = 1024;
 
-// Reads the parts file of `dir` (kRulePartsFile) into *bytes and indexes it into *parts (views into
-// *bytes); false when there is none, it is bad, or the directory or file is not safe to read (Note:
+// A cache file mapped read-only (Note: [Mapped cache entry] in rule_cache.cc).
+class MappedCacheFile {
+ public:
+  MappedCacheFile() = default;
+  MappedCacheFile(const MappedCacheFile&) = delete;
+  MappedCacheFile& operator=(const MappedCacheFile&) = delete;
+  ~MappedCacheFile();
+  // Maps a regular file owned as `owner` asks, not through a symlink, of at most kMaxEntryBytes (the
+  // checks of every cache read, Note: [Cache hardening]); false when it cannot (an empty file
+  // cannot be mapped). Maps one file at most.
+  bool Map(const std::string& path, CacheOwner owner);
+  std::string_view view() const { return {static_cast<const char*>(data_), size_}; }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// Maps the parts file of `dir` (kRulePartsFile) into *file and indexes it into *parts (views into
+// it); false when there is none, it is bad, or the directory or file is not safe to read (Note:
 // [Cache hardening]). A part is only ever used for a file whose inputs hash to its key.
-bool ReadRuleParts(const std::string& dir, std::string* bytes, std::vector<StoredPart>* parts,
+bool ReadRuleParts(const std::string& dir, MappedCacheFile* file, std::vector<StoredPart>* parts,
                    CacheOwner owner = CacheOwner::kUser);
 // Writes the parts file (best effort, as WriteRuleCache): the first kMaxRuleParts of `parts`, whose
 // bytes are copied as they are.

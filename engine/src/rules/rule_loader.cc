@@ -374,7 +374,7 @@ class PartCache {
   CacheKey base_;
   std::string dir_;
   const std::map<std::string, std::string>* digests_;
-  std::string own_bytes_, shipped_bytes_;  // the parts files read: stored_ views them
+  MappedCacheFile own_bytes_, shipped_bytes_;  // the parts files mapped: stored_ views them
   std::vector<StoredPart> stored_;
   std::unordered_map<std::string_view, size_t> by_key_;
   std::vector<bool> used_;
