@@ -408,12 +408,17 @@ TEST(SegmenterNormalize, StripsLineNoise) {
   EXPECT_EQ(Segmenter::Normalize("[rank3]:RuntimeError: x"), "[rank3]:RuntimeError: x");
   EXPECT_EQ(Segmenter::Normalize(" 2: IndexError: Target -3 is out of bounds."), " 2: IndexError: Target -3 is out of bounds.");
   EXPECT_EQ(Segmenter::Normalize("ipdb> Traceback (most recent call last):"), "ipdb> Traceback (most recent call last):");
-  // Note: [Typographic characters]: no-break spaces and curly single quotes read as PyTorch prints them;
-  // other non-ASCII text (curly double quotes, CJK) is left alone.
+  // Note: [Typographic characters]: no-break spaces and curly quotes, single and double, read as PyTorch
+  // prints them; other non-ASCII text (CJK, other quotation marks) is left alone.
   EXPECT_EQ(Segmenter::Normalize("AttributeError:\xc2\xa0module \xe2\x80\x98torch.library\xe2\x80\x99 has\xe2\x80\xafno"),
             "AttributeError: module 'torch.library' has no");
-  EXPECT_EQ(Segmenter::Normalize("\xe6\x96\x87\xe4\xbb\xb6: \xe2\x80\x9cPython.h\xe2\x80\x9d"),
-            "\xe6\x96\x87\xe4\xbb\xb6: \xe2\x80\x9cPython.h\xe2\x80\x9d");
+  EXPECT_EQ(Segmenter::Normalize("\xe6\x96\x87\xe4\xbb\xb6: \xe2\x80\x9cPython.h\xe2\x80\x9d \xc2\xabx\xc2\xbb"),
+            "\xe6\x96\x87\xe4\xbb\xb6: \"Python.h\" \xc2\xabx\xc2\xbb");
+  // Note: [Colour codes without ESC]: removed on a line holding a reset, not where the ESC is spelled
+  // out, and not on a line without a reset ("[5m" in other text).
+  EXPECT_EQ(Segmenter::Normalize("[1;35mRuntimeError[0m: [35mx[0m"), "RuntimeError: x");
+  EXPECT_EQ(Segmenter::Normalize("\"\\u001b[0;31mRuntimeError\\u001b[0m\","), "\"\\u001b[0;31mRuntimeError\\u001b[0m\",");
+  EXPECT_EQ(Segmenter::Normalize("took [5m 3s] # type: ignore[misc]"), "took [5m 3s] # type: ignore[misc]");
 }
 
 TEST(SegmenterPrefixes, EachFormatKnowsItsPrefix) {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "log/formats/markdown_escape.h"
+#include "log/formats/text.h"
 
 namespace triage {
 namespace {
@@ -73,11 +74,15 @@ PastedNames PastedNames::Detect(std::string_view head) {
   PastedNames names;
   names.escapes_ = head.find("\\_") != std::string_view::npos || head.find("\\*") != std::string_view::npos;
   for (const char* word : kLossWords) names.translated_ = names.translated_ || Holds(head, word);
+  for (const char* quote : {"\xe2\x80\x98", "\xe2\x80\x99", "\xe2\x80\x9c", "\xe2\x80\x9d"}) {
+    names.curly_ = names.curly_ || Holds(head, quote);
+  }
   return names;
 }
 
 void PastedNames::Rewrite(std::string* line) const {
   if (escapes_) MarkdownEscapeReader::Unescape(line);
+  if (curly_) text::NormalizeTypography(line);  // Note: [Typographic characters] in formats/text.h
   if (!translated_) return;
   for (const Translation& t : kTranslations) {
     const std::string_view word(t.word);

@@ -4,10 +4,14 @@
 //   - a paste through a Markdown converter (an issue form's rich mode, a notebook's Markdown cell)
 //     escapes '_' and '*': "val\_loss: 0.71", "{'train\_loss': 2.30}";
 //   - a training script written in Chinese, Japanese or Korean prints the names in that language:
-//     "训练损失: 0.693, 验证损失: 0.701" (zh), "検証損失" (ja), "검증 손실" (ko).
+//     "训练损失: 0.693, 验证损失: 0.701" (zh), "検証損失" (ja), "검증 손실" (ko);
+//   - a chat client or word processor makes quotes curly: "{‘loss’: 0.69}", "{“loss”: 0.69}" (read with
+//     straight quotes, and no-break spaces as spaces, as the segmenter reads them: Note: [Typographic
+//     characters] in formats/text.h; 5 of the corpus's logs diagnosed from metrics lost their diagnosis
+//     so before, tests/paste_forms_test.cc).
 // The input's head (the first lines a session holds to look for a hard wrap: Note: [Hard-wrapped
-// pastes] in hard_wrap.h) says whether either is there: a "\_" or "\*" for the escapes, the word for
-// "loss" (损失, 損失 or 손실) for the translated names. Only then does the session hand metric
+// pastes] in hard_wrap.h) says which are there: a "\_" or "\*" for the escapes, the word for
+// "loss" (损失, 損失 or 손실) for the translated names, a curly quote for the quotes. Only then does the session hand metric
 // extraction its lines rewritten: the escapes undone as the segmenter undoes them (outside Windows
 // paths: Note: [Markdown escapes] in formats/markdown_escape.h), and the translated names replaced by
 // the English names of the same series, with a blank on either side so that the characters around
@@ -32,7 +36,7 @@ class PastedNames {
   // What `head` shows; `active()` is false for an input that needs no rewriting.
   static PastedNames Detect(std::string_view head);
 
-  bool active() const { return escapes_ || translated_; }
+  bool active() const { return escapes_ || translated_ || curly_; }
   bool escapes() const { return escapes_; }
   bool translated() const { return translated_; }
 
@@ -52,6 +56,7 @@ class PastedNames {
 
   bool escapes_ = false;
   bool translated_ = false;
+  bool curly_ = false;
   bool passing_ = false;  // the line being read outgrew kMaxLine: its rest goes on as it is
   std::string carry_;
 };

@@ -7,8 +7,9 @@
 //   for (const Incident& inc : seg.incidents()) ...
 //
 // Lines are normalised before parsing: trailing CR removed, text before the last '\r' of a progress
-// bar dropped, ANSI escapes removed, no-break spaces and curly single quotes read as a space and a
-// straight quote (Note: [Typographic characters] in segmenter.cc). Prefixes a format puts before the text (a rank prefix "[rank3]:",
+// bar dropped, ANSI escapes removed (also colour codes that lost their ESC: Note: [Colour codes without
+// ESC] in segmenter.cc), no-break spaces and curly quotes read as a space and a
+// straight quote (Note: [Typographic characters] in formats/text.h). Prefixes a format puts before the text (a rank prefix "[rank3]:",
 // srun's task label "2: ", a debugger prompt "(Pdb) ") are the formats' own: their readers' line hooks
 // strip them where the format says so and record the rank (formats/rank_prefix.h, srun_label.h,
 // pdb_prompt.h).

@@ -65,9 +65,14 @@ const std::vector<FormatEntry>& FormatTable() {
       // removing ANSI escapes can join a marker.
       {"warnings-module line", {"Warning"}, nullptr, OnLogLine(&WarningsReader::LogLine)},
       {"ANSI escapes", {"\x1b"}, nullptr},
-      // No-break spaces and curly single quotes, read as a space and a straight quote (Note: [Typographic
-      // characters] in segmenter.cc): a line holding one may match a rule only once normalised.
-      {"typographic characters", {"\xc2\xa0", "\xe2\x80\xaf", "\xe2\x80\x98", "\xe2\x80\x99"}, nullptr},
+      // No-break spaces and curly quotes, read as a space and a straight quote (Note: [Typographic
+      // characters] in text.h): a line holding one may match a rule only once normalised.
+      {"typographic characters",
+       {"\xc2\xa0", "\xe2\x80\xaf", "\xe2\x80\x98", "\xe2\x80\x99", "\xe2\x80\x9c", "\xe2\x80\x9d"},
+       nullptr},
+      // A colour code that lost its ESC, removed on a line holding a reset (Note: [Colour codes without
+      // ESC] in segmenter.cc).
+      {"colour codes without ESC", {"[0m"}, nullptr},
       // Readers called by another reader, with hooks of their own.
       {"torchscript report", {}, nullptr, OnClosed(&TorchScriptReader::Closed)},
   };

@@ -64,5 +64,21 @@ bool IsLibraryFile(std::string_view f) {
   return false;
 }
 
+// Note: [Typographic characters] (text.h)
+void NormalizeTypography(std::string* s) {
+  if (s->find('\xc2') == std::string::npos && s->find('\xe2') == std::string::npos) return;
+  std::string out;
+  out.reserve(s->size());
+  for (size_t i = 0; i < s->size(); ++i) {
+    const std::string_view rest = std::string_view(*s).substr(i);
+    if (rest.substr(0, 2) == "\xc2\xa0") { out += ' '; i += 1; continue; }
+    if (rest.substr(0, 3) == "\xe2\x80\xaf") { out += ' '; i += 2; continue; }
+    if (rest.substr(0, 3) == "\xe2\x80\x98" || rest.substr(0, 3) == "\xe2\x80\x99") { out += '\''; i += 2; continue; }
+    if (rest.substr(0, 3) == "\xe2\x80\x9c" || rest.substr(0, 3) == "\xe2\x80\x9d") { out += '"'; i += 2; continue; }
+    out += (*s)[i];
+  }
+  s->swap(out);
+}
+
 }  // namespace text
 }  // namespace triage
