@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "log/hard_wrap.h"
+#include "log/html_entities.h"
 #include "log/line_scanner.h"
 #include "log/metrics.h"
 #include "log/pasted_names.h"
@@ -67,6 +68,10 @@ struct Session::Impl {
   // then reads lines with Markdown's escapes undone and translated series names in English.
   PastedNames names;
   std::string renamed;                         // scratch: `names`' output
+  // Note: [HTML entities in a paste] (log/html_entities.h): also decided from the head; every byte is
+  // then read decoded, before the hard-wrap check.
+  HtmlEntities entities;
+  std::string decoded;                         // scratch: `entities`' output
 
   Impl(std::shared_ptr<const RuleSet> r, DiagnoseOptions o, std::string s)
       : rules(std::move(r)),
@@ -238,6 +243,12 @@ struct Session::Impl {
 
   void DecideOn(std::string_view lines) {
     deciding = false;
+    entities = HtmlEntities::Detect(lines);
+    std::string head_decoded;
+    if (entities.active()) {
+      head_decoded = HtmlEntities::Decode(lines);
+      lines = head_decoded;
+    }
     if (int width = HardWrap::DetectWidth(lines); width > 0) unwrap.emplace(width);
     names = PastedNames::Detect(lines);
   }
@@ -256,6 +267,15 @@ struct Session::Impl {
   // Reads bytes past the hard-wrap decision.
   void Read(std::string_view data) {
     if (data.empty()) return;
+    if (entities.active()) {
+      decoded.clear();
+      entities.Feed(data, &decoded);
+      data = decoded;
+    }
+    ReadDecoded(data);
+  }
+
+  void ReadDecoded(std::string_view data) {
     if (unwrap) {
       joined.clear();
       unwrap->Feed(data, &joined);
@@ -439,9 +459,14 @@ Report Session::Snapshot(bool include_open) const {
   }
   Segmenter copy = impl_->segmenter;
   std::string rest = impl_->partial;
+  std::string undecoded;  // an entity cut by the end of the input so far, as it is
+  if (impl_->entities.active()) impl_->entities.Finish(&undecoded);
   if (impl_->unwrap) {
     HardWrap held = *impl_->unwrap;  // the start of a line it holds after a row of the width
+    held.Feed(undecoded, &rest);
     held.Finish(&rest);
+  } else {
+    rest += undecoded;
   }
   for (size_t at = 0; at < rest.size();) {
     size_t nl = std::min(rest.find('\n', at), rest.size());
@@ -454,6 +479,12 @@ Report Session::Snapshot(bool include_open) const {
 
 Report Session::Finish() {
   if (impl_->deciding) impl_->Decide(true);
+  if (impl_->entities.active()) {
+    impl_->decoded.clear();
+    impl_->entities.Finish(&impl_->decoded);
+    const std::string held = impl_->decoded;  // an entity cut by the end of the input, as it is
+    impl_->ReadDecoded(held);
+  }
   if (impl_->unwrap) {
     impl_->joined.clear();
     impl_->unwrap->Finish(&impl_->joined);
