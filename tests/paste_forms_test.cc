@@ -254,6 +254,37 @@ TEST_P(PastedForm, KeepsTheDiagnosis) {
 INSTANTIATE_TEST_SUITE_P(Pastes, PastedForm, ::testing::ValuesIn(kForms),
                          [](const ::testing::TestParamInfo<Form>& info) { return std::string(info.param.name); });
 
+// Note: [HTML entities in a paste]: an entity cut between two pieces of the input is decoded all the
+// same (the session holds it back), and a log whose head shows no entity is read as it is.
+TEST(PastedForm, EntitiesCutBetweenFeedsAreDecoded) {
+  LoadOptions o;
+  o.system = o.user = o.project = o.env_path = o.cache = false;
+  LoadResult loaded = LoadRules(o);
+  ASSERT_TRUE(loaded.ok());
+  const std::string log =
+      "Traceback (most recent call last):\n  File &quot;train.py&quot;, line 3, in &lt;module&gt;\n"
+      "    y = model(x)\nRuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)\n";
+  const Report whole = Engine(loaded.rules).DiagnoseText(log);
+  ASSERT_FALSE(whole.diagnoses.empty());
+  ASSERT_EQ(whole.incidents.size(), 1u);
+  EXPECT_EQ(whole.incidents[0].frames.at(0).file, "train.py");
+  EXPECT_EQ(whole.incidents[0].frames.at(0).function, "<module>");
+  for (size_t piece : {1, 2, 3, 5, 7}) {
+    Session s(loaded.rules);
+    for (size_t at = 0; at < log.size(); at += piece) s.Feed(std::string_view(log).substr(at, piece));
+    const Report r = s.Finish();
+    ASSERT_EQ(r.incidents.size(), 1u) << "pieces of " << piece;
+    EXPECT_EQ(r.incidents[0].frames.at(0).file, "train.py") << "pieces of " << piece;
+    EXPECT_EQ(r.incidents[0].frames.at(0).function, "<module>") << "pieces of " << piece;
+    ASSERT_FALSE(r.diagnoses.empty());
+    EXPECT_EQ(r.diagnoses[0].rule, whole.diagnoses[0].rule);
+  }
+  // Entities next to raw '<' or '>': a log that prints HTML, read as it is.
+  const Report html = Engine(loaded.rules).DiagnoseText("<p>&quot;a&quot;</p>\nRuntimeError: x &amp; y\n");
+  ASSERT_FALSE(html.incidents.empty());
+  EXPECT_EQ(html.incidents.back().message, "x &amp; y");
+}
+
 // The transforms themselves, on one line each.
 TEST(PastedForm, Transforms) {
   EXPECT_EQ(ColourLostEsc("  File \"a.py\", line 3, in f\nValueError: bad\n"),
