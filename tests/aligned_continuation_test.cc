@@ -48,6 +48,9 @@ TEST(FormatAlignedContinuation, MessageColumnOfRecordLines) {
   // Not a record: another level, no blank after the level, a sentence before it, an indented line.
   EXPECT_EQ(AlignedContinuationReader::MessageColumn("02:54:18 INFO     loading"), 0u);
   EXPECT_EQ(AlignedContinuationReader::MessageColumn("ERROR:root:failed"), 0u);
+  // A level not padded to a column: logging's usual formats, whose header the learned prefix strips.
+  EXPECT_EQ(AlignedContinuationReader::MessageColumn("2024-05-01 12:00:01,123 ERROR Killed"), 0u);
+  EXPECT_EQ(AlignedContinuationReader::MessageColumn("2024-05-01 12:00:01,123 - ERROR - failed"), 0u);
   EXPECT_EQ(AlignedContinuationReader::MessageColumn("the run ended with ERROR  code 3"), 0u);
   EXPECT_EQ(AlignedContinuationReader::MessageColumn("  02:54:18 ERROR    x"), 0u);
 }

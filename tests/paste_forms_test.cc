@@ -2,7 +2,8 @@
 // person pastes it from. Every corpus log with a diagnosis (ours and the wild tuning split, never
 // corpus/heldout) is transformed as one such paste transforms it and must keep its first diagnosis
 // (rule and category). Before and after (diagnosed logs that lost or changed their first diagnosis, of
-// those the form changed; 1094 diagnosed logs, 2026-11-28):
+// those the form changed; 1094 diagnosed logs on 2026-11-28 at aa30c66, 1122 for timed_logging, measured
+// after the corpus grew; now every form keeps the diagnosis of every log it changes, of 1122):
 //   crlf                 CRLF line ends                                    0 of 1094 (already read)
 //   trailing_cr          the last line ended by a lone '\r'                0 of 1094 (already read)
 //   ansi                 Python 3.13's colours on frames and exception      0 of 798  (already read)
@@ -14,6 +15,9 @@
 //                        5 from metrics)  Note: [Typographic characters], Note: [Pasted series names]
 //   no_traceback_header  every "Traceback (most recent call last):" line   0 of 419  (already read)
 //                        left out (a paste of the tail)
+//   timed_logging        "2024-05-01 12:MM:SS,mmm ERROR " on every line,   31 -> 0 of 1122 (a level followed by
+//                        its time changing                                one blank was taken for a column
+//                        layout: Note: [Aligned continuations]; the time's changing was never the matter)
 //   loguru               loguru's "TIME | ERROR    | module:func:N - " on   0 of 1094 (already read)
 //                        every line, its time and line number changing
 //   bar_before_traceback a tqdm bar redrawn with '\r' and never ended,      0 of 421  (already read)
@@ -163,6 +167,20 @@ std::string Clock(int i) {
   return buf;
 }
 
+// Python's logging with '%(asctime)s %(levelname)s %(message)s' on every line (a process's output
+// re-logged line by line by a launcher, a job runner or a notebook's log capture).
+std::string TimedLogging(const std::string& t) {
+  std::vector<std::string> out;
+  int i = 0;
+  for (const std::string& line : Lines(t)) {
+    char ms[8];
+    std::snprintf(ms, sizeof ms, ",%03d", (i * 137) % 1000);
+    out.push_back(Clock(i) + ms + " ERROR " + line);
+    ++i;
+  }
+  return Join(out);
+}
+
 std::string Loguru(const std::string& t) {
   std::vector<std::string> out;
   int i = 0;
@@ -205,6 +223,7 @@ constexpr Form kForms[] = {
     {"html_entities", Entities},
     {"curly_quotes", CurlyQuotes},
     {"no_traceback_header", NoTracebackHeader},
+    {"timed_logging", TimedLogging},
     {"loguru", Loguru},
     {"bar_before_traceback", BarBeforeTraceback},
 };

@@ -74,7 +74,8 @@ size_t AlignedContinuationReader::MessageColumn(std::string_view line) {
     for (size_t at = head.find(word); at != std::string_view::npos; at = head.find(word, at + 1)) {
       if (!TimeLikePrefix(line.substr(0, at))) break;  // the prefix only grows from here
       size_t column = at + word.size();
-      if (column >= line.size() || line[column] != ' ') continue;
+      // The level padded to its column's width: at least two blanks ("ERROR    ", "WARNING  ").
+      if (column + 1 >= line.size() || line[column] != ' ' || line[column + 1] != ' ') continue;
       while (column < line.size() && line[column] == ' ') ++column;
       if (column < line.size() && line[column] != '\t') return column;
     }

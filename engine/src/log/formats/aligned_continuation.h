@@ -8,8 +8,8 @@
 //                            "P:\AI\kohya_ss\venv\lib\site-packages\torch\lib\fbgemm.dll" or one of ...
 //
 // Read line by line, no rule sees the record's text, which neither line holds whole. So a record line
-// of a leveled logger (a time-like prefix or none, a level word ERROR or WARNING in capitals, blanks,
-// then the message at column c) makes the lines right after it, while nothing is open, continuations of
+// of a leveled logger (a time-like prefix or none, a level word ERROR or WARNING in capitals padded to
+// its column's width by at least two blanks, then the message at column c) makes the lines right after it, while nothing is open, continuations of
 // its message when each is indented by exactly c spaces and goes on with text that starts nothing by
 // itself (no traceback header or frame, no exception line, no drawing of rich's traceback box, no line
 // an `interrupts` hook names). The record's text, the path column cut off, and the continuations joined
@@ -21,7 +21,11 @@
 // line after it is read too when it starts with the record's indentation (Segmenter::ReadNextLine):
 // the log path and a line-by-line reader find the same. At most 64 lines join one record. A record
 // whose every line carries a learned prefix before the logger's own layout (a collector's time stamps:
-// Note: [Learned prefix]) is read the same way after that prefix.
+// Note: [Learned prefix]) is read the same way after that prefix. A level followed by one blank or by a
+// separator ("2024-05-01 12:00:01,123 ERROR Killed", "... - ERROR - ...", logging's usual formats) is no
+// column layout: such a logger does not align a message's rest, and its record header is the learned
+// prefix's to learn and strip (tests/paste_forms_test.cc, form timed_logging: 31 of the 1122 diagnosed
+// corpus logs lost or changed their diagnosis with that prefix on every line before this).
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_ALIGNED_CONTINUATION_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_ALIGNED_CONTINUATION_H_
 
