@@ -6,6 +6,7 @@
 
 #include "log/hard_wrap.h"
 #include "log/html_entities.h"
+#include "log/indented_paste.h"
 #include "log/line_scanner.h"
 #include "log/metrics.h"
 #include "log/pasted_names.h"
@@ -72,6 +73,10 @@ struct Session::Impl {
   // then read decoded, before the hard-wrap check.
   HtmlEntities entities;
   std::string decoded;                         // scratch: `entities`' output
+  // Note: [Indented pastes] (log/indented_paste.h): also decided from the head (once decoded); every line
+  // is then read without the paste's indentation, before the hard-wrap check.
+  IndentedPaste indented;
+  std::string dedented;                        // scratch: `indented`'s output
 
   Impl(std::shared_ptr<const RuleSet> r, DiagnoseOptions o, std::string s)
       : rules(std::move(r)),
@@ -249,6 +254,12 @@ struct Session::Impl {
       head_decoded = HtmlEntities::Decode(lines);
       lines = head_decoded;
     }
+    indented = IndentedPaste::Detect(lines);
+    std::string head_dedented;
+    if (indented.active()) {
+      head_dedented = indented.Dedent(lines);
+      lines = head_dedented;
+    }
     if (int width = HardWrap::DetectWidth(lines); width > 0) unwrap.emplace(width);
     names = PastedNames::Detect(lines);
   }
@@ -271,6 +282,11 @@ struct Session::Impl {
       decoded.clear();
       entities.Feed(data, &decoded);
       data = decoded;
+    }
+    if (indented.active()) {
+      dedented.clear();
+      indented.Feed(data, &dedented);
+      data = dedented;
     }
     ReadDecoded(data);
   }
@@ -459,8 +475,15 @@ Report Session::Snapshot(bool include_open) const {
   }
   Segmenter copy = impl_->segmenter;
   std::string rest = impl_->partial;
-  std::string undecoded;  // an entity cut by the end of the input so far, as it is
+  std::string undecoded;  // an entity or an indentation cut by the end of the input so far, as it is
   if (impl_->entities.active()) impl_->entities.Finish(&undecoded);
+  if (impl_->indented.active()) {
+    IndentedPaste held = impl_->indented;
+    std::string dedented;
+    held.Feed(undecoded, &dedented);
+    held.Finish(&dedented);
+    undecoded.swap(dedented);
+  }
   if (impl_->unwrap) {
     HardWrap held = *impl_->unwrap;  // the start of a line it holds after a row of the width
     held.Feed(undecoded, &rest);
@@ -479,12 +502,16 @@ Report Session::Snapshot(bool include_open) const {
 
 Report Session::Finish() {
   if (impl_->deciding) impl_->Decide(true);
-  if (impl_->entities.active()) {
-    impl_->decoded.clear();
-    impl_->entities.Finish(&impl_->decoded);
-    const std::string held = impl_->decoded;  // an entity cut by the end of the input, as it is
-    impl_->ReadDecoded(held);
+  // An entity or an indentation cut by the end of the input, as it is.
+  std::string held;
+  if (impl_->entities.active()) impl_->entities.Finish(&held);
+  if (impl_->indented.active()) {
+    std::string dedented;
+    impl_->indented.Feed(held, &dedented);
+    impl_->indented.Finish(&dedented);
+    held.swap(dedented);
   }
+  impl_->ReadDecoded(held);
   if (impl_->unwrap) {
     impl_->joined.clear();
     impl_->unwrap->Finish(&impl_->joined);
