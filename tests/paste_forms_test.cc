@@ -218,6 +218,12 @@ std::string BarBeforeTraceback(const std::string& t) {
   return Join(out);
 }
 
+LoadResult Bundled() {
+  LoadOptions o;
+  o.system = o.user = o.project = o.env_path = o.cache = false;
+  return LoadRules(o);
+}
+
 struct Form {
   const char* name;
   std::string (*apply)(const std::string&);
@@ -275,9 +281,7 @@ class PastedForm : public ::testing::TestWithParam<Form> {};
 
 TEST_P(PastedForm, KeepsTheDiagnosis) {
   const Form form = GetParam();
-  LoadOptions o;
-  o.system = o.user = o.project = o.env_path = o.cache = false;
-  LoadResult loaded = LoadRules(o);
+  const LoadResult loaded = Bundled();
   ASSERT_TRUE(loaded.ok());
   Engine engine(loaded.rules);
   int cases = 0, touched = 0, kept = 0, from_metrics = 0, wrapped = 0, known = 0;
@@ -325,9 +329,7 @@ INSTANTIATE_TEST_SUITE_P(Pastes, PastedForm, ::testing::ValuesIn(kForms),
 // Note: [HTML entities in a paste]: an entity cut between two pieces of the input is decoded all the
 // same (the session holds it back), and a log whose head shows no entity is read as it is.
 TEST(PastedForm, EntitiesCutBetweenFeedsAreDecoded) {
-  LoadOptions o;
-  o.system = o.user = o.project = o.env_path = o.cache = false;
-  LoadResult loaded = LoadRules(o);
+  const LoadResult loaded = Bundled();
   ASSERT_TRUE(loaded.ok());
   const std::string log =
       "Traceback (most recent call last):\n  File &quot;train.py&quot;, line 3, in &lt;module&gt;\n"
@@ -356,9 +358,7 @@ TEST(PastedForm, EntitiesCutBetweenFeedsAreDecoded) {
 // Note: [Indented pastes]: an indentation cut between two pieces of the input is removed all the same,
 // and a log whose own lines are all indented by two keeps those two inside the paste's four.
 TEST(PastedForm, IndentationCutBetweenFeedsIsRemoved) {
-  LoadOptions o;
-  o.system = o.user = o.project = o.env_path = o.cache = false;
-  LoadResult loaded = LoadRules(o);
+  const LoadResult loaded = Bundled();
   ASSERT_TRUE(loaded.ok());
   const std::string log =
       "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    y = model(x)\n"
