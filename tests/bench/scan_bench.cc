@@ -2,19 +2,25 @@
 // engine/src/log/line_scanner.cc). Prints figures; asserts nothing.
 //
 //   cmake --build build --target scan_bench
-//   build/tests/scan_bench [--rules DIR] LOG...
+//   build/tests/scan_bench [--rules DIR] [--top N] LOG...
 //
 // Loads the bundled rules (or only those of DIR, as `triage --no-bundled --rules DIR`), without the
 // rule cache, so the anchor layout is the one this build chooses. Prints the keywords and the distinct
 // full-length anchors, then per log: per byte, the positions some bucket's tables accept ("table"),
-// those that pass the anchor hash ("hashed"), those where a keyword's anchor lies ("anchor"); the
+// those of them the AVX-512 loop's hash stage passes too ("staged", Note: [Hash stage] in
+// line_scanner.cc), those that pass the anchor hash ("hashed"), those where a keyword's anchor lies
+// ("anchor"); the
 // lines the scan stops on; and the best of 15 timings of the scan alone over the log (Find from each
 // stop to the next, as the log path calls it). The counts do not depend on the machine's load; the
-// timing does.
+// timing does. With --top N: each bucket's anchors, and per log the N 4-byte windows (ASCII lower
+// case) that make the most table candidates, with their counts, the buckets accepting them and how
+// many of them pass the hash stage and the anchor hash: which strings of a log cost the scan.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -27,13 +33,22 @@ int main(int argc, char** argv) {
   triage::LoadOptions o;
   o.env_path = o.system = o.user = o.project = o.cache = false;
   int first = 1;
-  if (argc > 2 && std::string(argv[1]) == "--rules") {
-    o.bundled = false;
-    o.dirs = {argv[2]};
-    first = 3;
+  size_t top = 0;
+  for (bool more = true; more && first + 1 < argc;) {
+    const std::string flag = argv[first];
+    if (flag == "--rules") {
+      o.bundled = false;
+      o.dirs = {argv[first + 1]};
+    } else if (flag == "--top") {
+      top = std::stoul(argv[first + 1]);
+    } else {
+      more = false;
+      continue;
+    }
+    first += 2;
   }
   if (first >= argc) {
-    std::fprintf(stderr, "usage: scan_bench [--rules DIR] LOG...\n");
+    std::fprintf(stderr, "usage: scan_bench [--rules DIR] [--top N] LOG...\n");
     return 2;
   }
   triage::LoadResult r = triage::LoadRules(o);
@@ -47,18 +62,42 @@ int main(int argc, char** argv) {
     const int o = scanner.layout().offsets[k];
     if (o >= 0) anchors.push_back(scanner.keywords()[k].substr(static_cast<size_t>(o), 4));
   }
+  if (top > 0) {
+    std::map<int, std::string> by_bucket;
+    for (size_t k = 0; k < scanner.keywords().size(); ++k) {
+      const int o = scanner.layout().offsets[k];
+      const std::string& kw = scanner.keywords()[k];
+      by_bucket[scanner.layout().buckets[k]] += " " + (o >= 0 ? kw.substr(static_cast<size_t>(o), 4) + "(" + kw + ")" : kw);
+    }
+    for (const auto& [b, list] : by_bucket) std::printf("bucket %d:%s\n", b, list.c_str());
+  }
   std::sort(anchors.begin(), anchors.end());
   anchors.erase(std::unique(anchors.begin(), anchors.end()), anchors.end());
   std::printf("%zu rules, %zu patterns, %zu keywords, %zu distinct anchors, %s\n", r.rules->rules.size(),
               r.rules->patterns.size(), scanner.keywords().size(), anchors.size(),
               scanner.uses_avx512() ? "AVX-512" : scanner.uses_avx2() ? "AVX2" : "portable");
-  std::printf("%-24s %9s %9s %9s %7s %8s\n", "log", "table/B", "hashed/B", "anchor/B", "stops", "scan ms");
+  std::printf("%-24s %9s %9s %9s %9s %7s %8s\n", "log", "table/B", "staged/B", "hashed/B", "anchor/B", "stops",
+              "scan ms");
   for (int a = first; a < argc; ++a) {
     std::ifstream in(argv[a], std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
     const std::string text = ss.str();
-    const triage::LineScanner::Counts c = scanner.CountCandidates(text);
+    struct Seen {
+      std::uint64_t table = 0, staged = 0, hashed = 0;
+      unsigned buckets = 0;
+    };
+    std::map<std::string, Seen> windows;
+    const triage::LineScanner::Counts c = scanner.CountCandidates(text, [&](size_t at, unsigned buckets, bool staged, bool hashed, bool) {
+      if (top == 0) return;
+      std::string w = text.substr(at, 4);
+      for (char& ch : w) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      Seen& seen = windows[w];
+      ++seen.table;
+      seen.staged += staged;
+      seen.hashed += hashed;
+      seen.buckets |= buckets;
+    });
     std::uint64_t stops = 0;
     double best = 1e30;
     for (int run = 0; run < 15; ++run) {
@@ -75,8 +114,20 @@ int main(int argc, char** argv) {
       best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     const double n = text.empty() ? 1 : static_cast<double>(text.size());
-    std::printf("%-24s %9.5f %9.5f %9.5f %7llu %8.2f\n", argv[a], c.table / n, c.hashed / n, c.anchored / n,
+    std::printf("%-24s %9.5f %9.5f %9.5f %9.5f %7llu %8.2f\n", argv[a], c.table / n, c.staged / n, c.hashed / n,
+                c.anchored / n,
                 static_cast<unsigned long long>(stops), best);
+    std::vector<std::pair<std::uint64_t, std::string>> most;
+    for (const auto& [w, seen] : windows) most.emplace_back(seen.table, w);
+    std::sort(most.rbegin(), most.rend());
+    for (size_t i = 0; i < most.size() && i < top; ++i) {
+      const Seen& seen = windows[most[i].second];
+      std::string shown;
+      for (char ch : most[i].second) shown += ch == '\n' ? std::string("\\n") : std::string(1, ch);
+      std::printf("  %-8s %9llu table %9llu staged %9llu hashed  buckets %04x\n", ("'" + shown + "'").c_str(),
+                  static_cast<unsigned long long>(seen.table), static_cast<unsigned long long>(seen.staged),
+                  static_cast<unsigned long long>(seen.hashed), seen.buckets);
+    }
   }
   return 0;
 }

@@ -13,8 +13,18 @@
 #include "log/regex.h"
 #include "log/simd.h"
 
+#ifdef TRIAGE_AVX2
+#include <x86intrin.h>  // __rdtsc
+#endif
+
 namespace triage {
 namespace {
+
+// The bytes of a 4-byte window the hash stage hashes (Note: [Hash stage]).
+constexpr int kStageFirst = 0, kStageLast = 3;
+// The AVX-512 loop's runs of blocks, and how often it times the two ways of its hash stage (Note:
+// [Stage runs]).
+constexpr unsigned kStageRun = 512, kStageProbe = 32;
 
 inline unsigned char Lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 inline bool IsLowerLetter(unsigned char c) { return c >= 'a' && c <= 'z'; }
@@ -601,8 +611,28 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
     size_t s = AnchorHash(word) & (slots - 1);
     while (table_[s].begin != table_[s].end) s = (s + 1) & (slots - 1);
     table_[s] = {word, static_cast<std::uint32_t>(refs_.size()), static_cast<std::uint32_t>(refs_.size() + refs.size())};
+    // Note: [Anchor follow-up]: the bytes after the anchor its keywords agree on.
+    for (int f = 0; f < kPrints; ++f) {
+      bool agree = true;
+      unsigned char byte = 0;
+      for (size_t r = 0; r < refs.size() && agree; ++r) {
+        const std::string& kw = keywords_[refs[r].keyword];
+        const size_t at = refs[r].offset + kPrints + static_cast<size_t>(f);
+        agree = at < kw.size() && (r == 0 || static_cast<unsigned char>(kw[at]) == byte);
+        if (agree) byte = static_cast<unsigned char>(kw[at]);
+      }
+      if (!agree) break;  // the mask stays a run of bytes right after the anchor
+      table_[s].next |= std::uint32_t{byte} << (8 * f);
+      table_[s].next_mask |= std::uint32_t{0xff} << (8 * f);
+    }
     refs_.insert(refs_.end(), refs.begin(), refs.end());
   }
+  // The hash stage (Note: [Hash stage]).
+  std::vector<std::pair<int, std::string>> full;
+  for (const auto& [b, item] : placed) {
+    if (item->anchor.size() == static_cast<size_t>(kPrints)) full.emplace_back(b, item->anchor);
+  }
+  ChooseMix(full);
   // The tables: per set of 8 buckets, anchor byte and nibble, the bits of the buckets accepting it.
   for (int b = 0; b < kBuckets; ++b) {
     for (int f = 0; f < kPrints; ++f) {
@@ -613,7 +643,68 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
     }
   }
   avx2_ = impl != Impl::kPortable && CpuHasAvx2();
-  avx512_ = (impl == Impl::kAuto || impl == Impl::kAvx512) && avx2_ && CpuHasAvx512();
+  avx512_ = (impl == Impl::kAuto || impl == Impl::kAvx512 || impl == Impl::kAvx512OnCandidates ||
+             impl == Impl::kAvx512OnEveryBlock) &&
+            avx2_ && CpuHasAvx512();
+  stage_way_ = impl == Impl::kAvx512OnCandidates ? 1 : impl == Impl::kAvx512OnEveryBlock ? 2 : 0;
+}
+
+// Note: [Hash stage]
+// On text that is neither a training log nor like the samples the anchors were placed against (web
+// text: "robe" of "kube-probe", " idl" of "workers idle", "ealt" of "healthz"), a bucket's nibble
+// tables accept a position in 60: each such table candidate cost ~9 ns on this project's AMD EPYC VM,
+// a mispredicted branch on the block and a scalar hash test, and the scan of web-server-like text took
+// 3.4 ms per 8 MB against 0.8 without candidates. Where the CPU has AVX-512 VBMI, the loop tests the
+// candidates' bytes once more, for all 32 positions with no branch: a 6-bit hash of the four bytes
+// (per byte, a value looked up by its low 5 bits with vpermb, XORed), then per set of 8 buckets the
+// buckets holding a full-length anchor of that hash (a 64-entry table, vpermt2b), ANDed into the
+// nibble tables' buckets. An anchor's bytes and text equal to it up to ASCII case have the same low 5
+// bits (a letter's cases differ in bit 5), so the bucket of every anchor present survives: no keyword
+// is missed. A false candidate now needs, besides the tables, an anchor of its bucket with its hash:
+// ~13 anchors a bucket in 64 hashes. The short anchors' buckets accept any hash (their bytes past the
+// anchor are any). The mix values are those of the seed (of 16) that leaves the fewest (bucket, hash)
+// pairs taken, so anchors of one bucket share hashes where they can.
+void LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& anchors) {
+  constexpr int kSeeds = 16;
+  constexpr unsigned kHashes = 1u << kStageBits;
+  int best_taken = -1;
+  unsigned char mix[kPrints][32];
+  for (int seed = 0; seed < kSeeds; ++seed) {
+    std::uint64_t x = 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(seed + 1);
+    for (auto& row : mix) {
+      for (unsigned char& v : row) {
+        x ^= x >> 31;
+        x *= 0xbf58476d1ce4e5b9ull;
+        x ^= x >> 29;
+        v = static_cast<unsigned char>((x >> 40) & (kHashes - 1));
+      }
+    }
+    unsigned char staged[2][kHashes] = {};
+    for (const auto& [b, anchor] : anchors) {
+      unsigned h = 0;
+      for (int f = kStageFirst; f <= kStageLast; ++f) h ^= mix[f][static_cast<unsigned char>(anchor[f]) & 31];
+      staged[b / 8][h] |= static_cast<unsigned char>(1u << (b % 8));
+    }
+    int taken = 0;
+    for (const auto& set : staged) {
+      for (unsigned char bits : set) taken += __builtin_popcount(bits);
+    }
+    if (best_taken < 0 || taken < best_taken) {
+      best_taken = taken;
+      std::memcpy(mix_, mix, sizeof mix_);
+      std::memcpy(staged_, staged, sizeof staged_);
+    }
+  }
+  for (int b = 0; b < kBuckets; ++b) {
+    if (!(short_buckets_ >> b & 1)) continue;
+    for (unsigned char& bits : staged_[b / 8]) bits |= static_cast<unsigned char>(1u << (b % 8));
+  }
+}
+
+unsigned LineScanner::StageBuckets(const char* p, size_t i) const {
+  unsigned h = 0;
+  for (int f = kStageFirst; f <= kStageLast; ++f) h ^= mix_[f][static_cast<unsigned char>(p[i + f]) & 31];
+  return staged_[0][h] | unsigned{staged_[1][h]} << 8;
 }
 
 inline std::uint32_t LineScanner::FoldedWord(const char* p) {
@@ -627,6 +718,28 @@ inline std::uint32_t LineScanner::FoldedWord(const char* p) {
 }
 
 inline std::uint32_t LineScanner::AnchorHash(std::uint32_t folded) { return (folded * 2654435761u) >> (32 - kHashBits); }
+
+// Note: [Anchor follow-up]
+// A candidate that passes the anchor hash used to go straight to AnchorHit, a call from the scan loop:
+// with the tables in vector registers, every one of them is saved around it (and the comparison itself
+// mispredicts), ~50 ns a candidate on this project's AMD EPYC VM. On web-server-like text, one line in
+// five holds a full-length anchor that is no keyword ("WARN app.db" for "warning", "rebuilt" for
+// "builtin", "shard" for "shared"): 0.0015 per byte, ~0.7 ms of the scan's ~2.8 ms per 8 MB. Each slot
+// of the anchor table now keeps the bytes after the anchor that all its keywords hold (the folded next
+// kPrints bytes, as far as they agree and the keywords go on), and the loop compares them with the
+// text's in place, calling only where they match (or where the slot has none to compare: an anchor at
+// its keywords' end, as "rror" of "error"). The keywords anchored there hold those bytes after the
+// anchor, so a text holding one of them passes: nothing is missed.
+inline bool LineScanner::MayBeAnchored(const char* p, size_t n, size_t at) const {
+  const std::uint32_t word = FoldedWord(p + at);
+  const size_t mask = table_.size() - 1;
+  for (size_t s = AnchorHash(word) & mask; table_[s].begin != table_[s].end; s = (s + 1) & mask) {
+    if (table_[s].word != word) continue;
+    if (table_[s].next_mask == 0 || at + 2 * kPrints > n) return true;
+    return (FoldedWord(p + at + kPrints) & table_[s].next_mask) == table_[s].next;
+  }
+  return false;  // a collision in the hash bitset: no anchor is these bytes
+}
 
 inline bool LineScanner::HashMayHold(const char* p) const {
   const std::uint32_t h = AnchorHash(FoldedWord(p));
@@ -716,6 +829,11 @@ void LineScanner::KeywordsInFrom(const char* p, size_t n, size_t from, std::vect
 }
 
 LineScanner::Counts LineScanner::CountCandidates(std::string_view text) const {
+  return CountCandidates(text, [](size_t, unsigned, bool, bool, bool) {});
+}
+
+LineScanner::Counts LineScanner::CountCandidates(
+    std::string_view text, const std::function<void(size_t, unsigned, bool, bool, bool)>& visit) const {
   Counts counts;
   const char* p = text.data();
   const size_t n = text.size();
@@ -723,9 +841,13 @@ LineScanner::Counts LineScanner::CountCandidates(std::string_view text) const {
     const unsigned buckets = BucketsAt(p, n, i);
     if (!buckets) continue;
     ++counts.table;
-    if (!(buckets & short_buckets_) && (i + kPrints > n || !HashMayHold(p + i))) continue;
-    ++counts.hashed;
-    counts.anchored += AnchorHit(p, n, i, buckets);
+    const bool staged = i + kPrints > n || (buckets & StageBuckets(p, i)) != 0;
+    counts.staged += staged;
+    const bool hashed = (buckets & short_buckets_) || (i + kPrints <= n && HashMayHold(p + i));
+    const bool anchored = hashed && AnchorHit(p, n, i, buckets);
+    counts.hashed += hashed;
+    counts.anchored += anchored;
+    visit(i, buckets, staged, hashed, anchored);
   }
   return counts;
 }
@@ -783,10 +905,11 @@ struct FingerprintTables {
   }
 
   // acc[s] byte j: the buckets of set s (8 each) whose tables accept the kPrints bytes from p[j].
+  template <int kBytes = kPrints>
   __attribute__((target("avx2"))) void Block(const char* p, __m256i acc[2]) const {
     const __m256i nibble = _mm256_set1_epi8(0x0f);
     acc[0] = acc[1] = _mm256_set1_epi8(-1);
-    for (int f = 0; f < kPrints; ++f) {
+    for (int f = 0; f < kBytes; ++f) {
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + f));
       const __m256i lo = _mm256_and_si256(v, nibble);
       const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
@@ -809,6 +932,35 @@ struct FingerprintTables {
     return ~static_cast<std::uint32_t>(_mm256_movemask_epi8(
         _mm256_cmpeq_epi8(_mm256_or_si256(_mm256_and_si256(acc[0], short_sets[0]), _mm256_and_si256(acc[1], short_sets[1])),
                           _mm256_setzero_si256())));
+  }
+};
+
+// The hash stage's tables in registers (Note: [Hash stage]), for the AVX-512 loop.
+struct StageTables {
+  static constexpr int kPrints = 4;  // LineScanner::kPrints
+  __m256i mix[kPrints], low[2], high[2];
+
+  __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) StageTables(
+      const unsigned char (&m)[kPrints][32], const unsigned char (&staged)[2][64]) {
+    for (int f = 0; f < kPrints; ++f) mix[f] = _mm256_load_si256(reinterpret_cast<const __m256i*>(m[f]));
+    for (int s = 0; s < 2; ++s) {
+      low[s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged[s]));
+      high[s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged[s] + 32));
+    }
+  }
+
+  // Keeps in acc the buckets holding an anchor of the hash of the kPrints bytes from each p[j].
+  __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"), always_inline)) void Apply(
+      const char* p, __m256i acc[2]) const {
+    __m256i h = _mm256_setzero_si256();
+    for (int f = kStageFirst; f <= kStageLast; ++f) {
+      // vpermb reads the low 5 bits of each byte: a letter's two cases give the same value.
+      // (The masked form: the unmasked one leaves a register undefined, which GCC 12 warns of.)
+      h = _mm256_xor_si256(h, _mm256_maskz_permutexvar_epi8(~__mmask32{0},
+                                                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + f)),
+                                                            mix[f]));
+    }
+    for (int s = 0; s < 2; ++s) acc[s] = _mm256_and_si256(acc[s], _mm256_permutex2var_epi8(low[s], h, high[s]));
   }
 };
 
@@ -859,47 +1011,24 @@ struct FingerprintTables {
 // candidates that pass it go to FirstAnchorHit. On the issue 15 inputs (64 MiB) this cut 2.6-4 ms of
 // CPU (web-server-like text, most of whose cost is this loop, 69 -> 66 ms).
 //
-// The loop of FindAvx2 and FindAvx512: the same code, inlined into each.
-__attribute__((target("avx2"), always_inline)) inline LineScanner::Hit LineScanner::FindBlocks(const char* p,
-                                                                                               size_t n) const {
-  static_assert(FingerprintTables::kPrints == kPrints, "one fingerprint width");
-  const __m256i newline = _mm256_set1_epi8('\n');
-  const FingerprintTables tables(low_, high_, short_buckets_);
-  std::uint64_t newlines = 0;
-  size_t line_start = 0;
-  size_t i = 0;
-  for (; i + 32 + kPrints - 1 <= n; i += 32) {
-    __m256i acc[2];
-    tables.Block(p + i, acc);
-    const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
-    std::uint32_t nl = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(raw, newline)));
-    if (const std::uint32_t cand = FingerprintTables::Candidates(acc)) {
-      // The hash test runs in this loop, calling nothing: only the candidates it passes leave it, with
-      // the bucket bits stored for them (a call would have the tables' registers saved around it).
-      const std::uint32_t short_cand = tables.ShortCandidates(acc);
-      std::uint32_t pass = cand & short_cand;
-      for (std::uint32_t c = cand & ~short_cand; c; c &= c - 1) {
-        const int j = __builtin_ctz(c);
-        pass |= std::uint32_t{HashMayHold(p + i + j)} << j;  // no branch on the test: it is unpredictable
-      }
-      if (pass) {
-        alignas(32) unsigned char bucket_bits[2][32];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(bucket_bits[0]), acc[0]);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(bucket_bits[1]), acc[1]);
-        const int j = FirstAnchorHit(p, n, i, pass, bucket_bits);
-        if (j >= 0) {
-          std::uint32_t before = nl & ((1u << j) - 1);  // bit j is no '\n'
-          newlines += static_cast<std::uint64_t>(__builtin_popcount(before));
-          if (before) line_start = i + (31 - __builtin_clz(before)) + 1;
-          return {true, line_start, newlines};
-        }
-      }
-    }
-    if (nl) {
-      newlines += static_cast<std::uint64_t>(__builtin_popcount(nl));
-      line_start = i + (31 - __builtin_clz(nl)) + 1;
-    }
+__attribute__((noinline)) int LineScanner::FirstAnchorHit(const char* p, size_t n, size_t i, std::uint32_t pass,
+                                                          const unsigned char (&bucket_bits)[2][32]) const {
+  for (; pass; pass &= pass - 1) {
+    const int j = __builtin_ctz(pass);
+    if (AnchorHit(p, n, i + j, bucket_bits[0][j] | unsigned{bucket_bits[1][j]} << 8)) return j;
   }
+  return -1;
+}
+
+// The blocks FindAvx2 and FindAvx512 read 32 at a time: up to the last whose kPrints - 1 bytes after
+// it are in the text (the bytes after go one at a time, FindTail).
+static size_t BlocksEnd(size_t n) {
+  constexpr size_t kTail = FingerprintTables::kPrints - 1;
+  return n < 32 + kTail ? 0 : (n - 32 - kTail) / 32 * 32 + 32;
+}
+
+LineScanner::Hit LineScanner::FindTail(const char* p, size_t n, size_t i, std::uint64_t newlines,
+                                       size_t line_start) const {
   for (; i < n; ++i) {
     if (p[i] == '\n') {
       ++newlines;
@@ -912,22 +1041,72 @@ __attribute__((target("avx2"), always_inline)) inline LineScanner::Hit LineScann
   return {false, n, newlines};
 }
 
-__attribute__((noinline)) int LineScanner::FirstAnchorHit(const char* p, size_t n, size_t i, std::uint32_t pass,
-                                                          const unsigned char (&bucket_bits)[2][32]) const {
-  for (; pass; pass &= pass - 1) {
-    const int j = __builtin_ctz(pass);
-    if (AnchorHit(p, n, i + j, bucket_bits[0][j] | unsigned{bucket_bits[1][j]} << 8)) return j;
-  }
-  return -1;
-}
-
 __attribute__((target("avx2"))) LineScanner::Hit LineScanner::FindAvx2(const char* p, size_t n) const {
-  return FindBlocks(p, n);
+  static_assert(FingerprintTables::kPrints == kPrints, "one fingerprint width");
+  const __m256i newline = _mm256_set1_epi8('\n');
+  const FingerprintTables tables(low_, high_, short_buckets_);
+  std::uint64_t newlines = 0;
+  size_t line_start = 0;
+  size_t i = 0;
+  const size_t end = BlocksEnd(n);
+#define TRIAGE_SCAN_STAGE 0
+#include "log/line_scanner_loop.inc"
+#undef TRIAGE_SCAN_STAGE
+  return FindTail(p, n, i, newlines, line_start);
 }
 
-__attribute__((target("avx2,avx512f,avx512vl,avx512bw"))) LineScanner::Hit LineScanner::FindAvx512(const char* p,
-                                                                                                 size_t n) const {
-  return FindBlocks(p, n);
+// Note: [Stage runs]
+// The hash stage (Note: [Hash stage]) pays where a block's table candidates are false and the branch
+// on them would be mispredicted (web text, where they come at random: the scan of 8 MB 3.4 -> 2.6 ms
+// with the stage on every block), but on every block it costs ~4 cycles (text without candidates, as
+// tqdm bars: 0.83 -> 1.21 ms), and where candidates come at the same place of every line (the
+// "grad_norm" of metric lines) a branch on them is predicted and the stage pays only on those blocks
+// (key=value 1.35 -> 1.07 ms with it there, 1.21 on every block). Which way is cheaper is the branch
+// predictor's to tell, so the loop asks the clock: it reads the text in runs of kStageRun blocks, and
+// every kStageProbe runs times one run each way (rdtsc), then reads the next runs the cheaper way. The
+// two ways find the same candidates (a block without table candidates has none after the stage
+// either), so which one runs changes the time, never the result.
+__attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner::Hit LineScanner::FindAvx512(
+    const char* p, size_t n) const {
+  const __m256i newline = _mm256_set1_epi8('\n');
+  const FingerprintTables tables(low_, high_, short_buckets_);
+  const StageTables stage(mix_, staged_);
+  std::uint64_t newlines = 0;
+  size_t line_start = 0;
+  size_t i = 0;
+  const size_t blocks_end = BlocksEnd(n);
+  bool every = stage_way_ == 2;  // the stage on every block
+  std::uint64_t probe_ticks[2] = {}, probe_blocks[2] = {};
+  for (unsigned run = 0; i < blocks_end; ++run) {
+    const size_t end = std::min(blocks_end, i + 32 * kStageRun);
+    const unsigned phase = stage_way_ ? 2 : run % kStageProbe;  // a way given: no probes
+    if (phase < 2) {  // the probes: on candidate blocks, then on every block
+      const size_t from = i;
+      const std::uint64_t t0 = __rdtsc();
+      if (phase == 0) {
+#define TRIAGE_SCAN_STAGE 1
+#include "log/line_scanner_loop.inc"
+#undef TRIAGE_SCAN_STAGE
+      } else {
+#define TRIAGE_SCAN_STAGE 2
+#include "log/line_scanner_loop.inc"
+#undef TRIAGE_SCAN_STAGE
+      }
+      probe_ticks[phase] = __rdtsc() - t0;
+      probe_blocks[phase] = (i - from) / 32;
+      // Cheaper per block on every block than on candidate blocks alone?
+      if (phase == 1) every = probe_ticks[1] * probe_blocks[0] < probe_ticks[0] * probe_blocks[1];
+    } else if (every) {
+#define TRIAGE_SCAN_STAGE 2
+#include "log/line_scanner_loop.inc"
+#undef TRIAGE_SCAN_STAGE
+    } else {
+#define TRIAGE_SCAN_STAGE 1
+#include "log/line_scanner_loop.inc"
+#undef TRIAGE_SCAN_STAGE
+    }
+  }
+  return FindTail(p, n, i, newlines, line_start);
 }
 
 // KeywordsIn's AVX2 loop: the candidates of FindAvx2's tables, 32 positions at a time, every one of

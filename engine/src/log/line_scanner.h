@@ -35,6 +35,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,9 +49,11 @@ namespace triage {
 
 class LineScanner {
  public:
-  // kAuto: the widest this CPU runs. kAvx512: the AVX2 loop on AVX-512's 32 registers (Note: [Wide
-  // registers] in line_scanner.cc), kAvx2 where the CPU lacks them.
-  enum class Impl { kAuto, kPortable, kAvx2, kAvx512 };
+  // kAuto: the widest this CPU runs. kAvx512: the AVX2 loop on AVX-512's 32 registers with VBMI's hash
+  // stage (Notes: [Wide registers], [Hash stage] in line_scanner.cc), kAvx2 where the CPU lacks them;
+  // it times two ways of applying the stage and takes the cheaper (Note: [Stage runs]); for tests,
+  // kAvx512OnCandidates and kAvx512OnEveryBlock take one way only.
+  enum class Impl { kAuto, kPortable, kAvx2, kAvx512, kAvx512OnCandidates, kAvx512OnEveryBlock };
 
   struct Hit {
     bool found = false;       // a line with a keyword was found
@@ -84,10 +87,18 @@ class LineScanner {
   // What the scan meets in `text`, position by position (for benchmarks, tests/bench/scan_bench.cc):
   // the positions some bucket's tables accept, those of them that pass the anchor hash (or lie in a
   // short anchor's bucket), and those where a keyword's anchor lies.
+  // `staged`: of the table's positions, those the AVX-512 loop's hash stage also passes (Note: [Hash
+  // stage] in line_scanner.cc); `hashed` and `anchored` count among the table's positions, as the
+  // AVX2 loop meets them.
   struct Counts {
-    std::uint64_t table = 0, hashed = 0, anchored = 0;
+    std::uint64_t table = 0, staged = 0, hashed = 0, anchored = 0;
   };
   Counts CountCandidates(std::string_view text) const;
+  // As CountCandidates, and calls visit(position, buckets, staged, hashed, anchored) for each position
+  // some bucket's tables accept (scan_bench --top: which windows of a log make the candidates).
+  Counts CountCandidates(
+      std::string_view text,
+      const std::function<void(size_t at, unsigned buckets, bool staged, bool hashed, bool anchored)>& visit) const;
   // Returns the keywords in use, lower-cased, in construction order.
   const std::vector<std::string>& keywords() const { return keywords_; }
   // Returns the keywords a scanner built from `keywords` uses: lower-cased, without those holding '\n'
@@ -126,7 +137,8 @@ class LineScanner {
   Hit FindAvx2(const char* p, size_t n) const;
   // FindAvx2's loop where the CPU has AVX-512 (VL, BW): the same instructions on 32 registers.
   Hit FindAvx512(const char* p, size_t n) const;
-  Hit FindBlocks(const char* p, size_t n) const;
+  // The last bytes of FindAvx2's and FindAvx512's text, from p[i], one at a time.
+  Hit FindTail(const char* p, size_t n, size_t i, std::uint64_t newlines, size_t line_start) const;
   // The first of the candidates `pass` of the block at p[i] that AnchorHit verifies (its position in
   // the block), or -1; bucket_bits: the block's bucket bits (Note: [Fingerprint scan]).
   int FirstAnchorHit(const char* p, size_t n, size_t i, std::uint32_t pass, const unsigned char (&bucket_bits)[2][32]) const;
@@ -154,13 +166,21 @@ class LineScanner {
   struct AnchorSlot {
     std::uint32_t word = 0;
     std::uint32_t begin = 0, end = 0;
+    // The kPrints bytes after the anchor that every keyword of the slot holds there (folded), where
+    // next_mask is set: a quick "no" before the full comparison (Note: [Anchor follow-up]).
+    std::uint32_t next = 0, next_mask = 0;
   };
+  // False when no keyword can have its anchor at p[at] (at + kPrints <= n): the anchor table has no
+  // slot for the bytes there, or the bytes after them differ from its keywords' (Note: [Anchor
+  // follow-up] in line_scanner.cc). Inlined into the scan loops, which call nothing for it.
+  bool MayBeAnchored(const char* p, size_t n, size_t at) const;
 
   std::vector<std::string> keywords_;
   Layout layout_;
   bool match_all_ = false;                 // an empty keyword: every line matches
   bool avx2_ = false;
   bool avx512_ = false;  // Find runs FindAvx512
+  int stage_way_ = 0;    // FindAvx512's hash stage: 0 timed, 1 on candidate blocks, 2 on every block
   std::vector<std::uint32_t> first_[256];   // keyword indexes by lower-cased first byte
   bool has_first_[256] = {};
   std::vector<Anchored> bucket_[kBuckets];
@@ -171,6 +191,17 @@ class LineScanner {
   // [set of 8 buckets][anchor byte][nibble] -> bucket bits
   alignas(16) unsigned char low_[2][kPrints][16] = {};
   alignas(16) unsigned char high_[2][kPrints][16] = {};
+  // The hash stage (Note: [Hash stage] in line_scanner.cc): per anchor byte, a kStageBits-bit value
+  // for each value of a byte's low 5 bits, XORed over the kPrints bytes into a position's hash; per
+  // set of 8 buckets and hash, the bits of the buckets holding a full-length anchor of that hash (and
+  // of the short anchors' buckets, at every hash).
+  static constexpr int kStageBits = 6;
+  alignas(32) unsigned char mix_[kPrints][32] = {};
+  alignas(32) unsigned char staged_[2][1 << kStageBits] = {};
+  // The buckets the hash stage passes at p[i] (i + kPrints <= n).
+  unsigned StageBuckets(const char* p, size_t i) const;
+  // The mix_ values for a set of anchors: the seed whose values spread them best.
+  void ChooseMix(const std::vector<std::pair<int, std::string>>& anchors);
 };
 
 // Returns true and lower-case atoms one of which every match of `pattern` contains (RE2's FilteredRE2

@@ -21,11 +21,13 @@ inline bool CpuHasAvx2() {
 #endif
 }
 
-// Returns true when this CPU can also run code compiled for AVX-512 VL and BW (the AVX2 paths on 32
-// vector registers, Note: [Wide registers] in line_scanner.cc).
+// Returns true when this CPU can also run code compiled for AVX-512 VL, BW and VBMI (the AVX2 paths on
+// 32 vector registers, Note: [Wide registers] in line_scanner.cc, with VBMI's byte permutes: Note:
+// [Hash stage] there).
 inline bool CpuHasAvx512() {
 #ifdef TRIAGE_AVX2
-  static const bool has = __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+  static const bool has = __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vbmi");
   return has;
 #else
   return false;
