@@ -1063,8 +1063,10 @@ __attribute__((target("avx2"))) LineScanner::Hit LineScanner::FindAvx2(const cha
 // "grad_norm" of metric lines) a branch on them is predicted and the stage pays only on those blocks
 // (key=value 1.35 -> 1.07 ms with it there, 1.21 on every block). Which way is cheaper is the branch
 // predictor's to tell, so the loop asks the clock: it reads the text in runs of kStageRun blocks, and
-// every kStageProbe runs times one run each way (rdtsc), then reads the next runs the cheaper way. The
-// two ways find the same candidates (a block without table candidates has none after the stage
+// every kStageProbe runs times one run each way (rdtsc), then reads the next runs the cheaper way; a
+// call with less than two runs of text left (where the scan stops often) takes the way the last
+// timing chose, kept in the scanner (every_hint_), and times nothing. The two ways find the same
+// candidates (a block without table candidates has none after the stage
 // either), so which one runs changes the time, never the result.
 __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner::Hit LineScanner::FindAvx512(
     const char* p, size_t n) const {
@@ -1075,11 +1077,12 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner
   size_t line_start = 0;
   size_t i = 0;
   const size_t blocks_end = BlocksEnd(n);
-  bool every = stage_way_ == 2;  // the stage on every block
+  // The stage on every block: as given, else as last timed (a call shorter than two runs times nothing).
+  bool every = stage_way_ ? stage_way_ == 2 : every_hint_.load(std::memory_order_relaxed);
   std::uint64_t probe_ticks[2] = {}, probe_blocks[2] = {};
   for (unsigned run = 0; i < blocks_end; ++run) {
     const size_t end = std::min(blocks_end, i + 32 * kStageRun);
-    const unsigned phase = stage_way_ ? 2 : run % kStageProbe;  // a way given: no probes
+    const unsigned phase = stage_way_ || blocks_end - i < 2 * 32 * kStageRun ? 2 : run % kStageProbe;
     if (phase < 2) {  // the probes: on candidate blocks, then on every block
       const size_t from = i;
       const std::uint64_t t0 = __rdtsc();
@@ -1095,7 +1098,10 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner
       probe_ticks[phase] = __rdtsc() - t0;
       probe_blocks[phase] = (i - from) / 32;
       // Cheaper per block on every block than on candidate blocks alone?
-      if (phase == 1) every = probe_ticks[1] * probe_blocks[0] < probe_ticks[0] * probe_blocks[1];
+      if (phase == 1) {
+        every = probe_ticks[1] * probe_blocks[0] < probe_ticks[0] * probe_blocks[1];
+        every_hint_.store(every, std::memory_order_relaxed);
+      }
     } else if (every) {
 #define TRIAGE_SCAN_STAGE 2
 #include "log/line_scanner_loop.inc"

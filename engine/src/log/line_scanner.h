@@ -33,6 +33,7 @@
 #ifndef TRIAGE_ENGINE_LINE_SCANNER_H_
 #define TRIAGE_ENGINE_LINE_SCANNER_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -181,6 +182,9 @@ class LineScanner {
   bool avx2_ = false;
   bool avx512_ = false;  // Find runs FindAvx512
   int stage_way_ = 0;    // FindAvx512's hash stage: 0 timed, 1 on candidate blocks, 2 on every block
+  // The way the last timing chose (Note: [Stage runs]), for calls too short to time both; only speed
+  // depends on it, so threads sharing the scanner may race on it (relaxed).
+  mutable std::atomic<bool> every_hint_{false};
   std::vector<std::uint32_t> first_[256];   // keyword indexes by lower-cased first byte
   bool has_first_[256] = {};
   std::vector<Anchored> bucket_[kBuckets];
