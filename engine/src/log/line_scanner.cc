@@ -25,6 +25,9 @@ constexpr int kStageFirst = 0, kStageLast = 3;
 // The AVX-512 loop's runs of blocks, and how often it times the two ways of its hash stage (Note:
 // [Stage runs]).
 constexpr unsigned kStageRun = 512, kStageProbe = 32;
+// Each round of probes times kStageProbes runs, the two ways in turn; every block's way is taken when
+// its least time per block is under (kStageMargin - 1) / kStageMargin of the other's.
+constexpr unsigned kStageProbes = 4, kStageMargin = 8;
 
 inline unsigned char Lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 inline bool IsLowerLetter(unsigned char c) { return c >= 'a' && c <= 'z'; }
@@ -1063,11 +1066,15 @@ __attribute__((target("avx2"))) LineScanner::Hit LineScanner::FindAvx2(const cha
 // "grad_norm" of metric lines) a branch on them is predicted and the stage pays only on those blocks
 // (key=value 1.35 -> 1.07 ms with it there, 1.21 on every block). Which way is cheaper is the branch
 // predictor's to tell, so the loop asks the clock: it reads the text in runs of kStageRun blocks, and
-// every kStageProbe runs times one run each way (rdtsc), then reads the next runs the cheaper way; a
-// call with less than two runs of text left (where the scan stops often) takes the way the last
-// timing chose, kept in the scanner (every_hint_), and times nothing. The two ways find the same
-// candidates (a block without table candidates has none after the stage
-// either), so which one runs changes the time, never the result.
+// every kStageProbe runs of a call times two runs each way in turn (rdtsc), then reads the next runs
+// the way whose faster run was the cheaper per block, the stage on every block only when cheaper by
+// an eighth (a page fault or an interrupt inside one run would otherwise decide); a call with less
+// than two runs of text left (where the scan stops often) takes the way the last round chose, kept
+// in the scanner (every_hint_), and times nothing. The two ways find the same candidates (a block
+// without table candidates has none after the stage either), so which one runs changes the time,
+// never the result. A file read through a mapping reaches the scanner in 256 KiB pieces, so each
+// piece starts with a round: 4 of its 16 runs are probes. Tried: a round every kStageProbe runs over
+// all calls (an atomic count in the scanner): the loop grew and lost 0.1 ms per 8 MiB everywhere.
 __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner::Hit LineScanner::FindAvx512(
     const char* p, size_t n) const {
   const __m256i newline = _mm256_set1_epi8('\n');
@@ -1079,14 +1086,16 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner
   const size_t blocks_end = BlocksEnd(n);
   // The stage on every block: as given, else as last timed (a call shorter than two runs times nothing).
   bool every = stage_way_ ? stage_way_ == 2 : every_hint_.load(std::memory_order_relaxed);
-  std::uint64_t probe_ticks[2] = {}, probe_blocks[2] = {};
+  // Each way's least ticks per block over the probes of this round (a page fault or an interrupt
+  // inside one probe would otherwise decide).
+  double least[2] = {0, 0};
   for (unsigned run = 0; i < blocks_end; ++run) {
     const size_t end = std::min(blocks_end, i + 32 * kStageRun);
-    const unsigned phase = stage_way_ || blocks_end - i < 2 * 32 * kStageRun ? 2 : run % kStageProbe;
-    if (phase < 2) {  // the probes: on candidate blocks, then on every block
+    const unsigned phase = stage_way_ || blocks_end - i < 2 * 32 * kStageRun ? kStageProbes : run % kStageProbe;
+    if (phase < kStageProbes) {  // the probes: on candidate blocks and on every block in turn
       const size_t from = i;
       const std::uint64_t t0 = __rdtsc();
-      if (phase == 0) {
+      if (phase % 2 == 0) {
 #define TRIAGE_SCAN_STAGE 1
 #include "log/line_scanner_loop.inc"
 #undef TRIAGE_SCAN_STAGE
@@ -1095,11 +1104,12 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner
 #include "log/line_scanner_loop.inc"
 #undef TRIAGE_SCAN_STAGE
       }
-      probe_ticks[phase] = __rdtsc() - t0;
-      probe_blocks[phase] = (i - from) / 32;
-      // Cheaper per block on every block than on candidate blocks alone?
-      if (phase == 1) {
-        every = probe_ticks[1] * probe_blocks[0] < probe_ticks[0] * probe_blocks[1];
+      const double per_block = static_cast<double>(__rdtsc() - t0) / static_cast<double>(std::max<size_t>(1, (i - from) / 32));
+      if (phase < 2 || per_block < least[phase % 2]) least[phase % 2] = per_block;
+      // On every block only when clearly cheaper: on candidate blocks is the way that costs text
+      // without candidates nothing much.
+      if (phase == kStageProbes - 1) {
+        every = least[1] * kStageMargin < least[0] * (kStageMargin - 1);
         every_hint_.store(every, std::memory_order_relaxed);
       }
     } else if (every) {
