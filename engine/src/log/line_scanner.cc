@@ -27,7 +27,7 @@ constexpr int kStageFirst = 0, kStageLast = 3;
 constexpr unsigned kStageRun = 512, kStageProbe = 32;
 // Each round of probes times kStageProbes runs, the two ways in turn; every block's way is taken when
 // its least time per block is under (kStageMargin - 1) / kStageMargin of the other's.
-constexpr unsigned kStageProbes = 4, kStageMargin = 8;
+constexpr unsigned kStageProbes = 4, kStageMargin = 8, kStageCalls = 4;
 
 inline unsigned char Lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 inline bool IsLowerLetter(unsigned char c) { return c >= 'a' && c <= 'z'; }
@@ -1072,9 +1072,10 @@ __attribute__((target("avx2"))) LineScanner::Hit LineScanner::FindAvx2(const cha
 // than two runs of text left (where the scan stops often) takes the way the last round chose, kept
 // in the scanner (every_hint_), and times nothing. The two ways find the same candidates (a block
 // without table candidates has none after the stage either), so which one runs changes the time,
-// never the result. A file read through a mapping reaches the scanner in 256 KiB pieces, so each
-// piece starts with a round: 4 of its 16 runs are probes. Tried: a round every kStageProbe runs over
-// all calls (an atomic count in the scanner): the loop grew and lost 0.1 ms per 8 MiB everywhere.
+// never the result. A file read through a mapping reaches the scanner in 256 KiB pieces (16 runs),
+// so a call starts with a round only one time in kStageCalls (a count in the scanner, calls_), else
+// it reads as the last round chose. Tried: a round every kStageProbe runs counted over all calls (an
+// atomic count per run): the loop grew and lost 0.1 ms per 8 MiB everywhere.
 __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner::Hit LineScanner::FindAvx512(
     const char* p, size_t n) const {
   const __m256i newline = _mm256_set1_epi8('\n');
@@ -1089,9 +1090,14 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner
   // Each way's least ticks per block over the probes of this round (a page fault or an interrupt
   // inside one probe would otherwise decide).
   double least[2] = {0, 0};
+  // A call starts with a round of probes one time in kStageCalls (the log path calls this on every
+  // 256 KiB piece of a mapped file); a long call has one every kStageProbe runs.
+  const bool first_round = !stage_way_ && calls_.fetch_add(1, std::memory_order_relaxed) % kStageCalls == 0;
   for (unsigned run = 0; i < blocks_end; ++run) {
     const size_t end = std::min(blocks_end, i + 32 * kStageRun);
-    const unsigned phase = stage_way_ || blocks_end - i < 2 * 32 * kStageRun ? kStageProbes : run % kStageProbe;
+    const unsigned phase = stage_way_ || (run < kStageProbe && !first_round) || blocks_end - i < 2 * 32 * kStageRun
+                               ? kStageProbes
+                               : run % kStageProbe;
     if (phase < kStageProbes) {  // the probes: on candidate blocks and on every block in turn
       const size_t from = i;
       const std::uint64_t t0 = __rdtsc();

@@ -185,6 +185,7 @@ class LineScanner {
   // The way the last timing chose (Note: [Stage runs]), for calls too short to time both; only speed
   // depends on it, so threads sharing the scanner may race on it (relaxed).
   mutable std::atomic<bool> every_hint_{false};
+  mutable std::atomic<unsigned> calls_{0};  // FindAvx512's calls, for its rounds of probes
   std::vector<std::uint32_t> first_[256];   // keyword indexes by lower-cased first byte
   bool has_first_[256] = {};
   std::vector<Anchored> bucket_[kBuckets];
