@@ -79,7 +79,8 @@ TEST(LineScanner, FindsTheFirstLineHoldingAKeyword) {
       {std::string(100, 'x') + "\n" + std::string(40, 'y') + "error", true, 101, 1},
   };
   for (LineScanner::Impl impl : {LineScanner::Impl::kPortable, LineScanner::Impl::kAvx2, LineScanner::Impl::kAvx512,
-                                 LineScanner::Impl::kAvx512OnCandidates, LineScanner::Impl::kAvx512OnEveryBlock}) {
+                                 LineScanner::Impl::kAvx512OnCandidates, LineScanner::Impl::kAvx512OnEveryBlock,
+                                 LineScanner::Impl::kAvx512WithoutStage}) {
     LineScanner scanner(kw, impl);
     for (const Case& c : cases) {
       LineScanner::Hit h = scanner.Find(c.text);
@@ -100,6 +101,7 @@ TEST(LineScanner, LongBuffersCountEveryNewline) {
   LineScanner avx512(kw, LineScanner::Impl::kAvx512);
   LineScanner on_candidates(kw, LineScanner::Impl::kAvx512OnCandidates);
   LineScanner on_every_block(kw, LineScanner::Impl::kAvx512OnEveryBlock);
+  LineScanner without_stage(kw, LineScanner::Impl::kAvx512WithoutStage);
   for (size_t len : {1u, 16u, 31u, 32u, 33u}) {
     std::string line(len - 1, 'x');
     line += '\n';
@@ -114,6 +116,7 @@ TEST(LineScanner, LongBuffersCountEveryNewline) {
         ASSERT_EQ(Describe(avx512.Find(all)), Describe(want)) << "avx512, lines of " << len << ", pad " << pad;
         ASSERT_EQ(Describe(on_candidates.Find(all)), Describe(want)) << "avx512 stage on candidates, lines of " << len;
         ASSERT_EQ(Describe(on_every_block.Find(all)), Describe(want)) << "avx512 stage on every block, lines of " << len;
+        ASSERT_EQ(Describe(without_stage.Find(all)), Describe(want)) << "avx512 without the stage, lines of " << len;
       }
     }
   }
@@ -149,6 +152,7 @@ void ExpectAgreement(const std::vector<std::string>& kw, const std::vector<std::
   LineScanner avx512(kw, LineScanner::Impl::kAvx512, layout);
   LineScanner on_candidates(kw, LineScanner::Impl::kAvx512OnCandidates, layout);
   LineScanner on_every_block(kw, LineScanner::Impl::kAvx512OnEveryBlock, layout);
+  LineScanner without_stage(kw, LineScanner::Impl::kAvx512WithoutStage, layout);
   EXPECT_FALSE(portable.uses_avx2());
   EXPECT_EQ(avx2.uses_avx2(), LineScanner::CpuHasAvx2());
   EXPECT_FALSE(avx2.uses_avx512());
@@ -172,6 +176,7 @@ void ExpectAgreement(const std::vector<std::string>& kw, const std::vector<std::
     ASSERT_EQ(Describe(avx512.Find(view)), Describe(want)) << "avx512, round " << round;
     ASSERT_EQ(Describe(on_candidates.Find(view)), Describe(want)) << "avx512 stage on candidates, round " << round;
     ASSERT_EQ(Describe(on_every_block.Find(view)), Describe(want)) << "avx512 stage on every block, round " << round;
+    ASSERT_EQ(Describe(without_stage.Find(view)), Describe(want)) << "avx512 without the stage, round " << round;
     // KeywordsIn: every keyword the text holds, each once, by every implementation.
     std::vector<std::uint32_t> want_in = NaiveKeywordsIn(view, portable.keywords());
     for (const LineScanner* s : {&portable, &avx2, &avx512}) {
@@ -227,7 +232,7 @@ TEST(LineScanner, ManyKeywordsAgreeWithReference) {
 // line_scanner.cc) may only drop positions where no keyword lies. Web-like text whose words hold the
 // bundled keywords' anchors without their keywords ("WARN app" for "warning", "rebuilt" for "builtin",
 // "shard" for "shared"), each keyword itself in every case mix, followed by every byte class and cut
-// at every place, on long buffers (many runs of blocks: both ways of the stage are timed and taken)
+// at every place, on long buffers (many runs of blocks: the ways of the stage are timed and taken)
 // and with each way alone. Fails when the stage's hash reads other bits of a byte than vpermb does,
 // or when the follow-up compares the text's bytes unfolded.
 TEST(LineScanner, StageAndFollowUpKeepEveryKeyword) {
@@ -241,7 +246,8 @@ TEST(LineScanner, StageAndFollowUpKeepEveryKeyword) {
   const LineScanner timed(kw, LineScanner::Impl::kAvx512);
   const LineScanner on_candidates(kw, LineScanner::Impl::kAvx512OnCandidates);
   const LineScanner on_every_block(kw, LineScanner::Impl::kAvx512OnEveryBlock);
-  for (const LineScanner* s : {&timed, &on_candidates, &on_every_block}) scanners.push_back(s);
+  const LineScanner without_stage(kw, LineScanner::Impl::kAvx512WithoutStage);
+  for (const LineScanner* s : {&timed, &on_candidates, &on_every_block, &without_stage}) scanners.push_back(s);
   // Ordinary lines first: a filler of ~130 KB, so the keyword comes after several runs of blocks.
   const std::string filler_line =
       "10.4.158.25 - - [21/Nov/2026:09:00:01 +0000] \"GET /search?q=shoes HTTP/1.1\" 200 3290 \"kube-probe/1.27\"\n"

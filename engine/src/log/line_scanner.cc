@@ -24,10 +24,10 @@ namespace {
 constexpr int kStageFirst = 0, kStageLast = 3;
 // The AVX-512 loop's runs of blocks, and how often it times the two ways of its hash stage (Note:
 // [Stage runs]).
-constexpr unsigned kStageRun = 512, kStageProbe = 32;
-// Each round of probes times kStageProbes runs, the two ways in turn; every block's way is taken when
-// its least time per block is under (kStageMargin - 1) / kStageMargin of the other's.
-constexpr unsigned kStageProbes = 4, kStageMargin = 8, kStageCalls = 4;
+constexpr unsigned kStageRun = 512, kStageProbe = 64;
+// Each round of probes times kStageProbes runs, the three ways in turn; a way with the stage is taken
+// when its least time per block is under (kStageMargin - 1) / kStageMargin of the one before.
+constexpr unsigned kStageProbes = 6, kStageMargin = 8, kStageCalls = 16;
 
 inline unsigned char Lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 inline bool IsLowerLetter(unsigned char c) { return c >= 'a' && c <= 'z'; }
@@ -630,12 +630,6 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
     }
     refs_.insert(refs_.end(), refs.begin(), refs.end());
   }
-  // The hash stage (Note: [Hash stage]).
-  std::vector<std::pair<int, std::string>> full;
-  for (const auto& [b, item] : placed) {
-    if (item->anchor.size() == static_cast<size_t>(kPrints)) full.emplace_back(b, item->anchor);
-  }
-  ChooseMix(full);
   // The tables: per set of 8 buckets, anchor byte and nibble, the bits of the buckets accepting it.
   for (int b = 0; b < kBuckets; ++b) {
     for (int f = 0; f < kPrints; ++f) {
@@ -645,11 +639,20 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
       }
     }
   }
+  // The hash stage (Note: [Hash stage]), chosen with the tables in place.
+  std::vector<std::pair<int, std::string>> full;
+  for (const auto& [b, item] : placed) {
+    if (item->anchor.size() == static_cast<size_t>(kPrints)) full.emplace_back(b, item->anchor);
+  }
+  ChooseMix(full);
   avx2_ = impl != Impl::kPortable && CpuHasAvx2();
   avx512_ = (impl == Impl::kAuto || impl == Impl::kAvx512 || impl == Impl::kAvx512OnCandidates ||
-             impl == Impl::kAvx512OnEveryBlock) &&
+             impl == Impl::kAvx512OnEveryBlock || impl == Impl::kAvx512WithoutStage) &&
             avx2_ && CpuHasAvx512();
-  stage_way_ = impl == Impl::kAvx512OnCandidates ? 1 : impl == Impl::kAvx512OnEveryBlock ? 2 : 0;
+  stage_way_ = impl == Impl::kAvx512OnCandidates ? 1
+               : impl == Impl::kAvx512OnEveryBlock ? 2
+               : impl == Impl::kAvx512WithoutStage ? 3
+                                                   : 0;
 }
 
 // Note: [Hash stage]
@@ -665,8 +668,11 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
 // bits (a letter's cases differ in bit 5), so the bucket of every anchor present survives: no keyword
 // is missed. A false candidate now needs, besides the tables, an anchor of its bucket with its hash:
 // ~13 anchors a bucket in 64 hashes. The short anchors' buckets accept any hash (their bytes past the
-// anchor are any). The mix values are those of the seed (of 16) that leaves the fewest (bucket, hash)
-// pairs taken, so anchors of one bucket share hashes where they can.
+// anchor are any). The mix values are those of the seed (of 16) under which the fewest windows of
+// the two samples (kHealthyLogSample, kGeneralTextSample) that the tables accept pass the stage too,
+// then that leaves the fewest (bucket, hash) pairs taken: a window every line of a log repeats
+// (" inf" of "INFO") that fell on a hash of its bucket would pass on every line (key=value text's
+// scan 1.02 -> 1.88 ms per 8 MiB with one layout of main's rules when only the pairs counted).
 void LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& anchors) {
   constexpr int kSeeds = 16;
   constexpr unsigned kHashes = 1u << kStageBits;
@@ -691,6 +697,17 @@ void LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& anch
     int taken = 0;
     for (const auto& set : staged) {
       for (unsigned char bits : set) taken += __builtin_popcount(bits);
+    }
+    // First of all, the sample windows the tables accept that the stage would pass too: what a line
+    // layout repeats (" inf" of every "INFO" line) must not fall on a hash its bucket holds.
+    for (std::string_view sample : {kHealthyLogSample, kGeneralTextSample}) {
+      for (size_t i = 0; i + kPrints <= sample.size(); ++i) {
+        const unsigned buckets = BucketsAt(sample.data(), sample.size(), i) & ~short_buckets_;
+        if (!buckets) continue;
+        unsigned h = 0;
+        for (int f = kStageFirst; f <= kStageLast; ++f) h ^= mix[f][static_cast<unsigned char>(sample[i + f]) & 31];
+        if ((staged[0][h] | unsigned{staged[1][h]} << 8) & buckets) taken += 1000;
+      }
     }
     if (best_taken < 0 || taken < best_taken) {
       best_taken = taken;
@@ -1062,20 +1079,22 @@ __attribute__((target("avx2"))) LineScanner::Hit LineScanner::FindAvx2(const cha
 // The hash stage (Note: [Hash stage]) pays where a block's table candidates are false and the branch
 // on them would be mispredicted (web text, where they come at random: the scan of 8 MB 3.4 -> 2.6 ms
 // with the stage on every block), but on every block it costs ~4 cycles (text without candidates, as
-// tqdm bars: 0.83 -> 1.21 ms), and where candidates come at the same place of every line (the
+// tqdm bars: 0.83 -> 1.21 ms), where candidates come at the same place of every line (the
 // "grad_norm" of metric lines) a branch on them is predicted and the stage pays only on those blocks
-// (key=value 1.35 -> 1.07 ms with it there, 1.21 on every block). Which way is cheaper is the branch
-// predictor's to tell, so the loop asks the clock: it reads the text in runs of kStageRun blocks, and
-// every kStageProbe runs of a call times two runs each way in turn (rdtsc), then reads the next runs
-// the way whose faster run was the cheaper per block, the stage on every block only when cheaper by
-// an eighth (a page fault or an interrupt inside one run would otherwise decide); a call with less
-// than two runs of text left (where the scan stops often) takes the way the last round chose, kept
-// in the scanner (every_hint_), and times nothing. The two ways find the same candidates (a block
-// without table candidates has none after the stage either), so which one runs changes the time,
-// never the result. A file read through a mapping reaches the scanner in 256 KiB pieces (16 runs),
-// so a call starts with a round only one time in kStageCalls (a count in the scanner, calls_), else
-// it reads as the last round chose. Tried: a round every kStageProbe runs counted over all calls (an
-// atomic count per run): the loop grew and lost 0.1 ms per 8 MiB everywhere.
+// (key=value 1.35 -> 1.07 ms with it there, 1.21 on every block), and where a window every line
+// repeats passes it (with the rules of main at bc7db53, " inf" of every "INFO" line on key=value
+// text) it pays nowhere (1.53 ms without it, 1.87 on candidate blocks). Which way is cheapest is the
+// branch predictor's and the layout's to tell, so the loop asks the clock: it reads the text in runs
+// of kStageRun blocks, and a round of probes (every kStageProbe runs of a long call, and at the start
+// of one call in kStageCalls, a count in the scanner: a mapped file reaches the scanner in 256 KiB
+// pieces, 16 runs) times each of the three ways twice (rdtsc); a way with the stage is taken when its
+// faster run is an eighth cheaper per block than the way before it (a page fault or an interrupt
+// inside one run would otherwise decide), and a call without a round reads the way the last round
+// chose (way_hint_). The ways find the same candidates (a block without table candidates has none
+// after the stage either), so which one runs changes the time, never the result. Tried: a round every
+// kStageProbe runs counted over all calls (an atomic count per run): the loop grew and lost 0.1 ms per
+// 8 MiB everywhere; two ways only (no "none"): key=value 10% slower than without the stage when
+// " inf" passed it.
 __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner::Hit LineScanner::FindAvx512(
     const char* p, size_t n) const {
   const __m256i newline = _mm256_set1_epi8('\n');
@@ -1085,11 +1104,12 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner
   size_t line_start = 0;
   size_t i = 0;
   const size_t blocks_end = BlocksEnd(n);
-  // The stage on every block: as given, else as last timed (a call shorter than two runs times nothing).
-  bool every = stage_way_ ? stage_way_ == 2 : every_hint_.load(std::memory_order_relaxed);
+  // The way: 0 no stage, 1 the stage on candidate blocks, 2 on every block; as given, else as last
+  // timed (a call shorter than a round times nothing).
+  int way = stage_way_ ? stage_way_ % 3 : way_hint_.load(std::memory_order_relaxed);
   // Each way's least ticks per block over the probes of this round (a page fault or an interrupt
   // inside one probe would otherwise decide).
-  double least[2] = {0, 0};
+  double least[3] = {0, 0, 0};
   // A call starts with a round of probes one time in kStageCalls (the log path calls this on every
   // 256 KiB piece of a mapped file); a long call has one every kStageProbe runs.
   const bool first_round = !stage_way_ && calls_.fetch_add(1, std::memory_order_relaxed) % kStageCalls == 0;
@@ -1098,34 +1118,34 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner
     const unsigned phase = stage_way_ || (run < kStageProbe && !first_round) || blocks_end - i < 2 * 32 * kStageRun
                                ? kStageProbes
                                : run % kStageProbe;
-    if (phase < kStageProbes) {  // the probes: on candidate blocks and on every block in turn
-      const size_t from = i;
-      const std::uint64_t t0 = __rdtsc();
-      if (phase % 2 == 0) {
+    const bool probe = phase < kStageProbes;  // the probes: the three ways in turn, twice
+    const int this_way = probe ? static_cast<int>(phase % 3) : way;
+    const size_t from = i;
+    const std::uint64_t t0 = probe ? __rdtsc() : 0;
+    if (this_way == 0) {
+#define TRIAGE_SCAN_STAGE 0
+#include "log/line_scanner_loop.inc"
+#undef TRIAGE_SCAN_STAGE
+    } else if (this_way == 1) {
 #define TRIAGE_SCAN_STAGE 1
-#include "log/line_scanner_loop.inc"
-#undef TRIAGE_SCAN_STAGE
-      } else {
-#define TRIAGE_SCAN_STAGE 2
-#include "log/line_scanner_loop.inc"
-#undef TRIAGE_SCAN_STAGE
-      }
-      const double per_block = static_cast<double>(__rdtsc() - t0) / static_cast<double>(std::max<size_t>(1, (i - from) / 32));
-      if (phase < 2 || per_block < least[phase % 2]) least[phase % 2] = per_block;
-      // On every block only when clearly cheaper: on candidate blocks is the way that costs text
-      // without candidates nothing much.
-      if (phase == kStageProbes - 1) {
-        every = least[1] * kStageMargin < least[0] * (kStageMargin - 1);
-        every_hint_.store(every, std::memory_order_relaxed);
-      }
-    } else if (every) {
-#define TRIAGE_SCAN_STAGE 2
 #include "log/line_scanner_loop.inc"
 #undef TRIAGE_SCAN_STAGE
     } else {
-#define TRIAGE_SCAN_STAGE 1
+#define TRIAGE_SCAN_STAGE 2
 #include "log/line_scanner_loop.inc"
 #undef TRIAGE_SCAN_STAGE
+    }
+    if (probe) {
+      const double per_block =
+          static_cast<double>(__rdtsc() - t0) / static_cast<double>(std::max<size_t>(1, (i - from) / 32));
+      if (phase < 3 || per_block < least[this_way]) least[this_way] = per_block;
+      if (phase == kStageProbes - 1) {  // a way with the stage only when clearly cheaper
+        way = 0;
+        for (int w = 1; w < 3; ++w) {
+          if (least[w] * kStageMargin < least[way] * (kStageMargin - 1)) way = w;
+        }
+        way_hint_.store(way, std::memory_order_relaxed);
+      }
     }
   }
   return FindTail(p, n, i, newlines, line_start);

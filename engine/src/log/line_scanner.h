@@ -52,9 +52,10 @@ class LineScanner {
  public:
   // kAuto: the widest this CPU runs. kAvx512: the AVX2 loop on AVX-512's 32 registers with VBMI's hash
   // stage (Notes: [Wide registers], [Hash stage] in line_scanner.cc), kAvx2 where the CPU lacks them;
-  // it times two ways of applying the stage and takes the cheaper (Note: [Stage runs]); for tests,
-  // kAvx512OnCandidates and kAvx512OnEveryBlock take one way only.
-  enum class Impl { kAuto, kPortable, kAvx2, kAvx512, kAvx512OnCandidates, kAvx512OnEveryBlock };
+  // it times three ways (no stage, the stage on candidate blocks, on every block) and takes the
+  // cheapest (Note: [Stage runs]); for tests, kAvx512WithoutStage, kAvx512OnCandidates and
+  // kAvx512OnEveryBlock take one way only.
+  enum class Impl { kAuto, kPortable, kAvx2, kAvx512, kAvx512OnCandidates, kAvx512OnEveryBlock, kAvx512WithoutStage };
 
   struct Hit {
     bool found = false;       // a line with a keyword was found
@@ -181,10 +182,11 @@ class LineScanner {
   bool match_all_ = false;                 // an empty keyword: every line matches
   bool avx2_ = false;
   bool avx512_ = false;  // Find runs FindAvx512
-  int stage_way_ = 0;    // FindAvx512's hash stage: 0 timed, 1 on candidate blocks, 2 on every block
-  // The way the last timing chose (Note: [Stage runs]), for calls too short to time both; only speed
-  // depends on it, so threads sharing the scanner may race on it (relaxed).
-  mutable std::atomic<bool> every_hint_{false};
+  // FindAvx512's way with the hash stage: 0 timed; 1 on candidate blocks, 2 on every block, 3 none.
+  int stage_way_ = 0;
+  // The way the last timing chose (0 none, 1, 2 as above; Note: [Stage runs]), for calls too short to
+  // time them; only speed depends on it, so threads sharing the scanner may race on it (relaxed).
+  mutable std::atomic<int> way_hint_{0};
   mutable std::atomic<unsigned> calls_{0};  // FindAvx512's calls, for its rounds of probes
   std::vector<std::uint32_t> first_[256];   // keyword indexes by lower-cased first byte
   bool has_first_[256] = {};
