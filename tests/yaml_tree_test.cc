@@ -214,6 +214,24 @@ std::string RandomNode(std::mt19937& rng, int indent, int depth) {
   return out;
 }
 
+// A hostile nesting depth leaves the subset (the reader recurses per collection) and gets yaml-cpp's
+// answer, not a stack overflow: 200,000 flow brackets on one line, and 3,000 block maps.
+TEST(YamlTree, DeepNestingLeavesTheSubset) {
+  const std::string flow = "a: " + std::string(200000, '[') + std::string(200000, ']') + "\n";
+  std::string block;
+  for (int i = 0; i < 3000; ++i) block += std::string(static_cast<size_t>(i), ' ') + "k" + std::to_string(i) + ":\n";
+  for (const std::string* text : std::vector<const std::string*>{&flow, &block}) {
+    bool subset = true;
+    EXPECT_EQ(TreeAnswer(*text, &subset), YamlCppAnswer(*text));
+    EXPECT_FALSE(subset);
+  }
+  // Rule files nest a few levels: 20 stays in the subset.
+  const std::string shallow = "a: " + std::string(20, '[') + std::string(20, ']') + "\n";
+  bool subset = false;
+  EXPECT_EQ(TreeAnswer(shallow, &subset), YamlCppAnswer(shallow));
+  EXPECT_TRUE(subset);
+}
+
 TEST(YamlTree, RandomTextsAnswerAsYamlCpp) {
   std::mt19937 rng(20261128);
   int in_subset = 0;

@@ -187,6 +187,20 @@ class TreeEvents : public YAML::EventHandler {
 // the subset; the caller then hands the whole text to yaml-cpp.
 struct Unsupported {};
 
+// The reader recurses once per nested collection; a hostile file ("[[[[..." 400 KB deep) would
+// overflow the stack. Rule files nest a few levels: deeper than kMaxNesting leaves the subset, and
+// yaml-cpp, whose parser bounds its own depth, reports the file as bad YAML.
+constexpr int kMaxNesting = 64;
+struct Nesting {
+  explicit Nesting(int* depth) : depth_(depth) {
+    if (++*depth_ > kMaxNesting) throw Unsupported();
+  }
+  ~Nesting() { --*depth_; }
+  Nesting(const Nesting&) = delete;
+  Nesting& operator=(const Nesting&) = delete;
+  int* depth_;
+};
+
 class SubsetReader {
  public:
   SubsetReader(const std::string& text, YamlTree* tree) : s_(text), builder_(tree) {}
@@ -294,6 +308,7 @@ class SubsetReader {
   // A node that starts at column `col` of line li_, in a block whose innermost collection is at
   // column `top` (-1: none).
   void BlockNode(std::size_t col, int top) {
+    const Nesting nested(&depth_);
     if (DashAt(li_, col)) return BlockSequence(col, false);
     if (KeyAt(li_, col)) return BlockMap(col);
     InlineNode(col, top);
@@ -575,6 +590,7 @@ class SubsetReader {
 
   // A flow collection on line li_ from column *c; *c gets the column after it.
   void Flow(std::size_t* c) {
+    const Nesting nested(&depth_);
     const bool map = At(li_, *c) == '{';
     const char close = map ? '}' : ']';
     if (map) builder_.StartMap(MarkAt(li_, *c)); else builder_.StartSequence(MarkAt(li_, *c));
@@ -747,6 +763,7 @@ class SubsetReader {
   std::vector<std::size_t> starts_, ends_;
   std::size_t tabs_read_ = 0;  // tabs read as text
   std::size_t li_ = 0;
+  int depth_ = 0;  // collections open (Nesting)
 };
 
 }  // namespace
