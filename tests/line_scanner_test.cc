@@ -374,6 +374,55 @@ TEST(RequiredLiterals, TellsPatternsWithAndWithoutARequiredLiteral) {
   }
 }
 
+// GreedyCover keeps counts in a heap and recounts only the top: its picks must be those of recounting
+// every candidate before each pick, ties included (count, then specific, then length, then index).
+std::vector<size_t> GreedyCoverByRecount(const std::vector<CoverCandidate>& cover, size_t items) {
+  std::vector<size_t> picked;
+  std::vector<bool> done(items, false);
+  size_t left = items;
+  while (left > 0) {
+    size_t best = cover.size(), best_count = 0;
+    for (size_t c = 0; c < cover.size(); ++c) {
+      size_t count = 0;
+      for (size_t i : cover[c].covers) count += done[i] ? 0 : 1;
+      if (count == 0) continue;
+      bool better = best == cover.size() || count > best_count;
+      if (best != cover.size() && count == best_count) {
+        better = cover[c].specific != cover[best].specific ? cover[c].specific : cover[c].length > cover[best].length;
+      }
+      if (better) {
+        best = c;
+        best_count = count;
+      }
+    }
+    if (best == cover.size()) break;
+    picked.push_back(best);
+    for (size_t i : cover[best].covers) {
+      if (!done[i]) {
+        done[i] = true;
+        --left;
+      }
+    }
+  }
+  return picked;
+}
+
+TEST(CoverKeywords, GreedyCoverPicksAsARecountWould) {
+  std::mt19937 rng(15);
+  for (int round = 0; round < 2000; ++round) {
+    const size_t items = 1 + rng() % 40;
+    std::vector<CoverCandidate> cover(1 + rng() % 30);
+    for (CoverCandidate& c : cover) {
+      c.length = 3 + rng() % 3;  // few lengths and counts: many ties
+      c.specific = rng() % 2 == 0;
+      for (size_t i = 0; i < items; ++i) {
+        if (rng() % 4 == 0) c.covers.push_back(i);
+      }
+    }
+    ASSERT_EQ(GreedyCover(cover, items), GreedyCoverByRecount(cover, items)) << "round " << round;
+  }
+}
+
 TEST(CoverKeywords, EveryBundledAtomContainsAKeyword) {
   LoadOptions options;
   options.env_path = false;

@@ -1417,6 +1417,57 @@ bool CommonInLogs(const std::string& atom, const std::vector<std::string>& read_
                       [&](const std::string& k) { return lower.find(LowerAscii(k)) != std::string::npos; });
 }
 
+std::vector<size_t> GreedyCover(const std::vector<CoverCandidate>& cover, size_t items) {
+  // A candidate's count of uncovered items only falls as items are covered, so the counts are kept in
+  // a heap and only the top one is recounted (lazy greedy): when its fresh count still ranks first, no
+  // other candidate can beat it, and the pick is the one a recount of every candidate would make.
+  std::vector<size_t> picked;
+  std::vector<bool> done(items, false);
+  auto count_open = [&](size_t c) {
+    size_t count = 0;
+    for (size_t i : cover[c].covers) count += done[i] ? 0 : 1;
+    return count;
+  };
+  // (count, candidate): ranks before another by count, then specific, then length, then index.
+  auto ranks_before = [&](const std::pair<size_t, size_t>& a, const std::pair<size_t, size_t>& b) {
+    if (a.first != b.first) return a.first > b.first;
+    const CoverCandidate& x = cover[a.second];
+    const CoverCandidate& y = cover[b.second];
+    if (x.specific != y.specific) return x.specific;
+    if (x.length != y.length) return x.length > y.length;
+    return a.second < b.second;
+  };
+  auto heap_less = [&](const std::pair<size_t, size_t>& a, const std::pair<size_t, size_t>& b) {
+    return ranks_before(b, a);
+  };
+  std::vector<std::pair<size_t, size_t>> heap;
+  for (size_t c = 0; c < cover.size(); ++c) {
+    if (!cover[c].covers.empty()) heap.emplace_back(cover[c].covers.size(), c);
+  }
+  std::make_heap(heap.begin(), heap.end(), heap_less);
+  size_t left = items;
+  while (left > 0 && !heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), heap_less);
+    std::pair<size_t, size_t> top = heap.back();
+    heap.pop_back();
+    top.first = count_open(top.second);
+    if (top.first == 0) continue;
+    if (!heap.empty() && ranks_before(heap.front(), top)) {  // stale: rank it again by its fresh count
+      heap.push_back(top);
+      std::push_heap(heap.begin(), heap.end(), heap_less);
+      continue;
+    }
+    picked.push_back(top.second);
+    for (size_t i : cover[top.second].covers) {
+      if (!done[i]) {
+        done[i] = true;
+        --left;
+      }
+    }
+  }
+  return picked;
+}
+
 std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, const std::vector<std::string>& atoms) {
   std::vector<std::string> keywords;
   for (const std::string& b : base) keywords.push_back(LowerAscii(b));
@@ -1436,14 +1487,11 @@ std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, con
       if (SpecificWord(w)) candidates.insert(w);
     });
   }
-  struct Candidate {
-    std::string text;
-    std::vector<size_t> covers;  // the open atoms holding it
-    bool specific;               // SpecificWord(text), asked once (it searches the healthy-log sample)
-  };
-  std::vector<Candidate> cover;
+  // Each candidate's length, specificity (SpecificWord searches the healthy-log sample: asked once) and
+  // the open atoms holding it.
   std::vector<std::string> texts(candidates.begin(), candidates.end());
-  for (const std::string& c : texts) cover.push_back({c, {}, SpecificWord(c)});
+  std::vector<CoverCandidate> cover;
+  for (const std::string& c : texts) cover.push_back({c.size(), SpecificWord(c), {}});
   NeedleIndex index(texts);
   for (size_t i = 0; i < open.size(); ++i) {
     index.ForEachIn(open[i], [&](size_t c) { cover[c].covers.push_back(i); });
@@ -1451,33 +1499,7 @@ std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, con
   // Greedy set cover: the candidate that covers the most open atoms; on ties a specific word before a
   // whole atom, then the longer (fewer false positives), then the alphabetically first (set order), so
   // rule order does not matter.
-  std::vector<bool> done(open.size(), false);
-  size_t left = open.size();
-  while (left > 0) {
-    const Candidate* best = nullptr;
-    size_t best_count = 0;
-    for (const Candidate& entry : cover) {
-      size_t count = 0;
-      for (size_t i : entry.covers) count += done[i] ? 0 : 1;
-      if (count == 0) continue;
-      bool better = !best || count > best_count;
-      if (best && count == best_count) {
-        better = entry.specific != best->specific ? entry.specific : entry.text.size() > best->text.size();
-      }
-      if (better) {
-        best = &entry;
-        best_count = count;
-      }
-    }
-    if (!best) break;  // unreachable: every open atom is its own candidate
-    keywords.push_back(best->text);
-    for (size_t i : best->covers) {
-      if (!done[i]) {
-        done[i] = true;
-        --left;
-      }
-    }
-  }
+  for (size_t c : GreedyCover(cover, open.size())) keywords.push_back(texts[c]);
   return keywords;
 }
 

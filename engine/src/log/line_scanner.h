@@ -225,6 +225,19 @@ bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atom
 // lines of a log through the full rule set. The loader warns (common-literal).
 bool CommonInLogs(const std::string& atom, const std::vector<std::string>& read_anyway = {});
 
+// A candidate of a set cover (GreedyCover): its length, whether it is a specific word, and the items
+// (indexes) it covers.
+struct CoverCandidate {
+  size_t length;
+  bool specific;
+  std::vector<size_t> covers;
+};
+
+// Greedy set cover of items 0..items-1: repeatedly the candidate covering the most uncovered items; on
+// ties a specific one, then the longer, then the first. Returns the picked candidates' indexes in pick
+// order; stops when all items are covered or no candidate covers an uncovered one.
+std::vector<size_t> GreedyCover(const std::vector<CoverCandidate>& cover, size_t items);
+
 // Returns a keyword set that contains `base` and, for every atom, a keyword that is a substring of it:
 // a word of the atom shared by many atoms when one exists (specific words only), else the atom itself.
 std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, const std::vector<std::string>& atoms);
