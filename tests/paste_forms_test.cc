@@ -25,6 +25,10 @@
 //                        every line, its time and line number changing
 //   bar_before_traceback a tqdm bar redrawn with '\r' and never ended,      0 of 421  (already read)
 //                        glued before each traceback header
+//   bar_before_first_line the same bar glued before the first line of the   11 -> 1 of 1136 (an exception
+//                        incident diagnosed first                          group, a log record, a worker's
+//                        error, rich's box; the one left is a metric signal's, in kKnownMisses)
+//                        Note: [Text after a progress bar]
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -218,6 +222,19 @@ std::string BarBeforeTraceback(const std::string& t) {
   return Join(out);
 }
 
+// The same bar glued before the first line of the incident diagnosed first, whatever that line is (an
+// exception line, a warning, a log record, `Killed`, rich's box): Note: [Text after a progress bar].
+std::string BarBeforeFirstLine(const std::string& t, const Report& plain) {
+  const Diagnosis& d = plain.diagnoses[0];
+  if (d.incident < 0 || static_cast<size_t>(d.incident) >= plain.incidents.size()) return t;
+  const int first = plain.incidents[d.incident].line_start;
+  if (first <= 0) return t;
+  std::vector<std::string> out = Lines(t);
+  if (static_cast<size_t>(first) > out.size()) return t;
+  out[first - 1] = kBar + out[first - 1];
+  return Join(out);
+}
+
 LoadResult Bundled() {
   LoadOptions o;
   o.system = o.user = o.project = o.env_path = o.cache = false;
@@ -227,6 +244,8 @@ LoadResult Bundled() {
 struct Form {
   const char* name;
   std::string (*apply)(const std::string&);
+  // A form that depends on how the log was read (the plain log's report), used instead where set.
+  std::string (*apply_read)(const std::string&, const Report&) = nullptr;
 };
 
 std::string ColourWithEsc(const std::string& t) { return Colour(t, "\x1b"); }
@@ -247,11 +266,13 @@ constexpr Form kForms[] = {
     {"timed_logging", TimedLogging},
     {"loguru", Loguru},
     {"bar_before_traceback", BarBeforeTraceback},
+    {"bar_before_first_line", nullptr, BarBeforeFirstLine},
 };
 
 // Logs that still lose their diagnosis in one form, each with why. Each must still miss (a fix shows up
-// as a failure here, so that the entry goes), and no other log may. Both came into the corpus after
-// the forms were measured (batch 2026-11-28, rule spawn-child-traceback-cut).
+// as a failure here, so that the entry goes), and no other log may. The first two came into the corpus
+// after the forms were measured (batch 2026-11-28, rule spawn-child-traceback-cut); the third is a
+// metric signal's, which the segmenter's bar stripping does not reach.
 struct KnownMiss {
   const char* form;
   const char* log;  // the case folder, under corpus/
@@ -265,6 +286,9 @@ constexpr KnownMiss kKnownMisses[] = {
     {"timed_logging", "wild/data/witt-7-windows-workers-spawn-eoferror-cut",
      "a traceback cut and pasted from its first frame line, a logging prefix on each line: the headerless "
      "traceback is not read behind the learned prefix (not investigated further)"},
+    {"bar_before_first_line", "wild/training/char-rnn-optimizer-bound-to-first-rnn-instance",
+     "a metric signal: its first point is on the line the bar is glued to, and metric extraction, which "
+     "does not strip a bar (only the segmenter does), loses it; nine points are too few for the rule"},
 };
 
 const KnownMiss* KnownMissOf(const char* form, const fs::path& log) {
@@ -290,7 +314,7 @@ TEST_P(PastedForm, KeepsTheDiagnosis) {
     const Report plain = engine.DiagnoseText(text);
     if (plain.diagnoses.empty()) continue;
     ++cases;
-    const std::string pasted = form.apply(text);
+    const std::string pasted = form.apply_read != nullptr ? form.apply_read(text, plain) : form.apply(text);
     if (pasted == text) continue;
     // A colour code's few bytes can make a short log's longest line exactly a console's width (80, 120)
     // with its next line going on inside a word: the head then looks hard-wrapped (Note: [Hard-wrapped

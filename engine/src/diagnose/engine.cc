@@ -95,11 +95,13 @@ struct Session::Impl {
 
   // True when `line`, a line the scanner stopped on, is inert after all: no idle keyword, and no rule
   // matches it (read without the segmenter's learned prefix). Decided only where Normalize would merely trim the line and no format reader strips a
-  // prefix from it (no '\r', no ESC, no NUL, no leading '[', srun label or debugger prompt); elsewhere
+  // prefix from it (no '\r', no ESC, no NUL, no leading '[', srun label or debugger prompt, no tqdm bar's
+  // `%|` that text may follow: Note: [Text after a progress bar] in formats/text.h); elsewhere
   // false, and the caller reads the line the ordinary way.
   bool Inert(const LinePrefilter& pf, std::string_view line) {
     if (line.empty() || line[0] == '[' || line[0] == '\0' || line.find('\r') != std::string_view::npos ||
-        line.find('\x1b') != std::string_view::npos || MayCarryLinePrefix(line)) {
+        line.find('\x1b') != std::string_view::npos || line.find("%|") != std::string_view::npos ||
+        MayCarryLinePrefix(line)) {
       return false;
     }
     line = line.substr(0, max_line);

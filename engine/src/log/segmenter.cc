@@ -154,6 +154,10 @@ std::string Segmenter::Normalize(std::string_view raw) {
   StripAnsi(&line);
   StripBareColourCodes(&line);  // Note: [Colour codes without ESC]
   text::NormalizeTypography(&line);  // Note: [Typographic characters] in formats/text.h
+  if (line.find("%|") != std::string::npos) {  // Note: [Text after a progress bar] in formats/text.h
+    const std::string_view after = text::AfterProgressBar(line);
+    if (after.size() != line.size()) line = std::string(after);
+  }
   return line;
 }
 

@@ -38,21 +38,6 @@ size_t HeaderOffset(std::string_view trimmed) {
 
 bool StartsWithHeader(std::string_view trimmed) { return HeaderOffset(trimmed) != std::string_view::npos; }
 
-// The text after a tqdm bar that starts the line and was never ended with a newline, or the line itself:
-// an exception line glued to the bar (`  3%|▉    | 4/127 [00:21<11:17,  5.51s/it]RuntimeError: ...`) is read
-// as one (Note: [Glued headers]). tqdm draws `DESC: PCT%|BAR| N/TOTAL [ELAPSED<LEFT, RATE, POSTFIX]`, its
-// RATE `X.XXit/s`, `X.XXs/it` or `?it/s`.
-std::string_view AfterProgressBar(std::string_view t) {
-  const size_t pct = t.find("%|");
-  if (pct == std::string_view::npos) return t;
-  const size_t open = t.find('[', pct);
-  const size_t close = open == std::string_view::npos ? open : t.find(']', open);
-  if (close == std::string_view::npos) return t;
-  const std::string_view inside = t.substr(open, close - open);
-  if (inside.find("it/s") == std::string_view::npos && inside.find("s/it") == std::string_view::npos) return t;
-  return LTrim(t.substr(close + 1));
-}
-
 // Lines that continue an exception message after its first line.
 bool IsMessageContinuation(std::string_view line) {
   if (line.empty()) return false;
@@ -403,7 +388,7 @@ bool PythonTracebackReader::StartErrorLine(Segmenter& s, const std::string& line
   // The whole line (no learned prefix in front of it); spaces around it are fine: pastes often end
   // an exception line with a space.
   if (trimmed != Trim(line)) return false;
-  trimmed = WithoutEmphasis(AfterProgressBar(trimmed));
+  trimmed = WithoutEmphasis(trimmed);  // a tqdm bar in front is gone: Note: [Text after a progress bar]
   size_t n = text::TypePrefix(trimmed);
   if (!(n > 0 && n < trimmed.size() && trimmed[n] == ':' && text::LooksLikeExceptionType(trimmed.substr(0, n)))) {
     return false;

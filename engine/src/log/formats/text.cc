@@ -65,6 +65,18 @@ bool IsLibraryFile(std::string_view f) {
 }
 
 // Note: [Typographic characters] (text.h)
+std::string_view AfterProgressBar(std::string_view t) {
+  const size_t pct = t.find("%|");
+  if (pct == std::string_view::npos) return t;
+  const size_t open = t.find('[', pct);
+  const size_t close = open == std::string_view::npos ? open : t.find(']', open);
+  if (close == std::string_view::npos) return t;
+  const std::string_view inside = t.substr(open, close - open);
+  if (inside.find("it/s") == std::string_view::npos && inside.find("s/it") == std::string_view::npos) return t;
+  const std::string_view rest = t.substr(close + 1);
+  return Trim(rest).empty() ? t : rest;
+}
+
 void NormalizeTypography(std::string* s) {
   if (s->find('\xc2') == std::string::npos && s->find('\xe2') == std::string::npos) return;
   std::string out;

@@ -71,6 +71,21 @@ bool IsLibraryFile(std::string_view file);
 // them so too in an input whose head holds one (Note: [Pasted series names] in pasted_names.h).
 void NormalizeTypography(std::string* s);
 
+// Note: [Text after a progress bar] A tqdm bar redrawn with '\r' and never ended with a newline leaves
+// its last state in front of the next line the program writes: an exception line (`  3%|▉    | 4/127
+// [00:21<11:17,  5.51s/it]RuntimeError: ...`), a warning, a log record, the shell's `Killed`, rich's box.
+// tqdm draws `DESC: PCT%|BAR| N/TOTAL [ELAPSED<LEFT, RATE, POSTFIX]`, its RATE `X.XXit/s`, `X.XXs/it` or
+// `?it/s`. Returns the text after such a bar, its indentation kept (rich's logging handler draws its box
+// at the message column, corpus/formats/rich-handler-traceback), or `t` itself where `t` holds no bar or
+// nothing but blanks follows the bar's closing bracket (a bar line of its own is left whole). The segmenter's
+// Normalize reads every line so, whatever kind the text is; before, only the Python traceback reader
+// did, and only for exception lines: of 1136 diagnosed corpus logs, 11 lost or changed their first
+// diagnosis with a bar glued before the first line of the incident diagnosed, now 1, a metric signal's
+// first point, which metric extraction reads without this (tests/paste_forms_test.cc). Whatever stood
+// before the bar goes with it (a rank prefix in front of a bar is not kept). The line prefilter hands a
+// line holding `%|` to the segmenter (Inert in diagnose/engine.cc), so rules see it without the bar.
+std::string_view AfterProgressBar(std::string_view t);
+
 }  // namespace text
 }  // namespace triage
 
