@@ -136,6 +136,12 @@ Segmenter::Segmenter(SegmenterOptions options, Classifier classify)
     : options_(options), classify_(std::move(classify)) {}
 
 std::string Segmenter::Normalize(std::string_view raw) {
+  std::string bar;
+  return Normalize(raw, &bar);
+}
+
+std::string Segmenter::Normalize(std::string_view raw, std::string* bar) {
+  bar->clear();
   while (!raw.empty() && (raw.back() == '\r' || raw.back() == '\n')) raw.remove_suffix(1);
   // A progress bar rewrites its line with '\r': what the terminal shows is the last non-empty part.
   if (size_t cr = raw.rfind('\r'); cr != std::string_view::npos) {
@@ -156,7 +162,10 @@ std::string Segmenter::Normalize(std::string_view raw) {
   text::NormalizeTypography(&line);  // Note: [Typographic characters] in formats/text.h
   if (line.find("%|") != std::string::npos) {  // Note: [Text after a progress bar] in formats/text.h
     const std::string_view after = text::AfterProgressBar(line);
-    if (after.size() != line.size()) line = std::string(after);
+    if (after.size() != line.size()) {
+      bar->assign(line, 0, line.size() - after.size());
+      line = std::string(after);
+    }
   }
   return line;
 }
@@ -417,6 +426,17 @@ void Segmenter::CloseOpen() {
 
 bool Segmenter::ClassifyLine(const std::string& line, std::string_view trimmed) {
   if (!classify_) return false;
+  // Note: [Text after a progress bar] in formats/text.h: a line a rule recognises with the bar glued in
+  // front of it keeps the bar in its message, where the rule may read the step it shows; one recognised
+  // only without the bar (`^Killed$`) is the text after it.
+  if (!bar_.empty()) {
+    const std::string whole = bar_ + line;
+    const int key = classify_(Trim(whole));
+    if (key >= 0) {
+      AddLogLine(whole, key);
+      return true;
+    }
+  }
   int key = classify_(trimmed);
   if (key < 0) return false;
   AddLogLine(line, key);
@@ -557,7 +577,7 @@ bool Segmenter::IsForeign(std::string_view trimmed) const {
 
 void Segmenter::ReadLine(std::string_view raw) {
   rank_.clear();  // a line hook sets it (Note: [Rank prefix])
-  std::string line = Normalize(raw);
+  std::string line = Normalize(raw, &bar_);
   line_prefixed_ = false;  // a line hook says when the line carried its stream's prefix
   line_prefix_blanks_ = 0;
   for (bool (*rewrite)(Segmenter&, std::string*) : TableHooks().line) {

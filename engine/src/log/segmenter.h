@@ -127,6 +127,9 @@ class Segmenter {
   // Normalises one line as AddLine does before the format readers' line hooks: the same for every
   // format (CR, progress-bar rewrites, NUL, ANSI escapes, no-break spaces and curly single quotes).
   static std::string Normalize(std::string_view raw);
+  // The same, giving the tqdm bar taken from the line's start in `bar` (empty when none: Note: [Text
+  // after a progress bar] in formats/text.h).
+  static std::string Normalize(std::string_view raw, std::string* bar);
   // Exposed for tests: true for frames of torch, site-packages, the standard library and C++ frames.
   static bool IsLibraryFile(std::string_view file);
   // Exposed for tests: the format table's row (formats/registry.cc) whose idle trigger took the last
@@ -307,6 +310,7 @@ class Segmenter {
   int log_index_ = -1;
   int log_key_ = -1;
   std::uint64_t log_last_line_ = 0;
+  std::string bar_;               // the tqdm bar Normalize took from the line read now; a log line keeps it
   std::string prev_line_;         // the previous normalised line (a c10::Error message precedes its trace)
   std::uint64_t prev_line_no_ = 0;
   int last_exception_ = -1;       // index of the last exception incident (for context after it)
