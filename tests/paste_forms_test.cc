@@ -409,6 +409,27 @@ TEST(PastedForm, IndentationCutBetweenFeedsIsRemoved) {
   }
 }
 
+// Note: [Padded rows]: a message wrapped into rows padded with blanks keeps its rows once the paste's
+// indentation is gone (corpus/wild/autograd/simple-cyclegan-discriminator-step-wrapped-version-message).
+TEST(PastedForm, PaddedRowsStayInTheMessage) {
+  const LoadResult loaded = Bundled();
+  ASSERT_TRUE(loaded.ok());
+  const std::string log =
+      "    RuntimeError: one of the variables needed for gradient computation has been modified by an inplace "
+      "operation: [torch.FloatTensor      \n"
+      "    [4, 8]] is at version 2; expected version 1 instead. Hint: enable anomaly detection to find its      \n"
+      "    gradient, with torch.autograd.set_detect_anomaly(True).\n";
+  const Report r = Engine(loaded.rules).DiagnoseText(log);
+  ASSERT_EQ(r.incidents.size(), 1u);
+  EXPECT_EQ(r.incidents[0].line_end, 3);
+  EXPECT_NE(r.incidents[0].message.find("\n[4, 8]] is at version 2;"), std::string::npos) << r.incidents[0].message;
+  EXPECT_NE(r.incidents[0].message.find("\ngradient, with"), std::string::npos) << r.incidents[0].message;
+  // Unpadded, the line after is not the message's.
+  const Report plain = Engine(loaded.rules).DiagnoseText("ValueError: bad value [x\n[y] loading data\n");
+  ASSERT_FALSE(plain.incidents.empty());
+  EXPECT_EQ(plain.incidents[0].message, "bad value [x");
+}
+
 // The transforms themselves, on one line each.
 TEST(PastedForm, Transforms) {
   EXPECT_EQ(ColourLostEsc("  File \"a.py\", line 3, in f\nValueError: bad\n"),

@@ -1,5 +1,6 @@
 #include "log/formats/python_traceback.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <utility>
@@ -123,6 +124,22 @@ bool IsWrappedAtBlank(std::string_view last, std::string_view line) {
   // The quotation `last` ends with opened after a blank on it (a path, a name), not at its start.
   const size_t open = last.rfind(end, last.size() - 2);
   return open != std::string_view::npos && open > 0 && last[open - 1] == ' ' && open + 2 < last.size();
+}
+
+// Note: [Padded rows]: a line that ends with two or more blanks (a terminal row padded to its width).
+bool EndsPadded(std::string_view line) {
+  return line.size() >= 2 && (line.back() == ' ' || line.back() == '\t') &&
+         (line[line.size() - 2] == ' ' || line[line.size() - 2] == '\t');
+}
+
+// Note: [Padded rows]: after a padded row, the line at its first column that goes on with the message
+// `last` ends: it closes a '[' that `last` left open, or goes on in small letters after a word in them.
+bool IsPaddedRowRest(std::string_view last, std::string_view line) {
+  if (last.empty() || line.empty() || line[0] == ' ' || line[0] == '\t' || text::IsExceptionLine(line)) return false;
+  const auto count = [](std::string_view t, char c) { return std::count(t.begin(), t.end(), c); };
+  if (count(last, '[') > count(last, ']') && line.find(']') != std::string_view::npos) return true;
+  const auto small = [](char c) { return c >= 'a' && c <= 'z'; };
+  return small(last.back()) && small(line[0]);
 }
 
 // True when the traceback starts at the loop of another process or thread that caught it and sent it
@@ -275,6 +292,7 @@ bool PythonTracebackReader::ParseFrameLine(Segmenter& s, const std::string& line
 }
 
 void PythonTracebackReader::ParseExceptionLine(Segmenter& s, const std::string& line, Incident* inc) {
+  s.readers().python.padded_ = EndsPadded(line);  // Note: [Padded rows]
   std::string_view t = Trim(line);
   size_t n = text::TypePrefix(t);
   if (n > 0 && (n == t.size() || (t[n] == ':' && (n + 1 == t.size() || t[n + 1] == ' ')))) {
@@ -411,6 +429,7 @@ bool PythonTracebackReader::StartErrorLine(Segmenter& s, const std::string& line
   inc.line_start = inc.line_end = static_cast<int>(s.line_no());
   inc.rank = s.rank();
   ParseExceptionLine(s, std::string(trimmed), &inc);
+  s.readers().python.padded_ = EndsPadded(line);  // Note: [Padded rows]
   if (inc.message == kHeader) {
     // A pre-1.2 worker re-raise pasted without the main process's traceback around it (Note: [Pre-1.2
     // worker re-raise]): the worker's traceback starts here.
@@ -481,6 +500,8 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
   if (s.readers().torchscript.Line(s, line, trimmed)) return false;
   Incident& open = s.open();
   const std::string_view body = Dedented(line);  // Note: [Indented tracebacks]
+  const bool padded = padded_;  // Note: [Padded rows]: of the message's last line
+  padded_ = EndsPadded(line);
   if (nested_chain_open_) {
     // Note: [Nested chains]: the nested text goes on with its chain, nested in this wrapper again.
     if (trimmed.empty() && nested_blanks_ < 2) {
@@ -537,6 +558,13 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
     const char quote = OpenQuote(last);
     if ((quote != 0 && IsWrappedRest(body, quote)) || (quote == 0 && IsLibraryPathRest(last, body))) {
       s.JoinMessage(&open, Trim(line));
+      open.line_end = static_cast<int>(s.line_no());
+      ++wrap_joins_;
+      return false;
+    }
+    if (quote == 0 && padded && IsPaddedRowRest(last, body)) {
+      // Note: [Padded rows]: kept as the message's next line, as an indented row is.
+      s.AppendMessage(&open, Trim(line));
       open.line_end = static_cast<int>(s.line_no());
       ++wrap_joins_;
       return false;

@@ -28,6 +28,16 @@
 // that goes on in small letters after a message line ending with a quotation opened after a blank
 // ('... "C:\...\c10.dll"' + newline + 'or one of its dependencies.').
 //
+// Note: [Padded rows] Some consoles and issue forms wrap a long message into rows padded with blanks to
+// their width, so a wrapped row ends with two or more blanks (corpus/wild/autograd/
+// simple-cyclegan-discriminator-step-wrapped-version-message: "... inplace operation:
+// [torch.cuda.FloatTensor" + blanks + newline + "[3, 64, 7, 7]] is at version 3; ..."). After such a
+// row, a line at its first column is kept as the message's next line (one of the 8 joins above), as an
+// indented row is, when it closes a '[' the message's last line left open, or goes on in small letters
+// after a word in them; an exception line never is. Rows of an indented paste used to be kept as the message's lines
+// because they were indented; once the paste's indentation is gone (Note: [Indented pastes] in
+// log/indented_paste.h) the padding is what is left to tell them.
+//
 // Note: [Worker death reports] When a DataLoader worker dies (a segfault, the OOM killer), the main
 // process notices while it waits for the worker's batch: the wait fails (ConnectionResetError, EOFError,
 // queue.Empty in _try_get_data), and DataLoader reports the death while handling that failure, as
@@ -148,6 +158,8 @@ class PythonTracebackReader final : public IncidentReader {
   // line was read; blank lines read since.
   // Note: [Wrapped quotes]: lines joined to the message's last line since its exception line.
   int wrap_joins_ = 0;
+  // Note: [Padded rows]: the message's last line so far ended with padding blanks.
+  bool padded_ = false;
   // Note: [Worker death reports]: a chain separator named a cause for the next traceback; the open
   // traceback is that one (its cause is the segmenter's pending cause, renumbered with the rest).
   bool chain_pending_ = false;
