@@ -40,6 +40,16 @@ function library_story(ctx)
                                     .. "(LD_LIBRARY_PATH, a system or conda copy) shadows the one the build expects.",
                                     c.built_code, c.found_code) }
   end
+  if c.cudnn_status and c.cudnn_status ~= "" then
+    -- cuDNN 8 and 9 are split into sub-libraries (ops, cnn, adv; in 9 graph, engines_*, heuristic) that
+    -- check each other's version when loaded; these statuses say two releases were mixed or one was missing
+    local what = c.cudnn_status:find("LOADING_FAILED", 1, true)
+                 and "could not load one of its sub-libraries"
+                 or "found sub-libraries of another release than the one loaded first"
+    return { lib = "cuDNN", story = string.format(" cuDNN answered %s: it %s (libcudnn_ops/_cnn/_graph/_engines_*, "
+             .. "cudnn_*64_9.dll on Windows). Two cuDNN copies are mixed (a system or conda cuDNN, LD_LIBRARY_PATH or "
+             .. "PATH, a second nvidia-cudnn wheel) or the installed one is incomplete.", c.cudnn_status, what) }
+  end
   if c.driver_library and c.driver_library ~= "" then
     return { lib = c.driver_library, story = string.format(" %s is the NVIDIA driver's own library: it comes with the driver, "
              .. "not with CUDA or a wheel, so no driver is visible here.", c.driver_library) }
