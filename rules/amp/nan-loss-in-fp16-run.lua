@@ -27,7 +27,11 @@ local function bf16_line(l)
       or l:find("bf16=true", 1, true) or l:find("bf16: true", 1, true) or l:find("'bf16': true", 1, true)
       or l:find('"bf16": true', 1, true) or l:find("bf16%-mixed") or l:find("bf16%-true")
       or l:find("torch%.bfloat16") or l:find("mixed[_ ]precision[=: %a]*['\"]?bf16")
-      or l:find("bfloat16_enabled %.+ true") or l:find("bf16 %.+ true") then
+      or l:find("bfloat16_enabled %.+ true") or l:find("bf16 %.+ true")
+      -- a dtype argument or YAML key set to bfloat16 without torch's prefix (mmengine's AmpOptimWrapper(dtype=
+      -- 'bfloat16'), "dtype: bfloat16"); a config.json's "torch_dtype": "bfloat16" (quote before the colon) says
+      -- how a checkpoint was saved and is not read
+      or l:find("dtype%s*=%s*['\"]?bfloat16") or l:find("dtype: ['\"]?bfloat16") then
     return true
   end
   for rest in l:gmatch("%-%-bf16%f[^%w_%-]([^\n]*)") do
@@ -211,6 +215,9 @@ function test_switches_turned_off()
   assert(not bf16_line("--bf16 false --fp16 true"), "bf16 switched off")
   assert(bf16_line("--bf16 true --fp16 false") and bf16_line("--bf16 --fp16"), "bf16 switched on")
   assert(not bf16_line("--bf16_full_eval false"), "another switch")
+  assert(bf16_line("optim_wrapper = dict(type='ampoptimwrapper', dtype='bfloat16')"), "mmengine bf16")
+  assert(bf16_line("model: {dtype: bfloat16}"), "yaml bf16")
+  assert(not bf16_line('"torch_dtype": "bfloat16",'), "a checkpoint's saved dtype")
   assert(line_not_fp16("--bf16 true --fp16 false") and not line_not_fp16("--fp16 true"), "fp16 switch")
   local r = nan_loss_in_fp16(ctx_with("--fp16", { "--bf16 false --fp16 true", "{'loss': nan, 'epoch': 0.1}" }))
   assert(type(r) == "table", "fp16 run with bf16 off")
