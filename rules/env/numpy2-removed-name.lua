@@ -8,6 +8,10 @@ function removed_use(ctx)
   if ctx.captures.owner == "ndarray" then
     return { used = "the ndarray method ." .. name .. "()" }
   end
+  if ctx.captures.owner == "numpy.core.numeric" then
+    -- the 1.x location of a warning class that NumPy 2 keeps only in numpy.exceptions
+    return { used = "numpy.core.numeric." .. name .. " (now numpy.exceptions." .. name .. ")" }
+  end
   return { used = "np." .. name }
 end
 
@@ -19,4 +23,9 @@ end
 function test_ndarray_method()
   local v = removed_use({ captures = { name = "ptp", owner = "ndarray" } })
   assert(v.used == "the ndarray method .ptp()", v.used)
+end
+
+function test_core_numeric_warning()
+  local v = removed_use({ captures = { name = "ComplexWarning", owner = "numpy.core.numeric" } })
+  assert(v.used == "numpy.core.numeric.ComplexWarning (now numpy.exceptions.ComplexWarning)", v.used)
 end
