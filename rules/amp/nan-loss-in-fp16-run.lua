@@ -62,6 +62,10 @@ local function nonfinite_loss_line(l)
      or (l:find("loss", 1, true) and (l:find("infinite or nan", 1, true) or l:find("nan or inf", 1, true))) then
     return true
   end
+  -- a printed loss tensor without a name: "tensor(nan, device='cuda:0', dtype=torch.float16, grad_fn=<MseLossBackward0>)"
+  if l:find("tensor%(%-?nan%f[%W]") or l:find("tensor%(%-?inf%f[%W]") then
+    if l:find("grad_fn=<%w*loss%w*backward") or l:find("grad_fn=<%w*crossentropy%w*backward") then return true end
+  end
   local s = l:find("loss[^%w]*%-?inf%f[%W]") or l:find("loss is %-?inf%f[%W]")
   return s ~= nil and not l:find("best", 1, true) and not l:find("scale", 1, true)
 end
@@ -193,7 +197,9 @@ function test_nan_loss_wordings()
                        "step 12 | loss=inf" }) do
     assert(nonfinite_loss_line(l), l)
   end
-  for _, l in ipairs({ "loss: 3.2104 grad_norm: nan", "best_loss=inf", "loss_scale=inf", "loss: 0.25 (nan%)" }) do
+  assert(nonfinite_loss_line("tensor(nan, device='cuda:0', dtype=torch.float16, grad_fn=<mselossbackward0>)"))
+  for _, l in ipairs({ "loss: 3.2104 grad_norm: nan", "best_loss=inf", "loss_scale=inf", "loss: 0.25 (nan%)",
+                       "tensor(nan, device='cuda:0', dtype=torch.float16, grad_fn=<relubackward0>)" }) do
     assert(not nonfinite_loss_line(l), l)
   end
 end
