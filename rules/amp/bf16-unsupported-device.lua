@@ -38,6 +38,11 @@ local function cuda_failure(incidents)
 end
 
 function after_cuda_failure(ctx)
+  -- a program's "GPU does not support bfloat16" is a refusal only when it was raised; printed without an
+  -- exception type it is a fallback note (the run went on in fp16 or fp32), not a failure
+  if (ctx.captures.script_refusal or "") ~= "" and ((ctx.incident or {}).exception or "") == "" then
+    return false
+  end
   if (ctx.captures.have or "") ~= "" then return nil end
   local cause = triage.per_input(ctx, cuda_failure)
   if not cause then return nil end
@@ -58,4 +63,13 @@ function test_kept_with_capability_or_alone()
   local incidents = { { message = "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU" } }
   assert(after_cuda_failure({ captures = { have = "7.5", need = "8.0" }, incidents = incidents, confidence = 0.9 }) == nil)
   assert(after_cuda_failure({ captures = { setup = "x" }, incidents = { { message = "Your setup doesn't support bf16/gpu." } }, confidence = 0.9 }) == nil)
+end
+
+function test_script_refusal_needs_an_exception()
+  local note = { exception = "", message = "GPU does not support bfloat16. Using FP16 training." }
+  assert(after_cuda_failure({ captures = { script_refusal = "GPU does not support bfloat16" }, incident = note,
+                              incidents = { note }, confidence = 0.9 }) == false)
+  local raised = { exception = "ValueError", message = "GPU does not support bfloat16, please use a GPU that supports bfloat16." }
+  assert(after_cuda_failure({ captures = { script_refusal = "GPU does not support bfloat16" }, incident = raised,
+                              incidents = { raised }, confidence = 0.9 }) == nil)
 end
