@@ -266,6 +266,7 @@ TEST(WrappedPastes, OnlyWrappedCorpusLogsAreJoined) {
       "maskrcnn-benchmark-finetune-all-layers-nan-lr-0.005",      // a terminal's 191 columns
       "pytorch-4387-dataloader-fork-errno12-second-epoch",        // 88 columns
       "slideflow-slurm-dataloader-workers-warning-wrapped",       // 80 columns
+      "anomalygpt-deepspeed-sigkill-minus-9-host-ram-zh",         // DeepSpeed's command list at 204 columns
   };
   std::set<std::string> found;
   int logs = 0;
