@@ -326,10 +326,116 @@ TEST(Segmenter, HeaderlessTracebackBehindAPaddedLogPrefix) {
   ASSERT_EQ(v[0].frames.size(), 2u) << Dump(v);
   EXPECT_EQ(v[0].frames[0].source, "w.start()");
 
-  // the same prefix before a frame that was at column 0 in the paste: read as before, no traceback
+  // the same prefix before a frame that was at column 0 in the paste: a traceback too, since a frame at
+  // column 0 is one (TracebackFromAFrameAtColumn0)
   auto flat = Segment(p + "File \"/x/torch/utils/data/_utils/collate.py\", line 162, in default_collate\n" + p +
-                      "    return torch.stack(batch, 0, out=out)\n");
-  for (const Incident& inc : flat) EXPECT_NE(inc.kind, Incident::Kind::kTraceback) << Dump(flat);
+                      "    return torch.stack(batch, 0, out=out)\n" + p + "RuntimeError: stack expects each tensor to be equal size\n");
+  ASSERT_EQ(flat.size(), 1u) << Dump(flat);
+  EXPECT_EQ(flat[0].kind, Incident::Kind::kTraceback) << Dump(flat);
+  EXPECT_EQ(flat[0].exception, "RuntimeError");
+  ASSERT_EQ(flat[0].frames.size(), 1u) << Dump(flat);
+  EXPECT_EQ(flat[0].frames[0].source, "return torch.stack(batch, 0, out=out)");
+}
+
+// Note: [Headerless tracebacks] behind "... ERROR ", a logging prefix whose level is followed by one
+// blank (tests/paste_forms_test.cc's timed_logging form of corpus/wild/data/witt-7-...): the frame's own
+// two blanks after it looked like a level padded to rich's column (Note: [Aligned continuations]), so the
+// record was read as one of rich's and the prefix was never learned; the frames were lost.
+TEST(Segmenter, HeaderlessTracebackBehindALevelAndOneBlank) {
+  const std::string text =
+      "2024-05-01 12:00:00,000 ERROR   File \"train.py\", line 150, in train_one_epoch\n"
+      "2024-05-01 12:00:00,137 ERROR     for batch_idx, (input, label) in enumerate(train_loader):\n"
+      "2024-05-01 12:00:00,274 ERROR   File \"C:\\env\\lib\\multiprocessing\\context.py\", line 327, in _Popen\n"
+      "2024-05-01 12:00:00,411 ERROR     return Popen(process_ob\n";
+  auto v = Segment(text);
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].kind, Incident::Kind::kTraceback) << Dump(v);
+  ASSERT_EQ(v[0].frames.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].frames[0].function, "train_one_epoch");
+  EXPECT_EQ(v[0].frames[0].source, "for batch_idx, (input, label) in enumerate(train_loader):");
+  EXPECT_EQ(v[0].message, "return Popen(process_ob");
+  EXPECT_EQ(v[0].line_start, 1);
+  EXPECT_EQ(v[0].line_end, 4);
+  // rich's own layout, a message padded to its column, is still joined with its continuation
+  auto rich = Segment(
+      "02:54:18-197331 ERROR    Could not load torch: [WinError 126] The specified module could not be found. Error loading\n"
+      "                         \"P:\\kohya_ss\\venv\\lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its dependencies.\n",
+      [](std::string_view line) { return line.find("fbgemm.dll\" or one of") != std::string_view::npos ? 1 : -1; });
+  ASSERT_EQ(rich.size(), 1u) << Dump(rich);
+  EXPECT_EQ(rich[0].line_end, 2) << Dump(rich);
+}
+
+// Note: [Headerless tracebacks]: a frame line at column 0 starts a traceback. The forms are those of
+// real pastes (corpus/wild): the selection's first frame flush left and the rest indented
+// (bs-roformer-linear-attn-flash-no-kernel), every line flush left so that source lines are at column 0
+// too (pytorch-semseg-106-loss-div-long-mask-sum-torch04), and each frame's source joined onto its File
+// line (basicstisr-windows-lmdb-environment-pickle). Each fails without the column-0 start.
+TEST(Segmenter, TracebackFromAFrameAtColumn0) {
+  auto first = Segment(
+      "File \"attend.py\", line 84, in flash_attn\n"
+      "    out = F.scaled_dot_product_attention(\n"
+      "RuntimeError: No available kernel. Aborting execution.\n");
+  ASSERT_EQ(first.size(), 1u) << Dump(first);
+  EXPECT_EQ(first[0].kind, Incident::Kind::kTraceback);
+  EXPECT_EQ(first[0].exception, "RuntimeError");
+  EXPECT_EQ(first[0].CulpritText(), "attend.py:84 in flash_attn: out = F.scaled_dot_product_attention(");
+
+  auto flush = Segment(
+      "File \"./new_train.py\", line 91, in train\n"
+      "loss = loss_fn(input=outputs, target=labels)\n"
+      "File \"/mnt/disk2/DFN/pytorch-semseg-master/ptsemseg/loss.py\", line 31, in cross_entropy2d\n"
+      "loss /= mask.data.sum().\n"
+      "RuntimeError: Expected object of type torch.cuda.FloatTensor but found type torch.cuda.LongTensor for "
+      "argument #3 'other'\n");
+  ASSERT_EQ(flush.size(), 1u) << Dump(flush);
+  EXPECT_EQ(flush[0].exception, "RuntimeError") << Dump(flush);
+  ASSERT_EQ(flush[0].frames.size(), 2u) << Dump(flush);
+  EXPECT_EQ(flush[0].frames[0].source, "loss = loss_fn(input=outputs, target=labels)");
+  EXPECT_EQ(flush[0].frames[1].source, "loss /= mask.data.sum().");
+  EXPECT_EQ(flush[0].line_end, 5);
+  // flush left, a frame with no source line before its exception line, a bare exception name
+  auto bare = Segment("File \"run.py\", line 3, in <module>\nKeyboardInterrupt\n");
+  ASSERT_EQ(bare.size(), 1u) << Dump(bare);
+  EXPECT_EQ(bare[0].exception, "KeyboardInterrupt") << Dump(bare);
+  EXPECT_EQ(bare[0].frames.at(0).source, "");
+
+  // the first frame flush left and the next ones indented as printed (CycleGAN#876's paste): a line at
+  // column 0 after an indented frame is read as printed, here the worker's "Original Traceback" header
+  auto mixed = Segment(
+      "File \"train.py\", line 44, in <module>\n"
+      "    for i, data in enumerate(dataset):  # inner loop within one epoch\n"
+      "  File \"/root/anaconda3/lib/python3.7/site-packages/torch/_utils.py\", line 385, in reraise\n"
+      "Original Traceback (most recent call last):\n"
+      "  File \"/root/anaconda3/lib/python3.7/site-packages/PIL/ImageFile.py\", line 234, in load\n"
+      "    s = read(self.decodermaxblock)\n"
+      "OSError: image file is truncated\n");
+  ASSERT_GE(mixed.size(), 2u) << Dump(mixed);
+  EXPECT_EQ(mixed[0].line_start, 1) << Dump(mixed);
+  ASSERT_EQ(mixed[0].frames.size(), 2u) << Dump(mixed);
+  EXPECT_EQ(mixed[0].frames[1].source, "") << Dump(mixed);
+  EXPECT_EQ(mixed.back().exception, "OSError") << Dump(mixed);
+  ASSERT_EQ(mixed.back().frames.size(), 1u) << Dump(mixed);
+  EXPECT_EQ(mixed.back().frames[0].function, "load");
+
+  auto joined = Segment(
+      "File \"...\\BasicSTISR\\main.py\", line 45, in <module> main(config, args) \n"
+      "File \"...\\BasicSTISR\\main.py\", line 14, in main Mission.train() \n"
+      "File \"D:\\Python3.10.9\\lib\\multiprocessing\\popen_spawn_win32.py\", line 93, in init reduction.dump(process_obj, to_child)\n"
+      "File \"D:\\Python3.10.9\\lib\\multiprocessing\\reduction.py\", li\n");
+  ASSERT_EQ(joined.size(), 1u) << Dump(joined);
+  EXPECT_EQ(joined[0].kind, Incident::Kind::kTraceback);
+  EXPECT_EQ(joined[0].line_start, 1);
+  ASSERT_EQ(joined[0].frames.size(), 3u) << Dump(joined);
+  EXPECT_EQ(joined[0].frames[0].file, "...\\BasicSTISR\\main.py");
+  EXPECT_EQ(joined[0].frames[2].line, 93);
+
+  // A sentence that names a file at the start of a line, and a frame alone with text after its function,
+  // start nothing.
+  for (const char* text : {"File \"config.yaml\", line 3, in the dataset section, has a typo\n",
+                           "File \"a.py\", line 3, in f raise err\nepoch 1 loss 0.5\n"}) {
+    auto v = Segment(text);
+    for (const Incident& inc : v) EXPECT_TRUE(inc.frames.empty()) << Dump(v);
+  }
 }
 
 // BackendCompilerFailed's "backend='inductor' raised:" takes the backend's error line after it into its

@@ -77,6 +77,12 @@ size_t AlignedContinuationReader::MessageColumn(std::string_view line) {
       // The level padded to its column's width: at least two blanks ("ERROR    ", "WARNING  ").
       if (column + 1 >= line.size() || line[column] != ' ' || line[column + 1] != ' ') continue;
       while (column < line.size() && line[column] == ' ') ++column;
+      // A traceback's frame relogged line by line behind "... ERROR " keeps its own two blanks, which
+      // look like a level's padding: no column layout (Note: [Headerless tracebacks]).
+      if (const std::string_view m = line.substr(column);
+          StartsWith(m, "File \"") && m.find("\", line ") != std::string_view::npos) {
+        return 0;
+      }
       if (column < line.size() && line[column] != '\t') return column;
     }
   }

@@ -248,6 +248,7 @@ bool PythonTracebackReader::IsHeader(std::string_view trimmed) {
 }
 
 void PythonTracebackReader::StartTraceback(Segmenter& s) {
+  flush_left_ = started_flush_left_ = false;
   Incident inc;
   inc.kind = Incident::Kind::kTraceback;
   inc.line_start = static_cast<int>(s.line_no());
@@ -308,6 +309,47 @@ void PythonTracebackReader::ParseExceptionLine(Segmenter& s, const std::string& 
   }
 }
 
+namespace {
+
+// The first blank-separated word of `t` (leading blanks skipped).
+std::string_view FirstWord(std::string_view t) {
+  t = Trim(t);
+  return t.substr(0, t.find_first_of(" \t"));
+}
+
+// A frame's function as Python prints it: a dotted name (`main`, `Trainer.train`) or a name in angle
+// brackets (`<module>`, `<lambda>`, `<listcomp>`).
+bool IsFunctionName(std::string_view f) {
+  if (f.size() > 2 && f.front() == '<' && f.back() == '>') f = f.substr(1, f.size() - 2);
+  if (f.empty() || !(std::isalpha(static_cast<unsigned char>(f[0])) || f[0] == '_')) return false;
+  for (char c : f) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) return false;
+  }
+  return true;
+}
+
+// `File "P", line N, in F` (leading blanks aside) with F a function's name; *joined: more text follows F.
+bool IsFrameLine(std::string_view t, bool* joined) {
+  t = Trim(t);
+  if (!StartsWith(t, "File \"")) return false;
+  const size_t at = t.find("\", line ");
+  const size_t in = at == std::string_view::npos ? at : t.find(", in ", at);
+  if (in == std::string_view::npos) return false;
+  const std::string_view rest = Trim(t.substr(in + 5));
+  const std::string_view f = FirstWord(rest);
+  *joined = f.size() != rest.size();
+  return IsFunctionName(f);
+}
+
+// An exception line ("ValueError: ...", "torch.cuda.OutOfMemoryError: ...") or an exception's name
+// alone on its line ("KeyboardInterrupt").
+bool ReadsAsExceptionLine(std::string_view t) {
+  const size_t n = text::TypePrefix(t);
+  return n > 0 && (n == t.size() || t[n] == ':') && text::LooksLikeExceptionType(t.substr(0, n));
+}
+
+}  // namespace
+
 bool PythonTracebackReader::StartHeader(Segmenter& s, const std::string& line, std::string_view trimmed) {
   size_t at = HeaderOffset(trimmed);
   // A DataLoader worker's "Original Traceback" whose wrapper line was not read as one (a logger's prefix
@@ -322,26 +364,46 @@ bool PythonTracebackReader::StartHeader(Segmenter& s, const std::string& line, s
 
 // Note: [Headerless tracebacks]. A paste often starts inside a traceback, its header and first frames
 // left out (a person keeping the last frames, a stored copy cut at the top). Its first `File "...", line
-// N, in F` line, at Python's frame indentation of two blanks, starts the traceback, read as if a header
-// had been there (cut before its exception line, it takes the last source line, as a headed one does).
-// The frame line is also read as a log line, as before this reader, so rules that recognise a frame pasted
-// alone keep seeing it. A learned log prefix (Note: [Learned prefix]) ends with all the blanks before a
-// record's message, since a logging formatter pads its level name ("INFO     ", "ERROR    "), so behind
-// it the frame's two blanks are gone: there, a frame at column 0 whose prefix ended with at least three
-// blanks (its own separator and the frame's two) starts the traceback too. A frame line that was at column
-// 0 in the paste keeps only the prefix's separator before it and is left to the log line readers, as
-// without a prefix.
+// N, in F` line starts the traceback, read as if a header had been there (cut before its exception line,
+// it takes the last source line, as a headed one does). The frame line is also read as a log line, as
+// before this reader, so rules that recognise a frame pasted alone keep seeing it. The frame may be
+//  - at Python's frame indentation of two blanks;
+//  - behind a learned log prefix (Note: [Learned prefix]), which ends with all the blanks before a
+//    record's message, since a logging formatter pads its level name ("INFO     ", "ERROR    "): there
+//    the frame's two blanks went with the prefix, which ended with at least three (its own separator and
+//    the frame's two). A frame relogged by "... ERROR " takes the frame's blanks for a level's padding,
+//    and so for rich's column layout, unless that reader leaves a frame alone (Note: [Aligned
+//    continuations]), which it does;
+//  - at column 0: the first line of a selection copied from the frame's first character, or a paste
+//    whose indentation was lost everywhere (corpus/wild: the first frame flush left in about twenty
+//    pastes, every line flush left in pytorch-semseg-106's, each frame's source line joined onto its
+//    File line in BasicSTISR#1's). Such a traceback is read "flush left": the line right after a frame
+//    is the frame's source line even at column 0, unless it reads as an exception line (`Type: ...`, a
+//    bare `KeyError`), a traceback header or a chain line, which end the frames as usual; and only after
+//    a frame that was itself at column 0 (a selection's first frame flush left, its next frames indented
+//    as printed, is read as printed after them: CycleGAN#876's paste, whose worker's "Original
+//    Traceback" header follows an indented frame).
+// F is a name (`main`, `<module>`, `Foo.bar`). A frame line with more after F (its source line joined
+// onto it, a whole traceback flattened onto one line) starts a traceback only as the second of two such
+// lines in a row: one alone is as likely a sentence or a flattened error, and stays a log line.
 bool PythonTracebackReader::StartHeaderless(Segmenter& s, const std::string& line, std::string_view trimmed) {
-  const bool at_frame_indent =
-      StartsWith(line, "  File \"") || (s.line_prefix_blanks() >= 3 && StartsWith(line, "File \""));
-  if (!at_frame_indent || !StartsWith(trimmed, "File \"")) return false;
-  const size_t at = trimmed.find("\", line ");
-  const size_t in = at == std::string_view::npos ? at : trimmed.find(", in ", at);
-  if (in == std::string_view::npos || Trim(trimmed.substr(in + 5)).find(' ') != std::string_view::npos) return false;
+  const bool column0 = StartsWith(line, "File \"");
+  if (!(column0 || StartsWith(line, "  File \"")) || !StartsWith(trimmed, "File \"")) return false;
+  bool joined = false;
+  if (!IsFrameLine(trimmed, &joined)) return false;
+  bool joined_before = false;
+  if (joined && !(s.prev_line_no() + 1 == s.line_no() && IsFrameLine(s.prev_line(), &joined_before) && joined_before)) {
+    return false;
+  }
   s.ClassifyLine(line, trimmed);
   PythonTracebackReader& python = s.readers().python;
   python.StartTraceback(s);
   python.SetHeaderIndent("T");
+  python.started_flush_left_ = python.flush_left_ = column0 && s.line_prefix_blanks() < 3;
+  if (joined) {
+    python.ParseFrameLine(s, s.prev_line());
+    s.open().line_start = static_cast<int>(s.prev_line_no());
+  }
   python.ParseFrameLine(s, line);
   return true;
 }
@@ -464,14 +526,28 @@ void PythonTracebackReader::FramesState(Segmenter& s, const std::string& line, s
 void PythonTracebackReader::FramesLine(Segmenter& s, const std::string& line, std::string_view trimmed) {
   Incident& open = s.open();
   const int line_no = static_cast<int>(s.line_no());
-  if (s.readers().rich.BoxLine(s, trimmed) || s.readers().ipython.SectionLine(s, trimmed) || ParseFrameLine(s, line) ||
-      trimmed.empty()) {
+  if (s.readers().rich.BoxLine(s, trimmed) || s.readers().ipython.SectionLine(s, trimmed) || trimmed.empty()) {
+    open.line_end = line_no;
+    return;
+  }
+  if (ParseFrameLine(s, line)) {
+    // Note: [Headerless tracebacks]: the frame just read is flush left when it is at column 0 in a
+    // traceback read flush left from its start.
+    flush_left_ = started_flush_left_ && StartsWith(line, "File \"");
     open.line_end = line_no;
     return;
   }
   // Note: [rich tracebacks]: under the closed box of an indented rich traceback, the line at the box's
   // indentation that reads as an exception line is one (asked first: it also notes the line's width).
   const bool rich_exception = s.readers().rich.IsExceptionLine(line, trimmed);
+  // Note: [Headerless tracebacks]: pasted flush left, a frame's source line is at column 0 too.
+  if (flush_left_ && expects_source_ && !rich_exception && !open.frames.empty() && !ReadsAsExceptionLine(trimmed) &&
+      !IsHeader(trimmed) && !StartsWith(trimmed, "Original Traceback") && !IsChainSeparator(trimmed)) {
+    open.frames.back().source = std::string(trimmed.substr(0, 512));
+    expects_source_ = false;
+    open.line_end = line_no;
+    return;
+  }
   if (!rich_exception && text::Indented(Dedented(line))) {
     // Source line under a frame, caret markers (^^^^, ~~~), "[Previous line repeated N more times]".
     bool carets = trimmed.find_first_not_of("^~ ") == std::string_view::npos;

@@ -160,6 +160,10 @@ class PythonTracebackReader final : public IncidentReader {
   int wrap_joins_ = 0;
   // Note: [Padded rows]: the message's last line so far ended with padding blanks.
   bool padded_ = false;
+  // Note: [Headerless tracebacks]: the open traceback started at a frame line at column 0
+  // (started_flush_left_), and the last frame line read was at column 0 too, so its source line may be.
+  bool flush_left_ = false;
+  bool started_flush_left_ = false;
   // Note: [Worker death reports]: a chain separator named a cause for the next traceback; the open
   // traceback is that one (its cause is the segmenter's pending cause, renumbered with the rest).
   bool chain_pending_ = false;
