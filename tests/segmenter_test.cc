@@ -438,6 +438,51 @@ TEST(Segmenter, TracebackFromAFrameAtColumn0) {
   }
 }
 
+// Note: [Warning after a progress bar] (formats/warnings.h): a warnings-module line glued to a tqdm
+// bar's last state is read as the warning, with its type, message, frame and source line, whether the
+// bar has a total or is tqdm's counter (corpus/wild/amp/comfyui-mvadapter-14-sdxl-vae-fp16-nan-black-image
+// as tests/paste_forms_test.cc glues a bar to it; corpus/wild/negative/nnue-lightning-num-workers-warning-
+// custom-loader as posted). A record that is no warning keeps its bar (Note: [Text after a progress bar]).
+TEST(Segmenter, WarningAfterAProgressBar) {
+  auto classify = [](std::string_view line) {
+    return line.find("invalid value encountered") != std::string_view::npos ? 1
+           : line.find("does not have many workers") != std::string_view::npos ? 2
+           : line.find("tried to get lr value") != std::string_view::npos ? 3
+                                                                               : -1;
+  };
+  for (const std::string& bar : {std::string("\r  0%|          | 0/30 [00:00<?, ?it/s]\r  3%|\u258e         | 1/30 [00:01<00:30,  1.02s/it]"),
+                                std::string("100%|##########| 30/30 [00:09<00:00,  3.20it/s, loss=0.41]")}) {
+    auto v = Segment(bar +
+                         "E:\\AIGC\\ComfyUI\\venv\\Lib\\site-packages\\diffusers\\image_processor.py:147: RuntimeWarning: "
+                         "invalid value encountered in cast\n"
+                         "  images = (images * 255).round().astype(\"uint8\")\n",
+                     classify);
+    ASSERT_EQ(v.size(), 1u) << Dump(v);
+    EXPECT_EQ(v[0].exception, "RuntimeWarning") << Dump(v);
+    EXPECT_EQ(v[0].message, "invalid value encountered in cast");
+    ASSERT_EQ(v[0].frames.size(), 1u);
+    EXPECT_EQ(v[0].frames[0].file, "E:\\AIGC\\ComfyUI\\venv\\Lib\\site-packages\\diffusers\\image_processor.py");
+    EXPECT_EQ(v[0].frames[0].line, 147);
+    EXPECT_EQ(v[0].frames[0].source, "images = (images * 255).round().astype(\"uint8\")");
+  }
+  auto counter = Segment(
+      "Sanity Checking: 0it [00:00, ?it/s]/store/nnue/lib/python3.10/site-packages/pytorch_lightning/trainer/"
+      "connectors/data_connector.py:224: PossibleUserWarning: The dataloader, val_dataloader 0, does not have many "
+      "workers which may be a bottleneck.\n",
+      classify);
+  ASSERT_EQ(counter.size(), 1u) << Dump(counter);
+  EXPECT_EQ(counter[0].exception, "PossibleUserWarning") << Dump(counter);
+  EXPECT_EQ(counter[0].frames.at(0).line, 224);
+  // not a warning: the record keeps the bar, where a rule reads the step it shows
+  auto record = Segment(
+      "  1%|\u258f         | 118/10000 [06:20<8:58:00,  3.23s/it]tried to get lr value before scheduler/optimizer "
+      "started stepping, returning lr=0\n",
+      classify);
+  ASSERT_EQ(record.size(), 1u) << Dump(record);
+  EXPECT_EQ(record[0].exception, "");
+  EXPECT_NE(record[0].message.find("118/10000 ["), std::string::npos) << record[0].message;
+}
+
 // BackendCompilerFailed's "backend='inductor' raised:" takes the backend's error line after it into its
 // message, so the inner error's rule reads it in the same incident.
 TEST(Segmenter, BackendCompilerFailedTakesTheRaisedErrorLine) {

@@ -32,8 +32,35 @@ bool WarningsReader::ParseWarningLine(std::string_view line, Incident* inc) {
   return true;
 }
 
+namespace {
+
+// Note: [Warning after a progress bar] (warnings.h): the text after a tqdm bar's last state at the start
+// of `line`, or `line` itself. Besides the bar with a total (text::AfterProgressBar), tqdm's counter
+// without one: `DESC: N it [ELAPSED, RATE]`, `Sanity Checking: 0it [00:00, ?it/s]`.
+std::string_view AfterBar(std::string_view line) {
+  const std::string_view after = text::AfterProgressBar(line);
+  if (after.size() != line.size()) return after;
+  const size_t it = line.find("it [");
+  if (it == std::string_view::npos) return line;
+  size_t count_end = it;  // the count's end: "0it", "12 it"
+  if (count_end > 0 && line[count_end - 1] == ' ') --count_end;
+  if (count_end == 0 || !std::isdigit(static_cast<unsigned char>(line[count_end - 1]))) return line;
+  const size_t close = line.find(']', it);
+  if (close == std::string_view::npos) return line;
+  const std::string_view inside = line.substr(it + 4, close - (it + 4));
+  if (inside.find("it/s") == std::string_view::npos && inside.find("s/it") == std::string_view::npos) return line;
+  const std::string_view rest = line.substr(close + 1);
+  return text::Trim(rest).empty() ? line : rest;
+}
+
+}  // namespace
+
 bool WarningsReader::LogLine(Segmenter& s, const std::string& line, Incident* inc, BlockOf* next) {
-  if (!ParseWarningLine(line, inc)) return false;
+  if (!ParseWarningLine(line, inc)) {
+    // Note: [Warning after a progress bar] (warnings.h).
+    const std::string_view after = AfterBar(line);
+    if (after.size() == line.size() || !ParseWarningLine(after, inc)) return false;
+  }
   inc->frames.back().user = !text::IsLibraryFile(inc->frames.back().file);
   if (inc->message.size() > s.options().max_message) inc->message.resize(s.options().max_message);
   // The warnings module prints the warning's source line next.
