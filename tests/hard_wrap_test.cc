@@ -9,7 +9,11 @@
 // those got another diagnosis (403, 287 and 178 of 960, 781 and 596 on the day's earlier corpus); with
 // it, 5, 4 and 8 (a log that is one line of literal "\n" escapes, metric logs whose wrapped tqdm bars
 // and records are not all joined, one-row wraps whose next line opens like a record or like the row, a
-// negative whose joined warning now reads as the non-leaf .grad one). The ceiling is 1.5% of the logs
+// negative whose joined warning now reads as the non-leaf .grad one). On the 1294 logs later that day
+// (1089, 895 and 676 changed), 6, 4 and 8 differed; with short pastes' rows read too (a row cut short, a
+// word cut before small letters: Note: [Rows cut short] in log/hard_wrap.cc), 2, 4 and 7: at 80 columns
+// the one-line literal "\n" log and the negative whose joined warning reads as the non-leaf .grad one,
+// the four one-line and five-line pastes gone from the list. The ceiling is 1.5% of the logs
 // that the wrap changes at each width (15, 13 and 10): room for the rule changes other work makes, far
 // under what the old reading gave (the test fails without the joining).
 #include <cstdio>
@@ -169,6 +173,37 @@ TEST(HardWrap, OrdinaryLayoutsAreNotTakenForAWrap) {
                                   "Swap:          2.0Gi       2.0Gi          0B\n"
                                   "RuntimeError: DataLoader worker (pid 12345) is killed by signal: Killed.\n"),
             0);
+}
+
+// A short log has few rows for the check to go by, and in these each was passed over: a frame line cut
+// at ", in " (its next line "<module>"), a warning cut inside its category ("...py:147: Runtime" then
+// "Warning: ..."), a one-line message cut inside a word whose rest begins with a first word of the
+// same shape as the row's ("...key-v" then "alue store ..."). Corpus logs wrapped at 80 columns: each was
+// read as it came before (Note: [Rows cut short] in log/hard_wrap.cc), and each is whole again.
+TEST(HardWrap, ShortPastesWrappedAt80) {
+  for (const char* name : {"shape/similarity-untransposed", "negative/argparse-valueerror",
+                           "wild/amp/comfyui-mvadapter-14-sdxl-vae-fp16-nan-black-image",
+                           "wild/distributed/llamafactory-tokenizer-map-socket-timeout",
+                           "wild/checkpoint/efficientdet-d3-head-num-classes-44", "wild/cuda/naf-cbct-compute-86-rtx3090",
+                           "training/eval-mode-preview-helper-flags", "negative/innocent-words"}) {
+    const std::string text = triage_test::ReadFile(std::string(TRIAGE_SOURCE_DIR) + "/corpus/" + name + "/log.txt");
+    const std::string wrapped = WrapAt(text, 80);
+    ASSERT_NE(wrapped, text) << name;
+    EXPECT_EQ(HardWrap::DetectWidth(HardWrap::Head(wrapped)), 80) << name;
+    EXPECT_EQ(HardWrap::DetectWidth(HardWrap::Head(text)), 0) << name;
+    for (size_t chunk : {1, 7, 4096}) EXPECT_EQ(Unwrap(wrapped, 80, chunk), text) << name << " in pieces of " << chunk;
+  }
+  // Rows of the width that are whole lines (a SyntaxError's frame, which has no function, a warning line,
+  // a frame line with its function), each followed by a line of its own: not cut short.
+  const std::string frame = "  File \"/home/someone/projects/segmentation/experiments/train_city.py\", line 212";
+  const std::string warning = "/home/someone/projects/seg/experiments/train_city.py:212: UserWarning: bad xyzwv";
+  const std::string named = "  File \"/home/someone/projects/segmentation/model/train.py\", line 21, in forward";
+  ASSERT_EQ(frame.size(), 80u);
+  ASSERT_EQ(warning.size(), 80u);
+  ASSERT_EQ(named.size(), 80u);
+  for (const std::string& row : {frame, warning, named}) {
+    EXPECT_EQ(HardWrap::DetectWidth(row + "\nValueError: bad value\n"), 0) << row;
+  }
 }
 
 TEST(HardWrap, HeadIsWhatASessionDecidesFrom) {

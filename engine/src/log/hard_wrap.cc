@@ -145,6 +145,37 @@ bool Continues(std::string_view start_key, bool row_drawn, std::string_view next
 
 constexpr int kUsualWidths[] = {80, 100, 120, 132, 160};
 
+// Note: [Rows cut short]. A row that is a line of a fixed shape stopped before that shape's end, which no
+// program prints as a whole line: a Python frame line without its closing quote, without its `, line N`,
+// with `, in` and no function after it ('  File "/x/program.py", line 11, in ' then "<module>") or with a
+// function's opening '<' and not its '>', or a warnings-module line stopped inside its category
+// ("x.py:147: Runtime" then "Warning: ..."). `row` is the whole row.
+bool CutShort(std::string_view row) {
+  size_t i = 0;
+  while (i < row.size() && IsBlank(row[i])) ++i;
+  const std::string_view t = row.substr(i);
+  if (StartsWith(t, "File \"")) {
+    const size_t quote = t.find('"', 6);
+    if (quote == std::string_view::npos) return true;
+    const std::string_view after = t.substr(quote);  // '", line 11, in f'
+    if (after.size() < 8) return std::string_view("\", line ").substr(0, after.size()) == after;
+    if (!StartsWith(after, "\", line ")) return false;
+    size_t j = 8;
+    while (j < after.size() && IsDigitByte(after[j])) ++j;
+    const std::string_view rest = after.substr(j);  // ", in f"; empty: a SyntaxError's frame, whole
+    if (StartsWith(rest, ", in <")) return rest.back() != '>';  // "<module" then ">"
+    return !rest.empty() && rest.size() <= 5 && std::string_view(", in ").substr(0, rest.size()) == rest;
+  }
+  // "path.py:147: Runtime": a category's start after a line number, with no ':' after it.
+  size_t w = row.size();
+  while (w > 0 && IsWordByte(row[w - 1]) && row[w - 1] != '.') --w;
+  if (w == row.size() || w < 6 || row[w - 1] != ' ' || row[w - 2] != ':' || !IsUpper(row[w])) return false;
+  size_t d = w - 2;
+  while (d > 0 && IsDigitByte(row[d - 1])) --d;
+  return d < w - 2 && d >= 4 && row[d - 1] == ':' && row.substr(d - 4, 3) == ".py" &&
+         !EndsWith(row.substr(w), "Warning");
+}
+
 }  // namespace
 
 int HardWrap::DetectWidth(std::string_view head) {
@@ -169,7 +200,7 @@ int HardWrap::DetectWidth(std::string_view head) {
     at = nl + 1;
   }
   if (width < kMinWidth) return 0;
-  int near = 0, strong = 0, inside = 0;
+  int near = 0, strong = 0, inside = 0, cut = 0;
   std::unordered_set<std::string_view> seen;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (chars[i] < width && chars[i] >= width - 8) ++near;
@@ -177,17 +208,25 @@ int HardWrap::DetectWidth(std::string_view head) {
     const std::string_view row = lines[i], next = lines[i + 1];
     // Cheapest first: a log of records of one layout (metric lines) is told by its first word.
     if (SameKey(row, next) || EndsWith(row, "  ") || row.back() == '\t') continue;
+    if (!next.empty() && CutShort(row)) {  // Note: [Rows cut short]: a split, and a sure one
+      if (seen.insert(row).second) ++cut, ++strong, ++inside;
+      continue;
+    }
     // A marker drawn under a source line (Python's carets, TorchScript's "~~~~ <--- HERE").
     if (EndsWith(row, "<--- HERE") || row.find_first_not_of(" ^~") == std::string_view::npos) continue;
     if (row.find("%|") != std::string_view::npos || StartsOwnLine(EndsDrawn(row), next, true)) continue;
     if (!seen.insert(row).second) continue;
-    if (SameWordShape(row, next)) continue;  // "Mem: ..." then "Swap: ...": rows of one table
+    // "Mem: ..." then "Swap: ...": rows of one table. Not a row that stops inside a word whose next line
+    // goes on in small letters ("... Dropout(3).training=Tr" then "ue BatchNorm1d(5)..."): the words
+    // of one table's rows begin it.
+    if (SameWordShape(row, next) && !(IsInWord(row.back()) && IsLower(next[0]))) continue;
     if (!IsBlank(next[0]) && Shape(next) != Shape(row)) ++strong;
     if ((IsInWord(row.back()) && IsInWord(next[0])) || !OpensLine(next[0])) ++inside;
   }
   const bool usual = std::find(std::begin(kUsualWidths), std::end(kUsualWidths), width) != std::end(kUsualWidths);
   if ((strong >= 3 || (usual && strong >= 2)) && strong >= near) return width;
   if (usual && inside >= 1 && inside >= near / 4) return width;
+  if (usual && cut >= 1) return width;  // Note: [Rows cut short]
   return 0;
 }
 
@@ -235,7 +274,8 @@ void HardWrap::Track(std::string_view bytes) {
 void HardWrap::Decide(std::string* out) {
   decided_ = true;
   const bool room = joins_.size() < max_joined_lines_ || joins_.back().first == out_line_;
-  if (room && Continues(start_key_, pending_drawn_, held_, held_complete_)) {
+  // Note: [Rows cut short]: such a row goes on on the next line, whatever that line looks like.
+  if (room && ((pending_cut_ && !held_.empty()) || Continues(start_key_, pending_drawn_, held_, held_complete_))) {
     if (!joins_.empty() && joins_.back().first == out_line_) {
       ++joins_.back().second;
     } else {
@@ -266,6 +306,7 @@ void HardWrap::EndRow(std::string* out) {
     held_complete_ = false;
     pending_eol_ = eol;
     pending_drawn_ = EndsDrawn(std::string_view(tail_, tail_size_));
+    pending_cut_ = row_head_.size() < kLook && CutShort(row);  // the whole row is in row_head_
   } else {
     out->append(eol);
     ++out_line_;
