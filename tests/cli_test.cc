@@ -215,6 +215,76 @@ TEST(Cli, AMappedFileReadsAsTheSameBytesFromAPipe) {
   fs::remove_all(dir);
 }
 
+// Note: [Mapped input]: a file cut shorter while triage reads it (a log rotated with copytruncate) is
+// diagnosed as far as it was read, with a note, and exit 0. The cut is made while triage is known to be
+// inside the file: with --tee it copies each piece to stdout before reading it, so a reader of that pipe
+// that stops taking bytes holds triage in its write(2) of the piece after the bytes read so far (the
+// pipe holds at most a MiB). Two cuts: well past that piece (the size checked before each piece ends the
+// reading exactly at the new end) and just after the bytes taken (the piece being copied reaches past
+// the new end: the copy stops there, and the pages the session then reads past the end fault, so
+// MappedFileShrank puts zero pages over them). Either way the failures before the cut are diagnosed
+// and those after it are not.
+TEST(Cli, AMappedFileCutWhileReadIsDiagnosedAsFarAsItWasRead) {
+  namespace fs = std::filesystem;
+  const std::string dir = (fs::temp_directory_path() / ("triage_cut_" + std::to_string(::getpid()))).string();
+  fs::create_directories(dir);
+  const std::string failure = ReadFile(kFixture);
+  const size_t mib = size_t{1} << 20;
+  const size_t taken = 5 * mib;  // what the test reads of triage's copy before it cuts the file
+  std::string input;
+  int before = 0;  // copies of the failure that end before `taken`
+  for (long step = 1; input.size() < 16 * mib; ++step) {
+    if (step % 20000 == 0) {
+      input += failure;
+      before += input.size() < taken;
+      continue;
+    }
+    input += "epoch " + std::to_string(step / 1000) + " step " + std::to_string(step) + " loss " +
+             std::to_string(2.0 / (1.0 + static_cast<double>(step) * 1e-4)) + " lr 0.001\n";
+  }
+  ASSERT_GE(before, 2);
+  for (const size_t cut_at : {7 * mib + 12345, taken + 1}) {
+    SCOPED_TRACE("cut at " + std::to_string(cut_at));
+    const std::string log = dir + "/train.log", err = dir + "/err.txt";
+    std::ofstream(log, std::ios::binary | std::ios::trunc) << input;
+    std::FILE* p = popen(Triage("--format json --tee " + log + " 2> " + err).c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string out(taken, '\0');
+    ASSERT_EQ(std::fread(&out[0], 1, taken, p), taken);
+    // The pipe fills up behind the bytes taken and triage waits in write(2) (a cut before it got that
+    // far would be met by the size check instead: the same outcome).
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    fs::resize_file(log, cut_at);
+    char buf[65536];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    const int st = pclose(p);
+    ASSERT_TRUE(WIFEXITED(st));
+    EXPECT_EQ(WEXITSTATUS(st), 0);
+    const std::string report = ReadFile(err);
+    EXPECT_NE(report.find("was cut shorter while it was read"), std::string::npos) << report.substr(0, 2000);
+    // The copy is the file's start, up to the cut or past it (what was in the pipe before the cut), then
+    // at most the zero pages put over the rest of the window.
+    size_t same = 0;
+    while (same < out.size() && out[same] == input[same]) ++same;
+    EXPECT_GE(same, std::min(cut_at, out.size()));
+    EXPECT_EQ(out.find_first_not_of('\0', same), std::string::npos);
+    EXPECT_LT(same, input.size());
+    // The failures read: every copy before the cut, none after it.
+    int read = 0, all = 0;
+    for (size_t at = input.find(failure); at != std::string::npos; at = input.find(failure, at + 1)) {
+      ++all;
+      read += at + failure.size() <= cut_at;
+    }
+    const size_t json = report.find("{\"source\"");
+    ASSERT_NE(json, std::string::npos) << report.substr(0, 2000);
+    YAML::Node j = YAML::Load(report.substr(json));
+    ASSERT_EQ(j["diagnoses"].size(), 1u) << report.substr(0, 2000);
+    EXPECT_EQ(j["diagnoses"][0]["occurrences"].as<int>(), read);
+    EXPECT_LT(read, all);
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Cli, FollowPrintsEachIncidentWhenComplete) {
   namespace fs = std::filesystem;
   std::string dir = (fs::temp_directory_path() / ("triage_follow_" + std::to_string(::getpid()))).string();
