@@ -25,7 +25,10 @@
 // separator ("2024-05-01 12:00:01,123 ERROR Killed", "... - ERROR - ...", logging's usual formats) is no
 // column layout: such a logger does not align a message's rest, and its record header is the learned
 // prefix's to learn and strip (tests/paste_forms_test.cc, form timed_logging: 31 of the 1122 diagnosed
-// corpus logs lost or changed their diagnosis with that prefix on every line before this).
+// corpus logs lost or changed their diagnosis with that prefix on every line before this). Nor is a
+// record whose message is a traceback's frame line (`... ERROR   File "x.py", line 3, in f`): the blanks
+// after the level are the frame's own indentation behind a one-blank separator, not a padded column
+// (Note: [Headerless tracebacks] in python_traceback.cc).
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_ALIGNED_CONTINUATION_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_ALIGNED_CONTINUATION_H_
 
