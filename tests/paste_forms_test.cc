@@ -3,8 +3,8 @@
 // corpus/heldout) is transformed as one such paste transforms it and must keep its first diagnosis
 // (rule and category). Before and after (diagnosed logs that lost or changed their first diagnosis, of
 // those the form changed; 1094 diagnosed logs on 2026-11-28 at aa30c66, 1122 for timed_logging, measured
-// after the corpus grew; now every form keeps the diagnosis of every log it changes, of 1136, but the two
-// kKnownMisses below):
+// after the corpus grew; now every form keeps the diagnosis of every log it changes, of 1136, but the one
+// kKnownMiss below):
 //   crlf                 CRLF line ends                                    0 of 1094 (already read)
 //   trailing_cr          the last line ended by a lone '\r'                0 of 1094 (already read)
 //   ansi                 Python 3.13's colours on frames and exception      0 of 798  (already read)
@@ -23,8 +23,7 @@
 //   timed_logging        "2024-05-01 12:MM:SS,mmm ERROR " on every line,   31 -> 0 of 1122 (a level followed by
 //                        its time changing                                one blank was taken for a column
 //                        layout: Note: [Aligned continuations]; the time's changing was never the matter;
-//                        a traceback pasted from its first frame is read behind it since, and one log whose
-//                        frame at column 1 becomes a frame at column 0 there is in kKnownMisses)
+//                        a traceback pasted from its first frame is read behind it since)
 //   loguru               loguru's "TIME | ERROR    | module:func:N - " on   0 of 1094 (already read)
 //                        every line, its time and line number changing
 //   bar_before_traceback a tqdm bar redrawn with '\r' and never ended,      0 of 421  (already read)
@@ -304,13 +303,6 @@ struct KnownMiss {
 };
 
 constexpr KnownMiss kKnownMisses[] = {
-    {"timed_logging", "wild/compile/inductor-triton-2-3-no-triton-key",
-     "its paste starts with a frame line indented by one blank, which is no frame line by itself, so the "
-     "plain log has no traceback; behind the timed prefix, whose level takes that blank and the separator "
-     "as its padding, the frame is at column 0 and starts the traceback (Note: [Headerless tracebacks]), and "
-     "the traceback read gives BackendCompilerFailed first (inductor-backend-failed), as the same paste "
-     "with its frame at Python's two blanks does with or without the prefix: the ranking of "
-     "BackendCompilerFailed's `raised:` against the LoweringException line after it is the rules' matter"},
     {"bar_before_first_line", "wild/training/char-rnn-optimizer-bound-to-first-rnn-instance",
      "a metric signal: its first point is on the line the bar is glued to, and metric extraction, which "
      "does not strip a bar (only the segmenter does), loses it; nine points are too few for the rule"},

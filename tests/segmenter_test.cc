@@ -356,6 +356,13 @@ TEST(Segmenter, HeaderlessTracebackBehindALevelAndOneBlank) {
   EXPECT_EQ(v[0].message, "return Popen(process_ob");
   EXPECT_EQ(v[0].line_start, 1);
   EXPECT_EQ(v[0].line_end, 4);
+  // a frame indented by one blank in the paste (corpus/wild/compile/inductor-triton-2-3-no-triton-key),
+  // behind "... INFO ": no frame line, as without the prefix
+  for (const std::string& p : {std::string(), std::string("2024-01-02 10:11:12,345 INFO ")}) {
+    auto one = Segment(p + " File \"/x/torch/_inductor/codecache.py\", line 166, in get_system\n" + p +
+                       "    from triton.compiler.compiler import triton_key\n");
+    for (const Incident& inc : one) EXPECT_NE(inc.kind, Incident::Kind::kTraceback) << p << Dump(one);
+  }
   // rich's own layout, a message padded to its column, is still joined with its continuation
   auto rich = Segment(
       "02:54:18-197331 ERROR    Could not load torch: [WinError 126] The specified module could not be found. Error loading\n"

@@ -371,7 +371,10 @@ bool PythonTracebackReader::StartHeader(Segmenter& s, const std::string& line, s
 //  - behind a learned log prefix (Note: [Learned prefix]), which ends with all the blanks before a
 //    record's message, since a logging formatter pads its level name ("INFO     ", "ERROR    "): there
 //    the frame's two blanks went with the prefix, which ended with at least three (its own separator and
-//    the frame's two). A frame relogged by "... ERROR " takes the frame's blanks for a level's padding,
+//    the frame's two), or with one (a frame at column 0 in the paste, below); behind exactly two, the
+//    frame was indented by one blank in the paste, which is no frame line by itself (a paste of
+//    inductor's error started with ' File "...codecache.py"'), and starts nothing there either, so a
+//    prefix on every line reads as the paste without it. A frame relogged by "... ERROR " takes the frame's blanks for a level's padding,
 //    and so for rich's column layout, unless that reader leaves a frame alone (Note: [Aligned
 //    continuations]), which it does;
 //  - at column 0: the first line of a selection copied from the frame's first character, or a paste
@@ -389,6 +392,9 @@ bool PythonTracebackReader::StartHeader(Segmenter& s, const std::string& line, s
 bool PythonTracebackReader::StartHeaderless(Segmenter& s, const std::string& line, std::string_view trimmed) {
   const bool column0 = StartsWith(line, "File \"");
   if (!(column0 || StartsWith(line, "  File \"")) || !StartsWith(trimmed, "File \"")) return false;
+  // Behind a prefix that ended with two blanks, the frame was at column 1 in the paste (after a one-blank
+  // separator), which starts nothing there either.
+  if (column0 && s.line_prefix_blanks() == 2) return false;
   bool joined = false;
   if (!IsFrameLine(trimmed, &joined)) return false;
   bool joined_before = false;
