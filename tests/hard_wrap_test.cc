@@ -204,6 +204,12 @@ TEST(HardWrap, ShortPastesWrappedAt80) {
   for (const std::string& row : {frame, warning, named}) {
     EXPECT_EQ(HardWrap::DetectWidth(row + "\nValueError: bad value\n"), 0) << row;
   }
+  // A frame line cut at the width (a viewer that cuts instead of wrapping) whose next line is its source,
+  // indented: the source is not the frame's rest.
+  const std::string cut = "  File \"/home/someone/projects/segmentation/experiments/train_cityscape.py\", lin";
+  ASSERT_EQ(cut.size(), 80u);
+  EXPECT_EQ(Unwrap(cut + "\n    main(parse_args())\n", 80, 1), cut + "\n    main(parse_args())\n");
+  EXPECT_EQ(Unwrap(cut + "\ne 212, in <module>\n", 80, 1), cut + "e 212, in <module>\n");
 }
 
 TEST(HardWrap, HeadIsWhatASessionDecidesFrom) {

@@ -149,7 +149,9 @@ constexpr int kUsualWidths[] = {80, 100, 120, 132, 160};
 // program prints as a whole line: a Python frame line without its closing quote, without its `, line N`,
 // with `, in` and no function after it ('  File "/x/program.py", line 11, in ' then "<module>") or with a
 // function's opening '<' and not its '>', or a warnings-module line stopped inside its category
-// ("x.py:147: Runtime" then "Warning: ..."). `row` is the whole row.
+// ("x.py:147: Runtime" then "Warning: ..."). `row` is the whole row. Its rest goes on at the next line's
+// first column: a next line that begins with a blank (a source line under a frame that a viewer cut at
+// the width rather than wrapped) is not its rest.
 bool CutShort(std::string_view row) {
   size_t i = 0;
   while (i < row.size() && IsBlank(row[i])) ++i;
@@ -208,7 +210,7 @@ int HardWrap::DetectWidth(std::string_view head) {
     const std::string_view row = lines[i], next = lines[i + 1];
     // Cheapest first: a log of records of one layout (metric lines) is told by its first word.
     if (SameKey(row, next) || EndsWith(row, "  ") || row.back() == '\t') continue;
-    if (!next.empty() && CutShort(row)) {  // Note: [Rows cut short]: a split, and a sure one
+    if (!next.empty() && !IsBlank(next[0]) && CutShort(row)) {  // Note: [Rows cut short]: a split, and a sure one
       if (seen.insert(row).second) ++cut, ++strong, ++inside;
       continue;
     }
@@ -275,7 +277,8 @@ void HardWrap::Decide(std::string* out) {
   decided_ = true;
   const bool room = joins_.size() < max_joined_lines_ || joins_.back().first == out_line_;
   // Note: [Rows cut short]: such a row goes on on the next line, whatever that line looks like.
-  if (room && ((pending_cut_ && !held_.empty()) || Continues(start_key_, pending_drawn_, held_, held_complete_))) {
+  if (room && ((pending_cut_ && !held_.empty() && !IsBlank(held_[0])) ||
+               Continues(start_key_, pending_drawn_, held_, held_complete_))) {
     if (!joins_.empty() && joins_.back().first == out_line_) {
       ++joins_.back().second;
     } else {

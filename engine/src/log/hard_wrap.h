@@ -43,7 +43,7 @@
 // is joined to its next line, with nothing between, unless that line starts a line of its own by the
 // looks above (blank, indented, exception or traceback line, the first word of the line the row began)
 // or the row ends in a drawn rule or box ("=====", "----", a box-drawing character); a row cut short is
-// joined to any next line that is not blank. Rows are joined as
+// joined to any next line that does not begin with a blank. Rows are joined as
 // the bytes stream by: a session reads nothing until it has the head (it decides on the first piece fed
 // in place when that piece holds the whole head, and otherwise gathers a copy of it), then holds only
 // the next line's first bytes while a row of W waits. Line numbers in a report stay those of the input
