@@ -36,7 +36,7 @@
 // (rows that end before a bracket or a dash, "tensor.detach" then "().numpy()", progress bars, rows
 // followed by many lines just shorter than W).
 // Chosen on ours and the wild tuning logs (never corpus/heldout): no corpus log is taken for a wrapped
-// paste except the seven that really are ones, wrapped where they were posted (WrappedPastes.* in
+// paste except the eight that really are ones, wrapped where they were posted (WrappedPastes.* in
 // tests/hard_wrap_test.cc lists them and counts the wrapped logs whose diagnosis still differs).
 //
 // Once a paste is known to be wrapped at W, every row of exactly W code points (a trailing '\r' aside)
