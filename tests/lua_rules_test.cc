@@ -468,6 +468,73 @@ TEST(LuaLint, ReportsErrorsWithPositions) {
   }
 }
 
+// Note: [Shared check state]: the Lua files of one load are checked in one lua_State. Every broken
+// file is still reported with its position, whichever files come before or after it, and what one
+// rule's top level does (edits of its library copies, memory it keeps, a runaway loop, running out
+// of memory) changes nothing for the rules checked after it.
+TEST(LuaLint, EachRulesCheckIsItsOwn) {
+  const std::string keep_10mb = "big = {}\nfor i = 1, 1000 do big[i] = string.rep('x', 10000) .. i end\n";
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"a.yaml", MatmulRule("a", "values: lua:v\n")},
+      {"a.lua", "function v() return {} end\nstring.format = nil; triage.number = nil; table.concat = nil\n"
+                "getmetatable('').x = 1\n"},  // the last line fails: the string metatable is protected
+      {"b.yaml", MatmulRule("b", "values: lua:v\n")},
+      {"b.lua", "local s = string.format('%d', 1) .. triage.number('2') .. table.concat({'x'})\n"
+                "function v() return { s = s } end\n"},
+      {"c.yaml", MatmulRule("c", "values: lua:v\n")},
+      {"c.lua", "function v(ctx)\n  return {\nend\n"},
+      {"d.yaml", MatmulRule("d", "values: lua:v\n")},
+      {"d.lua", "function v() end\nwhile true do end\n"},
+      {"e.yaml", MatmulRule("e", "values: lua:v\n")},
+      {"e.lua", "function v() end\nlocal t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1000) .. i end\n"},
+      {"f.yaml", MatmulRule("f", "values: lua:v\n")},
+      {"f.lua", "function v() return { n = tostring(#big) } end\n" + keep_10mb},
+      {"g.yaml", MatmulRule("g", "values: lua:v\n")},
+      {"g.lua", "function v() return { n = tostring(#big) } end\n" + keep_10mb},
+      {"h.yaml", MatmulRule("h", "values: lua:v\n")},
+      {"h.lua", "function v() end\nlocal x = nil + 1\n"},
+      {"i.yaml", MatmulRule("i", "values: lua:v\n")},
+      {"i.lua", "function v() return { s = string.format('%d', 7) } end\nassert(string.format and table.concat)\n"},
+  };
+  LoadResult r = LoadRulesFromStrings(files);
+  std::map<std::string, const Problem*> by_rule;
+  for (const Problem& p : r.problems) {
+    EXPECT_EQ(by_rule.count(p.rule_id), 0u) << Problems(r);
+    by_rule[p.rule_id] = &p;
+  }
+  struct Want {
+    const char* rule;
+    const char* codes;
+    int line;
+  };
+  for (const Want& w : std::vector<Want>{{"a", "lua-error", 3},
+                                         {"c", "lua-syntax", 3},
+                                         {"d", "lua-budget", 2},
+                                         {"e", "lua-memory|lua-budget", -1},
+                                         {"h", "lua-error", 2}}) {
+    ASSERT_EQ(by_rule.count(w.rule), 1u) << w.rule << "\n" << Problems(r);
+    const Problem& p = *by_rule[w.rule];
+    EXPECT_NE(("|" + std::string(w.codes) + "|").find("|" + p.code + "|"), std::string::npos) << p.ToString();
+    EXPECT_EQ(p.file, std::string(w.rule) + ".lua") << p.ToString();
+    if (w.line >= 0) {
+      EXPECT_EQ(p.line, w.line) << p.ToString();
+    }
+    if (p.code == "lua-memory") {
+      EXPECT_NE(p.message.find("limit 16777216 bytes per rule"), std::string::npos) << p.ToString();
+    }
+  }
+  EXPECT_EQ(by_rule.size(), 5u) << Problems(r);
+  std::vector<std::string> loaded;
+  for (const Rule& rule : r.rules->rules) loaded.push_back(rule.id);
+  EXPECT_EQ(loaded, (std::vector<std::string>{"b", "f", "g", "i"})) << Problems(r);
+  // The rules that loaded run, each in a state of its own, with what their files made.
+  const Report rep = Engine(r.rules).DiagnoseText(kMatmul);
+  for (const char* id : {"b", "i"}) EXPECT_NE(Find(rep, id), nullptr) << id;
+  const Diagnosis* g = Find(rep, "g");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->captures.at("n"), "1000");
+}
+
 TEST(LuaLint, WarnsAboutUnusedGlobalFunctions) {
   const std::string lua = "function v(ctx) return {} end\n\nfunction forgotten() end\nlocal function helper() end\n";
   LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "values: lua:v\n")}, {"r.lua", lua}});

@@ -934,6 +934,7 @@ bool IsLuaName(const std::string& s) {
 // before the next input.
 struct LuaState::Vm {
   Budget budget;
+  std::size_t memory_bytes = 0;    // the rule's cap as the limits state it (budget.limit may add a base)
   lua_State* L = nullptr;
   std::vector<LuaChunk> chunks;
   std::vector<std::string> files;  // of each chunk (chunk k is named "=k")
@@ -966,17 +967,23 @@ int CallBudgeted(LuaState::Vm* vm, lua_CFunction fn, void* args, int nresults) {
   return lua_pcall(L, 1, nresults, handler);
 }
 
-// Runs the chunks into a fresh environment of vm (dropping the old one and the input's ctx caches).
-bool BuildEnv(LuaState::Vm* vm, LuaError* error) {
-  lua_State* L = vm->L;
+// Drops vm's environment and the input's ctx caches.
+void DropEnv(LuaState::Vm* vm) {
   for (int* ref : {&vm->env_ref, &vm->incidents_ref, &vm->incident_tables_ref, &vm->metrics_ref}) {
-    if (*ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, *ref);
+    if (*ref != LUA_NOREF) luaL_unref(vm->L, LUA_REGISTRYINDEX, *ref);
     *ref = LUA_NOREF;
   }
+}
+
+// Runs the chunks into a fresh environment of vm (dropping the old one and the input's ctx caches).
+// `collect`: collect garbage first (false when the caller just did).
+bool BuildEnv(LuaState::Vm* vm, LuaError* error, bool collect = true) {
+  lua_State* L = vm->L;
+  DropEnv(vm);
   vm->cached_for = nullptr;
   vm->input_instructions = vm->input_ns = 0;
   vm->used = vm->stale = false;
-  lua_gc(L, LUA_GCCOLLECT);
+  if (collect) lua_gc(L, LUA_GCCOLLECT);
   LoadArgs args{&vm->chunks, -1, false, LUA_NOREF};
   int base = lua_gettop(L);
   int status = CallBudgeted(vm, LoadChunks, &args, 0);
@@ -994,69 +1001,15 @@ bool BuildEnv(LuaState::Vm* vm, LuaError* error) {
                 : args.syntax            ? "lua-syntax"
                                          : "lua-error";
   if (status == LUA_ERRMEM) {
-    error->message = "out of memory while loading (limit " + std::to_string(vm->budget.limit) + " bytes per rule)";
+    error->message = "out of memory while loading (limit " + std::to_string(vm->memory_bytes) + " bytes per rule)";
   }
   lua_gc(L, LUA_GCCOLLECT);
   return false;
 }
 
-}  // namespace
-
-LuaState::LuaState(const LuaLimits& limits) : limits_(limits) {}
-
-std::unique_ptr<LuaState> LuaState::Create(const LuaLimits& limits) {
-  return std::unique_ptr<LuaState>(new LuaState(limits));
-}
-
-LuaState::~LuaState() = default;
-
-std::size_t LuaState::memory_used() const {
-  std::size_t n = 0;
-  for (const auto& kv : vms_) n += kv.second->budget.used;
-  return n;
-}
-
-bool LuaState::HasRule(int slot) const { return vms_.count(slot) > 0; }
-
-LuaState::Vm* LuaState::Find(int slot) const {
-  auto it = vms_.find(slot);
-  return it == vms_.end() ? nullptr : it->second.get();
-}
-
-bool LuaState::LoadRule(int slot, const std::vector<LuaChunk>& chunks, LuaError* error) {
-  vms_.erase(slot);
-  auto vm = std::make_unique<Vm>();
-  vm->budget.limit = limits_.memory_bytes;
-  vm->budget.max = ~std::uint64_t{0};  // set-up is trusted and small: room even under a tiny cap
-  vm->L = lua_newstate(Alloc, &vm->budget);
-  bool started = vm->L != nullptr;
-  if (started) {
-    lua_setwarnf(vm->L, nullptr, nullptr);  // an embedded library prints nothing
-    vm->budget.L = vm->L;
-    vm->budget.pace = kHookStep;
-    lua_sethook(vm->L, CountHook, LUA_MASKCOUNT, kHookStep);
-    lua_pushcfunction(vm->L, OpenLibs);
-    started = lua_pcall(vm->L, 0, 0, 0) == LUA_OK;
-  }
-  if (!started) {
-    error->code = "lua-unavailable";
-    error->file = chunks.empty() ? "" : chunks[0].file;
-    error->message = "could not start Lua (memory limit " + std::to_string(limits_.memory_bytes) + " bytes per rule)";
-    return false;
-  }
-  vm->budget.max = vm->budget.call_max = limits_.instructions;
-  vm->budget.ms = limits_.milliseconds;
-  vm->chunks = chunks;
-  for (const LuaChunk& c : chunks) vm->files.push_back(c.file);
-  if (!BuildEnv(vm.get(), error)) return false;
-  vms_[slot] = std::move(vm);
-  return true;
-}
-
-std::map<std::string, int> LuaState::Functions(int slot) const {
+// The global functions a rule's loaded environment defines, with the line each is defined on.
+std::map<std::string, int> FunctionsOf(const LuaState::Vm* vm) {
   std::map<std::string, int> out;
-  Vm* vm = Find(slot);
-  if (vm == nullptr) return out;
   lua_State* L = vm->L;
   int base = lua_gettop(L);
   lua_rawgeti(L, LUA_REGISTRYINDEX, vm->env_ref);
@@ -1079,13 +1032,8 @@ std::map<std::string, int> LuaState::Functions(int slot) const {
   return out;
 }
 
-bool LuaState::GetGlobal(int slot, const std::string& name, LuaValue* out, LuaError* error) {
-  Vm* vm = Find(slot);
-  if (vm == nullptr) {
-    error->code = "lua-error";
-    error->message = "rule not loaded";
-    return false;
-  }
+// Converts global `name` of a rule's loaded environment (LuaState::GetGlobal).
+bool GlobalOf(const LuaState::Vm* vm, const std::string& name, LuaValue* out, LuaError* error) {
   lua_State* L = vm->L;
   int base = lua_gettop(L);
   lua_rawgeti(L, LUA_REGISTRYINDEX, vm->env_ref);
@@ -1116,6 +1064,120 @@ bool LuaState::GetGlobal(int slot, const std::string& name, LuaValue* out, LuaEr
   }
   lua_settop(L, base);
   return ok;
+}
+
+}  // namespace
+
+LuaState::LuaState(const LuaLimits& limits) : limits_(limits) {}
+
+std::unique_ptr<LuaState> LuaState::Create(const LuaLimits& limits) {
+  return std::unique_ptr<LuaState>(new LuaState(limits));
+}
+
+LuaState::~LuaState() = default;
+
+std::size_t LuaState::memory_used() const {
+  std::size_t n = 0;
+  for (const auto& kv : vms_) n += kv.second->budget.used;
+  return n;
+}
+
+bool LuaState::HasRule(int slot) const { return vms_.count(slot) > 0; }
+
+LuaState::Vm* LuaState::Find(int slot) const {
+  auto it = vms_.find(slot);
+  return it == vms_.end() ? nullptr : it->second.get();
+}
+
+std::unique_ptr<LuaState::Vm> LuaState::StartVm(const std::string& file, LuaError* error) const {
+  auto vm = std::make_unique<Vm>();
+  vm->budget.limit = vm->memory_bytes = limits_.memory_bytes;
+  vm->budget.max = ~std::uint64_t{0};  // set-up is trusted and small: room even under a tiny cap
+  vm->L = lua_newstate(Alloc, &vm->budget);
+  bool started = vm->L != nullptr;
+  if (started) {
+    lua_setwarnf(vm->L, nullptr, nullptr);  // an embedded library prints nothing
+    vm->budget.L = vm->L;
+    vm->budget.pace = kHookStep;
+    lua_sethook(vm->L, CountHook, LUA_MASKCOUNT, kHookStep);
+    lua_pushcfunction(vm->L, OpenLibs);
+    started = lua_pcall(vm->L, 0, 0, 0) == LUA_OK;
+  }
+  if (!started) {
+    error->code = "lua-unavailable";
+    error->file = file;
+    error->message = "could not start Lua (memory limit " + std::to_string(limits_.memory_bytes) + " bytes per rule)";
+    return nullptr;
+  }
+  vm->budget.max = vm->budget.call_max = limits_.instructions;
+  vm->budget.ms = limits_.milliseconds;
+  return vm;
+}
+
+bool LuaState::LoadRule(int slot, const std::vector<LuaChunk>& chunks, LuaError* error) {
+  vms_.erase(slot);
+  std::unique_ptr<Vm> vm = StartVm(chunks.empty() ? "" : chunks[0].file, error);
+  if (!vm) return false;
+  vm->chunks = chunks;
+  for (const LuaChunk& c : chunks) vm->files.push_back(c.file);
+  if (!BuildEnv(vm.get(), error)) return false;
+  vms_[slot] = std::move(vm);
+  return true;
+}
+
+// Note: [Shared check state]
+// A load that reads rule files checks each Lua rule by running its chunks (syntax, top-level errors
+// and limits, the functions it defines, a whole-Lua rule's `rule` table): with no rule cache, all of
+// them (~95 for the bundled rules). Each in a lua_State of its own cost ~0.55 M instructions a rule
+// for the state alone (libraries, set-up chunk, closing), ~50 M of a no-cache start, for states that
+// were closed unused when the load ended (a diagnosis makes its own, Note: [Lua threads]). The checks
+// now share one state: each rule's chunks run in a fresh environment built by the same make_env as a
+// rule's own state's (copies of the libraries and the `triage` table, the frozen globals), and the
+// environment is dropped and collected when the check is done, so nothing a rule's top level made is
+// reachable from the next rule's (the libraries' originals, the string metatable and the registry are
+// out of a rule's reach, as in a state of its own). Limits: instructions and time are per run of the
+// chunks (CallBudgeted starts a fresh budget); memory is capped at what the state holds after a full
+// collection plus the room a fresh state leaves a rule (memory_bytes less the state's own use), so a
+// rule gets the same room whichever rules were checked before it. Errors carry the same codes, files,
+// lines and messages. Only the load's checks share a state: diagnosing still runs each rule in a state
+// of its own (Note: [Lua accounts]).
+bool LuaState::CheckRule(const std::vector<LuaChunk>& chunks, const char* global, RuleCheck* out, LuaError* error) {
+  const std::string first_file = chunks.empty() ? "" : chunks[0].file;
+  if (!check_) {  // each check tries again after a failure, as a state of the rule's own would
+    check_ = StartVm(first_file, error);
+    if (!check_) return false;
+    lua_gc(check_->L, LUA_GCCOLLECT);
+    check_base_ = check_->budget.used;
+  }
+  Vm* vm = check_.get();
+  lua_gc(vm->L, LUA_GCCOLLECT);
+  vm->budget.limit = vm->budget.used + (limits_.memory_bytes - check_base_);
+  vm->chunks = chunks;
+  vm->files.clear();
+  for (const LuaChunk& c : chunks) vm->files.push_back(c.file);
+  const bool loaded = BuildEnv(vm, error, false);
+  if (loaded) {
+    out->functions = FunctionsOf(vm);
+    if (global != nullptr) out->global_ok = GlobalOf(vm, global, &out->global, error);
+  }
+  DropEnv(vm);
+  vm->chunks.clear();
+  return loaded;
+}
+
+std::map<std::string, int> LuaState::Functions(int slot) const {
+  Vm* vm = Find(slot);
+  return vm == nullptr ? std::map<std::string, int>() : FunctionsOf(vm);
+}
+
+bool LuaState::GetGlobal(int slot, const std::string& name, LuaValue* out, LuaError* error) {
+  Vm* vm = Find(slot);
+  if (vm == nullptr) {
+    error->code = "lua-error";
+    error->message = "rule not loaded";
+    return false;
+  }
+  return GlobalOf(vm, name, out, error);
 }
 
 void LuaState::ResetInput() {
@@ -1207,7 +1269,7 @@ bool LuaState::Call(int slot, const std::string& name, const LuaCallInput* input
     if (error->file.empty() && !vm->files.empty()) error->file = vm->files[0];
     error->code = status == LUA_ERRMEM ? "lua-memory" : vm->budget.overrun ? "lua-budget" : "lua-error";
     if (status == LUA_ERRMEM) {
-      error->message = "'" + name + "' ran out of memory (limit " + std::to_string(vm->budget.limit) +
+      error->message = "'" + name + "' ran out of memory (limit " + std::to_string(vm->memory_bytes) +
                        " bytes per rule)";
     }
     if (args.missing) error->code = "lua-missing-function";

@@ -130,6 +130,19 @@ class LuaState {
   void LoadOnFirstCall(const std::vector<Rule>* rules) { pending_ = rules; }
   bool HasRule(int slot) const;  // loaded (a rule not yet called is not)
 
+  // What checking a rule's Lua at load found (CheckRule).
+  struct RuleCheck {
+    std::map<std::string, int> functions;  // as Functions() gives them
+    bool global_ok = false;                // as GetGlobal(`global`) returned
+    LuaValue global;
+  };
+  // Runs `chunks` as LoadRule would, in a fresh environment, and reports what Functions() and, when
+  // `global` is not null, GetGlobal(global) would give, then drops the environment: the checks of a
+  // load share one lua_State (Note: [Shared check state]) instead of one each. Returns what LoadRule
+  // would (false with *error when the chunks do not load; out->global_ok false with *error when the
+  // global does not convert). The rule's chunks run under the same limits as in a state of its own.
+  bool CheckRule(const std::vector<LuaChunk>& chunks, const char* global, RuleCheck* out, LuaError* error);
+
   // Returns the global functions a loaded rule defines, with the line each is defined on.
   std::map<std::string, int> Functions(int slot) const;
   // Returns the value of global `name` of a loaded rule converted (used for whole-Lua rules).
@@ -151,11 +164,16 @@ class LuaState {
  private:
   explicit LuaState(const LuaLimits& limits);
   Vm* Find(int slot) const;
+  // A lua_State with the libraries and the set-up chunk, under limits_; null with *error if it cannot
+  // start (`file` names the rule the error is reported for).
+  std::unique_ptr<Vm> StartVm(const std::string& file, LuaError* error) const;
   LuaLimits limits_;
   std::map<int, std::unique_ptr<Vm>> vms_;  // slot -> that rule's own lua_State (Note: [Lua accounts])
   const std::vector<Rule>* pending_ = nullptr;  // rules loaded at their first Call (LoadOnFirstCall)
   std::vector<bool> tried_;                     // slots whose load on first call has been attempted
   std::unique_ptr<SeriesCache> series_;         // made at the input's first call (ResetInput drops it)
+  std::unique_ptr<Vm> check_;                   // CheckRule's state (Note: [Shared check state])
+  std::size_t check_base_ = 0;                  // its memory in use with no rule's environment
 };
 
 // Returns "" when `code` is exactly one Lua expression, else why not (Lua's syntax message). The code

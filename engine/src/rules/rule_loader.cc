@@ -118,7 +118,8 @@ struct BuildInput {
   const RuleSet* previous = nullptr;  // a reload keeps the last good version of a broken file's rule
 };
 
-// Lua checks shared by every rule of one load: one scratch state, one slot per rule.
+// Lua checks shared by every rule of one load: one lua_State runs them all (Note: [Shared check
+// state] in lua_runtime.cc).
 class LuaChecker {
  public:
   LuaChecker(const LuaLimits& limits, bool strict, std::vector<Problem>* problems)
@@ -139,11 +140,11 @@ class LuaChecker {
   bool ReadLuaRule(const SourceFile& sf, YamlTree* root) {
     LuaState* L = state();
     if (!L) return Fail(sf.path, 0, "", ProblemCode::kLuaUnavailable, "could not start Lua");
-    int slot = next_slot_++;
     LuaError err;
-    if (!L->LoadRule(slot, {{sf.path, sf.content}}, &err)) return Fail(err, "");
-    LuaValue v;
-    if (!L->GetGlobal(slot, "rule", &v, &err) || v.type != LuaValue::Type::kTable) {
+    LuaState::RuleCheck checked;  // Note: [Shared check state]
+    if (!L->CheckRule({{sf.path, sf.content}}, "rule", &checked, &err)) return Fail(err, "");
+    const LuaValue& v = checked.global;
+    if (!checked.global_ok || v.type != LuaValue::Type::kTable) {
       return Fail(sf.path, 1, "", ProblemCode::kOrphanLua,
                   "a .lua file must sit next to a YAML rule of the same stem, or define a global 'rule' table "
                   "(rules/LUA_API.md \"Rules written in Lua\")");
@@ -157,10 +158,10 @@ class LuaChecker {
   bool Validate(Rule* rule) {
     LuaState* L = state();
     if (!L) return Fail(rule->file, 0, rule->id, ProblemCode::kLuaUnavailable, "could not start Lua");
-    int slot = next_slot_++;
     LuaError err;
-    if (!L->LoadRule(slot, rule->lua_chunks, &err)) return Fail(err, rule->id);
-    std::map<std::string, int> fns = L->Functions(slot);
+    LuaState::RuleCheck checked;  // Note: [Shared check state]
+    if (!L->CheckRule(rule->lua_chunks, nullptr, &checked, &err)) return Fail(err, rule->id);
+    const std::map<std::string, int>& fns = checked.functions;
     std::set<std::string> used;
     bool ok = true;
     auto need = [&](const LuaRef& ref, const std::string& what) {
@@ -213,7 +214,6 @@ class LuaChecker {
   std::vector<Problem>* problems_;
   std::unique_ptr<LuaState> state_;
   bool failed_ = false;
-  int next_slot_ = 0;
 };
 
 // Reads one rule file (YAML, with the Lua file `lua_file` beside it when there is one; or a whole-Lua
