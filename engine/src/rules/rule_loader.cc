@@ -4,15 +4,20 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <exception>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string_view>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 #include <yaml-cpp/yaml.h>
@@ -116,6 +121,7 @@ struct BuildInput {
   std::vector<SourceFile> calibration;  // each directory's calibration.yaml, in search order
   LuaLimits limits;
   const RuleSet* previous = nullptr;  // a reload keeps the last good version of a broken file's rule
+  int threads = 0;                    // LoadOptions::threads (Note: [Parallel rule reading])
 };
 
 // Lua checks shared by every rule of one load: one lua_State runs them all (Note: [Shared check
@@ -275,6 +281,70 @@ RulePart ReadPart(const SourceFile& sf, const SourceFile* lua_file, bool lua_too
   return part;
 }
 
+// One rule file to read, with the Lua file beside it (ReadPart's arguments).
+struct PartJob {
+  const SourceFile* sf;
+  const SourceFile* lua_file;
+  bool lua_too_large;
+};
+
+// Note: [Parallel rule reading]
+// With no usable cache (none at all, a new rule set, another program's cache) a load reads every rule
+// file: ~500 M instructions for the bundled rules, most of a no-cache start. Reading a file depends on
+// that file alone (ReadPart: its YAML, its patterns' checks, its Lua run in a fresh environment), so
+// the files to read are shared out among a few threads, each with its own Lua check state (Note:
+// [Shared check state] in lua_runtime.cc), taking the next file from a counter, and the parts are kept
+// by file, so everything after (the parts file, the problems and rules in file order, the cache entry)
+// is what one thread makes, byte for byte. The threads: LoadOptions::threads, else TRIAGE_LOAD_THREADS,
+// else as many as the machine has cores, at most kMaxLoadThreads and one per kFilesPerThread files
+// to read, so an edit (one file) or a small rule directory is read on the calling thread alone. This
+// shortens the wall time of such a load, not the CPU time it takes (slightly more: each thread starts
+// its own Lua state). A thread that cannot be started leaves its share to the others.
+constexpr int kMaxLoadThreads = 4;
+constexpr size_t kFilesPerThread = 16;
+
+int LoadThreads(int requested, size_t files) {
+  if (requested <= 0) {
+    if (const char* env = std::getenv("TRIAGE_LOAD_THREADS"); env && *env) requested = std::atoi(env);
+  }
+  if (requested > 0) return static_cast<int>(std::min<size_t>(static_cast<size_t>(requested), std::max<size_t>(files, 1)));
+  const unsigned cores = std::thread::hardware_concurrency();
+  const size_t by_files = std::max<size_t>(files / kFilesPerThread, 1);
+  return static_cast<int>(std::min<size_t>({cores ? cores : 1u, static_cast<size_t>(kMaxLoadThreads), by_files}));
+}
+
+// Reads jobs[which[k]] into (*out)[which[k]] for every k, on `threads` threads (the caller's among them).
+void ReadParts(const std::vector<PartJob>& jobs, const std::vector<size_t>& which, bool strict,
+               const LuaLimits& limits, int threads, std::vector<RulePart>* out) {
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::exception_ptr failure;
+  auto work = [&] {
+    try {
+      LuaChecker lua(limits, strict, nullptr);  // ReadPart points it at each part's problems
+      for (size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < which.size();) {
+        const PartJob& job = jobs[which[k]];
+        (*out)[which[k]] = ReadPart(*job.sf, job.lua_file, job.lua_too_large, strict, lua);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!failure) failure = std::current_exception();
+      next.store(which.size());
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // the threads started so far and this one share the files
+    }
+  }
+  work();
+  for (std::thread& h : helpers) h.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
 // The SHA-256 of one file's bytes. The whole-set key and each file's part key (Note: [Rule parts])
 // both name a file by it, so a load that misses the set's entry hashes each file once, not twice.
 std::string ContentDigest(std::string_view content) {
@@ -317,24 +387,41 @@ class PartCache {
     used_.assign(stored_.size(), false);
   }
 
-  // The part of `sf`: from the parts file when it holds one for these very inputs, else read now.
-  RulePart Get(const SourceFile& sf, const SourceFile* lua_file, bool lua_too_large, bool strict, LuaChecker& lua) {
-    if (dir_.empty()) return ReadPart(sf, lua_file, lua_too_large, strict, lua);
-    const std::string key = PartKey(sf, lua_file, lua_too_large);
-    auto it = by_key_.find(key);
-    if (it != by_key_.end() && !used_[it->second]) {
-      used_[it->second] = true;  // used, or damaged: not written again either way
-      RulePart part;
-      if (ParseRulePart(stored_[it->second], &part)) {
-        current_.push_back(stored_[it->second]);
-        return part;
+  // The part of each job's file, in order: from the parts file when it holds one for these very
+  // inputs, else read now (on `threads` threads when there are enough to read, Note: [Parallel rule
+  // reading]).
+  std::vector<RulePart> GetAll(const std::vector<PartJob>& jobs, bool strict, const LuaLimits& limits, int threads) {
+    std::vector<RulePart> out(jobs.size());
+    std::vector<std::string> keys(jobs.size());
+    std::vector<size_t> from(jobs.size(), kRead);  // index into stored_, or kRead
+    std::vector<size_t> misses;
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      if (!dir_.empty()) {
+        keys[j] = PartKey(*jobs[j].sf, jobs[j].lua_file, jobs[j].lua_too_large);
+        auto it = by_key_.find(keys[j]);
+        if (it != by_key_.end() && !used_[it->second]) {
+          used_[it->second] = true;  // used, or damaged: not written again either way
+          if (ParseRulePart(stored_[it->second], &out[j])) {
+            from[j] = it->second;
+            continue;
+          }
+          out[j] = RulePart();
+        }
       }
+      misses.push_back(j);
     }
-    RulePart part = ReadPart(sf, lua_file, lua_too_large, strict, lua);
-    part.key = key;
-    fresh_.push_back({part.key, SerializeRulePart(part)});
-    current_.push_back({fresh_.back().first, fresh_.back().second});
-    return part;
+    ReadParts(jobs, misses, strict, limits, LoadThreads(threads, misses.size()), &out);
+    if (dir_.empty()) return out;
+    for (size_t j = 0; j < jobs.size(); ++j) {  // this load's parts in file order
+      if (from[j] != kRead) {
+        current_.push_back(stored_[from[j]]);
+        continue;
+      }
+      out[j].key = keys[j];
+      fresh_.push_back({out[j].key, SerializeRulePart(out[j])});
+      current_.push_back({fresh_.back().first, fresh_.back().second});
+    }
+    return out;
   }
 
   // Writes the parts file when this load read a file afresh: this load's parts, then the earlier
@@ -371,6 +458,7 @@ class PartCache {
     return ContentDigest(sf.content);
   }
 
+  static constexpr size_t kRead = ~size_t{0};  // GetAll: a part read afresh
   CacheKey base_;
   std::string dir_;
   const std::map<std::string, std::string>* digests_;
@@ -397,7 +485,6 @@ ParsedRules ParseAll(BuildInput& in, PartCache& parts) {
     if (IsLuaFile(sf.path)) lua_by_stem[StemOf(sf.path)] = &sf;
     else yaml_stems.insert(StemOf(sf.path));
   }
-  LuaChecker lua(in.limits, in.strict, &problems);
   std::set<std::string> too_large;
   for (const SourceFile& sf : in.files) {
     if (sf.content.size() <= kMaxRuleFileBytes) continue;
@@ -405,7 +492,8 @@ ParsedRules ParseAll(BuildInput& in, PartCache& parts) {
     AddProblem(&problems, Problem::Severity::kError, ProblemCode::kFileTooLarge, sf.path, 0, 0, "",
                "rule file is larger than " + std::to_string(kMaxRuleFileBytes >> 20) + " MiB");
   }
-  for (SourceFile& sf : in.files) {
+  std::vector<PartJob> jobs;
+  for (const SourceFile& sf : in.files) {
     const bool is_lua = IsLuaFile(sf.path);
     if (is_lua && yaml_stems.count(StemOf(sf.path))) continue;  // read with its YAML
     if (too_large.count(sf.path)) continue;
@@ -414,7 +502,12 @@ ParsedRules ParseAll(BuildInput& in, PartCache& parts) {
       auto it = lua_by_stem.find(StemOf(sf.path));
       if (it != lua_by_stem.end()) lua_file = it->second;
     }
-    RulePart part = parts.Get(sf, lua_file, lua_file && too_large.count(lua_file->path), in.strict, lua);
+    jobs.push_back({&sf, lua_file, lua_file && too_large.count(lua_file->path)});
+  }
+  std::vector<RulePart> read = parts.GetAll(jobs, in.strict, in.limits, in.threads);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const SourceFile& sf = *jobs[j].sf;
+    RulePart part = std::move(read[j]);
     problems.insert(problems.end(), std::make_move_iterator(part.problems.begin()),
                     std::make_move_iterator(part.problems.end()));
     Rule rule = std::move(part.rule);
@@ -863,6 +956,7 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
   in.strict = options.strict;
   in.limits = options.lua;
   in.previous = previous;
+  in.threads = options.threads;
   CollectSources(options, &in.files, &in.disable, &in.calibration, &in.problems);
   return Build(std::move(in), cache_dir, probe ? &*probe : nullptr);
 }
