@@ -295,19 +295,24 @@ struct PartJob {
 // the files to read are shared out among a few threads, each with its own Lua check state (Note:
 // [Shared check state] in lua_runtime.cc), taking the next file from a counter, and the parts are kept
 // by file, so everything after (the parts file, the problems and rules in file order, the cache entry)
-// is what one thread makes, byte for byte. The threads: LoadOptions::threads, else TRIAGE_LOAD_THREADS,
-// else as many as the machine has cores, at most kMaxLoadThreads and one per kFilesPerThread files
-// to read, so an edit (one file) or a small rule directory is read on the calling thread alone. This
-// shortens the wall time of such a load, not the CPU time it takes (slightly more: each thread starts
-// its own Lua state). A thread that cannot be started leaves its share to the others.
+// is what one thread makes, byte for byte. The threads: LoadOptions::threads, else TRIAGE_LOAD_THREADS
+// (either at most kMaxAskedThreads), else as many as the machine has cores, at most kMaxLoadThreads
+// and one per kFilesPerThread files to read, so an edit (one file) or a small rule directory is read
+// on the calling thread alone. This shortens the wall time of such a load, not the CPU time it takes
+// (slightly more: each thread starts its own Lua state). A thread that cannot be started leaves its
+// share to the others. Whatever ReadPart calls must stay safe to run on several threads at once (the
+// function-local statics it reads are built once, RequiredLiterals' memo is behind a mutex).
 constexpr int kMaxLoadThreads = 4;
 constexpr size_t kFilesPerThread = 16;
+constexpr size_t kMaxAskedThreads = 64;  // what LoadOptions::threads or the variable may ask for
 
 int LoadThreads(int requested, size_t files) {
   if (requested <= 0) {
     if (const char* env = std::getenv("TRIAGE_LOAD_THREADS"); env && *env) requested = std::atoi(env);
   }
-  if (requested > 0) return static_cast<int>(std::min<size_t>(static_cast<size_t>(requested), std::max<size_t>(files, 1)));
+  if (requested > 0) {
+    return static_cast<int>(std::min<size_t>({static_cast<size_t>(requested), std::max<size_t>(files, 1), kMaxAskedThreads}));
+  }
   const unsigned cores = std::thread::hardware_concurrency();
   const size_t by_files = std::max<size_t>(files / kFilesPerThread, 1);
   return static_cast<int>(std::min<size_t>({cores ? cores : 1u, static_cast<size_t>(kMaxLoadThreads), by_files}));
