@@ -296,11 +296,13 @@ struct PartJob {
 // [Shared check state] in lua_runtime.cc), taking the next file from a counter, and the parts are kept
 // by file, so everything after (the parts file, the problems and rules in file order, the cache entry)
 // is what one thread makes, byte for byte. The threads: LoadOptions::threads, else TRIAGE_LOAD_THREADS
-// (either at most kMaxAskedThreads), else as many as the machine has cores, at most kMaxLoadThreads
-// and one per kFilesPerThread files to read, so an edit (one file) or a small rule directory is read
-// on the calling thread alone. This shortens the wall time of such a load, not the CPU time it takes
-// (slightly more: each thread starts its own Lua state). A thread that cannot be started leaves its
-// share to the others. Whatever ReadPart calls must stay safe to run on several threads at once (the
+// (either at most kMaxAskedThreads), else half the machine's cores, at most kMaxLoadThreads and one
+// per kFilesPerThread files to read, so an edit (one file) or a small rule directory is read on the
+// calling thread alone, and so is everything on a machine of 2 or 3 cores. A second thread shortens
+// such a load's wall time only where a core is idle; on a 2-vCPU VM whose cores other work kept busy
+// it made the no-cache start ~10% slower in wall time and 3-15% dearer in CPU time (each thread starts
+// its own Lua state and malloc arena, and the load waits for the last file of the slowest thread):
+// hence cores / 2. A thread that cannot be started leaves its share to the others. Whatever ReadPart calls must stay safe to run on several threads at once (the
 // function-local statics it reads are built once, RequiredLiterals' memo is behind a mutex).
 constexpr int kMaxLoadThreads = 4;
 constexpr size_t kFilesPerThread = 16;
@@ -313,9 +315,9 @@ int LoadThreads(int requested, size_t files) {
   if (requested > 0) {
     return static_cast<int>(std::min<size_t>({static_cast<size_t>(requested), std::max<size_t>(files, 1), kMaxAskedThreads}));
   }
-  const unsigned cores = std::thread::hardware_concurrency();
+  const size_t half = std::max<size_t>(std::thread::hardware_concurrency() / 2, 1);
   const size_t by_files = std::max<size_t>(files / kFilesPerThread, 1);
-  return static_cast<int>(std::min<size_t>({cores ? cores : 1u, static_cast<size_t>(kMaxLoadThreads), by_files}));
+  return static_cast<int>(std::min<size_t>({half, static_cast<size_t>(kMaxLoadThreads), by_files}));
 }
 
 // Reads jobs[which[k]] into (*out)[which[k]] for every k, on `threads` threads (the caller's among them).
