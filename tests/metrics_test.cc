@@ -317,6 +317,94 @@ TEST(MetricCollector, ReadsEpochTablesInMarkdownAndPandas) {
   ExpectThreeEpochRows(pd, 2, 0.75, 3);
 }
 
+// The Trainer's table as a notebook shows it, copied out with its cells between tabs and "No log" where the
+// training loss was not logged yet; and the same table by steps.
+TEST(MetricCollector, ReadsTabSeparatedEpochTables) {
+  MetricCollector m = Collect(
+      "Epoch\tTraining Loss\tValidation Loss\tAccuracy\tF1\n"
+      "1\tNo log\t0.347739\t0.867000\t0.901845\n"
+      "2\tNo log\t0.198645\t0.937000\t0.954578\n"
+      "3\t0.159100\t0.003826\t0.998000\t0.998534\n");
+  std::vector<MetricPoint> val = PointsOf(m, SeriesId::kValLoss);
+  ASSERT_EQ(val.size(), 3u);
+  EXPECT_DOUBLE_EQ(val[1].value, 0.198645);
+  EXPECT_DOUBLE_EQ(val[1].epoch, 2);
+  std::vector<MetricPoint> loss = PointsOf(m, SeriesId::kLoss);
+  ASSERT_EQ(loss.size(), 1u);
+  EXPECT_DOUBLE_EQ(loss[0].value, 0.1591);
+  EXPECT_EQ(PointsOf(m, SeriesId::kValAcc).size(), 3u);  // the Trainer's metrics are the evaluation's
+  EXPECT_EQ(PointsOf(m, SeriesId::kF1).size(), 3u);
+  MetricCollector steps = Collect(
+      "Step\tTraining Loss\tValidation Loss\n"
+      "500\t0.693100\t0.693000\n"
+      "1000\t0.693200\t0.693100\n");
+  std::vector<MetricPoint> by_step = PointsOf(steps, SeriesId::kLoss);
+  ASSERT_EQ(by_step.size(), 2u);
+  EXPECT_DOUBLE_EQ(by_step[1].step, 1000);
+  EXPECT_TRUE(std::isnan(by_step[1].epoch));
+  // a line that starts with "step" and a value is no header
+  MetricCollector kv = Collect("step\t25\tloss\t2.26\n26\t2.1\t2.0\n");
+  EXPECT_EQ(PointsOf(kv, SeriesId::kLoss).size(), 1u);
+  // an accuracy column that says whose it is stays the training accuracy beside a validation loss
+  MetricCollector own = Collect("epoch\ttrain_loss\tval_loss\ttrain_acc\tval_acc\n1\t0.9\t0.8\t0.6\t0.55\n");
+  ASSERT_EQ(PointsOf(own, SeriesId::kAcc).size(), 1u);
+  EXPECT_DOUBLE_EQ(PointsOf(own, SeriesId::kAcc)[0].value, 0.6);
+  ASSERT_EQ(PointsOf(own, SeriesId::kValAcc).size(), 1u);
+  EXPECT_DOUBLE_EQ(PointsOf(own, SeriesId::kValAcc)[0].value, 0.55);
+}
+
+// Note: [Bare split names]: PyTorch Geometric's layouts name each split's accuracy by the split alone.
+TEST(MetricCollector, ReadsBareSplitAccuracies) {
+  MetricCollector node = Collect(
+      "Epoch: 001, Loss: 1.9463, Train: 0.2143, Val: 0.2040, Test: 0.2180\n"
+      "Epoch: 002, Loss: 1.8582, Train: 0.7286, Val: 0.4860, Test: 0.5030\n");
+  std::vector<MetricPoint> acc = PointsOf(node, SeriesId::kAcc);
+  ASSERT_EQ(acc.size(), 2u);
+  EXPECT_DOUBLE_EQ(acc[1].value, 0.7286);
+  EXPECT_DOUBLE_EQ(acc[1].epoch, 2);
+  std::vector<MetricPoint> val = PointsOf(node, SeriesId::kValAcc);
+  ASSERT_EQ(val.size(), 2u);
+  EXPECT_DOUBLE_EQ(val[1].value, 0.486);  // Val's, not Test's
+  EXPECT_EQ(PointsOf(node, SeriesId::kLoss).size(), 2u);
+  MetricCollector graph = Collect("Epoch: 010, Loss: 0.5123, Train: 0.7000, Test: 0.6500\n");
+  ASSERT_EQ(PointsOf(graph, SeriesId::kValAcc).size(), 1u);
+  EXPECT_DOUBLE_EQ(PointsOf(graph, SeriesId::kValAcc)[0].value, 0.65);
+  // a bare "val" after a loss may be a validation loss: not read alone, nor past 1
+  EXPECT_TRUE(PointsOf(Collect("Epoch: 3, Loss: 0.45, Val: 0.52\n"), SeriesId::kValAcc).empty());
+  EXPECT_TRUE(PointsOf(Collect("step   25 | loss 2.2648 | val 2.2818\n"), SeriesId::kValAcc).empty());
+  EXPECT_TRUE(PointsOf(Collect("Epoch: 3, Loss: 0.4, Train: 1.52, Val: 1.60, Test: 1.61\n"), SeriesId::kAcc).empty());
+  // the named forms are read as before
+  MetricCollector named = Collect("Epoch 3 Train Loss: 0.41 Train Acc: 0.80 Val Loss: 0.52 Val Acc: 0.71\n");
+  EXPECT_DOUBLE_EQ(PointsOf(named, SeriesId::kAcc)[0].value, 0.8);
+  EXPECT_DOUBLE_EQ(PointsOf(named, SeriesId::kValLoss)[0].value, 0.52);
+}
+
+// Note: [Bar before a line]: a tqdm bar left in front of the next printed line, with and without the '\r'
+// of its redraws.
+TEST(MetricCollector, ReadsTheLineAfterAGluedProgressBar) {
+  const std::string bar = "  3%|\xe2\x96\x8e         | 3/100 [00:01<00:30,  3.20it/s]";
+  for (const std::string& before : {bar, "\r  0%|          | 0/100 [00:00<?, ?it/s]\r" + bar}) {
+    MetricCollector tutorial = Collect(before + "5000  5% (0m12s) 2.9460 Jigalev / Portuguese\n"
+                                                "10000  10% (0m24s) 2.9493 Gil / Portuguese\n");
+    std::vector<MetricPoint> loss = PointsOf(tutorial, SeriesId::kLoss);
+    ASSERT_EQ(loss.size(), 2u) << before;
+    EXPECT_DOUBLE_EQ(loss[0].value, 2.946);
+    EXPECT_DOUBLE_EQ(loss[0].step, 5000);
+    EXPECT_EQ(loss[0].line, 1u);
+    MetricCollector table = Collect(before + "epoch     train_loss  valid_loss  time\n"
+                                             "0         1.400000    1.900000    00:10\n");
+    EXPECT_EQ(PointsOf(table, SeriesId::kValLoss).size(), 1u) << before;
+  }
+  // a named value after the bar is the printed line's, without the bar's counter as its step
+  MetricCollector named = Collect(bar + "Epoch: 001, Loss: 1.9463\n");
+  ASSERT_EQ(PointsOf(named, SeriesId::kLoss).size(), 1u);
+  EXPECT_TRUE(std::isnan(PointsOf(named, SeriesId::kLoss)[0].step));
+  // the bar's own postfix is still read, with its counter
+  MetricCollector postfix = Collect("  3%|| 3/100 [00:01<00:30,  3.20it/s, loss=0.51]\n");
+  ASSERT_EQ(PointsOf(postfix, SeriesId::kLoss).size(), 1u);
+  EXPECT_DOUBLE_EQ(PointsOf(postfix, SeriesId::kLoss)[0].step, 3);
+}
+
 TEST(MetricCollector, ReadsCsvLoggerFiles) {
   // corpus/signals/healthy-csv-val-noise/log.txt, first rows.
   MetricCollector m = Collect(

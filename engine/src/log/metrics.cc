@@ -21,6 +21,9 @@ namespace {
 constexpr int kKeyStep = 100;
 constexpr int kKeyEpoch = 101;
 constexpr int kKeyIgnore = 102;  // a known name we do not track (test_loss): blocks a wrong fallback
+// The bare names of a split, ignored as kKeyIgnore except where Note: [Bare split names] reads them.
+constexpr int kKeyBareTrain = 103;  // "train"
+constexpr int kKeyBareEval = 104;   // "val", "valid", "validation", "test"
 
 struct Alias {
   const char* name;
@@ -81,10 +84,10 @@ constexpr Alias kAliases[] = {
     {"it", kKeyIgnore},                     {"steps", kKeyStep},
     {"epoch", kKeyEpoch},
     {"test_loss", S(SeriesId::kValLoss)},  {"test_acc", S(SeriesId::kValAcc)},
-    {"test_accuracy", S(SeriesId::kValAcc)}, {"val", kKeyIgnore},
-    {"eval", kKeyIgnore},                   {"valid", kKeyIgnore},
-    {"validation", kKeyIgnore},             {"test", kKeyIgnore},
-    {"train", kKeyIgnore},                  {"training", kKeyIgnore},
+    {"test_accuracy", S(SeriesId::kValAcc)}, {"val", kKeyBareEval},
+    {"eval", kKeyIgnore},                   {"valid", kKeyBareEval},
+    {"validation", kKeyBareEval},           {"test", kKeyBareEval},
+    {"train", kKeyBareTrain},               {"training", kKeyIgnore},
     {"grad", kKeyIgnore},                   {"gradient", kKeyIgnore},
     {"learning", kKeyIgnore},               {"max", kKeyIgnore},
     {"total", kKeyIgnore},                  {"global", kKeyIgnore},
@@ -119,6 +122,7 @@ struct LineStartTable {
   unsigned char c[256] = {};
   constexpr LineStartTable() {
     c[static_cast<unsigned char>('e')] = c[static_cast<unsigned char>('E')] = kMayStartTable;
+    c[static_cast<unsigned char>('s')] = c[static_cast<unsigned char>('S')] = kMayStartTable;  // "Step\tTraining Loss"
     // A Markdown table's bar, or the blanks a pandas frame's header starts with (Note: [Epoch tables]).
     c[static_cast<unsigned char>('|')] = c[static_cast<unsigned char>(' ')] = kMayStartTable;
     c[static_cast<unsigned char>('>')] = c[static_cast<unsigned char>('[')] = kMayStartPrefix;
@@ -415,6 +419,74 @@ bool IsEvaluationWord(const char* w, size_t n) {
     if (std::strlen(word) == n && EqualsNoCase(w, w + n, word)) return true;
   }
   return false;
+}
+
+// Note: [Bare split names]. PyTorch Geometric's examples, and the many scripts written after them, print
+// each split's accuracy under the split's bare name: "Epoch: 001, Loss: 1.9463, Train: 0.2143, Val: 0.2040,
+// Test: 0.2180" (node classification), "Epoch: 010, Loss: 0.5, Train: 0.7, Test: 0.65" (graph
+// classification). A bare "val" may as well be a validation loss ("step 25 | loss 2.26 | val 2.28"), so
+// the bare names are read only in those two layouts: "Train", "Val" (or "Valid", "Validation") and
+// "Test" each followed by ':' and a number from 0 to 1 on one line, or "Train" and "Test" so after a
+// loss the line named. Train's is then the training accuracy, Val's the validation accuracy, and Test's
+// too where no Val precedes it (test_acc's alias). Returns which of the three the line holds so: bit 0
+// train, bit 1 val, bit 2 test.
+int BareSplits(const char* begin, const char* end) {
+  int mask = 0;
+  for (const char* p = begin; p < end; ++p) {
+    if (Class(*p) != kAlpha || (p > begin && (Class(p[-1]) == kAlpha || Class(p[-1]) == kDigit))) continue;
+    const char* w = p;
+    while (p < end && Class(*p) == kAlpha) ++p;
+    const size_t n = static_cast<size_t>(p - w);
+    int bit = 0;
+    if (n == 5 && EqualsNoCase(w, p, "train")) bit = 1;
+    else if ((n == 3 && EqualsNoCase(w, p, "val")) || (n == 5 && EqualsNoCase(w, p, "valid")) ||
+             (n == 10 && EqualsNoCase(w, p, "validation"))) bit = 2;
+    else if (n == 4 && EqualsNoCase(w, p, "test")) bit = 4;
+    if (!bit || p >= end || *p != ':') continue;
+    const char* q = p + 1;
+    while (q < end && *q == ' ') ++q;
+    double v = 0;
+    const char* r = ReadNumber(q, end, &v);
+    if (!r || !(v >= 0 && v <= 1) || (r < end && Class(*r) == kAlpha)) continue;
+    mask |= bit;
+    p = r;
+  }
+  return mask;
+}
+
+// Note: [Bar before a line]. A tqdm bar that was never ended with a newline leaves its last state in
+// front of the next line the program prints ("  3%|▎   | 3/100 [00:01<00:30,  3.20it/s]5000  5% (0m12s)
+// 2.9460 ..."), as the segmenter knows (Note: [Text after a progress bar] in formats/text.h). The
+// readers of a line's first column (tutorial layouts, epoch tables, CSV rows, a log record's header)
+// would miss such a line, and the bar's counter would be taken as the step of the names after it, so
+// the two are read as two lines of the same number: the bar up to its closing ']', then the rest. A
+// bar is `DESC: PCT%|BAR| N/TOTAL [ELAPSED<LEFT, RATE, ...]` with "it/s" or "s/it" in its brackets;
+// every line that no recent shape replays is asked, so the test is cheap: a bar without a description
+// has its '%' at the fourth byte (tqdm pads the percentage to three columns: "  3%|", "100%|"); only a
+// line that starts with a letter (a description, "Epoch 1: 100%|") has its first kBarSearch bytes
+// searched for the '%', so a bar after other text, or after a longer description, is not seen (on text
+// without metrics, lines that start with a digit or a blank pay one comparison: tests/bench/README.md).
+// Returns the bar's length, or 0 where the line starts with no bar or nothing but blanks follows it.
+constexpr size_t kBarSearch = 64;
+
+size_t GluedBarLength(std::string_view t) {
+  if (t.size() < 8) return 0;
+  const char* const begin = t.data();
+  const char* const end = begin + t.size();
+  const char* pct = nullptr;
+  if (t[3] == '%') pct = begin + 3;
+  else if (Class(t[0]) == kAlpha) pct = static_cast<const char*>(std::memchr(begin, '%', std::min(t.size(), kBarSearch)));
+  if (!pct || pct + 1 >= end || pct[1] != '|') return 0;
+  const char* open = static_cast<const char*>(std::memchr(pct, '[', static_cast<size_t>(end - pct)));
+  if (!open) return 0;
+  const char* close = static_cast<const char*>(std::memchr(open, ']', static_cast<size_t>(end - open)));
+  if (!close) return 0;
+  const std::string_view inside(open, static_cast<size_t>(close - open));
+  if (inside.find("it/s") == std::string_view::npos && inside.find("s/it") == std::string_view::npos) return 0;
+  for (const char* r = close + 1; r < end; ++r) {
+    if (*r != ' ' && *r != '\t') return static_cast<size_t>(close + 1 - begin);
+  }
+  return 0;
 }
 
 // Reads a tqdm counter at p, just past a '|' and known to hold " <digit>": "| 32/500 [00:01<...",
@@ -1435,7 +1507,7 @@ bool MetricCollector::ScanCsv(std::string_view text, std::uint64_t line_no) {
       int code = -1;
       if (!f.empty() && Lower(f, buf, &n)) code = Keys().Find(buf, n);
       if (code >= 0 && code < kSeriesCount) any = true;
-      columns.push_back(code == kKeyIgnore ? -1 : code);
+      columns.push_back(code >= kKeyIgnore ? -1 : code);
     }
     if (!any) return false;
     csv_columns_ = std::move(columns);
@@ -1472,20 +1544,33 @@ bool MetricCollector::ScanCsv(std::string_view text, std::uint64_t line_no) {
 // progress bars are printed between rows). The same table reaches issues in two other prints: as a Markdown
 // table ("| Epoch | Train Loss | Val Loss |", its "|---|" rule, rows between bars), and as a pandas DataFrame of the
 // run's history, whose rows start with the frame's index (an integer column the header does not name).
+// A third reaches issues from notebooks: the Trainer's HTML table copied as text, its cells between tabs,
+// its names holding blanks ("Epoch\tTraining Loss\tValidation Loss\tAccuracy"), "No log" where a value was
+// not computed, and by steps where evaluation ran every N steps ("Step\tTraining Loss\t..."): a header with
+// a tab is split at tabs only, as are its rows, and a header may start with "step" (its first column then
+// the rows' step). Only a bare accuracy ("accuracy", "acc") beside a validation loss is read as the
+// validation accuracy; "train_acc" keeps its own.
 bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
   // A Markdown table's row, "| 1 | 0.9 | 0.8 |", is split at its bars; any other line at its blanks.
   size_t lead = 0;
   while (lead < text.size() && (text[lead] == ' ' || text[lead] == '\t')) ++lead;
   const bool markdown = lead < text.size() && text[lead] == '|';
-  // Cheap refusal first: a line that is no header ("epoch" first) while no table is open.
-  if (table_columns_.empty() && !markdown && !EqualsNoCase(text.data() + lead, text.data() + text.size(), "epoch")) {
+  // Cheap refusal first: a line that is no header ("epoch" or "step" first) while no table is open.
+  if (table_columns_.empty() && !markdown && !EqualsNoCase(text.data() + lead, text.data() + text.size(), "epoch") &&
+      !(EqualsNoCase(text.data() + lead, text.data() + text.size(), "step") && lead + 4 < text.size() &&
+        (text[lead + 4] == '\t' || text[lead + 4] == ' '))) {
     return false;
   }
+  // A table copied from a notebook's HTML output comes with its cells between tabs, and its names hold
+  // blanks ("Epoch\tTraining Loss\tValidation Loss"): a header with a tab is split at tabs only, and so
+  // are the rows under it.
+  if (table_columns_.empty()) table_tabs_ = !markdown && text.find('\t', lead) != std::string_view::npos;
+  const bool tabs = !markdown && table_tabs_;
   std::string_view fields[32];
   size_t n = 0;
-  if (markdown) {
-    for (size_t i = lead + 1; i < text.size();) {
-      size_t j = text.find('|', i);
+  if (markdown || tabs) {
+    for (size_t i = markdown ? lead + 1 : lead; i < text.size();) {
+      size_t j = text.find(markdown ? '|' : '\t', i);
       const bool last = j == std::string_view::npos;
       if (last) j = text.size();
       size_t a = i, b = j;
@@ -1497,7 +1582,7 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
       i = j + 1;
     }
     // The row under the header, "|---|:---:|": the columns stay.
-    bool rule = n > 0;
+    bool rule = markdown && n > 0;
     for (size_t k = 0; k < n && rule; ++k) {
       rule = !fields[k].empty();
       for (char c : fields[k]) rule = rule && (c == '-' || c == ':');
@@ -1515,15 +1600,18 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
     }
   }
   if (n < 3) return false;
-  if (EqualsNoCase(fields[0].data(), fields[0].data() + fields[0].size(), "epoch") && fields[0].size() == 5) {
+  const bool epoch_first = EqualsNoCase(fields[0].data(), fields[0].data() + fields[0].size(), "epoch") && fields[0].size() == 5;
+  const bool step_first = EqualsNoCase(fields[0].data(), fields[0].data() + fields[0].size(), "step") && fields[0].size() == 4;
+  if (epoch_first || step_first) {
     std::vector<int> columns(n, -1);
+    bool bare_acc[32] = {};
     bool any = false, val_loss = false;
     for (size_t i = 0; i < n; ++i) {
       // A header holds names only: a letter first, then letters, digits and '_' ("f1_score"); in a
       // Markdown header also blanks, '-', '/' and '.' between words ("Train Loss", "val/loss"), read as '_'.
       if (fields[i].empty() || Class(fields[i][0]) != kAlpha) return false;
       for (char c : fields[i]) {
-        const bool joiner = markdown && (c == ' ' || c == '-' || c == '/' || c == '.');
+        const bool joiner = (markdown || tabs) && (c == ' ' || c == '-' || c == '/' || c == '.');
         if (Class(c) != kAlpha && Class(c) != kDigit && !joiner) return false;
       }
       char buf[kMaxKey];
@@ -1533,14 +1621,17 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
         if (buf[k] == ' ') buf[k] = '_';
       }
       int code = Keys().Find(buf, m);
-      if (code == kKeyEpoch || (code >= 0 && code < kSeriesCount)) columns[i] = code;
+      if (i == 0 && step_first) code = kKeyStep;
+      if (code == kKeyEpoch || code == kKeyStep || (code >= 0 && code < kSeriesCount)) columns[i] = code;
       any = any || (code >= 0 && code < kSeriesCount);
       val_loss = val_loss || code == S(SeriesId::kValLoss);
+      // Only a bare "accuracy" is the validation set's beside a validation loss; "train_acc" says whose it is.
+      bare_acc[i] = code == S(SeriesId::kAcc) && (std::string_view(buf, m) == "acc" || std::string_view(buf, m) == "accuracy");
     }
-    if (!any || columns[0] != kKeyEpoch) return false;
+    if (!any || (columns[0] != kKeyEpoch && columns[0] != kKeyStep)) return false;
     if (val_loss) {
-      for (int& c : columns) {
-        if (c == S(SeriesId::kAcc)) c = S(SeriesId::kValAcc);
+      for (size_t i = 0; i < n; ++i) {
+        if (bare_acc[i]) columns[i] = S(SeriesId::kValAcc);
       }
     }
     table_columns_ = std::move(columns);
@@ -1562,7 +1653,7 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
   int nfound = 0;
   for (size_t i = 0; i < n; ++i) {
     std::string_view f = fields[i];
-    if (f == "#na#") continue;
+    if (f == "#na#" || f == "No log") continue;  // fastai's and the Trainer's value not computed
     double v = 0;
     const char* end = ReadNumber(f.data(), f.data() + f.size(), &v);
     if (end != f.data() + f.size()) {
@@ -1574,9 +1665,10 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
     }
     int code = table_columns_[i];
     if (code == kKeyEpoch) base.epoch = v;
+    else if (code == kKeyStep) base.step = v;
     else if (code >= 0 && code < kSeriesCount) found[nfound++] = {code, v};
   }
-  if (std::isnan(base.epoch)) return false;
+  if (std::isnan(base.epoch) && std::isnan(base.step)) return false;
   AddRow(base, found, nfound, &series_, &present_);
   return true;
 }
@@ -1726,6 +1818,12 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       return;
     }
   }
+  // A tqdm bar glued in front of the line the program printed next (Note: [Bar before a line]).
+  if (const size_t bar = GluedBarLength(text)) {
+    ScanSegment(text.substr(0, bar), line_no, first_bit, limit);
+    ScanSegment(text.substr(bar), line_no, first_bit + bar, limit);
+    return;
+  }
   // The tutorial layouts (Note: [Tutorial progress lines]). Whether a line is one depends only on
   // where it has digits, so no recorded shape (those are of lines this refused) can hide one.
   if (const char* start = TutorialStart(text)) {
@@ -1796,6 +1894,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
   // There a bare loss is val_loss and a bare accuracy val_acc; a qualified training name ends it.
   bool first_word = true;
   bool eval_context = false;
+  int bare_splits = -1;  // BareSplits of the line, once a bare split name is met
 
   // Visit only word starts and '|' bytes (Note: [Metric scan]): starts bit first_bit + i is text[i].
   // Whatever a visit consumes (a word, a value, a bar counter) moves p past the candidates inside it.
@@ -1867,6 +1966,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       memo = &memo_[h >> (64 - kMemoBits)];
       if (memo->len == wn && memo->key[0] == key[0] && memo->key[1] == key[1]) code = memo->code;
     }
+    bool split = false;  // a bare split name read as its accuracy
     if (code < 0) {
       char buf[2 * kMaxKey + 1];
       size_t n = 0;
@@ -1885,16 +1985,23 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
         if (code == S(SeriesId::kLoss) || code == S(SeriesId::kAcc)) eval_context = false;
       }
       if (code < 0) code = keys.Find(buf, n);
-      if (code < 0 || code == kKeyIgnore) {
+      if ((code == kKeyBareTrain || code == kKeyBareEval) && !second_word) {
+        // Note: [Bare split names]: "Train: 0.91, Val: 0.85, Test: 0.84" are the splits' accuracies.
+        if (bare_splits < 0) bare_splits = BareSplits(begin, end);
+        const bool loss_before = lv.have[S(SeriesId::kLoss)] || lv.have[S(SeriesId::kValLoss)];
+        split = (bare_splits & 7) == 7 || ((bare_splits & 5) == 5 && loss_before);
+        if (split) code = code == kKeyBareTrain ? S(SeriesId::kAcc) : S(SeriesId::kValAcc);
+      }
+      if (!split && (code < 0 || code >= kKeyIgnore)) {
         // Remember it: it may be the first half of a two-word name.
         std::memcpy(prev, buf, n);
         prev_n = n;
         prev_end = p;
         continue;
       }
-      if (memo) *memo = {{key[0], key[1]}, wn, code};
+      if (memo && !split) *memo = {{key[0], key[1]}, wn, code};
     }
-    if (eval_context && !second_word) {
+    if (eval_context && !second_word && !split) {
       if (code == S(SeriesId::kLoss)) code = S(SeriesId::kValLoss);
       if (code == S(SeriesId::kAcc)) code = S(SeriesId::kValAcc);
     }

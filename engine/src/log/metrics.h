@@ -12,7 +12,10 @@
 // bar's `n/total` as the step), mmcv (`Epoch [1][50/1000] lr: 1.000e-02, loss: 1.2`), detectron2
 // (`iter: 2137  total_loss: nan  max_mem: 2549M`), CSVLogger files (a header row of names, then
 // rows of numbers), and the unnamed loss of PyTorch's tutorial layouts (`5000 5% (0m 12s) 2.9460 ...`,
-// `1m 28s (- 20m 36s) (5000 6%) 2.8552`; Note: [Tutorial progress lines] in metrics.cc). Values may be `nan`, `inf`, `-inf`, `NaN`, `tensor(0.5, ...)`; memory values may
+// `1m 28s (- 20m 36s) (5000 6%) 2.8552`; Note: [Tutorial progress lines] in metrics.cc), epoch tables (fastai's,
+// Markdown, pandas, and a notebook's table copied with tabs, by epoch or by step: Note: [Epoch tables]), PyTorch
+// Geometric's bare split accuracies (`Loss: 1.94, Train: 0.21, Val: 0.20, Test: 0.22`: Note: [Bare split names]),
+// and any of these after a tqdm bar glued in front of the line (Note: [Bar before a line]). Values may be `nan`, `inf`, `-inf`, `NaN`, `tensor(0.5, ...)`; memory values may
 // carry units (B, KB, MB, GB, K, M, G, KiB, MiB, GiB) and are kept in MB; a name followed by a word
 // may be a two-word name (`memory used: 1.2 GB`, `RAM usage 5.4 GB`: Note: [Name then a word] in metrics.cc).
 // A line quoted with Markdown's "> " or carrying torch 2.x's "[rank0]: " is read as the text after them
@@ -362,6 +365,7 @@ class MetricCollector {
   std::vector<int> csv_columns_;
   // Blank-aligned table columns (Note: [Epoch tables]): key code per column, -1 for one not read.
   std::vector<int> table_columns_;
+  bool table_tabs_ = false;  // the open table's header was split at tabs (Note: [Epoch tables])
   LogPrefix prefix_;  // the log prefix learned from the lines read (Note: [Learned prefix])
   size_t prefix_guess_ = 0;  // the length of the last prefix matched
   std::vector<std::uint64_t> bits_;  // ScanLines' scratch: candidate and end bits, one per byte

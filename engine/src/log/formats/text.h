@@ -80,10 +80,10 @@ void NormalizeTypography(std::string* s);
 // nothing but blanks follows the bar's closing bracket (a bar line of its own is left whole). The segmenter's
 // Normalize reads every line so, whatever kind the text is; before, only the Python traceback reader
 // did, and only for exception lines: of 1136 diagnosed corpus logs, 11 lost or changed their first
-// diagnosis with a bar glued before the first line of the incident diagnosed, now 1: a metric signal's
-// first point, which metric extraction reads without this (tests/paste_forms_test.cc; a warnings-module
-// line that its rule recognises with the bar keeps the bar, below, and is read as the warning after it:
-// Note: [Warning after a progress bar] in warnings.h). Whatever stood
+// diagnosis with a bar glued before the first line of the incident diagnosed, now none: a warnings-module
+// line that its rule recognises with the bar keeps the bar (below) and is read as the warning after it
+// (Note: [Warning after a progress bar] in warnings.h), and metric extraction reads the line after such a
+// bar on its own (Note: [Bar before a line] in log/metrics.cc; tests/paste_forms_test.cc). Whatever stood
 // before the bar goes with it (a rank prefix in front of a bar is not kept). The line prefilter hands a
 // line holding `%|` to the segmenter (Inert in diagnose/engine.cc), so rules recognise it without the
 // bar too; a line a rule recognises with the bar in front keeps the bar in its incident's message, as
