@@ -342,6 +342,17 @@ TEST(MetricCollector, ReadsTabSeparatedEpochTables) {
   ASSERT_EQ(by_step.size(), 2u);
   EXPECT_DOUBLE_EQ(by_step[1].step, 1000);
   EXPECT_TRUE(std::isnan(by_step[1].epoch));
+  // the same table pasted into a GitHub comment: a Markdown table without its outer bars
+  MetricCollector gh = Collect(
+      "Step | Training Loss | Validation Loss | Accuracy | F1\n"
+      "-- | -- | -- | -- | --\n"
+      "150 | No log | 0.695841 | 0.503277 | 0.410575\n"
+      "300 | No log | 0.696622 | 0.488860 | 0.298561\n");
+  std::vector<MetricPoint> gh_val = PointsOf(gh, SeriesId::kValLoss);
+  ASSERT_EQ(gh_val.size(), 2u);
+  EXPECT_DOUBLE_EQ(gh_val[1].value, 0.696622);
+  EXPECT_DOUBLE_EQ(gh_val[1].step, 300);
+  EXPECT_EQ(PointsOf(gh, SeriesId::kValAcc).size(), 2u);
   // a line that starts with "step" and a value is no header
   MetricCollector kv = Collect("step\t25\tloss\t2.26\n26\t2.1\t2.0\n");
   EXPECT_EQ(PointsOf(kv, SeriesId::kLoss).size(), 1u);

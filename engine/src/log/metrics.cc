@@ -1548,15 +1548,17 @@ bool MetricCollector::ScanCsv(std::string_view text, std::uint64_t line_no) {
 // its names holding blanks ("Epoch\tTraining Loss\tValidation Loss\tAccuracy"), "No log" where a value was
 // not computed, and by steps where evaluation ran every N steps ("Step\tTraining Loss\t..."): a header with
 // a tab is split at tabs only, as are its rows, and a header may start with "step" (its first column then
-// the rows' step). Only a bare accuracy ("accuracy", "acc") beside a validation loss is read as the
+// the rows' step). Pasted into a GitHub comment, the same table becomes a Markdown table without its outer
+// bars ("Step | Training Loss | Validation Loss", "-- | -- | --", "150 | No log | 0.695841"): a header with
+// a bar inside is split at bars, as are its rows. Only a bare accuracy ("accuracy", "acc") beside a validation loss is read as the
 // validation accuracy; "train_acc" keeps its own.
 bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
   // A Markdown table's row, "| 1 | 0.9 | 0.8 |", is split at its bars; any other line at its blanks.
   size_t lead = 0;
   while (lead < text.size() && (text[lead] == ' ' || text[lead] == '\t')) ++lead;
-  const bool markdown = lead < text.size() && text[lead] == '|';
+  const bool lead_bar = lead < text.size() && text[lead] == '|';
   // Cheap refusal first: a line that is no header ("epoch" or "step" first) while no table is open.
-  if (table_columns_.empty() && !markdown && !EqualsNoCase(text.data() + lead, text.data() + text.size(), "epoch") &&
+  if (table_columns_.empty() && !lead_bar && !EqualsNoCase(text.data() + lead, text.data() + text.size(), "epoch") &&
       !(EqualsNoCase(text.data() + lead, text.data() + text.size(), "step") && lead + 4 < text.size() &&
         (text[lead + 4] == '\t' || text[lead + 4] == ' '))) {
     return false;
@@ -1564,12 +1566,19 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
   // A table copied from a notebook's HTML output comes with its cells between tabs, and its names hold
   // blanks ("Epoch\tTraining Loss\tValidation Loss"): a header with a tab is split at tabs only, and so
   // are the rows under it.
-  if (table_columns_.empty()) table_tabs_ = !markdown && text.find('\t', lead) != std::string_view::npos;
+  // The same table pasted into a GitHub comment becomes a Markdown table without its outer bars
+  // ("Step | Training Loss | Validation Loss", "-- | --", "150 | No log | 0.695841"): a header with a
+  // bar inside is split at bars, and so are the rows under it.
+  if (table_columns_.empty()) {
+    table_tabs_ = !lead_bar && text.find('\t', lead) != std::string_view::npos;
+    table_bars_ = !lead_bar && !table_tabs_ && text.find('|', lead) != std::string_view::npos;
+  }
+  const bool markdown = lead_bar || table_bars_;
   const bool tabs = !markdown && table_tabs_;
   std::string_view fields[32];
   size_t n = 0;
   if (markdown || tabs) {
-    for (size_t i = markdown ? lead + 1 : lead; i < text.size();) {
+    for (size_t i = lead_bar ? lead + 1 : lead; i < text.size();) {
       size_t j = text.find(markdown ? '|' : '\t', i);
       const bool last = j == std::string_view::npos;
       if (last) j = text.size();

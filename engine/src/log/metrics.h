@@ -366,6 +366,7 @@ class MetricCollector {
   // Blank-aligned table columns (Note: [Epoch tables]): key code per column, -1 for one not read.
   std::vector<int> table_columns_;
   bool table_tabs_ = false;  // the open table's header was split at tabs (Note: [Epoch tables])
+  bool table_bars_ = false;  // at bars, with no bar before its first cell (the same Note)
   LogPrefix prefix_;  // the log prefix learned from the lines read (Note: [Learned prefix])
   size_t prefix_guess_ = 0;  // the length of the last prefix matched
   std::vector<std::uint64_t> bits_;  // ScanLines' scratch: candidate and end bits, one per byte
