@@ -339,6 +339,41 @@ TEST(SignalRules, ChanceLevelNeedsTheLossAndTheAccuracyOfOneGuess) {
   EXPECT_FALSE(holds("loss 2.52 acc 0.1\nloss 2.25 acc 0.1\n", &hit)) << "2.25 is 2.3% off ln 10: " << hit.evidence;
 }
 
+// Note: [Falling validation accuracy]: the accuracy side of val_rising.
+TEST(SignalRules, ValFallingNeedsTheValidationAccuracyToFallWhileTrainingAccuracyRises) {
+  std::shared_ptr<const SignalSpec> spec = Spec("{ detector: val_falling }");
+  ASSERT_TRUE(spec);
+  EXPECT_EQ(spec->params.at("min_falling"), 3);
+  auto run = [](const double* train, const double* val, int n, const char* unit) {
+    std::string text;
+    for (int e = 0; e < n; ++e) {
+      text += "epoch " + std::to_string(e + 1) + " train_acc " + std::to_string(train[e]) + unit + " val_acc " +
+              std::to_string(val[e]) + unit + "\n";
+    }
+    return text;
+  };
+  const double train[] = {0.50, 0.70, 0.82, 0.90, 0.95, 0.97, 0.98, 0.99};
+  const double val[] = {0.55, 0.66, 0.72, 0.71, 0.69, 0.68, 0.66, 0.65};
+  SignalHit hit;
+  ASSERT_TRUE(Holds(*spec, run(train, val, 8, ""), &hit));
+  EXPECT_EQ(hit.captures.at("best"), "0.72");
+  EXPECT_EQ(hit.captures.at("value"), "0.65");
+  EXPECT_NE(hit.evidence.find("val_acc fell from its best 0.72"), std::string::npos) << hit.evidence;
+  ASSERT_EQ(hit.supporting.size(), 1u);
+  EXPECT_EQ(hit.supporting[0].name, "acc");
+  // the same run printed in percent
+  const double train_pct[] = {50, 70, 82, 90, 95, 97, 98, 99};
+  const double val_pct[] = {55, 66, 72, 71, 69, 68, 66, 65};
+  EXPECT_TRUE(Holds(*spec, run(train_pct, val_pct, 8, "%"), &hit)) << hit.evidence;
+  // a fall of 3 points (under `drop`), a fall while training accuracy falls too, too few evaluations after the best
+  const double small[] = {0.55, 0.66, 0.72, 0.71, 0.71, 0.70, 0.70, 0.69};
+  EXPECT_FALSE(Holds(*spec, run(train, small, 8, ""), &hit)) << hit.evidence;
+  const double train_down[] = {0.50, 0.70, 0.75, 0.72, 0.68, 0.64, 0.60, 0.58};
+  EXPECT_FALSE(Holds(*spec, run(train_down, val, 8, ""), &hit)) << hit.evidence;
+  const double late_best[] = {0.55, 0.60, 0.62, 0.64, 0.66, 0.72, 0.66, 0.65};
+  EXPECT_FALSE(Holds(*spec, run(train, late_best, 8, ""), &hit)) << hit.evidence;
+}
+
 // Note: [One class]: an F1 and an accuracy of one evaluation that are those of a constant prediction.
 TEST(SignalRules, OneClassReadsTheF1OfAConstantPrediction) {
   std::shared_ptr<const SignalSpec> spec = Spec("{ detector: one_class }");

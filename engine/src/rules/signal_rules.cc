@@ -55,6 +55,9 @@ const std::vector<DetectorDef>& Detectors() {
       {"val_rising", {SeriesId::kValLoss, SeriesId::kLoss},
        {{"min_evaluations", 5}, {"min_rising", 3}, {"rise", 0.1}, {"train_drop", 0.2}},
        {"best", "best_at", "value", "train_from", "train_to"}},
+      {"val_falling", {SeriesId::kValAcc, SeriesId::kAcc},
+       {{"min_evaluations", 5}, {"min_falling", 3}, {"drop", 0.05}, {"train_rise", 0.05}},
+       {"best", "best_at", "value", "train_from", "train_to"}},
       {"linear_growth", {SeriesId::kGradNorm, SeriesId::kLoss},
        {{"min_points", 10}, {"min_r2", 0.9}, {"min_ratio", 5}, {"loss_worsening", 0.5}},
        {"start", "value", "r2", "loss_from", "loss_to"}},
@@ -221,7 +224,7 @@ void Finish(Ctx& c, SeriesId id, const std::vector<MetricPoint>& pts, const Metr
 //   linear_growth  below `min_ratio` times the start;
 //   chance_level   below ln C less `log_c_tolerance`: a learning loss goes under uniform guessing;
 //   memory_growth  below the start plus `min_rise`.
-// The band is open below (-inf). nonfinite (a healthy series is finite: the NaN step is the onset
+// The band is open below (-inf). val_falling (a healthy accuracy stays above a level), nonfinite (a healthy series is finite: the NaN step is the onset
 // line), oscillation (a spread, not a level), one_class (an identity, not a level) and lr_zero (a
 // healthy lr is any value above 0, which a band open below cannot show) set none. Only
 // the HTML report draws it: the text, JSON and Markdown reports do not change with it.
@@ -680,6 +683,48 @@ bool DetectAbove(Ctx& c) {
   return true;
 }
 
+// The training series around a validation series' best evaluation (val_rising, val_falling): *from is the
+// median of the (up to) five values printed up to the best's line, *to that of the last (up to) five
+// printed after it; in a short log the last five overall would reach back before the best and average the
+// change away ({'loss': ...} lines of four epochs, each followed by its {'eval_loss': ...}). With none after
+// it, the last value. False when either side is empty.
+bool TrainAround(const MetricSeries& train, std::uint64_t best_line, double* from, double* to) {
+  std::vector<MetricPoint> t = FiniteOnly(train.Points());
+  std::vector<double> at_best, at_end;
+  for (const MetricPoint& p : t) {
+    if (p.line <= best_line) at_best.push_back(p.value);
+  }
+  if (at_best.size() > 5) at_best.erase(at_best.begin(), at_best.end() - 5);
+  for (size_t i = t.size() >= 5 ? t.size() - 5 : 0; i < t.size(); ++i) {
+    if (t[i].line > best_line) at_end.push_back(t[i].value);
+  }
+  if (at_end.empty() && !t.empty()) at_end.push_back(t.back().value);
+  if (at_best.empty() || at_end.empty()) return false;
+  *from = Median(at_best);
+  *to = Median(at_end);
+  return true;
+}
+
+// The hit of val_rising or val_falling: the evidence line ("val_loss rose from its best ... while loss
+// fell from ..."), the captures both share, the training series as support.
+void FinishValTrend(Ctx& c, const MetricSeries& val, const MetricSeries& train, const MetricPoint& first,
+                    const MetricPoint& best, const MetricPoint& last, int moved, size_t after, const char* val_verb,
+                    const char* later, const char* train_verb, double train_from, double train_to) {
+  std::vector<MetricPoint> vp = val.Points();
+  std::string axis = AxisOf(vp);
+  std::string evidence = std::string(SeriesName(c.Id(0))) + " " + val_verb + " from its best " + Num(best.value) + " at " +
+                         Where(best, axis) + " to " + Num(last.value) + " at " + Where(last, axis) + " (" +
+                         std::to_string(moved) + " of " + std::to_string(after) + " later evaluations " + later + ") while " +
+                         SeriesName(c.Id(1)) + " " + train_verb + " from " + Num(train_from) + " to " + Num(train_to);
+  c.hit->captures["best"] = Num(best.value);
+  c.hit->captures["best_at"] = Where(best, axis);
+  c.hit->captures["value"] = Num(last.value);
+  c.hit->captures["train_from"] = Num(train_from);
+  c.hit->captures["train_to"] = Num(train_to);
+  c.hit->supporting.push_back(ToSeriesEvidence(c.Id(1), train.Points()));
+  Finish(c, c.Id(0), vp, first, last, &best, evidence);
+}
+
 bool DetectValRising(Ctx& c) {
   const MetricSeries* val = c.Series(0);
   const MetricSeries* train = c.Series(1);
@@ -694,36 +739,46 @@ bool DetectValRising(Ctx& c) {
   for (auto it = best + 1; it != v.end(); ++it) ups += it->value > (it - 1)->value;
   if (ups < 0.6 * after) return false;
   // Training loss over the same stretch: around the best evaluation vs the end.
-  std::vector<MetricPoint> t = FiniteOnly(train->Points());
-  std::vector<double> at_best, at_end;
-  for (const MetricPoint& p : t) {
-    if (p.line <= best->line) at_best.push_back(p.value);
-  }
-  if (at_best.size() > 5) at_best.erase(at_best.begin(), at_best.end() - 5);
-  // The end: the last (up to) five training values printed after the best evaluation; in a short log
-  // the last five overall would reach back before it and average the drop away ({'loss': ...} lines
-  // of four epochs, each followed by its {'eval_loss': ...}).
-  for (size_t i = t.size() >= 5 ? t.size() - 5 : 0; i < t.size(); ++i) {
-    if (t[i].line > best->line) at_end.push_back(t[i].value);
-  }
-  if (at_end.empty() && !t.empty()) at_end.push_back(t.back().value);
-  if (at_best.empty() || at_end.empty()) return false;
-  double train_from = Median(at_best), train_to = Median(at_end);
+  double train_from = 0, train_to = 0;
+  if (!TrainAround(*train, best->line, &train_from, &train_to)) return false;
   if (!(train_to < train_from * (1 - c.P("train_drop")))) return false;
-  std::vector<MetricPoint> vp = val->Points();
-  std::string axis = AxisOf(vp);
-  std::string evidence = std::string(SeriesName(c.Id(0))) + " rose from its best " + Num(best->value) + " at " +
-                         Where(*best, axis) + " to " + Num(v.back().value) + " at " + Where(v.back(), axis) + " (" +
-                         std::to_string(ups) + " of " + std::to_string(after) + " later evaluations higher) while " +
-                         SeriesName(c.Id(1)) + " fell from " + Num(train_from) + " to " + Num(train_to);
-  c.hit->captures["best"] = Num(best->value);
-  c.hit->captures["best_at"] = Where(*best, axis);
-  c.hit->captures["value"] = Num(v.back().value);
-  c.hit->captures["train_from"] = Num(train_from);
-  c.hit->captures["train_to"] = Num(train_to);
-  c.hit->supporting.push_back(ToSeriesEvidence(c.Id(1), train->Points()));
-  Finish(c, c.Id(0), vp, v.front(), v.back(), &*best, evidence);
+  FinishValTrend(c, *val, *train, v.front(), *best, v.back(), ups, after, "rose", "higher", "fell", train_from, train_to);
   SetBand(c, best->value * (1 + c.P("rise")), "the best " + Num(best->value) + " plus the " + Percent(c.P("rise")) + " rise");
+  return true;
+}
+
+// Note: [Falling validation accuracy]. The accuracy side of val_rising, for the logs that print no
+// validation loss (PyTorch Geometric's "Train: 0.99, Val: 0.71, Test: 0.70", Keras-style "acc ... val_acc"
+// lines): after its best, the validation accuracy falls in most of at least `min_falling` evaluations
+// and ends `drop` under the best, while the training accuracy ends `train_rise` above where it was at
+// the best evaluation (TrainAround, as in val_rising). Accuracies are compared as fractions: a series
+// printed as percentages (any value above 1) is divided by 100 for the two thresholds. A validation
+// accuracy that only wanders around its best, or falls while the training accuracy falls too (a run
+// that diverges, not one that memorises), does not count. No healthy band: a healthy series stays
+// above a level, and the band is open below (Note: [Healthy band]).
+bool DetectValFalling(Ctx& c) {
+  const MetricSeries* val = c.Series(0);
+  const MetricSeries* train = c.Series(1);
+  if (!val || !train) return false;
+  std::vector<MetricPoint> v = FiniteOnly(val->Points());
+  if (v.size() < c.P("min_evaluations")) return false;
+  auto fraction_of = [](const MetricSeries& s) {
+    for (const MetricPoint& p : s.Points()) {
+      if (p.value > 1) return 0.01;
+    }
+    return 1.0;
+  };
+  auto best = std::max_element(v.begin(), v.end(), [](const MetricPoint& a, const MetricPoint& b) { return a.value < b.value; });
+  size_t after = v.end() - best - 1;
+  if (after < c.P("min_falling")) return false;
+  if (!((best->value - v.back().value) * fraction_of(*val) >= c.P("drop"))) return false;
+  int downs = 0;
+  for (auto it = best + 1; it != v.end(); ++it) downs += it->value < (it - 1)->value;
+  if (downs < 0.6 * after) return false;
+  double train_from = 0, train_to = 0;
+  if (!TrainAround(*train, best->line, &train_from, &train_to)) return false;
+  if (!((train_to - train_from) * fraction_of(*train) >= c.P("train_rise"))) return false;
+  FinishValTrend(c, *val, *train, v.front(), *best, v.back(), downs, after, "fell", "lower", "rose", train_from, train_to);
   return true;
 }
 
@@ -980,6 +1035,7 @@ bool DetectSignal(const SignalSpec& spec, const MetricCollector& metrics, Signal
   if (d == "growth") return DetectGrowth(c);
   if (d == "above") return DetectAbove(c);
   if (d == "val_rising") return DetectValRising(c);
+  if (d == "val_falling") return DetectValFalling(c);
   if (d == "linear_growth") return DetectLinearGrowth(c);
   if (d == "chance_level") return DetectChanceLevel(c);
   if (d == "one_class") return DetectOneClass(c);
