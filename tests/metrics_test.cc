@@ -317,6 +317,24 @@ TEST(MetricCollector, ReadsEpochTablesInMarkdownAndPandas) {
   ExpectThreeEpochRows(pd, 2, 0.75, 3);
 }
 
+// The whole loss under a word joined to "loss" that says how it was summed or when it was printed, as
+// hand-written loops print it; a component's loss ("cls_loss") stays unread.
+TEST(MetricCollector, ReadsTheWholeLossUnderSummingWords) {
+  const char* kLines[] = {"epoch_loss: 0.5", "batch_loss=0.5", "running_loss: 0.5", "iteration : 3, losses : 0.5",
+                          "loss_avg=0.5", "Epoch Loss: 0.5", "mean_loss 0.5"};
+  for (const char* line : kLines) {
+    std::vector<MetricPoint> loss = PointsOf(Collect(std::string(line) + "\n"), SeriesId::kLoss);
+    ASSERT_EQ(loss.size(), 1u) << line;
+    EXPECT_DOUBLE_EQ(loss[0].value, 0.5) << line;
+  }
+  EXPECT_EQ(PointsOf(Collect("avg_val_loss: 0.33\n"), SeriesId::kValLoss).size(), 1u);
+  EXPECT_TRUE(PointsOf(Collect("box_loss 0.05 cls_loss 0.01\n"), SeriesId::kLoss).empty());
+  // the total after a component's: the component's own name does not take the line's loss
+  std::vector<MetricPoint> total = PointsOf(Collect("epoch 3 cls_loss: 0.3, epoch_loss: 0.5\n"), SeriesId::kLoss);
+  ASSERT_EQ(total.size(), 1u);
+  EXPECT_DOUBLE_EQ(total[0].value, 0.5);
+}
+
 // The Trainer's table as a notebook shows it, copied out with its cells between tabs and "No log" where the
 // training loss was not logged yet; and the same table by steps.
 TEST(MetricCollector, ReadsTabSeparatedEpochTables) {
@@ -377,6 +395,12 @@ TEST(MetricCollector, ReadsBareSplitAccuracies) {
   ASSERT_EQ(val.size(), 2u);
   EXPECT_DOUBLE_EQ(val[1].value, 0.486);  // Val's, not Test's
   EXPECT_EQ(PointsOf(node, SeriesId::kLoss).size(), 2u);
+  // the splits alone, with no loss on the line (no name fragment): read as well
+  MetricCollector alone = Collect("Epoch: 001, Train: 0.9100, Val: 0.8500, Test: 0.8400\nTrain: 0.92, Val: 0.84, Test: 0.83\n");
+  ASSERT_EQ(PointsOf(alone, SeriesId::kAcc).size(), 2u);
+  EXPECT_DOUBLE_EQ(PointsOf(alone, SeriesId::kAcc)[1].value, 0.92);
+  EXPECT_EQ(PointsOf(alone, SeriesId::kValAcc).size(), 2u);
+  EXPECT_TRUE(PointsOf(Collect("Requests: Train: 0.9, Val: 0.8, Test: 0.8\n"), SeriesId::kAcc).empty());
   MetricCollector graph = Collect("Epoch: 010, Loss: 0.5123, Train: 0.7000, Test: 0.6500\n");
   ASSERT_EQ(PointsOf(graph, SeriesId::kValAcc).size(), 1u);
   EXPECT_DOUBLE_EQ(PointsOf(graph, SeriesId::kValAcc)[0].value, 0.65);

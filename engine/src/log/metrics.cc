@@ -40,6 +40,23 @@ constexpr Alias kAliases[] = {
     {"loss_step", S(SeriesId::kLoss)},      {"train_loss_step", S(SeriesId::kLoss)},
     {"train_loss_epoch", S(SeriesId::kLoss)}, {"avg_loss", S(SeriesId::kLoss)},
     {"mse", S(SeriesId::kLoss)},            {"train_mse", S(SeriesId::kLoss)},
+    // The whole loss under a word that says how it was summed or when it was printed, joined by '_' (or
+    // '-', '/', '.'), as hand-written loops print it ("epoch_loss: 2.30", "running_loss 0.69", "losses : 39.6",
+    // "loss_avg=0.2"); a word whose first part names a component ("cls_loss", "box_loss") stays unread, so a
+    // line's first loss is not a component's. Two words ("Epoch Loss: 0.5") are joined to the same names.
+    {"losses", S(SeriesId::kLoss)},         {"epoch_loss", S(SeriesId::kLoss)},
+    {"batch_loss", S(SeriesId::kLoss)},     {"step_loss", S(SeriesId::kLoss)},
+    {"iter_loss", S(SeriesId::kLoss)},      {"running_loss", S(SeriesId::kLoss)},
+    {"mean_loss", S(SeriesId::kLoss)},      {"average_loss", S(SeriesId::kLoss)},
+    {"overall_loss", S(SeriesId::kLoss)},   {"cur_loss", S(SeriesId::kLoss)},
+    {"current_loss", S(SeriesId::kLoss)},   {"trn_loss", S(SeriesId::kLoss)},
+    {"loss_avg", S(SeriesId::kLoss)},       {"loss_mean", S(SeriesId::kLoss)},
+    {"loss_total", S(SeriesId::kLoss)},     {"train_losses", S(SeriesId::kLoss)},
+    {"avg_train_loss", S(SeriesId::kLoss)}, {"mean_train_loss", S(SeriesId::kLoss)},
+    {"epoch_train_loss", S(SeriesId::kLoss)}, {"train_loss_avg", S(SeriesId::kLoss)},
+    {"avg_val_loss", S(SeriesId::kValLoss)}, {"mean_val_loss", S(SeriesId::kValLoss)},
+    {"epoch_val_loss", S(SeriesId::kValLoss)}, {"val_loss_avg", S(SeriesId::kValLoss)},
+    {"avg_valid_loss", S(SeriesId::kValLoss)}, {"val_losses", S(SeriesId::kValLoss)},
     {"val_loss", S(SeriesId::kValLoss)},    {"valid_loss", S(SeriesId::kValLoss)},
     {"validation_loss", S(SeriesId::kValLoss)}, {"eval_loss", S(SeriesId::kValLoss)},
     {"val_loss_epoch", S(SeriesId::kValLoss)}, {"dev_loss", S(SeriesId::kValLoss)},
@@ -117,7 +134,7 @@ inline unsigned char Class(char ch) { return kChars.c[static_cast<unsigned char>
 
 // What a line's first byte may begin, one lookup for the two tests of ScanSegment: an epoch table's
 // header ("epoch", any case) or the prefixes metric extraction skips (Note: [Quote markers]).
-enum : unsigned char { kMayStartTable = 1, kMayStartPrefix = 2, kMayStartRecord = 4 };
+enum : unsigned char { kMayStartTable = 1, kMayStartPrefix = 2, kMayStartRecord = 4, kMayStartBare = 8 };
 struct LineStartTable {
   unsigned char c[256] = {};
   constexpr LineStartTable() {
@@ -129,6 +146,8 @@ struct LineStartTable {
     // A log record's header (Note: [Learned prefix]: LogPrefix::MayStartRecord).
     for (int b = '0'; b <= '9'; ++b) c[b] |= kMayStartRecord;
     for (int b = 'A'; b <= 'Z'; ++b) c[b] |= kMayStartRecord;
+    // PyG's bare split lines, "Epoch: 010, Train: ..." or "Train: ..." (Note: [Bare split names]).
+    for (char b : {'E', 'e', 'T', 't'}) c[static_cast<unsigned char>(b)] |= kMayStartBare;
   }
 };
 constexpr LineStartTable kLineStarts;
@@ -427,7 +446,9 @@ bool IsEvaluationWord(const char* w, size_t n) {
 // classification). A bare "val" may as well be a validation loss ("step 25 | loss 2.26 | val 2.28"), so
 // the bare names are read only in those two layouts: "Train", "Val" (or "Valid", "Validation") and
 // "Test" each followed by ':' and a number from 0 to 1 on one line, or "Train" and "Test" so after a
-// loss the line named. Train's is then the training accuracy, Val's the validation accuracy, and Test's
+// loss the line named. The three splits hold no series name's fragment (Note: [Name fragments]), so a
+// line of them alone ("Epoch: 010, Train: 0.91, Val: 0.85, Test: 0.84", its loss printed elsewhere) is
+// scanned when it starts as PyG's do (BareSplitLine). Train's is then the training accuracy, Val's the validation accuracy, and Test's
 // too where no Val precedes it (test_acc's alias). Returns which of the three the line holds so: bit 0
 // train, bit 1 val, bit 2 test.
 int BareSplits(const char* begin, const char* end) {
@@ -488,6 +509,12 @@ size_t GluedBarLength(std::string_view t) {
   }
   return 0;
 }
+
+// Whether a line that holds no series name's fragment is one of PyG's bare split lines all the same
+// ("Epoch: 010, Train: 0.91, Val: 0.85, Test: 0.84", "Train: 0.91, Val: ..."): asked only of a line that
+// starts with an 'E' or a 'T' (either case; kMayStartBare of the first byte's lookup, which other text
+// without names pays as one test of a bit), it holds all three splits.
+bool BareSplitLine(std::string_view t) { return (BareSplits(t.data(), t.data() + t.size()) & 7) == 7; }
 
 // Reads a tqdm counter at p, just past a '|' and known to hold " <digit>": "| 32/500 [00:01<...",
 // the bar's counter being the step within the bar. Returns its end, or null when it is none.
@@ -1857,12 +1884,13 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     // An epoch table's header or row (Note: [Epoch tables]): rows hold no name, so before the marks.
     if ((table || (line_start & kMayStartTable)) && ScanTable(text, line_no)) return;
   }
-  // Marked: no fragment, so at most a CSV row, and none with a blank (Note: [Name marks]).
+  // Marked: no fragment, so at most a CSV row, and none with a blank (Note: [Name marks]); or PyG's
+  // bare split accuracies, which hold no fragment (Note: [Bare split names]).
   if (shapes_avx2_) {
     bool blank = false;
     if (!NameMarks(first_bit, first_bit + text.size(), &blank)) {
       if (!blank) ScanCsv(text, line_no);
-      return;
+      if (!blank || !(line_start & kMayStartBare) || !BareSplitLine(text)) return;
     }
   }
   if (ScanCsv(text, line_no)) return;
@@ -1874,7 +1902,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
 #else
     const bool may = MayHoldNamePortable(begin, text.size());
 #endif
-    if (!may) return;
+    if (!may && !((line_start & kMayStartBare) && BareSplitLine(text))) return;
   }
   // Record the line's shape when it may have one: a short line with a blank (ScanCsv read none of it).
   ShapeEvent events[kShapeEvents];

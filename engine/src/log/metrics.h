@@ -79,7 +79,7 @@ struct Lanes {
 };
 }  // namespace metrics_internal
 
-// The canonical series. Aliases map onto these (train_loss, total_loss, mse -> loss; eval_loss, test_loss -> val_loss;
+// The canonical series. Aliases map onto these (train_loss, total_loss, epoch_loss, running_loss, losses, mse -> loss; eval_loss, test_loss -> val_loss;
 // learning_rate -> lr; total_norm -> grad_norm; mem, allocated, max_mem -> memory; test_acc -> val_acc; ...).
 enum class SeriesId : int {
   kLoss = 0,
