@@ -7,9 +7,15 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
+#include <set>
 #include <sstream>
 
+#include <re2/filtered_re2.h>
+#include <re2/re2.h>
+
+#include "log/regex.h"
 #include "log/simd.h"
 #include "rules/rule.h"
 #include "triage/triage.h"
@@ -501,6 +507,21 @@ void ExpectCandidatesAsMayMatch(const LinePrefilter& pf, std::string_view text, 
   EXPECT_EQ(got, want) << std::string(text.substr(0, 200));
 }
 
+// Calls f(line) for every line of every file under corpus/ but corpus/heldout (never read).
+void ForEachCorpusLine(const std::function<void(const std::string&)>& f) {
+  for (auto it = std::filesystem::recursive_directory_iterator(TRIAGE_SOURCE_DIR "/corpus");
+       it != std::filesystem::recursive_directory_iterator(); ++it) {
+    if (it->path().filename() == "heldout") {
+      it.disable_recursion_pending();  // never read
+      continue;
+    }
+    if (!it->is_regular_file()) continue;
+    std::ifstream in(it->path(), std::ios::binary);
+    std::string line;
+    while (std::getline(in, line)) f(line);
+  }
+}
+
 TEST(LinePrefilter, CandidatesAreThePatternsMayMatchAllows) {
   const std::vector<std::string> patterns = {
       "error: cuda error code (?P<c>\\d+)", "(?:index out of range|out of bounds) in self",
@@ -541,20 +562,10 @@ TEST(LinePrefilter, CandidatesAreThePatternsMayMatchAllows) {
   LoadResult bundled = LoadRules(o);
   ASSERT_TRUE(bundled.rules->prefilter);
   int lines = 0, bundled_nonempty = 0;
-  for (auto it = std::filesystem::recursive_directory_iterator(TRIAGE_SOURCE_DIR "/corpus");
-       it != std::filesystem::recursive_directory_iterator(); ++it) {
-    if (it->path().filename() == "heldout") {
-      it.disable_recursion_pending();  // never read
-      continue;
-    }
-    if (!it->is_regular_file()) continue;
-    std::ifstream in(it->path(), std::ios::binary);
-    std::string line;
-    while (std::getline(in, line)) {
-      ++lines;
-      ExpectCandidatesAsMayMatch(*bundled.rules->prefilter, line, &bundled_nonempty);
-    }
-  }
+  ForEachCorpusLine([&](const std::string& line) {
+    ++lines;
+    ExpectCandidatesAsMayMatch(*bundled.rules->prefilter, line, &bundled_nonempty);
+  });
   EXPECT_GT(lines, 10000);
   EXPECT_GT(bundled_nonempty, 1000);
 }
@@ -747,6 +758,195 @@ examples:
   EXPECT_TRUE(found);
   EXPECT_EQ(ToJson(got), ToJson(FeedInPieces(WithoutPrefilter(LoadRulesFromStrings({{"unrelated.yaml", rule}})),
                                              log, log.size())));
+}
+
+// Note: [Literal conditions]. The reference: FilteredRE2's own formula for a pattern, given the atoms
+// a lower-case text holds.
+class Formula {
+ public:
+  explicit Formula(const std::string& pattern) : filter_(LiteralCondition::kAtomLen) {
+    int id = 0;
+    ok_ = filter_.Add(pattern, RegexOptions(), &id) == RE2::NoError;
+    if (ok_) filter_.Compile(&atoms_);
+  }
+  bool Holds(const std::string& lowered) {
+    if (!ok_) return true;
+    present_.clear();
+    for (size_t i = 0; i < atoms_.size(); ++i) {
+      if (lowered.find(atoms_[i]) != std::string::npos) present_.push_back(static_cast<int>(i));
+    }
+    passed_.clear();
+    filter_.AllPotentials(present_, &passed_);
+    return !passed_.empty();
+  }
+
+ private:
+  re2::FilteredRE2 filter_;
+  bool ok_ = false;
+  std::vector<std::string> atoms_;
+  std::vector<int> present_, passed_;
+};
+
+std::string LowerAsciiForTest(std::string text) {
+  for (char& c : text) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+  return text;
+}
+
+// On ASCII texts made of the patterns' atoms, pieces of them, other words and mutated matches: a text
+// a pattern's regex matches always meets its condition; the condition holds whenever FilteredRE2's
+// formula does, and with few atoms (every minimal clause) exactly when it does; and it rules out
+// texts.
+TEST(LiteralConditions, ClausesHoldAsFilteredRE2sFormula) {
+  struct Case {
+    std::string pattern;
+    std::vector<std::string> matches;
+  };
+  const std::vector<Case> cases = {
+      {"(?:^|[^\\w])worker(?:=|: | )['\"]?(?P<dtype>16|16-true|bf16|bf16-mixed)(?:['\"]|,|\\s|$)",
+       {"precision: worker=bf16, devices: 8", "worker: '16-true' set", "a worker 16"}},
+      {"(?:index out of range|out of bounds) in self", {"IndexError: index out of range in self", "out of bounds in self"}},
+      {"error: cuda error code (?P<c>\\d+)", {"RuntimeError: CUDA error code 700 (error: cuda error code 700)"}},
+      {"(?:alpha|beta) (?:gamma|delta) epsilon(?:s)? [0-9]+", {"beta gamma epsilons 42", "alpha delta epsilon 1"}},
+      {"(?i)unexpected eof in worker (?:16|32)", {"Unexpected EOF in worker 32"}},
+      {"nccl (?:timeout|watchdog).*rank (?:\\d+).*(?:allreduce|broadcast|allgather)",
+       {"NCCL watchdog thread: rank 3 timed out in AllReduce", "nccl timeout on rank 12 (broadcast)"}},
+      {"(?:killed|terminated) by signal (?:9|15).*(?:oom|memory)", {"worker killed by signal 9 (out of memory)"}},
+      {"step (?:\\d+) loss (?:nan|inf)(?:, grad norm (?:nan|inf))?", {"step 12 loss nan, grad norm inf", "step 3 loss inf"}},
+      // Over kEveryClauseAtoms atoms: the greedy clauses.
+      {"(?:ab|cd)x(?:ef|gh)y(?:ij|kl)z(?:mn|op)", {"abxefyijzmn", "cdxghyklzop"}},
+      {"(?:alpha one|beta two|gamma three|delta four|epsilon five|zeta six|eta seven|theta eight|iota nine) "
+       "and (?:red|green|blue) (?:cat|dog)",
+       {"alpha one and red cat", "iota nine and blue dog"}},
+  };
+  const std::vector<std::string> others = {"worker", "index", "error", "rank", "step", "loss", "16", "nan", " ", "=",
+                                           ":", ",", "'", "x", "in", "self", "and", "the", "of"};
+  std::mt19937 rng(11);
+  int exact_cases = 0, greedy_cases = 0;
+  for (const Case& c : cases) {
+    const LiteralCondition condition = PatternCondition(c.pattern);
+    EXPECT_FALSE(condition.clauses.empty()) << c.pattern;
+    const bool exact = condition.atoms.size() <= 8;
+    (exact ? exact_cases : greedy_cases) += 1;
+    RE2 re(c.pattern, RegexOptions());
+    ASSERT_TRUE(re.ok()) << c.pattern;
+    Formula reference(c.pattern);
+    int matched = 0, ruled_out = 0;
+    for (int i = 0; i < 20000; ++i) {
+      std::string text;
+      if (rng() % 3 == 0) {
+        // A match, perhaps cut or with a stretch doubled.
+        text = c.matches[rng() % c.matches.size()];
+        const size_t at = rng() % (text.size() + 1), len = rng() % 6;
+        if (rng() % 2) {
+          text.erase(at, len);
+        } else {
+          text.insert(at, text.substr(at, len));
+        }
+      } else {
+        for (int w = 0, n = 1 + static_cast<int>(rng() % 6); w < n; ++w) {
+          const int kind = static_cast<int>(rng() % 3);
+          std::string piece = others[rng() % others.size()];
+          if (kind < 2 && !condition.atoms.empty()) piece = condition.atoms[rng() % condition.atoms.size()];
+          if (kind == 1 && piece.size() > 1) piece = piece.substr(rng() % 2, piece.size() - 1);  // one byte off
+          text += piece;
+          text += " :"[rng() % 2];
+        }
+      }
+      if (rng() % 4 == 0) {
+        for (char& ch : text) ch = (ch >= 'a' && ch <= 'z' && rng() % 2) ? static_cast<char>(ch - 32) : ch;
+      }
+      const std::string lowered = LowerAsciiForTest(text);
+      const bool holds = ConditionHolds(condition, lowered);
+      const bool formula = reference.Holds(lowered);
+      if (RE2::PartialMatch(text, re)) {
+        ++matched;
+        EXPECT_TRUE(holds) << c.pattern << " ruled out a text it matches: " << text;
+      }
+      EXPECT_TRUE(!formula || holds) << c.pattern << ": " << text;
+      if (exact) {
+        EXPECT_EQ(holds, formula) << c.pattern << ": " << text;
+      }
+      ruled_out += !holds;
+    }
+    EXPECT_GT(matched, 500) << c.pattern;
+    EXPECT_GT(ruled_out, 1000) << c.pattern;
+    std::printf("[ INFO     ] %zu atoms, %zu clauses, %d of 20000 texts matched, %d ruled out: %s\n",
+                condition.atoms.size(), condition.clauses.size(), matched, ruled_out, c.pattern.c_str());
+  }
+  EXPECT_GE(exact_cases, 6);
+  EXPECT_GE(greedy_cases, 2);
+  // The web line that ran the worker pattern's regex, and the line it is for.
+  const LiteralCondition worker = PatternCondition(cases[0].pattern);
+  EXPECT_FALSE(ConditionHolds(worker, "app.jobs worker 2626 picked up job 2821 from queue default"));
+  EXPECT_TRUE(ConditionHolds(worker, "precision: worker=bf16, devices: 8"));
+  // Nothing to check: no atom, or a pattern that does not parse.
+  EXPECT_TRUE(PatternCondition("[0-9]+ ?[a-z]").clauses.empty());
+  EXPECT_TRUE(PatternCondition("(unclosed").clauses.empty());
+}
+
+// Every line of the corpus (not corpus/heldout) with the bundled rules, as the log path's Inert asks:
+// of the candidates of an ASCII line, MayMatchLine never rules out one whose regex matches the line.
+TEST(LiteralConditions, NeverRuleOutAMatchOnCorpusLines) {
+  LoadOptions o;
+  o.env_path = o.system = o.user = o.project = false;
+  LoadResult bundled = LoadRules(o);
+  ASSERT_TRUE(bundled.rules->prefilter);
+  const LinePrefilter& pf = *bundled.rules->prefilter;
+  int lines = 0, matches = 0, ruled_out = 0;
+  std::vector<std::uint32_t> found;
+  std::vector<int> candidates;
+  ForEachCorpusLine([&](const std::string& line) {
+    if (std::any_of(line.begin(), line.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; })) return;
+    ++lines;
+    found.clear();
+    pf.scanner->KeywordsIn(line, &found);
+    const std::string lowered = LowerAsciiForTest(line);
+    candidates.clear();
+    pf.Candidates(found, lowered, &candidates);
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    for (int p : candidates) {
+      const bool may = pf.MayMatchLine(p, lowered);
+      ruled_out += !may;
+      if (RE2::PartialMatch(line, bundled.rules->regexes[static_cast<size_t>(p)]->Get())) {
+        ++matches;
+        EXPECT_TRUE(may) << bundled.rules->regexes[static_cast<size_t>(p)]->pattern() << " on " << line;
+      }
+    }
+  });
+  EXPECT_GT(lines, 10000);
+  EXPECT_GT(matches, 1000);
+  std::printf("[ INFO     ] %d ASCII lines, %d matches, %d candidates ruled out\n", lines, matches, ruled_out);
+}
+
+// The log path checks conditions on ASCII lines only: FilteredRE2 folds "É" to "é" in an atom, and a
+// line lowered by ASCII keeps its "É" (so the atom would seem absent). Both rules' lines are found as
+// without the prefilter, among lines that stop the scanner and are ruled out by the conditions.
+TEST(LiteralConditions, TheLogPathFindsWhatItWouldWithoutThem) {
+  auto rule = [](const std::string& id, const std::string& pattern, const std::string& example) {
+    return "id: " + id + "\ncategory: autograd.no_grad_fn\ntitle: A test rule\nmatch: {message: '" + pattern +
+           "'}\nexplain: x\nhypotheses: [{id: only, text: x, test: x, fix: x}]\nverify: x\nexamples: [{match: '" +
+           example + "'}]\n";
+  };
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"cafe-crashed.yaml", rule("cafe-crashed", "(?i)caf\u00e9 crashed on node (?:16|32)", "CAF\u00c9 CRASHED ON NODE 16")},
+      {"worker-dtype.yaml",
+       rule("worker-dtype", "(?:^|[^\\w])worker(?:=|: | )(?P<dtype>16|bf16)(?:,|\\s|$)", "precision: worker=bf16, ok")}};
+  LoadResult with = LoadRulesFromStrings(files);
+  ASSERT_TRUE(with.ok());
+  ASSERT_TRUE(with.rules->prefilter);
+  std::string log;
+  for (int i = 0; i < 400; ++i) {
+    log += "app.jobs worker " + std::to_string(2000 + i) + " picked up job " + std::to_string(i) + "\n";
+    log += "caf\u00e9 crashed on node 7 of " + std::to_string(i) + "\n";
+    if (i == 150) log += "CAF\u00c9 CRASHED ON NODE 16\n";
+    if (i == 300) log += "precision: worker=bf16, devices: 8\n";
+  }
+  Report got = FeedInPieces(with.rules, log, log.size());
+  std::set<std::string> ids;
+  for (const Diagnosis& d : got.diagnoses) ids.insert(d.rule);
+  EXPECT_EQ(ids, (std::set<std::string>{"cafe-crashed", "worker-dtype"}));
+  EXPECT_EQ(ToJson(got), ToJson(FeedInPieces(WithoutPrefilter(LoadRulesFromStrings(files)), log, log.size())));
 }
 
 }  // namespace

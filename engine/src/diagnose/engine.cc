@@ -130,12 +130,19 @@ struct Session::Impl {
     }
     if (keywords_found.empty()) return !(pf.unfiltered && pf.unfiltered->Match(text, nullptr));
     lowered.assign(line.data(), line.size());
-    for (char& c : lowered) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    unsigned char high = 0;  // the bytes' high bits: 0 for ASCII
+    for (char& c : lowered) {
+      high |= static_cast<unsigned char>(c);
+      c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    const bool ascii = high < 0x80;
     candidates.clear();
     pf.Candidates(keywords_found, lowered, &candidates);  // Note: [Anchored literals]
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     for (int p : candidates) {
+      // Note: [Literal conditions]: the pattern's whole formula of literals, on an ASCII line.
+      if (ascii && !pf.MayMatchLine(p, lowered)) continue;
       if (RE2::PartialMatch(text, rules->regexes[p]->Get())) return false;
     }
     return !(pf.unfiltered && pf.unfiltered->Match(text, nullptr));

@@ -1518,6 +1518,96 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(const std::vector<std::s
   return BuildLinePrefilter(patterns, PatternAtoms(patterns, idle_keywords), idle_keywords);
 }
 
+namespace {
+
+// Up to this many atoms every minimal clause is found (2^n - 1 sets tried); more take the greedy way.
+constexpr size_t kEveryClauseAtoms = 8;
+// Greedy removals, each from another first atom; and the clauses kept (the smallest).
+constexpr size_t kGreedyStarts = 8;
+constexpr size_t kMaxClauses = 32;
+
+}  // namespace
+
+LiteralCondition PatternCondition(const std::string& pattern) {
+  LiteralCondition out;
+  re2::FilteredRE2 filter(LiteralCondition::kAtomLen);
+  int id = 0;
+  if (filter.Add(pattern, RegexOptions(), &id) != RE2::NoError) return out;
+  std::vector<std::string> atoms;
+  filter.Compile(&atoms);
+  const size_t n = atoms.size();
+  if (n == 0 || n > 64) return out;
+  std::vector<int> present, passed;
+  // The formula with the atoms of `set` present and the others absent.
+  auto holds = [&](std::uint64_t set) {
+    present.clear();
+    for (size_t i = 0; i < n; ++i) {
+      if (set >> i & 1) present.push_back(static_cast<int>(i));
+    }
+    passed.clear();
+    filter.AllPotentials(present, &passed);
+    return !passed.empty();
+  };
+  const std::uint64_t all = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+  if (holds(0) || !holds(all)) return out;  // matches without any atom (or a formula never true)
+  // A clause C (a set of atoms) holds for every match when the formula is false with every atom but
+  // C's present: a match's text holds an atom of C.
+  auto implied = [&](std::uint64_t clause) { return !holds(all & ~clause); };
+  std::vector<std::uint64_t> clauses;
+  if (n <= kEveryClauseAtoms) {
+    // Every set in increasing order: a set's subsets come before it, so a set holding a clause found
+    // earlier is not minimal and is passed over.
+    for (std::uint64_t c = 1; c <= all; ++c) {
+      if (std::any_of(clauses.begin(), clauses.end(), [&](std::uint64_t d) { return (c & d) == d; })) continue;
+      if (implied(c)) clauses.push_back(c);
+    }
+  } else {
+    // From all atoms, remove each that the clause does without, in turn from a first atom: a minimal
+    // clause per start (different starts may find the same one).
+    for (size_t start = 0; start < std::min(n, kGreedyStarts); ++start) {
+      std::uint64_t c = all;
+      for (size_t j = 0; j < n; ++j) {
+        const std::uint64_t bit = std::uint64_t{1} << ((start + j) % n);
+        if (implied(c & ~bit)) c &= ~bit;
+      }
+      if (std::find(clauses.begin(), clauses.end(), c) == clauses.end()) clauses.push_back(c);
+    }
+  }
+  // The smallest clauses first: they are the cheapest to check and the likeliest to fail.
+  std::stable_sort(clauses.begin(), clauses.end(), [](std::uint64_t a, std::uint64_t b) {
+    return __builtin_popcountll(a) < __builtin_popcountll(b);
+  });
+  if (clauses.size() > kMaxClauses) clauses.resize(kMaxClauses);
+  out.atoms = std::move(atoms);
+  out.clauses = std::move(clauses);
+  return out;
+}
+
+bool ConditionHolds(const LiteralCondition& condition, std::string_view lowered) {
+  std::uint64_t known = 0, held = 0;  // atoms looked for, and those found
+  for (std::uint64_t clause : condition.clauses) {
+    if (clause & held) continue;
+    bool found = false;
+    for (std::uint64_t rest = clause & ~known; rest != 0 && !found; rest &= rest - 1) {
+      const int i = __builtin_ctzll(rest);
+      const std::uint64_t bit = std::uint64_t{1} << i;
+      known |= bit;
+      if (lowered.find(condition.atoms[static_cast<size_t>(i)]) != std::string_view::npos) {
+        held |= bit;
+        found = true;
+      }
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+bool LinePrefilter::MayMatchLine(int p, std::string_view lowered) const {
+  LazyCondition& lazy = conditions[static_cast<size_t>(p)];
+  std::call_once(lazy.once, [&] { lazy.condition = PatternCondition(patterns[static_cast<size_t>(p)]); });
+  return ConditionHolds(lazy.condition, lowered);
+}
+
 bool LinePrefilter::MayMatch(int p, std::string_view lowered) const {
   const std::vector<std::string>& lits = literals[static_cast<size_t>(p)];
   return lits.empty() || std::any_of(lits.begin(), lits.end(), [&](const std::string& l) {
@@ -1650,6 +1740,8 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
   }
   out->scanner = std::make_unique<LineScanner>(std::move(plan.keywords), LineScanner::Impl::kAuto, &plan.layout);
   out->keyword_patterns = std::move(plan.keyword_patterns);
+  out->patterns = patterns;
+  out->conditions = std::make_unique<LinePrefilter::LazyCondition[]>(patterns.size());
   out->literals.resize(patterns.size());
   for (size_t i = 0; i < patterns.size(); ++i) {
     if (!atoms[i]) continue;
