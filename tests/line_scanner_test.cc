@@ -879,13 +879,21 @@ TEST(LiteralConditions, ClausesHoldAsFilteredRE2sFormula) {
   const LiteralCondition worker = PatternCondition(cases[0].pattern);
   EXPECT_FALSE(ConditionHolds(worker, "app.jobs worker 2626 picked up job 2821 from queue default"));
   EXPECT_TRUE(ConditionHolds(worker, "precision: worker=bf16, devices: 8"));
+  // The log path's check: a pattern's first checks say yes (its regex decides), the next its condition.
+  std::shared_ptr<const LinePrefilter> pf = BuildLinePrefilter({cases[0].pattern}, {"Traceback"});
+  ASSERT_TRUE(pf);
+  const std::string web = "app.jobs worker 2626 picked up job 2821 from queue default";
+  for (unsigned i = 0; i < LinePrefilter::kChecksBeforeCondition; ++i) EXPECT_TRUE(pf->MayMatchLine(0, web));
+  EXPECT_FALSE(pf->MayMatchLine(0, web));
+  EXPECT_TRUE(pf->MayMatchLine(0, "precision: worker=bf16, devices: 8"));
   // Nothing to check: no atom, or a pattern that does not parse.
   EXPECT_TRUE(PatternCondition("[0-9]+ ?[a-z]").clauses.empty());
   EXPECT_TRUE(PatternCondition("(unclosed").clauses.empty());
 }
 
 // Every line of the corpus (not corpus/heldout) with the bundled rules, as the log path's Inert asks:
-// of the candidates of an ASCII line, MayMatchLine never rules out one whose regex matches the line.
+// of the candidates of an ASCII line, the condition MayMatchLine checks never rules out one whose regex
+// matches the line.
 TEST(LiteralConditions, NeverRuleOutAMatchOnCorpusLines) {
   LoadOptions o;
   o.env_path = o.system = o.user = o.project = false;
@@ -906,7 +914,7 @@ TEST(LiteralConditions, NeverRuleOutAMatchOnCorpusLines) {
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     for (int p : candidates) {
-      const bool may = pf.MayMatchLine(p, lowered);
+      const bool may = ConditionHolds(pf.Condition(p), lowered);
       ruled_out += !may;
       if (RE2::PartialMatch(line, bundled.rules->regexes[static_cast<size_t>(p)]->Get())) {
         ++matches;
@@ -921,7 +929,8 @@ TEST(LiteralConditions, NeverRuleOutAMatchOnCorpusLines) {
 
 // The log path checks conditions on ASCII lines only: FilteredRE2 folds "É" to "é" in an atom, and a
 // line lowered by ASCII keeps its "É" (so the atom would seem absent). Both rules' lines are found as
-// without the prefilter, among lines that stop the scanner and are ruled out by the conditions.
+// without the prefilter, among lines that stop the scanner and are ruled out by the conditions (after
+// kChecksBeforeCondition checks of each pattern).
 TEST(LiteralConditions, TheLogPathFindsWhatItWouldWithoutThem) {
   auto rule = [](const std::string& id, const std::string& pattern, const std::string& example) {
     return "id: " + id + "\ncategory: autograd.no_grad_fn\ntitle: A test rule\nmatch: {message: '" + pattern +
@@ -939,6 +948,7 @@ TEST(LiteralConditions, TheLogPathFindsWhatItWouldWithoutThem) {
   for (int i = 0; i < 400; ++i) {
     log += "app.jobs worker " + std::to_string(2000 + i) + " picked up job " + std::to_string(i) + "\n";
     log += "caf\u00e9 crashed on node 7 of " + std::to_string(i) + "\n";
+    log += "cafe crashed on node 16 of " + std::to_string(i) + "\n";  // a candidate (ASCII), no match
     if (i == 150) log += "CAF\u00c9 CRASHED ON NODE 16\n";
     if (i == 300) log += "precision: worker=bf16, devices: 8\n";
   }

@@ -1604,8 +1604,17 @@ bool ConditionHolds(const LiteralCondition& condition, std::string_view lowered)
 
 bool LinePrefilter::MayMatchLine(int p, std::string_view lowered) const {
   LazyCondition& lazy = conditions[static_cast<size_t>(p)];
+  if (lazy.checks.load(std::memory_order_relaxed) < kChecksBeforeCondition) {
+    lazy.checks.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+  return ConditionHolds(Condition(p), lowered);
+}
+
+const LiteralCondition& LinePrefilter::Condition(int p) const {
+  LazyCondition& lazy = conditions[static_cast<size_t>(p)];
   std::call_once(lazy.once, [&] { lazy.condition = PatternCondition(patterns[static_cast<size_t>(p)]); });
-  return ConditionHolds(lazy.condition, lowered);
+  return lazy.condition;
 }
 
 bool LinePrefilter::MayMatch(int p, std::string_view lowered) const {
