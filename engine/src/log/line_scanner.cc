@@ -1724,7 +1724,7 @@ PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std:
 }
 
 std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
-    const std::vector<std::string>& patterns, const std::vector<std::optional<std::vector<std::string>>>& atoms,
+    std::vector<std::string> patterns, const std::vector<std::optional<std::vector<std::string>>>& atoms,
     const std::vector<std::string>& idle_keywords, PrefilterPlan plan) {
   if (atoms.size() != patterns.size()) return nullptr;
   bool fits = plan.keyword_patterns.size() == plan.keywords.size() && !plan.keywords.empty() &&
@@ -1749,7 +1749,6 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
   }
   out->scanner = std::make_unique<LineScanner>(std::move(plan.keywords), LineScanner::Impl::kAuto, &plan.layout);
   out->keyword_patterns = std::move(plan.keyword_patterns);
-  out->patterns = patterns;
   out->conditions = std::make_unique<LinePrefilter::LazyCondition[]>(patterns.size());
   out->literals.resize(patterns.size());
   for (size_t i = 0; i < patterns.size(); ++i) {
@@ -1848,6 +1847,7 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
     }
     if (!out->unfiltered->Compile()) return nullptr;
   }
+  out->patterns = std::move(patterns);  // for their conditions (LinePrefilter::MayMatchLine)
   return out;
 }
 

@@ -333,12 +333,13 @@ struct LinePrefilter {
   std::string check_bytes;
 
   // Returns false when pattern `p` cannot match the ASCII text whose lower-case form is `lowered`: it
-  // lacks every atom of a clause of the pattern's literal condition (Note: [Literal conditions]). Making
-  // a condition costs about what compiling the regex does (~0.2-0.5 ms, FilteredRE2 compiles it, then
-  // up to 255 evaluations of its formula), so a pattern's first kChecksBeforeCondition checks say yes
-  // (its regex decides) and the condition is made at the next: a pattern that is seldom a candidate
-  // costs nothing more, one that is a candidate of thousands of lines pays once. Threads may share the
-  // prefilter (the count is only a heuristic; the condition is made once).
+  // lacks every atom of a clause of the pattern's literal condition (Note: [Literal conditions]).
+  // Making a condition costs about what compiling the regex does (~0.5 ms on a busy VM: FilteredRE2
+  // compiles it, then up to 255 evaluations of its formula), so a pattern's first
+  // kChecksBeforeCondition checks say yes (its regex decides) and the condition is made at the next: a
+  // pattern that is seldom a candidate costs nothing more, one that is a candidate of thousands of
+  // lines pays once. Threads may share the prefilter (the count is only a heuristic; the condition is
+  // made once).
   static constexpr unsigned kChecksBeforeCondition = 32;
   bool MayMatchLine(int p, std::string_view lowered) const;
   // Pattern `p`'s condition, made now if not yet.
@@ -380,7 +381,7 @@ PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std:
 // Builds the prefilter from atoms computed by PatternAtoms for the same patterns, and a plan made by
 // PlanLinePrefilter from them (one that does not fit the patterns is made again).
 std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
-    const std::vector<std::string>& patterns, const std::vector<std::optional<std::vector<std::string>>>& atoms,
+    std::vector<std::string> patterns, const std::vector<std::optional<std::vector<std::string>>>& atoms,
     const std::vector<std::string>& idle_keywords, PrefilterPlan plan = {});
 
 }  // namespace triage

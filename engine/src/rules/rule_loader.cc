@@ -725,7 +725,7 @@ LoadResult Compile(ParsedRules parsed, const BuildInput& in, std::optional<std::
       parsed.atoms = PatternAtoms(patterns, Segmenter::IdleKeywords());
       parsed.plan = PrefilterPlan();
     }
-    set->prefilter = BuildLinePrefilter(patterns, parsed.atoms, Segmenter::IdleKeywords(), std::move(parsed.plan));
+    set->prefilter = BuildLinePrefilter(std::move(patterns), parsed.atoms, Segmenter::IdleKeywords(), std::move(parsed.plan));
     for (size_t p = 0; p < parsed.atoms.size(); ++p) {
       const auto& atoms = parsed.atoms[p];
       if (atoms && std::any_of(atoms->begin(), atoms->end(),
