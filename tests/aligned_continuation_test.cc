@@ -100,6 +100,20 @@ TEST(FormatAlignedContinuation, RichsPathColumnIsCut) {
   EXPECT_EQ(went_on[0].message, joined[0].message);
 }
 
+// A record pasted inside one pair of Markdown inline backticks: the opening backtick is on the first
+// line only, so the continuations keep the console's column (wild sdnext#2181); the joined text leaves
+// the backtick out. A backtick before a line that is no record starts nothing.
+TEST(FormatAlignedContinuation, ARecordOpenedByAnInlineBacktickKeepsItsColumn) {
+  auto got = Read("`" + kRecord + "\n" + kColumn + kPiece + "\n", Hits("Error loading \""));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].line_start, 1);
+  EXPECT_EQ(got[0].line_end, 2);
+  EXPECT_EQ(got[0].message, kRecord + " " + kPiece);
+  // Indented one further (to the column the backtick shifted the first line to): not joined.
+  EXPECT_TRUE(Read("`" + kRecord + "\n" + std::string(26, ' ') + kPiece + "\n", Hits("Error loading \"")).empty());
+  EXPECT_TRUE(Read("`Could not load torch: Error loading\n" + kColumn + kPiece + "\n", Hits("Error loading \"")).empty());
+}
+
 TEST(FormatAlignedContinuation, OnlyTheMessagesOwnColumnContinues) {
   const Segmenter::Classifier classify = Hits("Error loading \"");
   // One column more or less, a tab, an INFO record, a line that is no record, a blank line between.

@@ -122,6 +122,13 @@ bool AlignedContinuationReader::LineHook(Segmenter& s, std::string* line) {
   if (!idle) return true;
   size_t column = MessageColumn(*line);
   size_t outer = 0;
+  size_t tick = 0;
+  if (column == 0 && !line->empty() && (*line)[0] == '`') {
+    // A record pasted inside Markdown inline code: the opening backtick sits before the first line
+    // only, so the message column counts after it and the continuations keep the console's indentation.
+    column = MessageColumn(std::string_view(*line).substr(1));
+    tick = column == 0 ? 0 : 1;
+  }
   if (column == 0) {
     // A record inside a learned prefix (Note: [Learned prefix]): a collector's time stamps before the
     // logger's own layout.
@@ -134,7 +141,7 @@ bool AlignedContinuationReader::LineHook(Segmenter& s, std::string* line) {
   r.column_ = column;
   r.joined_ = 0;
   r.rank_ = s.rank();
-  std::string_view t = Trim(std::string_view(*line).substr(outer));
+  std::string_view t = Trim(std::string_view(*line).substr(outer + tick));
   const size_t path = PathColumn(t.substr(column));  // t starts where the line does
   r.path_column_ = std::string(t.substr(t.size() - path));
   t.remove_suffix(path);

@@ -28,7 +28,9 @@
 // corpus logs lost or changed their diagnosis with that prefix on every line before this). Nor is a
 // record whose message is a traceback's frame line (`... ERROR   File "x.py", line 3, in f`): the blanks
 // after the level are the frame's own indentation behind a one-blank separator, not a padded column
-// (Note: [Headerless tracebacks] in python_traceback.cc).
+// (Note: [Headerless tracebacks] in python_traceback.cc). A record pasted inside one pair of Markdown inline backticks has the opening backtick before its first line
+// only: the message column counts after it, and the continuations are read at the console's indentation
+// (wild sdnext-sdxl-on-original-backend-proj-in-linear-vs-conv).
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_ALIGNED_CONTINUATION_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_ALIGNED_CONTINUATION_H_
 
