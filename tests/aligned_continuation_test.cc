@@ -112,6 +112,12 @@ TEST(FormatAlignedContinuation, ARecordOpenedByAnInlineBacktickKeepsItsColumn) {
   // Indented one further (to the column the backtick shifted the first line to): not joined.
   EXPECT_TRUE(Read("`" + kRecord + "\n" + std::string(26, ' ') + kPiece + "\n", Hits("Error loading \"")).empty());
   EXPECT_TRUE(Read("`Could not load torch: Error loading\n" + kColumn + kPiece + "\n", Hits("Error loading \"")).empty());
+  // Behind a collector's time stamp on every line, the record being the log's first line.
+  const std::string stamp = "2024-03-02T10:15:31.4812345Z ";
+  auto stamped = Read(stamp + "`" + kRecord + "\n" + stamp + kColumn + kPiece + "\n", Hits("Error loading \""));
+  ASSERT_EQ(stamped.size(), 1u);
+  EXPECT_EQ(stamped[0].line_end, 2);
+  EXPECT_EQ(stamped[0].message, kRecord + " " + kPiece);
 }
 
 TEST(FormatAlignedContinuation, OnlyTheMessagesOwnColumnContinues) {

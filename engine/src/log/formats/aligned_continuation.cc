@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "log/formats/learned_prefix.h"
 #include "log/formats/python_traceback.h"
 #include "log/formats/text.h"
 #include "log/segmenter.h"
@@ -26,9 +27,12 @@ bool TimeLikePrefix(std::string_view p) {
   if (p.empty()) return true;
   if (p.size() > kMaxPrefix || p.back() != ' ') return false;
   int digits = 0;
+  int ticks = 0;
   for (char c : p) {
     if (IsDigit(c)) {
       ++digits;
+    } else if (c == '`') {
+      if (++ticks > 1) return false;  // the opening backtick of a paste in inline code, once
     } else if (std::string_view(" :.,-/[]TZ+_").find(c) == std::string_view::npos) {
       return false;
     }
@@ -122,18 +126,27 @@ bool AlignedContinuationReader::LineHook(Segmenter& s, std::string* line) {
   if (!idle) return true;
   size_t column = MessageColumn(*line);
   size_t outer = 0;
-  size_t tick = 0;
-  if (column == 0 && !line->empty() && (*line)[0] == '`') {
-    // A record pasted inside Markdown inline code: the opening backtick sits before the first line
-    // only, so the message column counts after it and the continuations keep the console's indentation.
-    column = MessageColumn(std::string_view(*line).substr(1));
-    tick = column == 0 ? 0 : 1;
-  }
   if (column == 0) {
     // A record inside a learned prefix (Note: [Learned prefix]): a collector's time stamps before the
-    // logger's own layout.
-    outer = s.readers().learned_prefix.prefix().Match(*line);
-    if (outer == 0 || (column = MessageColumn(std::string_view(*line).substr(outer))) == 0) return true;
+    // logger's own layout (and perhaps the paste's backtick after them).
+    const LogPrefix& learned = s.readers().learned_prefix.prefix();
+    outer = learned.Match(*line);
+    // Nothing learned yet: the record may be the log's first line, whose header the learned prefix
+    // reads only after this hook; the header it would learn is the one to look behind.
+    if (outer == 0 && !learned.learned() && !line->empty() && LogPrefix::MayStartRecord((*line)[0])) {
+      outer = LogPrefix::RecordHeader(*line);
+    }
+    if (outer == 0) return true;
+    if ((column = MessageColumn(std::string_view(*line).substr(outer))) == 0) return true;
+  }
+  // A record pasted inside Markdown inline code: the opening backtick sits before its first line only,
+  // so the continuations keep the console's indentation, one column less, and the text leaves it out.
+  std::string_view t = Trim(std::string_view(*line).substr(outer));
+  const size_t tick = t.substr(0, column).find('`');
+  std::string text(t);
+  if (tick != std::string_view::npos) {
+    text.erase(tick, 1);
+    --column;
   }
   r.outer_ = outer > 0;
   r.active_ = true;
@@ -141,7 +154,7 @@ bool AlignedContinuationReader::LineHook(Segmenter& s, std::string* line) {
   r.column_ = column;
   r.joined_ = 0;
   r.rank_ = s.rank();
-  std::string_view t = Trim(std::string_view(*line).substr(outer + tick));
+  t = text;
   const size_t path = PathColumn(t.substr(column));  // t starts where the line does
   r.path_column_ = std::string(t.substr(t.size() - path));
   t.remove_suffix(path);

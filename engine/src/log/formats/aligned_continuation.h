@@ -28,9 +28,13 @@
 // corpus logs lost or changed their diagnosis with that prefix on every line before this). Nor is a
 // record whose message is a traceback's frame line (`... ERROR   File "x.py", line 3, in f`): the blanks
 // after the level are the frame's own indentation behind a one-blank separator, not a padded column
-// (Note: [Headerless tracebacks] in python_traceback.cc). A record pasted inside one pair of Markdown inline backticks has the opening backtick before its first line
-// only: the message column counts after it, and the continuations are read at the console's indentation
-// (wild sdnext-sdxl-on-original-backend-proj-in-linear-vs-conv).
+// (Note: [Headerless tracebacks] in python_traceback.cc). A record pasted inside one pair of Markdown
+// inline backticks has the opening backtick before its first line only (also behind a collector's
+// prefix): the record's time may carry that one backtick, the continuations are read at the console's
+// indentation, one column less, and the joined text leaves the backtick out (wild
+// sdnext-sdxl-on-original-backend-proj-in-linear-vs-conv). When such a record is the log's first line,
+// nothing is learned yet, so the record header the learned prefix would learn from it is looked behind
+// (LogPrefix::RecordHeader), which stops before a second time, backticked or not.
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_ALIGNED_CONTINUATION_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_ALIGNED_CONTINUATION_H_
 

@@ -297,8 +297,10 @@ size_t LogPrefix::RecordHeader(std::string_view l) {
       }
       if (n == 0 || l[i + n - 1] == ':') break;  // "RuntimeError:": the message
       // A second time ("02:54:18-197331 ERROR    ..."): the message is another logger's record, whose
-      // layout is its reader's (Note: [Aligned continuations]).
-      if (IsDigit(l[i]) && Time(l, i) > 0) break;
+      // layout is its reader's (Note: [Aligned continuations]), also behind the opening backtick of a
+      // paste in inline code.
+      const size_t at = l[i] == '`' ? i + 1 : i;
+      if (at < l.size() && IsDigit(l[at]) && Time(l, at) > 0) break;
     }
     i += n;
     const size_t sep = Separators(l, i);
