@@ -183,6 +183,23 @@ TEST(Segmenter, TracebackCutBeforeItsExceptionKeepsTheLastSourceLine) {
   EXPECT_EQ(v[0].message, "return F.linear(input, self.weight, self.bias)");
 }
 
+// A paste that stops right after a frame line (corpus/wild/data/dg-net-windows-spawn-child-cut-at-run-path,
+// cut inside runpy): the frame has no source line, so the cut traceback keeps the frame's before it.
+TEST(Segmenter, TracebackCutAfterAFrameLineKeepsTheSourceLineBefore) {
+  const std::string text =
+      "Traceback (most recent call last):\n"
+      "  File \"<string>\", line 1, in <module>\n"
+      "  File \"C:\\py\\lib\\multiprocessing\\spawn.py\", line 287, in _fixup_main_from_path\n"
+      "    main_content = runpy.run_path(main_path,\n"
+      "  File \"C:\\py\\lib\\runpy.py\", line 265, in run_path\n";
+  auto v = Segment(text);
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "");
+  ASSERT_EQ(v[0].frames.size(), 3u);
+  EXPECT_EQ(v[0].frames[2].source, "");
+  EXPECT_EQ(v[0].message, "main_content = runpy.run_path(main_path,");
+}
+
 TEST(Segmenter, ClassifiedLogLinesMergeWhenClose) {
   std::string text =
       "epoch 1 loss 0.5\n"

@@ -205,8 +205,16 @@ bool PythonTracebackReader::Close(Segmenter& s) {
   }
   Incident& open = s.open();
   if (open.frames.empty()) return false;
-  // A traceback cut before its exception line: the last frame's source line is the only evidence.
-  open.message = open.frames.back().source;
+  // A traceback cut before its exception line: the last source line shown is the only evidence. That is
+  // the last frame's, or, where the paste stops right after a frame line (or that frame's file has no
+  // source to show), the nearest frame's before it: the call that led there.
+  open.message.clear();
+  for (auto f = open.frames.rbegin(); f != open.frames.rend(); ++f) {
+    if (!f->source.empty()) {
+      open.message = f->source;
+      break;
+    }
+  }
   open.exception.clear();
   RecoverFromRaise(&open);
   return true;
