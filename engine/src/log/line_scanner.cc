@@ -4,12 +4,15 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <set>
 
 #include <re2/filtered_re2.h>
 
+#include "log/pattern_atoms.h"
 #include "log/regex.h"
 #include "log/simd.h"
 
@@ -1261,7 +1264,7 @@ int AtomQuality(const std::string& atom, const std::vector<std::string>& free_ke
 namespace {
 
 bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string>* atoms,
-                             const std::vector<std::string>& free_keywords, int* program_size);
+                             const std::vector<std::string>& free_keywords, int* program_size, bool fast);
 
 }  // namespace
 
@@ -1289,7 +1292,7 @@ bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atom
     }
   }
   int size = -1;
-  bool ok = ComputeRequiredLiterals(pattern, atoms, free_keywords, &size);
+  bool ok = ComputeRequiredLiterals(pattern, atoms, free_keywords, &size, true);
   if (program_size) *program_size = size;
   std::lock_guard<std::mutex> lock(mu);
   if (cache.size() >= 4096) cache.clear();
@@ -1297,20 +1300,42 @@ bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atom
   return ok;
 }
 
+bool RequiredLiteralsUncached(const std::string& pattern, std::vector<std::string>* atoms,
+                              const std::vector<std::string>& free_keywords, int* program_size, bool fast) {
+  int size = -1;
+  const bool ok = ComputeRequiredLiterals(pattern, atoms, free_keywords, &size, fast);
+  if (program_size) *program_size = size;
+  return ok;
+}
+
 namespace {
 
 bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string>* atoms,
-                             const std::vector<std::string>& free_keywords, int* program_size) {
+                             const std::vector<std::string>& free_keywords, int* program_size, bool fast) {
   atoms->clear();
   re2::FilteredRE2 filter(kMinAtomLen);
   int id = 0;
   if (filter.Add(pattern, RegexOptions(), &id) != RE2::NoError) return false;
   *program_size = filter.GetRE2(id).ProgramSize();
+  // The atoms, and whether a match may happen with only the atoms at `present` (indexes into them).
+  // Most patterns need every one of their atoms, which AndedAtoms reads from the text with no
+  // prefilter analysis (Note: [Literal fast path] in pattern_atoms.cc); the others ask FilteredRE2.
   std::vector<std::string> all;
-  filter.Compile(&all);
+  std::function<bool(const std::vector<int>&)> passes;
   std::vector<int> passed;
-  filter.AllPotentials({}, &passed);
-  if (!passed.empty() || all.empty()) return false;  // can match with no atom present
+  std::optional<std::vector<std::string>> anded;
+  if (fast) anded = AndedAtoms(pattern);
+  if (anded) {
+    all = std::move(*anded);
+    passes = [&all](const std::vector<int>& present) { return present.size() == all.size(); };
+  } else {
+    filter.Compile(&all);
+    passes = [&](const std::vector<int>& present) {
+      filter.AllPotentials(present, &passed);
+      return !passed.empty();
+    };
+  }
+  if (all.empty() || passes({})) return false;  // can match with no atom present
   // The prefilter is a monotone AND/OR formula over the atoms. A set S of atoms is enough for the
   // scanner when the formula is false with every atom outside S present: then every match contains an
   // atom of S. Start from all atoms and drop the worst while that holds (one atom of an AND suffices).
@@ -1327,9 +1352,7 @@ bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string
     for (size_t i = 0; i < all.size(); ++i) {
       if (!keep[i]) present.push_back(static_cast<int>(i));
     }
-    passed.clear();
-    filter.AllPotentials(present, &passed);
-    if (!passed.empty()) keep[drop] = true;  // needed after all
+    if (passes(present)) keep[drop] = true;  // needed after all
   }
   for (size_t k = 0; k < all.size(); ++k) {
     if (!keep[k]) continue;

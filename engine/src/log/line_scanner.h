@@ -220,6 +220,11 @@ class LineScanner {
 bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atoms,
                       const std::vector<std::string>& free_keywords = {}, int* program_size = nullptr);
 
+// RequiredLiterals without its memo, the atoms read by AndedAtoms where it answers (`fast`) or always by
+// FilteredRE2's prefilter (the reference the fast path is tested against).
+bool RequiredLiteralsUncached(const std::string& pattern, std::vector<std::string>* atoms,
+                              const std::vector<std::string>& free_keywords, int* program_size, bool fast);
+
 // Returns true when `atom` (any case) occurs in what healthy training logs print on most lines (logging
 // prefixes, progress bars, metric dicts) and holds none of `read_anyway` (keywords whose lines the log
 // path reads in any case, such as the segmenter's): a pattern with such a required literal sends most

@@ -458,8 +458,8 @@ void ReadMatch(RuleDocument& d) {
   }
 }
 
-// Validates every message pattern (RE2::Set::Add parses without building a matcher, so it is cheap)
-// and how well the line prefilter can skip it, and collects the names the patterns capture.
+// Validates every message pattern (its syntax, its size alone, Note: [Pattern budget]) and how well
+// the line prefilter can skip it, and collects the names the patterns capture.
 void CheckPatterns(RuleDocument& d) {
   FileChecker& check = d.check;
   bool first = true;
@@ -467,14 +467,22 @@ void CheckPatterns(RuleDocument& d) {
   int index = -1;
   for (const Text& p : d.rule->patterns) {
     ++index;
-    RE2::Set probe(RegexOptions(), RE2::UNANCHORED);
-    std::string error;
     YAML::Mark mark;
     mark.line = p.pos.line - 1;
     mark.column = p.pos.column - 1;
-    if (probe.Add(p.value, &error) < 0) {
-      check.Error(mark, ProblemCode::kBadRegex, "match.message: " + error);
-      continue;
+    // The pattern compiled alone (RequiredLiterals' compile answers its size, so it is compiled once
+    // and not parsed again for the syntax check: a pattern that compiles parses). One that does not
+    // compile is parsed once more as the set parses it, for the parse error the set reports, if any.
+    std::vector<std::string> atoms;
+    int size = -1;
+    const bool has_literals = RequiredLiterals(p.value, &atoms, Segmenter::IdleKeywords(), &size);
+    if (size < 0) {
+      RE2::Set probe(RegexOptions(), RE2::UNANCHORED);
+      std::string error;
+      if (probe.Add(p.value, &error) < 0) {
+        check.Error(mark, ProblemCode::kBadRegex, "match.message: " + error);
+        continue;
+      }
     }
     // Note: [Pattern budget]
     int run = 0;
@@ -491,10 +499,6 @@ void CheckPatterns(RuleDocument& d) {
                       "log line: use '+' or '*', or a literal (Note: [Pattern budget])");
       continue;
     }
-    // The pattern compiled alone: RequiredLiterals' compile answers its size, so it is compiled once.
-    std::vector<std::string> atoms;
-    int size = -1;
-    const bool has_literals = RequiredLiterals(p.value, &atoms, Segmenter::IdleKeywords(), &size);
     d.rule->pattern_programs[index] = size;
     if (size < 0 || size > kMaxPatternProgram) {
       check.Error(mark, ProblemCode::kPatternTooBig,

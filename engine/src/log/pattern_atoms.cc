@@ -1,0 +1,634 @@
+#include "log/pattern_atoms.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <iterator>
+#include <utility>
+
+namespace triage {
+namespace {
+
+// Note: [Literal fast path]
+// Loading rules with no cache asked RE2's FilteredRE2, for each pattern alone, which literals every
+// match contains (RequiredLiterals in line_scanner.cc): ~150 K instructions a pattern for the
+// prefilter analysis (RE2 simplifies the parsed regexp, walks it building string sets and AND/OR
+// nodes, then builds a PrefilterTree), ~100 M of a no-cache start. Most patterns are a plain run of
+// literals, classes, groups and `*` `+` `?`, whose prefilter is an AND of literal runs. This file reads
+// that subset of the syntax and computes what FilteredRE2 computes, step for step (RE2 2022-06-01,
+// the version the engine builds against; re2/prefilter.cc and prefilter_tree.cc):
+// - the tree RE2's parser builds: a non-capturing group's concatenation is spliced into the
+//   enclosing one, a capture is a node of its own; a class of one rune is that literal, [Aa] the
+//   literal 'a'; `.` is the class [^\n] (any character under (?s));
+// - the prefilter Info of each node: a literal or a class of at most 10 runes is an exact set of
+//   lower-cased strings, a larger class matches anything, an empty-width assertion is the set {""},
+//   `*` and `?` match anything, `+` keeps what its operand requires; a concatenation joins runs of
+//   exact children by cross product while the product stays at most 16 strings, ANDing the rest;
+//   AND/OR nodes are combined with RE2's canonical ordering (which decides the atoms' order);
+// - the PrefilterTree: atoms shorter than 3 dropped (an AND keeps the rest, an OR with one is
+//   dropped whole), then the atoms listed from the last node to the first, each once.
+// What it does not read it hands back (nullopt) and the caller asks RE2: alternation `|`, counted
+// repeats `{n,m}`, case folding (?i), bytes outside printable ASCII, octal or \p escapes, POSIX
+// classes, nested quantifiers, quantified empty groups or assertions, and a quantified character
+// followed by the same character or class (RE2's simplifier merges those into one repeat); and any
+// prefilter with an OR left after pruning, which FilteredRE2's tree evaluates node by node.
+// tests/pattern_atoms_test.cc compares it with FilteredRE2 on every bundled pattern, crafted ones
+// and random ones.
+
+constexpr int kRuneMax = 0x10FFFF;
+constexpr size_t kMinAtomLen = 3;      // RequiredLiterals' FilteredRE2(kMinAtomLen)
+constexpr size_t kMaxExactProduct = 16;  // RE2's bound on a concatenation's exact cross product
+constexpr size_t kMaxExactClass = 10;    // RE2's largest class read as an exact set
+
+using Ranges = std::vector<std::pair<int, int>>;  // sorted, disjoint, not touching
+
+void AddRange(Ranges* r, int lo, int hi) {
+  Ranges out;
+  bool placed = false;
+  for (const auto& [a, b] : *r) {
+    if (b + 1 < lo) {
+      out.emplace_back(a, b);
+    } else if (hi + 1 < a) {
+      if (!placed) out.emplace_back(lo, hi);
+      placed = true;
+      out.emplace_back(a, b);
+    } else {
+      lo = std::min(lo, a);
+      hi = std::max(hi, b);
+    }
+  }
+  if (!placed) out.emplace_back(lo, hi);
+  std::sort(out.begin(), out.end());
+  *r = std::move(out);
+}
+
+Ranges Negate(const Ranges& r) {
+  Ranges out;
+  int next = 0;
+  for (const auto& [a, b] : r) {
+    if (a > next) out.emplace_back(next, a - 1);
+    next = b + 1;
+  }
+  if (next <= kRuneMax) out.emplace_back(next, kRuneMax);
+  return out;
+}
+
+long RuneCount(const Ranges& r) {
+  long n = 0;
+  for (const auto& [a, b] : r) n += b - a + 1;
+  return n;
+}
+
+// RE2's Perl classes \d \s \w (perl_groups.cc); upper case negates.
+bool PerlClass(char c, Ranges* r) {
+  Ranges g;
+  switch (std::tolower(static_cast<unsigned char>(c))) {
+    case 'd': g = {{'0', '9'}}; break;
+    case 's': g = {{'\t', '\n'}, {'\f', '\r'}, {' ', ' '}}; break;
+    case 'w': g = {{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}}; break;
+    default: return false;
+  }
+  if (std::isupper(static_cast<unsigned char>(c))) g = Negate(g);
+  for (const auto& [a, b] : g) AddRange(r, a, b);
+  return true;
+}
+
+struct Node {
+  enum Kind { kChar, kLiteral, kClass, kAnyChar, kEmptyWidth, kEmptyMatch, kConcat, kCapture, kStar, kPlus, kQuest };
+  Kind kind = kEmptyMatch;
+  int rune = 0;      // kChar
+  std::string text;  // kLiteral: a run of characters (ASCII), each a kChar as RE2 has it
+  Ranges ranges;  // kClass
+  std::vector<Node> subs;
+
+  bool Repeat() const { return kind == kStar || kind == kPlus || kind == kQuest; }
+  bool OneChar() const { return kind == kChar || kind == kClass || kind == kAnyChar; }
+};
+
+Node Collapse(std::vector<Node> items) {
+  if (items.empty()) return Node{};
+  if (items.size() == 1) return std::move(items[0]);
+  Node c;
+  c.kind = Node::kConcat;
+  c.subs = std::move(items);
+  return c;
+}
+
+// Reads the subset of RE2's syntax described in the note into RE2's tree shape; false when the
+// pattern leaves the subset.
+class SubsetParser {
+ public:
+  explicit SubsetParser(const std::string& s) : s_(s) {}
+
+  bool Parse(Node* root) {
+    std::vector<Node> items;
+    if (!Sequence(&items, false) || i_ != s_.size()) return false;
+    *root = Collapse(std::move(items));
+    return true;
+  }
+
+ private:
+  bool At(char c) const { return i_ < s_.size() && s_[i_] == c; }
+  static bool Printable(char c) { return c >= 0x20 && c <= 0x7e; }
+
+  // The items of one concatenation, up to a ')' or the end (not consumed).
+  bool Sequence(std::vector<Node>* items, bool dot_nl) {
+    while (i_ < s_.size() && s_[i_] != ')') {
+      Node atom;
+      std::vector<Node> group;
+      bool is_group = false;
+      const char c = s_[i_];
+      switch (c) {
+        case '|': case '{': case '}': case '*': case '+': case '?':
+          return false;
+        case '(': {
+          ++i_;
+          bool capture = true, inner_dot_nl = dot_nl;
+          if (At('?')) {
+            ++i_;
+            if (At('P')) {
+              ++i_;
+              if (!At('<')) return false;
+              ++i_;
+              const size_t start = i_;
+              while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_')) ++i_;
+              if (i_ == start || !At('>')) return false;
+              ++i_;
+            } else {
+              capture = false;
+              bool negated = false;
+              while (i_ < s_.size() && s_[i_] != ':' && s_[i_] != ')') {
+                const char f = s_[i_++];
+                if (f == '-' && !negated) {
+                  negated = true;
+                } else if (f == 's') {
+                  inner_dot_nl = !negated;
+                } else if (f != 'm' && f != 'U') {
+                  return false;
+                }
+              }
+              if (i_ >= s_.size()) return false;
+              if (s_[i_++] == ')') {  // (?flags): the rest of this group
+                dot_nl = inner_dot_nl;
+                continue;
+              }
+            }
+          }
+          std::vector<Node> inner;
+          if (!Sequence(&inner, inner_dot_nl) || !At(')')) return false;
+          ++i_;
+          if (capture) {
+            atom.kind = Node::kCapture;
+            atom.subs.push_back(Collapse(std::move(inner)));
+          } else {
+            group = std::move(inner);
+            is_group = true;
+          }
+          break;
+        }
+        case '[':
+          if (!Class(&atom)) return false;
+          break;
+        case '.':
+          ++i_;
+          if (dot_nl) {
+            atom.kind = Node::kAnyChar;
+          } else {
+            atom.kind = Node::kClass;
+            atom.ranges = {{0, '\n' - 1}, {'\n' + 1, kRuneMax}};
+          }
+          break;
+        case '^': case '$':
+          ++i_;
+          atom.kind = Node::kEmptyWidth;
+          break;
+        case '\\': {
+          if (i_ + 1 >= s_.size()) return false;
+          const char e = s_[i_ + 1];
+          if (e != '\0' && std::strchr("bBAz", e)) {
+            i_ += 2;
+            atom.kind = Node::kEmptyWidth;
+          } else if (e != '\0' && std::strchr("dDsSwW", e)) {
+            i_ += 2;
+            atom.kind = Node::kClass;
+            PerlClass(e, &atom.ranges);
+            if (!OneRune(&atom)) return false;
+          } else {
+            int r;
+            if (!Char(&r)) return false;
+            atom.kind = Node::kChar;
+            atom.rune = r;
+          }
+          break;
+        }
+        default:
+          if (!Printable(c)) return false;
+          ++i_;
+          atom.kind = Node::kChar;
+          atom.rune = static_cast<unsigned char>(c);
+          break;
+      }
+      if (At('*') || At('+') || At('?')) {
+        Node rep;
+        rep.kind = At('*') ? Node::kStar : At('+') ? Node::kPlus : Node::kQuest;
+        ++i_;
+        if (At('?')) ++i_;  // non-greedy: the same strings
+        if (At('*') || At('+') || At('?') || At('{')) return false;
+        Node operand = is_group ? Collapse(std::move(group)) : std::move(atom);
+        if (operand.kind == Node::kLiteral && operand.text.size() == 1) {  // (?:a)* is a* to RE2
+          operand.kind = Node::kChar;
+          operand.rune = static_cast<unsigned char>(operand.text[0]);
+          operand.text.clear();
+        }
+        // RE2 squashes a repeat of a repeat, and simplifies a repeated empty match to itself.
+        if (operand.Repeat() || operand.kind == Node::kEmptyWidth || operand.kind == Node::kEmptyMatch) return false;
+        rep.subs.push_back(std::move(operand));
+        items->push_back(std::move(rep));
+      } else if (At('{')) {
+        return false;
+      } else if (is_group) {
+        if (group.empty()) {
+          items->push_back(Node{});  // an empty group: RE2's empty match
+        } else {
+          for (Node& g : group) Push(items, std::move(g));
+        }
+      } else {
+        Push(items, std::move(atom));
+      }
+    }
+    return true;
+  }
+
+  // Appends an item; characters in a row make one run (their exact sets are single strings, so their
+  // cross products are the same however RE2 groups them).
+  static void Push(std::vector<Node>* items, Node n) {
+    if (n.kind == Node::kChar) {
+      if (!items->empty() && items->back().kind == Node::kLiteral) {
+        items->back().text += static_cast<char>(n.rune);
+        return;
+      }
+      n.kind = Node::kLiteral;
+      n.text.assign(1, static_cast<char>(n.rune));
+    }
+    if (n.kind == Node::kLiteral && !items->empty() && items->back().kind == Node::kLiteral) {
+      items->back().text += n.text;
+      return;
+    }
+    items->push_back(std::move(n));
+  }
+
+  // A character outside a class or inside one (not a Perl class): printable ASCII, or an escape of
+  // punctuation, \n \r \t, or \x with two hex digits or {hex} below 0x80.
+  bool Char(int* r) {
+    if (i_ >= s_.size()) return false;
+    const char c = s_[i_];
+    if (c != '\\') {
+      if (!Printable(c)) return false;
+      ++i_;
+      *r = static_cast<unsigned char>(c);
+      return true;
+    }
+    if (i_ + 1 >= s_.size()) return false;
+    const char e = s_[i_ + 1];
+    i_ += 2;
+    if (e == 'n') { *r = '\n'; return true; }
+    if (e == 'r') { *r = '\r'; return true; }
+    if (e == 't') { *r = '\t'; return true; }
+    if (e == 'x') {
+      int v = 0, digits = 0;
+      const bool braced = At('{');
+      if (braced) ++i_;
+      while (i_ < s_.size() && std::isxdigit(static_cast<unsigned char>(s_[i_])) && (braced || digits < 2)) {
+        v = v * 16 + (std::isdigit(static_cast<unsigned char>(s_[i_])) ? s_[i_] - '0' : std::tolower(static_cast<unsigned char>(s_[i_])) - 'a' + 10);
+        ++i_;
+        if (++digits > 6) return false;
+      }
+      if (braced) {
+        if (!At('}') || digits == 0) return false;
+        ++i_;
+      } else if (digits != 2) {
+        return false;
+      }
+      if (v >= 0x80) return false;
+      *r = v;
+      return true;
+    }
+    if (Printable(e) && !std::isalnum(static_cast<unsigned char>(e))) {
+      *r = static_cast<unsigned char>(e);
+      return true;
+    }
+    return false;
+  }
+
+  bool Class(Node* atom) {
+    ++i_;  // '['
+    bool negated = false;
+    if (At('^')) {
+      negated = true;
+      ++i_;
+    }
+    if (At(']')) return false;  // a leading ']' is a literal to RE2: not read here
+    Ranges r;
+    for (;;) {
+      if (i_ >= s_.size()) return false;
+      if (s_[i_] == ']') {
+        ++i_;
+        break;
+      }
+      if (s_[i_] == '[') return false;  // POSIX classes
+      if (s_[i_] == '\\' && i_ + 1 < s_.size() && s_[i_ + 1] != '\0' && std::strchr("dDsSwW", s_[i_ + 1])) {
+        PerlClass(s_[i_ + 1], &r);
+        i_ += 2;
+        continue;
+      }
+      int lo, hi;
+      if (!Char(&lo)) return false;
+      hi = lo;
+      if (At('-') && i_ + 1 < s_.size() && s_[i_ + 1] != ']') {
+        ++i_;
+        if (!Char(&hi) || hi < lo) return false;
+      }
+      AddRange(&r, lo, hi);
+    }
+    atom->kind = Node::kClass;
+    atom->ranges = negated ? Negate(r) : r;
+    return OneRune(atom);
+  }
+
+  // RE2's parser turns a class of one rune into that literal and [Aa] into the literal 'a' (case
+  // folded); an empty class (no match) is not read here.
+  static bool OneRune(Node* atom) {
+    const long n = RuneCount(atom->ranges);
+    if (n == 0) return false;
+    const int lo = atom->ranges.front().first;
+    int rune = -1;
+    if (n == 1) rune = lo;
+    if (n == 2 && lo >= 'A' && lo <= 'Z' && atom->ranges.back().second == lo + ('a' - 'A')) rune = lo + ('a' - 'A');
+    if (rune < 0) return true;
+    if (rune >= 0x80) return false;
+    atom->kind = Node::kChar;
+    atom->rune = rune;
+    atom->ranges.clear();
+    return true;
+  }
+
+  const std::string& s_;
+  size_t i_ = 0;
+};
+
+// False when RE2's simplifier would merge a repeated character, class or dot with what follows it
+// (the same one, repeated or not, or a literal string starting with it): judged loosely, any two
+// such neighbours that could be equal.
+bool NothingToCoalesce(const Node& n) {
+  for (const Node& s : n.subs) {
+    if (!NothingToCoalesce(s)) return false;
+  }
+  if (n.kind != Node::kConcat) return true;
+  for (size_t i = 0; i + 1 < n.subs.size(); ++i) {
+    const Node& a = n.subs[i];
+    if (!a.Repeat() || !a.subs[0].OneChar()) continue;
+    const Node& x = a.subs[0];
+    const Node& y = n.subs[i + 1].Repeat() ? n.subs[i + 1].subs[0] : n.subs[i + 1];
+    if (x.kind == Node::kChar && y.kind == Node::kLiteral) {
+      if (std::tolower(x.rune) == std::tolower(static_cast<unsigned char>(y.text[0]))) return false;
+      continue;
+    }
+    if (x.kind != y.kind) continue;
+    if (x.kind == Node::kAnyChar) return false;
+    if (x.kind == Node::kClass && x.ranges == y.ranges) return false;
+    if (x.kind == Node::kChar && std::tolower(x.rune) == std::tolower(y.rune)) return false;
+  }
+  return true;
+}
+
+// RE2's Prefilter nodes; the op order is RE2's (AndOr canonicalises by it).
+struct Filter {
+  enum Op { kAll = 0, kNone, kAtom, kAnd, kOr };
+  Op op = kAll;
+  std::string atom;
+  std::vector<Filter> subs;
+};
+
+Filter SimplifyFilter(Filter f) {
+  if (f.op != Filter::kAnd && f.op != Filter::kOr) return f;
+  if (f.subs.empty()) {
+    f.op = f.op == Filter::kAnd ? Filter::kAll : Filter::kNone;
+    return f;
+  }
+  if (f.subs.size() == 1) return SimplifyFilter(std::move(f.subs[0]));
+  return f;
+}
+
+// Prefilter::AndOr, case for case.
+Filter AndOr(Filter::Op op, Filter a, Filter b) {
+  a = SimplifyFilter(std::move(a));
+  b = SimplifyFilter(std::move(b));
+  if (a.op > b.op) std::swap(a, b);
+  if (a.op == Filter::kAll || a.op == Filter::kNone) {
+    if ((a.op == Filter::kAll && op == Filter::kAnd) || (a.op == Filter::kNone && op == Filter::kOr)) return b;
+    return a;
+  }
+  if (a.op == op && b.op == op) {
+    for (Filter& s : b.subs) a.subs.push_back(std::move(s));
+    return a;
+  }
+  if (b.op == op) std::swap(a, b);
+  if (a.op == op) {
+    a.subs.push_back(std::move(b));
+    return a;
+  }
+  Filter c;
+  c.op = op;
+  c.subs.push_back(std::move(a));
+  c.subs.push_back(std::move(b));
+  return c;
+}
+
+// Prefilter::OrStrings: the strings, less those containing an earlier one, ORed.
+Filter OrStrings(std::vector<std::string> ss) {
+  for (size_t i = 0; i < ss.size(); ++i) {
+    if (ss[i].empty()) continue;
+    ss.erase(std::remove_if(ss.begin() + i + 1, ss.end(),
+                            [&](const std::string& later) { return later.find(ss[i]) != std::string::npos; }),
+             ss.end());
+  }
+  Filter f;
+  f.op = Filter::kNone;
+  for (const std::string& s : ss) {
+    Filter atom;
+    atom.op = Filter::kAtom;
+    atom.atom = s;
+    f = AndOr(Filter::kOr, std::move(f), std::move(atom));
+  }
+  return f;
+}
+
+// Prefilter::Info: an exact set of strings, or a filter every match satisfies.
+struct Info {
+  bool exact = false;
+  std::vector<std::string> strings;  // sorted, each once (RE2's std::set)
+  Filter match;
+
+  Filter TakeMatch() {
+    if (exact) {
+      match = OrStrings(std::move(strings));
+      strings.clear();
+      exact = false;
+    }
+    return std::move(match);
+  }
+};
+
+Info ExactInfo(std::vector<std::string> strings) {
+  Info i;
+  i.exact = true;
+  i.strings = std::move(strings);
+  return i;
+}
+
+Info MatchInfo(Filter f) {
+  Info i;
+  i.match = std::move(f);
+  return i;
+}
+
+// Info::And and Info::Concat with RE2's null operands (an absent Info).
+std::optional<Info> AndInfo(std::optional<Info> a, std::optional<Info> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return MatchInfo(AndOr(Filter::kAnd, a->TakeMatch(), b->TakeMatch()));
+}
+
+Info ConcatInfo(std::optional<Info> a, Info b) {
+  if (!a) return b;
+  if (a->strings.size() == 1 && b.strings.size() == 1) {
+    a->strings[0] += b.strings[0];
+    return std::move(*a);
+  }
+  std::vector<std::string> product;
+  for (const std::string& x : a->strings) {
+    for (const std::string& y : b.strings) product.push_back(x + y);
+  }
+  std::sort(product.begin(), product.end());
+  product.erase(std::unique(product.begin(), product.end()), product.end());
+  return ExactInfo(std::move(product));
+}
+
+char LowerAscii(int r) { return static_cast<char>(r >= 'A' && r <= 'Z' ? r + ('a' - 'A') : r); }
+
+// The Info RE2's walker builds for a node of the subset; false for a class it does not read.
+bool BuildInfo(const Node& n, Info* out) {
+  switch (n.kind) {
+    case Node::kChar:
+      if (n.rune >= 0x80) return false;
+      *out = ExactInfo({std::string(1, LowerAscii(n.rune))});
+      return true;
+    case Node::kLiteral: {
+      std::string lower = n.text;
+      for (char& c : lower) c = LowerAscii(static_cast<unsigned char>(c));
+      *out = ExactInfo({std::move(lower)});
+      return true;
+    }
+    case Node::kClass: {
+      if (RuneCount(n.ranges) > static_cast<long>(kMaxExactClass)) {
+        *out = MatchInfo(Filter{});
+        return true;
+      }
+      std::vector<std::string> s;
+      for (const auto& [a, b] : n.ranges) {
+        if (b >= 0x80) return false;
+        for (int r = a; r <= b; ++r) s.emplace_back(1, LowerAscii(r));
+      }
+      std::sort(s.begin(), s.end());
+      s.erase(std::unique(s.begin(), s.end()), s.end());
+      *out = ExactInfo(std::move(s));
+      return true;
+    }
+    case Node::kAnyChar:
+    case Node::kStar:
+    case Node::kQuest:
+      *out = MatchInfo(Filter{});
+      return true;
+    case Node::kEmptyWidth:
+    case Node::kEmptyMatch:
+      *out = ExactInfo({std::string()});
+      return true;
+    case Node::kCapture:
+      return BuildInfo(n.subs[0], out);
+    case Node::kPlus: {
+      Info sub;
+      if (!BuildInfo(n.subs[0], &sub)) return false;
+      *out = MatchInfo(sub.TakeMatch());
+      return true;
+    }
+    case Node::kConcat: {
+      std::optional<Info> info, run;
+      for (const Node& s : n.subs) {
+        Info ci;
+        if (!BuildInfo(s, &ci)) return false;
+        if (!ci.exact || (run && ci.strings.size() * run->strings.size() > kMaxExactProduct)) {
+          info = AndInfo(std::move(info), std::move(run));
+          run.reset();
+          info = AndInfo(std::move(info), std::move(ci));
+        } else {
+          run = ConcatInfo(std::move(run), std::move(ci));
+        }
+      }
+      info = AndInfo(std::move(info), std::move(run));
+      *out = std::move(*info);
+      return true;
+    }
+  }
+  return false;
+}
+
+// PrefilterTree::KeepNode: drops atoms shorter than the minimum (an AND keeps its other parts).
+bool KeepNode(Filter* f) {
+  switch (f->op) {
+    case Filter::kAll:
+    case Filter::kNone:
+      return false;
+    case Filter::kAtom:
+      return f->atom.size() >= kMinAtomLen;
+    case Filter::kAnd: {
+      std::vector<Filter> kept;
+      for (Filter& s : f->subs) {
+        if (KeepNode(&s)) kept.push_back(std::move(s));
+      }
+      f->subs = std::move(kept);
+      return !f->subs.empty();
+    }
+    case Filter::kOr:
+      for (Filter& s : f->subs) {
+        if (!KeepNode(&s)) return false;
+      }
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::string>> AndedAtoms(const std::string& pattern) {
+  if (pattern.size() > 2000) return std::nullopt;  // far below RE2's walk budget
+  Node root;
+  if (!SubsetParser(pattern).Parse(&root) || !NothingToCoalesce(root)) return std::nullopt;
+  Info info;
+  if (!BuildInfo(root, &info)) return std::nullopt;
+  Filter f = info.TakeMatch();
+  std::vector<std::string> atoms;
+  if (!KeepNode(&f)) return atoms;  // no prefilter: matched unfiltered
+  if (f.op == Filter::kAtom) {
+    atoms.push_back(f.atom);
+    return atoms;
+  }
+  if (f.op != Filter::kAnd) return std::nullopt;
+  // The tree numbers nodes from the last to the first, so the atoms come in that order, each once.
+  for (auto it = f.subs.rbegin(); it != f.subs.rend(); ++it) {
+    if (it->op != Filter::kAtom) return std::nullopt;
+    if (std::find(atoms.begin(), atoms.end(), it->atom) == atoms.end()) atoms.push_back(it->atom);
+  }
+  return atoms;
+}
+
+}  // namespace triage
