@@ -1,4 +1,4 @@
-// AndedAtoms (Note: [Literal fast path] in engine/src/log/pattern_atoms.cc) against RE2's FilteredRE2,
+// ReadPatternPrefilter (Note: [Literal fast path] in engine/src/log/pattern_atoms.cc) against RE2's FilteredRE2,
 // which it stands in for: on every bundled pattern, on crafted patterns at the edges of what it reads,
 // and on random patterns of the syntax around it.
 #include "log/pattern_atoms.h"
@@ -27,37 +27,53 @@ std::string Show(const std::vector<std::string>& v) {
   return s + "]";
 }
 
-// Checks AndedAtoms(pattern) against FilteredRE2 (minimum atom length 3, as RequiredLiterals builds
-// it); returns whether AndedAtoms answered. Its answer must be FilteredRE2's atom list, in order, and
-// FilteredRE2's prefilter must be the AND of those atoms: with all of them present the pattern passes,
-// with any one missing it does not (a monotone formula with both properties is that AND); an empty
-// answer must be a pattern FilteredRE2 passes with no atom at all.
-bool AgreesWithFilteredRe2(const std::string& pattern) {
+// Checks ReadPatternPrefilter(pattern) against FilteredRE2 (minimum atom length 3, as RequiredLiterals
+// builds it); returns whether it answered. Its atoms must be FilteredRE2's, in order, and it must let
+// through the same sets of atoms as FilteredRE2::AllPotentials: every subset when there are at most 10
+// atoms, else the empty and the full set, each set less one atom and 300 random ones.
+bool AgreesWithFilteredRe2(const std::string& pattern, std::mt19937* rng) {
   re2::FilteredRE2 filter(3);
   int id = 0;
-  if (filter.Add(pattern, RegexOptions(), &id) != RE2::NoError) return false;  // not asked of AndedAtoms
-  std::optional<std::vector<std::string>> anded = AndedAtoms(pattern);
-  if (!anded) return false;
+  if (filter.Add(pattern, RegexOptions(), &id) != RE2::NoError) return false;  // not asked of the reader
+  std::optional<PatternPrefilter> read = ReadPatternPrefilter(pattern);
+  if (!read) return false;
   std::vector<std::string> all;
   filter.Compile(&all);
-  EXPECT_EQ(Show(*anded), Show(all)) << "pattern: " << pattern;
-  std::vector<int> passed;
-  if (anded->empty()) {
-    filter.AllPotentials({}, &passed);
-    EXPECT_EQ(passed, std::vector<int>{0}) << "pattern: " << pattern << " (unfiltered)";
-    return true;
-  }
-  std::vector<int> present;
-  for (size_t i = 0; i < all.size(); ++i) present.push_back(static_cast<int>(i));
-  filter.AllPotentials(present, &passed);
-  EXPECT_EQ(passed, std::vector<int>{0}) << "pattern: " << pattern << " (every atom present)";
-  for (size_t k = 0; k < all.size(); ++k) {
-    std::vector<int> some;
-    for (size_t i = 0; i < all.size(); ++i) {
-      if (i != k) some.push_back(static_cast<int>(i));
+  EXPECT_EQ(Show(read->atoms()), Show(all)) << "pattern: " << pattern;
+  if (read->atoms() != all) return true;
+  std::vector<std::vector<int>> sets;
+  const size_t n = all.size();
+  if (n <= 10) {
+    for (unsigned mask = 0; mask < (1u << n); ++mask) {
+      sets.emplace_back();
+      for (size_t i = 0; i < n; ++i) {
+        if (mask >> i & 1) sets.back().push_back(static_cast<int>(i));
+      }
     }
-    filter.AllPotentials(some, &passed);
-    EXPECT_TRUE(passed.empty()) << "pattern: " << pattern << " passes without '" << all[k] << "'";
+  } else {
+    std::vector<int> every;
+    for (size_t i = 0; i < n; ++i) every.push_back(static_cast<int>(i));
+    sets.push_back({});
+    sets.push_back(every);
+    for (size_t k = 0; k < n; ++k) {
+      sets.emplace_back();
+      for (int i : every) {
+        if (static_cast<size_t>(i) != k) sets.back().push_back(i);
+      }
+    }
+    for (int r = 0; r < 300; ++r) {
+      sets.emplace_back();
+      for (int i : every) {
+        if ((*rng)() % 2) sets.back().push_back(i);
+      }
+    }
+  }
+  std::vector<int> passed;
+  for (const std::vector<int>& present : sets) {
+    filter.AllPotentials(present, &passed);
+    std::string shown;
+    for (int i : present) shown += "'" + all[static_cast<size_t>(i)] + "' ";
+    EXPECT_EQ(read->Passes(present), !passed.empty()) << "pattern: " << pattern << " with atoms " << shown;
   }
   return true;
 }
@@ -85,21 +101,22 @@ std::vector<std::string> BundledPatterns() {
   return out;
 }
 
-TEST(AndedAtoms, AgreesWithFilteredRe2OnEveryBundledPattern) {
+TEST(PatternPrefilter, AgreesWithFilteredRe2OnEveryBundledPattern) {
   const std::vector<std::string> patterns = BundledPatterns();
   ASSERT_GT(patterns.size(), 300u);
+  std::mt19937 rng(15);
   size_t answered = 0;
   for (const std::string& p : patterns) {
-    answered += AgreesWithFilteredRe2(p);
+    answered += AgreesWithFilteredRe2(p, &rng);
     SameRequiredLiterals(p, Segmenter::IdleKeywords());
     SameRequiredLiterals(p, {});
   }
-  std::printf("AndedAtoms answered %zu of %zu bundled patterns\n", answered, patterns.size());
+  std::printf("ReadPatternPrefilter answered %zu of %zu bundled patterns\n", answered, patterns.size());
   // The point of the fast path: most bundled patterns are read without FilteredRE2.
   EXPECT_GT(answered * 2, patterns.size()) << answered << " of " << patterns.size();
 }
 
-TEST(AndedAtoms, AgreesWithFilteredRe2OnCraftedPatterns) {
+TEST(PatternPrefilter, AgreesWithFilteredRe2OnCraftedPatterns) {
   const std::vector<std::string> crafted = {
       "", "abc", "ABC def", "a", "ab", "abc\\d+def", "x(?:abc\\d+def)", "x(abc\\d+def)", "(?:ab)+cd",
       "a*abc", "a+abc", "\\d+\\d", "\\d+5abc", "\\s*\\sabc", "\\s+\\S+abc", ".*[^\\n]abc", "(?s:.*).abc",
@@ -116,15 +133,20 @@ TEST(AndedAtoms, AgreesWithFilteredRe2OnCraftedPatterns) {
       "line (?P<script_line>\\d+): +(?P<pid>\\d+) Killed +(?P<command>\\S[^\\n]*)",
       "CUDA out of memory\\. Tried to allocate (?P<want>[\\d.]+ [KMGT]i?B)",
       "^\\s*(?:tensor\\()?\\[+nan, nan, nan,", "dim out of range \\(got (?P<asked>-?\\d+), but input has",
-      "\\.(?P<dtype>half)\\(\\)", "[a-z0-9]_loss (?P<value>nan)\\b", "Error\\(s\\) in loading state_dict",
+      "\\.(?P<dtype>half)\\(\\)", "x(?:abc|abd)y", "(?:abc|abd)", "(abc|abd)", "(?:abc|abd)+x", "(?:a|b|c)xyz",
+      "(?:ab|ab)cde", "(?:a|ab|abc)def", "(?:a|b|c|d|e|f|g|h|i|j|k)xyz", "(?:a|b|c|d|e|f|g|h|i|j)xyz",
+      "foo (?P<w>NaN|infinity) bar", "\\d+(?:1|2)xyz", "(?:a|b)*abc", "(?:abc|x)+def", "abc|abd", "abc|xyz",
+      "(?:frac|fraction|ratio)=", "[ab][cd](?:x|y|z)[ef]tail", "(?:Foo|foo|FOO)bar", "(?:|abc)def", "(?:abc|\\d)def",
+      "(?s:a|b).", "\\d(?:abc|abd)xyz", "(?:a|b)*[ab]xyz", "[ab]*(?:a|b)xyz", "lib(?:cudart|cublas|cublasLt)\\w*\\.so", "(?:ab)|(?:cd)", "a(?:b)c|d", "[a-z0-9]_loss (?P<value>nan)\\b", "Error\\(s\\) in loading state_dict",
   };
+  std::mt19937 rng(4);
   size_t answered = 0;
   for (const std::string& p : crafted) {
-    answered += AgreesWithFilteredRe2(p);
+    answered += AgreesWithFilteredRe2(p, &rng);
     SameRequiredLiterals(p, Segmenter::IdleKeywords());
     SameRequiredLiterals(p, {"abc"});
   }
-  std::printf("AndedAtoms answered %zu of %zu crafted patterns\n", answered, crafted.size());
+  std::printf("ReadPatternPrefilter answered %zu of %zu crafted patterns\n", answered, crafted.size());
   EXPECT_GT(answered, crafted.size() / 2);
 }
 
@@ -140,7 +162,17 @@ std::string RandomPattern(std::mt19937& rng, int depth) {
   const int n = 1 + static_cast<int>(rng() % 6);
   for (int i = 0; i < n; ++i) {
     const unsigned pick = rng() % 10;
-    if (pick < 2 && depth < 3) {
+    if (pick == 2) {  // an alternation of literal runs: shared prefixes, single characters, repeats
+      static const std::vector<std::string> opens = {"(", "(?:", "(?P<w>"};
+      std::string alt = opens[rng() % opens.size()];
+      const int branches = 2 + static_cast<int>(rng() % 11);
+      for (int b = 0; b < branches; ++b) {
+        if (b > 0) alt += "|";
+        const int len = 1 + static_cast<int>(rng() % 4);
+        for (int c = 0; c < len; ++c) alt += "abAB."[rng() % (rng() % 6 == 0 ? 5 : 4)];
+      }
+      out += alt + ")";
+    } else if (pick < 2 && depth < 3) {
       static const std::vector<std::string> opens = {"(", "(?:", "(?P<g>", "(?s:", "(?m:"};
       std::string open = opens[rng() % opens.size()];
       if (open == "(?P<g>") open = "(?P<g" + std::to_string(rng() % 1000000) + ">";
@@ -155,7 +187,7 @@ std::string RandomPattern(std::mt19937& rng, int depth) {
   return out;
 }
 
-TEST(AndedAtoms, AgreesWithFilteredRe2OnRandomPatterns) {
+TEST(PatternPrefilter, AgreesWithFilteredRe2OnRandomPatterns) {
   std::mt19937 rng(20261128);
   size_t tried = 0, answered = 0, with_atoms = 0;
   for (int round = 0; round < 30000; ++round) {
@@ -163,13 +195,13 @@ TEST(AndedAtoms, AgreesWithFilteredRe2OnRandomPatterns) {
     RE2 re(p, RegexOptions());
     if (!re.ok()) continue;
     ++tried;
-    const bool a = AgreesWithFilteredRe2(p);
+    const bool a = AgreesWithFilteredRe2(p, &rng);
     answered += a;
-    if (a && !AndedAtoms(p)->empty()) ++with_atoms;
+    if (a && !ReadPatternPrefilter(p)->atoms().empty()) ++with_atoms;
     if (round % 10 == 0) SameRequiredLiterals(p, {});
     if (::testing::Test::HasFailure()) break;  // the first disagreement is the one to read
   }
-  std::printf("AndedAtoms answered %zu of %zu random patterns RE2 accepts, %zu with atoms\n", answered, tried,
+  std::printf("ReadPatternPrefilter answered %zu of %zu random patterns RE2 accepts, %zu with atoms\n", answered, tried,
               with_atoms);
   EXPECT_GT(tried, 20000u);
   EXPECT_GT(answered, tried / 3) << answered << " of " << tried;

@@ -1228,6 +1228,7 @@ bool SpecificWord(const std::string& w) {
 
 // How good an atom is as the one a line must contain: free when a keyword the scanner looks for anyway
 // is inside it, else as good as its longest specific word (few, rare keywords keep the scanner fast).
+// `free_keywords` lower-cased (LowerAscii).
 int AtomQuality(const std::string& atom, const std::vector<std::string>& free_keywords) {
   // An atom without kMinAtomLen ASCII bytes in a row cannot be a keyword at all (the scanner folds
   // ASCII case only): keeping it alone would leave the pattern unfiltered, matched on every line.
@@ -1241,7 +1242,7 @@ int AtomQuality(const std::string& atom, const std::vector<std::string>& free_ke
   if (longest < static_cast<size_t>(kMinAtomLen) && !caseless) return -100000;
   std::string lower = LowerAscii(atom);
   for (const std::string& k : free_keywords) {
-    if (!k.empty() && lower.find(LowerAscii(k)) != std::string::npos) return 1000;
+    if (!k.empty() && lower.find(k) != std::string::npos) return 1000;
   }
   // Text healthy logs print is the worst choice, the more often printed the worse.
   int printed = 0;
@@ -1278,25 +1279,32 @@ bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atom
     int program_size;
     std::vector<std::string> atoms;
   };
+  // The answers by list of free keywords (a load passes one or two lists), then by pattern.
   static std::mutex mu;
-  static std::map<std::string, Answer> cache;
-  std::string key;
-  for (const std::string& k : free_keywords) key += k + '\x1f';
-  key += '\0' + pattern;
+  static std::vector<std::pair<std::vector<std::string>, std::map<std::string, Answer>>> cache;
+  static size_t answers = 0;
   {
     std::lock_guard<std::mutex> lock(mu);
-    if (auto it = cache.find(key); it != cache.end()) {
-      *atoms = it->second.atoms;
-      if (program_size) *program_size = it->second.program_size;
-      return it->second.ok;
+    for (const auto& [keywords, by_pattern] : cache) {
+      if (keywords != free_keywords) continue;
+      if (auto it = by_pattern.find(pattern); it != by_pattern.end()) {
+        *atoms = it->second.atoms;
+        if (program_size) *program_size = it->second.program_size;
+        return it->second.ok;
+      }
     }
   }
   int size = -1;
   bool ok = ComputeRequiredLiterals(pattern, atoms, free_keywords, &size, true);
   if (program_size) *program_size = size;
   std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() >= 4096) cache.clear();
-  cache.emplace(std::move(key), Answer{ok, size, *atoms});
+  if (answers >= 4096) {
+    cache.clear();
+    answers = 0;
+  }
+  auto list = std::find_if(cache.begin(), cache.end(), [&](const auto& c) { return c.first == free_keywords; });
+  if (list == cache.end()) list = cache.insert(cache.end(), {free_keywords, {}});
+  if (list->second.emplace(pattern, Answer{ok, size, *atoms}).second) ++answers;
   return ok;
 }
 
@@ -1318,16 +1326,16 @@ bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string
   if (filter.Add(pattern, RegexOptions(), &id) != RE2::NoError) return false;
   *program_size = filter.GetRE2(id).ProgramSize();
   // The atoms, and whether a match may happen with only the atoms at `present` (indexes into them).
-  // Most patterns need every one of their atoms, which AndedAtoms reads from the text with no
-  // prefilter analysis (Note: [Literal fast path] in pattern_atoms.cc); the others ask FilteredRE2.
+  // Most patterns' prefilters are read from their text with no prefilter analysis (Note: [Literal
+  // fast path] in pattern_atoms.cc); the others ask FilteredRE2.
   std::vector<std::string> all;
   std::function<bool(const std::vector<int>&)> passes;
   std::vector<int> passed;
-  std::optional<std::vector<std::string>> anded;
-  if (fast) anded = AndedAtoms(pattern);
-  if (anded) {
-    all = std::move(*anded);
-    passes = [&all](const std::vector<int>& present) { return present.size() == all.size(); };
+  std::optional<PatternPrefilter> read;
+  if (fast) read = ReadPatternPrefilter(pattern);
+  if (read) {
+    all = read->atoms();
+    passes = [&read](const std::vector<int>& present) { return read->Passes(present); };
   } else {
     filter.Compile(&all);
     passes = [&](const std::vector<int>& present) {
@@ -1339,10 +1347,12 @@ bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string
   // The prefilter is a monotone AND/OR formula over the atoms. A set S of atoms is enough for the
   // scanner when the formula is false with every atom outside S present: then every match contains an
   // atom of S. Start from all atoms and drop the worst while that holds (one atom of an AND suffices).
+  std::vector<std::string> lower_free;
+  for (const std::string& k : free_keywords) lower_free.push_back(LowerAscii(k));
   std::vector<int> order(all.size()), quality(all.size());
   for (size_t i = 0; i < all.size(); ++i) {
     order[i] = static_cast<int>(i);
-    quality[i] = AtomQuality(all[i], free_keywords);
+    quality[i] = AtomQuality(all[i], lower_free);
   }
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return quality[a] < quality[b]; });
   std::vector<bool> keep(all.size(), true);

@@ -220,7 +220,7 @@ class LineScanner {
 bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atoms,
                       const std::vector<std::string>& free_keywords = {}, int* program_size = nullptr);
 
-// RequiredLiterals without its memo, the atoms read by AndedAtoms where it answers (`fast`) or always by
+// RequiredLiterals without its memo, the prefilter read by ReadPatternPrefilter where it answers (`fast`) or always by
 // FilteredRE2's prefilter (the reference the fast path is tested against).
 bool RequiredLiteralsUncached(const std::string& pattern, std::vector<std::string>* atoms,
                               const std::vector<std::string>& free_keywords, int* program_size, bool fast);

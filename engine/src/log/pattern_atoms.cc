@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstring>
 #include <iterator>
+#include <map>
 #include <utility>
 
 namespace triage {
@@ -94,7 +95,10 @@ bool PerlClass(char c, Ranges* r) {
 }
 
 struct Node {
-  enum Kind { kChar, kLiteral, kClass, kAnyChar, kEmptyWidth, kEmptyMatch, kConcat, kCapture, kStar, kPlus, kQuest };
+  enum Kind {
+    kChar, kLiteral, kClass, kAnyChar, kEmptyWidth, kEmptyMatch, kConcat, kCapture, kStar, kPlus, kQuest,
+    kAlternate,  // of literal runs only (subs: kLiteral)
+  };
   Kind kind = kEmptyMatch;
   int rune = 0;      // kChar
   std::string text;  // kLiteral: a run of characters (ASCII), each a kChar as RE2 has it
@@ -121,25 +125,77 @@ class SubsetParser {
   explicit SubsetParser(const std::string& s) : s_(s) {}
 
   bool Parse(Node* root) {
-    std::vector<Node> items;
-    if (!Sequence(&items, false) || i_ != s_.size()) return false;
-    *root = Collapse(std::move(items));
-    return true;
+    std::vector<std::vector<Node>> branches;
+    bool dot_nl = false;
+    if (!Branches(&branches, dot_nl) || i_ != s_.size()) return false;
+    if (branches.size() == 1) {
+      *root = Collapse(std::move(branches[0]));
+      return true;
+    }
+    return Alternation(std::move(branches), root);
   }
 
  private:
   bool At(char c) const { return i_ < s_.size() && s_[i_] == c; }
   static bool Printable(char c) { return c >= 0x20 && c <= 0x7e; }
+  // A printable character that stands for itself outside a class.
+  static bool Plain(char c) { return Printable(c) && !std::strchr("\\.+*?()|[]{}^$", c); }
+  static bool Repeater(char c) { return c == '*' || c == '+' || c == '?' || c == '{'; }
 
-  // The items of one concatenation, up to a ')' or the end (not consumed).
-  bool Sequence(std::vector<Node>* items, bool dot_nl) {
-    while (i_ < s_.size() && s_[i_] != ')') {
+  // The branches of an alternation, each the items of one concatenation, up to a ')' or the end (not
+  // consumed). Flags set in a branch hold to the end of the group, as in RE2.
+  bool Branches(std::vector<std::vector<Node>>* branches, bool& dot_nl) {
+    for (;;) {
+      branches->emplace_back();
+      if (!Sequence(&branches->back(), dot_nl)) return false;
+      if (!At('|')) return true;
+      ++i_;
+    }
+  }
+
+  // An alternation whose branches are all literal runs, at most kMaxExactClass of them: however RE2's
+  // parser factors it (common prefixes, single characters merged into a class), its Info is the exact
+  // set of the branches' lower-cased texts, every product inside staying at most that many strings.
+  static bool Alternation(std::vector<std::vector<Node>> branches, Node* out) {
+    if (branches.size() > kMaxExactClass) return false;
+    out->kind = Node::kAlternate;
+    for (std::vector<Node>& b : branches) {
+      if (b.size() != 1 || b[0].kind != Node::kLiteral) return false;
+      out->subs.push_back(std::move(b[0]));
+    }
+    return true;
+  }
+
+  // Whether every branch starts with the same character: RE2 then factors the whole alternation into
+  // a concatenation (prefix, rest), which a non-capturing group splices into the enclosing one.
+  static bool SharedFirst(const Node& alt) {
+    for (const Node& b : alt.subs) {
+      if (b.text[0] != alt.subs[0].text[0]) return false;
+    }
+    return true;
+  }
+
+  // The items of one concatenation, up to a ')', a '|' or the end (not consumed).
+  bool Sequence(std::vector<Node>* items, bool& dot_nl) {
+    while (i_ < s_.size() && s_[i_] != ')' && s_[i_] != '|') {
+      // The common case first: a run of plain characters, none of them repeated.
+      size_t run = i_;
+      while (run < s_.size() && Plain(s_[run]) && !(run + 1 < s_.size() && Repeater(s_[run + 1]))) ++run;
+      if (run > i_) {
+        if (items->empty() || items->back().kind != Node::kLiteral) {
+          items->emplace_back();
+          items->back().kind = Node::kLiteral;
+        }
+        items->back().text.append(s_, i_, run - i_);
+        i_ = run;
+        continue;
+      }
       Node atom;
       std::vector<Node> group;
-      bool is_group = false;
+      bool is_group = false, spliced_alternation = false;
       const char c = s_[i_];
       switch (c) {
-        case '|': case '{': case '}': case '*': case '+': case '?':
+        case '{': case '}': case '*': case '+': case '?':
           return false;
         case '(': {
           ++i_;
@@ -174,9 +230,17 @@ class SubsetParser {
               }
             }
           }
-          std::vector<Node> inner;
-          if (!Sequence(&inner, inner_dot_nl) || !At(')')) return false;
+          std::vector<std::vector<Node>> branches;
+          if (!Branches(&branches, inner_dot_nl) || !At(')')) return false;
           ++i_;
+          std::vector<Node> inner;
+          if (branches.size() == 1) {
+            inner = std::move(branches[0]);
+          } else {
+            inner.emplace_back();
+            if (!Alternation(std::move(branches), &inner[0])) return false;
+            spliced_alternation = !capture && SharedFirst(inner[0]);
+          }
           if (capture) {
             atom.kind = Node::kCapture;
             atom.subs.push_back(Collapse(std::move(inner)));
@@ -247,6 +311,7 @@ class SubsetParser {
       } else if (At('{')) {
         return false;
       } else if (is_group) {
+        if (spliced_alternation) return false;
         if (group.empty()) {
           items->push_back(Node{});  // an empty group: RE2's empty match
         } else {
@@ -386,9 +451,14 @@ bool NothingToCoalesce(const Node& n) {
   if (n.kind != Node::kConcat) return true;
   for (size_t i = 0; i + 1 < n.subs.size(); ++i) {
     const Node& a = n.subs[i];
-    if (!a.Repeat() || !a.subs[0].OneChar()) continue;
+    if (!a.Repeat() || !(a.subs[0].OneChar() || a.subs[0].kind == Node::kAlternate)) continue;
     const Node& x = a.subs[0];
     const Node& y = n.subs[i + 1].Repeat() ? n.subs[i + 1].subs[0] : n.subs[i + 1];
+    // An alternation may be a class to RE2 (all its branches single characters): no guess.
+    if (x.kind == Node::kAlternate || y.kind == Node::kAlternate) {
+      if (y.OneChar() || y.kind == Node::kLiteral || y.kind == Node::kAlternate) return false;
+      continue;
+    }
     if (x.kind == Node::kChar && y.kind == Node::kLiteral) {
       if (std::tolower(x.rune) == std::tolower(static_cast<unsigned char>(y.text[0]))) return false;
       continue;
@@ -544,6 +614,18 @@ bool BuildInfo(const Node& n, Info* out) {
       *out = ExactInfo(std::move(s));
       return true;
     }
+    case Node::kAlternate: {
+      std::vector<std::string> s;
+      for (const Node& b : n.subs) {
+        Info bi;
+        if (!BuildInfo(b, &bi)) return false;
+        s.push_back(std::move(bi.strings[0]));
+      }
+      std::sort(s.begin(), s.end());
+      s.erase(std::unique(s.begin(), s.end()), s.end());
+      *out = ExactInfo(std::move(s));
+      return true;
+    }
     case Node::kAnyChar:
     case Node::kStar:
     case Node::kQuest:
@@ -609,26 +691,80 @@ bool KeepNode(Filter* f) {
 
 }  // namespace
 
-std::optional<std::vector<std::string>> AndedAtoms(const std::string& pattern) {
+bool PatternPrefilter::Passes(const std::vector<int>& present) const {
+  if (root_ < 0) return true;  // unfiltered
+  std::vector<char> atom_present(atoms_.size(), 0);
+  for (int a : present) atom_present[static_cast<size_t>(a)] = 1;
+  std::vector<char> value(nodes_.size(), 0);
+  for (size_t id = 0; id < nodes_.size(); ++id) {  // children before parents
+    const Node& n = nodes_[id];
+    if (n.atom >= 0) {
+      value[id] = atom_present[static_cast<size_t>(n.atom)];
+    } else if (n.all) {
+      value[id] = std::all_of(n.children.begin(), n.children.end(), [&](int c) { return value[static_cast<size_t>(c)] != 0; });
+    } else {
+      value[id] = std::any_of(n.children.begin(), n.children.end(), [&](int c) { return value[static_cast<size_t>(c)] != 0; });
+    }
+  }
+  return value[static_cast<size_t>(root_)] != 0;
+}
+
+std::optional<PatternPrefilter> ReadPatternPrefilter(const std::string& pattern) {
   if (pattern.size() > 2000) return std::nullopt;  // far below RE2's walk budget
   Node root;
   if (!SubsetParser(pattern).Parse(&root) || !NothingToCoalesce(root)) return std::nullopt;
   Info info;
   if (!BuildInfo(root, &info)) return std::nullopt;
   Filter f = info.TakeMatch();
-  std::vector<std::string> atoms;
-  if (!KeepNode(&f)) return atoms;  // no prefilter: matched unfiltered
-  if (f.op == Filter::kAtom) {
-    atoms.push_back(f.atom);
-    return atoms;
+  PatternPrefilter out;
+  if (!KeepNode(&f)) return out;  // no prefilter: matched unfiltered
+  // PrefilterTree::AssignUniqueIds: the nodes top-down, breadth first; numbered from the last, a node
+  // whose op and children's numbers (or atom) equal an earlier-numbered one's sharing its number;
+  // atoms listed as their nodes are numbered.
+  std::vector<const Filter*> order{&f};
+  std::vector<std::vector<size_t>> child_at{{}};
+  for (size_t i = 0; i < order.size(); ++i) {
+    for (const Filter& sub : order[i]->subs) {
+      child_at[i].push_back(order.size());
+      order.push_back(&sub);
+      child_at.emplace_back();
+    }
   }
-  if (f.op != Filter::kAnd) return std::nullopt;
-  // The tree numbers nodes from the last to the first, so the atoms come in that order, each once.
-  for (auto it = f.subs.rbegin(); it != f.subs.rend(); ++it) {
-    if (it->op != Filter::kAtom) return std::nullopt;
-    if (std::find(atoms.begin(), atoms.end(), it->atom) == atoms.end()) atoms.push_back(it->atom);
+  std::map<std::string, int> ids;
+  std::vector<int> id_at(order.size(), -1);
+  for (size_t k = order.size(); k-- > 0;) {
+    const Filter& node = *order[k];
+    std::string key = std::to_string(static_cast<int>(node.op)) + ":";
+    if (node.op == Filter::kAtom) {
+      key += node.atom;
+    } else {
+      for (size_t c : child_at[k]) key += std::to_string(id_at[c]) + ",";
+    }
+    auto [it, added] = ids.emplace(std::move(key), static_cast<int>(out.nodes_.size()));
+    id_at[k] = it->second;
+    if (!added) continue;
+    PatternPrefilter::Node n;
+    if (node.op == Filter::kAtom) {
+      n.atom = static_cast<int>(out.atoms_.size());
+      out.atoms_.push_back(node.atom);
+    } else {
+      n.all = node.op == Filter::kAnd;
+      for (size_t c : child_at[k]) {
+        if (std::find(n.children.begin(), n.children.end(), id_at[c]) == n.children.end()) n.children.push_back(id_at[c]);
+      }
+    }
+    out.nodes_.push_back(std::move(n));
   }
-  return atoms;
+  out.root_ = id_at[0];
+  // The tree drops an AND's edge to a child with more than nine parents (a heuristic for sets of
+  // many patterns); evaluated node by node here, so such a prefilter is left to it.
+  std::vector<int> parents(out.nodes_.size(), 0);
+  for (const PatternPrefilter::Node& n : out.nodes_) {
+    for (int c : n.children) {
+      if (++parents[static_cast<size_t>(c)] > 9) return std::nullopt;
+    }
+  }
+  return out;
 }
 
 }  // namespace triage

@@ -7,13 +7,32 @@
 
 namespace triage {
 
-// The atoms RE2's FilteredRE2 (minimum atom length 3, RegexOptions()) lists for `pattern` added alone,
-// in FilteredRE2's order, read from the pattern's text without RE2's prefilter analysis (Note:
-// [Literal fast path] in pattern_atoms.cc). Answers only when every match must contain every one of
-// them (the prefilter is one atom or an AND of atoms; an empty list: no prefilter, the pattern is
-// matched unfiltered); nullopt for a pattern outside the subset of the syntax read here or whose
-// prefilter holds an OR, which the caller asks FilteredRE2 about. `pattern` must be one RE2 accepts.
-std::optional<std::vector<std::string>> AndedAtoms(const std::string& pattern);
+// RE2's FilteredRE2 prefilter (minimum atom length 3, RegexOptions()) for one pattern added alone, read
+// from the pattern's text without RE2's prefilter analysis (Note: [Literal fast path] in
+// pattern_atoms.cc): the atoms FilteredRE2::Compile lists, in its order, and which sets of them let a
+// match through, as FilteredRE2::AllPotentials answers.
+class PatternPrefilter {
+ public:
+  // Empty when the pattern has no prefilter (it is matched unfiltered).
+  const std::vector<std::string>& atoms() const { return atoms_; }
+  // Whether a text holding only the atoms at these indexes (into atoms()) may match.
+  bool Passes(const std::vector<int>& present) const;
+
+ private:
+  friend std::optional<PatternPrefilter> ReadPatternPrefilter(const std::string& pattern);
+  struct Node {
+    int atom = -1;            // an atom's index, or -1 for an AND (all) or OR (any) of children
+    bool all = false;
+    std::vector<int> children;  // node indexes, each below this node's
+  };
+  std::vector<std::string> atoms_;
+  std::vector<Node> nodes_;
+  int root_ = -1;
+};
+
+// The prefilter of `pattern`, or nullopt for a pattern outside the subset of the syntax read here,
+// which the caller asks FilteredRE2 about. `pattern` must be one RE2 accepts.
+std::optional<PatternPrefilter> ReadPatternPrefilter(const std::string& pattern);
 
 }  // namespace triage
 
