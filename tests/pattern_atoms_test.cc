@@ -137,7 +137,11 @@ TEST(PatternPrefilter, AgreesWithFilteredRe2OnCraftedPatterns) {
       "(?:ab|ab)cde", "(?:a|ab|abc)def", "(?:a|b|c|d|e|f|g|h|i|j|k)xyz", "(?:a|b|c|d|e|f|g|h|i|j)xyz",
       "foo (?P<w>NaN|infinity) bar", "\\d+(?:1|2)xyz", "(?:a|b)*abc", "(?:abc|x)+def", "abc|abd", "abc|xyz",
       "(?:frac|fraction|ratio)=", "[ab][cd](?:x|y|z)[ef]tail", "(?:Foo|foo|FOO)bar", "(?:|abc)def", "(?:abc|\\d)def",
-      "(?s:a|b).", "\\d(?:abc|abd)xyz", "(?:a|b)*[ab]xyz", "[ab]*(?:a|b)xyz", "lib(?:cudart|cublas|cublasLt)\\w*\\.so", "(?:ab)|(?:cd)", "a(?:b)c|d", "[a-z0-9]_loss (?P<value>nan)\\b", "Error\\(s\\) in loading state_dict",
+      "(?s:a|b).", "(?:^|\\s)abc", "(?:['\"]|,|\\s|$)xyz", "(?:\\s|,|;|:|x|y|z)abc", "(?:\\s|,|;|x)abc",
+      "(?:[Kk]|x)abc", "(?:[Aa]|x|y)abc", "(?:\\d+x|\\d+y)abc", "(?:\\dx|\\dy)abc", "(?:^a|^b)cde", "(?:abc|abd\\d)x",
+      "(?:a\\d|b\\d)xyz", "(?:foo\\d+|bar)baz", "(?:foo|bar\\s+qux)\\.", "x(?:[ab]|c|[de])yz", "(?:\\w+|abc)def",
+      "(abc\\d+|xyz)+def", "(?:abc.|xyz)*def", "(?:a|b|[c-k])xyz", "(?:\\dab|\\dcd)xyz", "(?:[Kk]|a|b|c|d|e|f|g|h)xyz", "(?:[Ss]|a|b|c|d|e|f|g|h)xyz",
+      "(?:[Aa]|b|c|d|e|f|g|h|i)xyz", "(?:a|b|[c-j])xyz", "\\d(?:abc|abd)xyz", "(?:a|b)*[ab]xyz", "[ab]*(?:a|b)xyz", "lib(?:cudart|cublas|cublasLt)\\w*\\.so", "(?:ab)|(?:cd)", "a(?:b)c|d", "[a-z0-9]_loss (?P<value>nan)\\b", "Error\\(s\\) in loading state_dict",
   };
   std::mt19937 rng(4);
   size_t answered = 0;
@@ -162,7 +166,12 @@ std::string RandomPattern(std::mt19937& rng, int depth) {
   const int n = 1 + static_cast<int>(rng() % 6);
   for (int i = 0; i < n; ++i) {
     const unsigned pick = rng() % 10;
-    if (pick == 2) {  // an alternation of literal runs: shared prefixes, single characters, repeats
+    if (pick == 3 && depth < 3) {  // an alternation of random branches
+      std::string alt = rng() % 2 ? "(?:" : "(";
+      const int branches = 2 + static_cast<int>(rng() % 3);
+      for (int b = 0; b < branches; ++b) alt += (b > 0 ? "|" : "") + RandomPattern(rng, depth + 1);
+      out += alt + ")";
+    } else if (pick == 2) {  // an alternation of literal runs: shared prefixes, single characters, repeats
       static const std::vector<std::string> opens = {"(", "(?:", "(?P<w>"};
       std::string alt = opens[rng() % opens.size()];
       const int branches = 2 + static_cast<int>(rng() % 11);

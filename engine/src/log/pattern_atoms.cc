@@ -13,28 +13,33 @@ namespace {
 // Note: [Literal fast path]
 // Loading rules with no cache asked RE2's FilteredRE2, for each pattern alone, which literals every
 // match contains (RequiredLiterals in line_scanner.cc): ~150 K instructions a pattern for the
-// prefilter analysis (RE2 simplifies the parsed regexp, walks it building string sets and AND/OR
-// nodes, then builds a PrefilterTree), ~100 M of a no-cache start. Most patterns are a plain run of
-// literals, classes, groups and `*` `+` `?`, whose prefilter is an AND of literal runs. This file reads
-// that subset of the syntax and computes what FilteredRE2 computes, step for step (RE2 2022-06-01,
-// the version the engine builds against; re2/prefilter.cc and prefilter_tree.cc):
+// prefilter analysis alone (RE2 simplifies the parsed regexp, walks it building string sets and
+// AND/OR nodes, then numbers them in a PrefilterTree), ~100 M of a no-cache start. Most patterns are
+// literal runs, classes, groups, `*` `+` `?` and simple alternations. This file reads that subset of
+// the syntax and computes what FilteredRE2 computes, step for step (RE2 2022-06-01, the version the
+// engine builds against: re2/parse.cc, simplify.cc, prefilter.cc and prefilter_tree.cc):
 // - the tree RE2's parser builds: a non-capturing group's concatenation is spliced into the
-//   enclosing one, a capture is a node of its own; a class of one rune is that literal, [Aa] the
-//   literal 'a'; `.` is the class [^\n] (any character under (?s));
+//   enclosing one, a capture is a node of its own; a class of one rune is that literal; `.` is the
+//   class [^\n] (any character under (?s)); an alternation's neighbouring branches one character or
+//   class each merged into one class (FactorAlternation's third round), read only where its first two
+//   rounds, which factor out common leading literals, classes and empty-width ops, find nothing, or
+//   where every branch is a literal run (then factoring keeps the exact set, below);
 // - the prefilter Info of each node: a literal or a class of at most 10 runes is an exact set of
 //   lower-cased strings, a larger class matches anything, an empty-width assertion is the set {""},
 //   `*` and `?` match anything, `+` keeps what its operand requires; a concatenation joins runs of
-//   exact children by cross product while the product stays at most 16 strings, ANDing the rest;
-//   AND/OR nodes are combined with RE2's canonical ordering (which decides the atoms' order);
+//   exact children by cross product while the product stays at most 16 strings, ANDing the rest; an
+//   alternation unites exact sets, else ORs; AND/OR nodes are combined with RE2's canonical
+//   ordering, which decides the order of the atoms;
 // - the PrefilterTree: atoms shorter than 3 dropped (an AND keeps the rest, an OR with one is
-//   dropped whole), then the atoms listed from the last node to the first, each once.
-// What it does not read it hands back (nullopt) and the caller asks RE2: alternation `|`, counted
-// repeats `{n,m}`, case folding (?i), bytes outside printable ASCII, octal or \p escapes, POSIX
-// classes, nested quantifiers, quantified empty groups or assertions, and a quantified character
-// followed by the same character or class (RE2's simplifier merges those into one repeat); and any
-// prefilter with an OR left after pruning, which FilteredRE2's tree evaluates node by node.
-// tests/pattern_atoms_test.cc compares it with FilteredRE2 on every bundled pattern, crafted ones
-// and random ones.
+//   dropped whole), the nodes numbered from the last to the first (equal ones sharing a number) and
+//   the atoms listed in that order; a set of atoms passes when the root is true with those atoms.
+// What it does not read it hands back (nullopt) and the caller asks RE2: counted repeats `{n,m}`,
+// case folding (?i), bytes outside printable ASCII, octal or \p escapes, POSIX classes, nested
+// quantifiers, quantified empty groups or assertions, a quantified character followed by the same
+// character or class (RE2's simplifier merges those into one repeat), alternations RE2 would factor
+// (but those of literal runs), empty branches, and a prefilter node with more than nine parents
+// (the tree's pruning heuristic). tests/pattern_atoms_test.cc compares it with FilteredRE2 on every
+// bundled pattern, crafted ones and random ones.
 
 constexpr int kRuneMax = 0x10FFFF;
 constexpr size_t kMinAtomLen = 3;      // RequiredLiterals' FilteredRE2(kMinAtomLen)
@@ -132,7 +137,8 @@ class SubsetParser {
       *root = Collapse(std::move(branches[0]));
       return true;
     }
-    return Alternation(std::move(branches), root);
+    bool literal_runs = false;
+    return Alternation(std::move(branches), root, &literal_runs);
   }
 
  private:
@@ -153,17 +159,75 @@ class SubsetParser {
     }
   }
 
-  // An alternation whose branches are all literal runs, at most kMaxExactClass of them: however RE2's
-  // parser factors it (common prefixes, single characters merged into a class), its Info is the exact
-  // set of the branches' lower-cased texts, every product inside staying at most that many strings.
-  static bool Alternation(std::vector<std::vector<Node>> branches, Node* out) {
-    if (branches.size() > kMaxExactClass) return false;
+  // An alternation as RE2's parser leaves it (FactorAlternation), in one of two cases:
+  // - its branches are all literal runs, at most kMaxExactClass of them (`literal_runs`): however RE2
+  //   factors them (common prefixes, single characters merged into a class), its Info is the exact
+  //   set of the branches' lower-cased texts, every product inside staying at most that many strings;
+  // - no two neighbouring branches start with the same character, or with equal empty-width ops or
+  //   classes, so RE2's first two rounds factor nothing; its third round merges each run of branches
+  //   that are one character or class into one class, done here too. Empty branches are not read.
+  static bool Alternation(std::vector<std::vector<Node>> branches, Node* out, bool* literal_runs) {
     out->kind = Node::kAlternate;
-    for (std::vector<Node>& b : branches) {
-      if (b.size() != 1 || b[0].kind != Node::kLiteral) return false;
-      out->subs.push_back(std::move(b[0]));
+    out->subs.clear();
+    *literal_runs = branches.size() <= kMaxExactClass &&
+                    std::all_of(branches.begin(), branches.end(), [](const std::vector<Node>& b) {
+                      return b.size() == 1 && b[0].kind == Node::kLiteral;
+                    });
+    if (*literal_runs) {
+      for (std::vector<Node>& b : branches) out->subs.push_back(std::move(b[0]));
+      return true;
+    }
+    for (size_t i = 0; i < branches.size(); ++i) {
+      if (branches[i].empty()) return false;
+      if (i > 0 && MayFactor(branches[i - 1][0], branches[i][0])) return false;
+    }
+    for (size_t i = 0; i < branches.size();) {
+      size_t j = i;
+      while (j < branches.size() && OneCharBranch(branches[j])) ++j;
+      if (j - i < 2) {
+        out->subs.push_back(Collapse(std::move(branches[i])));
+        ++i;
+        continue;
+      }
+      Node merged;
+      merged.kind = Node::kClass;
+      for (; i < j; ++i) {
+        const Node& b = branches[i][0];
+        if (b.kind == Node::kLiteral) {
+          AddRange(&merged.ranges, static_cast<unsigned char>(b.text[0]), static_cast<unsigned char>(b.text[0]));
+          continue;
+        }
+        // A class [Xx] is RE2's literal x folding case, which the merge widens to every case of x:
+        // the same two runes, but for k and s (KELVIN SIGN, LONG S): not read here.
+        if (RuneCount(b.ranges) == 2 && b.ranges.back().second == b.ranges.front().first + ('a' - 'A') &&
+            (b.ranges.back().second == 'k' || b.ranges.back().second == 's')) {
+          return false;
+        }
+        for (const auto& [lo, hi] : b.ranges) AddRange(&merged.ranges, lo, hi);
+      }
+      out->subs.push_back(std::move(merged));
+    }
+    if (out->subs.size() == 1) {  // every branch one character: RE2's class
+      Node only = std::move(out->subs[0]);
+      *out = std::move(only);
     }
     return true;
+  }
+
+  static bool OneCharBranch(const std::vector<Node>& b) {
+    return b.size() == 1 && ((b[0].kind == Node::kLiteral && b[0].text.size() == 1) || b[0].kind == Node::kClass);
+  }
+
+  // Whether RE2's first two rounds could factor two neighbouring branches starting with a and b: a
+  // common leading literal (judged loosely: the same first character in any case), or equal leading
+  // empty-width ops, classes or dots.
+  static bool MayFactor(const Node& a, const Node& b) {
+    if (a.kind == Node::kLiteral && b.kind == Node::kLiteral) {
+      return std::tolower(static_cast<unsigned char>(a.text[0])) == std::tolower(static_cast<unsigned char>(b.text[0]));
+    }
+    if (a.kind == Node::kEmptyWidth && b.kind == Node::kEmptyWidth) return true;
+    if (a.kind == Node::kAnyChar && b.kind == Node::kAnyChar) return true;
+    return a.kind == Node::kClass && b.kind == Node::kClass && a.ranges == b.ranges;
   }
 
   // Whether every branch starts with the same character: RE2 then factors the whole alternation into
@@ -238,8 +302,9 @@ class SubsetParser {
             inner = std::move(branches[0]);
           } else {
             inner.emplace_back();
-            if (!Alternation(std::move(branches), &inner[0])) return false;
-            spliced_alternation = !capture && SharedFirst(inner[0]);
+            bool literal_runs = false;
+            if (!Alternation(std::move(branches), &inner[0], &literal_runs)) return false;
+            spliced_alternation = literal_runs && !capture && SharedFirst(inner[0]);
           }
           if (capture) {
             atom.kind = Node::kCapture;
@@ -426,13 +491,12 @@ class SubsetParser {
     const long n = RuneCount(atom->ranges);
     if (n == 0) return false;
     const int lo = atom->ranges.front().first;
-    int rune = -1;
-    if (n == 1) rune = lo;
-    if (n == 2 && lo >= 'A' && lo <= 'Z' && atom->ranges.back().second == lo + ('a' - 'A')) rune = lo + ('a' - 'A');
-    if (rune < 0) return true;
-    if (rune >= 0x80) return false;
+    // [Aa] stays a class here: the same Info, and neighbours compared as loosely (NothingToCoalesce,
+    // MayFactor), or merged as RE2 merges its folding literal (Alternation).
+    if (n != 1) return true;
+    if (lo >= 0x80) return false;
     atom->kind = Node::kChar;
-    atom->rune = rune;
+    atom->rune = lo;
     atom->ranges.clear();
     return true;
   }
@@ -614,16 +678,20 @@ bool BuildInfo(const Node& n, Info* out) {
       *out = ExactInfo(std::move(s));
       return true;
     }
-    case Node::kAlternate: {
-      std::vector<std::string> s;
-      for (const Node& b : n.subs) {
-        Info bi;
-        if (!BuildInfo(b, &bi)) return false;
-        s.push_back(std::move(bi.strings[0]));
+    case Node::kAlternate: {  // Info::Alt over the branches in turn
+      for (size_t i = 0; i < n.subs.size(); ++i) {
+        Info ci;
+        if (!BuildInfo(n.subs[i], &ci)) return false;
+        if (i == 0) {
+          *out = std::move(ci);
+        } else if (out->exact && ci.exact) {
+          std::vector<std::string> u;
+          std::set_union(out->strings.begin(), out->strings.end(), ci.strings.begin(), ci.strings.end(), std::back_inserter(u));
+          out->strings = std::move(u);
+        } else {
+          *out = MatchInfo(AndOr(Filter::kOr, out->TakeMatch(), ci.TakeMatch()));
+        }
       }
-      std::sort(s.begin(), s.end());
-      s.erase(std::unique(s.begin(), s.end()), s.end());
-      *out = ExactInfo(std::move(s));
       return true;
     }
     case Node::kAnyChar:
