@@ -49,6 +49,10 @@ constexpr size_t kMaxExactClass = 10;    // RE2's largest class read as an exact
 using Ranges = std::vector<std::pair<int, int>>;  // sorted, disjoint, not touching
 
 void AddRange(Ranges* r, int lo, int hi) {
+  if (r->empty() || lo > r->back().second + 1) {  // past the last range, not touching it: the usual order
+    r->emplace_back(lo, hi);
+    return;
+  }
   Ranges out;
   bool placed = false;
   for (const auto& [a, b] : *r) {
@@ -580,19 +584,24 @@ Filter AndOr(Filter::Op op, Filter a, Filter b) {
 
 // Prefilter::OrStrings: the strings, less those containing an earlier one, ORed.
 Filter OrStrings(std::vector<std::string> ss) {
-  for (size_t i = 0; i < ss.size(); ++i) {
+  // Strings of one length, each once, cannot hold one another: nothing to drop.
+  const bool one_length = std::all_of(ss.begin(), ss.end(), [&](const std::string& x) { return x.size() == ss[0].size(); });
+  for (size_t i = 0; i < ss.size() && !one_length; ++i) {
     if (ss[i].empty()) continue;
     ss.erase(std::remove_if(ss.begin() + i + 1, ss.end(),
                             [&](const std::string& later) { return later.find(ss[i]) != std::string::npos; }),
              ss.end());
   }
+  // ORing the atoms in turn onto NONE (AndOr) gives NONE, the one atom, or an OR of them in order.
   Filter f;
-  f.op = Filter::kNone;
-  for (const std::string& s : ss) {
-    Filter atom;
-    atom.op = Filter::kAtom;
-    atom.atom = s;
-    f = AndOr(Filter::kOr, std::move(f), std::move(atom));
+  f.op = ss.empty() ? Filter::kNone : ss.size() == 1 ? Filter::kAtom : Filter::kOr;
+  if (ss.size() == 1) f.atom = std::move(ss[0]);
+  if (ss.size() > 1) {
+    f.subs.resize(ss.size());
+    for (size_t i = 0; i < ss.size(); ++i) {
+      f.subs[i].op = Filter::kAtom;
+      f.subs[i].atom = std::move(ss[i]);
+    }
   }
   return f;
 }
