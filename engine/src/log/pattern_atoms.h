@@ -10,12 +10,19 @@ namespace triage {
 // RE2's FilteredRE2 prefilter (minimum atom length 3, RegexOptions()) for one pattern added alone, read
 // from the pattern's text without RE2's prefilter analysis (Note: [Literal fast path] in
 // pattern_atoms.cc): the atoms FilteredRE2::Compile lists, in its order, and which sets of them let a
-// match through, as FilteredRE2::AllPotentials answers.
+// match through, as FilteredRE2::AllPotentials answers. Usage:
+//   if (std::optional<PatternPrefilter> p = ReadPatternPrefilter(pattern)) {
+//     use p->atoms(); p->Passes({0, 2}) tells whether a text holding only atoms 0 and 2 may match
+//   } else {
+//     ask FilteredRE2
+//   }
 class PatternPrefilter {
  public:
-  // Empty when the pattern has no prefilter (it is matched unfiltered).
+  // Returns the atoms (lower-cased literals); empty when the pattern has no prefilter (it is matched
+  // unfiltered).
   const std::vector<std::string>& atoms() const { return atoms_; }
-  // Whether a text holding only the atoms at these indexes (into atoms()) may match.
+  // Returns whether a text holding only the atoms at these indexes (into atoms(), each below its size)
+  // may match: true always for a pattern without a prefilter.
   bool Passes(const std::vector<int>& present) const;
 
  private:
@@ -30,8 +37,9 @@ class PatternPrefilter {
   int root_ = -1;
 };
 
-// The prefilter of `pattern`, or nullopt for a pattern outside the subset of the syntax read here,
-// which the caller asks FilteredRE2 about. `pattern` must be one RE2 accepts.
+// Returns the prefilter of `pattern`, or nullopt for a pattern outside the subset of the syntax read
+// here, which the caller asks FilteredRE2 about. `pattern` must be one RE2 accepts (with RegexOptions());
+// thread-safe (no shared state).
 std::optional<PatternPrefilter> ReadPatternPrefilter(const std::string& pattern);
 
 }  // namespace triage
