@@ -215,8 +215,10 @@ class LineScanner {
 // Returns true and lower-case atoms one of which every match of `pattern` contains (RE2's FilteredRE2
 // with atoms of at least 3 bytes; of an AND of atoms, one is kept, preferring atoms that contain one of
 // `free_keywords`, then specific ones); false when the pattern can match without any literal or does
-// not parse. See Note: [Line prefilter]. `program_size`, when given, receives the size of the program
-// the pattern compiles to alone with RegexOptions() (RE2::ProgramSize), or -1 when it does not compile.
+// not parse. See Note: [Line prefilter]. FilteredRE2's prefilter is read from the pattern's text where
+// ReadPatternPrefilter can (Note: [Literal fast path]), the same answers without its analysis.
+// `program_size`, when given, receives the size of the program the pattern compiles to alone with
+// RegexOptions() (RE2::ProgramSize), or -1 when it does not compile.
 bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atoms,
                       const std::vector<std::string>& free_keywords = {}, int* program_size = nullptr);
 
