@@ -10,7 +10,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <optional>
 #include <thread>
 
@@ -294,76 +293,6 @@ TEST(RuleCache, EditingOneFileReadsOnlyThatFile) {
     EXPECT_TRUE(ParseRuleParts(std::string_view(bytes).substr(magic.size()), &all));
   }
   fs::remove_all(cache);
-  fs::remove_all(rules);
-}
-
-// Every file of a cache directory (name and bytes), sorted by name, but the stamp indexes: whether a
-// load writes one depends on how long ago the files were written (Note: [Rule file stamps]).
-std::map<std::string, std::string> Files(const std::string& dir) {
-  std::map<std::string, std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("stamps-", 0) != 0) out[name] = ReadText(e.path().string());
-  }
-  return out;
-}
-
-// Note: [Parallel rule reading]: a load that reads its files on several threads gives the rules,
-// problems, parts file and entry that reading them on one thread gives, byte for byte, with a cache
-// or none, every file read or some of them from the parts file, broken files among them.
-TEST(RuleCache, ReadingOnManyThreadsGivesWhatOneThreadGives) {
-  const std::string rules = TempDir("threads_rules");
-  fs::copy(std::string(TRIAGE_SOURCE_DIR) + "/rules", rules, fs::copy_options::recursive);
-  fs::create_directories(rules + "/zz");
-  auto put = [&](const std::string& name, const std::string& text) { std::ofstream(rules + "/zz/" + name) << text; };
-  put("syntax.lua", "rule = {\n");
-  put("orphan.lua", "function f() end\n");
-  put("loop.lua", "while true do end\n");
-  put("memory.lua", "local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1000) .. i end\n");
-  put("bad.yaml", "id: bad\nmatch: [\n");
-  put("empty.yaml", "");
-  put("tabs.yaml", "id: tabs\n\tcategory: x\n");
-  auto load = [&](int threads, bool cache, const std::string& cache_dir) {
-    LoadOptions o;
-    o.bundled = o.env_path = o.system = o.user = o.project = false;
-    o.dirs = {rules};
-    o.cache = cache;
-    o.cache_dir = cache_dir;
-    o.threads = threads;
-    const LoadResult r = LoadRules(o);
-    ParsedRules p;
-    p.rules = r.rules->rules;
-    p.disabled = r.rules->disabled;
-    p.problems = r.problems;
-    return SerializeParsedRules(p);
-  };
-  const std::string one = load(1, false, "");
-  EXPECT_GT(one.size(), 100000u);
-  std::map<int, std::string> caches;
-  for (int threads : {1, 2, 4}) {
-    EXPECT_TRUE(load(threads, false, "") == one) << threads << " threads, no cache";
-    caches[threads] = TempDir("threads_cache_" + std::to_string(threads));
-    EXPECT_TRUE(load(threads, true, caches[threads]) == one) << threads << " threads, a cache";
-  }
-  const auto files = Files(caches[1]);
-  EXPECT_EQ(files.count(kRulePartsFile), 1u);
-  for (int threads : {2, 4}) EXPECT_TRUE(Files(caches[threads]) == files) << threads << " threads wrote another cache";
-  // Some files edited: those are read, the others come from the parts file.
-  int edited = 0;
-  for (const auto& e : fs::recursive_directory_iterator(rules)) {
-    if (e.path().extension() == ".yaml" && edited++ % 7 == 0) std::ofstream(e.path(), std::ios::app) << "# edited\n";
-  }
-  ASSERT_GT(edited / 7, 40);
-  for (int threads : {1, 4}) {
-    for (const auto& e : fs::directory_iterator(caches[threads])) {
-      if (e.path().filename().string().rfind("rules-", 0) == 0) fs::remove(e.path());
-    }
-  }
-  const std::string edited_one = load(1, true, caches[1]);
-  EXPECT_TRUE(load(4, true, caches[4]) == edited_one) << "4 threads, some parts cached";
-  EXPECT_TRUE(Files(caches[4]) == Files(caches[1])) << "4 threads wrote another cache after the edits";
-  EXPECT_TRUE(load(1, false, "") == edited_one);
-  for (const auto& [threads, dir] : caches) fs::remove_all(dir);
   fs::remove_all(rules);
 }
 

@@ -230,10 +230,6 @@ struct LoadOptions {
   bool cache = true;
   std::string cache_dir;               // empty: TRIAGE_CACHE_DIR, $XDG_CACHE_HOME/triage or ~/.cache/triage
                                        // (TRIAGE_NO_CACHE=1 turns the default off)
-  // Threads that read rule files when a load has many to read (no cache entry for them): 0 picks
-  // (TRIAGE_LOAD_THREADS, else half the machine's cores, at most 4 and one per 16 files); 1 reads on
-  // the calling thread only. The result is the same whatever the number (Note: [Parallel rule reading]).
-  int threads = 0;
 };
 
 struct LoadResult {
