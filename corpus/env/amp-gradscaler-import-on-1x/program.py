@@ -1,0 +1,5 @@
+import torch
+from torch.amp import GradScaler
+
+scaler = GradScaler("cuda")
+print(scaler)
