@@ -1,6 +1,6 @@
 -- Lua for cuda-oom (rules/LUA_API.md, API version 1).
--- One allocator message, three vendors: CUDA builds, ROCm builds (hipified, "HIP out of memory") and
--- Intel GPU builds ("XPU out of memory"). The checks name the vendor's own tools and torch namespace.
+-- One allocator message, four vendors: CUDA builds, ROCm builds (hipified, "HIP out of memory"), Intel GPU
+-- builds ("XPU out of memory") and Ascend's torch_npu plugin ("NPU out of memory"). The checks name the vendor's own tools and torch namespace.
 
 local TOOLS = {
   CUDA = { smi = "nvidia-smi", smi_sub = "", api = "torch.cuda", backend_name = "CUDA",
@@ -9,6 +9,9 @@ local TOOLS = {
           frag_fix = "for fragmentation set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True or max_split_size_mb (ROCm builds also read PYTORCH_CUDA_ALLOC_CONF)." },
   XPU = { smi = "xpu-smi", smi_sub = "ps", api = "torch.xpu", backend_name = "XPU",
           frag_fix = "for fragmentation release cached blocks with torch.xpu.empty_cache() between phases (evaluation, generation) and keep tensor sizes steady from step to step." },
+  -- Huawei Ascend through the torch_npu plugin, whose caching allocator words its report like the CUDA one
+  NPU = { smi = "npu-smi", smi_sub = "info", api = "torch.npu", backend_name = "Ascend NPU (torch_npu)",
+          frag_fix = "for fragmentation set PYTORCH_NPU_ALLOC_CONF=expandable_segments:True or max_split_size_mb (torch_npu's allocator settings)." },
 }
 
 -- values: {smi}, {smi_sub}, {api}, {backend_name}, {frag_fix}.
