@@ -143,6 +143,23 @@ TEST(Ranker, ContextSeesFrames) {
   EXPECT_TRUE(e.DiagnoseText("RuntimeError: stack expects each tensor to be equal size\n").diagnoses.empty());
 }
 
+// `match.frames: none`: the rule reads the error line pasted alone and steps aside for a traceback,
+// whose frames the other rules read; a rule without the condition matches both.
+TEST(Ranker, FramesNoneMatchesOnlyAnIncidentWithoutFrames) {
+  Engine e = Make({{"bare.yaml", MakeRule("bare", "data.collate_mismatch", "stack expects each tensor", "  frames: none\n")},
+                   {"any.yaml", MakeRule("any", "shape.concat_mismatch", "stack expects each tensor")}});
+  Report alone = e.DiagnoseText("RuntimeError: stack expects each tensor to be equal size, but got [3] at entry 0 and [4] at entry 1\n");
+  ASSERT_EQ(alone.diagnoses.size(), 2u);
+  EXPECT_EQ(alone.diagnoses[0].rule, "bare");
+  Report traced = e.DiagnoseText(
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 40, in <module>\n"
+      "    feats = torch.stack(outs, 0)\n"
+      "RuntimeError: stack expects each tensor to be equal size, but got [3] at entry 0 and [4] at entry 1\n");
+  ASSERT_EQ(traced.diagnoses.size(), 1u);
+  EXPECT_EQ(traced.diagnoses[0].rule, "any");
+}
+
 TEST(Ranker, MessagelessExceptionMatchesByType) {
   Engine e = Make({{"rdzv.yaml", MakeRule("rdzv", "distributed.rendezvous", "RendezvousTimeoutError")}});
   Report r = e.DiagnoseText(

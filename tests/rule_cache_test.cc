@@ -676,6 +676,7 @@ TEST(RuleCache, EveryFieldRoundTrips) {
   r.patterns = {{"p1", {5, 7}}, {"p2", {6, 9}}};
   r.exceptions = {"RuntimeError"};
   r.context = {"ctx", {8, 3}};
+  r.frames_none = true;
   r.specificity = 42;
   r.explain = {"explain {x}", {9, 10}};
   HypothesisSpec h;
@@ -742,6 +743,7 @@ TEST(RuleCache, EveryFieldRoundTrips) {
   EXPECT_TRUE(same_text(b.patterns[0], r.patterns[0]) && same_text(b.patterns[1], r.patterns[1]));
   EXPECT_EQ(b.exceptions, r.exceptions);
   EXPECT_TRUE(same_text(b.context, r.context));
+  EXPECT_EQ(b.frames_none, r.frames_none);
   EXPECT_EQ(b.specificity, r.specificity);
   EXPECT_TRUE(same_text(b.explain, r.explain));
   ASSERT_EQ(b.hypotheses.size(), 1u);

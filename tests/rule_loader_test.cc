@@ -191,6 +191,8 @@ TEST(RuleLoader, ReportsEachProblemWithItsPosition) {
       {"yaml syntax", Replace(g, "title: A good rule", "title: [unclosed"), "bad-yaml", 4, 11},
       {"unterminated template", Replace(g, "explain: 'expects {want}", "explain: 'expects {want"), "bad-template", 8, 10},
       {"hypotheses not a list", Replace(g, "hypotheses:\n  - id: flattened", "hypotheses: 3\nxx:\n  - id: flattened"), "bad-type", 9, 13},
+      {"frames other than none", Replace(g, "  exception: [RuntimeError]\n", "  exception: [RuntimeError]\n  frames: some\n"), "bad-value", 8, 11},
+      {"frames not a word", Replace(g, "  exception: [RuntimeError]\n", "  exception: [RuntimeError]\n  frames: [none]\n"), "bad-type", 8, 11},
   };
   for (const BadCase& c : cases) {
     LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", c.yaml}});
@@ -202,6 +204,18 @@ TEST(RuleLoader, ReportsEachProblemWithItsPosition) {
     EXPECT_EQ(p->file, "good-rule.yaml") << c.name;
     EXPECT_TRUE(r.rules->rules.empty()) << c.name << ": a broken rule must be skipped";
   }
+}
+
+// `match.frames: none` is read into the rule, a known key of `match:` (no unknown-key warning).
+TEST(RuleLoader, ReadsFramesNone) {
+  LoadResult r = LoadRulesFromStrings(
+      {{"good-rule.yaml", Replace(kGood, "  exception: [RuntimeError]\n", "  exception: [RuntimeError]\n  frames: none\n")}});
+  EXPECT_TRUE(r.problems.empty()) << Describe(r);
+  ASSERT_EQ(r.rules->rules.size(), 1u);
+  EXPECT_TRUE(r.rules->rules[0].frames_none);
+  LoadResult plain = LoadRulesFromStrings({{"good-rule.yaml", kGood}});
+  ASSERT_EQ(plain.rules->rules.size(), 1u);
+  EXPECT_FALSE(plain.rules->rules[0].frames_none);
 }
 
 TEST(RuleLoader, NamesTheRuleInEveryProblem) {

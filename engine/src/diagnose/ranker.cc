@@ -264,6 +264,7 @@ std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Inc
     if (seen_rules.count(ref.rule)) continue;
     const Rule& rule = rules.rules[ref.rule];
     if (!rule.exceptions.empty() && !NamesNoType(inc) && !TypeAgrees(rule, inc)) continue;
+    if (rule.frames_none && !inc.frames.empty()) continue;  // `frames: none`: a traceback decides elsewhere
     if (rules.contexts[ref.rule]) {
       if (!context_built) {
         // Context = nearby lines, then the frames ("file:line in function: source"), so a rule can

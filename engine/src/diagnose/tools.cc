@@ -200,6 +200,7 @@ std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found
     out << "\n";
   }
   if (!r->context.value.empty()) out << "only when the surrounding lines match: /" << r->context.value << "/\n";
+  if (r->frames_none) out << "only when the error has no stack frame (the line pasted alone)\n";
   out << "\nExplanation:\n" << prose("  " + r->explain.value + "\n") << "\nHypotheses, most likely first:\n";
   int k = 1;
   for (const HypothesisSpec& h : r->hypotheses) {

@@ -89,6 +89,7 @@ struct Rule {
   std::vector<int> pattern_programs;
   std::vector<std::string> exceptions; // match.exception
   Text context;                        // match.context (empty: none)
+  bool frames_none = false;            // match.frames: none: only an incident with no stack frame
   int specificity = -1;                // -1: computed from the pattern
   Text explain;
   std::vector<HypothesisSpec> hypotheses;

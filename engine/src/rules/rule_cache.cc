@@ -122,6 +122,7 @@ void Fields(A& a, T& r) {
   a(r.pattern_programs);
   a(r.exceptions);
   a(r.context);
+  a(r.frames_none);
   a(r.specificity);
   a(r.explain);
   a(r.hypotheses);

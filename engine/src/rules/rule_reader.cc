@@ -415,7 +415,7 @@ void ReadLuaKeys(RuleDocument& d) {
   d.lua_values = !d.rule->values_fn.name.empty();
 }
 
-// `match:` (message patterns, exception types, context), or `signal:` (a metric signature) instead.
+// `match:` (message patterns, exception types, context, frames), or `signal:` (a metric signature) instead.
 void ReadMatch(RuleDocument& d) {
   FileChecker& check = d.check;
   Rule* rule = d.rule;
@@ -436,7 +436,7 @@ void ReadMatch(RuleDocument& d) {
   }
   for (const auto& kv : match) {
     const std::string k = kv.first.Scalar();
-    if (k != "message" && k != "exception" && k != "context") {
+    if (k != "message" && k != "exception" && k != "context" && k != "frames") {
       check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key 'match." + k + "'");
     }
   }
@@ -455,6 +455,18 @@ void ReadMatch(RuleDocument& d) {
     check.GetText(ctx, "match.context", &rule->context);
     RE2 re(rule->context.value, RegexOptions());
     if (!re.ok()) check.Error(ctx.Mark(), ProblemCode::kBadRegex, "match.context: " + re.error());
+  }
+  // `frames: none`: the incident must have no stack frame (an error line pasted alone); with frames the
+  // traceback says where the failure ran and the rules reading it decide. `none` is the only condition.
+  if (YamlNode frames = match["frames"]) {
+    if (!frames.IsScalar()) {
+      check.Error(frames.Mark(), ProblemCode::kBadType, "'match.frames' must be the word none");
+    } else if (frames.Scalar() != "none") {
+      check.Error(frames.Mark(), ProblemCode::kBadValue,
+                  "'match.frames' must be none (the incident has no stack frame), not '" + frames.Scalar() + "'");
+    } else {
+      rule->frames_none = true;
+    }
   }
 }
 
