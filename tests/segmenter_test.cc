@@ -738,6 +738,79 @@ TEST(Segmenter, WarningLineGetsTypeMessageAndFrame) {
   EXPECT_EQ(v[0].line_end, 2);
 }
 
+// Note: [Bare warning lines] (formats/warnings.h): a recognised line that starts with a warning category
+// and no path is that warning (type, message, no frame); text that only looks like one is not.
+TEST(Segmenter, BareWarningLineGetsTypeAndMessage) {
+  auto hit = [](std::string_view line) { return line.find("is deprecated") != std::string_view::npos ? 1 : -1; };
+  auto v = Segment("FutureWarning: `torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` instead.\n", hit);
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].kind, Incident::Kind::kLogLine);
+  EXPECT_EQ(v[0].exception, "FutureWarning");
+  EXPECT_EQ(v[0].message.rfind("`torch.cuda.amp.autocast", 0), 0u) << v[0].message;
+  EXPECT_TRUE(v[0].frames.empty());
+  // Not a category: no name before "Warning", capitals, the category inside a sentence.
+  for (const char* text : {"Warning: this is deprecated\n", "WARNING: this is deprecated\n",
+                           "note that UserWarning: this is deprecated\n", "userWarning: this is deprecated\n"}) {
+    auto w = Segment(text, hit);
+    ASSERT_EQ(w.size(), 1u) << text << Dump(w);
+    EXPECT_EQ(w[0].exception, "") << text;
+  }
+}
+
+// Note: [Hand-wrapped warnings] (formats/warnings.h): a warning broken by hand in mid-sentence is read as
+// one line where the joined text is what a rule recognises; the test reads the log path's way too.
+TEST(Segmenter, HandWrappedWarningIsJoined) {
+  auto hit = [](std::string_view line) {
+    return line.find("that is different to the input size") != std::string_view::npos ? 2 : -1;
+  };
+  const std::string wrapped =
+      "UserWarning: Using a target size (torch.Size([16, 1, 28, 28])) that is\n"
+      "different to the input size (torch.Size([16, 784])) is deprecated.\n"
+      "Please ensure they have the same size.\n";
+  auto v = Segment(wrapped, hit);
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "UserWarning");
+  EXPECT_EQ(v[0].message,
+            "Using a target size (torch.Size([16, 1, 28, 28])) that is different to the input size (torch.Size([16, 784])) is deprecated.");
+  EXPECT_EQ(v[0].line_start, 1);
+  EXPECT_EQ(v[0].line_end, 2);
+  // With its path, and its source line after the joined line.
+  auto p = Segment(
+      "/w/loss.py:536: UserWarning: Using a target size (torch.Size([64])) that is\n"
+      "different to the input size (torch.Size([64, 1])).\n"
+      "  return F.mse_loss(input, target, reduction=self.reduction)\n",
+      hit);
+  ASSERT_EQ(p.size(), 1u) << Dump(p);
+  EXPECT_EQ(p[0].exception, "UserWarning");
+  ASSERT_EQ(p[0].frames.size(), 1u);
+  EXPECT_EQ(p[0].frames[0].line, 536);
+  EXPECT_EQ(p[0].line_end, 3);
+}
+
+TEST(Segmenter, HandWrapJoinsOnlyASentenceThatGoesOn) {
+  auto hit = [](std::string_view line) {
+    return line.find("that is different to the input size") != std::string_view::npos ? 2 : -1;
+  };
+  // The sentence ended, the next line starts with a capital, is indented, or begins something itself:
+  // nothing is joined, so no rule sees the two lines as one.
+  for (const char* text : {
+           "UserWarning: Using a target size (torch.Size([16])) that is.\ndifferent to the input size (torch.Size([16, 1])).\n",
+           "UserWarning: Using a target size (torch.Size([16])) that is\nDifferent to the input size (torch.Size([16, 1])).\n",
+           "UserWarning: Using a target size (torch.Size([16])) that is\n  different to the input size (torch.Size([16, 1])).\n",
+           "UserWarning: Using a target size (torch.Size([16])) that is\n\ndifferent to the input size (torch.Size([16, 1])).\n",
+           "Using a target size (torch.Size([16])) that is\ndifferent to the input size (torch.Size([16, 1])).\n",
+       }) {
+    EXPECT_TRUE(Segment(text, hit).empty()) << text << Dump(Segment(text, hit));
+  }
+  // A line the joined text does not make a rule's is read as before (here a lower-case log line a rule
+  // recognises by itself).
+  auto v = Segment("UserWarning: something about the run that is\nloss is nan at step 4\n",
+                   [](std::string_view line) { return line.find("loss is nan") != std::string_view::npos && line.find("Warning") == std::string_view::npos ? 5 : -1; });
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].message, "loss is nan at step 4");
+  EXPECT_EQ(v[0].line_start, 2);
+}
+
 // Regression: a per-line prefix (docker --timestamps, journalctl, a logging formatter) hid the traceback
 // header and the exception line, so the incident was a bare line whose message kept the prefix
 // (corpus/formats/docker-timestamps, journalctl-service, logging-timestamp-every-line). Digit runs in

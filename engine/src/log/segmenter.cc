@@ -443,6 +443,20 @@ bool Segmenter::ClassifyLine(const std::string& line, std::string_view trimmed) 
   return true;
 }
 
+bool Segmenter::JoinLogLine(std::uint64_t first_line, const std::string& record, std::string_view piece) {
+  if (log_index_ >= 0 && log_index_ < static_cast<int>(incidents_.size()) &&
+      incidents_[log_index_].line_end == static_cast<int>(line_no_) - 1 &&
+      incidents_[log_index_].line_start == static_cast<int>(first_line)) {
+    ContinueLogLine(first_line, record, piece, std::string_view());
+    return true;
+  }
+  if (!classify_) return false;
+  const int key = classify_(record);
+  if (key < 0) return false;
+  AddLogLine(record, key, first_line);
+  return true;
+}
+
 void Segmenter::ContinueLogLine(std::uint64_t first_line, const std::string& record, std::string_view piece,
                                 std::string_view cut) {
   if (log_index_ >= 0 && log_index_ < static_cast<int>(incidents_.size()) &&
@@ -537,6 +551,7 @@ void Segmenter::AddLine(std::string_view raw) {
   prev_taken_by_ = taken_by_;
   taken_by_ = nullptr;
   read_next_indent_ = 0;
+  read_next_flush_ = false;
   raw = raw.substr(0, options_.max_line);
   for (bool (*read)(Segmenter&, std::string_view) : TableHooks().raw_line) {
     if (read(*this, raw)) return;

@@ -94,6 +94,7 @@ class Segmenter {
   // True when a line hook asked for the next line (ReadNextLine) and `next`, the text from its start
   // (it may go on past the line's end), may be the line it asked for: the log path reads it, inert or not.
   bool WantsLine(std::string_view next) const {
+    if (read_next_flush_) return true;  // ReadNextFlushLine: whatever the next line holds
     if (read_next_indent_ == 0) return false;
     if (read_next_outer_) next.remove_prefix(std::min(next.size(), read_next_outer_->Match(next)));
     if (next.size() <= read_next_indent_) return true;  // too little of it to tell
@@ -105,7 +106,10 @@ class Segmenter {
   // `blank` of them (if the caller knows) were blank: the others count as ordinary output of the run
   // (Note: [Handled]); a caller that passes no count makes blank lines look like output.
   void SkipLines(std::uint64_t n, std::uint64_t blank = 0) {
-    if (n > 0) read_next_indent_ = 0;
+    if (n > 0) {
+      read_next_indent_ = 0;
+      read_next_flush_ = false;
+    }
     line_no_ += n;
     ordinary_lines_ += n > blank ? n - blank : 0;
   }
@@ -227,6 +231,10 @@ class Segmenter {
   // after a blank (`cut` is removed from that line's end first, where it ends so) and it ends here.
   // Otherwise the rules classify `record`, and a hit is a log-line incident over the record's lines.
   void ContinueLogLine(std::uint64_t first_line, const std::string& record, std::string_view piece, std::string_view cut);
+  // The same for a reader that joins a line only where the joined record is a log line (Note: [Hand-wrapped
+  // warnings] in formats/warnings.h): true when the incident went on or the rules recognised `record`;
+  // false, with nothing changed and the line not counted, otherwise.
+  bool JoinLogLine(std::uint64_t first_line, const std::string& record, std::string_view piece);
   // For a line hook: the next line must reach AddLine even on the log path, which otherwise skips lines
   // an idle segmenter would not act on, when it starts with exactly `indent` (> 0) blanks (where a
   // record may go on: WantsLine), after the prefix `outer` when given (Note: [Learned prefix]).
@@ -235,6 +243,9 @@ class Segmenter {
     read_next_indent_ = indent;
     read_next_outer_ = outer;
   }
+  // Asks the log path to read the next line whatever it holds (a continuation at the first column,
+  // which no indentation tells apart).
+  void ReadNextFlushLine() { read_next_flush_ = true; }
   // Classifies a line with the rules; a hit becomes a log-line incident. Returns whether it hit.
   bool ClassifyLine(const std::string& line, std::string_view trimmed);
   void ReadLine(std::string_view raw);  // one physical line, after the raw-line readers
@@ -291,6 +302,7 @@ class Segmenter {
   bool read_again_ = false;       // see ReadLineAgain
   bool raw_reading_ = false;      // see set_raw_reading
   size_t read_next_indent_ = 0;   // see ReadNextLine
+  bool read_next_flush_ = false;  // see ReadNextFlushLine
   const LogPrefix* read_next_outer_ = nullptr;  // see ReadNextLine
   int live_exception_ = -1;       // the last exception incident not announced as ignored (Note: [Handled])
   bool ignored_next_ = false;     // "Exception ignored in: ..." announced the next traceback

@@ -41,6 +41,10 @@ const std::vector<FormatEntry>& FormatTable() {
       {"aligned continuation", {}, nullptr, OnLine(&AlignedContinuationReader::LineHook)},
       {"learned prefix", {}, nullptr, OnLine(&LearnedPrefixReader::LineHook)},
       {"exception group", {}, nullptr, OnLine(&ExceptionGroupReader::LineHook)},
+      // A warning a person broke by hand in mid-sentence: its next line, at the first column, joined to it
+      // (Note: [Hand-wrapped warnings] in formats/warnings.h). Its warning lines hold "Warning", the
+      // keyword of the warnings-module row below.
+      {"hand-wrapped warning", {}, nullptr, OnLine(&WarningsReader::WrapHook)},
       // Idle triggers, with the hooks of their readers.
       {"anomaly forward trace", {"Traceback"}, &ForwardTraceReader::Start, OnEmit(&ForwardTraceReader::Attach)},
       {"python traceback", {"Traceback"}, &PythonTracebackReader::StartHeader,

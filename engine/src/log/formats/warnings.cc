@@ -7,7 +7,28 @@
 
 namespace triage {
 
+size_t WarningsReader::BareWarningType(std::string_view t) {
+  const size_t n = text::TypePrefix(t);
+  if (n == 0 || n + 2 > t.size() || t[n] != ':' || t[n + 1] != ' ') return 0;
+  const std::string_view type = t.substr(0, n);
+  const size_t dot = type.find_last_of(".:");
+  const std::string_view last = dot == std::string_view::npos ? type : type.substr(dot + 1);
+  constexpr std::string_view kWarning = "Warning";
+  if (last.size() <= kWarning.size() || !std::isupper(static_cast<unsigned char>(last[0])) ||
+      !text::EndsWith(last, kWarning)) {
+    return 0;
+  }
+  return n;
+}
+
 bool WarningsReader::ParseWarningLine(std::string_view line, Incident* inc) {
+  // Note: [Bare warning lines] (warnings.h): the category at the line's start, no path and no frame.
+  if (const std::string_view t = text::Trim(line); const size_t n = BareWarningType(t)) {
+    inc->exception = std::string(t.substr(0, n));
+    inc->message = std::string(text::Trim(t.substr(n + 1)));
+    inc->frames.clear();
+    return true;
+  }
   size_t w = line.find("Warning: ");
   if (w == std::string_view::npos) return false;
   size_t type_end = w + 7;
@@ -61,10 +82,81 @@ bool WarningsReader::LogLine(Segmenter& s, const std::string& line, Incident* in
     const std::string_view after = AfterBar(line);
     if (after.size() == line.size() || !ParseWarningLine(after, inc)) return false;
   }
-  inc->frames.back().user = !text::IsLibraryFile(inc->frames.back().file);
   if (inc->message.size() > s.options().max_message) inc->message.resize(s.options().max_message);
+  if (inc->frames.empty()) return true;  // a bare warning line: no source line follows
+  inc->frames.back().user = !text::IsLibraryFile(inc->frames.back().file);
   // The warnings module prints the warning's source line next.
   *next = &Block<&FormatReaders::warnings>;
+  return true;
+}
+
+namespace {
+
+constexpr int kMaxWrapJoined = 8;  // lines joined to one hand-wrapped warning
+
+// True when a warning's text so far ends inside a sentence: in a letter, a digit or a comma.
+bool EndsInsideSentence(std::string_view t) {
+  if (t.empty()) return false;
+  const unsigned char c = static_cast<unsigned char>(t.back());
+  return std::isalnum(c) || c == ',';
+}
+
+// True for a line that may go on with a hand-wrapped warning's sentence: at its first column, starting
+// with a small letter, and beginning nothing by itself.
+bool MayContinueWarning(std::string_view line) {
+  if (line.empty() || line[0] < 'a' || line[0] > 'z') return false;
+  Incident probe;
+  return !text::IsExceptionLine(line) && !WarningsReader::ParseWarningLine(line, &probe) &&
+         !text::StartsWith(line, "warnings.warn(") && !Segmenter::StartsIncident(line);
+}
+
+}  // namespace
+
+bool WarningsReader::WrapHook(Segmenter& s, std::string* line) {
+  WarningsReader& r = s.readers().warnings;
+  const bool idle = s.state() == Segmenter::State::kIdle;
+  // A recognised warning line with its path waits for its source line (this reader's block): a line
+  // at the first column is no source line, and may go on with the warning.
+  const bool after_warning = idle || s.open_block() == &r;
+  if (r.wrap_active_) {
+    r.wrap_active_ = false;
+    const std::string_view l = *line;
+    if (after_warning && r.wrap_last_ + 1 == s.line_no() && s.rank() == r.wrap_rank_ && r.wrap_joined_ < kMaxWrapJoined &&
+        MayContinueWarning(l)) {
+      const std::string_view piece = text::Trim(l);
+      std::string joined = r.wrap_text_;
+      if (joined.size() < s.options().max_message) {
+        joined += ' ';
+        joined.append(piece.substr(0, s.options().max_message - joined.size()));
+      }
+      if (s.JoinLogLine(r.wrap_first_, joined, piece)) {
+        r.wrap_text_ = std::move(joined);
+        r.wrap_last_ = s.line_no();
+        ++r.wrap_joined_;
+        // A warning with its path: the warnings module's source line may follow the joined line.
+        const int w = s.last_log_line();
+        if (s.state() == Segmenter::State::kIdle && w >= 0 && !s.kept()[w].frames.empty()) {
+          s.EnterBlock(&Block<&FormatReaders::warnings>);
+        }
+        if (EndsInsideSentence(piece)) {
+          r.wrap_active_ = true;
+          s.ReadNextFlushLine();
+        }
+        return false;
+      }
+    }
+  }
+  if (!idle || line->empty() || (*line)[0] == ' ' || (*line)[0] == '\t') return true;
+  const std::string_view t = text::Trim(*line);
+  if (t.find("Warning: ") == std::string_view::npos || !EndsInsideSentence(t)) return true;
+  Incident probe;
+  if (!ParseWarningLine(t, &probe)) return true;
+  r.wrap_active_ = true;
+  r.wrap_first_ = r.wrap_last_ = s.line_no();
+  r.wrap_joined_ = 0;
+  r.wrap_rank_ = s.rank();
+  r.wrap_text_ = std::string(t.substr(0, s.options().max_message));
+  s.ReadNextFlushLine();
   return true;
 }
 
