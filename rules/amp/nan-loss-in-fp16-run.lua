@@ -58,7 +58,10 @@ end
 -- or NaN", "loss=inf"), or nil. A "nan" must follow "loss" with nothing but separators between, so a
 -- line with a finite loss and a NaN gradient norm ("loss: 3.2 grad_norm: nan") is no NaN loss.
 local function nonfinite_loss_line(l)
+  -- (also an Ultralytics/YOLOv5 epoch row whose first loss columns are nan: "1/100  2.13G  nan  nan  nan ...",
+  -- the row loss-is-nan reads; the line is lower-cased here, so the memory column ends in "g")
   if l:find("loss[^%w]*%-?nan%f[%W]") or l:find("loss is %-?nan%f[%W]") or l:find("nan loss", 1, true)
+     or l:find("^%s*%d+/%d+ +%d+%.?%d*g +nan +nan ")
      or (l:find("loss", 1, true) and (l:find("infinite or nan", 1, true) or l:find("nan or inf", 1, true))) then
     return true
   end
