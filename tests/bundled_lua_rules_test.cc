@@ -212,6 +212,37 @@ TEST_F(BundledLua, SchedulerWarningNeedsALevelLoss) {
       "/corpus/wild/negative/lr-scheduler-order-warning-transformers-classification/log.txt")).diagnoses.empty());
 }
 
+// Note: [Host memory rising to a kill]: host RAM climbing to the shell's Killed is the leak that killed the
+// process (memory.growth first, the kill's memory.host_oom after it); GPU memory climbing beside the same kill
+// says nothing about the host, so the kill's reading stays first.
+TEST_F(BundledLua, HostMemoryRisingToAKillRanksTheLeak) {
+  std::string host, gpu;
+  for (int i = 1; i <= 12; ++i) {
+    host += "step " + std::to_string(100 * i) + " | loss 1." + std::to_string(90 - i) + " | rss: " +
+            std::to_string(2000 + 800 * i) + " MB\n";
+    gpu += "Epoch [1][" + std::to_string(10 * i) + "/500]\tlr: 1.000e-02, time: 0.300, data_time: 0.010, memory: " +
+           std::to_string(2000 + 300 * i) + ", loss: 0." + std::to_string(90 - i) + "\n";
+  }
+  Report h = Diagnose(host + "Killed\n");
+  ASSERT_GE(h.diagnoses.size(), 2u) << Warnings(h);
+  EXPECT_EQ(h.diagnoses[0].rule, "host-memory-keeps-growing");
+  EXPECT_EQ(h.diagnoses[0].category, "memory.growth");
+  EXPECT_EQ(h.diagnoses[1].category, "memory.host_oom");
+  EXPECT_NE(h.diagnoses[0].explanation.find("killed"), std::string::npos) << h.diagnoses[0].explanation;
+
+  // Without the kill the signature keeps its prior and says nothing of one.
+  const Diagnosis* alone = Find(Diagnose(host), "host-memory-keeps-growing");
+  ASSERT_NE(alone, nullptr);
+  EXPECT_EQ(alone->explanation.find("killed"), std::string::npos) << alone->explanation;
+  EXPECT_LT(alone->confidence, h.diagnoses[0].confidence);
+
+  Report g = Diagnose(gpu + "Killed\n");
+  ASSERT_GE(g.diagnoses.size(), 2u);
+  EXPECT_EQ(g.diagnoses[0].category, "memory.host_oom");
+  EXPECT_NE(Find(g, "memory-keeps-growing"), nullptr);
+  EXPECT_EQ(Find(g, "host-memory-keeps-growing"), nullptr);
+}
+
 // Note: [Harmless target-size broadcast]: the warning keeps its prior for shapes whose broadcast repeats
 // elements ((N,) against (N, 1), and its batch-of-one view [1] against [1, 1]) and for BCE's error; a
 // scalar against a one-element tensor is demoted with why.

@@ -67,8 +67,11 @@ TEST(MetricCollector, ReadsEveryCommonFormat) {
       // Note: [Name then a word]: a series name followed by a word is the first half of a two-word name.
       {"memory used", "epoch 3 loss 0.41 memory used: 1.2 GB", SeriesId::kMemory, 1.2 * 1024, kNone, 3},
       {"memory usage", "step 40 | Memory usage 310 MiB", SeriesId::kMemory, 310, 40, kNone},
-      {"RAM used", "Epoch 2 | loss 0.52 | RAM used: 5.5 GB", SeriesId::kMemory, 5.5 * 1024, kNone, 2},
-      {"RAM alone", "iter 7, loss=0.77, RAM: 11.5GB", SeriesId::kMemory, 11.5 * 1024, 7, kNone},
+      // Note: [Host and GPU memory]: RAM and the resident set size are the host's series.
+      {"RAM used", "Epoch 2 | loss 0.52 | RAM used: 5.5 GB", SeriesId::kHostMemory, 5.5 * 1024, kNone, 2},
+      {"RAM alone", "iter 7, loss=0.77, RAM: 11.5GB", SeriesId::kHostMemory, 11.5 * 1024, 7, kNone},
+      {"rss", "step 12 | loss 0.31 | rss: 2048 MB", SeriesId::kHostMemory, 2048, 12, kNone},
+      {"CPU memory", "epoch 4 loss 0.2 cpu_mem=3.5G", SeriesId::kHostMemory, 3.5 * 1024, kNone, 4},
       // The full-width colon of a Chinese print (xiaotudui/pytorch-tutorial#1, its train.py's output).
       // Names in square brackets (a loguru line of LION's trainer, nv-tlabs/LION#9; CoupletAI's logger).
       {"bracketed name, no colon", "| E5 iter[ 14/ 15] | [Loss] 51566519.44 | [exp] ./exp/0125/car | [step]    89 |",
@@ -207,7 +210,28 @@ TEST(MetricCollector, IgnoresTextThatOnlyMentionsNames) {
     MetricCollector m = Collect(std::string(line) + "\n");
     EXPECT_EQ(m.Find(SeriesId::kLoss), nullptr) << line;
     EXPECT_EQ(m.Find(SeriesId::kMemory), nullptr) << line;
+    EXPECT_EQ(m.Find(SeriesId::kHostMemory), nullptr) << line;
   }
+}
+
+// Note: [Host and GPU memory]: a line that prints both keeps them apart, so host RAM rising before a kill
+// is not mixed with the GPU's allocator figures (mmcv's `memory`, detectron2's `max_mem`).
+TEST(MetricCollector, KeepsHostMemoryApartFromGpuMemory) {
+  MetricCollector m = Collect(
+      "iter 10 loss 0.9 max_mem: 2549M rss: 3100 MB\n"
+      "iter 20 loss 0.8 max_mem: 2549M rss: 3900 MB\n"
+      "Epoch [1][30/500]\tlr: 1.0e-02, memory: 2551, loss: 0.7, RAM used: 4.5 GB\n");
+  const MetricSeries* gpu = m.Find(SeriesId::kMemory);
+  const MetricSeries* host = m.Find(SeriesId::kHostMemory);
+  ASSERT_NE(gpu, nullptr);
+  ASSERT_NE(host, nullptr);
+  std::vector<double> g, h;
+  for (const MetricPoint& p : gpu->Points()) g.push_back(p.value);
+  for (const MetricPoint& p : host->Points()) h.push_back(p.value);
+  EXPECT_EQ(g, (std::vector<double>{2549, 2549, 2551}));
+  EXPECT_EQ(h, (std::vector<double>{3100, 3900, 4.5 * 1024}));
+  EXPECT_STREQ(SeriesName(SeriesId::kHostMemory), "host_memory");
+  EXPECT_EQ(SeriesFromName("host_memory"), SeriesId::kHostMemory);
 }
 
 // Note: [Tutorial progress lines]: the layouts of PyTorch's char-RNN and seq2seq tutorials name no

@@ -1,11 +1,13 @@
 -- Lua for host-allocation-failed (rules/LUA_API.md, API version 1): a metric-series predicate.
 -- The message says how much one allocation asked for; the memory series the program printed before
--- it (max_rss_mb, maxrss=..MB, memory ...) says whether memory had been climbing step after step
--- (accumulation) or the one request was simply too big.
+-- it (max_rss_mb, maxrss=..MB, RAM used, memory ...) says whether memory had been climbing step after step
+-- (accumulation) or the one request was simply too big. The host's own series (host_memory: rss, RAM; Note:
+-- [Host and GPU memory] in engine/src/log/metrics.h) is read first; memory printed without saying whose
+-- only when the log prints no host series.
 
 -- Returns first value, last value, first x, last x, and the share of rising steps, or nil.
 local function memory_trend(ctx)
-  local s = ctx.metrics and ctx.metrics.memory
+  local s = ctx.metrics and (ctx.metrics.host_memory or ctx.metrics.memory)
   if not s or #s.values < 4 then return nil end
   local v, x = s.values, s.steps
   local rising = 0
@@ -43,7 +45,7 @@ end
 local function series(values)
   local steps = {}
   for i = 1, #values do steps[i] = 5 * i end
-  return { memory = { steps = steps, values = values } }
+  return { host_memory = { steps = steps, values = values } }
 end
 
 function test_growing_series_points_at_accumulation()
@@ -62,4 +64,11 @@ end
 function test_no_series_keeps_both()
   local ctx = { captures = { bytes = "160000000000" }, metrics = {} }
   assert(memory_grew(ctx) == true and oversized_request(ctx) == true)
+end
+
+function test_memory_printed_without_its_owner_when_no_host_series()
+  local ctx = { captures = { bytes = "16777216" }, metrics = { memory = { steps = { 5, 10, 15, 20 }, values = { 300, 500, 700, 900 } } } }
+  assert(memory_grew(ctx):find("rose from 300 MB", 1, true))
+  ctx.metrics.host_memory = { steps = { 5, 10, 15, 20 }, values = { 900, 901, 900, 902 } }
+  assert(memory_grew(ctx) == false)
 end

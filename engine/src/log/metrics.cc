@@ -75,21 +75,27 @@ constexpr Alias kAliases[] = {
     {"grad_norm", S(SeriesId::kGradNorm)},  {"gradient_norm", S(SeriesId::kGradNorm)},
     {"total_norm", S(SeriesId::kGradNorm)}, {"gnorm", S(SeriesId::kGradNorm)},
     {"grad_norm_total", S(SeriesId::kGradNorm)},
+    // Memory a trainer prints without saying whose: the GPU's in mmcv, detectron2 and most training logs.
     {"memory", S(SeriesId::kMemory)},       {"mem", S(SeriesId::kMemory)},
     {"allocated", S(SeriesId::kMemory)},    {"memory_allocated", S(SeriesId::kMemory)},
     {"mem_allocated", S(SeriesId::kMemory)}, {"max_mem", S(SeriesId::kMemory)},
     {"max_memory", S(SeriesId::kMemory)},   {"gpu_mem", S(SeriesId::kMemory)},
-    {"rss", S(SeriesId::kMemory)},          {"memory_used", S(SeriesId::kMemory)},
-    {"maxrss", S(SeriesId::kMemory)},       {"max_rss", S(SeriesId::kMemory)},
-    {"rss_mb", S(SeriesId::kMemory)},       {"max_rss_mb", S(SeriesId::kMemory)},
+    {"memory_used", S(SeriesId::kMemory)},  {"gpu_memory", S(SeriesId::kMemory)},
     {"mem_mb", S(SeriesId::kMemory)},       {"memory_mb", S(SeriesId::kMemory)},
     {"max_memory_allocated", S(SeriesId::kMemory)}, {"memory_reserved", S(SeriesId::kMemory)},
-    // "memory used: 1.2 GB", "Memory usage 3.1G", "RAM used: 5.4 GB", "RAM: 11.2GB", "CPU RAM 3.0 GB"
-    // (Note: [Name then a word]).
+    // "memory used: 1.2 GB", "Memory usage 3.1G" (Note: [Name then a word]).
     {"memory_usage", S(SeriesId::kMemory)}, {"mem_used", S(SeriesId::kMemory)},
-    {"mem_usage", S(SeriesId::kMemory)},    {"ram", S(SeriesId::kMemory)},
-    {"ram_used", S(SeriesId::kMemory)},     {"ram_usage", S(SeriesId::kMemory)},
-    {"used_memory", S(SeriesId::kMemory)},  {"used_ram", S(SeriesId::kMemory)},
+    {"mem_usage", S(SeriesId::kMemory)},    {"used_memory", S(SeriesId::kMemory)},
+    // Memory that can only be the host's (Note: [Host and GPU memory] in metrics.h): the resident set
+    // size, RAM ("RAM used: 5.4 GB", "RAM: 11.2GB", "CPU RAM 3.0 GB"), CPU or host memory.
+    {"rss", S(SeriesId::kHostMemory)},      {"maxrss", S(SeriesId::kHostMemory)},
+    {"max_rss", S(SeriesId::kHostMemory)},  {"rss_mb", S(SeriesId::kHostMemory)},
+    {"max_rss_mb", S(SeriesId::kHostMemory)}, {"rss_memory", S(SeriesId::kHostMemory)},
+    {"ram", S(SeriesId::kHostMemory)},      {"ram_used", S(SeriesId::kHostMemory)},
+    {"ram_usage", S(SeriesId::kHostMemory)}, {"used_ram", S(SeriesId::kHostMemory)},
+    {"cpu_ram", S(SeriesId::kHostMemory)},  {"cpu_mem", S(SeriesId::kHostMemory)},
+    {"cpu_memory", S(SeriesId::kHostMemory)}, {"host_mem", S(SeriesId::kHostMemory)},
+    {"host_memory", S(SeriesId::kHostMemory)}, {"system_memory", S(SeriesId::kHostMemory)},
     {"loss_scale", S(SeriesId::kLossScale)}, {"grad_scale", S(SeriesId::kLossScale)},
     {"scaler_scale", S(SeriesId::kLossScale)},
     {"f1", S(SeriesId::kF1)},               {"f1_score", S(SeriesId::kF1)},
@@ -110,8 +116,11 @@ constexpr Alias kAliases[] = {
     {"total", kKeyIgnore},                  {"global", kKeyIgnore},
 };
 
-constexpr const char* kSeriesNames[kSeriesCount] = {"loss", "val_loss",  "acc",    "val_acc",    "lr",
-                                                    "grad_norm", "memory", "loss_scale", "f1"};
+constexpr const char* kSeriesNames[kSeriesCount] = {"loss",   "val_loss",   "acc", "val_acc",    "lr",
+                                                    "grad_norm", "memory", "loss_scale", "f1", "host_memory"};
+
+// A series whose values are memory: read with a unit (or as a byte count), never replayed in place.
+constexpr bool IsMemoryCode(int code) { return code == S(SeriesId::kMemory) || code == S(SeriesId::kHostMemory); }
 
 constexpr size_t kMaxKey = 24;
 
@@ -386,7 +395,7 @@ const char* ReadValue(int code, const char* q, const char* end, bool keep, LineV
   double v = 0;
   const char* after = ReadNumber(q, end, &v);
   if (!after) return nullptr;
-  if (code == S(SeriesId::kMemory)) {
+  if (IsMemoryCode(code)) {
     v *= MemoryUnit(&after, end, v);
   } else if (after < end && Class(*after) == kAlpha) {
     return nullptr;  // "20.1it/s", "3rd": not a value of this name
@@ -773,7 +782,7 @@ metrics_internal::NumberLayout Layout(int code, const char* at, const char* r, c
     l.frac_digits = static_cast<std::uint8_t>(total);
     return l;
   }
-  if (code == S(SeriesId::kMemory)) return none;
+  if (IsMemoryCode(code)) return none;
   l.form = NumberLayout::kDecimal;
   if (p < r && (*p == '-' || *p == '+')) {
     l.neg = *p == '-';

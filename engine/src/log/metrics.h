@@ -80,7 +80,16 @@ struct Lanes {
 }  // namespace metrics_internal
 
 // The canonical series. Aliases map onto these (train_loss, total_loss, epoch_loss, running_loss, losses, mse -> loss; eval_loss, test_loss -> val_loss;
-// learning_rate -> lr; total_norm -> grad_norm; mem, allocated, max_mem -> memory; test_acc -> val_acc; ...).
+// learning_rate -> lr; total_norm -> grad_norm; mem, allocated, max_mem -> memory; rss, ram -> host_memory;
+// test_acc -> val_acc; ...).
+//
+// Note: [Host and GPU memory]. `memory` is what a trainer prints as its memory without saying it is the
+// host's: mmcv's and detectron2's `memory`/`max_mem` (torch.cuda.max_memory_allocated), `allocated`,
+// `memory_reserved`, `gpu_mem`, and the bare "memory used"/"Memory usage" (most often the GPU's in training
+// logs). `host_memory` is what can only be the process's or the machine's RAM: `rss`, `maxrss`, `RAM`,
+// "RAM used", `cpu_mem`, `host_mem`. They are two series so that memory rising before the kernel's
+// "Killed" can be told apart: host RAM rising to the kill is a leak in host memory (memory.growth, the kill
+// its consequence), while GPU memory rising beside a host kill is no evidence about the host.
 enum class SeriesId : int {
   kLoss = 0,
   kValLoss,
@@ -91,12 +100,13 @@ enum class SeriesId : int {
   kMemory,     // MB
   kLossScale,  // fp16 dynamic loss scale
   kF1,         // an evaluation's F1 score (macro F1 when the program says so or prints one F1)
+  kHostMemory, // MB: the process's or the machine's RAM (Note: [Host and GPU memory])
   kCount,
 };
 constexpr int kSeriesCount = static_cast<int>(SeriesId::kCount);
 
 // Returns the canonical name of a series ("loss", "val_loss", "acc", "val_acc", "lr", "grad_norm",
-// "memory", "loss_scale", "f1"); these are the names signal rules and Lua predicates use.
+// "memory", "loss_scale", "f1", "host_memory"); these are the names signal rules and Lua predicates use.
 const char* SeriesName(SeriesId id);
 // Returns the series with this canonical name, or kCount when there is none.
 SeriesId SeriesFromName(std::string_view name);

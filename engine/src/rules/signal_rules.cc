@@ -968,7 +968,7 @@ std::shared_ptr<const SignalSpec> ParseSignalSpec(const YamlNode& node, std::vec
         if (id == SeriesId::kCount) {
           add(i, true, ProblemCode::kUnknownSeries,
               "unknown series '" + (i.IsScalar() ? i.Scalar() : std::string("?")) +
-                  "' (loss, val_loss, acc, val_acc, lr, grad_norm, memory, loss_scale, f1)");
+                  "' (loss, val_loss, acc, val_acc, lr, grad_norm, memory, loss_scale, f1, host_memory)");
           ok = false;
         } else {
           ids.push_back(id);

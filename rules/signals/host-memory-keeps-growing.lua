@@ -1,0 +1,62 @@
+-- Lua for host-memory-keeps-growing (rules/LUA_API.md, API version 1).
+-- Note: [Host memory rising to a kill] (in the rule's YAML). The signature holds on its own at the prior; when
+-- the input also shows the process or a worker killed for memory, the growth is what killed it, so the
+-- candidate is raised above the kill's own reading (the bundled kill rules' priors are at most 0.92) and says
+-- so in a note.
+
+local RAISED = 0.96
+
+-- What the kill rules of rules/memory and rules/data read, as plain text (one literal each is enough: the
+-- rule they belong to already matched the exact wording).
+local KILLS = {
+  "exited with code 137", "OOMKilled", "Signal 9 (SIGKILL)", "exitcode: -9", "exitcode  : -9",
+  "exits with return code = -9", "<Signals.SIGKILL: 9>", "interrupted by signal 9", "Out of memory: Killed process",
+  "oom-kill", "invoked oom-killer", "is killed by signal: Killed", "killed by signal: Killed",
+  "Cannot allocate memory", "DefaultCPUAllocator: can't allocate memory", "MemoryError", "std::bad_alloc",
+}
+
+-- A line that is the shell's report alone: "Killed", "Killed: 9", or a progress bar ending in it.
+local function killed_line(message)
+  for line in (message .. "\n"):gmatch("([^\n]*)\n") do
+    local t = line:gsub("%s+$", "")
+    if t == "Killed" or t == "Killed: 9" or t:find("[%]\r]Killed$") or t:find("已杀死$") then return line end
+  end
+  return nil
+end
+
+local function kill_in(incidents)
+  for _, inc in ipairs(incidents) do
+    if inc.kind ~= "signal" then
+      local m = inc.message or ""
+      if killed_line(m) then return "Killed" end
+      for _, k in ipairs(KILLS) do
+        if m:find(k, 1, true) then return k end
+      end
+    end
+  end
+  return nil
+end
+
+-- score: raised when the input shows the process killed for memory; the prior otherwise.
+function rising_to_a_kill(ctx)
+  if not ctx.incidents then return nil end
+  local kill = triage.per_input(ctx, kill_in)
+  if not kill then return nil end
+  return { confidence = math.max(ctx.confidence, RAISED),
+           note = " The input also shows the process killed (\"" .. kill .. "\"): host RAM rising to the kill makes the growth its cause." }
+end
+
+function test_raised_by_a_kill()
+  local r = rising_to_a_kill({ confidence = 0.85, incidents = { { kind = "log_line", message = "Killed" } } })
+  assert(r.confidence == RAISED and r.note:find("Killed", 1, true), r.note)
+  local bar = rising_to_a_kill({ confidence = 0.85, incidents = { { kind = "log_line", message = " 20%|██        | 2/10 [00:03<00:12]Killed" } } })
+  assert(bar.confidence == RAISED)
+  local k8s = rising_to_a_kill({ confidence = 0.85, incidents = { { kind = "log_line", message = "      Reason:       OOMKilled" } } })
+  assert(k8s.note:find("OOMKilled", 1, true))
+end
+
+function test_prior_without_a_kill()
+  assert(rising_to_a_kill({ confidence = 0.85, incidents = {} }) == nil)
+  assert(rising_to_a_kill({ confidence = 0.85, incidents = { { kind = "log_line", message = "Killed the old checkpoint writer" } } }) == nil)
+  assert(rising_to_a_kill({ confidence = 0.85 }) == nil)
+end
