@@ -212,6 +212,41 @@ TEST_F(BundledLua, SchedulerWarningNeedsALevelLoss) {
       "/corpus/wild/negative/lr-scheduler-order-warning-transformers-classification/log.txt")).diagnoses.empty());
 }
 
+// Note: [tcmalloc large allocations]: the allocator's report is host-RAM evidence only beside a failure.
+TEST_F(BundledLua, TcmallocReportNeedsAFailure) {
+  // googlecolab/colabtools#1718: Colab's runtime log, newest first; the kernel restarted after 12 GiB.
+  const std::string restarted =
+      "Nov 16, 2020, 10:20:09 PM | INFO | KernelRestarter: restarting kernel (1/5), keep random ports\n"
+      "-- | -- | --\n"
+      "Nov 16, 2020, 10:20:04 PM | WARNING | tcmalloc: large alloc 12884901888 bytes == 0x7f8880000000 @ "
+      "0x7f94b4551001 0x7f94aba49765 0x7f94abaadbb0\n";
+  Report r = Diagnose(restarted);
+  ASSERT_FALSE(r.diagnoses.empty()) << Warnings(r);
+  EXPECT_EQ(r.diagnoses.front().rule, "tcmalloc-large-alloc");
+  EXPECT_GE(r.diagnoses.front().confidence, 0.35);
+  EXPECT_NE(r.diagnoses.front().explanation.find("12.00 GiB"), std::string::npos) << r.diagnoses.front().explanation;
+
+  // The report alone: the allocation succeeded and the run went on.
+  const std::string alone =
+      "  0% 0/248 [00:00<?, ?it/s]tcmalloc: large alloc 2198593536 bytes == 0x557a97f8c000 @  0x7f47af7371e7\n"
+      " 10% 25/248 [00:31<04:40,  1.26s/it]\n";
+  const Diagnosis* d = Find(Diagnose(alone), "tcmalloc-large-alloc");
+  ASSERT_NE(d, nullptr);
+  EXPECT_LT(d->confidence, 0.35);
+  EXPECT_NE(d->explanation.find("nothing in the input failed"), std::string::npos) << d->explanation;
+  EXPECT_TRUE(Engine(*rules_).DiagnoseText(alone).diagnoses.empty());
+
+  // googlecolab/colabtools#2773: 127 TiB refused, then std::bad_alloc; a garbage size, not a RAM shortage.
+  const std::string huge =
+      "tcmalloc: large alloc 139766055411712 bytes == (nil) @  0x7f1dd35bb887 0x7f1dd1eb1c29\n"
+      "terminate called after throwing an instance of 'std::bad_alloc'\n"
+      "  what():  std::bad_alloc\n";
+  d = Find(Diagnose(huge), "tcmalloc-large-alloc");
+  ASSERT_NE(d, nullptr);
+  EXPECT_LT(d->confidence, 0.35);
+  EXPECT_NE(d->explanation.find("garbage"), std::string::npos) << d->explanation;
+}
+
 // Note: [Host memory rising to a kill]: host RAM climbing to the shell's Killed is the leak that killed the
 // process (memory.growth first, the kill's memory.host_oom after it); GPU memory climbing beside the same kill
 // says nothing about the host, so the kill's reading stays first.
