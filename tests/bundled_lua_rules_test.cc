@@ -278,6 +278,26 @@ TEST_F(BundledLua, HostMemoryRisingToAKillRanksTheLeak) {
   EXPECT_EQ(Find(g, "host-memory-keeps-growing"), nullptr);
 }
 
+// Note: [Exit 137 after a stop]: Compose's exit code 137 is a memory kill only when the log shows no stop.
+TEST_F(BundledLua, ContainerExit137NeedsNoStop) {
+  const std::string killed = "trainer_1  | Epoch 3:  41%|####      | 410/1000 [05:12<07:30, 1.31it/s]\n"
+                             "trainer_1 exited with code 137\n";
+  Report r = Diagnose(killed);
+  ASSERT_FALSE(r.diagnoses.empty()) << Warnings(r);
+  EXPECT_EQ(r.diagnoses.front().rule, "container-oom-killed");
+  EXPECT_GE(r.diagnoses.front().confidence, 0.35);
+
+  const std::string stopped = "trainer_1  | Epoch 3:  41%|####      | 410/1000 [05:12<07:30, 1.31it/s]\n"
+                              "^CGracefully stopping... (press Ctrl+C again to force)\n"
+                              "Stopping project_trainer_1 ... \n"
+                              "trainer_1 exited with code 137\n";
+  const Diagnosis* d = Find(Diagnose(stopped), "container-oom-killed");
+  ASSERT_NE(d, nullptr);
+  EXPECT_LT(d->confidence, 0.35);
+  EXPECT_NE(d->explanation.find("grace period"), std::string::npos) << d->explanation;
+  EXPECT_TRUE(Engine(*rules_).DiagnoseText(stopped).diagnoses.empty());
+}
+
 // Note: [Harmless target-size broadcast]: the warning keeps its prior for shapes whose broadcast repeats
 // elements ((N,) against (N, 1), and its batch-of-one view [1] against [1, 1]) and for BCE's error; a
 // scalar against a one-element tensor is demoted with why.
