@@ -298,6 +298,38 @@ TEST_F(BundledLua, ContainerExit137NeedsNoStop) {
   EXPECT_TRUE(Engine(*rules_).DiagnoseText(stopped).diagnoses.empty());
 }
 
+// Note: [torchrun's own SIGKILL]: a worker's -9 is read as host memory unless the agent says it killed that pid.
+TEST_F(BundledLua, TorchrunSigkillOfItsOwn) {
+  auto summary = [](const std::string& pid) {
+    return "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+           "============================================================\n"
+           "train.py FAILED\n"
+           "------------------------------------------------------------\n"
+           "Failures:\n"
+           "[1]:\n"
+           "  time      : 2024-08-10_15:47:06\n"
+           "  host      : node1\n"
+           "  rank      : 1 (local_rank: 1)\n"
+           "  exitcode  : -9 (pid: " + pid + ")\n"
+           "  error_file: <N/A>\n"
+           "  traceback : Signal 9 (SIGKILL) received by PID " + pid + "\n"
+           "------------------------------------------------------------\n";
+  };
+  const std::string forced =
+      "W0810 15:46:36.551000 140 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 188 closing signal SIGTERM\n"
+      "W0810 15:47:06.552000 140 torch/distributed/elastic/multiprocessing/api.py:916] Unable to shutdown process 188 via "
+      "Signals.SIGTERM, forcefully exiting via Signals.SIGKILL\n";
+  const Diagnosis* own = Find(Diagnose(forced + summary("188")), "torchrun-worker-sigkill");
+  ASSERT_NE(own, nullptr);
+  EXPECT_LT(own->confidence, 0.35);
+  EXPECT_NE(own->explanation.find("torchrun itself sent SIGKILL to pid 188"), std::string::npos) << own->explanation;
+
+  Report other = Diagnose(forced + summary("187"));
+  ASSERT_FALSE(other.diagnoses.empty()) << Warnings(other);
+  EXPECT_EQ(other.diagnoses.front().rule, "torchrun-worker-sigkill");
+  EXPECT_GE(other.diagnoses.front().confidence, 0.35);
+}
+
 // Note: [Harmless target-size broadcast]: the warning keeps its prior for shapes whose broadcast repeats
 // elements ((N,) against (N, 1), and its batch-of-one view [1] against [1, 1]) and for BCE's error; a
 // scalar against a one-element tensor is demoted with why.
