@@ -35,6 +35,8 @@ local function rows(message)
     if st then f.swap_total, f.swap_used = st, su end
     a = line:match("([%d.]+) avail Mem")
     if a then f.available = a end
+    local used, percent = line:match("CPU Virtual Memory:%s+used = ([%d.]+) GB, percent = ([%d.]+)%%")
+    if percent then f.used_gb, f.percent = used, percent end
   end
   return f
 end
@@ -44,6 +46,7 @@ local function shares(f)
   local total, avail = amount(f.total), amount(f.available)
   local stotal, sused = amount(f.swap_total), amount(f.swap_used)
   local ram = (total and avail and total > 0) and avail / total or nil
+  if not ram and f.percent then ram = 1 - tonumber(f.percent) / 100 end
   local swap = (stotal and sused and stotal > 0) and sused / stotal or nil
   return ram, swap
 end
@@ -54,6 +57,7 @@ function figures(ctx)
   local parts = {}
   if f.total and f.available then parts[#parts + 1] = f.available .. " of " .. f.total .. " RAM available" end
   if f.swap_total and f.swap_used then parts[#parts + 1] = "swap " .. f.swap_used .. " used of " .. f.swap_total end
+  if f.percent then parts[#parts + 1] = f.used_gb .. " GB of RAM in use, " .. f.percent .. "% (DeepSpeed's see_memory_usage)" end
   return { figures = #parts > 0 and table.concat(parts, ", ") or "the printed memory rows" }
 end
 
@@ -65,6 +69,8 @@ local function failure_in(incidents)
   for _, inc in ipairs(incidents) do
     local m = inc.message or ""
     if inc.kind ~= "log_line" or m:find("DataLoader worker", 1, true) or m:find("^%s*Killed") then return true end
+    -- a launcher's report of a child killed by SIGKILL (DeepSpeed's launcher, torchrun's agent)
+    if m:find("return code = -9", 1, true) or m:find("exitcode: -9", 1, true) or m:find("(SIGKILL)", 1, true) then return true end
   end
   return false
 end
@@ -92,6 +98,8 @@ local function dead() return { { kind = "traceback", message = "DataLoader worke
 
 local FREE_FULL = "Mem:            31Gi        30Gi       215Mi       1.2Gi       812Mi       150Mi\nSwap:          2.0Gi       2.0Gi          0B"
 local FREE_ROOM = "Mem:            31Gi        12Gi        10Gi       1.2Gi       9.0Gi        18Gi\nSwap:          2.0Gi          0B       2.0Gi"
+local DS_FULL = "[2023-04-20 19:03:19,581] [INFO] [utils.py:840:see_memory_usage] CPU Virtual Memory:  used = 29.71 GB, percent = 95.3%"
+local DS_ROOM = "CPU Virtual Memory:  used = 28.43 GB, percent = 22.6%"
 local TOP_SWAP = "MiB Mem :  31842.9 total,    180.4 free,  31300.2 used,    362.3 buff/cache\nMiB Swap:   2048.0 total,      0.0 free,   2048.0 used.   4095.1 avail Mem"
 
 function test_used_up_beside_a_dead_worker()
@@ -117,4 +125,13 @@ function test_incidents_read_once()
   local before = scans
   for _ = 1, 3 do assert(type(memory_used_up(ctx)) == "table") end
   assert(scans == before + 1, "read " .. (scans - before) .. " times")
+end
+
+function test_deepspeed_memory_line_beside_a_launcher_kill()
+  local kill = { { kind = "log_line", message = "[ERROR] [launch.py:324:sigkill_handler] ['python3', 'train.py'] exits with return code = -9" } }
+  local r = memory_used_up(ctx_with(DS_FULL, kill))
+  assert(r and r.note:find("4.7% of RAM", 1, true), r and r.note)
+  assert(memory_used_up(ctx_with(DS_ROOM, kill)) == false)
+  assert(memory_used_up(ctx_with(DS_FULL, {})) == false)
+  assert(figures({ incident = { message = DS_FULL } }).figures == "29.71 GB of RAM in use, 95.3% (DeepSpeed's see_memory_usage)")
 end
