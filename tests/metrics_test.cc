@@ -71,7 +71,12 @@ TEST(MetricCollector, ReadsEveryCommonFormat) {
       {"RAM used", "Epoch 2 | loss 0.52 | RAM used: 5.5 GB", SeriesId::kHostMemory, 5.5 * 1024, kNone, 2},
       {"RAM alone", "iter 7, loss=0.77, RAM: 11.5GB", SeriesId::kHostMemory, 11.5 * 1024, 7, kNone},
       {"rss", "step 12 | loss 0.31 | rss: 2048 MB", SeriesId::kHostMemory, 2048, 12, kNone},
-      {"CPU memory", "epoch 4 loss 0.2 cpu_mem=3.5G", SeriesId::kHostMemory, 3.5 * 1024, kNone, 4},
+      {"cpu_mem", "epoch 4 loss 0.2 cpu_mem=3.5G", SeriesId::kHostMemory, 3.5 * 1024, kNone, 4},
+      // ... but RAM said to be the GPU's is GPU memory ("GPU RAM: 5.2 GB", "gpu_ram=5.2G").
+      {"GPU RAM", "step 3 | loss 0.5 | GPU RAM: 5.2 GB", SeriesId::kMemory, 5.2 * 1024, 3, kNone},
+      {"VRAM", "epoch 2 loss 0.4 VRAM used: 7.5 GB", SeriesId::kMemory, 7.5 * 1024, kNone, 2},
+      {"CPU memory", "step 8 | loss 0.3 | CPU memory: 3.1 GB", SeriesId::kHostMemory, 3.1 * 1024, 8, kNone},
+      {"host memory", "iter 9 loss 0.2 Host memory 2.5 GB", SeriesId::kHostMemory, 2.5 * 1024, 9, kNone},
       // The full-width colon of a Chinese print (xiaotudui/pytorch-tutorial#1, its train.py's output).
       // Names in square brackets (a loguru line of LION's trainer, nv-tlabs/LION#9; CoupletAI's logger).
       {"bracketed name, no colon", "| E5 iter[ 14/ 15] | [Loss] 51566519.44 | [exp] ./exp/0125/car | [step]    89 |",

@@ -81,6 +81,8 @@ constexpr Alias kAliases[] = {
     {"mem_allocated", S(SeriesId::kMemory)}, {"max_mem", S(SeriesId::kMemory)},
     {"max_memory", S(SeriesId::kMemory)},   {"gpu_mem", S(SeriesId::kMemory)},
     {"memory_used", S(SeriesId::kMemory)},  {"gpu_memory", S(SeriesId::kMemory)},
+    {"gpu_ram", S(SeriesId::kMemory)},      {"vram", S(SeriesId::kMemory)},
+    {"vram_used", S(SeriesId::kMemory)},    {"vram_usage", S(SeriesId::kMemory)},
     {"mem_mb", S(SeriesId::kMemory)},       {"memory_mb", S(SeriesId::kMemory)},
     {"max_memory_allocated", S(SeriesId::kMemory)}, {"memory_reserved", S(SeriesId::kMemory)},
     // "memory used: 1.2 GB", "Memory usage 3.1G" (Note: [Name then a word]).
@@ -114,6 +116,10 @@ constexpr Alias kAliases[] = {
     {"grad", kKeyIgnore},                   {"gradient", kKeyIgnore},
     {"learning", kKeyIgnore},               {"max", kKeyIgnore},
     {"total", kKeyIgnore},                  {"global", kKeyIgnore},
+    // First words that say whose memory a two-word name is (Note: [Host and GPU memory] in metrics.h):
+    // "GPU RAM: 5.2 GB" is the GPU's, "CPU memory: 3.1 GB" and "Host memory 2.5 GB" the host's.
+    {"gpu", kKeyIgnore},                    {"cpu", kKeyIgnore},
+    {"host", kKeyIgnore},
 };
 
 constexpr const char* kSeriesNames[kSeriesCount] = {"loss",   "val_loss",   "acc", "val_acc",    "lr",

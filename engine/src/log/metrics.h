@@ -86,8 +86,8 @@ struct Lanes {
 // Note: [Host and GPU memory]. `memory` is what a trainer prints as its memory without saying it is the
 // host's: mmcv's and detectron2's `memory`/`max_mem` (torch.cuda.max_memory_allocated), `allocated`,
 // `memory_reserved`, `gpu_mem`, and the bare "memory used"/"Memory usage" (most often the GPU's in training
-// logs). `host_memory` is what can only be the process's or the machine's RAM: `rss`, `maxrss`, `RAM`,
-// "RAM used", `cpu_mem`, `host_mem`. They are two series so that memory rising before the kernel's
+// logs), and what says it is the GPU's: "GPU RAM", `vram`. `host_memory` is what can only be the process's
+// or the machine's RAM: `rss`, `maxrss`, `RAM`, "RAM used", `cpu_mem`, "CPU memory", "Host memory". They are two series so that memory rising before the kernel's
 // "Killed" can be told apart: host RAM rising to the kill is a leak in host memory (memory.growth, the kill
 // its consequence), while GPU memory rising beside a host kill is no evidence about the host.
 enum class SeriesId : int {
