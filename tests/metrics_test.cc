@@ -364,6 +364,44 @@ TEST(MetricCollector, ReadsTheWholeLossUnderSummingWords) {
   EXPECT_DOUBLE_EQ(total[0].value, 0.5);
 }
 
+// Note: [Indices before a value] and Note: [What a value was averaged over] in metrics.cc: a name labelled
+// with bracketed indices, or with what its mean was taken over, is followed by its value.
+TEST(MetricCollector, ReadsTheValueAfterIndicesAndWhatItWasAveragedOver) {
+  // Before, the first index (the epoch) was read as the loss: 1, 1, 2.
+  std::vector<MetricPoint> loss = PointsOf(Collect("Loss [1, 100](epoch, minibatch):  9.65963740825653\n"
+                                                   "Loss [1, 200](epoch, minibatch):  5.152797379493713\n"
+                                                   "Loss [2, 100](epoch, minibatch):  4.46427243232727\n"),
+                                           SeriesId::kLoss);
+  ASSERT_EQ(loss.size(), 3u);
+  EXPECT_DOUBLE_EQ(loss[0].value, 9.65963740825653);
+  EXPECT_DOUBLE_EQ(loss[2].value, 4.46427243232727);
+  loss = PointsOf(Collect("loss (3, 40) = 0.25\n"), SeriesId::kLoss);
+  ASSERT_EQ(loss.size(), 1u);
+  EXPECT_DOUBLE_EQ(loss[0].value, 0.25);
+  // Lists of fractions (one learning rate per parameter group) and one-element lists are values.
+  std::vector<MetricPoint> lr = PointsOf(Collect("lr: [0.001, 0.0001] loss: 0.5\nlr: [0.002]\n"), SeriesId::kLr);
+  ASSERT_EQ(lr.size(), 2u);
+  EXPECT_DOUBLE_EQ(lr[0].value, 0.001);
+  EXPECT_DOUBLE_EQ(lr[1].value, 0.002);
+  // A list of indices with no value after it gives no value.
+  EXPECT_TRUE(PointsOf(Collect("loss [1, 2] pending\n"), SeriesId::kLoss).empty());
+  // ST-GCN's evaluation line and its kind; before, the test loss was not read.
+  const MetricCollector m = Collect(
+      "[ Mon Mar  2 10:03:40 2026 ] \tMean training loss: 2.9000.  Mean training acc: 27.50%.\n"
+      "[ Mon Mar  2 10:03:58 2026 ] \tMean test loss of 132 batches: 1.9200123456789000.\n"
+      "Average loss over 100 steps = 2.31\n");
+  std::vector<MetricPoint> val = PointsOf(m, SeriesId::kValLoss);
+  ASSERT_EQ(val.size(), 1u);
+  EXPECT_DOUBLE_EQ(val[0].value, 1.9200123456789);
+  loss = PointsOf(m, SeriesId::kLoss);
+  ASSERT_EQ(loss.size(), 2u);
+  EXPECT_DOUBLE_EQ(loss[0].value, 2.9);
+  EXPECT_DOUBLE_EQ(loss[1].value, 2.31);
+  // Not a count phrase: "of" without a count, or without a separator after the word.
+  EXPECT_TRUE(PointsOf(Collect("loss of the model 0.5\n"), SeriesId::kLoss).empty());
+  EXPECT_TRUE(PointsOf(Collect("loss of 3 batches 0.5\n"), SeriesId::kLoss).empty());
+}
+
 // The Trainer's table as a notebook shows it, copied out with its cells between tabs and "No log" where the
 // training loss was not logged yet; and the same table by steps.
 TEST(MetricCollector, ReadsTabSeparatedEpochTables) {

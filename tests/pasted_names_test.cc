@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "log/metrics.h"
 #include "log/pasted_names.h"
 #include "triage/triage.h"
 
@@ -27,6 +28,35 @@ TEST(PastedNames, DetectedFromTheHead) {
   EXPECT_TRUE(PastedNames::Detect("\xe7\xac\xac" "1\xe8\xbd\xae \xe6\x8d\x9f\xe5\xa4\xb1: 0.5\n").translated());  // 第1轮 损失
   EXPECT_TRUE(PastedNames::Detect("epoch 1 \xe6\x90\x8d\xe5\xa4\xb1 0.5\n").translated());                   // 損失
   EXPECT_TRUE(PastedNames::Detect("epoch 1 \xec\x86\x90\xec\x8b\xa4 0.5\n").translated());                   // 손실
+  // 整体测试集上的Loss: 262.6 (the whole test set's Loss): the data set's name with an English name
+  EXPECT_TRUE(PastedNames::Detect("\xe6\x95\xb4\xe4\xbd\x93\xe6\xb5\x8b\xe8\xaf\x95\xe9\x9b\x86\xe4\xb8\x8a\xe7\x9a\x84Loss: 262.6\n")
+                  .translated());
+  EXPECT_FALSE(PastedNames::Detect("\xe8\xae\xad\xe7\xbb\x83\xe6\xac\xa1\xe6\x95\xb0\xef\xbc\x9a" "100, Loss\xef\xbc\x9a" "1.98\n").active());  // 训练次数：100
+}
+
+// A Chinese course's loop prints the training loss in English and the test set's summed loss and accuracy
+// after the set's name ("整体测试集上的Loss", "整体测试集上的正确率"): those are the evaluation's, not a
+// training loss 100 times larger (read so before, a healthy run was diagnosed as an unstable loss).
+TEST(PastedNames, DataSetNamesMakeALineAnEvaluations) {
+  const std::string log =
+      "\xe8\xae\xad\xe7\xbb\x83\xe6\xac\xa1\xe6\x95\xb0\xef\xbc\x9a" "100, Loss\xef\xbc\x9a" "1.98\n"   // 训练次数：100, Loss：1.98
+      "\xe6\x95\xb4\xe4\xbd\x93\xe6\xb5\x8b\xe8\xaf\x95\xe9\x9b\x86\xe4\xb8\x8a\xe7\x9a\x84Loss: 262.6\n"  // 整体测试集上的Loss
+      "\xe6\x95\xb4\xe4\xbd\x93\xe6\xb5\x8b\xe8\xaf\x95\xe9\x9b\x86\xe4\xb8\x8a\xe7\x9a\x84\xe6\xad\xa3\xe7\xa1\xae\xe7\x8e\x87: 0.389\n"  // 整体测试集上的正确率
+      "\xe9\xaa\x8c\xe8\xaf\x81\xe9\x9b\x86 acc: 0.41\n";  // 验证集 acc
+  MetricCollector m;
+  m.Feed(Renamed(PastedNames::Detect(log), log, 7));
+  m.FinishInput();
+  const MetricSeries* loss = m.Find(SeriesId::kLoss);
+  const MetricSeries* val_loss = m.Find(SeriesId::kValLoss);
+  const MetricSeries* val_acc = m.Find(SeriesId::kValAcc);
+  ASSERT_TRUE(loss && val_loss && val_acc);
+  EXPECT_EQ(loss->Points().size(), 1u);
+  ASSERT_EQ(val_loss->Points().size(), 1u);
+  EXPECT_DOUBLE_EQ(val_loss->Points()[0].value, 262.6);
+  ASSERT_EQ(val_acc->Points().size(), 2u);
+  EXPECT_DOUBLE_EQ(val_acc->Points()[0].value, 0.389);
+  EXPECT_DOUBLE_EQ(val_acc->Points()[1].value, 0.41);
+  EXPECT_EQ(m.Find(SeriesId::kAcc), nullptr);
 }
 
 TEST(PastedNames, RewritesNamesForMetricExtraction) {

@@ -444,6 +444,70 @@ const char* ReadValue(int code, const char* q, const char* end, bool keep, LineV
   return p;
 }
 
+// Note: [Indices before a value]. A name followed by a bracketed list of integers is labelled with
+// indices, and its value comes after them: "Loss [1, 100](epoch, minibatch):  9.6596" (a notebook's
+// print of epoch and minibatch, then the loss), which was read as a loss of 1, the epoch. Integers with
+// a comma between them are indices, never a loss, an accuracy or a rate: a list of learning rates,
+// "lr: [0.001, 0.0001]" (one per parameter group), holds fractions and is read as before, and so is a
+// one-element list. `q` is the first byte inside the opening bracket, `close` the bracket that ends it.
+// Returns where the value after the list starts (past a parenthesised list of words that names the
+// indices, and the separator), or null when [q, end) does not start with such a list.
+const char* AfterIndexList(const char* q, const char* end, char close) {
+  const char* r = q;
+  int items = 0;
+  for (;;) {
+    const char* digits = r;
+    while (r < end && Class(*r) == kDigit) ++r;
+    if (r == digits) return nullptr;
+    ++items;
+    while (r < end && *r == ' ') ++r;
+    if (r < end && *r == ',') {
+      ++r;
+      while (r < end && *r == ' ') ++r;
+      continue;
+    }
+    break;
+  }
+  if (items < 2 || r >= end || *r != close) return nullptr;
+  ++r;
+  if (r < end && *r == '(') {  // "(epoch, minibatch)"
+    const char* s = r + 1;
+    while (s < end && (Class(*s) == kAlpha || *s == ',' || *s == ' ')) ++s;
+    if (s < end && *s == ')') r = s + 1;
+  }
+  while (r < end && (*r == ' ' || *r == ':' || *r == '=')) ++r;
+  return r;
+}
+
+// Note: [What a value was averaged over]. A mean printed with what it was taken over between the name
+// and the value, "Mean test loss of 296 batches: 4.1062", "Average loss over 100 steps = 2.31" (the
+// evaluation line of ST-GCN and the skeleton-action scripts written after it, and hand-written loops):
+// `q` is past the name and a blank. Returns where the value starts (past the separator after the
+// phrase), or null when [q, end) does not start with "of" or "over", a count, a word and ':' or '='.
+const char* AfterCountPhrase(const char* q, const char* end) {
+  const char* r = q;
+  if (end - r >= 3 && EqualsNoCase(r, r + 2, "of") && r[2] == ' ') {
+    r += 3;
+  } else if (end - r >= 5 && EqualsNoCase(r, r + 4, "over") && r[4] == ' ') {
+    r += 5;
+  } else {
+    return nullptr;
+  }
+  while (r < end && *r == ' ') ++r;
+  const char* digits = r;
+  while (r < end && Class(*r) == kDigit) ++r;
+  if (r == digits || r >= end || *r != ' ') return nullptr;
+  while (r < end && *r == ' ') ++r;
+  const char* word = r;
+  while (r < end && Class(*r) == kAlpha) ++r;
+  if (r == word) return nullptr;
+  while (r < end && *r == ' ') ++r;
+  if (r >= end || (*r != ':' && *r != '=')) return nullptr;
+  ++r;
+  while (r < end && *r == ' ') ++r;
+  return r;
+}
+
 // Whether the word [w, w + n) opens an evaluation's line (Note: [Evaluation lines]): val, valid,
 // validation, eval, evaluation, test, testing, dev, any case.
 bool IsEvaluationWord(const char* w, size_t n) {
@@ -2086,6 +2150,17 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     // The first value of a series on a line wins (Lightning prints loss= and train_loss=); a later
     // one is read only to move past it.
     const bool axis = code == kKeyStep || code == kKeyEpoch;
+    if (!axis) {
+      const char* opener = q;
+      while (opener > p && opener[-1] == ' ') --opener;
+      if (opener > p && (opener[-1] == '[' || opener[-1] == '(')) {
+        // Note: [Indices before a value].
+        if (const char* v = AfterIndexList(q, end, opener[-1] == '[' ? ']' : ')')) q = v;
+      } else if (q > p && q[-1] == ' ' && (*q == 'o' || *q == 'O')) {
+        // Note: [What a value was averaged over].
+        if (const char* v = AfterCountPhrase(q, end)) q = v;
+      }
+    }
     const bool keep = !axis && !lv.have[code] && lv.nfound < 16;
     const char* r = ReadValue(code, q, end, keep, &lv);
     if (axis || keep) note(code, q, r);

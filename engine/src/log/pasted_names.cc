@@ -49,10 +49,24 @@ constexpr Translation kTranslations[] = {
     {"\xec\x86\x90\xec\x8b\xa4", "loss"},                                            // 손실
     {"\xec\xa0\x95\xed\x99\x95\xeb\x8f\x84", "acc"},                                 // 정확도
     {"\xed\x95\x99\xec\x8a\xb5\xeb\xa5\xa0", "lr"},                                  // 학습률
+    // The data set a line reports on, in Chinese (simplified, traditional), before an English name
+    // ("整体测试集上的Loss: 262.6", the test-set lines of a widely copied Chinese PyTorch course): the
+    // English word for the split, which makes the line an evaluation's (Note: [Evaluation lines] in
+    // metrics.cc). After the compound names above that hold them (测试集损失).
+    {"\xe6\xb5\x8b\xe8\xaf\x95\xe9\x9b\x86", "test"},                                // 测试集
+    {"\xe9\xaa\x8c\xe8\xaf\x81\xe9\x9b\x86", "val"},                                 // 验证集
+    {"\xe8\xae\xad\xe7\xbb\x83\xe9\x9b\x86", "train"},                               // 训练集
+    {"\xe6\xb8\xac\xe8\xa9\xa6\xe9\x9b\x86", "test"},                                // 測試集
+    {"\xe9\xa9\x97\xe8\xad\x89\xe9\x9b\x86", "val"},                                 // 驗證集
+    {"\xe8\xa8\x93\xe7\xb7\xb4\xe9\x9b\x86", "train"},                               // 訓練集
 };
 
-// The word for "loss" in each script: a head holding none has no translated names worth reading.
-constexpr const char* kLossWords[] = {"\xe6\x8d\x9f\xe5\xa4\xb1", "\xe6\x90\x8d\xe5\xa4\xb1", "\xec\x86\x90\xec\x8b\xa4"};
+// The word for "loss" in each script, and the evaluation data sets' names (测试集, 验证集 and their
+// traditional forms, which a line prints before an English "Loss"): a head holding none has no translated
+// names worth reading.
+constexpr const char* kLossWords[] = {"\xe6\x8d\x9f\xe5\xa4\xb1", "\xe6\x90\x8d\xe5\xa4\xb1", "\xec\x86\x90\xec\x8b\xa4",
+                                      "\xe6\xb5\x8b\xe8\xaf\x95\xe9\x9b\x86", "\xe9\xaa\x8c\xe8\xaf\x81\xe9\x9b\x86",
+                                      "\xe6\xb8\xac\xe8\xa9\xa6\xe9\x9b\x86", "\xe9\xa9\x97\xe8\xad\x89\xe9\x9b\x86"};
 
 bool Holds(std::string_view text, std::string_view word) {
   // The words start with 0xE6 or 0xEC: memchr finds the candidates.
