@@ -402,6 +402,35 @@ TEST(MetricCollector, ReadsTheValueAfterIndicesAndWhatItWasAveragedOver) {
   EXPECT_TRUE(PointsOf(Collect("loss of 3 batches 0.5\n"), SeriesId::kLoss).empty());
 }
 
+// Note: [Best so far] in metrics.cc: a value after "best" is the run's best so far, not the line's point;
+// before, it took the line's place and the series read as a constant.
+TEST(MetricCollector, PassesOverTheBestSoFar) {
+  const MetricCollector m = Collect(
+      "epoch 247 best test acc: 0.9120, train loss: 1.0728; train acc: 0.5000 val acc: 0.5000 test acc: 0.5000\n"
+      "epoch 248 best test acc: 0.9120, train loss: 1.3343; train acc: 0.5000 val acc: 0.4000 test acc: 0.5000\n"
+      "Epoch 3/100, train loss: 0.4, Best Val Loss: 0.40, val loss: 0.47\n");
+  std::vector<MetricPoint> val_acc = PointsOf(m, SeriesId::kValAcc);
+  ASSERT_EQ(val_acc.size(), 2u);
+  EXPECT_DOUBLE_EQ(val_acc[0].value, 0.5);
+  EXPECT_DOUBLE_EQ(val_acc[1].value, 0.4);
+  std::vector<MetricPoint> val_loss = PointsOf(m, SeriesId::kValLoss);
+  ASSERT_EQ(val_loss.size(), 1u);
+  EXPECT_DOUBLE_EQ(val_loss[0].value, 0.47);
+  EXPECT_EQ(PointsOf(m, SeriesId::kLoss).size(), 3u);
+  // Only the words right after "best" name its value; an epoch after it is the best one's.
+  std::vector<MetricPoint> loss = PointsOf(Collect("best: 0.9 loss 0.5\nbest epoch 12 acc 0.8\n"), SeriesId::kLoss);
+  ASSERT_EQ(loss.size(), 1u);
+  EXPECT_DOUBLE_EQ(loss[0].value, 0.5);
+  std::vector<MetricPoint> acc = PointsOf(Collect("epoch 3 best epoch 12 acc 0.8\n"), SeriesId::kAcc);
+  ASSERT_EQ(acc.size(), 1u);
+  EXPECT_DOUBLE_EQ(acc[0].epoch, 3);
+  // "Valid Accuracy" (two words) is the validation accuracy.
+  std::vector<MetricPoint> valid = PointsOf(Collect("Epoch=2,Loss:0.2457,Accuracy:0.9021,Valid Loss:0.3564,Valid Accuracy:0.8554\n"),
+                                            SeriesId::kValAcc);
+  ASSERT_EQ(valid.size(), 1u);
+  EXPECT_DOUBLE_EQ(valid[0].value, 0.8554);
+}
+
 // The Trainer's table as a notebook shows it, copied out with its cells between tabs and "No log" where the
 // training loss was not logged yet; and the same table by steps.
 TEST(MetricCollector, ReadsTabSeparatedEpochTables) {

@@ -71,6 +71,8 @@ constexpr Alias kAliases[] = {
     {"val_acc", S(SeriesId::kValAcc)},      {"val_accuracy", S(SeriesId::kValAcc)},
     {"valid_acc", S(SeriesId::kValAcc)},    {"eval_accuracy", S(SeriesId::kValAcc)},
     {"eval_acc", S(SeriesId::kValAcc)},     {"validation_accuracy", S(SeriesId::kValAcc)},
+    {"valid_accuracy", S(SeriesId::kValAcc)}, {"validation_acc", S(SeriesId::kValAcc)},
+    {"dev_acc", S(SeriesId::kValAcc)},      {"dev_accuracy", S(SeriesId::kValAcc)},
     {"lr", S(SeriesId::kLr)},               {"learning_rate", S(SeriesId::kLr)},
     {"grad_norm", S(SeriesId::kGradNorm)},  {"gradient_norm", S(SeriesId::kGradNorm)},
     {"total_norm", S(SeriesId::kGradNorm)}, {"gnorm", S(SeriesId::kGradNorm)},
@@ -2010,6 +2012,8 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
   // There a bare loss is val_loss and a bare accuracy val_acc; a qualified training name ends it.
   bool first_word = true;
   bool eval_context = false;
+  bool best_before = false;  // the last word before this name was "best" (Note: [Best so far])
+  const char* best_end = nullptr;
   int bare_splits = -1;  // BareSplits of the line, once a bare split name is met
 
   // Visit only word starts and '|' bytes (Note: [Metric scan]): starts bit first_bit + i is text[i].
@@ -2049,10 +2053,26 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       first_word = false;
       eval_context = IsEvaluationWord(w, wn);
     }
+    // Note: [Best so far]. "best" before a name marks the run's best value so far, not this point's:
+    // "epoch 247 best test acc: 0.9120, train loss: 1.07; ... val acc: 0.5000", "best val loss: 0.40,
+    // val loss: 0.45". Read as the series, the best took the line's place (the first value of a series
+    // on a line wins) and a falling or rising series read as a constant. Its value is passed over, and
+    // so is an epoch or step after "best" (the best one's, not this line's).
+    if (best_before) {  // only the words right after it, blanks between, name the best value
+      for (const char* b = best_end; b < w && best_before; ++b) best_before = *b == ' ';
+      best_end = p;
+    }
+    if (wn == 4 && EqualsNoCase(w, w + 4, "best")) {
+      best_before = true;
+      best_end = p;
+      prev_n = 0;
+      continue;
+    }
     // A word that is no name and cannot start one ("val", "train", "grad" are names here) is skipped
     // without copying; it ends any two-word name.
     if (!keys.MayBeName(w, wn)) {
       prev_n = 0;
+      best_before = false;
       continue;
     }
     // Two-word names first, so "val loss" is not read as "loss". An abbreviated first word keeps its
@@ -2097,8 +2117,8 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
         std::memcpy(joined + prev_n + 1, buf, n);
         code = keys.Find(joined, prev_n + 1 + n);
         // A qualified name sets the context for the bare names after it (Note: [Evaluation lines]).
-        if (code == S(SeriesId::kValLoss) || code == S(SeriesId::kValAcc)) eval_context = true;
-        if (code == S(SeriesId::kLoss) || code == S(SeriesId::kAcc)) eval_context = false;
+        if (!best_before && (code == S(SeriesId::kValLoss) || code == S(SeriesId::kValAcc))) eval_context = true;
+        if (!best_before && (code == S(SeriesId::kLoss) || code == S(SeriesId::kAcc))) eval_context = false;
       }
       if (code < 0) code = keys.Find(buf, n);
       if ((code == kKeyBareTrain || code == kKeyBareEval) && !second_word) {
@@ -2160,6 +2180,13 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
         // Note: [What a value was averaged over].
         if (const char* v = AfterCountPhrase(q, end)) q = v;
       }
+    }
+    if (best_before) {  // Note: [Best so far]: moved past, not kept
+      best_before = false;
+      LineValues passed;
+      const char* r = ReadValue(code, q, end, false, &passed);
+      if (r) p = r;
+      continue;
     }
     const bool keep = !axis && !lv.have[code] && lv.nfound < 16;
     const char* r = ReadValue(code, q, end, keep, &lv);
