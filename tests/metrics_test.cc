@@ -26,6 +26,13 @@ MetricCollector Collect(const std::string& text) {
   return m;
 }
 
+// The values of a series as read, in order (exact: each was printed with few enough digits to compare).
+std::vector<double> ValuesOf(const MetricCollector& m, SeriesId id) {
+  std::vector<double> values;
+  for (const MetricPoint& p : PointsOf(m, id)) values.push_back(p.value);
+  return values;
+}
+
 struct FormatCase {
   const char* name;
   const char* line;
@@ -368,21 +375,15 @@ TEST(MetricCollector, ReadsTheWholeLossUnderSummingWords) {
 // with bracketed indices, or with what its mean was taken over, is followed by its value.
 TEST(MetricCollector, ReadsTheValueAfterIndicesAndWhatItWasAveragedOver) {
   // Before, the first index (the epoch) was read as the loss: 1, 1, 2.
-  std::vector<MetricPoint> loss = PointsOf(Collect("Loss [1, 100](epoch, minibatch):  9.65963740825653\n"
-                                                   "Loss [1, 200](epoch, minibatch):  5.152797379493713\n"
-                                                   "Loss [2, 100](epoch, minibatch):  4.46427243232727\n"),
-                                           SeriesId::kLoss);
-  ASSERT_EQ(loss.size(), 3u);
-  EXPECT_DOUBLE_EQ(loss[0].value, 9.65963740825653);
-  EXPECT_DOUBLE_EQ(loss[2].value, 4.46427243232727);
-  loss = PointsOf(Collect("loss (3, 40) = 0.25\n"), SeriesId::kLoss);
-  ASSERT_EQ(loss.size(), 1u);
-  EXPECT_DOUBLE_EQ(loss[0].value, 0.25);
+  EXPECT_EQ(ValuesOf(Collect("Loss [1, 100](epoch, minibatch):  9.65963740825653\n"
+                              "Loss [1, 200](epoch, minibatch):  5.152797379493713\n"
+                              "Loss [2, 100](epoch, minibatch):  4.46427243232727\n"),
+                      SeriesId::kLoss),
+            (std::vector<double>{9.65963740825653, 5.152797379493713, 4.46427243232727}));
+  EXPECT_EQ(ValuesOf(Collect("loss (3, 40) = 0.25\n"), SeriesId::kLoss), (std::vector<double>{0.25}));
   // Lists of fractions (one learning rate per parameter group) and one-element lists are values.
-  std::vector<MetricPoint> lr = PointsOf(Collect("lr: [0.001, 0.0001] loss: 0.5\nlr: [0.002]\n"), SeriesId::kLr);
-  ASSERT_EQ(lr.size(), 2u);
-  EXPECT_DOUBLE_EQ(lr[0].value, 0.001);
-  EXPECT_DOUBLE_EQ(lr[1].value, 0.002);
+  EXPECT_EQ(ValuesOf(Collect("lr: [0.001, 0.0001] loss: 0.5\nlr: [0.002]\n"), SeriesId::kLr),
+            (std::vector<double>{0.001, 0.002}));
   // A list of indices with no value after it gives no value.
   EXPECT_TRUE(PointsOf(Collect("loss [1, 2] pending\n"), SeriesId::kLoss).empty());
   // ST-GCN's evaluation line and its kind; before, the test loss was not read.
@@ -390,13 +391,8 @@ TEST(MetricCollector, ReadsTheValueAfterIndicesAndWhatItWasAveragedOver) {
       "[ Mon Mar  2 10:03:40 2026 ] \tMean training loss: 2.9000.  Mean training acc: 27.50%.\n"
       "[ Mon Mar  2 10:03:58 2026 ] \tMean test loss of 132 batches: 1.9200123456789000.\n"
       "Average loss over 100 steps = 2.31\n");
-  std::vector<MetricPoint> val = PointsOf(m, SeriesId::kValLoss);
-  ASSERT_EQ(val.size(), 1u);
-  EXPECT_DOUBLE_EQ(val[0].value, 1.9200123456789);
-  loss = PointsOf(m, SeriesId::kLoss);
-  ASSERT_EQ(loss.size(), 2u);
-  EXPECT_DOUBLE_EQ(loss[0].value, 2.9);
-  EXPECT_DOUBLE_EQ(loss[1].value, 2.31);
+  EXPECT_EQ(ValuesOf(m, SeriesId::kValLoss), (std::vector<double>{1.9200123456789}));
+  EXPECT_EQ(ValuesOf(m, SeriesId::kLoss), (std::vector<double>{2.9, 2.31}));
   // Not a count phrase: "of" without a count, or without a separator after the word.
   EXPECT_TRUE(PointsOf(Collect("loss of the model 0.5\n"), SeriesId::kLoss).empty());
   EXPECT_TRUE(PointsOf(Collect("loss of 3 batches 0.5\n"), SeriesId::kLoss).empty());
@@ -409,26 +405,17 @@ TEST(MetricCollector, PassesOverTheBestSoFar) {
       "epoch 247 best test acc: 0.9120, train loss: 1.0728; train acc: 0.5000 val acc: 0.5000 test acc: 0.5000\n"
       "epoch 248 best test acc: 0.9120, train loss: 1.3343; train acc: 0.5000 val acc: 0.4000 test acc: 0.5000\n"
       "Epoch 3/100, train loss: 0.4, Best Val Loss: 0.40, val loss: 0.47\n");
-  std::vector<MetricPoint> val_acc = PointsOf(m, SeriesId::kValAcc);
-  ASSERT_EQ(val_acc.size(), 2u);
-  EXPECT_DOUBLE_EQ(val_acc[0].value, 0.5);
-  EXPECT_DOUBLE_EQ(val_acc[1].value, 0.4);
-  std::vector<MetricPoint> val_loss = PointsOf(m, SeriesId::kValLoss);
-  ASSERT_EQ(val_loss.size(), 1u);
-  EXPECT_DOUBLE_EQ(val_loss[0].value, 0.47);
-  EXPECT_EQ(PointsOf(m, SeriesId::kLoss).size(), 3u);
+  EXPECT_EQ(ValuesOf(m, SeriesId::kValAcc), (std::vector<double>{0.5, 0.4}));
+  EXPECT_EQ(ValuesOf(m, SeriesId::kValLoss), (std::vector<double>{0.47}));
+  EXPECT_EQ(ValuesOf(m, SeriesId::kLoss), (std::vector<double>{1.0728, 1.3343, 0.4}));
   // Only the words right after "best" name its value; an epoch after it is the best one's.
-  std::vector<MetricPoint> loss = PointsOf(Collect("best: 0.9 loss 0.5\nbest epoch 12 acc 0.8\n"), SeriesId::kLoss);
-  ASSERT_EQ(loss.size(), 1u);
-  EXPECT_DOUBLE_EQ(loss[0].value, 0.5);
+  EXPECT_EQ(ValuesOf(Collect("best: 0.9 loss 0.5\nbest epoch 12 acc 0.8\n"), SeriesId::kLoss), (std::vector<double>{0.5}));
   std::vector<MetricPoint> acc = PointsOf(Collect("epoch 3 best epoch 12 acc 0.8\n"), SeriesId::kAcc);
   ASSERT_EQ(acc.size(), 1u);
   EXPECT_DOUBLE_EQ(acc[0].epoch, 3);
   // "Valid Accuracy" (two words) is the validation accuracy.
-  std::vector<MetricPoint> valid = PointsOf(Collect("Epoch=2,Loss:0.2457,Accuracy:0.9021,Valid Loss:0.3564,Valid Accuracy:0.8554\n"),
-                                            SeriesId::kValAcc);
-  ASSERT_EQ(valid.size(), 1u);
-  EXPECT_DOUBLE_EQ(valid[0].value, 0.8554);
+  EXPECT_EQ(ValuesOf(Collect("Epoch=2,Loss:0.2457,Accuracy:0.9021,Valid Loss:0.3564,Valid Accuracy:0.8554\n"), SeriesId::kValAcc),
+            (std::vector<double>{0.8554}));
 }
 
 // The Trainer's table as a notebook shows it, copied out with its cells between tabs and "No log" where the
