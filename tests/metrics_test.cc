@@ -418,6 +418,20 @@ TEST(MetricCollector, PassesOverTheBestSoFar) {
             (std::vector<double>{0.8554}));
 }
 
+// Note: [Evaluation fields] in metrics.cc: an evaluation split named in a '|' field of its own makes the rest of
+// the line the evaluation's (fairseq's layouts); before, its loss was read as the training loss.
+TEST(MetricCollector, ReadsAnEvaluationNamedInAField) {
+  const MetricCollector m = Collect(
+      "| epoch 001 | loss 9.342 | nll_loss 8.902 | ppl 478.26 | lr 0.0005 | gnorm 1.234\n"
+      "| epoch 001 | valid on 'valid' subset | loss 7.102 | nll_loss 6.51 | ppl 91.14\n"
+      "2021-03-01 10:05:00 | INFO | train | epoch 002 | loss 6.801 | nll_loss 6.2 | lr 0.0005\n"
+      "2021-03-01 10:06:00 | INFO | valid | epoch 002 | valid on 'valid' subset | loss 6.402 | nll_loss 5.81\n");
+  EXPECT_EQ(ValuesOf(m, SeriesId::kLoss), (std::vector<double>{9.342, 6.801}));
+  EXPECT_EQ(ValuesOf(m, SeriesId::kValLoss), (std::vector<double>{7.102, 6.402}));
+  // A bare split with a number after it is a value, not a field naming the split: the line stays a training one.
+  EXPECT_EQ(ValuesOf(Collect("step 25 | loss 2.26 | val 2.28 | acc 0.5\n"), SeriesId::kAcc), (std::vector<double>{0.5}));
+}
+
 // The Trainer's table as a notebook shows it, copied out with its cells between tabs and "No log" where the
 // training loss was not logged yet; and the same table by steps.
 TEST(MetricCollector, ReadsTabSeparatedEpochTables) {

@@ -510,6 +510,19 @@ const char* AfterCountPhrase(const char* q, const char* end) {
   return r;
 }
 
+// Whether the word at w opens a field set off by '|' (blanks between): Note: [Evaluation fields].
+bool AfterFieldBar(const char* begin, const char* w) {
+  const char* b = w;
+  while (b > begin && b[-1] == ' ') --b;
+  return b > begin && b[-1] == '|';
+}
+
+// Whether a number (after blanks and a ':' or '=') follows p: "val 2.28", "test: 0.5".
+bool NumberFollows(const char* p, const char* end) {
+  while (p < end && (*p == ' ' || *p == ':' || *p == '=')) ++p;
+  return p < end && (Class(*p) == kDigit || *p == '-' || *p == '.');
+}
+
 // Whether the word [w, w + n) opens an evaluation's line (Note: [Evaluation lines]): val, valid,
 // validation, eval, evaluation, test, testing, dev, any case.
 bool IsEvaluationWord(const char* w, size_t n) {
@@ -2052,6 +2065,15 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     if (first_word) {
       first_word = false;
       eval_context = IsEvaluationWord(w, wn);
+    }
+    // Note: [Evaluation fields]. A log whose fields are set off by '|' names the split in a field of its
+    // own: fairseq's "| epoch 001 | valid on 'valid' subset | loss 7.102 | nll_loss 6.51" and, after a
+    // logger's header, "| INFO | valid | epoch 001 | ... | loss 7.102". The loss after it is the
+    // evaluation's (read before as the training loss, between the training lines' losses). An evaluation
+    // word right after a '|' and not followed by a number ("| val 2.28 |" is a bare validation value,
+    // Note: [Bare split names]) makes the rest of the line an evaluation's, as a first word does.
+    if (!eval_context && IsEvaluationWord(w, wn) && AfterFieldBar(begin, w) && !NumberFollows(p, end)) {
+      eval_context = true;
     }
     // Note: [Best so far]. "best" before a name marks the run's best value so far, not this point's:
     // "epoch 247 best test acc: 0.9120, train loss: 1.07; ... val acc: 0.5000", "best val loss: 0.40,
