@@ -432,6 +432,23 @@ TEST(MetricCollector, ReadsAnEvaluationNamedInAField) {
   EXPECT_EQ(ValuesOf(Collect("step 25 | loss 2.26 | val 2.28 | acc 0.5\n"), SeriesId::kAcc), (std::vector<double>{0.5}));
 }
 
+// Note: [Summing words on an evaluation line] in metrics.cc: "Avg loss" on an evaluation's line is the evaluation's;
+// only a training word ends the evaluation context. And torchvision's training logger's "acc1" is the accuracy.
+TEST(MetricCollector, ReadsSummedValuesOnAnEvaluationLine) {
+  const MetricCollector m = Collect(
+      "Epoch[1] Iteration[100/469] Loss: 0.53\n"
+      "Training Results - Epoch: 1  Avg accuracy: 0.93 Avg loss: 0.22\n"
+      "Validation Results - Epoch: 1  Avg accuracy: 0.95 Avg loss: 0.15\n"
+      "val Loss: 0.69 train loss: 0.5 Acc: 0.5\n");
+  EXPECT_EQ(ValuesOf(m, SeriesId::kLoss), (std::vector<double>{0.53, 0.22, 0.5}));
+  EXPECT_EQ(ValuesOf(m, SeriesId::kValLoss), (std::vector<double>{0.15, 0.69}));
+  EXPECT_EQ(ValuesOf(m, SeriesId::kAcc), (std::vector<double>{0.93, 0.5}));
+  EXPECT_EQ(ValuesOf(m, SeriesId::kValAcc), (std::vector<double>{0.95}));
+  EXPECT_EQ(ValuesOf(Collect("Epoch: [0]  [  10/5005]  lr: 0.1  loss: 6.9321 (6.9240)  acc1: 0.7812 (0.1420)  acc5: 1.5625 (0.6392)\n"),
+                     SeriesId::kAcc),
+            (std::vector<double>{0.7812}));
+}
+
 // The Trainer's table as a notebook shows it, copied out with its cells between tabs and "No log" where the
 // training loss was not logged yet; and the same table by steps.
 TEST(MetricCollector, ReadsTabSeparatedEpochTables) {

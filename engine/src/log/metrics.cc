@@ -66,6 +66,8 @@ constexpr Alias kAliases[] = {
     {"trainacc", S(SeriesId::kAcc)},
     // Top-1 accuracy as torchvision's and timm's reference scripts print it ("Acc@1 75.21 (74.80)"); top-5 is not tracked.
     {"acc@1", S(SeriesId::kAcc)},           {"acc@5", kKeyIgnore},
+    // and as their metric loggers print it during training ("loss: 6.9078 (6.9078)  acc1: 0.0000 (0.0000)").
+    {"acc1", S(SeriesId::kAcc)},            {"acc5", kKeyIgnore},
     {"acc", S(SeriesId::kAcc)},             {"accuracy", S(SeriesId::kAcc)},
     {"train_acc", S(SeriesId::kAcc)},       {"train_accuracy", S(SeriesId::kAcc)},
     {"val_acc", S(SeriesId::kValAcc)},      {"val_accuracy", S(SeriesId::kValAcc)},
@@ -521,6 +523,16 @@ bool AfterFieldBar(const char* begin, const char* w) {
 bool NumberFollows(const char* p, const char* end) {
   while (p < end && (*p == ' ' || *p == ':' || *p == '=')) ++p;
   return p < end && (Class(*p) == kDigit || *p == '-' || *p == '.');
+}
+
+// Whether the lower-cased word [w, w + n) names the training split (train, training, tr, trn): the first half
+// of a two-word name that is the training's whatever line it is on (Note: [Summing words on an evaluation line]).
+bool IsTrainingWord(const char* w, size_t n) {
+  static constexpr const char* kWords[] = {"train", "training", "tr", "trn"};
+  for (const char* word : kWords) {
+    if (std::strlen(word) == n && std::memcmp(w, word, n) == 0) return true;
+  }
+  return false;
 }
 
 // Whether the word [w, w + n) opens an evaluation's line (Note: [Evaluation lines]): val, valid,
@@ -2125,6 +2137,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       if (memo->len == wn && memo->key[0] == key[0] && memo->key[1] == key[1]) code = memo->code;
     }
     bool split = false;  // a bare split name read as its accuracy
+    bool train_named = false;  // a two-word name whose first word names the training split
     if (code < 0) {
       char buf[2 * kMaxKey + 1];
       size_t n = 0;
@@ -2139,8 +2152,13 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
         std::memcpy(joined + prev_n + 1, buf, n);
         code = keys.Find(joined, prev_n + 1 + n);
         // A qualified name sets the context for the bare names after it (Note: [Evaluation lines]).
+        // Note: [Summing words on an evaluation line]. Only a training word ends the context: "Avg loss",
+        // "Mean loss", "Avg accuracy" on ignite's "Validation Results - Epoch: 1  Avg accuracy: 0.95 Avg loss:
+        // 0.15" say how the evaluation's values were summed, and are the evaluation's (read before as the
+        // training loss and accuracy, between the training lines').
+        train_named = IsTrainingWord(prev, prev_n);
         if (!best_before && (code == S(SeriesId::kValLoss) || code == S(SeriesId::kValAcc))) eval_context = true;
-        if (!best_before && (code == S(SeriesId::kLoss) || code == S(SeriesId::kAcc))) eval_context = false;
+        if (!best_before && train_named && (code == S(SeriesId::kLoss) || code == S(SeriesId::kAcc))) eval_context = false;
       }
       if (code < 0) code = keys.Find(buf, n);
       if ((code == kKeyBareTrain || code == kKeyBareEval) && !second_word) {
@@ -2159,7 +2177,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       }
       if (memo && !split) *memo = {{key[0], key[1]}, wn, code};
     }
-    if (eval_context && !second_word && !split) {
+    if (eval_context && !(second_word && train_named) && !split) {
       if (code == S(SeriesId::kLoss)) code = S(SeriesId::kValLoss);
       if (code == S(SeriesId::kAcc)) code = S(SeriesId::kValAcc);
     }
