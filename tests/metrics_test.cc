@@ -449,6 +449,26 @@ TEST(MetricCollector, ReadsSummedValuesOnAnEvaluationLine) {
             (std::vector<double>{0.7812}));
 }
 
+// Note: [Marked evaluation lines] in metrics.cc: MMEngine's "Epoch(val)" behind its logger header, and the
+// ImageNet example's and DeiT's "* Acc@1" summary, are evaluations' lines; "Epoch(train)" is not.
+TEST(MetricCollector, ReadsMarkedEvaluationLines) {
+  const MetricCollector mm = Collect(
+      "2023/05/01 10:00:00 - mmengine - INFO - Epoch(train)   [1][100/391]  lr: 1.0000e-01  loss: 2.2031\n"
+      "2023/05/01 10:01:00 - mmengine - INFO - Epoch(val) [1][10/10]    accuracy/top1: 32.1000  accuracy/top5: 72.0000\n");
+  EXPECT_EQ(ValuesOf(mm, SeriesId::kLoss), (std::vector<double>{2.2031}));
+  EXPECT_EQ(ValuesOf(mm, SeriesId::kValAcc), (std::vector<double>{32.1}));
+  EXPECT_TRUE(ValuesOf(mm, SeriesId::kAcc).empty());
+  const MetricCollector deit = Collect(
+      "Epoch: [0]  [1000/1251]  lr: 0.000500  loss: 3.7164 (3.9120)\n"
+      "* Acc@1 61.200 Acc@5 83.300 loss 1.652\n"
+      " * Acc@1 0.520 Acc@5 2.410\n");
+  EXPECT_EQ(ValuesOf(deit, SeriesId::kLoss), (std::vector<double>{3.7164}));
+  EXPECT_EQ(ValuesOf(deit, SeriesId::kValLoss), (std::vector<double>{1.652}));
+  EXPECT_EQ(ValuesOf(deit, SeriesId::kValAcc), (std::vector<double>{61.2, 0.52}));
+  // A '*' elsewhere on the line is no summary bullet.
+  EXPECT_EQ(ValuesOf(Collect("step 3 * Acc@1 12.5 loss 2.1\n"), SeriesId::kLoss), (std::vector<double>{2.1}));
+}
+
 // The Trainer's table as a notebook shows it, copied out with its cells between tabs and "No log" where the
 // training loss was not logged yet; and the same table by steps.
 TEST(MetricCollector, ReadsTabSeparatedEpochTables) {

@@ -68,6 +68,9 @@ constexpr Alias kAliases[] = {
     {"acc@1", S(SeriesId::kAcc)},           {"acc@5", kKeyIgnore},
     // and as their metric loggers print it during training ("loss: 6.9078 (6.9078)  acc1: 0.0000 (0.0000)").
     {"acc1", S(SeriesId::kAcc)},            {"acc5", kKeyIgnore},
+    // MMEngine's classification metric ("accuracy/top1: 32.1000", '/' read as '_') and MMAction's ("top1_acc: 0.3125").
+    {"accuracy_top1", S(SeriesId::kAcc)},   {"accuracy_top5", kKeyIgnore},
+    {"top1_acc", S(SeriesId::kAcc)},        {"top5_acc", kKeyIgnore},
     {"acc", S(SeriesId::kAcc)},             {"accuracy", S(SeriesId::kAcc)},
     {"train_acc", S(SeriesId::kAcc)},       {"train_accuracy", S(SeriesId::kAcc)},
     {"val_acc", S(SeriesId::kValAcc)},      {"val_accuracy", S(SeriesId::kValAcc)},
@@ -531,6 +534,36 @@ bool IsTrainingWord(const char* w, size_t n) {
   static constexpr const char* kWords[] = {"train", "training", "tr", "trn"};
   for (const char* word : kWords) {
     if (std::strlen(word) == n && std::memcmp(w, word, n) == 0) return true;
+  }
+  return false;
+}
+
+bool IsEvaluationWord(const char* w, size_t n);
+
+// Note: [Marked evaluation lines]. Two layouts mark an evaluation's line around its first word instead of
+// with a first word of its own: MMEngine's "Epoch(val) [1][10/10]    accuracy/top1: 32.1000" (and
+// "Iter(val)", "Epoch(test)": the split in brackets right after the axis's word, behind the logger's
+// header), and the ImageNet example's
+// summary " * Acc@1 75.210 Acc@5 92.350", which DeiT and the codebases after it print with the loss,
+// "* Acc@1 81.8 Acc@5 95.6 loss 0.801" (a '*' bullet before a top-1 accuracy). Read before as the
+// training accuracy and loss, between the training lines'. `w` is a word of the line, ending at p.
+bool EvaluationMarked(const char* begin, const char* w, size_t wn, const char* p, const char* end) {
+  const bool axis_word = (wn == 5 && EqualsNoCase(w, w + 5, "epoch")) || (wn == 4 && EqualsNoCase(w, w + 4, "iter")) ||
+                         (wn == 4 && EqualsNoCase(w, w + 4, "step"));
+  if (axis_word && p < end && *p == '(') {
+    const char* split = p + 1;
+    const char* r = split;
+    while (r < end && Class(*r) == kAlpha) ++r;
+    if (r < end && *r == ')' && IsEvaluationWord(split, static_cast<size_t>(r - split))) return true;
+  }
+  if (wn == 5 && EqualsNoCase(w, w + 5, "acc@1")) {
+    const char* b = w;
+    while (b > begin && b[-1] == ' ') --b;
+    if (b > begin && b[-1] == '*') {
+      --b;
+      while (b > begin && b[-1] == ' ') --b;
+      return b == begin;
+    }
   }
   return false;
 }
@@ -2078,6 +2111,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       first_word = false;
       eval_context = IsEvaluationWord(w, wn);
     }
+    if (!eval_context && EvaluationMarked(begin, w, wn, p, end)) eval_context = true;
     // Note: [Evaluation fields]. A log whose fields are set off by '|' names the split in a field of its
     // own: fairseq's "| epoch 001 | valid on 'valid' subset | loss 7.102 | nll_loss 6.51" and, after a
     // logger's header, "| INFO | valid | epoch 001 | ... | loss 7.102". The loss after it is the

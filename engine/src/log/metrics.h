@@ -20,7 +20,8 @@
 // of 296 batches: 4.106`: Notes [Indices before a value] and [What a value was averaged over] in metrics.cc); a value
 // after "best" (`best val loss: 0.40`) is the run's best so far and is passed over (Note: [Best so far]); a line
 // naming the evaluation split in a '|' field of its own (fairseq's `| valid on 'valid' subset | loss 7.1`) is the
-// evaluation's (Note: [Evaluation fields]). Values may be `nan`, `inf`, `-inf`, `NaN`, `tensor(0.5, ...)`; memory values may
+// evaluation's (Note: [Evaluation fields]), and so are MMEngine's `Epoch(val)` lines and the `* Acc@1` summary of
+// the ImageNet example and DeiT (Note: [Marked evaluation lines]). Values may be `nan`, `inf`, `-inf`, `NaN`, `tensor(0.5, ...)`; memory values may
 // carry units (B, KB, MB, GB, K, M, G, KiB, MiB, GiB) and are kept in MB; a name followed by a word
 // may be a two-word name (`memory used: 1.2 GB`, `RAM usage 5.4 GB`: Note: [Name then a word] in metrics.cc).
 // A line quoted with Markdown's "> " or carrying torch 2.x's "[rank0]: " is read as the text after them
