@@ -444,6 +444,12 @@ TEST(MetricCollector, ReadsSummedValuesOnAnEvaluationLine) {
   EXPECT_EQ(ValuesOf(m, SeriesId::kValLoss), (std::vector<double>{0.15, 0.69}));
   EXPECT_EQ(ValuesOf(m, SeriesId::kAcc), (std::vector<double>{0.93, 0.5}));
   EXPECT_EQ(ValuesOf(m, SeriesId::kValAcc), (std::vector<double>{0.95}));
+  // Megatron's evaluation line: "lm loss value" after "validation"; before, not read at all.
+  const MetricCollector megatron = Collect(
+      " iteration      200/  500000 | learning rate: 3.000E-05 | lm loss: 6.912345E+00 | loss scale: 65536.0 |\n"
+      " validation loss at iteration 200 | lm loss value: 6.801234E+00 | lm loss PPL: 8.990271E+02 | \n");
+  EXPECT_EQ(ValuesOf(megatron, SeriesId::kLoss), (std::vector<double>{6.912345}));
+  EXPECT_EQ(ValuesOf(megatron, SeriesId::kValLoss), (std::vector<double>{6.801234}));
   EXPECT_EQ(ValuesOf(Collect("Epoch: [0]  [  10/5005]  lr: 0.1  loss: 6.9321 (6.9240)  acc1: 0.7812 (0.1420)  acc5: 1.5625 (0.6392)\n"),
                      SeriesId::kAcc),
             (std::vector<double>{0.7812}));

@@ -52,6 +52,9 @@ constexpr Alias kAliases[] = {
     {"current_loss", S(SeriesId::kLoss)},   {"trn_loss", S(SeriesId::kLoss)},
     {"loss_avg", S(SeriesId::kLoss)},       {"loss_mean", S(SeriesId::kLoss)},
     {"loss_total", S(SeriesId::kLoss)},     {"train_losses", S(SeriesId::kLoss)},
+    // Megatron's evaluation line, " validation loss at iteration 200 | lm loss value: 6.801234E+00 |" (the value
+    // after "loss value"; the line's first word makes it the evaluation's).
+    {"loss_value", S(SeriesId::kLoss)},
     {"avg_train_loss", S(SeriesId::kLoss)}, {"mean_train_loss", S(SeriesId::kLoss)},
     {"epoch_train_loss", S(SeriesId::kLoss)}, {"train_loss_avg", S(SeriesId::kLoss)},
     {"avg_val_loss", S(SeriesId::kValLoss)}, {"mean_val_loss", S(SeriesId::kValLoss)},
