@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include "load_observe.h"
 #include "rules/rule_cache.h"
 #include "rules/signal_rules.h"
 #include "triage/tools.h"
@@ -43,36 +44,8 @@ LoadResult LoadBundled(bool cache, const std::string& dir) {
   return LoadRules(o);
 }
 
-// Everything observable about a load: its rules (as serialised), its problems, and what it says
-// about a few real logs.
-std::string Observe(const LoadResult& r) {
-  std::string out;
-  ParsedRules p;
-  p.rules = r.rules->rules;
-  p.disabled = r.rules->disabled;
-  p.problems = r.problems;
-  out += SerializeParsedRules(p);
-  // The line prefilter (its plan comes from the cache on a warm load).
-  if (const LinePrefilter* pf = r.rules->prefilter.get()) {
-    for (size_t k = 0; k < pf->scanner->keywords().size(); ++k) {
-      out += "keyword " + pf->scanner->keywords()[k] + ":";
-      for (int i : pf->keyword_patterns[k]) out += " " + std::to_string(i);
-      out += "\n";
-    }
-    for (int i : pf->unfiltered_patterns) out += "unfiltered " + std::to_string(i) + "\n";
-  } else {
-    out += "no prefilter\n";
-  }
-  Engine engine(r.rules);
-  for (const char* log : {"corpus/shape/linear-flattened-conv/log.txt", "corpus/cuda/oom-torchrun-rank-prefixed-formatted/log.txt",
-                          "corpus/signals/nan-lr-too-high-kv/log.txt", "tests/fixtures/dataloader_reraise/log.txt"}) {
-    std::ifstream in(std::string(TRIAGE_SOURCE_DIR) + "/" + log, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    EXPECT_FALSE(text.empty()) << log;
-    out += ToJson(engine.DiagnoseText(text));
-  }
-  return out;
-}
+// Everything observable about a load (load_observe.h).
+std::string Observe(const LoadResult& r) { return triage_test::ObserveLoad(r); }
 
 TEST(RuleCache, ColdAndWarmLoadsEqualAFreshLoad) {
   std::string dir = TempDir("equal");

@@ -36,7 +36,11 @@
  *
  * Threads. A triage_rules is immutable once loaded: any number of threads may use one at once
  * (triage_diagnose, triage_session_new). A triage_session is used by one thread at a time. An
- * object must not be freed while another thread uses it.
+ * object must not be freed while another thread uses it. triage_rules_load and
+ * triage_rules_from_strings may run on several threads at once and while others diagnose, sharing a
+ * cache directory or not; while a load runs, no other thread may change the environment (setenv),
+ * the working directory (chdir) or the C locale (setlocale), which a load reads (engine/README.md
+ * "Threads").
  *
  * Versions. triage_version() is the library's version ("MAJOR.MINOR.PATCH");
  * triage_json_contract_version() is the version of the JSON output contract, raised only when a

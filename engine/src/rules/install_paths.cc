@@ -15,6 +15,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <system_error>
 
@@ -67,9 +68,23 @@ fs::path PrefixOf(const fs::path& dir) {
   return {};
 }
 
-std::string& NotedRulesDir() {
+// The directory NoteInstalledRulesDir recorded (empty: none). Written before main by a statically
+// linked program, but triage_note_installed_rules_dir is public and may be called on one thread while
+// another loads rules, so the string is read and written under a lock (Note: [Thread safety] in
+// rule_loader.h).
+std::mutex& NotedRulesMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::string& NotedRulesDirLocked() {
   static std::string dir;
   return dir;
+}
+
+std::string NotedRulesDir() {
+  std::lock_guard<std::mutex> lock(NotedRulesMutex());
+  return NotedRulesDirLocked();
 }
 
 std::string LocateBundledRules() {
@@ -83,7 +98,7 @@ std::string LocateBundledRules() {
       if (fs::is_directory(rules, ec)) return rules.string();
     }
   }
-  if (!NotedRulesDir().empty()) return NotedRulesDir();
+  if (std::string noted = NotedRulesDir(); !noted.empty()) return noted;
   return (fs::path(TRIAGE_INSTALL_PREFIX) / TRIAGE_INSTALL_RULESDIR).string();
 }
 
@@ -96,7 +111,9 @@ std::string BundledRulesDir() {
 
 namespace internal {
 bool NoteInstalledRulesDir(const char* dir) {
-  if (dir != nullptr && NotedRulesDir().empty()) NotedRulesDir() = dir;
+  if (dir == nullptr) return true;
+  std::lock_guard<std::mutex> lock(NotedRulesMutex());
+  if (NotedRulesDirLocked().empty()) NotedRulesDirLocked() = dir;
   return true;
 }
 }  // namespace internal

@@ -7,6 +7,32 @@
 //   resolve  rule_loader.cc   overrides by id, disabled rules left out: the ParsedRules the rule cache
 //                             stores (rule_cache.h, Note: [Rule cache])
 //   compile  rule_loader.cc   one RE2::Set over every pattern, the line prefilter, the Lua runtime
+//
+// Note: [Thread safety]
+// Any number of loads may run at once, on threads of one process or in several processes, and while
+// other threads diagnose with sets loaded before: a load builds a RuleSet of its own, and every
+// piece of state it shares with other loads is one of these (tests/concurrent_load_test.cc loads on
+// four threads at once, sharing a cache directory or not, beside diagnosing threads, and compares
+// every result, and a one-thread load after them, with one load alone; run it under ThreadSanitizer
+// too, engine/README.md "Threads"):
+//   - built once, then only read: function-local constant tables (C++ initialises them once, on
+//     whichever thread gets there first), the Lua set-up bytecode (Note: [Set-up bytecode]);
+//   - behind a mutex: RequiredLiterals' memo (an answer depends on the pattern and keyword list
+//     alone), the rules directory noted by NoteInstalledRulesDir (install_paths.cc), the allow file's
+//     updates (Note: [Allow file updates] in rule_trust.cc; flock for other processes);
+//   - per load or per thread: the Lua check state (Note: [Shared check state] in lua_runtime.cc), the
+//     parts, the prefilter and its scanner;
+//   - on disk: cache files are written whole under a name of their own (mkstemp) and renamed, and
+//     read whole and checked (key, checksums; Note: [Cache hardening] in rule_cache.h), so two loads
+//     writing one entry leave one complete entry and a reader never sees half of one; the small
+//     lists rewritten in place by rename (pattern-sets.key) may lose a concurrent writer's line,
+//     which costs a later load a compile, never a different result;
+//   - the numbers of rule files are read in the "C" locale whatever std::locale::global says (Note:
+//     [Numbers in the C locale] in yaml_tree.cc).
+// What a load reads from the process and does not guard, so an embedder must not change it on
+// another thread while a load runs: the environment (TRIAGE_*, HOME, XDG_*: glibc's getenv is not
+// safe against a concurrent setenv or putenv), the working directory when LoadOptions::working_dir
+// is empty (the project directory is looked for from it), and the C locale (setlocale).
 #ifndef TRIAGE_ENGINE_RULE_LOADER_H_
 #define TRIAGE_ENGINE_RULE_LOADER_H_
 

@@ -1,13 +1,17 @@
 // Trusted project rule directories: Note: [Rule trust] in rule_trust.h.
 #include "rules/rule_trust.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -101,6 +105,23 @@ std::string AllowRulesDir(const std::string& dir) {
   if (digest.empty()) return "cannot read every file under " + path;
   const std::string file = AllowFilePath();
   if (file.empty()) return "no allow file (set HOME, XDG_CONFIG_HOME or TRIAGE_ALLOW_FILE)";
+  std::error_code ec;
+  const fs::path parent = fs::path(file).parent_path();
+  fs::create_directories(parent, ec);
+  // Note: [Allow file updates]
+  // The allow file is read, changed and written whole. Two updates at once (two threads of an
+  // embedder, two `triage rules allow` commands) wrote the same temporary name (the process id alone
+  // named it: one thread could rename the other's half-written file over the allow file) and the
+  // later rename dropped the other's line. Now one update runs at a time (this process's threads by
+  // a mutex, other processes by flock on the file's directory), its new file made by mkstemp, so a
+  // reader (UntrustedRulesDir) sees one whole file and every update keeps the others' lines.
+  static std::mutex mu;
+  std::lock_guard<std::mutex> one_thread(mu);
+  const int dir_fd = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    while (::flock(dir_fd, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
   std::string kept, line, d, p;
   {
     std::ifstream in(file);
@@ -108,20 +129,22 @@ std::string AllowRulesDir(const std::string& dir) {
       if (!ParseEntry(line, &d, &p) || p != path) kept += line + "\n";
     }
   }
-  std::error_code ec;
-  fs::create_directories(fs::path(file).parent_path(), ec);
-  // Written beside the file and renamed over it, so a reader never sees half a file.
-  const std::string tmp = file + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << kept << digest << ' ' << path << '\n';
-    if (!out.flush()) return "cannot write " + tmp;
+  kept += digest + ' ' + path + '\n';
+  std::string tmp = file + ".XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  bool ok = fd >= 0;
+  for (size_t at = 0; ok && at < kept.size();) {
+    const ssize_t n = ::write(fd, kept.data() + at, kept.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    at += ok ? static_cast<size_t>(n) : 0;
   }
-  fs::rename(tmp, file, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return "cannot write " + file;
-  }
+  if (fd >= 0) ok = ::close(fd) == 0 && ok;
+  ok = ok && ::rename(tmp.c_str(), file.c_str()) == 0;
+  if (!ok && fd >= 0) ::unlink(tmp.c_str());
+  if (dir_fd >= 0) ::close(dir_fd);  // and the lock with it
+  if (fd < 0) return "cannot write " + tmp;
+  if (!ok) return "cannot write " + file;
   return "";
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <locale>
 #include <map>
 #include <sstream>
 #include <string_view>
@@ -793,14 +795,46 @@ void LoadYamlTree(const std::string& text, YamlTree* tree) {
   ParseYamlWithYamlCpp(text, tree);
 }
 
+namespace {
+
+// Note: [Numbers in the C locale]
+// yaml-cpp's convert<T>::decode reads a number with a std::stringstream, which takes the process's
+// global C++ locale: once an embedder called std::locale::global with a locale whose decimal point is
+// a comma (a GUI toolkit, boost.locale, std::locale("") under de_DE), every `confidence: 0.9` failed
+// to read and a load kept no rule at all, and a thread setting the locale while another loaded
+// changed that load halfway. The same reading, with the stream's locale fixed to "C": a rule file
+// reads the same in every process (tests/concurrent_load_test.cc).
+template <typename T>
+bool DecodeNumber(const std::string& input, T* out) {
+  std::stringstream stream(input);
+  stream.imbue(std::locale::classic());
+  stream.unsetf(std::ios::dec);
+  if (YAML::conversion::ConvertStreamTo(stream, *out)) return true;
+  if (std::numeric_limits<T>::has_infinity) {
+    if (YAML::conversion::IsInfinity(input)) {
+      *out = std::numeric_limits<T>::infinity();
+      return true;
+    }
+    if (YAML::conversion::IsNegativeInfinity(input)) {
+      *out = -std::numeric_limits<T>::infinity();
+      return true;
+    }
+  }
+  if (std::numeric_limits<T>::has_quiet_NaN && YAML::conversion::IsNaN(input)) {
+    *out = std::numeric_limits<T>::quiet_NaN();
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool DecodeYaml(const YamlNode& node, double* out) {
-  if (!node.IsScalar()) return false;
-  return YAML::convert<double>::decode(YAML::Node(node.Scalar()), *out);
+  return node.IsScalar() && DecodeNumber(node.Scalar(), out);
 }
 
 bool DecodeYaml(const YamlNode& node, int* out) {
-  if (!node.IsScalar()) return false;
-  return YAML::convert<int>::decode(YAML::Node(node.Scalar()), *out);
+  return node.IsScalar() && DecodeNumber(node.Scalar(), out);
 }
 
 }  // namespace triage

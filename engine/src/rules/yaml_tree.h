@@ -171,7 +171,8 @@ void LoadYamlTree(const std::string& text, YamlTree* tree);
 bool ReadYamlSubset(const std::string& text, YamlTree* tree);
 void ParseYamlWithYamlCpp(const std::string& text, YamlTree* tree);
 
-// yaml-cpp's conversions of a scalar (YAML::convert<T>::decode), for the same answers.
+// yaml-cpp's conversions of a scalar (YAML::convert<T>::decode), for the same answers, read in the
+// "C" locale whatever the process's global locale (Note: [Numbers in the C locale] in yaml_tree.cc).
 bool DecodeYaml(const YamlNode& node, double* out);
 bool DecodeYaml(const YamlNode& node, int* out);
 
