@@ -46,12 +46,21 @@ const std::vector<std::string>& Logs() {
 
 // A copy of the bundled rules with broken files of every kind added (YAML and Lua errors, a rule
 // past its Lua memory cap), made once per process. The memory hog asks for too much at once: one
-// that fills the cap a string at a time took ~60 ms of CPU in a release build and ~200 ms under ASan,
+// that fills the cap a string at a time took ~60 ms of CPU in a release build and ~225-260 ms under ASan,
 // so under a sanitizer and a busy machine it met the 250 ms time limit first, and a load's problems
 // then depended on the machine's speed (what failed the withdrawn parallel-reading test, engine/README
 // "Threads").
+// Removed when the process ends.
+struct TempRules {
+  std::string dir;
+  ~TempRules() {
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+  }
+};
+
 const std::string& RulesDir() {
-  static const std::string dir = [] {
+  static const TempRules rules{[] {
     const fs::path p = fs::temp_directory_path() / ("triage_concurrent_rules_" + std::to_string(::getpid()));
     fs::remove_all(p);
     fs::copy(std::string(TRIAGE_SOURCE_DIR) + "/rules", p, fs::copy_options::recursive);
@@ -64,8 +73,8 @@ const std::string& RulesDir() {
     put("empty.yaml", "");
     put("tabs.yaml", "id: tabs\n\tcategory: x\n");
     return p.string();
-  }();
-  return dir;
+  }()};
+  return rules.dir;
 }
 
 LoadOptions Options(bool cache, const std::string& cache_dir) {
