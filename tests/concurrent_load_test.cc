@@ -131,6 +131,7 @@ std::string TempDir(const std::string& name) {
   const fs::path p = fs::temp_directory_path() / ("triage_concurrent_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(p);
   fs::create_directories(p);
+  fs::permissions(p, fs::perms::owner_all);  // a cache directory others may write is not used
   return p.string();
 }
 
@@ -154,6 +155,7 @@ TEST(ConcurrentLoad, LoadsSharingACacheDirectoryGiveWhatOneThreadGives) {
   std::vector<std::string> got(kThreads);
   OnThreads(kThreads, [&](int t) { got[t] = Observe(LoadRules(Options(true, dir))); });
   for (int t = 0; t < kThreads; ++t) EXPECT_TRUE(got[t] == ref) << "cold, thread " << t;
+  ASSERT_TRUE(fs::exists(dir + "/" + kRulePartsFile)) << "the cold loads wrote no cache";
   // Warm loads at once (entry hits), then, without the whole-set entry, loads from the parts file.
   OnThreads(kThreads, [&](int t) { got[t] = Observe(LoadRules(Options(true, dir))); });
   for (int t = 0; t < kThreads; ++t) EXPECT_TRUE(got[t] == ref) << "warm, thread " << t;
