@@ -1274,11 +1274,13 @@ bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atom
   // Loading asks twice per pattern (the lint check, then BuildLinePrefilter), and FilteredRE2 compiles
   // the pattern each time: remember answers (bounded: cleared when large; rule reloads add patterns).
   // The compile also answers the lint check's program size, so a pattern is compiled once, not twice.
+  // An answer got without the size (no compile: Note: [Program size bound]) has none to give.
   struct Answer {
     bool ok;
-    int program_size;
+    int program_size;  // kNotSized when the answer was got without it
     std::vector<std::string> atoms;
   };
+  constexpr int kNotSized = -2;
   // The answers by list of free keywords (a load passes one or two lists), then by pattern.
   static std::mutex mu;
   static std::vector<std::pair<std::vector<std::string>, std::map<std::string, Answer>>> cache;
@@ -1288,14 +1290,15 @@ bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atom
     for (const auto& [keywords, by_pattern] : cache) {
       if (keywords != free_keywords) continue;
       if (auto it = by_pattern.find(pattern); it != by_pattern.end()) {
+        if (program_size && it->second.program_size == kNotSized) break;  // asked again below, with the size
         *atoms = it->second.atoms;
         if (program_size) *program_size = it->second.program_size;
         return it->second.ok;
       }
     }
   }
-  int size = -1;
-  bool ok = ComputeRequiredLiterals(pattern, atoms, free_keywords, &size, true);
+  int size = kNotSized;
+  bool ok = ComputeRequiredLiterals(pattern, atoms, free_keywords, program_size ? &size : nullptr, true);
   if (program_size) *program_size = size;
   std::lock_guard<std::mutex> lock(mu);
   if (answers >= 4096) {
@@ -1304,7 +1307,12 @@ bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atom
   }
   auto list = std::find_if(cache.begin(), cache.end(), [&](const auto& c) { return c.first == free_keywords; });
   if (list == cache.end()) list = cache.insert(cache.end(), {free_keywords, {}});
-  if (list->second.emplace(pattern, Answer{ok, size, *atoms}).second) ++answers;
+  auto [it, added] = list->second.emplace(pattern, Answer{ok, size, *atoms});
+  if (added) {
+    ++answers;
+  } else if (program_size) {
+    it->second.program_size = size;  // the answer now has its size
+  }
   return ok;
 }
 
@@ -1323,16 +1331,23 @@ bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string
   atoms->clear();
   re2::FilteredRE2 filter(kMinAtomLen);
   int id = 0;
-  if (filter.Add(pattern, RegexOptions(), &id) != RE2::NoError) return false;
-  *program_size = filter.GetRE2(id).ProgramSize();
   // The atoms, and whether a match may happen with only the atoms at `present` (indexes into them).
   // Most patterns' prefilters are read from their text with no prefilter analysis (Note: [Literal
-  // fast path] in pattern_atoms.cc); the others ask FilteredRE2.
+  // fast path] in pattern_atoms.cc); the others ask FilteredRE2. RE2 compiles the pattern only for
+  // them and for the size; without the size asked, a pattern ProgramSizeBound answers (one RE2
+  // accepts: Note: [Program size bound]) whose prefilter is read needs no compile.
   std::vector<std::string> all;
   std::function<bool(const std::vector<int>&)> passes;
   std::vector<int> passed;
   std::optional<PatternPrefilter> read;
-  if (fast) read = ReadPatternPrefilter(pattern);
+  const bool read_first = fast && !program_size && ProgramSizeBound(pattern);
+  if (read_first) read = ReadPatternPrefilter(pattern);
+  if (!read) {
+    if (program_size) *program_size = -1;
+    if (filter.Add(pattern, RegexOptions(), &id) != RE2::NoError) return false;
+    if (program_size) *program_size = filter.GetRE2(id).ProgramSize();
+    if (fast && !read_first) read = ReadPatternPrefilter(pattern);
+  }
   if (read) {
     all = read->atoms();
     passes = [&read](const std::vector<int>& present) { return read->Passes(present); };

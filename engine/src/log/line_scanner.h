@@ -218,7 +218,9 @@ class LineScanner {
 // not parse. See Note: [Line prefilter]. FilteredRE2's prefilter is read from the pattern's text where
 // ReadPatternPrefilter can (Note: [Literal fast path]), the same answers without its analysis.
 // `program_size`, when given, receives the size of the program the pattern compiles to alone with
-// RegexOptions() (RE2::ProgramSize), or -1 when it does not compile.
+// RegexOptions() (RE2::ProgramSize), or -1 when it does not compile; without it, a pattern whose
+// prefilter is read from its text and which ProgramSizeBound answers is not compiled at all (Note:
+// [Program size bound] in pattern_atoms.cc).
 bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atoms,
                       const std::vector<std::string>& free_keywords = {}, int* program_size = nullptr);
 

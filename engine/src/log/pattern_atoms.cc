@@ -5,6 +5,7 @@
 #include <cstring>
 #include <iterator>
 #include <map>
+#include <set>
 #include <utility>
 
 namespace triage {
@@ -842,6 +843,226 @@ std::optional<PatternPrefilter> ReadPatternPrefilter(const std::string& pattern)
     }
   }
   return out;
+}
+
+namespace {
+
+// Note: [Program size bound]
+// Loading checks each pattern's program size alone against the budget (Note: [Pattern budget] in
+// rules/rule_reader.cc) and keeps it for the set's size check (Note: [Set size bound] in
+// rules/rule_loader.cc). The exact size takes RE2's parse and compile of the pattern (~170 K
+// instructions, ~125 M of a start with no cache), and nothing else needs that compile when the
+// pattern's atoms are read from its text (Note: [Literal fast path]). For a strict subset of the syntax,
+// whose every pattern RE2 accepts, an upper bound of the size is counted from the text instead, as
+// RE2's compiler (re2/compile.cc, 2022-06) spends instructions. RE2's size is that of the program
+// Prog::Flatten leaves: each instruction reachable before it, but alternations and no-ops, once, and
+// a no-op per edge an alternation or a no-op has into another list, so at most the other
+// instructions plus two per alternation plus one per no-op before it. Counted so, each generously:
+// - a literal character (printable ASCII, no case folding) or an empty-width assertion: 1;
+// - a character class: per range of runes, each piece of RE2's UTF-8 split (the same split:
+//   AddRuneRangeUTF8) its bytes plus an alternation (2), suffixes not shared (RE2 shares them), plus 1;
+// - a capture: 2; `*` `+` `?` (also non-greedy): two alternations, 4 (RE2 spends one, two for a
+//   nullable operand's star); an alternation: 2 per `|`; every concatenation 1 (an empty one is a
+//   no-op);
+// - the program: the fail instruction, the match, the unanchored prefix `.*?` (a byte range, an
+//   alternation, a no-op), and slack: 14.
+// The subset: literal printable ASCII but `\ [ ] ( ) { } | * + ? . ^ $`; `.` `^` `$`; escapes of ASCII
+// punctuation, `\n` `\t` `\r` `\f`, `\d \D \s \S \w \W`, `\b \B \A \z`; classes `[...]` / `[^...]` of
+// those characters, escapes and ranges (lo <= hi), a `-` only first or last, no `[` inside, not empty;
+// groups `(`, `(?:`, `(?P<name>` (a name of word characters starting with a letter or `_`, each once),
+// nested at most 64 deep; `*` `+` `?` each with an optional `?`, not after another repetition or at a
+// branch's start. Anything else (counted repeats, flags, \x, \p, non-ASCII, a bad range...) is outside
+// it and the caller compiles the pattern. tests/pattern_atoms_test.cc checks that RE2 accepts every
+// pattern read here and compiles it to at most the bound, on every bundled, crafted and random pattern.
+
+constexpr int kMaxBoundDepth = 64;
+
+// An upper bound of what the rune range [lo, hi] of a class adds to the flattened program: its UTF-8
+// split into pieces whose bytes are each one range, and per piece its bytes and one alternation (2).
+long RangeInstructions(int lo, int hi) {
+  static const int kMaxLen[] = {0x7F, 0x7FF, 0xFFFF, kRuneMax};
+  for (int n = 0; n < 3; ++n) {  // split where the encoded length changes
+    if (lo <= kMaxLen[n] && hi > kMaxLen[n]) return RangeInstructions(lo, kMaxLen[n]) + RangeInstructions(kMaxLen[n] + 1, hi);
+  }
+  if (hi < 0x80) return 3;
+  const int len = hi <= 0x7FF ? 2 : hi <= 0xFFFF ? 3 : 4;
+  for (int i = 1; i < len; ++i) {  // split until all but the leading bytes cover their full ranges
+    const int m = (1 << (6 * i)) - 1;
+    if ((lo & ~m) != (hi & ~m)) {
+      if ((lo & m) != 0) return RangeInstructions(lo, lo | m) + RangeInstructions((lo | m) + 1, hi);
+      if ((hi & m) != m) return RangeInstructions(lo, (hi & ~m) - 1) + RangeInstructions(hi & ~m, hi);
+    }
+  }
+  return len + 2;
+}
+
+long ClassInstructions(const Ranges& r) {
+  long n = 1;
+  for (const auto& [lo, hi] : r) n += RangeInstructions(lo, hi);
+  return n;
+}
+
+bool Punctuation(char c) { return c > 0x20 && c < 0x7F && std::ispunct(static_cast<unsigned char>(c)) && c != '_'; }
+
+// Counts an upper bound of a pattern's program (Note: [Program size bound]); false outside the subset.
+class BoundCounter {
+ public:
+  explicit BoundCounter(const std::string& s) : s_(s) {}
+
+  bool Count(long* instructions) {
+    long n = 0;
+    if (!Alternation(0, &n) || i_ != s_.size()) return false;
+    *instructions = n + 14;
+    return true;
+  }
+
+ private:
+  static bool Repeat(char c) { return c == '*' || c == '+' || c == '?' || c == '{'; }
+
+  bool Alternation(int depth, long* n) {
+    if (depth > kMaxBoundDepth) return false;
+    for (;;) {
+      if (!Concat(depth, n)) return false;
+      if (i_ >= s_.size() || s_[i_] != '|') return true;
+      ++i_;
+      *n += 2;
+    }
+  }
+
+  bool Concat(int depth, long* n) {
+    ++*n;
+    while (i_ < s_.size() && s_[i_] != '|' && s_[i_] != ')') {
+      if (!Atom(depth, n)) return false;
+      if (i_ < s_.size() && Repeat(s_[i_])) {
+        if (s_[i_] == '{') return false;
+        ++i_;
+        if (i_ < s_.size() && s_[i_] == '?') ++i_;
+        if (i_ < s_.size() && Repeat(s_[i_])) return false;
+        *n += 4;
+      }
+    }
+    return true;
+  }
+
+  bool Atom(int depth, long* n) {
+    const char c = s_[i_];
+    if (c == '(') {
+      ++i_;
+      bool capture = true;
+      if (i_ < s_.size() && s_[i_] == '?') {
+        if (s_.compare(i_, 2, "?:") == 0) {
+          capture = false;
+          i_ += 2;
+        } else if (s_.compare(i_, 3, "?P<") == 0) {
+          i_ += 3;
+          const size_t start = i_;
+          while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_')) ++i_;
+          if (i_ == start || i_ >= s_.size() || s_[i_] != '>' || std::isdigit(static_cast<unsigned char>(s_[start]))) return false;
+          if (!names_.insert(s_.substr(start, i_ - start)).second) return false;  // RE2: duplicate name
+          ++i_;
+        } else {
+          return false;
+        }
+      }
+      if (!Alternation(depth + 1, n) || i_ >= s_.size() || s_[i_] != ')') return false;
+      ++i_;
+      if (capture) *n += 2;
+      return true;
+    }
+    if (c == '[') return Class(n);
+    if (c == '\\') {
+      if (i_ + 1 >= s_.size()) return false;
+      const char e = s_[i_ + 1];
+      i_ += 2;
+      Ranges r;
+      if (PerlClass(e, &r)) {
+        *n += ClassInstructions(r);
+        return true;
+      }
+      if (e == 'b' || e == 'B' || e == 'A' || e == 'z' || e == 'n' || e == 't' || e == 'r' || e == 'f' || Punctuation(e)) {
+        ++*n;
+        return true;
+      }
+      return false;
+    }
+    if (c == '.') {
+      ++i_;
+      *n += ClassInstructions({{0, '\n' - 1}, {'\n' + 1, kRuneMax}});
+      return true;
+    }
+    if (c == '^' || c == '$') {
+      ++i_;
+      ++*n;
+      return true;
+    }
+    if (c < 0x20 || c >= 0x7F || Repeat(c) || c == ']' || c == '}') return false;  // '|' and ')' end a concatenation
+    ++i_;
+    ++*n;
+    return true;
+  }
+
+  // One character of a class at i_ (a plain one or an escaped one) into *rune; false for anything else.
+  bool ClassChar(int* rune) {
+    const char c = s_[i_];
+    if (c == '\\') {
+      if (i_ + 1 >= s_.size()) return false;
+      const char e = s_[i_ + 1];
+      const char plain = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == 'f' ? '\f' : Punctuation(e) ? e : 0;
+      if (!plain) return false;
+      *rune = plain;
+      i_ += 2;
+      return true;
+    }
+    if (c < 0x20 || c >= 0x7F || c == '[') return false;
+    *rune = c;
+    ++i_;
+    return true;
+  }
+
+  bool Class(long* n) {
+    ++i_;  // '['
+    bool negated = false;
+    if (i_ < s_.size() && s_[i_] == '^') {
+      negated = true;
+      ++i_;
+    }
+    Ranges r;
+    bool first = true;
+    while (i_ < s_.size() && s_[i_] != ']') {
+      if (s_[i_] == '-' && !first && !(i_ + 1 < s_.size() && s_[i_ + 1] == ']')) return false;
+      if (s_[i_] == '\\' && i_ + 1 < s_.size() && PerlClass(s_[i_ + 1], &r)) {
+        i_ += 2;
+        if (i_ < s_.size() && s_[i_] == '-' && !(i_ + 1 < s_.size() && s_[i_ + 1] == ']')) return false;
+        first = false;
+        continue;
+      }
+      int lo = 0;
+      if (!ClassChar(&lo)) return false;
+      int hi = lo;
+      if (i_ + 1 < s_.size() && s_[i_] == '-' && s_[i_ + 1] != ']') {
+        ++i_;
+        if (!ClassChar(&hi) || hi < lo) return false;
+      }
+      AddRange(&r, lo, hi);
+      first = false;
+    }
+    if (i_ >= s_.size() || first) return false;  // unterminated, or `[]` / `[^]`
+    ++i_;
+    *n += ClassInstructions(negated ? Negate(r) : r);
+    return true;
+  }
+
+  const std::string& s_;
+  size_t i_ = 0;
+  std::set<std::string> names_;
+};
+
+}  // namespace
+
+std::optional<int> ProgramSizeBound(const std::string& pattern) {
+  long n = 0;
+  if (!BoundCounter(pattern).Count(&n) || n > (1 << 30)) return std::nullopt;
+  return static_cast<int>(n);
 }
 
 }  // namespace triage

@@ -42,6 +42,12 @@ class PatternPrefilter {
 // thread-safe (no shared state).
 std::optional<PatternPrefilter> ReadPatternPrefilter(const std::string& pattern);
 
+// Returns an upper bound of the size of the program RE2 compiles `pattern` to alone with RegexOptions()
+// (RE2::ProgramSize), counted from the text, for a pattern of the strict subset of the syntax described
+// in Note: [Program size bound] (pattern_atoms.cc), every one of which RE2 accepts; nullopt for any other
+// pattern, which only RE2's compile answers (it may not compile). Thread-safe (no shared state).
+std::optional<int> ProgramSizeBound(const std::string& pattern);
+
 }  // namespace triage
 
 #endif  // TRIAGE_ENGINE_LOG_PATTERN_ATOMS_H_

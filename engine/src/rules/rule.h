@@ -84,8 +84,10 @@ struct Rule {
   std::string title;
   double prior = 0.8;
   std::vector<Text> patterns;          // match.message
-  // Each pattern's RE2 program size alone, as the check found it (-1: not compiled; empty for a rule
-  // made without the reader): bounds the set's size (Note: [Set size bound] in rule_loader.cc).
+  // Each pattern's RE2 program size alone as the check found it, or an upper bound of it counted from
+  // the text where that is within the budget (Note: [Program size bound] in log/pattern_atoms.cc; -1:
+  // not compiled; empty for a rule made without the reader): bounds the set's size (Note: [Set size
+  // bound] in rule_loader.cc).
   std::vector<int> pattern_programs;
   std::vector<std::string> exceptions; // match.exception
   Text context;                        // match.context (empty: none)

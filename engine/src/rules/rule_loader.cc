@@ -600,8 +600,9 @@ std::unique_ptr<RE2::Set> CompileSetNow(const std::vector<Rule>& rules, std::vec
 // A load that parsed rule files compiled the RE2::Set at once so that a set RE2 refuses is reported
 // (compile-failed, Note: [Pattern set]): ~100 M instructions, a twentieth of a start with no cache,
 // for a failure that needs thousands of patterns. The check has each pattern's program size alone
-// (Rule::pattern_programs, kept in the rule parts and the cache entry), and the set's program is at
-// most about their sum (RE2 compiles the alternation of the same regexps, sharing common prefixes):
+// (Rule::pattern_programs, kept in the rule parts and the cache entry; for most patterns an upper bound
+// counted from the text, Note: [Program size bound], which only makes the sum larger), and the set's
+// program is at most about their sum (RE2 compiles the alternation of the same regexps, sharing common prefixes):
 // RE2 refused sets of the make_rulesets.py variants only past a sum of ~640,000-950,000 instructions
 // (64 MiB; 1000 rules, 1961 patterns, sum 152,000, and the bundled rules' ~48,000 compile). Below
 // kSurelyCompiles (over 3x under that), with every size known, the set waits for its first need as on

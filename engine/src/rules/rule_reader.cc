@@ -6,12 +6,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 
 #include "triage/evidence.h"
 
 #include "log/line_scanner.h"
+#include "log/pattern_atoms.h"
 #include "log/segmenter.h"
 #include "rules/lua_runtime.h"
 #include "rules/signal_rules.h"
@@ -260,7 +262,9 @@ void CheckDuplicateKeys(FileChecker& check, const YamlNode& node) {
 // Every pattern joins one RE2::Set, so one pattern can hurt every rule: a program too large for the
 // set's memory made the whole set fail to compile (no rule matched any more), and a pattern whose
 // DFA needs exponentially many states made the set's DFA thrash on every log line (a 62 MB log took
-// 44 s instead of 0.16 s). Each pattern is therefore compiled alone and refused (its rule dropped
+// 44 s instead of 0.16 s). Each pattern's program alone is therefore sized (compiled, unless an upper
+// bound counted from its text is within the budget: Note: [Program size bound] in
+// log/pattern_atoms.cc) and refused (its rule dropped
 // alone, with the pattern's file:line:column) when its program exceeds kMaxPatternProgram
 // instructions (the bundled patterns need at most a few hundred), or when it repeats a character
 // class, '.', or a group more than kMaxClassRepeat times with a counted repetition ({n}, {n,},
@@ -482,12 +486,22 @@ void CheckPatterns(RuleDocument& d) {
     YAML::Mark mark;
     mark.line = p.pos.line - 1;
     mark.column = p.pos.column - 1;
-    // The pattern compiled alone (RequiredLiterals' compile answers its size, so it is compiled once
-    // and not parsed again for the syntax check: a pattern that compiles parses). One that does not
-    // compile is parsed once more as the set parses it, for the parse error the set reports, if any.
+    // The pattern's size alone: an upper bound counted from its text where that is within the budget
+    // (Note: [Program size bound] in log/pattern_atoms.cc: such a pattern parses, and is not compiled
+    // at all when its literals are read from its text too), else its program compiled alone
+    // (RequiredLiterals' compile answers its size, so it is compiled once and not parsed again for the
+    // syntax check: a pattern that compiles parses). One that does not compile is parsed once more as
+    // the set parses it, for the parse error the set reports, if any.
     std::vector<std::string> atoms;
     int size = -1;
-    const bool has_literals = RequiredLiterals(p.value, &atoms, Segmenter::IdleKeywords(), &size);
+    const std::optional<int> bound = ProgramSizeBound(p.value);
+    bool has_literals = false;
+    if (bound && *bound <= kMaxPatternProgram) {
+      size = *bound;
+      has_literals = RequiredLiterals(p.value, &atoms, Segmenter::IdleKeywords());
+    } else {
+      has_literals = RequiredLiterals(p.value, &atoms, Segmenter::IdleKeywords(), &size);
+    }
     if (size < 0) {
       RE2::Set probe(RegexOptions(), RE2::UNANCHORED);
       std::string error;
