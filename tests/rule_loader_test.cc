@@ -10,6 +10,10 @@
 #include <functional>
 #include <map>
 
+#include <re2/re2.h>
+
+#include "log/pattern_atoms.h"
+#include "log/regex.h"
 #include "rules/problem_codes.h"
 #include "rules/rule.h"
 #include "triage/triage.h"
@@ -313,6 +317,44 @@ TEST(RuleLoaderRefuses, AHugePatternDropsOnlyItsRule) {
     EXPECT_EQ(rep.diagnoses[0].rule, "linear-in-features");
     for (const Rule& rule : r.rules->rules) EXPECT_NE(rule.file, dir + "/good-rule.yaml");
   }
+}
+
+// Note: [Program size bound]: a pattern whose bound is within the budget is not compiled; one whose
+// bound is over it is compiled, and refused only when its program is over, with the program's size.
+TEST(RuleLoaderRefuses, TheBudgetIsTheProgramsNotTheBounds) {
+  int bounded = 0, compiled_kept = 0, refused = 0;
+  for (int n : {4900, 4990, 4993, 4994, 4995, 4996, 4997, 4998, 5000, 5100}) {
+    const std::string pattern = "mat9 " + std::string(static_cast<size_t>(n), 'x');
+    const int program = RE2(pattern, RegexOptions()).ProgramSize();
+    const int bound = ProgramSizeBound(pattern).value_or(-1);
+    ASSERT_GE(bound, program) << n;
+    LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", Replace(kGood, "  message: 'mat1", "  message:\n    - '" +
+                                                                     pattern + "'\n    - 'mat1")}});
+    const Problem* p = FindCode(r, "pattern-too-big");
+    if (program > 5000) {
+      ++refused;
+      ASSERT_NE(p, nullptr) << n << "\n" << Describe(r);
+      EXPECT_NE(p->message.find("compiles to " + std::to_string(program) + " instructions"), std::string::npos) << p->message;
+      EXPECT_EQ(p->line, 7);
+      EXPECT_EQ(p->column, 7);
+      continue;
+    }
+    EXPECT_EQ(p, nullptr) << n << "\n" << Describe(r);
+    ASSERT_EQ(r.rules->rules.size(), 1u) << n << "\n" << Describe(r);
+    const std::vector<int>& sizes = r.rules->rules[0].pattern_programs;
+    ASSERT_EQ(sizes.size(), 2u);
+    if (bound <= 5000) {
+      ++bounded;
+      EXPECT_EQ(sizes[0], bound) << n;  // counted, not compiled
+    } else {
+      ++compiled_kept;
+      EXPECT_EQ(sizes[0], program) << n;  // compiled: the program's own size
+    }
+  }
+  // Each way is taken.
+  EXPECT_GT(bounded, 0);
+  EXPECT_GT(compiled_kept, 0);
+  EXPECT_GT(refused, 0);
 }
 
 TEST(RuleLoaderRefuses, APatternWhoseDfaExplodes) {
