@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -94,6 +95,55 @@ TEST(PatternSet, CandidatesAgreeWithTheSetOnEveryCorpusLineAndIncident) {
   EXPECT_GT(check.matched, 1000);
   std::printf("%d logs: %d texts decided by candidates (%d with a match), %d left to the set\n", logs, check.decided,
               check.matched, check.undecided);
+}
+
+// A rule set compiles each pattern's regex and the set at their first need (Note: [Pattern set]), and
+// embedders may call Match from several threads: a fresh set asked by four threads at once, each
+// through both ways and in its own order, gives what a set asked by one thread gives.
+TEST(PatternSet, FirstMatchesFromManyThreadsGiveWhatOneThreadGives) {
+  LoadOptions o;
+  o.env_path = o.system = o.user = o.project = o.cache = false;
+  std::vector<std::string> texts;
+  const fs::path corpus = fs::path(TRIAGE_SOURCE_DIR) / "corpus";
+  for (const auto& family : fs::directory_iterator(corpus)) {
+    if (!family.is_directory() || family.path().filename() == "heldout") continue;  // never opened
+    for (const auto& entry : fs::recursive_directory_iterator(family.path())) {
+      if (entry.path().filename() != "log.txt" || texts.size() > 6000) continue;
+      std::istringstream lines(ReadAll(entry.path()));
+      for (std::string line; std::getline(lines, line);) texts.push_back(line);
+    }
+  }
+  ASSERT_GT(texts.size(), 3000u);
+  LoadResult one = LoadRules(o);
+  ASSERT_TRUE(one.ok());
+  std::vector<std::vector<int>> want;
+  size_t matched = 0;
+  for (const std::string& t : texts) {
+    want.push_back(one.rules->Match(t));
+    matched += !want.back().empty();
+  }
+  EXPECT_GT(matched, 100u);
+  LoadResult fresh = LoadRules(o);
+  ASSERT_TRUE(fresh.ok());
+  ASSERT_FALSE(fresh.rules->set_compiled());
+  const RuleSet& rules = *fresh.rules;
+  constexpr int kThreads = 4;
+  std::vector<int> wrong(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t k = 0; k < texts.size(); ++k) {
+        // Each thread starts at its own place, every other one backwards; odd texts also through the set.
+        const size_t i = t % 2 ? texts.size() - 1 - (k + t * texts.size() / kThreads) % texts.size()
+                               : (k + t * texts.size() / kThreads) % texts.size();
+        if (rules.Match(texts[i]) != want[i]) ++wrong[t];
+        if (i % 2 && rules.MatchWithSet(texts[i]) != want[i]) ++wrong[t];
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(wrong[t], 0) << "thread " << t;
+  EXPECT_TRUE(rules.set_compiled());
 }
 
 TEST(PatternSet, CandidatesAgreeOnPatternsThatTestThePrefiltersArgument) {
