@@ -1060,9 +1060,17 @@ class BoundCounter {
 }  // namespace
 
 std::optional<int> ProgramSizeBound(const std::string& pattern) {
+  // A load asks twice per pattern in a row (the size check, then RequiredLiterals, which needs to
+  // know RE2 accepts it): the last answer of this thread is kept.
+  thread_local std::string last;
+  thread_local std::optional<int> last_answer;
+  if (pattern == last && !last.empty()) return last_answer;
   long n = 0;
-  if (!BoundCounter(pattern).Count(&n) || n > (1 << 30)) return std::nullopt;
-  return static_cast<int>(n);
+  std::optional<int> answer;
+  if (BoundCounter(pattern).Count(&n) && n <= (1 << 30)) answer = static_cast<int>(n);
+  last = pattern;
+  last_answer = answer;
+  return answer;
 }
 
 }  // namespace triage

@@ -45,7 +45,7 @@ std::optional<PatternPrefilter> ReadPatternPrefilter(const std::string& pattern)
 // Returns an upper bound of the size of the program RE2 compiles `pattern` to alone with RegexOptions()
 // (RE2::ProgramSize), counted from the text, for a pattern of the strict subset of the syntax described
 // in Note: [Program size bound] (pattern_atoms.cc), every one of which RE2 accepts; nullopt for any other
-// pattern, which only RE2's compile answers (it may not compile). Thread-safe (no shared state).
+// pattern, which only RE2's compile answers (it may not compile). Thread-safe (it keeps its thread's last answer).
 std::optional<int> ProgramSizeBound(const std::string& pattern);
 
 }  // namespace triage
