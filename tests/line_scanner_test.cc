@@ -283,11 +283,59 @@ TEST(LineScanner, StageAndFollowUpKeepEveryKeyword) {
         for (const LineScanner* s : scanners) {
           ASSERT_EQ(Describe(s->Find(view)), want) << "keyword '" << k << "' as '" << word << "', cut " << cut;
         }
+        // KeywordsIn runs the stage too (KeywordsInAvx512): the keywords of the last lines, and of the
+        // last filler line with them (a line the scan stopped on is read whole).
+        const size_t last_filler = filler.rfind('\n', filler.size() - 2) + 1;
+        for (const std::string_view part : {view.substr(filler.size()), view.substr(last_filler)}) {
+          std::vector<std::uint32_t> want_in, got;
+          portable.KeywordsIn(part, &want_in);
+          std::sort(want_in.begin(), want_in.end());
+          timed.KeywordsIn(part, &got);
+          std::sort(got.begin(), got.end());
+          ASSERT_EQ(got, want_in) << "KeywordsIn, keyword '" << k << "' as '" << word << "', cut " << cut;
+        }
         ++checked;
       }
     }
   }
   EXPECT_GT(checked, 100u);
+}
+
+// The round of probes that chooses the stage's way (Note: [Stage runs] in line_scanner.cc) carries
+// over calls: the log path calls Find again after each line it stopped on, and where those are a few
+// hundred bytes apart no single call reads a round's six probes of 512 blocks. Until 2026-11-28 a
+// round was a call's own, and on such text none ever ended (the stage never ran). Counts rounds, not
+// time: fails when a call's probe is dropped at its hit.
+TEST(LineScanner, ProbeRoundsEndAcrossShortCalls) {
+  if (!LineScanner::CpuHasAvx2() || !CpuHasAvx512()) GTEST_SKIP() << "no AVX-512 VBMI: Find has no stage to time";
+  const LineScanner scanner({"warning", "traceback"});
+  ASSERT_TRUE(scanner.uses_avx512());
+  // A keyword line after every ~300 bytes of web text, 2 MiB in all: each call reads ~10 blocks.
+  const std::string filler =
+      "10.4.158.25 - - [21/Nov/2026:09:00:01 +0000] \"GET /search?q=shoes HTTP/1.1\" 200 3290 \"kube-probe/1.27\"\n"
+      "10.4.158.26 - - [21/Nov/2026:09:00:02 +0000] \"GET /index.html HTTP/1.1\" 304 1290 \"curl/7.88.1\"\n"
+      "2026-11-21T09:00:04.004Z INFO app.db worker 2502 picked up job 3904 from queue default\n";
+  std::string text;
+  while (text.size() < (size_t{2} << 20)) text += filler + "2026-11-21T09:00:05.005Z WARNING disk almost full\n";
+  size_t stops = 0;
+  for (size_t at = 0; at < text.size();) {
+    const LineScanner::Hit hit = scanner.Find(std::string_view(text).substr(at));
+    if (!hit.found) break;
+    ++stops;
+    at += hit.line_start;
+    at = text.find('\n', at) + 1;
+  }
+  EXPECT_GT(stops, 6000u);
+  // One round at the first call, then one per 32,768 blocks (1 MiB) read outside rounds.
+  EXPECT_GE(scanner.probe_rounds(), 2u);
+  // A scanner given one way times nothing.
+  const LineScanner fixed({"warning", "traceback"}, LineScanner::Impl::kAvx512OnEveryBlock);
+  for (size_t at = 0; at < 100000;) {
+    const LineScanner::Hit hit = fixed.Find(std::string_view(text).substr(at));
+    if (!hit.found) break;
+    at = text.find('\n', at + hit.line_start) + 1;
+  }
+  EXPECT_EQ(fixed.probe_rounds(), 0u);
 }
 
 // Anchors avoid bytes ordinary text holds together (Note: [Anchor choice]): "ndex" of "index out of

@@ -113,6 +113,9 @@ class LineScanner {
   bool uses_avx2() const { return avx2_; }
   // Returns true when Find runs it on AVX-512's registers.
   bool uses_avx512() const { return avx512_; }
+  // The rounds of probes that timed the hash stage's ways and chose one so far (Note: [Stage runs] in
+  // line_scanner.cc): 0 where Find does not run FindAvx512 or runs one way only.
+  unsigned probe_rounds() const { return probe_.rounds.load(std::memory_order_relaxed); }
   // Returns true when this CPU can run the AVX2 implementation.
   static bool CpuHasAvx2();
 
@@ -147,6 +150,8 @@ class LineScanner {
   int FirstAnchorHit(const char* p, size_t n, size_t i, std::uint32_t pass, const unsigned char (&bucket_bits)[2][32]) const;
   bool KeywordAt(const char* p, size_t n, size_t at) const;
   void KeywordsInAvx2(const char* p, size_t n, std::vector<std::uint32_t>* found) const;
+  // KeywordsInAvx2 with the hash stage, where Find runs FindAvx512.
+  void KeywordsInAvx512(const char* p, size_t n, std::vector<std::uint32_t>* found) const;
   void KeywordsInFrom(const char* p, size_t n, size_t from, std::vector<std::uint32_t>* found) const;
   // The buckets whose tables accept the kPrints bytes from p[i] (bytes past n accept short anchors only).
   unsigned BucketsAt(const char* p, size_t n, size_t i) const;
@@ -188,7 +193,18 @@ class LineScanner {
   // The way the last timing chose (0 none, 1, 2 as above; Note: [Stage runs]), for calls too short to
   // time them; only speed depends on it, so threads sharing the scanner may race on it (relaxed).
   mutable std::atomic<int> way_hint_{0};
-  mutable std::atomic<unsigned> calls_{0};  // FindAvx512's calls, for its rounds of probes
+  // The round of probes that times the ways (Note: [Stage runs]), carried over FindAvx512's calls: the
+  // log path calls it from each line it stops on, and with many rules on web text those are a few
+  // hundred bytes apart, far less than a round. Only speed depends on it: threads sharing the scanner
+  // may race on it (relaxed loads and stores, no read-modify-write in the loop).
+  struct Probes {
+    std::atomic<unsigned> phase{0};             // the phase being timed; kStageProbes (6): no round on
+    std::atomic<std::uint64_t> ticks{0}, blocks{0};  // of that phase so far
+    std::atomic<double> least[3] = {};          // each way's least ticks per block in this round
+    std::atomic<std::uint64_t> since{0};        // blocks read since the last round
+    std::atomic<unsigned> rounds{0};            // rounds ended (probe_rounds)
+  };
+  mutable Probes probe_;
   std::vector<std::uint32_t> first_[256];   // keyword indexes by lower-cased first byte
   bool has_first_[256] = {};
   std::vector<Anchored> bucket_[kBuckets];
@@ -199,13 +215,17 @@ class LineScanner {
   // [set of 8 buckets][anchor byte][nibble] -> bucket bits
   alignas(16) unsigned char low_[2][kPrints][16] = {};
   alignas(16) unsigned char high_[2][kPrints][16] = {};
-  // The hash stage (Note: [Hash stage] in line_scanner.cc): per anchor byte, a kStageBits-bit value
-  // for each value of a byte's low 5 bits, XORed over the kPrints bytes into a position's hash; per
-  // set of 8 buckets and hash, the bits of the buckets holding a full-length anchor of that hash (and
-  // of the short anchors' buckets, at every hash).
+  // The hash stage (Note: [Hash stage] in line_scanner.cc): per anchor byte, an 8-bit value for each
+  // value of a byte's low 5 bits, combined over the kPrints bytes into two kStageBits-bit hashes of a
+  // position (StageHashes); per hash, set of 8 buckets and hash value, the bits of the buckets holding
+  // a full-length anchor of that value (and of the short anchors' buckets, at every value). A position
+  // passes for the buckets both hashes pass.
   static constexpr int kStageBits = 6;
   alignas(32) unsigned char mix_[kPrints][32] = {};
   alignas(32) unsigned char staged_[2][1 << kStageBits] = {};
+  alignas(32) unsigned char staged2_[2][1 << kStageBits] = {};
+  // The two hashes of the kPrints bytes at `bytes` under `mix`.
+  static void StageHashes(const unsigned char (&mix)[kPrints][32], const char* bytes, unsigned (&h)[2]);
   // The buckets the hash stage passes at p[i] (i + kPrints <= n).
   unsigned StageBuckets(const char* p, size_t i) const;
   // The mix_ values for a set of anchors: the seed whose values spread them best.
