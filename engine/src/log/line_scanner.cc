@@ -665,14 +665,19 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
 // tables accept a position in 60: each such table candidate cost ~9 ns on this project's AMD EPYC VM,
 // a mispredicted branch on the block and a scalar hash test, and the scan of web-server-like text took
 // 3.4 ms per 8 MB against 0.8 without candidates. Where the CPU has AVX-512 VBMI, the loop tests the
-// candidates' bytes once more, for all 32 positions with no branch: a 6-bit hash of the four bytes
-// (per byte, a value looked up by its low 5 bits with vpermb, XORed), then per set of 8 buckets the
-// buckets holding a full-length anchor of that hash (a 64-entry table, vpermt2b), ANDed into the
-// nibble tables' buckets. An anchor's bytes and text equal to it up to ASCII case have the same low 5
-// bits (a letter's cases differ in bit 5), so the bucket of every anchor present survives: no keyword
-// is missed. A false candidate now needs, besides the tables, an anchor of its bucket with its hash:
-// ~13 anchors a bucket in 64 hashes. The short anchors' buckets accept any hash (their bytes past the
-// anchor are any). The mix values are those of the seed (of 16) under which the fewest windows of
+// candidates' bytes once more, for all 32 positions with no branch: two 6-bit hashes of the four
+// bytes (per byte, an 8-bit value looked up by its low 5 bits with vpermb; with x and y the XORs of
+// bytes 0 and 2's values and of 1 and 3's, the low 6 bits of x ^ y and of x ^ (y >> 2): StageHashes),
+// then per hash and set of 8 buckets the buckets holding a full-length anchor of that hash value (a
+// 64-entry table, vpermt2b), both ANDed into the nibble tables' buckets. An anchor's bytes and text
+// equal to it up to ASCII case have the same low 5 bits (a letter's cases differ in bit 5), so the
+// bucket of every anchor present survives: no keyword is missed. A false candidate now needs, besides
+// the tables, an anchor of its bucket with its first hash and one with its second: with one hash, ~13
+// anchors a bucket in 64 hashes let a third of the tables' candidates through, and with 1000 rules
+// (~25 anchors a bucket) 0.032 of web text's 0.10 table candidates a byte; with the second, 0.018
+// (of them 0.0076 pass the 16-bit anchor hash too), key=value 0.0087 -> 0.0017 (scan_bench, 8 MiB,
+// 2026-11-28). The second hash costs a shift, an XOR, two vpermt2b and two ANDs a block. The short
+// anchors' buckets accept any hash (their bytes past the anchor are any). The mix values are those of the seed (of 16) under which the fewest windows of
 // the two samples (kHealthyLogSample, kGeneralTextSample) that the tables accept pass the stage too,
 // then that leaves the fewest (bucket, hash) pairs taken: a window every line of a log repeats
 // (" inf" of "INFO") that fell on a hash of its bucket would pass on every line (key=value text's
