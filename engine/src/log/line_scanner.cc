@@ -980,9 +980,13 @@ struct FingerprintTables {
 };
 
 // The hash stage's tables in registers (Note: [Hash stage]), for the AVX-512 loop.
+// kHashes 1: the first hash alone (the way on candidate blocks, Note: [Stage runs], whose tables are
+// loaded on each block with candidates: a second hash there cost more than it saved where the
+// candidates come at the same place of every line, HF dicts' scan ~12% slower); 2: both.
+template <int kHashes>
 struct StageTables {
   static constexpr int kPrints = 4;  // LineScanner::kPrints
-  __m256i mix[kPrints], low[2][2], high[2][2];  // [hash][set of 8 buckets]
+  __m256i mix[kPrints], low[kHashes][2], high[kHashes][2];  // [hash][set of 8 buckets]
 
   __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) StageTables(
       const unsigned char (&m)[kPrints][32], const unsigned char (&staged)[2][64], const unsigned char (&staged2)[2][64]) {
@@ -990,12 +994,14 @@ struct StageTables {
     for (int s = 0; s < 2; ++s) {
       low[0][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged[s]));
       high[0][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged[s] + 32));
-      low[1][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged2[s]));
-      high[1][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged2[s] + 32));
+      if constexpr (kHashes == 2) {
+        low[1][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged2[s]));
+        high[1][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged2[s] + 32));
+      }
     }
   }
 
-  // Keeps in acc the buckets holding an anchor of both hashes of the kPrints bytes from each p[j]
+  // Keeps in acc the buckets holding an anchor of the hashes of the kPrints bytes from each p[j]
   // (LineScanner::StageHashes, 32 positions at once).
   __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"), always_inline)) void Apply(
       const char* p, __m256i acc[2]) const {
@@ -1008,12 +1014,15 @@ struct StageTables {
                                            mix[f]);
     }
     const __m256i x = _mm256_xor_si256(m[0], m[2]), y = _mm256_xor_si256(m[1], m[3]);
-    // vpermt2b reads the low 6 bits of each index byte; a 16-bit shift by 2 puts each byte's bits 2-7
-    // there (the bits it brings in from the next byte land in bits 6-7, which are not read).
-    const __m256i h0 = _mm256_xor_si256(x, y), h1 = _mm256_xor_si256(x, _mm256_srli_epi16(y, 2));
-    for (int s = 0; s < 2; ++s) {
-      acc[s] = _mm256_and_si256(acc[s], _mm256_and_si256(_mm256_permutex2var_epi8(low[0][s], h0, high[0][s]),
-                                                         _mm256_permutex2var_epi8(low[1][s], h1, high[1][s])));
+    const __m256i h0 = _mm256_xor_si256(x, y);
+    for (int s = 0; s < 2; ++s) acc[s] = _mm256_and_si256(acc[s], _mm256_permutex2var_epi8(low[0][s], h0, high[0][s]));
+    if constexpr (kHashes == 2) {
+      // vpermt2b reads the low 6 bits of each index byte; a 16-bit shift by 2 puts each byte's bits
+      // 2-7 there (the bits it brings in from the next byte land in bits 6-7, which are not read).
+      const __m256i h1 = _mm256_xor_si256(x, _mm256_srli_epi16(y, 2));
+      for (int s = 0; s < 2; ++s) {
+        acc[s] = _mm256_and_si256(acc[s], _mm256_permutex2var_epi8(low[1][s], h1, high[1][s]));
+      }
     }
   }
 };
@@ -1139,7 +1148,6 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner
     const char* p, size_t n) const {
   const __m256i newline = _mm256_set1_epi8('\n');
   const FingerprintTables tables(low_, high_, short_buckets_);
-  const StageTables stage(mix_, staged_, staged2_);
   std::uint64_t newlines = 0;
   size_t line_start = 0;
   size_t i = 0;
@@ -1181,6 +1189,9 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner
 #include "log/line_scanner_loop.inc"
 #undef TRIAGE_SCAN_STAGE
     } else {
+      // The stage's tables loaded for this way's run only: held through the function, they took
+      // registers the other ways' loops need (HF dicts' scan, way 0, ~12% slower with them).
+      const StageTables<2> stage(mix_, staged_, staged2_);
 #define TRIAGE_SCAN_STAGE 2
 #include "log/line_scanner_loop.inc"
 #undef TRIAGE_SCAN_STAGE
@@ -1237,7 +1248,7 @@ __attribute__((target("avx2"))) void LineScanner::KeywordsInAvx2(const char* p, 
 __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) void LineScanner::KeywordsInAvx512(
     const char* p, size_t n, std::vector<std::uint32_t>* found) const {
   const FingerprintTables tables(low_, high_, short_buckets_);
-  const StageTables stage(mix_, staged_, staged2_);
+  const StageTables<2> stage(mix_, staged_, staged2_);
 #define TRIAGE_KEYWORDS_STAGE 1
 #include "log/line_scanner_keywords.inc"
 #undef TRIAGE_KEYWORDS_STAGE
