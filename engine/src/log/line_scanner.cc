@@ -676,7 +676,9 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
 // anchors a bucket in 64 hashes let a third of the tables' candidates through, and with 1000 rules
 // (~25 anchors a bucket) 0.032 of web text's 0.10 table candidates a byte; with the second, 0.018
 // (of them 0.0076 pass the 16-bit anchor hash too), key=value 0.0087 -> 0.0017 (scan_bench, 8 MiB,
-// 2026-11-28). The second hash costs a shift, an XOR, two vpermt2b and two ANDs a block. The short
+// 2026-11-28). The second hash costs a shift, an XOR, two vpermt2b and two ANDs a block; the way
+// that runs the stage on candidate blocks only (Note: [Stage runs]) runs the first hash alone
+// (StageTables<1>), whose tables it loads on each such block. The short
 // anchors' buckets accept any hash (their bytes past the anchor are any). The mix values are those of the seed (of 16) under which the fewest windows of
 // the two samples (kHealthyLogSample, kGeneralTextSample) that the tables accept pass the stage too,
 // then that leaves the fewest (bucket, hash) pairs taken: a window every line of a log repeats
