@@ -212,6 +212,24 @@ TEST(HardWrap, ShortPastesWrappedAt80) {
   EXPECT_EQ(Unwrap(cut + "\ne 212, in <module>\n", 80, 1), cut + "e 212, in <module>\n");
 }
 
+// Note: [Script change at a cut]: an English line of exactly a usual width before a sentence in Chinese is no
+// split. corpus/wild/memory/2s-agcn-gen-bone-data-np-load-29gib-16gb-ram-zh, as posted in
+// https://github.com/lshiwjx/2s-AGCN/issues/56: its NumPy MemoryError line is 100 characters long and was taken for a
+// row of a paste wrapped at 100 columns (its next line joined onto it).
+TEST(HardWrap, AScriptChangeAfterARowIsNoCut) {
+  const std::string text = triage_test::ReadFile(std::string(TRIAGE_SOURCE_DIR) +
+                                                 "/corpus/wild/memory/2s-agcn-gen-bone-data-np-load-29gib-16gb-ram-zh/log.txt");
+  const std::string error =
+      "MemoryError: Unable to allocate 29.0 GiB for an array with shape (7790126400,) and data type float32";
+  ASSERT_EQ(error.size(), 100u);
+  ASSERT_NE(text.find(error + "\n\xe8\xbf\x99"), std::string::npos);  // "这样的错误..." after it
+  EXPECT_EQ(HardWrap::DetectWidth(HardWrap::Head(text)), 0);
+  // The same log wrapped at 80 columns is still told (its rows end and begin in ASCII).
+  EXPECT_EQ(HardWrap::DetectWidth(HardWrap::Head(WrapAt(text, 80))), 80);
+  // A row cut inside Chinese text goes on in Chinese: still a split.
+  EXPECT_EQ(HardWrap::DetectWidth("Error " + std::string(92, 'b') + "\xe9\x94\x99\xe8\xaf\xaf\n\xe8\xbf\x99\xe6\xa0\xb7\n"), 100);
+}
+
 TEST(HardWrap, HeadIsWhatASessionDecidesFrom) {
   std::string many;
   for (int i = 0; i < 300; ++i) many += "line " + std::to_string(i) + "\n";

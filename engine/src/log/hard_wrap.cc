@@ -218,6 +218,11 @@ int HardWrap::DetectWidth(std::string_view head) {
     if (EndsWith(row, "<--- HERE") || row.find_first_not_of(" ^~") == std::string_view::npos) continue;
     if (row.find("%|") != std::string_view::npos || StartsOwnLine(EndsDrawn(row), next, true)) continue;
     if (!seen.insert(row).second) continue;
+    // Note: [Script change at a cut]. A row that ends in ASCII before a line that opens with a character
+    // of another script (a Chinese sentence after an English error line of exactly W characters, as in
+    // 2s-AGCN#56) is a line ending where a sentence of the reporter's own language begins, not a cut inside
+    // a word: a wrap cuts a line in mid-text, and text goes on in its own script.
+    if (!(static_cast<unsigned char>(row.back()) & 0x80) && (static_cast<unsigned char>(next[0]) & 0x80)) continue;
     // "Mem: ..." then "Swap: ...": rows of one table. Not a row that stops inside a word whose next line
     // goes on in small letters ("... Dropout(3).training=Tr" then "ue BatchNorm1d(5)..."): the words
     // of one table's rows begin it.

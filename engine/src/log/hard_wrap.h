@@ -14,7 +14,9 @@
 // next line is not blank, not indented (a frame's source line), not an exception line, a traceback header
 // or a chain line, and does not begin with the row's first word (digits aside: the next record of the same
 // shape, as metric lines of one layout are) nor with a first word of the same shape (runs of capitals,
-// small letters and digits as one mark: "Mem:" and "Swap:", rows of one table); identical rows count once
+// small letters and digits as one mark: "Mem:" and "Swap:", rows of one table), nor with a character of
+// another script after a row that ends in ASCII (an English error line of exactly W characters before the
+// reporter's sentence in Chinese: Note: [Script change at a cut] in hard_wrap.cc); identical rows count once
 // (a repeated line). A strong split is one whose next line also differs from the row in its first
 // character's kind (upper case, lower case, digit, the punctuation itself). The paste is hard-wrapped at W
 // when
