@@ -475,6 +475,111 @@ TEST(MetricCollector, ReadsMarkedEvaluationLines) {
   EXPECT_EQ(ValuesOf(Collect("step 3 * Acc@1 12.5 loss 2.1\n"), SeriesId::kLoss), (std::vector<double>{2.1}));
 }
 
+// Note: [Marked evaluation lines] behind a logger's header: Swin's and its followers' main.py logs the summary
+// through its logger. Lines as posted in LeapLabTHU/DAT's README (the evaluation of its pretrained models).
+TEST(MetricCollector, ReadsASummaryBulletBehindALoggerHeader) {
+  const MetricCollector dat = Collect(
+      "[2022-06-07 04:08:50 dat_tiny] (main.py 288): INFO  * Acc@1 82.034 Acc@5 95.850\n"
+      "[2022-06-07 04:08:50 dat_tiny] (main.py 150): INFO Accuracy of the network on the 50000 test images: 82.0%\n");
+  EXPECT_EQ(ValuesOf(dat, SeriesId::kValAcc), (std::vector<double>{82.034}));
+  EXPECT_TRUE(ValuesOf(dat, SeriesId::kAcc).empty());
+  // other headers: a level in capitals, a ' - ' separator
+  EXPECT_EQ(ValuesOf(Collect("2023-01-01 10:00:00 - INFO - * Acc@1 61.2 Acc@5 83.3 loss 1.6\n"), SeriesId::kValLoss),
+            (std::vector<double>{1.6}));
+  EXPECT_EQ(ValuesOf(Collect("INFO * Acc@1 61.2 Acc@5 83.3\n"), SeriesId::kValAcc), (std::vector<double>{61.2}));
+  // a number or a word in small letters before the '*' is no header: the line stays a training one
+  EXPECT_EQ(ValuesOf(Collect("step 3 * Acc@1 12.5 loss 2.1\n"), SeriesId::kLoss), (std::vector<double>{2.1}));
+  EXPECT_EQ(ValuesOf(Collect("epoch info * Acc@1 12.5 loss 2.1\n"), SeriesId::kLoss), (std::vector<double>{2.1}));
+}
+
+// Note: [Summary lines]: ST-GCN's "\tTop1: 1.26%" after its mean test loss. The lines as posted in
+// https://github.com/zhujiagang/st-gcn-data-len/issues/1 (a run at chance level on NTU RGB+D's 60 classes).
+TEST(MetricCollector, ReadsATopOneSummaryAsTheEvaluationsAccuracy) {
+  const std::string stgcn =
+      "[ Sat Dec 22 19:17:22 2018 ] \tBatch(500/589) done. Loss: 4.1611  lr:0.001000\n"
+      "[ Sat Dec 22 19:20:24 2018 ] \tMean training loss: 4.1409.\n"
+      "[ Sat Dec 22 19:20:24 2018 ] \tTime consumption: [Data]01%, [Network]99%\n"
+      "[ Sat Dec 22 19:20:24 2018 ] Eval epoch: 80\n"
+      "[ Sat Dec 22 19:24:07 2018 ] \tMean test loss of 296 batches: 4.106204550008516.\n"
+      "[ Sat Dec 22 19:24:08 2018 ] \tTop1: 1.26%\n"
+      "[ Sat Dec 22 19:24:08 2018 ] \tTop5: 9.44%\n";
+  const MetricCollector m = Collect(stgcn);
+  EXPECT_EQ(ValuesOf(m, SeriesId::kValAcc), (std::vector<double>{1.26}));
+  EXPECT_EQ(ValuesOf(m, SeriesId::kValLoss), (std::vector<double>{4.106204550008516}));
+  EXPECT_TRUE(ValuesOf(m, SeriesId::kAcc).empty());
+  // Two evaluations, as posted in https://github.com/liujf69/TD-GCN-Gesture/issues/3: the second one's Top1 line
+  // has the shape of the first one's Top5 line, which must not replay it (Note: [Line shapes] leaves the digit of
+  // "Top5" out).
+  const MetricCollector td = Collect(
+      "[ Tue Nov 14 11:14:11 2023 ] \tMean test loss of 258 batches: 0.39488882152724636.\n"
+      "[ Tue Nov 14 11:14:11 2023 ] \tTop1: 88.71%\n"
+      "[ Tue Nov 14 11:14:11 2023 ] \tTop5: 97.99%\n"
+      "[ Tue Nov 14 11:14:11 2023 ] Training epoch: 52\n"
+      "[ Tue Nov 14 11:27:30 2023 ] \tMean training loss: 0.1171.  Mean training acc: 96.59%.\n"
+      "[ Tue Nov 14 11:27:30 2023 ] \tTime consumption: [Data]01%, [Network]99%\n"
+      "[ Tue Nov 14 11:27:30 2023 ] \tCurrent lr: 0.010.\n"
+      "[ Tue Nov 14 11:27:30 2023 ] Eval epoch: 52\n"
+      "[ Tue Nov 14 11:31:04 2023 ] \tMean test loss of 258 batches: 0.4200219921334538.\n"
+      "[ Tue Nov 14 11:31:04 2023 ] \tTop1: 87.96%\n"
+      "[ Tue Nov 14 11:31:04 2023 ] \tTop5: 97.91%\n");
+  EXPECT_EQ(ValuesOf(td, SeriesId::kValAcc), (std::vector<double>{88.71, 87.96}));
+  EXPECT_EQ(ValuesOf(td, SeriesId::kAcc), (std::vector<double>{96.59}));
+  for (MetricCollector::Shapes shapes : {MetricCollector::Shapes::kFullScan, MetricCollector::Shapes::kAuto}) {
+    MetricCollector top(shapes);
+    top.AddLine("\tTop5: 9.44%", 1);
+    top.AddLine("\tTop1: 1.26%", 2);
+    top.AddLine("\tTop5: 9.50%", 3);
+    top.AddLine("\tTop1: 1.30%", 4);
+    EXPECT_EQ(ValuesOf(top, SeriesId::kValAcc), (std::vector<double>{1.26, 1.30}));
+  }
+  // with other values on its line, top1 is that line's accuracy
+  EXPECT_EQ(ValuesOf(Collect("epoch 3 loss 2.1 top1 45.2 top5 70.1\n"), SeriesId::kAcc), (std::vector<double>{45.2}));
+  EXPECT_TRUE(ValuesOf(Collect("Top1: 45.2% then more text\n"), SeriesId::kValAcc).empty());
+}
+
+// Note: [MMEngine's axis]: "Epoch(train) [1][10/90]" carries the epoch and the step, as mmcv's "Epoch [1][10/90]".
+// Lines as posted in https://github.com/open-mmlab/mmengine/pull/155 (MMEngine's logger hook).
+TEST(MetricCollector, ReadsTheAxisOfMMEnginesTrainingLines) {
+  const MetricCollector m = Collect(
+      "04/21 21:03:53 - mmengine - INFO - Epoch(train) [1][10/90]  lr: 1.000e-02  eta: 0:00:25  time: 0.010  data_time: 0.000  memory: 0  loss: 11.4723\n"
+      "04/21 21:03:53 - mmengine - INFO - Epoch(train) [1][20/90]  lr: 1.000e-02  eta: 0:00:13  time: 0.005  data_time: 0.000  memory: 0  loss: 1.5616\n");
+  std::vector<MetricPoint> loss = PointsOf(m, SeriesId::kLoss);
+  ASSERT_EQ(loss.size(), 2u);
+  EXPECT_DOUBLE_EQ(loss[1].value, 1.5616);
+  EXPECT_DOUBLE_EQ(loss[1].epoch, 1);
+  EXPECT_DOUBLE_EQ(loss[1].step, 20);
+  // the iteration right-aligned to its total's width, a later epoch, and the loop by iterations
+  std::vector<MetricPoint> padded = PointsOf(Collect("Epoch(train)  [2][ 5/90]  lr: 1.0e-02  loss: 0.9\n"), SeriesId::kLoss);
+  ASSERT_EQ(padded.size(), 1u);
+  EXPECT_DOUBLE_EQ(padded[0].epoch, 2);
+  EXPECT_DOUBLE_EQ(padded[0].step, 95);
+  std::vector<MetricPoint> iters = PointsOf(Collect("Iter(train) [  50/1000]  lr: 1.0e-02  loss: 0.9\n"), SeriesId::kLoss);
+  ASSERT_EQ(iters.size(), 1u);
+  EXPECT_DOUBLE_EQ(iters[0].step, 50);
+  // an evaluation's batches are no training steps: its values keep no step
+  std::vector<MetricPoint> val = PointsOf(Collect("Epoch(val) [1][10/10]    accuracy/top1: 32.1000\n"), SeriesId::kValAcc);
+  ASSERT_EQ(val.size(), 1u);
+  EXPECT_TRUE(std::isnan(val[0].step));
+}
+
+// Note: [Value before the name]: nanoGPT's memmap report, as posted in https://github.com/karpathy/nanoGPT/pull/428
+// (corpus/wild/memory/nanogpt-memmap-rss-grows-per-batch).
+TEST(MetricCollector, ReadsMemoryPrintedBeforeItsName) {
+  const MetricCollector m = Collect(
+      "using 0.2GB of RSS RAM after 1 batches and 0s\n"
+      "using 0.2GB of RSS RAM after 2 batches and 0s\n");
+  std::vector<MetricPoint> rss = PointsOf(m, SeriesId::kHostMemory);
+  ASSERT_EQ(rss.size(), 2u);
+  EXPECT_NEAR(rss[0].value, 0.2 * 1024, 1e-9);
+  EXPECT_TRUE(PointsOf(m, SeriesId::kMemory).empty());
+  EXPECT_EQ(ValuesOf(Collect("epoch 3: 1.5 GB RSS\nepoch 4: 3.2 GiB of VRAM\n"), SeriesId::kHostMemory), (std::vector<double>{1.5 * 1024}));
+  EXPECT_EQ(ValuesOf(Collect("epoch 4: 3.2 GiB of VRAM\n"), SeriesId::kMemory), (std::vector<double>{3.2 * 1024}));
+  // a count or a word before the name is no memory; a value after the name still wins
+  EXPECT_TRUE(PointsOf(Collect("read 8 RSS pages\nspent 5 m of memory budget\n"), SeriesId::kHostMemory).empty());
+  EXPECT_TRUE(PointsOf(Collect("spent 5 m of memory budget\n"), SeriesId::kMemory).empty());
+  EXPECT_EQ(ValuesOf(Collect("2 GB of RAM: 3.5 GB\n"), SeriesId::kHostMemory), (std::vector<double>{3.5 * 1024}));
+}
+
 // The Trainer's table as a notebook shows it, copied out with its cells between tabs and "No log" where the
 // training loss was not logged yet; and the same table by steps.
 TEST(MetricCollector, ReadsTabSeparatedEpochTables) {

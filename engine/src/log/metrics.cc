@@ -74,6 +74,9 @@ constexpr Alias kAliases[] = {
     // MMEngine's classification metric ("accuracy/top1: 32.1000", '/' read as '_') and MMAction's ("top1_acc: 0.3125").
     {"accuracy_top1", S(SeriesId::kAcc)},   {"accuracy_top5", kKeyIgnore},
     {"top1_acc", S(SeriesId::kAcc)},        {"top5_acc", kKeyIgnore},
+    // ST-GCN's and its copies' evaluation summary ("\tTop1: 88.36%" on a line of its own: Note: [Marked
+    // evaluation lines]) and a training line's "top1 45.2".
+    {"top1", S(SeriesId::kAcc)},            {"top5", kKeyIgnore},
     {"acc", S(SeriesId::kAcc)},             {"accuracy", S(SeriesId::kAcc)},
     {"train_acc", S(SeriesId::kAcc)},       {"train_accuracy", S(SeriesId::kAcc)},
     {"val_acc", S(SeriesId::kValAcc)},      {"val_accuracy", S(SeriesId::kValAcc)},
@@ -430,7 +433,9 @@ const char* ReadValue(int code, const char* q, const char* end, bool keep, LineV
       if (const char* r = ReadInt(p + 1, end, &total)) p = r;
     } else if (p + 1 < end && p[0] == ']' && p[1] == '[') {  // mmcv "Epoch [1][50/1000]"
       long long i = 0, total = 0;
-      const char* r = ReadInt(p + 2, end, &i);
+      const char* digits = p + 2;
+      while (digits < end && *digits == ' ') ++digits;  // MMEngine's "[1][ 100/391]" (Note: [MMEngine's axis])
+      const char* r = ReadInt(digits, end, &i);
       if (r && r < end && *r == '/' && (r = ReadInt(r + 1, end, &total)) != nullptr && total > 0) {
         lv->step = (v - 1) * static_cast<double>(total) + static_cast<double>(i);
         p = r;
@@ -542,6 +547,7 @@ bool IsTrainingWord(const char* w, size_t n) {
 }
 
 bool IsEvaluationWord(const char* w, size_t n);
+bool EndsLogHeader(const char* begin, const char* b);
 
 // Note: [Marked evaluation lines]. Two layouts mark an evaluation's line around its first word instead of
 // with a first word of its own: MMEngine's "Epoch(val) [1][10/10]    accuracy/top1: 32.1000" (and
@@ -564,11 +570,72 @@ bool EvaluationMarked(const char* begin, const char* w, size_t wn, const char* p
     while (b > begin && b[-1] == ' ') --b;
     if (b > begin && b[-1] == '*') {
       --b;
-      while (b > begin && b[-1] == ' ') --b;
-      return b == begin;
+      while (b > begin && (b[-1] == ' ' || b[-1] == '\t')) --b;
+      return b == begin || EndsLogHeader(begin, b);
     }
   }
   return false;
+}
+
+// Whether the text [begin, b) ends as a logger's header does, so that a '*' bullet after it starts the
+// message (Note: [Marked evaluation lines]): with ':', ']', ')', '|' or '-' (Swin's "[2021-04-13 15:11:39
+// swin_tiny](main.py 279): INFO  * Acc@1 81.172", "... - INFO - * Acc@1"), or with a level's name in
+// capitals (INFO, DEBUG, WARNING, WARN). A number or a word in small letters before the '*' ("step 3 *
+// Acc@1 12.5") is no header.
+bool EndsLogHeader(const char* begin, const char* b) {
+  if (b == begin) return false;
+  const char c = b[-1];
+  if (c == ':' || c == ']' || c == ')' || c == '|' || c == '-') return true;
+  const char* w = b;
+  while (w > begin && w[-1] >= 'A' && w[-1] <= 'Z') --w;
+  if (w > begin && Class(w[-1]) & (kAlpha | kDigit)) return false;
+  const std::string_view level(w, static_cast<size_t>(b - w));
+  return level == "INFO" || level == "DEBUG" || level == "WARNING" || level == "WARN";
+}
+
+// Note: [Summary lines]. ST-GCN's evaluation (and the skeleton-action codebases written after it) prints
+// its accuracies as lines of their own after the mean test loss, "\tTop1: 88.36%" and "\tTop5: 98.12%"
+// (behind its "[05.18.19|11:00:00] " time when it prints one). A top-1 accuracy that is the line's only
+// value, nothing but a '%' and blanks after its number, is such a summary and the evaluation's: read
+// before as nothing at all ("top1" was no name), so a run whose validation accuracy sat at chance level
+// showed no accuracy. "top1" with other values on its line is the accuracy of that line's context, as
+// "acc" is. `q` is where the value starts.
+bool AloneOnItsLine(const char* q, const char* end) {
+  double v = 0;
+  const char* r = ReadNumber(q, end, &v);
+  if (!r) return false;
+  if (r < end && *r == '%') ++r;
+  while (r < end && (*r == ' ' || *r == '\t' || *r == '\r')) ++r;
+  return r == end;
+}
+
+// Note: [Value before the name]. Memory is also printed with its figure first: nanoGPT's memmap
+// report "using 0.2GB of RSS RAM after 8 batches", and "1.5 GB RSS" or "3.2 GiB of VRAM" in
+// hand-written loops. A memory name with no value after it takes the number and unit right before it
+// (a blank, or " of ", between them): the unit must be one of two or three letters (GB, MiB, ...) or
+// G, so that a count ("8 RSS") or minutes ("5 m") is not read as memory. `w` is the name's first
+// byte. Returns the value in MB, or NaN when none is there.
+double MemoryBeforeName(const char* begin, const char* w) {
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  const char* b = w;
+  if (b == begin || b[-1] != ' ') return none;
+  --b;
+  if (b - begin >= 3 && b[-1] == 'f' && b[-2] == 'o' && b[-3] == ' ') b -= 3;  // " of "
+  const char* unit_end = b;
+  while (b > begin && Class(b[-1]) == kAlpha && unit_end - b < 4) --b;
+  const size_t unit_n = static_cast<size_t>(unit_end - b);
+  if (unit_n == 0 || unit_n > 3 || (unit_n == 1 && *b != 'G')) return none;
+  if (b > begin && b[-1] == ' ') --b;  // "0.2 GB" as well as "0.2GB"
+  const char* num_end = b;
+  while (b > begin && (Class(b[-1]) == kDigit || b[-1] == '.')) --b;
+  if (b == num_end || (b > begin && Class(b[-1]) & (kAlpha | kDigit))) return none;
+  double v = 0;
+  const char* r = ReadNumber(b, num_end, &v);
+  if (r != num_end) return none;
+  const char* u = r;
+  const double mb = MemoryUnit(&u, unit_end, v);
+  if (u != unit_end) return none;
+  return v * mb;
 }
 
 // Whether the word [w, w + n) opens an evaluation's line (Note: [Evaluation lines]): val, valid,
@@ -1170,13 +1237,13 @@ __attribute__((target("avx2"), always_inline)) inline void ReadLanesAvx2(const L
 // Note: [Name fragments]
 // Every name of a series (kAliases with a code below kSeriesCount), however printed ('-', '/', '.',
 // blanks for '_', any case), holds one of these fragments: loss (and loss_scale), mse, acc, lr,
-// learning, norm, mem, alloc(ated), rss, scale, f1, ram. A line that neither the tutorial layouts (Note:
+// learning, norm, mem, alloc(ated), rss, scale, f1, ram, op1 (top1). A line that neither the tutorial layouts (Note:
 // [Tutorial progress lines]) nor ScanCsv took yields a value only through such a name, so a line
 // without any fragment yields none and is not scanned. The AVX2 test looks for three bytes of each
 // (two of "lr" and "f1"), case folded, 32 positions at a time; a hit is only a reason to scan. The portable
 // test looks for the whole fragments.
 constexpr const char* kNameFragments[] = {"loss", "mse",  "acc",   "lr",  "learning", "norm",
-                                          "mem",  "alloc", "rss", "scale", "f1", "ram"};
+                                          "mem",  "alloc", "rss", "scale", "f1", "ram", "op1"};
 
 constexpr bool HoldsAt(const char* s, const char* f) {
   for (; *f; ++s, ++f) {
@@ -1219,7 +1286,8 @@ bool MayHoldNamePortable(const char* text, size_t n) {
 // Setting bit 5 leaves '1' as it is.
 constexpr char kTriples[][3] = {{'o', 's', 's'}, {'m', 's', 'e'}, {'a', 'c', 'c'}, {'l', 'r', 0},
                                 {'r', 'n', 'i'}, {'n', 'o', 'r'}, {'m', 'e', 'm'}, {'l', 'l', 'o'},
-                                {'r', 's', 's'}, {'s', 'c', 'a'}, {'f', '1', 0},  {'r', 'a', 'm'}};
+                                {'r', 's', 's'}, {'s', 'c', 'a'}, {'f', '1', 0},  {'r', 'a', 'm'},
+                                {'o', 'p', '1'}};
 
 #ifdef TRIAGE_AVX2
 // Bytes from `limit` on may not be readable: the last block goes through a copy padded with blanks
@@ -1345,7 +1413,7 @@ __attribute__((noinline)) bool ReadTutorialProgress(const char* p, std::string_v
 
 // Note: [Name marks]
 // On text without metrics (a web server's log, an application's) nearly every line reaches the
-// fragment test, and testing each line on its own (MayHoldNameAvx2: eleven two- or three-byte compares per 32
+// fragment test, and testing each line on its own (MayHoldNameAvx2: thirteen two- or three-byte compares per 32
 // bytes, a partial last block per line) costs more than the rest of the metric path. So, with AVX2,
 // the buffer ScanLines scans is marked as its starts are (once, the words a segment needs, in order):
 // a bit where a fragment's three bytes (kTriples) may begin, and a bit on every blank and tab. A
@@ -1354,8 +1422,8 @@ __attribute__((noinline)) bool ReadTutorialProgress(const char* p, std::string_v
 // a fragment there is no name) and is dropped at once; a segment with a fragment mark goes on as
 // before (ScanCsv, then MayHoldNameAvx2, then the full scan). The fragment marks come from nibble
 // tables (a byte's low and high half each index a 16-byte table of bucket bits, one pshufb each;
-// a position's bits are the three bytes' buckets ANDed): the twelve triples in eight buckets
-// ("oss"/"rss", "mse"/"mem", "acc"/"sca" and "rni"/"ram" share one), upper case given the same high-half entries as
+// a position's bits are the three bytes' buckets ANDed): the thirteen triples in eight buckets
+// ("oss"/"rss", "mse"/"mem", "acc"/"sca", "rni"/"ram" and "nor"/"op1" share one), upper case given the same high-half entries as
 // lower case. Each table admits more bytes than its triples (the halves of different letters combine,
 // '_' reads as DEL), so a mark is a reason to test, never a proof: what matters is that every
 // fragment inside a segment marks its first byte there, which holds for the exact triples whatever
@@ -1368,7 +1436,7 @@ struct NibbleTables {
 constexpr NibbleTables MakeNameTables() {
   // Each bucket: the bytes each of its three positions may hold ("" for any byte).
   constexpr const char* kBuckets[8][3] = {{"or", "s", "s"}, {"m", "se", "em"}, {"as", "c", "ca"}, {"l", "r", ""},
-                                          {"r", "na", "im"}, {"n", "o", "r"},   {"l", "l", "o"},  {"f", "1", ""}};
+                                          {"r", "na", "im"}, {"no", "op", "r1"},   {"l", "l", "o"},  {"f", "1", ""}};
   NibbleTables t;
   for (int b = 0; b < 8; ++b) {
     const auto bit = static_cast<std::uint8_t>(1u << b);
@@ -2115,6 +2183,9 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       eval_context = IsEvaluationWord(w, wn);
     }
     if (!eval_context && EvaluationMarked(begin, w, wn, p, end)) eval_context = true;
+    // "Top1" and "Top5" differ only in a digit, which a line's shape leaves out (Note: [Line shapes]):
+    // a line holding either is scanned in full, never replayed as the other (Note: [Summary lines]).
+    if (wn == 4 && (w[3] == '1' || w[3] == '5') && EqualsNoCase(w, w + 3, "top")) record = false;
     // Note: [Evaluation fields]. A log whose fields are set off by '|' names the split in a field of its
     // own: fairseq's "| epoch 001 | valid on 'valid' subset | loss 7.102 | nll_loss 6.51" and, after a
     // logger's header, "| INFO | valid | epoch 001 | ... | loss 7.102". The loss after it is the
@@ -2224,6 +2295,20 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     // the PyTorch tutorials' print(f"...Loss\xef\xbc\x9a{loss}") in Chinese), as one separator.
     const char* q = p;
     int seps = 0;
+    // Note: [MMEngine's axis]. MMEngine names the loop after its axis's word, "Epoch(train)  [1][ 100/391]"
+    // and "Iter(train) [  50/1000]" (the iteration right-aligned to its total's width), where mmcv printed
+    // "Epoch [1][100/391]": the split in brackets is passed over, so the epoch and step are read as
+    // mmcv's (not read at all before). An evaluation's split (Note: [Marked evaluation lines]) is left
+    // alone: its "[1][10/10]" counts the evaluation's batches, not training steps.
+    bool loop_named = false;
+    if ((code == kKeyEpoch || code == kKeyStep) && q < end && *q == '(') {
+      const char* r = q + 1;
+      while (r < end && Class(*r) == kAlpha) ++r;
+      if (r < end && *r == ')' && r - q == 6 && std::memcmp(q + 1, "train", 5) == 0) {
+        q = r + 1;
+        loop_named = true;
+      }
+    }
     // A name in square brackets, "[loss]: 4.99" or "[Loss] nan" (loggers that bracket their keys):
     // the closing bracket is part of the separator.
     if (q < end && *q == ']' && w > begin && w[-1] == '[') {
@@ -2241,9 +2326,22 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       }
       ++seps;
     }
-    if (seps == 0) continue;
+    if (seps == 0 && !loop_named) {
+      // Note: [Value before the name]: "1.5 GB RSS" at the end of a line.
+      double before = 0;
+      if (IsMemoryCode(code) && !lv.have[code] && lv.nfound < 16 && !std::isnan(before = MemoryBeforeName(begin, w))) {
+        lv.have[code] = true;
+        lv.found[lv.nfound++] = {code, before};
+        record = false;
+      }
+      continue;
+    }
     while (q < end && *q == ' ') ++q;  // column-aligned output pads with many blanks
     if (EqualsNoCase(q, end, "tensor(")) q += 7;
+    // Note: [Summary lines]: a top-1 accuracy alone on its line is the evaluation's.
+    if (code == S(SeriesId::kAcc) && wn == 4 && lv.nfound == 0 && EqualsNoCase(w, w + 4, "top1") && AloneOnItsLine(q, end)) {
+      code = S(SeriesId::kValAcc);
+    }
     // The first value of a series on a line wins (Lightning prints loss= and train_loss=); a later
     // one is read only to move past it.
     const bool axis = code == kKeyStep || code == kKeyEpoch;
@@ -2268,8 +2366,15 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     const bool keep = !axis && !lv.have[code] && lv.nfound < 16;
     const char* r = ReadValue(code, q, end, keep, &lv);
     if (axis || keep) note(code, q, r);
+    double before = 0;
     if (r) {
       p = r;
+    } else if (keep && IsMemoryCode(code) && !std::isnan(before = MemoryBeforeName(begin, w))) {
+      // Note: [Value before the name]: "0.2GB of RSS RAM". Read in full on every line: a shape replays
+      // only values after their names.
+      lv.have[code] = true;
+      lv.found[lv.nfound++] = {code, before};
+      record = false;
     } else if (!axis && wn <= kMaxKey) {
       // Note: [Name then a word]. A series name followed by a word instead of a number may be the first
       // half of a two-word name ("memory used: 1.2 GB", "RAM usage 5.4 GB"): remember it, as an unknown

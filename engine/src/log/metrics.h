@@ -21,7 +21,11 @@
 // after "best" (`best val loss: 0.40`) is the run's best so far and is passed over (Note: [Best so far]); a line
 // naming the evaluation split in a '|' field of its own (fairseq's `| valid on 'valid' subset | loss 7.1`) is the
 // evaluation's (Note: [Evaluation fields]), and so are MMEngine's `Epoch(val)` lines and the `* Acc@1` summary of
-// the ImageNet example and DeiT (Note: [Marked evaluation lines]). Values may be `nan`, `inf`, `-inf`, `NaN`, `tensor(0.5, ...)`; memory values may
+// the ImageNet example and DeiT, also behind a logger's header as Swin prints it (Note: [Marked evaluation lines]),
+// and ST-GCN's `\tTop1: 88.36%` alone on its line (Note: [Summary lines] in metrics.cc); MMEngine's `Epoch(train)
+// [1][ 100/391]` and `Iter(train) [ 50/1000]` give the epoch and step as mmcv's `Epoch [1][100/391]` does (Note:
+// [MMEngine's axis] in metrics.cc), and memory printed before its name (`using 0.2GB of RSS RAM`, `1.5 GB RSS`) is
+// read (Note: [Value before the name] in metrics.cc). Values may be `nan`, `inf`, `-inf`, `NaN`, `tensor(0.5, ...)`; memory values may
 // carry units (B, KB, MB, GB, K, M, G, KiB, MiB, GiB) and are kept in MB; a name followed by a word
 // may be a two-word name (`memory used: 1.2 GB`, `RAM usage 5.4 GB`: Note: [Name then a word] in metrics.cc).
 // A line quoted with Markdown's "> " or carrying torch 2.x's "[rank0]: " is read as the text after them
