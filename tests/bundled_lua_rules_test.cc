@@ -36,6 +36,9 @@ class BundledLua : public ::testing::Test {
     }
     return nullptr;
   }
+  // A pointer into a temporary Report would dangle at the end of the statement.
+  static const Diagnosis* Find(const Report&& r, const std::string& id) = delete;
+
   static std::string Ids(const Diagnosis& d) {
     std::string out;
     for (const Hypothesis& h : d.hypotheses) out += (out.empty() ? "" : ",") + h.id;
@@ -230,7 +233,8 @@ TEST_F(BundledLua, TcmallocReportNeedsAFailure) {
   const std::string alone =
       "  0% 0/248 [00:00<?, ?it/s]tcmalloc: large alloc 2198593536 bytes == 0x557a97f8c000 @  0x7f47af7371e7\n"
       " 10% 25/248 [00:31<04:40,  1.26s/it]\n";
-  const Diagnosis* d = Find(Diagnose(alone), "tcmalloc-large-alloc");
+  const Report alone_report = Diagnose(alone);
+  const Diagnosis* d = Find(alone_report, "tcmalloc-large-alloc");
   ASSERT_NE(d, nullptr);
   EXPECT_LT(d->confidence, 0.35);
   EXPECT_NE(d->explanation.find("nothing in the input failed"), std::string::npos) << d->explanation;
@@ -241,7 +245,8 @@ TEST_F(BundledLua, TcmallocReportNeedsAFailure) {
       "tcmalloc: large alloc 139766055411712 bytes == (nil) @  0x7f1dd35bb887 0x7f1dd1eb1c29\n"
       "terminate called after throwing an instance of 'std::bad_alloc'\n"
       "  what():  std::bad_alloc\n";
-  d = Find(Diagnose(huge), "tcmalloc-large-alloc");
+  const Report huge_report = Diagnose(huge);
+  d = Find(huge_report, "tcmalloc-large-alloc");
   ASSERT_NE(d, nullptr);
   EXPECT_LT(d->confidence, 0.35);
   EXPECT_NE(d->explanation.find("garbage"), std::string::npos) << d->explanation;
@@ -266,7 +271,8 @@ TEST_F(BundledLua, HostMemoryRisingToAKillRanksTheLeak) {
   EXPECT_NE(h.diagnoses[0].explanation.find("killed"), std::string::npos) << h.diagnoses[0].explanation;
 
   // Without the kill the signature keeps its prior and says nothing of one.
-  const Diagnosis* alone = Find(Diagnose(host), "host-memory-keeps-growing");
+  const Report host_report = Diagnose(host);
+  const Diagnosis* alone = Find(host_report, "host-memory-keeps-growing");
   ASSERT_NE(alone, nullptr);
   EXPECT_EQ(alone->explanation.find("killed"), std::string::npos) << alone->explanation;
   EXPECT_LT(alone->confidence, h.diagnoses[0].confidence);
@@ -291,7 +297,8 @@ TEST_F(BundledLua, ContainerExit137NeedsNoStop) {
                               "^CGracefully stopping... (press Ctrl+C again to force)\n"
                               "Stopping project_trainer_1 ... \n"
                               "trainer_1 exited with code 137\n";
-  const Diagnosis* d = Find(Diagnose(stopped), "container-oom-killed");
+  const Report stopped_report = Diagnose(stopped);
+  const Diagnosis* d = Find(stopped_report, "container-oom-killed");
   ASSERT_NE(d, nullptr);
   EXPECT_LT(d->confidence, 0.35);
   EXPECT_NE(d->explanation.find("grace period"), std::string::npos) << d->explanation;
@@ -319,7 +326,8 @@ TEST_F(BundledLua, TorchrunSigkillOfItsOwn) {
       "W0810 15:46:36.551000 140 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 188 closing signal SIGTERM\n"
       "W0810 15:47:06.552000 140 torch/distributed/elastic/multiprocessing/api.py:916] Unable to shutdown process 188 via "
       "Signals.SIGTERM, forcefully exiting via Signals.SIGKILL\n";
-  const Diagnosis* own = Find(Diagnose(forced + summary("188")), "torchrun-worker-sigkill");
+  const Report own_report = Diagnose(forced + summary("188"));
+  const Diagnosis* own = Find(own_report, "torchrun-worker-sigkill");
   ASSERT_NE(own, nullptr);
   EXPECT_LT(own->confidence, 0.35);
   EXPECT_NE(own->explanation.find("torchrun itself sent SIGKILL to pid 188"), std::string::npos) << own->explanation;
