@@ -1,6 +1,7 @@
 // Metric extraction: formats, aliases, axes, units, non-finite values, bounded memory.
 #include "log/metrics.h"
 
+#include <cstdio>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -535,6 +536,34 @@ TEST(MetricCollector, ReadsATopOneSummaryAsTheEvaluationsAccuracy) {
   // with other values on its line, top1 is that line's accuracy
   EXPECT_EQ(ValuesOf(Collect("epoch 3 loss 2.1 top1 45.2 top5 70.1\n"), SeriesId::kAcc), (std::vector<double>{45.2}));
   EXPECT_TRUE(ValuesOf(Collect("Top1: 45.2% then more text\n"), SeriesId::kValAcc).empty());
+}
+
+// Note: [Line shapes] leaves a line's digit values out, and some names hold a digit: "Acc@1" and "Acc@5",
+// "acc1" and "acc5", "f1". A line naming one must never be replayed as a line of the same shape naming another.
+TEST(MetricCollector, NamesWithADigitAreNeverReplayedAsEachOther) {
+  for (MetricCollector::Shapes shapes : {MetricCollector::Shapes::kFullScan, MetricCollector::Shapes::kAuto}) {
+    MetricCollector acc(shapes);
+    MetricCollector f1(shapes);
+    for (int e = 1; e <= 6; ++e) {
+      char line[64];
+      std::snprintf(line, sizeof line, "Epoch %3d Acc@1: %.2f", e, 10.0 + e);
+      acc.AddLine(line, 2 * e - 1);
+      std::snprintf(line, sizeof line, "Epoch %3d Acc@5: %.2f", e, 90.0 + e);
+      acc.AddLine(line, 2 * e);
+      std::snprintf(line, sizeof line, "step %3d acc1 %.2f", e, 20.0 + e);
+      f1.AddLine(line, 2 * e - 1);
+      std::snprintf(line, sizeof line, "step %3d acc5 %.2f", e, 80.0 + e);
+      f1.AddLine(line, 2 * e);
+    }
+    EXPECT_EQ(ValuesOf(acc, SeriesId::kAcc), (std::vector<double>{11, 12, 13, 14, 15, 16}));
+    EXPECT_EQ(ValuesOf(f1, SeriesId::kAcc), (std::vector<double>{21, 22, 23, 24, 25, 26}));
+    MetricCollector f(shapes);
+    f.AddLine("eval f1: 0.50", 1);
+    f.AddLine("eval f2: 0.90", 2);
+    f.AddLine("eval f1: 0.55", 3);
+    f.AddLine("eval f2: 0.95", 4);
+    EXPECT_EQ(ValuesOf(f, SeriesId::kF1), (std::vector<double>{0.50, 0.55}));
+  }
 }
 
 // Note: [MMEngine's axis]: "Epoch(train) [1][10/90]" carries the epoch and the step, as mmcv's "Epoch [1][10/90]".

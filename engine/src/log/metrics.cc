@@ -888,9 +888,10 @@ class BitCursor {
 // digits. A line's shape here is its bytes with the values of its ASCII digits left out: the same
 // length, the same bytes where it holds no digit, and digits exactly where it holds digits. Two lines
 // of one shape differ only in the values of digits, so the full scan (ScanSegment) takes the same path
-// through both: word starts, word lengths and the word lookups are the same (no name holds a digit,
-// so a word with digits is no name whatever its digits), as are separators, number boundaries and
-// units. What the digits change is the values read and a few checks on them (an integer too large
+// through both: word starts, word lengths and the word lookups are the same (a word with digits that
+// cannot start a name is no name whatever its digits; a few names do hold one, "acc@1" and "acc@5",
+// "top1", "f1", so a line with a word that may be a name and holds a digit is never recorded and is
+// always scanned in full), as are separators, number boundaries and units. What the digits change is the values read and a few checks on them (an integer too large
 // for ReadInt, mmcv's total > 0). So the full scan of a line records where it read each number it
 // kept (a series' first value, every step, epoch and tqdm counter) and where that reading ended; a
 // later line of the same shape is confirmed over its whole length (32 bytes per AVX2 compare: each
@@ -2183,9 +2184,6 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       eval_context = IsEvaluationWord(w, wn);
     }
     if (!eval_context && EvaluationMarked(begin, w, wn, p, end)) eval_context = true;
-    // "Top1" and "Top5" differ only in a digit, which a line's shape leaves out (Note: [Line shapes]):
-    // a line holding either is scanned in full, never replayed as the other (Note: [Summary lines]).
-    if (wn == 4 && (w[3] == '1' || w[3] == '5') && EqualsNoCase(w, w + 3, "top")) record = false;
     // Note: [Evaluation fields]. A log whose fields are set off by '|' names the split in a field of its
     // own: fairseq's "| epoch 001 | valid on 'valid' subset | loss 7.102 | nll_loss 6.51" and, after a
     // logger's header, "| INFO | valid | epoch 001 | ... | loss 7.102". The loss after it is the
@@ -2217,6 +2215,10 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       best_before = false;
       continue;
     }
+    // Some names hold a digit ("acc@1" and "acc@5", "top1" and "top5", "f1"), and a line's shape leaves
+    // its digits' values out (Note: [Line shapes]): a line holding a word that may be such a name is
+    // scanned in full, never recorded, so that no line is replayed as another naming a different series.
+    if (record && std::any_of(w, w + wn, [](char c) { return c >= '0' && c <= '9'; })) record = false;
     // Two-word names first, so "val loss" is not read as "loss". An abbreviated first word keeps its
     // dot before the blank: "Val. Loss: 4.123" (the seq2seq tutorials' epoch line) is the validation loss.
     const bool second_word =
