@@ -5,6 +5,7 @@
 // hold no C++ object with a destructor. Conversions back to C++ use only raw, non-raising calls.
 #include "rules/lua_runtime.h"
 
+#include <locale.h>
 #include <time.h>
 
 #include <algorithm>
@@ -955,9 +956,38 @@ struct LuaState::Vm {
 
 namespace {
 
-// Calls fn(args) in vm's state under a fresh budget, with the message handler; leaves the handler and
-// either nresults results or the error on the stack. Returns the lua_pcall status.
+// Note: [Lua in the C locale]
+// Lua converts numbers with the C library: tostring, `..`, string.format and the error messages print
+// through snprintf (LUAI_NUMFFORMAT, "%.14g"), tonumber reads through strtod, and string.upper/lower,
+// and a pattern class where Lua's own string library is used, ask <ctype.h>. All of them follow the
+// C locale, which the embedding process owns: after setlocale(LC_NUMERIC, "de_DE.UTF-8"),
+// tostring(0.5) would be "0,5" and tonumber("0,5") 0.5, so a rule's message, captures and checks would
+// change with the host. Debian's liblua5.4 is a shared library, so LUAI_NUMFFORMAT cannot be changed.
+// Instead every run of Lua code (CallBudgeted, and the set-up in StartVm) runs with the calling
+// thread's locale set to "C" (uselocale, POSIX 2008), put back when it returns: other threads, and
+// the host after the call, keep theirs. Rule scripts therefore always see the "C" locale's numbers
+// ('.' as the decimal point) and ASCII character classes (rules/LUA_API.md "Numbers and text").
+class CLocaleScope {
+ public:
+  CLocaleScope() {
+    static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", static_cast<locale_t>(0));
+    if (c_locale != static_cast<locale_t>(0)) previous_ = uselocale(c_locale);
+  }
+  ~CLocaleScope() {
+    if (previous_ != static_cast<locale_t>(0)) uselocale(previous_);
+  }
+  CLocaleScope(const CLocaleScope&) = delete;
+  CLocaleScope& operator=(const CLocaleScope&) = delete;
+
+ private:
+  locale_t previous_ = static_cast<locale_t>(0);
+};
+
+// Calls fn(args) in vm's state under a fresh budget, with the message handler, in the "C" locale
+// (Note: [Lua in the C locale]); leaves the handler and either nresults results or the error on the
+// stack. Returns the lua_pcall status.
 int CallBudgeted(LuaState::Vm* vm, lua_CFunction fn, void* args, int nresults) {
+  CLocaleScope c_locale;
   lua_State* L = vm->L;
   int handler = lua_gettop(L) + 1;
   lua_pushcfunction(L, MessageHandler);
@@ -1101,6 +1131,7 @@ std::unique_ptr<LuaState::Vm> LuaState::StartVm(const std::string& file, LuaErro
     vm->budget.pace = kHookStep;
     lua_sethook(vm->L, CountHook, LUA_MASKCOUNT, kHookStep);
     lua_pushcfunction(vm->L, OpenLibs);
+    CLocaleScope c_locale;  // Note: [Lua in the C locale]
     started = lua_pcall(vm->L, 0, 0, 0) == LUA_OK;
   }
   if (!started) {
