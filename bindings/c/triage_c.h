@@ -42,6 +42,10 @@
  * the working directory (chdir) or the C locale (setlocale), which a load reads (engine/README.md
  * "Threads").
  *
+ * Locale. Results do not depend on the process's locale: whatever setlocale or
+ * std::locale::global the host called, numbers in the JSON and the other formats are printed with
+ * '.' ("confidence":0.900), and rule scripts run in the "C" locale (engine/README.md "Threads").
+ *
  * Versions. triage_version() is the library's version ("MAJOR.MINOR.PATCH");
  * triage_json_contract_version() is the version of the JSON output contract, raised only when a
  * field is renamed or removed (fields are added without a change). TRIAGE_C_API_VERSION is the

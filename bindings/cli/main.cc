@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "triage/locale_free.h"
 
 namespace triage::cli {
 
@@ -81,7 +81,7 @@ namespace {
 // themselves, else in single quotes.
 std::string ShellWord(const std::string& word) {
   const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./-+:=,@%", c) != nullptr;
+    return IsAsciiAlnum(c) || std::strchr("_./-+:=,@%", c) != nullptr;
   });
   if (plain) return word;
   std::string out = "'";
@@ -238,9 +238,8 @@ struct Verdict {
 bool ParseFailOn(const std::string& v, FailOn* f) {
   if (v == "any") { f->mode = FailOn::Mode::kAny; return true; }
   if (v == "error") { f->mode = FailOn::Mode::kError; return true; }
-  char* end = nullptr;
-  double x = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end || !(x >= 0 && x <= 1)) return false;
+  double x = 0;
+  if (!ParseNumber(v, &x) || !(x >= 0 && x <= 1)) return false;
   f->mode = FailOn::Mode::kConfidence;
   f->confidence = x;
   return true;
@@ -254,15 +253,6 @@ bool WriteAll(int fd, const char* p, size_t n) {
     p += w;
     n -= static_cast<size_t>(w);
   }
-  return true;
-}
-
-bool ParseDouble(const std::string& s, double* out) {
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(s.c_str(), &end);
-  if (errno || end == s.c_str() || *end) return false;
-  *out = v;
   return true;
 }
 
@@ -295,14 +285,14 @@ int ParseArgs(int argc, char** argv, Options* o) {
       }
     } else if (is("--top")) {
       double n;
-      if (!value("--top", &v) || !ParseDouble(v, &n) || n < 1 || n != static_cast<int>(n)) {
+      if (!value("--top", &v) || !ParseNumber(v, &n) || n < 1 || n != static_cast<int>(n)) {
         PrintError("--top needs a positive whole number");
         return kExitUsage;
       }
       o->diagnose.top = static_cast<int>(n);
     } else if (is("--min-confidence")) {
       double x;
-      if (!value("--min-confidence", &v) || !ParseDouble(v, &x) || x < 0 || x > 1) {
+      if (!value("--min-confidence", &v) || !ParseNumber(v, &x) || x < 0 || x > 1) {
         PrintError("--min-confidence needs a number in [0, 1]");
         return kExitUsage;
       }
@@ -324,12 +314,12 @@ int ParseArgs(int argc, char** argv, Options* o) {
       if (!value("--follow", &v) || v.empty()) { PrintError("--follow needs a file"); return kExitUsage; }
       o->follow = v;
     } else if (is("--idle-exit")) {
-      if (!value("--idle-exit", &v) || !ParseDouble(v, &o->timing.idle_exit) || !(o->timing.idle_exit >= 0)) {
+      if (!value("--idle-exit", &v) || !ParseNumber(v, &o->timing.idle_exit) || !(o->timing.idle_exit >= 0)) {
         PrintError("--idle-exit needs a number of seconds");
         return kExitUsage;
       }
     } else if (is("--settle")) {
-      if (!value("--settle", &v) || !ParseDouble(v, &o->timing.settle) || !(o->timing.settle >= 0) ||
+      if (!value("--settle", &v) || !ParseNumber(v, &o->timing.settle) || !(o->timing.settle >= 0) ||
           o->timing.settle > 86400) {
         PrintError("--settle needs a number of seconds");
         return kExitUsage;
@@ -343,7 +333,7 @@ int ParseArgs(int argc, char** argv, Options* o) {
       o->brief = true;
     } else if (is("--width")) {
       double n;
-      if (!value("--width", &v) || !ParseDouble(v, &n) || n < 0 || n > 100000 || n != static_cast<int>(n)) {
+      if (!value("--width", &v) || !ParseNumber(v, &n) || n < 0 || n > 100000 || n != static_cast<int>(n)) {
         PrintError("--width needs a whole number of columns (0: no wrapping)");
         return kExitUsage;
       }
@@ -527,7 +517,7 @@ int TextWidth(int asked, int fd) {
   if (asked >= 0) return asked;
   if (const char* c = std::getenv("COLUMNS")) {
     double n;
-    if (ParseDouble(c, &n) && n >= 1 && n <= 100000) return static_cast<int>(n);
+    if (ParseNumber(c, &n) && n >= 1 && n <= 100000) return static_cast<int>(n);
   }
   struct winsize ws;
   if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli.h"
+#include "triage/locale_free.h"
 #include "triage/tools.h"
 
 namespace triage::cli {
@@ -320,7 +321,10 @@ int RunEval(int argc, char** argv) {
     if (a == "--list-heldout") {
       list_heldout = true;
     } else if ((a == "--min-top1" || a == "--min-top3") && i + 1 < argc) {
-      (a == "--min-top1" ? min_top1 : min_top3) = std::atof(argv[++i]);
+      if (!ParseNumber(argv[++i], a == "--min-top1" ? &min_top1 : &min_top3)) {
+        PrintError(a + " needs a percentage, not '" + argv[i] + "'");
+        return kExitUsage;
+      }
     } else if (ParseRuleFlag(argc, argv, &i, &flags, &error)) {
       if (!error.empty()) { PrintError(error); return kExitUsage; }
     } else if (dir.empty() && !a.empty() && a[0] != '-') {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "triage/evidence.h"
+#include "triage/locale_free.h"
 #include "triage/triage.h"
 
 namespace py = pybind11;
@@ -77,9 +78,8 @@ triage::Report Diagnose(const PyRules& rules, const py::bytes& text, int top, do
 double Number(const py::handle& v) {
   if (py::isinstance<py::str>(v)) {
     const std::string text = py::str(v);
-    char* end = nullptr;
-    double out = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0') throw py::value_error("evidence number '" + text + "' is not a number");
+    double out = 0;
+    if (!triage::ParseNumber(text, &out)) throw py::value_error("evidence number '" + text + "' is not a number");
     return out;
   }
   return v.cast<double>();

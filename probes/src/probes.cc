@@ -8,16 +8,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #ifdef TRIAGE_WITH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
 #include "internal.h"
+#include "triage/locale_free.h"
 
 namespace triage::probes {
 namespace {
@@ -42,11 +41,8 @@ ProbeEvidence Finding(const char* probe, const char* category, const char* hypot
   return e;
 }
 
-std::string Num(double v, int precision = 4) {
-  std::ostringstream os;
-  os << std::setprecision(precision) << v;
-  return os.str();
-}
+// "%.<precision>g" in the "C" locale, whatever locale the trainer set (Note: [Locale-free text]).
+std::string Num(double v, int precision = 4) { return FormatNumber(v, NumberStyle::kGeneral, precision); }
 
 std::string Join(const std::vector<std::string>& items, size_t max_items = 6) {
   std::string out;

@@ -1,6 +1,6 @@
 #include "diagnose/audience.h"
+#include "triage/locale_free.h"
 
-#include <cctype>
 #include <string>
 #include <string_view>
 
@@ -73,7 +73,7 @@ std::string WithPython3(const std::string& advice) {
   for (size_t at = advice.find(kName); at != std::string::npos; at = advice.find(kName, at + 1)) {
     // The command word alone: not ipython, cpython, my_python; then an option or a .py file.
     const char before = at == 0 ? ' ' : advice[at - 1];
-    if (std::isalnum(static_cast<unsigned char>(before)) || before == '_' || before == '-') continue;
+    if (IsAsciiAlnum(before) || before == '_' || before == '-') continue;
     const std::string_view rest = std::string_view(advice).substr(at + kName.size());
     const std::string_view word = rest.substr(0, rest.find_first_of(" \"'`;)"));
     const bool command = (!word.empty() && word[0] == '-') ||

@@ -242,8 +242,8 @@ std::string EvidenceToJson(const std::vector<ProbeEvidence>& evidence) {
       out += "]";
     }
     out += "]";
-    o.Num("strength", e.strength, "%.6g");
-    o.Num("seconds", e.seconds, "%.6g");
+    o.Num("strength", e.strength, NumberStyle::kGeneral, 6);
+    o.Num("seconds", e.seconds, NumberStyle::kGeneral, 6);
     if (!e.layer_series.empty()) {
       o.Key("layer_series");
       AppendLayerSeriesJson(&out, e.layer_series);

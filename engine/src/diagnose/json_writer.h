@@ -4,12 +4,12 @@
 #ifndef TRIAGE_ENGINE_JSON_WRITER_H_
 #define TRIAGE_ENGINE_JSON_WRITER_H_
 
-#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "diagnose/escape.h"
+#include "triage/locale_free.h"
 
 namespace triage {
 
@@ -31,12 +31,11 @@ class JsonObject {
   void Str(std::string_view k, std::string_view v) { Key(k); AppendJsonString(out_, v); }
   void Int(std::string_view k, long long v) { Key(k); *out_ += std::to_string(v); }
   void Bool(std::string_view k, bool v) { Key(k); *out_ += v ? "true" : "false"; }
-  // A finite number in printf's `format` (the report's confidences have three decimals).
-  void Num(std::string_view k, double v, const char* format = "%.3f") {
+  // A finite number, as printf's "%.3f" (the report's confidences) or "%.<precision>g" prints it in
+  // the "C" locale (locale_free.h).
+  void Num(std::string_view k, double v, NumberStyle style = NumberStyle::kFixed, int precision = 3) {
     Key(k);
-    char buf[32];
-    std::snprintf(buf, sizeof buf, format, v);
-    *out_ += buf;
+    AppendNumber(out_, v, style, precision);
   }
   void StrList(std::string_view k, const std::vector<std::string>& v) {
     Key(k);

@@ -1,7 +1,6 @@
 #include "diagnose/ranker.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -14,6 +13,7 @@
 #include "diagnose/signal_ranking.h"
 #include "diagnose/warning_codes.h"
 #include "rules/template.h"
+#include "triage/locale_free.h"
 
 namespace triage {
 namespace {
@@ -46,7 +46,7 @@ std::string WrappedType(const Incident& inc) {
   const size_t got = first.find(": got ");
   if (got == std::string::npos) return "";
   size_t b = got + 6, e = b;
-  while (e < first.size() && (std::isalnum(static_cast<unsigned char>(first[e])) || first[e] == '_' || first[e] == '.')) ++e;
+  while (e < first.size() && (IsAsciiAlnum(first[e]) || first[e] == '_' || first[e] == '.')) ++e;
   return e < first.size() && first[e] == '(' ? LastComponent(first.substr(b, e - b)) : "";
 }
 
@@ -125,13 +125,10 @@ std::string ValueText(const LuaValue& v) {
     case LuaValue::Type::kString: return v.string;
     case LuaValue::Type::kBool: return v.boolean ? "true" : "false";
     case LuaValue::Type::kNumber: {
-      char buf[64];
       if (std::isfinite(v.number) && v.number == std::floor(v.number) && std::fabs(v.number) < 1e15) {
-        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v.number));
-      } else {
-        std::snprintf(buf, sizeof buf, "%g", v.number);
+        return std::to_string(static_cast<long long>(v.number));
       }
-      return buf;
+      return FormatNumber(v.number, NumberStyle::kGeneral, 6);
     }
     default: return "";
   }

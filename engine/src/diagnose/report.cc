@@ -9,6 +9,7 @@
 #include "diagnose/json_writer.h"
 #include "diagnose/name_table.h"
 #include "diagnose/report_parts.h"
+#include "triage/locale_free.h"
 #include "triage/triage.h"
 
 namespace triage {
@@ -32,12 +33,10 @@ bool AudienceFromName(std::string_view name, Audience* audience) { return ValueI
 namespace {
 
 // A number for JSON: non-finite values (which JSON cannot spell) as the strings "nan", "inf", "-inf".
-void AppendNumber(std::string* out, double v) {
+void AppendJsonNumber(std::string* out, double v) {
   if (std::isnan(v)) { *out += "\"nan\""; return; }
   if (std::isinf(v)) { *out += v > 0 ? "\"inf\"" : "\"-inf\""; return; }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  *out += buf;
+  AppendNumber(out, v, NumberStyle::kGeneral, 9);
 }
 
 // "series": {"name": "loss", "axis": "step", "points": [[x, value], ...], "onset": x}
@@ -50,15 +49,15 @@ void WriteSeries(std::string* out, const SeriesEvidence& s) {
   for (size_t i = 0; i < s.points.size(); ++i) {
     if (i) out->push_back(',');
     out->push_back('[');
-    AppendNumber(out, s.points[i].first);
+    AppendJsonNumber(out, s.points[i].first);
     out->push_back(',');
-    AppendNumber(out, s.points[i].second);
+    AppendJsonNumber(out, s.points[i].second);
     out->push_back(']');
   }
   out->push_back(']');
   if (s.has_onset) {
     o.Key("onset");
-    AppendNumber(out, s.onset);
+    AppendJsonNumber(out, s.onset);
   }
 }
 
@@ -77,16 +76,16 @@ void AppendLayerSeriesJson(std::string* out, const std::vector<LayerSeries>& all
     o.Str("scale", s.log_scale ? "log" : "linear");
     if (s.has_above) {
       o.Key("above");
-      AppendNumber(out, s.above);
+      AppendJsonNumber(out, s.above);
     }
     if (s.has_below) {
       o.Key("below");
-      AppendNumber(out, s.below);
+      AppendJsonNumber(out, s.below);
     }
     List(o, "layers", s.layers, [&](JsonObject& l, const LayerValue& v) {
       l.Str("layer", v.layer);
       l.Key("value");
-      AppendNumber(out, v.value);
+      AppendJsonNumber(out, v.value);
       l.Bool("offending", v.offending);
     });
   }
@@ -314,11 +313,7 @@ std::string Sparkline(const SeriesEvidence& s, const std::string& pad) {
     marks += onset_here ? "^" : " ";
     marked = marked || onset_here;
   }
-  auto num = [](double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return std::string(buf);
-  };
+  auto num = [](double v) { return FormatNumber(v, NumberStyle::kGeneral, 4); };
   std::string axis = s.axis == "index" ? "points" : s.axis + "s";
   std::string label = s.name;
   label.resize(std::max<size_t>(label.size(), 10), ' ');

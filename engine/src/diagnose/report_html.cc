@@ -11,6 +11,7 @@
 
 #include "diagnose/escape.h"
 #include "diagnose/report_parts.h"
+#include "triage/locale_free.h"
 #include "triage/triage.h"
 
 namespace triage {
@@ -52,11 +53,7 @@ nav ul{padding-left:1.2rem}details{margin:1rem 0}summary{cursor:pointer;font-wei
 @media print{body{max-width:none;font-size:11pt}article,figure,pre{break-inside:avoid}a{color:inherit}}
 )";
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
+std::string Num(double v) { return FormatNumber(v, NumberStyle::kGeneral, 4); }
 
 // Note: [Plots]
 // A series is drawn on a fixed 640x240 canvas scaled to the page's width: x linear over the points'
@@ -84,11 +81,7 @@ struct Canvas {
   }
 };
 
-std::string F(double v) {  // a coordinate
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
+std::string F(double v) { return FormatNumber(v, NumberStyle::kFixed, 1); }  // a coordinate
 
 // Reference levels for a series: {value, label}.
 std::vector<std::pair<double, std::string>> ReferenceLevels(const Diagnosis& d, const SeriesEvidence& s) {
@@ -96,15 +89,13 @@ std::vector<std::pair<double, std::string>> ReferenceLevels(const Diagnosis& d, 
   if (s.name.find("loss") == std::string::npos) return out;
   auto at = d.captures.find("classes");
   if (at != d.captures.end()) {
-    char* end = nullptr;
-    double c = std::strtod(at->second.c_str(), &end);
-    if (end && *end == '\0' && c >= 2 && c < 1e9) out.push_back({std::log(c), "ln " + at->second + " = " + Num(std::log(c)) + " (uniform guessing)"});
+    double c = 0;
+    if (ParseNumber(at->second, &c) && c >= 2 && c < 1e9) out.push_back({std::log(c), "ln " + at->second + " = " + Num(std::log(c)) + " (uniform guessing)"});
   }
   at = d.captures.find("floor");
   if (at != d.captures.end()) {
-    char* end = nullptr;
-    double f = std::strtod(at->second.c_str(), &end);
-    if (end && *end == '\0' && std::isfinite(f)) out.push_back({f, "floor " + Num(f)});
+    double f = 0;
+    if (ParseNumber(at->second, &f) && std::isfinite(f)) out.push_back({f, "floor " + Num(f)});
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <locale>
 #include <map>
 #include <sstream>
 
@@ -15,6 +16,7 @@
 #include "rules/lua_runtime.h"
 #include "rules/rule.h"
 #include "rules/signal_rules.h"
+#include "triage/locale_free.h"
 
 namespace triage {
 namespace fs = std::filesystem;
@@ -26,11 +28,14 @@ std::string Shorten(const std::string& s, size_t n = 100) {
   return one.size() > n ? one.substr(0, n) + "..." : one;
 }
 
+// Fixed-point text of v (locale_free.h), with `decimals` decimals.
+std::string Fixed(double v, int decimals) { return FormatNumber(v, NumberStyle::kFixed, decimals); }
+
 std::string Pct(int a, int b) {
   if (b == 0) return "  -  ";
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%5.1f%%", 100.0 * a / b);
-  return buf;
+  std::string s = Fixed(100.0 * a / b, 1);
+  if (s.size() < 5) s.insert(0, 5 - s.size(), ' ');
+  return s + "%";
 }
 
 }  // namespace
@@ -136,6 +141,7 @@ RuleTestReport RunRuleExamples(const RuleSet& rules, const std::string& only_rul
 
 std::string RuleTestReport::ToText(bool verbose) const {
   std::ostringstream out;
+  out.imbue(std::locale::classic());  // the numbers whatever std::locale::global says (Note: [Locale-free text])
   std::map<std::string, std::pair<int, int>> per_rule;  // id -> (passed, total), known gaps excluded
   std::vector<std::string> order;
   for (const ExampleResult& r : results) {
@@ -172,18 +178,19 @@ std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found
   *found = r != nullptr;
   if (!r) return "";
   std::ostringstream out;
+  out.imbue(std::locale::classic());
   // Prose is wrapped to `width`; patterns, checks (commands) and examples (log lines) stay verbatim so
   // they can be copied.
   auto prose = [width](const std::string& text) { return Wrap(text, width); };
   out << r->id << "  [" << r->category << "]\n" << prose(r->title + "\n");
   out << "file: " << r->file << (r->overrides.empty() ? "" : " (overrides " + r->overrides + ")") << "\n";
-  out << "prior confidence: " << r->prior << "\n\n";
+  out << "prior confidence: " << FormatNumber(r->prior, NumberStyle::kGeneral, 6) << "\n\n";
   if (r->signal) {
     // A signal rule reads metric series, not messages (rules/README.md "Signal rules").
     out << "Reads metric series: detector " << r->signal->detector << " on";
     for (SeriesId id : r->signal->series) out << " " << SeriesName(id);
     out << "\nparameters:";
-    for (const auto& [name, value] : r->signal->params) out << " " << name << "=" << value;
+    for (const auto& [name, value] : r->signal->params) out << " " << name << "=" << FormatNumber(value, NumberStyle::kGeneral, 6);
     out << "\n";
     if (!r->signal->evidence_for.empty()) {
       out << "evidence for:";
@@ -406,6 +413,7 @@ EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir) {
 
 std::string EvalReport::ToText(bool list_heldout_misses) const {
   std::ostringstream out;
+  out.imbue(std::locale::classic());
   struct Row { int n = 0, t1 = 0, t3 = 0; };
   std::map<std::string, Row> rows;
   for (const EvalCase& c : cases) {
@@ -440,8 +448,8 @@ std::string EvalReport::ToText(bool list_heldout_misses) const {
     out << "  " << c.dir << ": expected " << c.expected << ", got ";
     if (c.got.empty()) out << "nothing";
     for (size_t i = 0; i < c.got.size(); ++i) {
-      std::snprintf(buf, sizeof buf, "%s%s (%.2f, %s)", i ? ", " : "", c.got[i].category.c_str(), c.got[i].confidence,
-                    c.got[i].rule.c_str());
+      std::snprintf(buf, sizeof buf, "%s%s (%s, %s)", i ? ", " : "", c.got[i].category.c_str(),
+                    Fixed(c.got[i].confidence, 2).c_str(), c.got[i].rule.c_str());
       out << buf;
     }
     out << "\n";
@@ -466,15 +474,15 @@ std::string EvalReport::ToText(bool list_heldout_misses) const {
         sum += p;
       }
       if (n == 0) continue;
-      std::snprintf(buf, sizeof buf, "  %.2f-%.2f    %5d %9s %9.2f\n", edges[b], std::min(edges[b + 1], 1.0), n,
-                    Pct(right, n).c_str(), sum / n);
+      std::snprintf(buf, sizeof buf, "  %s-%s    %5d %9s %9s\n", Fixed(edges[b], 2).c_str(),
+                    Fixed(std::min(edges[b + 1], 1.0), 2).c_str(), n, Pct(right, n).c_str(), Fixed(sum / n, 2).c_str());
       table += buf;
     }
     if (table.empty()) return;
     out << "\ncalibration (" << title << "):\n";
     std::snprintf(buf, sizeof buf, "  %-12s %5s %9s %9s\n", "confidence", "n", "accuracy", "mean conf");
     out << buf << table;
-    std::snprintf(buf, sizeof buf, "  expected calibration error %.3f\n", Slice(keep).ece);
+    std::snprintf(buf, sizeof buf, "  expected calibration error %s\n", Fixed(Slice(keep).ece, 3).c_str());
     out << buf;
   };
   calibration("top-1 answers on positive cases, all splits", [](const EvalCase&) { return true; });
@@ -486,9 +494,10 @@ std::string EvalReport::ToText(bool list_heldout_misses) const {
   // Note: [Eval splits]: one table per split, then per family within each split.
   const char* kSplits[] = {"ours", "wild", "heldout"};
   auto slice_row = [&](const std::string& name, const EvalSlice& s) {
-    std::snprintf(buf, sizeof buf, "  %-22s %5d %7s %7s %9s %6.3f\n", name.c_str(), s.total, Pct(s.top1, s.total).c_str(),
+    std::snprintf(buf, sizeof buf, "  %-22s %5d %7s %7s %9s %6s\n", name.c_str(), s.total, Pct(s.top1, s.total).c_str(),
                   Pct(s.top3, s.total).c_str(),
-                  (std::to_string(s.negatives - s.negatives_flagged) + "/" + std::to_string(s.negatives)).c_str(), s.ece);
+                  (std::to_string(s.negatives - s.negatives_flagged) + "/" + std::to_string(s.negatives)).c_str(),
+                  Fixed(s.ece, 3).c_str());
     out << buf;
   };
   out << "\nby split:\n";
@@ -522,9 +531,9 @@ std::string EvalReport::ToText(bool list_heldout_misses) const {
   for (const char* split : kSplits) {
     EvalSlice s = Slice([&](const EvalCase& c) { return c.split == split; });
     if (!s.total || s.total == total) continue;
-    std::snprintf(buf, sizeof buf, "eval %s: %d cases, top-1 %s (%d/%d), top-3 %s (%d/%d), negatives %d/%d clean, ECE %.3f\n",
+    std::snprintf(buf, sizeof buf, "eval %s: %d cases, top-1 %s (%d/%d), top-3 %s (%d/%d), negatives %d/%d clean, ECE %s\n",
                   split, s.total, Pct(s.top1, s.total).c_str(), s.top1, s.total, Pct(s.top3, s.total).c_str(), s.top3,
-                  s.total, s.negatives - s.negatives_flagged, s.negatives, s.ece);
+                  s.total, s.negatives - s.negatives_flagged, s.negatives, Fixed(s.ece, 3).c_str());
     out << buf;
   }
   return out.str();

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -15,6 +14,7 @@
 #include "log/pattern_atoms.h"
 #include "log/regex.h"
 #include "log/simd.h"
+#include "triage/locale_free.h"
 
 #ifdef TRIAGE_AVX2
 #include <x86intrin.h>  // __rdtsc
@@ -1278,7 +1278,7 @@ template <typename F>
 void ForEachWord(const std::string& s, F f) {
   for (size_t b = 0; b < s.size();) {
     size_t e = b;
-    while (e < s.size() && (std::isalnum(static_cast<unsigned char>(s[e])) || s[e] == '_')) ++e;
+    while (e < s.size() && (IsAsciiAlnum(s[e]) || s[e] == '_')) ++e;
     if (e > b) f(s.substr(b, e - b));
     b = e + 1;
   }

@@ -1,7 +1,7 @@
 #include "log/pattern_atoms.h"
+#include "triage/locale_free.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 #include <iterator>
 #include <map>
@@ -93,13 +93,13 @@ long RuneCount(const Ranges& r) {
 // RE2's Perl classes \d \s \w (perl_groups.cc); upper case negates.
 bool PerlClass(char c, Ranges* r) {
   Ranges g;
-  switch (std::tolower(static_cast<unsigned char>(c))) {
+  switch (AsciiLower(static_cast<unsigned char>(c))) {
     case 'd': g = {{'0', '9'}}; break;
     case 's': g = {{'\t', '\n'}, {'\f', '\r'}, {' ', ' '}}; break;
     case 'w': g = {{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}}; break;
     default: return false;
   }
-  if (std::isupper(static_cast<unsigned char>(c))) g = Negate(g);
+  if (IsAsciiUpper(c)) g = Negate(g);
   for (const auto& [a, b] : g) AddRange(r, a, b);
   return true;
 }
@@ -228,7 +228,7 @@ class SubsetParser {
   // empty-width ops, classes or dots.
   static bool MayFactor(const Node& a, const Node& b) {
     if (a.kind == Node::kLiteral && b.kind == Node::kLiteral) {
-      return std::tolower(static_cast<unsigned char>(a.text[0])) == std::tolower(static_cast<unsigned char>(b.text[0]));
+      return AsciiLower(static_cast<unsigned char>(a.text[0])) == AsciiLower(static_cast<unsigned char>(b.text[0]));
     }
     if (a.kind == Node::kEmptyWidth && b.kind == Node::kEmptyWidth) return true;
     if (a.kind == Node::kAnyChar && b.kind == Node::kAnyChar) return true;
@@ -276,7 +276,7 @@ class SubsetParser {
               if (!At('<')) return false;
               ++i_;
               const size_t start = i_;
-              while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_')) ++i_;
+              while (i_ < s_.size() && (IsAsciiAlnum(s_[i_]) || s_[i_] == '_')) ++i_;
               if (i_ == start || !At('>')) return false;
               ++i_;
             } else {
@@ -433,8 +433,8 @@ class SubsetParser {
       int v = 0, digits = 0;
       const bool braced = At('{');
       if (braced) ++i_;
-      while (i_ < s_.size() && std::isxdigit(static_cast<unsigned char>(s_[i_])) && (braced || digits < 2)) {
-        v = v * 16 + (std::isdigit(static_cast<unsigned char>(s_[i_])) ? s_[i_] - '0' : std::tolower(static_cast<unsigned char>(s_[i_])) - 'a' + 10);
+      while (i_ < s_.size() && IsAsciiXDigit(s_[i_]) && (braced || digits < 2)) {
+        v = v * 16 + (IsAsciiDigit(s_[i_]) ? s_[i_] - '0' : AsciiLower(static_cast<unsigned char>(s_[i_])) - 'a' + 10);
         ++i_;
         if (++digits > 6) return false;
       }
@@ -448,7 +448,7 @@ class SubsetParser {
       *r = v;
       return true;
     }
-    if (Printable(e) && !std::isalnum(static_cast<unsigned char>(e))) {
+    if (Printable(e) && !IsAsciiAlnum(e)) {
       *r = static_cast<unsigned char>(e);
       return true;
     }
@@ -529,13 +529,13 @@ bool NothingToCoalesce(const Node& n) {
       continue;
     }
     if (x.kind == Node::kChar && y.kind == Node::kLiteral) {
-      if (std::tolower(x.rune) == std::tolower(static_cast<unsigned char>(y.text[0]))) return false;
+      if (AsciiLower(x.rune) == AsciiLower(static_cast<unsigned char>(y.text[0]))) return false;
       continue;
     }
     if (x.kind != y.kind) continue;
     if (x.kind == Node::kAnyChar) return false;
     if (x.kind == Node::kClass && x.ranges == y.ranges) return false;
-    if (x.kind == Node::kChar && std::tolower(x.rune) == std::tolower(y.rune)) return false;
+    if (x.kind == Node::kChar && AsciiLower(x.rune) == AsciiLower(y.rune)) return false;
   }
   return true;
 }
@@ -658,18 +658,16 @@ Info ConcatInfo(std::optional<Info> a, Info b) {
   return ExactInfo(std::move(product));
 }
 
-char LowerAscii(int r) { return static_cast<char>(r >= 'A' && r <= 'Z' ? r + ('a' - 'A') : r); }
-
 // The Info RE2's walker builds for a node of the subset; false for a class it does not read.
 bool BuildInfo(const Node& n, Info* out) {
   switch (n.kind) {
     case Node::kChar:
       if (n.rune >= 0x80) return false;
-      *out = ExactInfo({std::string(1, LowerAscii(n.rune))});
+      *out = ExactInfo({std::string(1, static_cast<char>(AsciiLower(n.rune)))});
       return true;
     case Node::kLiteral: {
       std::string lower = n.text;
-      for (char& c : lower) c = LowerAscii(static_cast<unsigned char>(c));
+      for (char& c : lower) c = static_cast<char>(AsciiLower(static_cast<unsigned char>(c)));
       *out = ExactInfo({std::move(lower)});
       return true;
     }
@@ -681,7 +679,7 @@ bool BuildInfo(const Node& n, Info* out) {
       std::vector<std::string> s;
       for (const auto& [a, b] : n.ranges) {
         if (b >= 0x80) return false;
-        for (int r = a; r <= b; ++r) s.emplace_back(1, LowerAscii(r));
+        for (int r = a; r <= b; ++r) s.emplace_back(1, static_cast<char>(AsciiLower(r)));
       }
       std::sort(s.begin(), s.end());
       s.erase(std::unique(s.begin(), s.end()), s.end());

@@ -3,8 +3,8 @@
 // Errors leave these functions by longjmp (lua_error), so no frame here holds an object with a
 // destructor: the matcher's state is a plain struct and results are built on the Lua stack.
 #include "rules/lua_patterns.h"
+#include "triage/locale_free.h"
 
-#include <cctype>
 #include <cstddef>
 #include <cstring>
 
@@ -58,21 +58,21 @@ inline void Step(Matcher* m, std::uint64_t n = 1) {
 
 bool ClassHas(unsigned char c, unsigned char cls) {
   bool in;
-  switch (std::tolower(cls)) {
-    case 'a': in = std::isalpha(c); break;
-    case 'c': in = std::iscntrl(c); break;
-    case 'd': in = std::isdigit(c); break;
-    case 'g': in = std::isgraph(c); break;
-    case 'l': in = std::islower(c); break;
-    case 'p': in = std::ispunct(c); break;
-    case 's': in = std::isspace(c); break;
-    case 'u': in = std::isupper(c); break;
-    case 'w': in = std::isalnum(c); break;
-    case 'x': in = std::isxdigit(c); break;
+  switch (AsciiLower(cls)) {
+    case 'a': in = IsAsciiAlpha(c); break;
+    case 'c': in = IsAsciiCntrl(c); break;
+    case 'd': in = IsAsciiDigit(c); break;
+    case 'g': in = IsAsciiGraph(c); break;
+    case 'l': in = IsAsciiLower(c); break;
+    case 'p': in = IsAsciiPunct(c); break;
+    case 's': in = IsAsciiSpace(c); break;
+    case 'u': in = IsAsciiUpper(c); break;
+    case 'w': in = IsAsciiAlnum(c); break;
+    case 'x': in = IsAsciiXDigit(c); break;
     case 'z': in = c == 0; break;  // deprecated in the manual, still accepted
     default: return cls == c;  // %. for a non-letter is the character itself
   }
-  return std::isupper(cls) ? !in : in;
+  return IsAsciiUpper(cls) ? !in : in;
 }
 
 // Returns the end of the single-character class starting at p: past '.', a char, "%x" or "[set]".

@@ -4,7 +4,6 @@
 #include <time.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -28,6 +27,7 @@
 #include "rules/sha256.h"
 #include "rules/yaml_tree.h"
 #include "rules/rule_sources.h"
+#include "triage/locale_free.h"
 #include "log/segmenter.h"
 
 namespace triage {
@@ -79,13 +79,11 @@ void ToYaml(const LuaValue& v, YamlTreeBuilder* out) {
   switch (v.type) {
     case LuaValue::Type::kBool: out->Scalar(mark, v.boolean ? "true" : "false"); return;
     case LuaValue::Type::kNumber: {
-      char buf[64];
       if (v.number == static_cast<double>(static_cast<long long>(v.number)) && v.number > -1e15 && v.number < 1e15) {
-        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v.number));
+        out->Scalar(mark, std::to_string(static_cast<long long>(v.number)));
       } else {
-        std::snprintf(buf, sizeof buf, "%.17g", v.number);
+        out->Scalar(mark, FormatNumber(v.number, NumberStyle::kGeneral, 17));
       }
-      out->Scalar(mark, buf);
       return;
     }
     case LuaValue::Type::kString: out->Scalar(mark, v.string); return;
@@ -617,7 +615,7 @@ bool StartsWithCaret(const std::string& pattern) {
     ++i;
     if (i < pattern.size() && pattern[i] == '?') {
       ++i;
-      while (i < pattern.size() && (std::isalpha(static_cast<unsigned char>(pattern[i])) || pattern[i] == '-')) ++i;
+      while (i < pattern.size() && (IsAsciiAlpha(pattern[i]) || pattern[i] == '-')) ++i;
       if (i < pattern.size() && (pattern[i] == ':' || pattern[i] == ')')) ++i;
     }
   }

@@ -28,7 +28,10 @@
 //     lists rewritten in place by rename (pattern-sets.key) may lose a concurrent writer's line,
 //     which costs a later load a compile, never a different result;
 //   - the numbers of rule files are read in the "C" locale whatever std::locale::global says (Note:
-//     [Numbers in the C locale] in yaml_tree.cc).
+//     [Numbers in the C locale] in yaml_tree.cc), rule files' Lua runs in the "C" locale on its
+//     thread (Note: [Lua in the C locale] in lua_runtime.cc) and numbers and characters are
+//     converted without a locale (Note: [Locale-free text] in locale_free.cc), so which locale is set
+//     does not change a load.
 // What a load reads from the process and does not guard, so an embedder must not change it on
 // another thread while a load runs: the environment (TRIAGE_*, HOME, XDG_*: glibc's getenv is not
 // safe against a concurrent setenv or putenv), the working directory when LoadOptions::working_dir

@@ -2,7 +2,6 @@
 #include "rules/rule_reader.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -18,6 +17,7 @@
 #include "rules/lua_runtime.h"
 #include "rules/signal_rules.h"
 #include "rules/template.h"
+#include "triage/locale_free.h"
 
 namespace triage {
 namespace fs = std::filesystem;
@@ -308,7 +308,7 @@ int WidestClassRepeat(const std::string& pattern, int* longest_run) {
       last_is_class = true;
     } else if (c == '.' || c == ')') {
       last_is_class = true;
-    } else if (c == '{' && i + 1 < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[i + 1]))) {
+    } else if (c == '{' && i + 1 < pattern.size() && IsAsciiDigit(pattern[i + 1])) {
       size_t close = pattern.find('}', i);
       if (close == std::string::npos) break;
       std::string body = pattern.substr(i + 1, close - i - 1);

@@ -8,6 +8,7 @@
 #include "rules/signal_rules.h"
 
 #include "rules/yaml_tree.h"
+#include "triage/locale_free.h"
 
 #include <algorithm>
 #include <cmath>
@@ -90,9 +91,7 @@ constexpr const char* kCommonCaptures[] = {"series", "evidence", "onset", "from"
 std::string Num(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
+  return FormatNumber(v, NumberStyle::kGeneral, 6);
 }
 
 // The x a point is labelled with (Note: [Metric axes]).

@@ -1,6 +1,6 @@
 #include "rules/template.h"
+#include "triage/locale_free.h"
 
-#include <cctype>
 #include <cstring>
 #include <utility>
 
@@ -74,12 +74,12 @@ Shell ShellAfter(Shell state, const std::string& text) {
 }
 
 bool InertChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || (c != '\0' && std::strchr("_.,:/@+=-", c) != nullptr);
+  return IsAsciiAlnum(c) || (c != '\0' && std::strchr("_.,:/@+=-", c) != nullptr);
 }
 
 std::string Placeholder(const std::string& name) {
   std::string upper = name;
-  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (char& c : upper) c = static_cast<char>(AsciiUpper(static_cast<unsigned char>(c)));
   return upper;
 }
 

@@ -1,9 +1,9 @@
 #include "log/formats/ipython.h"
 
-#include <cctype>
 
 #include "log/formats/text.h"
 #include "log/segmenter.h"
+#include "triage/locale_free.h"
 
 namespace triage {
 
@@ -66,7 +66,7 @@ bool IPythonReader::StartHeaderless(Segmenter& s, const std::string& line, std::
   size_t paren = call.find('(');
   if (paren == 0 || paren == std::string_view::npos || call.back() != ')') return false;
   for (char ch : call.substr(0, paren)) {
-    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '<' || ch == '>')) return false;
+    if (!(IsAsciiAlnum(ch) || ch == '_' || ch == '.' || ch == '<' || ch == '>')) return false;
   }
   s.readers().python.StartTraceback(s);
   s.readers().ipython.active_ = true;
@@ -131,7 +131,7 @@ bool IPythonReader::SectionLine(Segmenter& s, std::string_view t) {
   }
   // Numbered context lines ("   1190 # If we don't..."), "[... skipping hidden 1 frame]", and the
   // "N frames" notes of Colab are inside the section too.
-  if (std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '[' || StartsWith(t, "...")) return true;
+  if (IsAsciiDigit(t[0]) || t[0] == '[' || StartsWith(t, "...")) return true;
   return false;
 }
 

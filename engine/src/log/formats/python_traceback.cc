@@ -1,12 +1,12 @@
 #include "log/formats/python_traceback.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 #include <utility>
 
 #include "log/formats/text.h"
 #include "log/segmenter.h"
+#include "triage/locale_free.h"
 
 namespace triage {
 
@@ -114,7 +114,7 @@ bool IsWrappedAtBlank(std::string_view last, std::string_view line) {
   if (q == '"' || q == '\'') {
     const size_t close = line.find(q, 1);
     const char end = last.back();
-    return close != std::string_view::npos && close > 1 && (std::isalnum(static_cast<unsigned char>(end)) || end == ':');
+    return close != std::string_view::npos && close > 1 && (IsAsciiAlnum(end) || end == ':');
   }
   const char end = last.back();
   // A sentence broken after its colon, the rest starting in small letters: "DefaultCPUAllocator: can't
@@ -286,7 +286,7 @@ bool PythonTracebackReader::ParseFrameLine(Segmenter& s, const std::string& line
   f.file = std::string(t.substr(6, end_quote - 6));
   std::string_view rest = t.substr(end_quote + 8);
   size_t i = 0;
-  while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i]))) {
+  while (i < rest.size() && IsAsciiDigit(rest[i])) {
     f.line = f.line * 10 + (rest[i] - '0');
     if (f.line > 100000000) break;
     ++i;
@@ -329,9 +329,9 @@ std::string_view FirstWord(std::string_view t) {
 // brackets (`<module>`, `<lambda>`, `<listcomp>`).
 bool IsFunctionName(std::string_view f) {
   if (f.size() > 2 && f.front() == '<' && f.back() == '>') f = f.substr(1, f.size() - 2);
-  if (f.empty() || !(std::isalpha(static_cast<unsigned char>(f[0])) || f[0] == '_')) return false;
+  if (f.empty() || !(IsAsciiAlpha(f[0]) || f[0] == '_')) return false;
   for (char c : f) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) return false;
+    if (!(IsAsciiAlnum(c) || c == '_' || c == '.')) return false;
   }
   return true;
 }

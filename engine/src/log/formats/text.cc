@@ -1,13 +1,13 @@
 #include "log/formats/text.h"
+#include "triage/locale_free.h"
 
-#include <cctype>
 
 namespace triage {
 namespace text {
 namespace {
 
-bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsIdentStart(char c) { return IsAsciiAlpha(c) || c == '_'; }
+bool IsIdentChar(char c) { return IsAsciiAlnum(c) || c == '_'; }
 
 }  // namespace
 
@@ -26,7 +26,7 @@ size_t TypePrefix(std::string_view s) {
 bool LooksLikeExceptionType(std::string_view type) {
   size_t dot = type.find_last_of(".:");
   std::string_view last = dot == std::string_view::npos ? type : type.substr(dot + 1);
-  if (last.empty() || !std::isupper(static_cast<unsigned char>(last[0]))) return false;
+  if (last.empty() || !IsAsciiUpper(last[0])) return false;
   return EndsWith(last, "Error") || EndsWith(last, "Exception") || EndsWith(last, "Interrupt") ||
          EndsWith(last, "Failure") || last == "StopIteration" || last == "SystemExit" || EndsWith(last, "ExceptionGroup");
 }
@@ -46,7 +46,7 @@ int DeepestUserFrame(const std::vector<Frame>& frames) {
 size_t ParseInt(std::string_view s, int* value) {
   size_t i = 0;
   *value = 0;
-  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+  while (i < s.size() && IsAsciiDigit(s[i])) {
     if (*value < 100000000) *value = *value * 10 + (s[i] - '0');
     ++i;
   }

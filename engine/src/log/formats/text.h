@@ -6,14 +6,15 @@
 #include <string_view>
 #include <vector>
 
+#include "triage/locale_free.h"
 #include "triage/triage.h"
 
 namespace triage {
 namespace text {
 
-// ASCII character classes (a log's bytes; no locale).
-inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-inline bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+// ASCII character classes (a log's bytes; no locale: triage/locale_free.h).
+inline bool IsDigit(char c) { return IsAsciiDigit(c); }
+inline bool IsLetter(char c) { return IsAsciiAlpha(c); }
 
 inline bool StartsWith(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.compare(0, p.size(), p) == 0;

@@ -1,9 +1,9 @@
 #include "log/formats/warnings.h"
 
-#include <cctype>
 
 #include "log/formats/text.h"
 #include "log/segmenter.h"
+#include "triage/locale_free.h"
 
 namespace triage {
 
@@ -14,7 +14,7 @@ size_t WarningsReader::BareWarningType(std::string_view t) {
   const size_t dot = type.find_last_of(".:");
   const std::string_view last = dot == std::string_view::npos ? type : type.substr(dot + 1);
   constexpr std::string_view kWarning = "Warning";
-  if (last.size() <= kWarning.size() || !std::isupper(static_cast<unsigned char>(last[0])) ||
+  if (last.size() <= kWarning.size() || !IsAsciiUpper(last[0]) ||
       !text::EndsWith(last, kWarning)) {
     return 0;
   }
@@ -33,13 +33,13 @@ bool WarningsReader::ParseWarningLine(std::string_view line, Incident* inc) {
   if (w == std::string_view::npos) return false;
   size_t type_end = w + 7;
   size_t type_start = w;
-  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  auto ident = [](char c) { return IsAsciiAlnum(c) || c == '_' || c == '.'; };
   while (type_start > 0 && ident(line[type_start - 1])) --type_start;
   // Before the type: ": ", the line number, ':' and a path.
   if (type_start < 4 || line[type_start - 1] != ' ' || line[type_start - 2] != ':') return false;
   size_t digits_end = type_start - 2;
   size_t digits = digits_end;
-  while (digits > 0 && std::isdigit(static_cast<unsigned char>(line[digits - 1]))) --digits;
+  while (digits > 0 && IsAsciiDigit(line[digits - 1])) --digits;
   if (digits == digits_end || digits < 2 || line[digits - 1] != ':') return false;
   std::string_view file = text::Trim(line.substr(0, digits - 1));
   if (file.empty() || file.find(' ') != std::string_view::npos) return false;
@@ -65,7 +65,7 @@ std::string_view AfterBar(std::string_view line) {
   if (it == std::string_view::npos) return line;
   size_t count_end = it;  // the count's end: "0it", "12 it"
   if (count_end > 0 && line[count_end - 1] == ' ') --count_end;
-  if (count_end == 0 || !std::isdigit(static_cast<unsigned char>(line[count_end - 1]))) return line;
+  if (count_end == 0 || !IsAsciiDigit(line[count_end - 1])) return line;
   const size_t close = line.find(']', it);
   if (close == std::string_view::npos) return line;
   const std::string_view inside = line.substr(it + 4, close - (it + 4));
@@ -98,7 +98,7 @@ constexpr int kMaxWrapJoined = 8;  // lines joined to one hand-wrapped warning
 bool EndsInsideSentence(std::string_view t) {
   if (t.empty()) return false;
   const unsigned char c = static_cast<unsigned char>(t.back());
-  return std::isalnum(c) || c == ',';
+  return IsAsciiAlnum(c) || c == ',';
 }
 
 // True for a line that may go on with a hand-wrapped warning's sentence: at its first column, starting
