@@ -900,7 +900,7 @@ long ClassInstructions(const Ranges& r) {
   return n;
 }
 
-bool Punctuation(char c) { return c > 0x20 && c < 0x7F && std::ispunct(static_cast<unsigned char>(c)) && c != '_'; }
+bool Punctuation(char c) { return c > 0x20 && c < 0x7F && IsAsciiPunct(c) && c != '_'; }
 
 // Counts an upper bound of a pattern's program (Note: [Program size bound]); false outside the subset.
 class BoundCounter {
@@ -954,8 +954,8 @@ class BoundCounter {
         } else if (s_.compare(i_, 3, "?P<") == 0) {
           i_ += 3;
           const size_t start = i_;
-          while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_')) ++i_;
-          if (i_ == start || i_ >= s_.size() || s_[i_] != '>' || std::isdigit(static_cast<unsigned char>(s_[start]))) return false;
+          while (i_ < s_.size() && (IsAsciiAlnum(s_[i_]) || s_[i_] == '_')) ++i_;
+          if (i_ == start || i_ >= s_.size() || s_[i_] != '>' || IsAsciiDigit(s_[start])) return false;
           if (!names_.insert(s_.substr(start, i_ - start)).second) return false;  // RE2: duplicate name
           ++i_;
         } else {
