@@ -13,6 +13,7 @@
 
 #include "log/formats/registry.h"
 #include "log/simd.h"
+#include "triage/locale_free.h"
 
 namespace triage {
 namespace {
@@ -249,8 +250,8 @@ bool Lower(std::string_view w, char* buf, size_t* n) {
   if (w.size() > kMaxKey) return false;
   for (size_t i = 0; i < w.size(); ++i) {
     char c = w[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    else if (c == '-' || c == '/' || c == '.') c = '_';
+    if (c == '-' || c == '/' || c == '.') c = '_';
+    else c = static_cast<char>(AsciiLower(c));
     buf[i] = c;
   }
   *n = w.size();
@@ -1270,13 +1271,11 @@ constexpr bool EverySeriesNameHoldsAFragment() {
 }
 static_assert(EverySeriesNameHoldsAFragment(), "a series name without a fragment: add one to kNameFragments");
 
-inline char FoldCase(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
-
 bool MayHoldNamePortable(const char* text, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     for (const char* f : kNameFragments) {
       size_t k = 0;
-      while (f[k] && i + k < n && FoldCase(text[i + k]) == f[k]) ++k;
+      while (f[k] && i + k < n && AsciiLower(text[i + k]) == f[k]) ++k;
       if (!f[k]) return true;
     }
   }
@@ -1467,7 +1466,7 @@ bool TripleAt(const char* p, size_t left) {
     const size_t need = t[2] ? 3 : 2;
     if (left < need) continue;
     bool hit = true;
-    for (size_t k = 0; k < need && hit; ++k) hit = FoldCase(p[k]) == t[k];
+    for (size_t k = 0; k < need && hit; ++k) hit = AsciiLower(p[k]) == t[k];
     if (hit) return true;
   }
   return false;
