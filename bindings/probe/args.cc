@@ -1,6 +1,8 @@
 #include "args.h"
 
-#include <cstdlib>
+#include <cmath>
+
+#include "triage/locale_free.h"
 
 namespace triage::probe_cli {
 
@@ -25,9 +27,21 @@ int ParseArgs(int argc, char** argv, ProbeArgs* args, std::ostream& out, std::os
     else if (a == "--loss") args->loss = argv[++i];
     else if (a == "--log") args->log = argv[++i];
     else if (a == "--probe") args->probes.push_back(argv[++i]);
-    else if (a == "--lr") args->lr = std::atof(argv[++i]);
+    else if (a == "--lr" || a == "--budget") {
+      // Read in the "C" locale whatever the process's, and refused when out of range: atof read
+      // "1e-3x" as 0.001 and "abc" as 0, which ran the probes with no learning rate or no time. A
+      // learning rate of 0 is kept (an optimizer can hold one, and the weight-update probe reports it).
+      const bool lr = a == "--lr";
+      const char* text = argv[++i];
+      double v = 0;
+      if (!triage::ParseNumber(text, &v) || !std::isfinite(v) || (lr ? v < 0 : v <= 0)) {
+        err << "triage-probe: " << a << (lr ? " takes a number of 0 or more" : " takes a positive number of seconds")
+            << ", not '" << text << "'\n" << kUsage;
+        return 2;
+      }
+      (lr ? args->lr : args->budget) = v;
+    }
     else if (a == "--optimizer") args->optimizer = argv[++i];
-    else if (a == "--budget") args->budget = std::atof(argv[++i]);
     else if (a == "--format") args->format = argv[++i];
     else if (a == "--evidence") args->evidence = argv[++i];
     else if (a == "--eval") args->eval = true;

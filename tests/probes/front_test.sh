@@ -34,6 +34,13 @@ without_torch 0 out "^triage-probe [0-9]+\.[0-9]+\.[0-9]+$" --version
 without_torch 2 err "^triage-probe: unknown argument --no-such-option" --no-such-option
 without_torch 2 err "^triage-probe: --model needs a value" --model
 without_torch 2 err "^usage: triage-probe" --model m.pt
+without_torch 2 err "^triage-probe: --lr takes a number of 0 or more, not 'abc'" --model m.pt --inputs x.pt --lr abc
+without_torch 2 err "^triage-probe: --lr takes a number of 0 or more, not '1e-3x'" --model m.pt --inputs x.pt --lr 1e-3x
+without_torch 2 err "^triage-probe: --budget takes a positive number of seconds, not '0'" --model m.pt --inputs x.pt --budget 0
+without_torch 2 err "^triage-probe: --budget takes a positive number of seconds, not 'inf'" --model m.pt --inputs x.pt --budget inf
+without_torch 2 err "^triage-probe: --lr takes a number of 0 or more, not '-0.1'" --model m.pt --inputs x.pt --lr -0.1
+# A good number passes on to the next check (here the format's).
+without_torch 2 err "^triage-probe: --format is text, json, markdown or html, not 'pdf'" --model m.pt --inputs x.pt --lr 0 --budget 2.5 --format pdf
 without_torch 2 err "^triage-probe: --format is text, json, markdown or html, not 'pdf'" --model m.pt --inputs x.pt --format pdf
 
 run --list
