@@ -106,13 +106,25 @@ local function setup_failure(incidents)
   return triage.message_literal(incidents, SETUP_LINES)
 end
 
+-- The compiler's own output under a CppCompileError's "Output:" (a line of its own, so an incident of its
+-- own) naming the toolchain: OpenMP missing (Apple clang, 2.0-2.x, and 2.1+'s appended hint) or the Python
+-- headers missing. inductor-toolchain-missing reads those lines and comes first.
+local TOOLCHAIN_LINES = { "'omp.h' file not found", "omp.h: No such file or directory", "OpenMP support not found",
+                          "Try setting OMP_PREFIX", "Python.h: No such file or directory" }
+
+local function toolchain_failure(incidents)
+  return triage.message_literal(incidents, TOOLCHAIN_LINES)
+end
+
 function backend_score(ctx)
   local c = ctx.captures
   local exc = (ctx.incident and ctx.incident.exception) or ""
-  -- Inductor's own exception types stand for the backend by themselves: InductorError (2.7+) and a bare
-  -- LoweringException line pasted without the traceback or the BackendCompilerFailed line above it
+  -- Inductor's own exception types stand for the backend by themselves: InductorError (2.7+), a bare
+  -- LoweringException line pasted without the traceback or the BackendCompilerFailed line above it, and
+  -- 2.0-2.6's CppCompileError / CUDACompileError raised by themselves (the C++ build of generated code)
   if (c.named or "") == "" and (c.target or "") == "" and not exc:find("InductorError", 1, true)
-     and not exc:find("LoweringException", 1, true) then return false end
+     and not exc:find("LoweringException", 1, true) and not exc:find("CppCompileError", 1, true)
+     and not exc:find("CUDACompileError", 1, true) then return false end
   local inner = c.inner or ""
   if inner:find("^CalledProcessError") and (inner:find("cuda_utils.c", 1, true) or inner:find("main.c'", 1, true)) then
     -- the inner error is Triton's launcher build itself (its C helper compiled with -lcuda against Python.h):
@@ -121,9 +133,14 @@ function backend_score(ctx)
              note = " The inner error is Triton's C launcher failing to build, a set-up problem (compiler, Python headers or libcuda) rather than a backend bug, so that reading comes first." }
   end
   local setup = triage.per_input(ctx, setup_failure)
-  if not setup then return nil end
+  if setup then
+    return { confidence = ctx.confidence * 0.5,
+             note = string.format(" The log also shows \"%s\" before this error: the backend failed because Triton could not use the driver library, so that comes first.", setup) }
+  end
+  local toolchain = triage.per_input(ctx, toolchain_failure)
+  if not toolchain then return nil end
   return { confidence = ctx.confidence * 0.5,
-           note = string.format(" The log also shows \"%s\" before this error: the backend failed because Triton could not use the driver library, so that comes first.", setup) }
+           note = string.format(" The compiler's output says \"%s\": the C++ toolchain is incomplete, not the backend, so that reading comes first.", toolchain) }
 end
 
 function test_demoted_after_libcuda_line()
@@ -158,4 +175,18 @@ function test_setup_lines_read_once()
     assert(type(r) == "table" and r.confidence == 0.45)
   end
   assert(setup_scans == before + 1, "read once per input, not per call: " .. (setup_scans - before))
+end
+
+function test_cpp_compile_error_alone_kept()
+  local inc = { exception = "torch._inductor.exc.CppCompileError", message = "C++ compile error" }
+  assert(backend_score({ captures = { inner = "C++ compile error" }, incident = inc, incidents = { inc }, confidence = 0.9 }) == nil)
+  local other = { exception = "RuntimeError", message = "C++ compile error" }
+  assert(backend_score({ captures = { inner = "C++ compile error" }, incident = other, incidents = { other }, confidence = 0.9 }) == false)
+end
+
+function test_demoted_for_missing_openmp()
+  local inc = { exception = "torch._inductor.exc.CppCompileError", message = "C++ compile error" }
+  local out = { exception = "", message = "/tmp/t/cab.cpp:2:10: fatal error: 'omp.h' file not found" }
+  local r = backend_score({ captures = { inner = "C++ compile error" }, incident = inc, incidents = { inc, out }, confidence = 0.9 })
+  assert(type(r) == "table" and r.confidence == 0.45 and r.note:find("omp.h", 1, true), "not demoted")
 end
