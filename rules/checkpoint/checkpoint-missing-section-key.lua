@@ -5,7 +5,7 @@
 -- shows a checkpoint being indexed: a torch.load(...)[...] or load_state_dict(x[...]) call, or a variable
 -- named like a checkpoint (checkpoint, ckpt, ckp, state, weights) subscripted.
 
-local CHECKPOINT_ONLY = { state_dict = true, model_state_dict = true, model_state = true, net_state_dict = true,
+local CHECKPOINT_ONLY = { ["pytorch-lightning_version"] = true, state_dict = true, model_state_dict = true, model_state = true, net_state_dict = true,
                           ema_state_dict = true, state_dict_ema = true, optimizer_state_dict = true }
 
 local function indexes_checkpoint(source)
