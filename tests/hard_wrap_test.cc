@@ -326,6 +326,7 @@ TEST(WrappedPastes, OnlyWrappedCorpusLogsAreJoined) {
       "pytorch-4387-dataloader-fork-errno12-second-epoch",        // 88 columns
       "slideflow-slurm-dataloader-workers-warning-wrapped",       // 80 columns
       "anomalygpt-deepspeed-sigkill-minus-9-host-ram-zh",         // DeepSpeed's command list at 204 columns
+      "edsr-31-dataloaderiter-renamed-windows",                   // the command line at 120 columns
   };
   std::set<std::string> found;
   int logs = 0;
