@@ -1,0 +1,58 @@
+-- Lua for cuda-error-after-long-sequence (rules/LUA_API.md, API version 1).
+-- Note: [Library error after a long sequence]. A cuBLAS/cuDNN status, an illegal access or a bare
+-- device-side assert says only that the CUDA context broke. When the same input holds transformers'
+-- warning that a text encoded to N tokens for a model of M positions, the position lookup past the table
+-- is the likely break:
+--   the warning is in the input (any incident's message)   -> kept, the note names N and M;
+--   it is not                                               -> vetoed (the error keeps its own rule).
+-- The warning's own rule (tokenizer-sequence-past-positions) sits on the warning's line; this one sits on
+-- the error, the incident the run died of, so the reading ranks where the failure is.
+
+local WARNING = "Token indices sequence length is longer than the specified maximum sequence length for this model"
+
+local scans = 0  -- runs of warned_lengths, for test_incidents_read_once
+
+-- N and M of the first such warning among the incidents, or nil.
+local function warned_lengths(incidents)
+  scans = scans + 1
+  for _, inc in ipairs(incidents) do
+    local m = inc.message or ""
+    local at = m:find(WARNING, 1, true)
+    if at then
+      local n, limit = m:match("%((%d+) > (%d+)%)", at)
+      return n or "?", limit or "?"
+    end
+  end
+  return nil
+end
+
+function long_sequence_warned(ctx)
+  local n, limit = triage.per_input(ctx, warned_lengths)
+  if not n then return false end
+  return { confidence = ctx.confidence,
+           note = " The tokenizer warned in the same input that a text encoded to " .. n ..
+                  " tokens for a model of " .. limit .. " positions." }
+end
+
+local function warning_row(n, m)
+  return { kind = "log_line", message = WARNING .. " (" .. n .. " > " .. m .. "). Running this sequence through the model will result in indexing errors" }
+end
+
+function test_kept_with_the_warning()
+  local err = { kind = "traceback", message = "CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm(...)`" }
+  local r = long_sequence_warned({ confidence = 0.88, incident = err, incidents = { warning_row(1024, 512), err } })
+  assert(r.confidence == 0.88 and r.note:find("1024 tokens for a model of 512", 1, true), r.note)
+end
+
+function test_vetoed_without_it()
+  local err = { kind = "traceback", message = "CUDA error: device-side assert triggered" }
+  assert(long_sequence_warned({ confidence = 0.88, incident = err, incidents = { err } }) == false)
+end
+
+function test_incidents_read_once()
+  local err = { kind = "traceback", message = "CUDA error: unspecified launch failure" }
+  local ctx = { confidence = 0.88, incident = err, incidents = { warning_row(600, 512), err } }
+  local before = scans
+  for _ = 1, 3 do assert(type(long_sequence_warned(ctx)) == "table") end
+  assert(scans == before + 1, "read " .. (scans - before) .. " times")
+end
