@@ -12,8 +12,17 @@
 local LOSS_KERNEL_FILES = { "ClassNLLCriterion.cu", "SpatialClassNLLCriterion.cu", "NLLLoss2d.cu", "/cuda/Loss.cu" }
 local LOSS_FUNCS = { cross_entropy = true, nll_loss = true, nll_loss2d = true, nll_loss_nd = true, cross_entropy_loss = true }
 local INDEX_FUNCS = { embedding = true, index_select = true, gather = true, take_along_dim = true, embedding_bag = true }
-local LOSS_SOURCE = { "cross_entropy%(", "nll_loss2?d?%(", "CrossEntropyLoss%(", "NLLLoss%(", "criterion[%w_]*%(",
-                      "loss_fn%(", "loss_fct%(", "loss_func%(" }
+local LOSS_SOURCE = { "cross_entropy[%w_]*%(", "nll_loss[%w_]*%(", "CrossEntropyLoss%(", "NLLLoss%(", "criterion[%w_]*%(",
+                      "loss_f[cnu]%w*%(", "self%.loss%(", "self%.ce%(" }
+-- A call of a function named like a loss (`focal_loss(`, `seg_loss(`, `self.cls_loss(`) is one too, except
+-- transformers' Trainer.compute_loss, which runs the whole model forward (its embeddings included).
+local LOSS_WRAPPERS = { compute_loss = true }
+local function names_a_loss_call(src)
+  for name in src:gmatch("([%w_]*_loss)%(") do
+    if not LOSS_WRAPPERS[name] then return true end
+  end
+  return false
+end
 local INDEX_SOURCE = { "F%.embedding%(", "torch%.embedding%(", "index_select%(", "%.gather%(", "embedding_bag%(" }
 
 local function any(s, patterns)
@@ -27,6 +36,7 @@ local function frame_kind(f)
   local src = f.source or ""
   local li = INDEX_FUNCS[f.func or ""] or file:find("/torch/nn/modules/sparse%.py$") or any(src, INDEX_SOURCE)
   local ll = LOSS_FUNCS[f.func or ""] or file:find("/torch/nn/modules/loss%.py$") or any(src, LOSS_SOURCE)
+             or names_a_loss_call(src)
   if li and not ll then return "index" end
   if ll and not li then return "loss" end
   return nil
@@ -83,6 +93,20 @@ function test_loss_frames_kept()
                frame("/x/torch/nn/functional.py", "cross_entropy", "return torch._C._nn.cross_entropy_loss(input, target)") }
   local r = loss_frames({ confidence = 0.75, incident = { message = "CUDA error: device-side assert triggered", frames = fs } })
   assert(r.confidence == 0.75 and r.note:find("functional.py:1 in cross_entropy", 1, true), r.note)
+end
+
+function test_loss_named_calls_kept()
+  for _, line in ipairs({ "loss = cross_entropy2d(input=inp, target=target, weight=weight)",
+                          "loss = self.focal_loss(cls_logits, labels)", "l = loss_function(out, y)" }) do
+    local r = loss_frames({ confidence = 0.75, incident = { message = "device-side assert triggered",
+                                                            frames = { frame("train.py", "step", line) } } })
+    assert(type(r) == "table", line)
+  end
+end
+
+function test_trainer_compute_loss_is_not_the_loss()
+  local fs = { frame("/x/transformers/trainer.py", "training_step", "loss = self.compute_loss(model, inputs)") }
+  assert(loss_frames({ confidence = 0.75, incident = { message = "device-side assert triggered", frames = fs } }) == false)
 end
 
 function test_embedding_below_the_loss_line_vetoed()
