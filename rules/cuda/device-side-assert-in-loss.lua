@@ -11,7 +11,8 @@
 
 local LOSS_KERNEL_FILES = { "ClassNLLCriterion.cu", "SpatialClassNLLCriterion.cu", "NLLLoss2d.cu", "/cuda/Loss.cu" }
 local LOSS_FUNCS = { cross_entropy = true, nll_loss = true, nll_loss2d = true, nll_loss_nd = true, cross_entropy_loss = true }
-local INDEX_FUNCS = { embedding = true, index_select = true, gather = true, take_along_dim = true, embedding_bag = true }
+local INDEX_FUNCS = { embedding = true, index_select = true, gather = true, take_along_dim = true, embedding_bag = true,
+                      scatter = true, scatter_ = true, scatter_add_ = true }
 local LOSS_SOURCE = { "cross_entropy[%w_]*%(", "nll_loss[%w_]*%(", "CrossEntropyLoss%(", "NLLLoss%(", "criterion[%w_]*%(",
                       "loss_f[cnu]%w*%(", "self%.loss%(", "self%.ce%(" }
 -- A call of a function named like a loss (`focal_loss(`, `seg_loss(`, `self.cls_loss(`) is one too, except
@@ -23,7 +24,8 @@ local function names_a_loss_call(src)
   end
   return false
 end
-local INDEX_SOURCE = { "F%.embedding%(", "torch%.embedding%(", "index_select%(", "%.gather%(", "embedding_bag%(" }
+local INDEX_SOURCE = { "F%.embedding%(", "torch%.embedding%(", "index_select%(", "%.gather%(", "embedding_bag%(",
+                       "%.scatter_?%(", "%.scatter_add_?%(" }
 
 local function any(s, patterns)
   for _, p in ipairs(patterns) do if s:find(p) then return true end end
@@ -102,6 +104,12 @@ function test_loss_named_calls_kept()
                                                             frames = { frame("train.py", "step", line) } } })
     assert(type(r) == "table", line)
   end
+end
+
+function test_scatter_below_the_loss_is_the_index_reading()
+  local fs = { frame("train.py", "<module>", "loss = criterion(logits, labels)"),
+               frame("/x/polyloss.py", "forward", "labels_onehot = torch.zeros_like(logits).scatter_(1, labels.unsqueeze(1), 1)") }
+  assert(loss_frames({ confidence = 0.75, incident = { message = "device-side assert triggered", frames = fs } }) == false)
 end
 
 function test_trainer_compute_loss_is_not_the_loss()
