@@ -12,23 +12,36 @@ local WARNING = "Token indices sequence length is longer than the specified maxi
 
 local scans = 0  -- runs of warned_lengths, for test_incidents_read_once
 
--- N and M of the first such warning among the incidents, or nil.
+-- A kernel's own assertion line ("... Assertion `t >= 0 && t < n_classes` failed.", ROCm's "Device-side
+-- assertion ... failed") names the check that broke the context: the kernel-assertion rules read it, and
+-- this rule, which only guesses the lookup from the warning, steps aside.
+local function kernel_assertion(s)
+  return s:find("[Aa]ssertion [`'\"][^\n]*failed") ~= nil
+end
+
+-- N and M of the first such warning among the incidents (or nil), and whether any incident or its
+-- context holds a kernel assertion line.
 local function warned_lengths(incidents)
   scans = scans + 1
+  local n, limit, asserted = nil, nil, false
   for _, inc in ipairs(incidents) do
     local m = inc.message or ""
+    if kernel_assertion(m) then asserted = true end
+    for _, c in ipairs(inc.context or {}) do
+      if kernel_assertion(c) then asserted = true end
+    end
     local at = m:find(WARNING, 1, true)
-    if at then
-      local n, limit = m:match("%((%d+) > (%d+)%)", at)
-      return n or "?", limit or "?"
+    if at and not n then
+      n, limit = m:match("%((%d+) > (%d+)%)", at)
+      n, limit = n or "?", limit or "?"
     end
   end
-  return nil
+  return n, limit, asserted
 end
 
 function long_sequence_warned(ctx)
-  local n, limit = triage.per_input(ctx, warned_lengths)
-  if not n then return false end
+  local n, limit, asserted = triage.per_input(ctx, warned_lengths)
+  if not n or asserted then return false end
   return { confidence = ctx.confidence,
            note = " The tokenizer warned in the same input that a text encoded to " .. n ..
                   " tokens for a model of " .. limit .. " positions." }
@@ -47,6 +60,12 @@ end
 function test_vetoed_without_it()
   local err = { kind = "traceback", message = "CUDA error: device-side assert triggered" }
   assert(long_sequence_warned({ confidence = 0.88, incident = err, incidents = { err } }) == false)
+end
+
+function test_steps_aside_for_a_kernel_assertion()
+  local err = { kind = "traceback", message = "CUDA error: device-side assert triggered",
+                context = { "../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [3,0,0] Assertion `t >= 0 && t < n_classes` failed." } }
+  assert(long_sequence_warned({ confidence = 0.88, incident = err, incidents = { warning_row(1024, 512), err } }) == false)
 end
 
 function test_incidents_read_once()
