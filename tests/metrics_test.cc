@@ -247,6 +247,39 @@ TEST(MetricCollector, KeepsHostMemoryApartFromGpuMemory) {
   EXPECT_EQ(SeriesFromName("host_memory"), SeriesId::kHostMemory);
 }
 
+// Note: [Step field first]: a bare integer in a '|' field of its own before the named values is the
+// line's step, in the full scan and in the shapes' replay alike.
+TEST(MetricCollector, ReadsALeadingStepField) {
+  // nwyin/modded-llama2#10, the owner's pretraining log (a later block of the same issue).
+  const std::string text =
+      "1220 | loss 3.2969 | lr 2.640000e-04 | 13880.16ms\n"
+      "1230 | loss 3.1875 | lr 2.610000e-04 | 13848.93ms\n"
+      "1240 | loss 3.3438 | lr 2.580000e-04 | 13871.84ms\n"
+      "  990 | loss 3.5 | lr 1e-4\n";
+  for (MetricCollector::Shapes shapes : {MetricCollector::Shapes::kAuto, MetricCollector::Shapes::kFullScan}) {
+    MetricCollector m(shapes);
+    m.Feed(text);
+    std::vector<MetricPoint> pts = PointsOf(m, SeriesId::kLoss);
+    std::vector<double> steps;
+    for (const MetricPoint& p : pts) steps.push_back(p.step);
+    EXPECT_EQ(steps, (std::vector<double>{1220, 1230, 1240, 990}));
+    ASSERT_EQ(pts.size(), 4u);
+    EXPECT_EQ(pts[1].value, 3.1875);
+  }
+  // Not a step field: no '|' after the number, a '|' glued to it, a number after other text, a decimal.
+  const char* kNot[] = {
+      "1220 loss 3.2969 | lr 2.6e-04",
+      "1220| loss 3.2969",
+      "step | 1220 | loss 3.2969",
+      "12.5 | loss 3.2969",
+  };
+  for (const char* line : kNot) {
+    std::vector<MetricPoint> pts = PointsOf(Collect(std::string(line) + "\n"), SeriesId::kLoss);
+    ASSERT_EQ(pts.size(), 1u) << line;
+    EXPECT_TRUE(std::isnan(pts[0].step)) << line;
+  }
+}
+
 // Note: [Tutorial progress lines]: the layouts of PyTorch's char-RNN and seq2seq tutorials name no
 // loss; the layout says which number it is.
 TEST(MetricCollector, ReadsTheTutorialsUnnamedLossColumn) {

@@ -2148,6 +2148,25 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
   // Visit only word starts and '|' bytes (Note: [Metric scan]): starts bit first_bit + i is text[i].
   // Whatever a visit consumes (a word, a value, a bar counter) moves p past the candidates inside it.
   const char* p = begin;
+  // Note: [Step field first]. Some loops print the step as a bare number in a '|' field of its own
+  // before the named values: "1220 | loss 3.2969 | lr 2.640000e-04 | 13880.16ms" (a nanoGPT-style
+  // pretraining loop). A line that opens, blanks aside, with an integer and then blanks and a '|'
+  // gives that integer as the line's step; read as nothing before (digits start no word to visit),
+  // its points were labelled by position, and a paste from far into a run looked like one from its
+  // start. Recorded with the shape, so replayed lines of the layout read their step too.
+  {
+    const char* d = begin;
+    while (d < end && *d == ' ') ++d;
+    const char* q = d;
+    while (q < end && IsDigit(*q)) ++q;
+    const char* bar = q;
+    while (bar < end && *bar == ' ') ++bar;
+    if (q > d && bar > q && bar < end && *bar == '|') {
+      const char* r = ReadValue(kKeyStep, d, end, false, &lv);
+      note(kKeyStep, d, r);
+      if (r) p = r;
+    }
+  }
   BitCursor cursor(Starts(first_bit, first_bit + text.size()), first_bit, first_bit + text.size());
   for (size_t bit; cursor.Next(&bit);) {
     const char* at = begin + (bit - first_bit);

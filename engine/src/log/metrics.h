@@ -11,7 +11,8 @@
 // (`{'loss': 0.3, 'epoch': 1.0}`), tqdm / Lightning postfixes (`[00:10<00:00, loss=0.123]`, with the
 // bar's `n/total` as the step), mmcv (`Epoch [1][50/1000] lr: 1.000e-02, loss: 1.2`), detectron2
 // (`iter: 2137  total_loss: nan  max_mem: 2549M`), CSVLogger files (a header row of names, then
-// rows of numbers), and the unnamed loss of PyTorch's tutorial layouts (`5000 5% (0m 12s) 2.9460 ...`,
+// rows of numbers), a bare step in a '|' field before the names (`1220 | loss 3.2969 | lr 2.6e-04`: Note: [Step field
+// first] in metrics.cc), and the unnamed loss of PyTorch's tutorial layouts (`5000 5% (0m 12s) 2.9460 ...`,
 // `1m 28s (- 20m 36s) (5000 6%) 2.8552`; Note: [Tutorial progress lines] in metrics.cc), epoch tables (fastai's,
 // Markdown, pandas, and a notebook's table copied with tabs, by epoch or by step: Note: [Epoch tables]), PyTorch
 // Geometric's bare split accuracies (`Loss: 1.94, Train: 0.21, Val: 0.20, Test: 0.22`: Note: [Bare split names]),
