@@ -215,6 +215,37 @@ TEST_F(BundledLua, SchedulerWarningNeedsALevelLoss) {
       "/corpus/wild/negative/lr-scheduler-order-warning-transformers-classification/log.txt")).diagnoses.empty());
 }
 
+// Note: [Plateau without its start]: a loss level near ln C read from a paste that opens far into the run
+// and still moves is demoted; the same values printed from step 0 keep the prior.
+TEST_F(BundledLua, LogClassesPlateauNeedsTheRunsStart) {
+  const std::string late = ReadFile(std::string(TRIAGE_SOURCE_DIR) +
+      "/corpus/wild/negative/modded-llama2-pretrain-step-1220-loss-near-3.3-lookalike-ln27/log.txt");
+  Report r = Diagnose(late);
+  const Diagnosis* d = Find(r, "loss-flat-at-log-classes");
+  ASSERT_NE(d, nullptr) << Warnings(r);
+  EXPECT_LT(d->confidence, 0.35);
+  EXPECT_NE(d->explanation.find("starts at step 1220, 122 print intervals"), std::string::npos) << d->explanation;
+  EXPECT_TRUE(Engine(*rules_).DiagnoseText(late).diagnoses.empty());
+
+  // The same loss values with steps from the run's first print: the reading keeps its prior.
+  std::string early;
+  size_t pos = 0;
+  for (int step = 0; pos < late.size(); step += 10) {
+    size_t eol = late.find('\n', pos);
+    if (eol == std::string::npos) eol = late.size();
+    const std::string line = late.substr(pos, eol - pos);
+    pos = eol + 1;
+    const size_t bar = line.find(" | ");
+    if (bar == std::string::npos) continue;
+    early += std::to_string(step) + line.substr(bar) + "\n";
+  }
+  r = Diagnose(early);
+  d = Find(r, "loss-flat-at-log-classes");
+  ASSERT_NE(d, nullptr) << early;
+  EXPECT_GE(d->confidence, 0.8);
+  EXPECT_EQ(d->explanation.find("Demoted"), std::string::npos) << d->explanation;
+}
+
 // Note: [tcmalloc large allocations]: the allocator's report is host-RAM evidence only beside a failure.
 TEST_F(BundledLua, TcmallocReportNeedsAFailure) {
   // googlecolab/colabtools#1718: Colab's runtime log, newest first; the kernel restarted after 12 GiB.
