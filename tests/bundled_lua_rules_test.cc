@@ -315,6 +315,49 @@ TEST_F(BundledLua, HostMemoryRisingToAKillRanksTheLeak) {
   EXPECT_EQ(Find(g, "host-memory-keeps-growing"), nullptr);
 }
 
+// Note: [Memory rising to an out-of-memory error]: a few prints of memory rising at every print, then the
+// failure that growth leads to, rank the leak over the failure's own reading; the same prints without the
+// failure, or a running peak that rose only now and then, are not read at all.
+TEST_F(BundledLua, ShortMemoryRiseToAnOomRanksTheLeak) {
+  std::string gpu, host, peak;
+  for (int i = 1; i <= 5; ++i) {
+    gpu += "Epoch [1][" + std::to_string(50 * i) + "/500]\tlr: 2.000e-02, time: 0.500, data_time: 0.010, memory: " +
+           std::to_string(4120 + 1000 * i) + ", loss: 1." + std::to_string(9 - i) + "\n";
+    host += "Epoch: " + std::to_string(i) + ", step: 0, RAM used: " + std::to_string(10 + 3 * i) + ".45 GB\n";
+    peak += "Epoch [1][" + std::to_string(50 * i) + "/500]\tlr: 2.000e-02, time: 0.500, data_time: 0.010, memory: " +
+            std::to_string(i < 5 ? 5120 : 9120) + ", loss: 1." + std::to_string(9 - i) + "\n";
+  }
+  const std::string oom =
+      "Traceback (most recent call last):\n"
+      "  File \"tools/train.py\", line 10, in <module>\n"
+      "    main()\n"
+      "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 10.76 GiB total capacity; 9.21 GiB "
+      "already allocated; 3.75 MiB free; 9.55 GiB reserved in total by PyTorch)\n";
+
+  Report g = Diagnose(gpu + oom);
+  ASSERT_GE(g.diagnoses.size(), 2u) << Warnings(g);
+  EXPECT_EQ(g.diagnoses[0].rule, "memory-keeps-growing");
+  EXPECT_EQ(g.diagnoses[0].category, "memory.growth");
+  EXPECT_EQ(g.diagnoses[1].category, "cuda.oom");
+  EXPECT_NE(g.diagnoses[0].explanation.find("out-of-memory error"), std::string::npos) << g.diagnoses[0].explanation;
+
+  // The five prints alone are too few to read; a running peak that jumped once is one large batch.
+  const Report gpu_alone = Diagnose(gpu);
+  EXPECT_EQ(Find(gpu_alone, "memory-keeps-growing"), nullptr);
+  const Report peak_report = Diagnose(peak + oom);
+  EXPECT_EQ(Find(peak_report, "memory-keeps-growing"), nullptr);
+  ASSERT_FALSE(peak_report.diagnoses.empty());
+  EXPECT_EQ(peak_report.diagnoses[0].category, "cuda.oom");
+
+  // Host RAM: the same with the shell's Killed.
+  Report h = Diagnose(host + "Killed\n");
+  ASSERT_GE(h.diagnoses.size(), 2u) << Warnings(h);
+  EXPECT_EQ(h.diagnoses[0].rule, "host-memory-keeps-growing");
+  EXPECT_EQ(h.diagnoses[1].category, "memory.host_oom");
+  const Report host_alone = Diagnose(host);
+  EXPECT_EQ(Find(host_alone, "host-memory-keeps-growing"), nullptr);
+}
+
 // Note: [Exit 137 after a stop]: Compose's exit code 137 is a memory kill only when the log shows no stop.
 TEST_F(BundledLua, ContainerExit137NeedsNoStop) {
   const std::string killed = "trainer_1  | Epoch 3:  41%|####      | 410/1000 [05:12<07:30, 1.31it/s]\n"

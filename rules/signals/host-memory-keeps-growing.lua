@@ -37,10 +37,30 @@ local function kill_in(incidents)
   return nil
 end
 
--- score: raised when the input shows the process killed for memory; the prior otherwise.
+-- A short series (under LONG points, the signature's own minimum before the Lua) is read only beside a kill
+-- and rising at STRICT of its prints or more (Note: [Memory rising to an out-of-memory error] in
+-- memory-keeps-growing.lua: a few prints can rise for reasons that end by themselves).
+local LONG = 10
+local STRICT = 0.8
+
+local function strict_share(values)
+  local v = triage.finite(values or {})
+  if #v < 2 then return 0, #v end
+  local up = 0
+  for i = 2, #v do
+    if v[i] > v[i - 1] then up = up + 1 end
+  end
+  return up / (#v - 1), #v
+end
+
+-- score: raised when the input shows the process killed for memory; the prior otherwise; a short series
+-- without a kill, or one that did not rise at nearly every print, is not read.
 function rising_to_a_kill(ctx)
-  if not ctx.incidents then return nil end
-  local kill = triage.per_input(ctx, kill_in)
+  local s = ctx.metrics and ctx.metrics.host_memory
+  local share, n = strict_share(s and s.values)
+  local short = s ~= nil and n < LONG
+  local kill = ctx.incidents and triage.per_input(ctx, kill_in)
+  if short and not (kill and share >= STRICT) then return false end
   if not kill then return nil end
   return { confidence = math.max(ctx.confidence, RAISED),
            note = " The input also shows the process killed (\"" .. kill .. "\"): host RAM rising to the kill makes the growth its cause." }
@@ -53,6 +73,16 @@ function test_raised_by_a_kill()
   assert(bar.confidence == RAISED)
   local k8s = rising_to_a_kill({ confidence = 0.85, incidents = { { kind = "log_line", message = "      Reason:       OOMKilled" } } })
   assert(k8s.note:find("OOMKilled", 1, true))
+end
+
+function test_short_series_needs_a_kill_and_a_steady_rise()
+  local rss = { host_memory = { steps = { 1, 2, 3, 4, 5 }, values = { 14450, 16460, 18470, 25240, 27000 } } }
+  local killed = { { kind = "log_line", message = "Killed" } }
+  local r = rising_to_a_kill({ confidence = 0.85, metrics = rss, incidents = killed })
+  assert(r.confidence == RAISED, "raised")
+  assert(rising_to_a_kill({ confidence = 0.85, metrics = rss, incidents = {} }) == false)
+  local stepped = { host_memory = { steps = { 1, 2, 3, 4, 5 }, values = { 14450, 14450, 14460, 25240, 25240 } } }
+  assert(rising_to_a_kill({ confidence = 0.85, metrics = stepped, incidents = killed }) == false)
 end
 
 function test_prior_without_a_kill()

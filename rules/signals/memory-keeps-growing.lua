@@ -1,0 +1,94 @@
+-- Lua for memory-keeps-growing (rules/LUA_API.md, API version 1).
+-- Note: [Memory rising to an out-of-memory error]. The signature alone needs a long series (LONG points):
+-- memory printed a few times can rise for reasons that end by themselves (start-up, a running peak such as
+-- max_memory_allocated meeting larger inputs). A short series is read only when the same input ends in the
+-- failure the growth leads to, a GPU out-of-memory error, and the memory rose at (nearly) every print: the
+-- running peak of inputs of varying size rises now and then and stays level in between (detectron2's
+-- max_mem, which its maintainers call expected), a leak rises at every print. Then, short or long, the growth
+-- is what ran the GPU out of memory, and the candidate is raised over the allocator's own reading (cuda.oom
+-- stays in the list as the alternative) with a note naming the evidence.
+
+local LONG = 10        -- the points the signature needs on its own (the pre-Lua min_points)
+local STRICT = 0.8     -- share of prints at which the memory must have risen (strictly) for the raise
+local RAISED = 0.98    -- above the CUDA OOM rules' fitted priors (at most 0.97)
+
+-- The GPU's out-of-memory errors, as plain text (the OOM rules match the exact wordings).
+local GPU_OOM = {
+  "CUDA out of memory", "CUDA error: out of memory", "cuda runtime error (2) : out of memory",
+  "OutOfMemoryError", "HIP out of memory", "MPS backend out of memory", "XPU out of memory",
+  "CUBLAS_STATUS_ALLOC_FAILED",
+}
+
+local function gpu_oom_in(incidents)
+  for _, inc in ipairs(incidents) do
+    if inc.kind ~= "signal" then
+      local text = (inc.exception or "") .. " " .. (inc.message or "")
+      for _, k in ipairs(GPU_OOM) do
+        if text:find(k, 1, true) then return k end
+      end
+    end
+  end
+  return nil
+end
+
+-- Share of steps at which the finite values rose strictly, and how many finite values there are.
+local function strict_share(values)
+  local v = triage.finite(values or {})
+  if #v < 2 then return 0, #v end
+  local up = 0
+  for i = 2, #v do
+    if v[i] > v[i - 1] then up = up + 1 end
+  end
+  return up / (#v - 1), #v
+end
+
+-- score: raised when a GPU out-of-memory error ends the input and the memory rose at nearly every print;
+-- a short series without both is not read (vetoed); a long one keeps the prior.
+function rising_to_an_oom(ctx)
+  local s = ctx.metrics and ctx.metrics.memory
+  if not s then return nil end
+  local share, n = strict_share(s.values)
+  local oom = ctx.incidents and triage.per_input(ctx, gpu_oom_in)
+  if oom and share >= STRICT then
+    return { confidence = math.max(ctx.confidence, RAISED),
+             note = string.format(" The input ends in a GPU out-of-memory error (\"%s\") after memory rose at %.0f%% of "
+                                  .. "the %d prints: the growth is what ran the GPU out of memory, not one batch too large.",
+                                  oom, 100 * share, n) }
+  end
+  if n < LONG then return false end
+  return nil
+end
+
+local function ctx_of(values, incidents)
+  local steps = {}
+  for i = 1, #values do steps[i] = 50 * i end
+  return { confidence = 0.85, metrics = { memory = { steps = steps, values = values } }, incidents = incidents }
+end
+
+local OOM = { { kind = "traceback", exception = "torch.cuda.OutOfMemoryError",
+                message = "CUDA out of memory. Tried to allocate 20.00 MiB" } }
+
+function test_short_rise_to_an_oom_is_raised()
+  local r = rising_to_an_oom(ctx_of({ 5120, 6120, 7120, 8120, 9020 }, OOM))
+  assert(r.confidence == RAISED and r.note:find("100%% of the 5 prints"), r.note)
+end
+
+function test_short_rise_without_an_oom_is_not_read()
+  assert(rising_to_an_oom(ctx_of({ 5120, 6120, 7120, 8120 }, {})) == false)
+  -- a host kill is not a GPU out-of-memory error
+  local killed = { { kind = "log_line", exception = "", message = "Killed" } }
+  assert(rising_to_an_oom(ctx_of({ 5120, 6120, 7120, 8120 }, killed)) == false)
+end
+
+function test_running_peak_before_an_oom_is_not_raised()
+  -- level between occasional new peaks: inputs of varying size, not a leak
+  assert(rising_to_an_oom(ctx_of({ 3200, 3200, 7000, 7000, 7000, 10000 }, OOM)) == false)
+  local long = { 3200, 3200, 3200, 7000, 7000, 7000, 7000, 9000, 9000, 10000, 10000 }
+  assert(rising_to_an_oom(ctx_of(long, OOM)) == nil)
+end
+
+function test_long_rise_keeps_the_prior_without_an_oom()
+  local v = {}
+  for i = 1, 12 do v[i] = 2000 + 300 * i end
+  assert(rising_to_an_oom(ctx_of(v, {})) == nil)
+end
