@@ -31,7 +31,9 @@ local function bf16_line(l)
       -- a dtype argument or YAML key set to bfloat16 without torch's prefix (mmengine's AmpOptimWrapper(dtype=
       -- 'bfloat16'), "dtype: bfloat16"); a config.json's "torch_dtype": "bfloat16" (quote before the colon) says
       -- how a checkpoint was saved and is not read
-      or l:find("dtype%s*=%s*['\"]?bfloat16") or l:find("dtype: ['\"]?bfloat16") then
+      or l:find("dtype%s*=%s*['\"]?bfloat16") or l:find("dtype: ['\"]?bfloat16")
+      -- a --dtype switch given its value after a space (nanoGPT's "--dtype bfloat16", timm's "--amp-dtype bfloat16")
+      or l:find("%-dtype%s+['\"]?bfloat16") then
     return true
   end
   for rest in l:gmatch("%-%-bf16%f[^%w_%-]([^\n]*)") do
@@ -227,6 +229,8 @@ function test_switches_turned_off()
   assert(bf16_line("optim_wrapper = dict(type='ampoptimwrapper', dtype='bfloat16')"), "mmengine bf16")
   assert(bf16_line("model: {dtype: bfloat16}"), "yaml bf16")
   assert(not bf16_line('"torch_dtype": "bfloat16",'), "a checkpoint's saved dtype")
+  assert(bf16_line("python train.py --dtype bfloat16") and bf16_line("train.py --amp --amp-dtype bfloat16"), "--dtype switch")
+  assert(bf16_line("overriding: dtype = bfloat16") and not bf16_line("--dtype float16"), "nanogpt dtype")
   assert(line_not_fp16("--bf16 true --fp16 false") and not line_not_fp16("--fp16 true"), "fp16 switch")
   local r = nan_loss_in_fp16(ctx_with("--fp16", { "--bf16 false --fp16 true", "{'loss': nan, 'epoch': 0.1}" }))
   assert(type(r) == "table", "fp16 run with bf16 off")
