@@ -25,6 +25,8 @@ local FP16_MARKS = {
   ".half()", "autocast(", "gradscaler(", "ampoptimwrapper", "fp16 = dict(", "fp16=dict(", "optimization level o1",
   "optimization level o2", "optimization level o3", "fp16_enabled", "half precision backend", "mixed_precision='fp16'",
   "mixed_precision=fp16", "mixed precision type: fp16", "--memory-efficient-fp16",
+  -- a script's --dtype switch and nanoGPT's config line and its echo ("Overriding: dtype = float16")
+  "--dtype=float16", "--dtype float16", "dtype = 'float16'", 'dtype = "float16"', "dtype = float16",
 }
 local FP16_SWITCHES = {
   "%f[%w_]fp16=true", "%f[%w_]fp16: true", "%f[%w_]use_fp16=true", "%f[%w_]amp=true", "%f[%w_]use_amp=true",
@@ -95,6 +97,9 @@ function test_amp_run_demoted()
   assert(type(s) == "table", "the opts list form")
   assert(type(fp16_run_demotes(ctx_with(STOP, { "Using 16bit Automatic Mixed Precision (AMP)" }))) == "table")
   assert(type(fp16_run_demotes(ctx_with(STOP, { "Namespace(amp=True, lr=0.01)" }))) == "table")
+  assert(type(fp16_run_demotes(ctx_with(STOP, { "Overriding: dtype = float16" }))) == "table")
+  assert(type(fp16_run_demotes(ctx_with(STOP, { "torchrun train.py --dtype=float16" }))) == "table")
+  assert(fp16_run_demotes(ctx_with(STOP, { "torchrun train.py --dtype=bfloat16" })) == nil)
 end
 
 function test_words_that_only_contain_a_switch()
