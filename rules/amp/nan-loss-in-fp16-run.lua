@@ -11,7 +11,9 @@
 -- falls while the loss is NaN is also what a diverging fp16 run prints (corpus/wild/numerics/
 -- guided-diffusion-imagenet128-nan-divergence-loss-scale), so they are not taken as evidence here.
 
-local BF16 = { bfloat16 = true, bf16 = true, ["--bf16"] = true, ["bf16-mixed"] = true, ["bf16-true"] = true }
+-- (and "disabled": Ultralytics' line saying AMP was turned off, read only so the rest of the input is vetoed)
+local BF16 = { bfloat16 = true, bf16 = true, ["--bf16"] = true, ["bf16-mixed"] = true, ["bf16-true"] = true,
+               disabled = true }
 
 -- True when a switch ("--bf16") is followed by a value that turns it off ("--bf16 false", "--bf16=0").
 local function switched_off(rest)
@@ -85,7 +87,10 @@ local function read_input(incidents)
   for _, inc in ipairs(incidents) do
     for line in ((inc.message or "") .. "\n"):gmatch("([^\n]*)\n") do
       local l = line:lower()
-      if not bf16 and bf16_line(l) then bf16 = true end
+      -- Ultralytics' check_amp turning AMP off after its own test ("AMP: checks failed ... so AMP will be
+      -- disabled during training"): the run trained in float32 whatever its argument line (amp=True) says,
+      -- so it counts with the bf16 runs as no float16 run
+      if not bf16 and (bf16_line(l) or l:find("amp will be disabled during training", 1, true)) then bf16 = true end
       if not nan_line and nonfinite_loss_line(l) then nan_line = line:gsub("^%s+", ""):sub(1, 120) end
     end
   end
@@ -188,6 +193,13 @@ function test_grad_norm_that_stays_nonfinite_kept()
   ctx.metrics.grad_norm = { count = 4, nonfinite = 4, values = { 0 / 0, 0 / 0, 0 / 0, 0 / 0 } }
   local r = nan_loss_in_fp16(ctx)
   assert(type(r) == "table" and r.note:find("printed grad_norm has 4 non-finite values", 1, true), r and r.note)
+end
+
+function test_amp_disabled_by_check_vetoed()
+  local msgs = { "engine/trainer: task=detect, mode=train, epochs=100, amp=True, lr0=0.01",
+                 "AMP: checks failed \u{274C}. AMP training on NVIDIA GeForce GTX 1650 GPU may cause NaN losses or zero-mAP results, so AMP will be disabled during training.",
+                 "Loss is nan, stopping training" }
+  assert(nan_loss_in_fp16(ctx_with("amp", msgs)) == false)
 end
 
 function test_bf16_run_vetoed()

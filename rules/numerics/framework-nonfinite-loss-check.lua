@@ -48,7 +48,9 @@ local function fp16_line(l)
 end
 
 local function bf16_line(l)
+  -- (also Ultralytics' check_amp turning AMP off: "... so AMP will be disabled during training", no float16 run)
   return l:find("bfloat16", 1, true) ~= nil or l:find("bf16", 1, true) ~= nil
+         or l:find("amp will be disabled during training", 1, true) ~= nil
 end
 
 -- Reads every incident once per input: the first line that shows float16 (trimmed), and whether any
@@ -114,6 +116,8 @@ function test_fp32_and_bf16_runs_keep_the_prior()
   assert(fp16_run_demotes(ctx_with(STOP, { "torch.cuda.amp.GradScaler(enabled=False)" })) == nil)
   assert(fp16_run_demotes(ctx_with(STOP, { "--fp16 false --bf16 true" })) == nil)
   assert(fp16_run_demotes(ctx_with(STOP, { "Using bfloat16 Automatic Mixed Precision (AMP)", "precision=16" })) == nil)
+  assert(fp16_run_demotes(ctx_with(STOP, { "Namespace(amp=True, lr=0.01)",
+    "AMP: checks failed. AMP training on NVIDIA GeForce GTX 1650 GPU may cause NaN losses or zero-mAP results, so AMP will be disabled during training." })) == nil)
 end
 
 function test_stop_without_a_nonfinite_loss_keeps_the_prior()
