@@ -1,0 +1,26 @@
+-- Lua for distribution-invalid-parameter (rules/LUA_API.md, API version 1).
+-- torch.distributions names the distribution, the parameter's shape and the constraint in its message in
+-- releases after 1.9 ("Expected parameter loc (Tensor of shape (4, 2)) of distribution Normal(...) to satisfy the
+-- constraint Real(), but found invalid values"); up to 1.9 it said only "The parameter loc has invalid values".
+-- The explanation says what the message gives and no more.
+
+-- values: {arg}, what the check requires of the parameter; {limits}, the constraint (or "its constraint").
+function described(ctx)
+  local c = ctx.captures or {}
+  if (c.dist or "") ~= "" then
+    return { arg = string.format("the %s of %s (shape [%s]) must satisfy %s, and some entries do not (the tensor printed below the message shows them)",
+                                 c.param or "parameter", c.dist, c.shape or "", c.constraint or "its constraint"),
+             limits = c.constraint or "its constraint" }
+  end
+  return { arg = string.format("the %s must satisfy its constraint, and some entries do not (releases up to 1.9 name neither the distribution nor the constraint, and print no values)",
+                               c.param or "parameter"),
+           limits = "its constraint" }
+end
+
+function test_both_wordings()
+  local new = described({ captures = { param = "scale", dist = "Normal", shape = "4, 2", constraint = "GreaterThan(lower_bound=0.0)" } })
+  assert(new.arg:find("the scale of Normal (shape [4, 2]) must satisfy GreaterThan(lower_bound=0.0), and some entries do not", 1, true), new.arg)
+  assert(new.limits == "GreaterThan(lower_bound=0.0)")
+  local old = described({ captures = { param = "loc" } })
+  assert(old.arg:find("the loc must satisfy its constraint, and some entries do not (releases up to 1.9", 1, true) and old.limits == "its constraint", old.arg)
+end
