@@ -6,8 +6,12 @@
 -- autocast, .half(), torch.float16) stands in for the dtype, unless any line shows bf16 or the line
 -- itself turns fp16 off.
 
--- How many printed rows hold only nan, and whether any row holds a finite number.
+-- How many printed rows hold only nan, and whether any row holds a finite number. Text before the printout
+-- on its first line (a tqdm bar's last state glued in front, "  0%|...| 0/10 [00:00<?, ?it/s]", a log
+-- record's prefix) is not a row of it.
 local function rows(message)
+  local at = message:find("tensor%(%[") or message:find("%[+nan, nan")
+  if at then message = message:sub(at) end
   return triage.printed_rows(message, { "nan" })
 end
 
@@ -73,6 +77,12 @@ function test_rows()
   assert(nan_rows({ incident = { message = msg } }).rows == " (2 printed rows)")
   assert(all_nan_half({ incident = { message = "dtype=torch.float16" } }) == false)
   assert(all_nan_half({ incident = { message = "[[nan, nan, nan, nan],\n [0.5, nan, nan, nan]], dtype=torch.float16" } }) == false)
+end
+
+function test_text_before_the_printout()
+  local msg = "  0%|          | 0/10 [00:00<?, ?it/s]tensor([[[nan, nan, nan, nan],\n         [nan, nan, nan, nan]]], device='cuda:0',\n       dtype=torch.float16)"
+  assert(all_nan_half({ incident = { message = msg } }) == nil)
+  assert(nan_rows({ incident = { message = msg } }).rows == " (2 printed rows)")
 end
 
 function test_half_evidence_elsewhere()
