@@ -1099,6 +1099,69 @@ TEST(Segmenter, IPythonTracebackFramesAndCulprit) {
   EXPECT_EQ(indented[0].message, "shape '[2, 2]' is invalid for input of size 3");
 }
 
+// Note: [Headerless IPython frames]: a notebook paste that starts at an IPython >= 8 frame line (the
+// forms of three corpus/wild pastes: faster-rcnn-tutorial-7-classes-without-background-jupyter's Windows
+// path under ~ with a cut-free signature, transformers-21391's absolute path, a "Cell In[...]" line)
+// is read as a traceback with its frames; an indented one, a warning's "path.py:N:" and prose are not.
+TEST(Segmenter, IPythonTracebackWithoutHeader) {
+  auto win = Segment(
+      "File ~\\Documents\\proj\\venv\\lib\\site-packages\\torch\\nn\\functional.py:2846, in cross_entropy(input, "
+      "target, weight, size_average, ignore_index, reduce, reduction, label_smoothing)\n"
+      "   2844 if size_average is not None or reduce is not None:\n"
+      "   2845     reduction = _Reduction.legacy_get_string(size_average, reduce)\n"
+      "-> 2846 return torch._C._nn.cross_entropy_loss(input, target, weight, _Reduction.get_enum(reduction), "
+      "ignore_index, label_smoothing)\n"
+      "\n"
+      "IndexError: Target 1 is out of bounds.\n");
+  ASSERT_EQ(win.size(), 1u) << Dump(win);
+  EXPECT_EQ(win[0].kind, Incident::Kind::kTraceback);
+  EXPECT_EQ(win[0].exception, "IndexError");
+  EXPECT_EQ(win[0].message, "Target 1 is out of bounds.");
+  ASSERT_EQ(win[0].frames.size(), 1u) << Dump(win);
+  EXPECT_EQ(win[0].frames[0].function, "cross_entropy");
+  EXPECT_EQ(win[0].frames[0].line, 2846);
+  EXPECT_FALSE(win[0].frames[0].user);
+  EXPECT_EQ(win[0].line_start, 1);
+
+  auto cell = Segment(
+      "Cell In[12], line 7, in train(model, loader)\n"
+      "      5 for x, y in loader:\n"
+      "----> 7     loss = criterion(model(x), y)\n"
+      "\n"
+      "File /usr/local/lib/python3.10/dist-packages/torch/nn/modules/linear.py:114, in Linear.forward(self, input)\n"
+      "--> 114     return F.linear(input, self.weight, self.bias)\n"
+      "\n"
+      "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x10816 and 14400x10)\n");
+  ASSERT_EQ(cell.size(), 1u) << Dump(cell);
+  EXPECT_EQ(cell[0].exception, "RuntimeError");
+  ASSERT_EQ(cell[0].frames.size(), 2u) << Dump(cell);
+  EXPECT_EQ(cell[0].CulpritText(), "In[12]:7 in train: loss = criterion(model(x), y)");
+
+  // A header whose type does not end in Error (torch._dynamo's CacheLimitExceeded, heavyball's paste)
+  // starts the traceback at the header, as IPython pads it; unpadded, such a name is prose.
+  auto named = Segment(
+      "CacheLimitExceeded                        Traceback (most recent call last)\n"
+      "Cell In[21], line 5\n"
+      "----> 5     result, stats = train_run(1e-3)\n"
+      "\n"
+      "CacheLimitExceeded: cache_size_limit reached\n");
+  ASSERT_EQ(named.size(), 1u) << Dump(named);
+  EXPECT_EQ(named[0].exception, "CacheLimitExceeded");
+  EXPECT_EQ(named[0].line_start, 1);
+  for (const Incident& inc : Segment("Something Traceback (most recent call last)\n")) {
+    EXPECT_NE(inc.kind, Incident::Kind::kTraceback) << Dump(Segment("Something Traceback (most recent call last)\n"));
+  }
+
+  // Not frame lines: indented (a source line or a quote), a warning's location, prose naming a file.
+  for (const char* text : {
+           "  File /usr/lib/python3/dist-packages/torch/nn/modules/linear.py:114, in Linear.forward(self, input)\n",
+           "/usr/lib/python3/dist-packages/torch/nn/modules/module.py:1501: UserWarning: something\n",
+           "File train.py:12, in main() is where it stops\n",
+           "Cell In[3] looked fine to me\n"}) {
+    for (const Incident& inc : Segment(text)) EXPECT_TRUE(inc.frames.empty()) << text << Dump(Segment(text));
+  }
+}
+
 // Regression: nbclient's CellExecutionError (whose message holds the kernel's IPython traceback) was
 // the primary incident, and the repeated last line was a third incident (corpus/formats/nbconvert-cell-error).
 TEST(Segmenter, CellExecutionErrorWrapsTheKernelTraceback) {

@@ -15,11 +15,19 @@ using text::Trim;
 
 namespace {
 
-// Returns the type's length when `t` is an IPython traceback header, or 0.
+// Returns the type's length when `t` is an IPython traceback header, or 0. The type is one whose name
+// reads as an exception's (Note: text::LooksLikeExceptionType) or, padded to the header's column by two
+// blanks or more as IPython prints it, any capitalised name: an exception class may be named without
+// "Error" (torch._dynamo's CacheLimitExceeded, a library's TimeoutReached).
 size_t IPythonHeader(std::string_view t) {
   size_t n = text::TypePrefix(t);
-  if (n == 0 || n >= t.size() || t[n] != ' ') return 0;
-  if (!text::LooksLikeExceptionType(t.substr(0, n))) return 0;
+  if (n == 0 || n + 1 >= t.size() || t[n] != ' ') return 0;
+  std::string_view type = t.substr(0, n);
+  if (!text::LooksLikeExceptionType(type)) {
+    size_t dot = type.find_last_of(".:");
+    const char first = type[dot == std::string_view::npos ? 0 : dot + 1];
+    if (!IsAsciiUpper(first) || t[n + 1] != ' ') return 0;
+  }
   std::string_view rest = LTrim(t.substr(n));
   return rest == "Traceback (most recent call last)" ? n : 0;
 }
@@ -29,6 +37,56 @@ std::string IPythonFunction(std::string_view f) {
   f = Trim(f);
   size_t paren = f.find('(');
   return std::string(f.substr(0, paren));
+}
+
+// True when `call` starts with a function's name and its opening parenthesis ("Module.forward(self,",
+// "<module>(" is not printed: IPython writes "<module>" with no call). With `closed`, the call must end
+// with its ')' too.
+bool StartsWithCall(std::string_view call, bool closed) {
+  size_t paren = call.find('(');
+  if (paren == 0 || paren == std::string_view::npos || (closed && call.back() != ')')) return false;
+  for (char ch : call.substr(0, paren)) {
+    if (!(IsAsciiAlnum(ch) || ch == '_' || ch == '.' || ch == '<' || ch == '>')) return false;
+  }
+  return true;
+}
+
+// An absolute path, one under ~, or one on a drive letter ("C:\\...", "c:/...").
+bool IsRootedPath(std::string_view p) {
+  if (p.empty()) return false;
+  if (p[0] == '/' || p[0] == '~') return true;
+  return p.size() > 2 && IsAsciiAlpha(p[0]) && p[1] == ':' && (p[2] == '\\' || p[2] == '/');
+}
+
+// Note: [Headerless IPython frames]: the frame lines that start a traceback with no header.
+bool IsHeaderlessFrame(std::string_view t) {
+  if (StartsWith(t, "Cell In[") || StartsWith(t, "Cell In [")) {
+    size_t close = t.find("], line ");
+    if (close == std::string_view::npos) return false;
+    std::string_view rest = t.substr(close + 8);
+    int line = 0;
+    size_t n = ParseInt(rest, &line);
+    if (n == 0) return false;
+    rest = rest.substr(n);
+    return rest.empty() || (StartsWith(rest, ", in ") && StartsWithCall(rest.substr(5), false));
+  }
+  if (StartsWith(t, "File ")) {
+    std::string_view head = t.substr(5);
+    size_t in = head.find(", in ");
+    if (in == std::string_view::npos || !StartsWithCall(head.substr(in + 5), false)) return false;
+    head = head.substr(0, in);
+    size_t py = head.rfind(".py:");
+    int line = 0;
+    return IsRootedPath(head) && py != std::string_view::npos && py + 4 < head.size() &&
+           ParseInt(head.substr(py + 4), &line) == head.size() - py - 4;
+  }
+  const char c = t[0];
+  if (!(c == '/' || c == '~' || StartsWith(t, "<ipython-input-") || (t.size() > 2 && t[1] == ':' && t[2] == '\\'))) {
+    return false;
+  }
+  size_t in = t.find(".py in ");
+  if (in == std::string_view::npos || t.substr(0, in).find(' ') != std::string_view::npos) return false;
+  return StartsWithCall(t.substr(in + 7), true);
 }
 
 }  // namespace
@@ -51,23 +109,20 @@ bool IPythonReader::Start(Segmenter& s, const std::string& line, std::string_vie
   return true;
 }
 
+// Note: [Headerless IPython frames] A notebook paste often starts below the header, at the first frame
+// the person kept. Two forms start a traceback there, both at column 0 only (an indented one is a
+// source line or prose):
+//  - IPython < 8: an absolute (or ~, <ipython-input-, drive-letter) path ending in .py with no space,
+//    " in ", then a call "name(...)": "/path/collate.py in default_collate(batch)";
+//  - IPython >= 8: "Cell In[5], line 3" (", in name(...)" after it when the cell's code was in a
+//    function; "Cell In [5]" in 8.0-8.4), or "File PATH.py:N, in name(...)" with PATH absolute, under
+//    ~ or on a drive ("File ~\Documents\venv\lib\site-packages\torch\nn\functional.py:2846, in
+//    cross_entropy(input, target, ...)"). The signature may be cut by the paste, so only its "name("
+//    is asked for; a Windows path may hold blanks, so the path ends at the last ".py:" before ", in ".
+// The traceback's type then comes from its exception line, as for a headerless Python traceback.
 bool IPythonReader::StartHeaderless(Segmenter& s, const std::string& line, std::string_view trimmed) {
-  // Only the strict IPython < 8 form, at the start of the line: an absolute (or ~, <ipython-input-,
-  // drive-letter) path ending in .py with no space, " in ", then a call "name(...)".
   if (trimmed.empty() || line.empty() || line[0] == ' ' || line[0] == '\t') return false;
-  const char c = trimmed[0];
-  if (!(c == '/' || c == '~' || StartsWith(trimmed, "<ipython-input-") ||
-        (trimmed.size() > 2 && trimmed[1] == ':' && trimmed[2] == '\\'))) {
-    return false;
-  }
-  size_t in = trimmed.find(".py in ");
-  if (in == std::string_view::npos || trimmed.substr(0, in).find(' ') != std::string_view::npos) return false;
-  std::string_view call = trimmed.substr(in + 7);
-  size_t paren = call.find('(');
-  if (paren == 0 || paren == std::string_view::npos || call.back() != ')') return false;
-  for (char ch : call.substr(0, paren)) {
-    if (!(IsAsciiAlnum(ch) || ch == '_' || ch == '.' || ch == '<' || ch == '>')) return false;
-  }
+  if (!IsHeaderlessFrame(trimmed)) return false;
   s.readers().python.StartTraceback(s);
   s.readers().ipython.active_ = true;
   return s.readers().ipython.ParseFrameLine(s, trimmed);

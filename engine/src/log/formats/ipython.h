@@ -20,8 +20,10 @@ class IPythonReader {
   // Idle trigger: the IPython header. nbclient's CellExecutionError message ends with the kernel's
   // own traceback: that traceback is the failure, and the wrapper points at it.
   static bool Start(Segmenter& s, const std::string& line, std::string_view trimmed);
-  // Idle trigger: a paste that starts below the header, at an IPython < 8 frame line
-  // ("/path/collate.py in default_collate(batch)"); the traceback's type comes from its exception line.
+  // Idle trigger: a paste that starts below the header, at a frame line at column 0 (Note: [Headerless
+  // IPython frames] in ipython.cc: "/path/collate.py in default_collate(batch)" of IPython < 8, "Cell
+  // In[5], line 3" and "File /path/functional.py:2846, in cross_entropy(...)" of IPython >= 8); the
+  // traceback's type comes from its exception line.
   static bool StartHeaderless(Segmenter& s, const std::string& line, std::string_view trimmed);
   // A line of the open traceback's frame section; false when it is not part of it (then it is the
   // exception line or the end).

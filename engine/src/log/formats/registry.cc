@@ -53,7 +53,7 @@ const std::vector<FormatEntry>& FormatTable() {
       {"pytest report", {"Failure", "Error"}, &PytestReader::Start},
       {"rich traceback", {"Traceback"}, &RichReader::Start},
       {"ipython traceback", {"Traceback"}, &IPythonReader::Start},
-      {"ipython frame without header", {".py in "}, &IPythonReader::StartHeaderless},
+      {"ipython frame without header", {".py in ", ".py:", "Cell In"}, &IPythonReader::StartHeaderless},
       {"mp.spawn child error", {"Error"}, &MpSpawnReader::Start},
       {"faulthandler dump", {"Error"}, &FatalDumpReader::Start, OnEmit(&FatalDumpReader::Attach)},
       {"exception ignored", {"Exception"}, &PythonTracebackReader::StartIgnored},
