@@ -53,7 +53,10 @@ const std::vector<FormatEntry>& FormatTable() {
       {"pytest report", {"Failure", "Error"}, &PytestReader::Start},
       {"rich traceback", {"Traceback"}, &RichReader::Start},
       {"ipython traceback", {"Traceback"}, &IPythonReader::Start},
-      {"ipython frame without header", {".py in ", ".py:", "Cell In"}, &IPythonReader::StartHeaderless},
+      // Not ".py:": logging prefixes carry it on every line ("INFO trainer.py:214]"). A drive letter
+      // past E: is left to the traceback's exception line.
+      {"ipython frame without header", {".py in ", "Cell In", "File /", "File ~", "File c:", "File d:", "File e:"},
+       &IPythonReader::StartHeaderless},
       {"mp.spawn child error", {"Error"}, &MpSpawnReader::Start},
       {"faulthandler dump", {"Error"}, &FatalDumpReader::Start, OnEmit(&FatalDumpReader::Attach)},
       {"exception ignored", {"Exception"}, &PythonTracebackReader::StartIgnored},
