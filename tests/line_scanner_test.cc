@@ -16,6 +16,7 @@
 #include <re2/re2.h>
 
 #include "log/regex.h"
+#include "log/segmenter.h"
 #include "log/simd.h"
 #include "rules/rule.h"
 #include "triage/triage.h"
@@ -477,11 +478,11 @@ TEST(CoverKeywords, GreedyCoverPicksAsARecountWould) {
   }
 }
 
-TEST(CoverKeywords, EveryBundledAtomContainsAKeyword) {
+// Every required literal of the bundled rules' message patterns, pattern after pattern.
+std::vector<std::string> BundledAtoms() {
   LoadOptions options;
   options.env_path = false;
   LoadResult loaded = LoadRules(options);
-  ASSERT_GT(loaded.rules->patterns.size(), 0u);
   std::vector<std::string> atoms;
   for (const RuleSet::PatternRef& ref : loaded.rules->patterns) {
     std::vector<std::string> a;
@@ -489,6 +490,12 @@ TEST(CoverKeywords, EveryBundledAtomContainsAKeyword) {
       atoms.insert(atoms.end(), a.begin(), a.end());
     }
   }
+  return atoms;
+}
+
+TEST(CoverKeywords, EveryBundledAtomContainsAKeyword) {
+  const std::vector<std::string> atoms = BundledAtoms();
+  ASSERT_GT(atoms.size(), 0u);
   std::vector<std::string> keywords = CoverKeywords({"Traceback", "Error"}, atoms);
   EXPECT_EQ(keywords[0], "traceback");
   EXPECT_EQ(keywords[1], "error");
@@ -506,6 +513,76 @@ TEST(CoverKeywords, EveryBundledAtomContainsAKeyword) {
     EXPECT_EQ(std::count(keywords.begin(), keywords.end(), common), 0) << common;
   }
   std::printf("[ INFO     ] %zu atoms covered by %zu keywords\n", atoms.size(), keywords.size());
+}
+
+// CoverKeywords as it was first written: every candidate compared with every atom by a search, the
+// candidates in a std::set. The reference the indexed version is tested against.
+std::vector<std::string> CoverKeywordsBySearch(const std::vector<std::string>& base,
+                                               const std::vector<std::string>& atoms) {
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    return s;
+  };
+  std::vector<std::string> keywords;
+  for (const std::string& b : base) keywords.push_back(lower(b));
+  std::vector<std::string> open;
+  for (const std::string& a : atoms) {
+    const std::string l = lower(a);
+    const bool done = std::any_of(keywords.begin(), keywords.end(),
+                                  [&](const std::string& k) { return l.find(k) != std::string::npos; });
+    if (!done && std::find(open.begin(), open.end(), l) == open.end()) open.push_back(l);
+  }
+  std::set<std::string> candidates;
+  for (const std::string& a : open) {
+    candidates.insert(a);
+    for (size_t b = 0; b < a.size();) {  // each maximal run of [a-z0-9_]
+      size_t e = b;
+      while (e < a.size() && (std::isalnum(static_cast<unsigned char>(a[e])) || a[e] == '_')) ++e;
+      if (e > b && SpecificCoverWord(a.substr(b, e - b))) candidates.insert(a.substr(b, e - b));
+      b = e + 1;
+    }
+  }
+  const std::vector<std::string> texts(candidates.begin(), candidates.end());
+  std::vector<CoverCandidate> cover;
+  for (const std::string& c : texts) {
+    cover.push_back({c.size(), SpecificCoverWord(c), {}});
+    for (size_t i = 0; i < open.size(); ++i) {
+      if (open[i].find(c) != std::string::npos) cover.back().covers.push_back(i);
+    }
+  }
+  for (size_t c : GreedyCover(cover, open.size())) keywords.push_back(texts[c]);
+  return keywords;
+}
+
+// The bundled rules' atoms and made-up ones (words shared between atoms, as prefixes of one another
+// and inside longer words, short and empty atoms, repeats, upper case, bytes outside ASCII, base
+// keywords inside atoms): the same keywords in the same order as the search.
+TEST(CoverKeywords, IndexedCoverPicksAsTheSearchDid) {
+  const std::vector<std::string> bundled = BundledAtoms();
+  ASSERT_GT(bundled.size(), 0u);
+  const std::vector<std::string> idle = Segmenter::IdleKeywords();
+  const std::vector<std::string> bundled_keywords = CoverKeywords(idle, bundled);
+  EXPECT_EQ(bundled_keywords, CoverKeywordsBySearch(idle, bundled));
+  EXPECT_GT(bundled_keywords.size(), idle.size() + 100);
+  std::mt19937 rng(15);
+  const std::vector<std::string> words = {"cuda",  "cudnn", "nccl",    "ncclx", "torch",  "torchrun", "oom",
+                                          "shard", "shards", "reshard", "deadlock", "lock", "xla",  "_c",
+                                          "mps",   "nan",   "graph",   "graphs", "Recompil", "é", "已杀死",
+                                          "error", "kernel", "kern",   "2d",    "conv2d", "a",  ""};
+  const std::string seps = " _.:=(/-";
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::string> atoms(1 + rng() % 120);
+    for (std::string& atom : atoms) {
+      const size_t pieces = rng() % 5;
+      for (size_t p = 0; p < pieces; ++p) {
+        if (p > 0 && rng() % 3 != 0) atom += seps[rng() % seps.size()];
+        atom += words[rng() % words.size()];
+      }
+    }
+    std::vector<std::string> base = {"Traceback"};
+    if (round % 3 == 0) base.push_back(words[rng() % words.size()]);
+    ASSERT_EQ(CoverKeywords(base, atoms), CoverKeywordsBySearch(base, atoms)) << "round " << round;
+  }
 }
 
 // A keyword only says which patterns may match a line; the pattern's own required literals decide

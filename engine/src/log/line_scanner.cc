@@ -8,6 +8,8 @@
 #include <optional>
 #include <mutex>
 #include <set>
+#include <string_view>
+#include <unordered_set>
 
 #include <re2/filtered_re2.h>
 
@@ -511,6 +513,57 @@ std::vector<std::string> LineScanner::UsableKeywords(std::vector<std::string> ke
   return out;
 }
 
+// The anchors' placement for `keywords` (as UsableKeywords keeps them), with `long_n` buckets for the
+// full-length anchors: each long keyword's best-scored windows (Note: [Anchor choice]) placed by
+// BucketAnchors. What the constructor chooses when given no layout; PlanLinePrefilter asks it alone,
+// without building the scanner's tables.
+LineScanner::Layout LineScanner::ChooseLayout(const std::vector<std::string>& keywords, int long_n) {
+  Layout out;
+  out.offsets.assign(keywords.size(), -1);
+  out.buckets.assign(keywords.size(), -1);
+  std::vector<std::vector<std::string>> choices;  // per long keyword, its anchors, rarest first
+  std::vector<std::vector<int>> choice_offsets;
+  std::vector<size_t> anchored;  // the keyword of each
+  for (size_t i = 0; i < keywords.size(); ++i) {
+    const std::string& k = keywords[i];
+    if (k.size() < static_cast<size_t>(kPrints)) continue;
+    std::vector<std::pair<int, int>> scored;  // (-score, offset): the rarest first, then the leftmost
+    for (size_t o = 0; o + kPrints <= k.size(); ++o) scored.emplace_back(-AnchorScore(k, o), static_cast<int>(o));
+    std::sort(scored.begin(), scored.end());
+    choices.emplace_back();
+    choice_offsets.emplace_back();
+    for (const auto& [minus, o] : scored) {
+      if (choices.back().size() >= kAnchorChoices || -minus < -scored[0].first - kAnchorSlack) break;
+      const std::string anchor = k.substr(static_cast<size_t>(o), kPrints);
+      if (std::find(choices.back().begin(), choices.back().end(), anchor) != choices.back().end()) continue;
+      choices.back().push_back(anchor);
+      choice_offsets.back().push_back(o);
+    }
+    anchored.push_back(i);
+  }
+  const std::vector<std::pair<int, int>> placed = BucketAnchors(choices, long_n);
+  for (size_t a = 0; a < anchored.size(); ++a) {
+    out.offsets[anchored[a]] = choice_offsets[a][static_cast<size_t>(placed[a].first)];
+    out.buckets[anchored[a]] = placed[a].second;
+  }
+  return out;
+}
+
+// The buckets full-length anchors get: kBuckets less one per length of the keywords shorter than
+// kPrints (at most kBuckets / 2 of them).
+int LineScanner::LongBuckets(const std::vector<std::string>& keywords) {
+  std::set<size_t> short_lengths;
+  for (const std::string& k : keywords) {
+    if (!k.empty() && k.size() < static_cast<size_t>(kPrints)) short_lengths.insert(k.size());
+  }
+  return kBuckets - std::min<int>(static_cast<int>(short_lengths.size()), kBuckets / 2);
+}
+
+LineScanner::Layout LineScanner::ChooseLayout(const std::vector<std::string>& keywords) {
+  const std::vector<std::string> usable = UsableKeywords(keywords);
+  return ChooseLayout(usable, LongBuckets(usable));
+}
+
 LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Layout* layout)
     : keywords_(UsableKeywords(std::move(keywords))) {
   match_all_ = std::find(keywords_.begin(), keywords_.end(), std::string()) != keywords_.end();
@@ -546,37 +599,7 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
                 ? o == -1 && b == -1
                 : o >= 0 && static_cast<size_t>(o) + kPrints <= size && b >= 0 && b < long_n;
   }
-  if (given) {
-    layout_ = *layout;
-  } else {
-    layout_.offsets.assign(keywords_.size(), -1);
-    layout_.buckets.assign(keywords_.size(), -1);
-    std::vector<std::vector<std::string>> choices;  // per long keyword, its anchors, rarest first
-    std::vector<std::vector<int>> choice_offsets;
-    std::vector<size_t> anchored;  // the keyword of each
-    for (size_t i = 0; i < keywords_.size(); ++i) {
-      const std::string& k = keywords_[i];
-      if (k.size() < static_cast<size_t>(kPrints)) continue;
-      std::vector<std::pair<int, int>> scored;  // (-score, offset): the rarest first, then the leftmost
-      for (size_t o = 0; o + kPrints <= k.size(); ++o) scored.emplace_back(-AnchorScore(k, o), static_cast<int>(o));
-      std::sort(scored.begin(), scored.end());
-      choices.emplace_back();
-      choice_offsets.emplace_back();
-      for (const auto& [minus, o] : scored) {
-        if (choices.back().size() >= kAnchorChoices || -minus < -scored[0].first - kAnchorSlack) break;
-        const std::string anchor = k.substr(static_cast<size_t>(o), kPrints);
-        if (std::find(choices.back().begin(), choices.back().end(), anchor) != choices.back().end()) continue;
-        choices.back().push_back(anchor);
-        choice_offsets.back().push_back(o);
-      }
-      anchored.push_back(i);
-    }
-    const std::vector<std::pair<int, int>> placed = BucketAnchors(choices, long_n);
-    for (size_t a = 0; a < anchored.size(); ++a) {
-      layout_.offsets[anchored[a]] = choice_offsets[a][static_cast<size_t>(placed[a].first)];
-      layout_.buckets[anchored[a]] = placed[a].second;
-    }
-  }
+  layout_ = given ? *layout : ChooseLayout(keywords_, long_n);
   std::vector<Item> longer;
   longer.reserve(long_count);
   std::vector<std::pair<int, const Item*>> placed;
@@ -1287,10 +1310,18 @@ void ForEachWord(const std::string& s, F f) {
 // A word fit to be a keyword on its own: long enough, not a number, and printed by neither kind of
 // ordinary text, not even inside a longer word (a keyword matches anywhere: "work" stops the scan on
 // every "worker" and "network", "trying" on every "retrying").
+// Planning a prefilter asks it of every word of every atom (thousands of times with no rule cache), so
+// the two word lists are asked through one hash set of views, built once.
 bool SpecificWord(const std::string& w) {
+  static const std::unordered_set<std::string_view> kCommon = [] {
+    std::unordered_set<std::string_view> words;
+    for (const std::set<std::string>* list : {&CommonLogWords(), &CommonTextWords()}) {
+      for (const std::string& word : *list) words.insert(word);
+    }
+    return words;
+  }();
   return w.size() >= kMinWordLen && w.find_first_not_of("0123456789") != std::string::npos &&
-         !CommonLogWords().count(w) && !CommonTextWords().count(w) && !Pieces().Find(kHealthyLogSample, w) &&
-         !Pieces().Find(kGeneralTextSample, w);
+         kCommon.count(w) == 0 && !Pieces().Find(kHealthyLogSample, w) && !Pieces().Find(kGeneralTextSample, w);
 }
 
 // How good an atom is as the one a line must contain: free when a keyword the scanner looks for anyway
@@ -1474,56 +1505,105 @@ bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string
 // Which of a list of strings (needles) each text holds, answering as text.find(needle) != npos for
 // every needle would, without a search per needle: planning the prefilter compares every candidate
 // keyword with every atom, and every keyword with every pattern's atoms (~17% of a start after a rule
-// edit, as one search per pair). Needles of two bytes or more are indexed by their first two bytes; shorter ones (the empty
-// needle included) are searched for as before.
+// edit, as one search per pair). Needles of four bytes or more are indexed by their first four bytes
+// (by two, many of the ~1,800 candidates of a cover share a start, "torc", "cuda", and each was
+// compared at every place the text holds those two bytes), needles of two or three bytes by their
+// first two; shorter ones (the empty needle included) are searched for as before.
 class NeedleIndex {
  public:
   explicit NeedleIndex(const std::vector<std::string>& needles) : needles_(needles) {
     for (size_t n = 0; n < needles.size(); ++n) {
-      if (needles[n].size() < 2) {
+      const std::string& needle = needles[n];
+      if (needle.size() < 2) {
         short_.push_back(n);
-        continue;
+      } else if (needle.size() < 4) {
+        const std::uint16_t code = Code2(needle.data());
+        first2_.emplace_back(code, n);
+        seen2_[code >> 6] |= std::uint64_t{1} << (code & 63);
+      } else {
+        const std::uint32_t code = Code4(needle.data());
+        first4_.emplace_back(code, n);
+        const std::uint32_t h = Hash4(code);
+        seen4_[h >> 6] |= std::uint64_t{1} << (h & 63);
       }
-      const std::uint16_t code = Code(needles[n].data());
-      first_.emplace_back(code, n);
-      seen_[code >> 6] |= std::uint64_t{1} << (code & 63);
     }
-    std::sort(first_.begin(), first_.end());
+    std::sort(first2_.begin(), first2_.end());
+    std::sort(first4_.begin(), first4_.end());
+  }
+
+  // True when `text` holds some needle.
+  bool HoldsAny(std::string_view text) const {
+    return Visit(text, [](size_t) { return true; });
   }
 
   // Calls f(n) for each needle n that `text` holds, once each, in no particular order.
   template <typename F>
   void ForEachIn(std::string_view text, F f) {
     found_.clear();
-    for (size_t n : short_) {
-      if (text.find(needles_[n]) != std::string_view::npos) found_.push_back(n);
-    }
-    for (size_t i = 0; i + 1 < text.size(); ++i) {
-      const std::uint16_t code = Code(text.data() + i);
-      if (!(seen_[code >> 6] >> (code & 63) & 1)) continue;
-      auto it = std::lower_bound(first_.begin(), first_.end(), std::make_pair(code, size_t{0}));
-      for (; it != first_.end() && it->first == code; ++it) {
-        const std::string& needle = needles_[it->second];
-        if (text.compare(i, needle.size(), needle) == 0) found_.push_back(it->second);
-      }
-    }
+    Visit(text, [&](size_t n) {
+      found_.push_back(n);
+      return false;
+    });
     std::sort(found_.begin(), found_.end());
     found_.erase(std::unique(found_.begin(), found_.end()), found_.end());
     for (size_t n : found_) f(n);
   }
 
  private:
-  static std::uint16_t Code(const char* p) {
+  // Calls hit(n) for each place `text` holds needle n (a short needle: once when held), until it
+  // returns true; returns whether it did.
+  template <typename F>
+  bool Visit(std::string_view text, F hit) const {
+    for (size_t n : short_) {
+      if (text.find(needles_[n]) != std::string_view::npos && hit(n)) return true;
+    }
+    const char* t = text.data();
+    const size_t size = text.size();
+    for (size_t i = 0; i + 1 < size; ++i) {
+      const std::uint16_t code2 = Code2(t + i);
+      if (seen2_[code2 >> 6] >> (code2 & 63) & 1) {
+        auto it = std::lower_bound(first2_.begin(), first2_.end(), std::make_pair(code2, size_t{0}));
+        for (; it != first2_.end() && it->first == code2; ++it) {
+          const std::string& needle = needles_[it->second];
+          if (i + needle.size() <= size && std::memcmp(t + i, needle.data(), needle.size()) == 0 && hit(it->second)) {
+            return true;
+          }
+        }
+      }
+      if (i + 4 > size) continue;
+      const std::uint32_t code4 = Code4(t + i);
+      const std::uint32_t h = Hash4(code4);
+      if (!(seen4_[h >> 6] >> (h & 63) & 1)) continue;
+      auto it = std::lower_bound(first4_.begin(), first4_.end(), std::make_pair(code4, size_t{0}));
+      for (; it != first4_.end() && it->first == code4; ++it) {
+        const std::string& needle = needles_[it->second];
+        if (i + needle.size() <= size && std::memcmp(t + i + 4, needle.data() + 4, needle.size() - 4) == 0 &&
+            hit(it->second)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+  static std::uint16_t Code2(const char* p) {
     return static_cast<std::uint16_t>(static_cast<unsigned char>(p[0]) << 8 | static_cast<unsigned char>(p[1]));
   }
+  static std::uint32_t Code4(const char* p) {
+    return std::uint32_t{Code2(p)} << 16 | Code2(p + 2);
+  }
+  static std::uint32_t Hash4(std::uint32_t code) { return (code * 2654435761u) >> 16; }
   const std::vector<std::string>& needles_;
-  std::vector<std::pair<std::uint16_t, size_t>> first_;  // (first two bytes, needle), sorted
-  std::vector<size_t> short_;
-  std::array<std::uint64_t, 1024> seen_{};  // a bit per first-two-bytes code of some needle
+  std::vector<size_t> short_;                               // needles of fewer than 2 bytes: searched for
+  std::vector<std::pair<std::uint16_t, size_t>> first2_;   // (first two bytes, needle) of 2-3 byte needles, sorted
+  std::vector<std::pair<std::uint32_t, size_t>> first4_;   // (first four bytes, needle) of longer ones, sorted
+  std::array<std::uint64_t, 1024> seen2_{};                 // a bit per first-two-bytes code of some needle
+  std::array<std::uint64_t, 1024> seen4_{};                 // a bit per Hash4 of some needle's first four bytes
   std::vector<size_t> found_;
 };
 
 }  // namespace
+
+bool SpecificCoverWord(const std::string& word) { return SpecificWord(word); }
 
 bool CommonInLogs(const std::string& atom, const std::vector<std::string>& read_anyway) {
   const std::string lower = LowerAscii(atom);
@@ -1586,34 +1666,52 @@ std::vector<size_t> GreedyCover(const std::vector<CoverCandidate>& cover, size_t
 std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, const std::vector<std::string>& atoms) {
   std::vector<std::string> keywords;
   for (const std::string& b : base) keywords.push_back(LowerAscii(b));
+  // The open atoms: those holding no base keyword (asked of an index of the base keywords, not by a
+  // search per pair), each once, in the order they first come.
+  const std::vector<std::string> lower_base = keywords;
+  NeedleIndex base_index(lower_base);
   std::vector<std::string> open;
+  std::unordered_set<std::string> seen;
   for (const std::string& a : atoms) {
     std::string l = LowerAscii(a);
-    bool done = std::any_of(keywords.begin(), keywords.end(),
-                            [&](const std::string& k) { return l.find(k) != std::string::npos; });
-    if (!done && std::find(open.begin(), open.end(), l) == open.end()) open.push_back(l);
+    if (base_index.HoldsAny(l) || seen.count(l) != 0) continue;
+    seen.insert(l);
+    open.push_back(std::move(l));
   }
   // Candidates: each atom itself (always valid) and its specific words, each covering every open atom
-  // that contains it (computed once: the greedy loop below only counts).
-  std::set<std::string> candidates;
+  // that contains it (computed once: the greedy loop below only counts). In text order (the tie-break
+  // below), each text once, asked SpecificWord once (it searches the samples): an atom is a candidate
+  // whatever the answer, a word of one only when it is specific (no shorter word can be).
+  std::vector<std::pair<std::string, bool>> texts_and_atom;  // (text, is an open atom)
   for (const std::string& a : open) {
-    candidates.insert(a);
+    texts_and_atom.emplace_back(a, true);
     ForEachWord(a, [&](const std::string& w) {
-      if (SpecificWord(w)) candidates.insert(w);
+      if (w.size() >= kMinWordLen) texts_and_atom.emplace_back(w, false);
     });
   }
-  // Each candidate's length, specificity (SpecificWord searches the healthy-log sample: asked once) and
-  // the open atoms holding it.
-  std::vector<std::string> texts(candidates.begin(), candidates.end());
+  std::sort(texts_and_atom.begin(), texts_and_atom.end());
+  std::vector<std::string> texts;
   std::vector<CoverCandidate> cover;
-  for (const std::string& c : texts) cover.push_back({c.size(), SpecificWord(c), {}});
+  for (size_t i = 0; i < texts_and_atom.size();) {
+    size_t j = i;
+    bool atom = false;
+    for (; j < texts_and_atom.size() && texts_and_atom[j].first == texts_and_atom[i].first; ++j) {
+      atom = atom || texts_and_atom[j].second;
+    }
+    const bool specific = SpecificWord(texts_and_atom[i].first);
+    if (atom || specific) {
+      cover.push_back({texts_and_atom[i].first.size(), specific, {}});
+      texts.push_back(std::move(texts_and_atom[i].first));
+    }
+    i = j;
+  }
   NeedleIndex index(texts);
   for (size_t i = 0; i < open.size(); ++i) {
     index.ForEachIn(open[i], [&](size_t c) { cover[c].covers.push_back(i); });
   }
   // Greedy set cover: the candidate that covers the most open atoms; on ties a specific word before a
-  // whole atom, then the longer (fewer false positives), then the alphabetically first (set order), so
-  // rule order does not matter.
+  // whole atom, then the longer (fewer false positives), then the alphabetically first (text order),
+  // so rule order does not matter.
   for (size_t c : GreedyCover(cover, open.size())) keywords.push_back(texts[c]);
   return keywords;
 }
@@ -1834,7 +1932,7 @@ PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std:
       });
     }
   }
-  plan.layout = LineScanner(plan.keywords).layout();
+  plan.layout = LineScanner::ChooseLayout(plan.keywords);  // the layout alone: the scanner is built later
   return plan;
 }
 

@@ -107,6 +107,9 @@ class LineScanner {
   // Returns the keywords a scanner built from `keywords` uses: lower-cased, without those holding '\n'
   // and without repeats, in order.
   static std::vector<std::string> UsableKeywords(std::vector<std::string> keywords);
+  // Returns the placement a scanner built from `keywords` without a layout chooses (its layout()),
+  // without building the scanner's tables.
+  static Layout ChooseLayout(const std::vector<std::string>& keywords);
   // Returns the anchors' placement this scanner uses.
   const Layout& layout() const { return layout_; }
   // Returns true when Find runs the AVX2 implementation.
@@ -133,6 +136,8 @@ class LineScanner {
     std::uint32_t offset;  // of the anchor in the keyword
   };
 
+  static Layout ChooseLayout(const std::vector<std::string>& keywords, int long_n);
+  static int LongBuckets(const std::vector<std::string>& keywords);
   static std::vector<std::pair<int, int>> BucketAnchors(const std::vector<std::vector<std::string>>& choices,
                                                         int buckets);
   // A keyword's anchors offered to BucketAnchors: at most kAnchorChoices, each scored (AnchorScore in
@@ -267,6 +272,10 @@ struct CoverCandidate {
 // ties a specific one, then the longer, then the first. Returns the picked candidates' indexes in pick
 // order; stops when all items are covered or no candidate covers an uncovered one.
 std::vector<size_t> GreedyCover(const std::vector<CoverCandidate>& cover, size_t items);
+
+// True when a lower-case word of an atom may be a keyword on its own (CoverKeywords): long enough, not
+// a number, and printed by neither healthy training logs nor ordinary text, not even inside a word.
+bool SpecificCoverWord(const std::string& word);
 
 // Returns a keyword set that contains `base` and, for every atom, a keyword that is a substring of it:
 // a word of the atom shared by many atoms when one exists (specific words only), else the atom itself.

@@ -12,6 +12,8 @@ namespace triage {
 // Returns the names a template refers to, in order; sets *error (and returns what it had) on an
 // unterminated or empty "{...}".
 std::vector<std::string> TemplateNames(const std::string& tmpl, std::string* error);
+// TemplateNames by the walk RenderTemplate makes (the reference TemplateNames is tested against).
+std::vector<std::string> TemplateNamesByWalk(const std::string& tmpl, std::string* error);
 
 // Renders a template; `lookup` returns false for an unknown name, which renders as "?".
 // The most bytes one rendered template keeps: the rest is cut and counted (" ... [N bytes cut]"), so
