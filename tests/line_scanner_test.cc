@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <random>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <re2/filtered_re2.h>
 #include <re2/re2.h>
@@ -209,16 +211,17 @@ TEST(LineScanner, PortableAndAvx2AgreeWithReference) {
                   3000, 1234);
 }
 
-// The bundled rules' keywords: every bucket of the fingerprint scan in use, anchors inside keywords,
-// short keywords of several lengths (1 to 3 bytes) in buckets of their own.
-TEST(LineScanner, ManyKeywordsAgreeWithReference) {
+// The bundled rules' keywords, as their prefilter's scanner keeps them.
+std::vector<std::string> BundledKeywords() {
   LoadOptions options;
   options.env_path = false;
   LoadResult loaded = LoadRules(options);
-  ASSERT_TRUE(loaded.rules->prefilter);
-  std::vector<std::string> kw = loaded.rules->prefilter->scanner->keywords();
-  ASSERT_GT(kw.size(), 40u);
-  for (const char* extra : {"ab", "nan", "inf", "x"}) kw.push_back(extra);
+  return loaded.rules->prefilter ? loaded.rules->prefilter->Scanner().keywords() : std::vector<std::string>();
+}
+
+// Pieces of text to build inputs from for keywords `kw`: each keyword, in upper case, cut in two and
+// without its first byte, with newlines, blanks, metric text, NUL and a high byte.
+std::vector<std::string> KeywordPieces(const std::vector<std::string>& kw) {
   std::vector<std::string> pieces = {"\n", "\n", "\n", " ", "loss=0.25 ", "INFO ", std::string(1, '\0'), "\xff"};
   for (const std::string& k : kw) {
     std::string upper = k;
@@ -229,10 +232,39 @@ TEST(LineScanner, ManyKeywordsAgreeWithReference) {
     pieces.push_back(k.substr(k.size() / 2));
     pieces.push_back(k.substr(1));  // the anchor without the keyword's first byte
   }
+  return pieces;
+}
+
+// The bundled rules' keywords: every bucket of the fingerprint scan in use, anchors inside keywords,
+// short keywords of several lengths (1 to 3 bytes) in buckets of their own.
+TEST(LineScanner, ManyKeywordsAgreeWithReference) {
+  std::vector<std::string> kw = BundledKeywords();
+  ASSERT_GT(kw.size(), 40u);
+  for (const char* extra : {"ab", "nan", "inf", "x"}) kw.push_back(extra);
+  const std::vector<std::string> pieces = KeywordPieces(kw);
   ExpectAgreement(kw, pieces, 6000, 99);
   // And without the 1-byte keyword, which otherwise stops the scan on most buffers.
   kw.pop_back();
   ExpectAgreement(kw, pieces, 6000, 7);
+}
+
+// Note: [Lazy anchor layout]: the quick layout of the bundled keywords is one the scanner takes as
+// given (it would choose afresh otherwise, and the start would pay for it), it is not the chosen one,
+// and a scanner with it answers as the reference does.
+TEST(LineScanner, QuickLayoutAgreesWithReference) {
+  std::vector<std::string> kw = BundledKeywords();
+  ASSERT_GT(kw.size(), 40u);
+  for (const char* extra : {"ab", "nan", "inf"}) kw.push_back(extra);
+  const LineScanner::Layout quick = LineScanner::QuickLayout(kw);
+  const LineScanner::Layout chosen = LineScanner::ChooseLayout(kw);
+  EXPECT_NE(quick.buckets, chosen.buckets);
+  const LineScanner given(kw, LineScanner::Impl::kAuto, &quick);
+  EXPECT_EQ(given.layout().offsets, quick.offsets);
+  EXPECT_EQ(given.layout().buckets, quick.buckets);
+  const LineScanner fresh(kw);
+  EXPECT_EQ(fresh.layout().offsets, chosen.offsets);
+  EXPECT_EQ(fresh.layout().buckets, chosen.buckets);
+  ExpectAgreement(kw, KeywordPieces(kw), 3000, 5, &quick);
 }
 
 // The AVX-512 loop's filters after the nibble tables (Notes: [Hash stage], [Anchor follow-up] in
@@ -243,11 +275,8 @@ TEST(LineScanner, ManyKeywordsAgreeWithReference) {
 // and with each way alone. Fails when the stage's hash reads other bits of a byte than vpermb does,
 // or when the follow-up compares the text's bytes unfolded.
 TEST(LineScanner, StageAndFollowUpKeepEveryKeyword) {
-  LoadOptions options;
-  options.env_path = false;
-  LoadResult loaded = LoadRules(options);
-  ASSERT_TRUE(loaded.rules->prefilter);
-  const std::vector<std::string> kw = loaded.rules->prefilter->scanner->keywords();
+  const std::vector<std::string> kw = BundledKeywords();
+  ASSERT_GT(kw.size(), 40u);
   const LineScanner portable(kw, LineScanner::Impl::kPortable);
   std::vector<const LineScanner*> scanners;
   const LineScanner timed(kw, LineScanner::Impl::kAvx512);
@@ -361,11 +390,8 @@ TEST(LineScanner, AnchorsAvoidBytesOrdinaryTextHolds) {
 // a keyword's end, a bucket out of range, a wrong length, a short keyword given an anchor) is chosen
 // afresh, as without one.
 TEST(LineScanner, GivenLayoutIsUsedWhenItFitsAndChosenAfreshOtherwise) {
-  LoadOptions options;
-  options.env_path = false;
-  LoadResult loaded = LoadRules(options);
-  ASSERT_TRUE(loaded.rules->prefilter);
-  std::vector<std::string> kw = loaded.rules->prefilter->scanner->keywords();
+  std::vector<std::string> kw = BundledKeywords();
+  ASSERT_GT(kw.size(), 40u);
   for (const char* extra : {"ab", "nan", "x"}) kw.push_back(extra);
   const LineScanner fresh(kw);
   const LineScanner::Layout chosen = fresh.layout();
@@ -620,7 +646,7 @@ std::vector<int> MayMatchReference(const LinePrefilter& pf, const std::vector<st
 
 void ExpectCandidatesAsMayMatch(const LinePrefilter& pf, std::string_view text, int* nonempty) {
   std::vector<std::uint32_t> found;
-  pf.scanner->KeywordsIn(text, &found);
+  pf.Scanner().KeywordsIn(text, &found);
   std::string lowered(text);
   for (char& c : lowered) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
   std::vector<int> got;
@@ -715,10 +741,10 @@ TEST(RequiredLiterals, CaselessCharactersAreKeywordsAsPrinted) {
   ASSERT_TRUE(pf);
   const std::string web = "10.1.2.3 - - [21/Nov/2026:09:00:01 +0000] \"GET /healthz HTTP/1.1\" 200 12 \"-\" "
                           "\"python-requests/2.31.0\"\n";
-  EXPECT_FALSE(pf->scanner->Find(web).found);
+  EXPECT_FALSE(pf->Scanner().Find(web).found);
   const std::string shell = "./tools/dist_train.sh: \u7b2c 13 \u884c\uff1a 114146 \u5df2\u6740\u6b7b python3 train.py\n";
-  EXPECT_TRUE(pf->scanner->Find(web + shell).found);
-  EXPECT_EQ(pf->scanner->Find(web + shell).newlines, 1u);
+  EXPECT_TRUE(pf->Scanner().Find(web + shell).found);
+  EXPECT_EQ(pf->Scanner().Find(web + shell).newlines, 1u);
   ASSERT_EQ(pf->literals.size(), 1u);
   EXPECT_TRUE(pf->MayMatch(0, shell));
 }
@@ -770,6 +796,112 @@ TEST(LinePrefilter, CorpusReportsUnchanged) {
     ++cases;
   }
   EXPECT_GT(cases, 50);
+}
+
+// Note: [Lazy anchor layout]: a load with no rule cache starts with the quick layout; the log path's
+// bytes bring in the chosen one midway. Four threads share the prefilter while one of them counts the
+// bytes past kChosenLayoutAfter: every answer, before, during and after the change, is the one a
+// scanner with the chosen layout gives alone (Find on runs of corpus lines, KeywordsIn on each line),
+// and both scanners answered some. Fails when the chosen scanner is given other keywords (or in
+// another order) than the first.
+// The bundled rules loaded with no rule cache (the prefilter starts with the quick layout).
+LoadResult BundledWithoutCache() {
+  LoadOptions o;
+  o.env_path = o.system = o.user = o.project = false;
+  o.cache = false;
+  return LoadRules(o);
+}
+
+TEST(LinePrefilter, LaterLayoutAnswersAsTheFirstFromManyThreads) {
+  LoadResult loaded = BundledWithoutCache();
+  ASSERT_TRUE(loaded.rules->prefilter);
+  const LinePrefilter& pf = *loaded.rules->prefilter;
+  ASSERT_TRUE(pf.layout_pending);
+  ASSERT_EQ(&pf.Scanner(), pf.first_scanner.get());
+  const std::vector<std::string> keywords = pf.Scanner().keywords();
+  EXPECT_EQ(pf.Scanner().layout().buckets, LineScanner::QuickLayout(keywords).buckets);
+  const LineScanner reference(keywords);
+  std::vector<std::string> texts;
+  std::string run;
+  int in_run = 0;
+  ForEachCorpusLine([&](const std::string& line) {
+    texts.push_back(line);
+    run += line + "\n";
+    if (++in_run == 40) {
+      texts.push_back(std::move(run));
+      run.clear();
+      in_run = 0;
+    }
+  });
+  ASSERT_GT(texts.size(), 10000u);
+  std::vector<std::string> want(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    std::vector<std::uint32_t> found;
+    reference.KeywordsIn(texts[i], &found);
+    std::sort(found.begin(), found.end());
+    want[i] = Describe(reference.Find(texts[i]));
+    for (std::uint32_t k : found) want[i] += " " + std::to_string(k);
+  }
+  constexpr int kThreads = 4;
+  std::atomic<int> wrong{0}, by_first{0}, by_chosen{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(static_cast<unsigned>(t));
+      std::vector<size_t> order(texts.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::shuffle(order.begin(), order.end(), rng);
+      std::vector<std::uint32_t> found;
+      for (size_t n = 0; n < order.size(); ++n) {
+        const size_t i = order[n];
+        // Thread 0 brings the chosen layout in a third of the way through.
+        if (t == 0) pf.Scanned(LinePrefilter::kChosenLayoutAfter / (order.size() / 3));
+        const LineScanner& scanner = pf.Scanner();
+        (&scanner == pf.first_scanner.get() ? by_first : by_chosen)++;
+        found.clear();
+        scanner.KeywordsIn(texts[i], &found);
+        std::sort(found.begin(), found.end());
+        std::string got = Describe(scanner.Find(texts[i]));
+        for (std::uint32_t k : found) got += " " + std::to_string(k);
+        if (got != want[i]) ++wrong;
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(by_first.load(), 1000);
+  EXPECT_GT(by_chosen.load(), 1000);
+  EXPECT_NE(&pf.Scanner(), pf.first_scanner.get());
+  EXPECT_EQ(&pf.Scanner(), &pf.ChosenScanner());
+  EXPECT_EQ(pf.Scanner().keywords(), keywords);
+  EXPECT_EQ(pf.Scanner().layout().offsets, reference.layout().offsets);
+  EXPECT_EQ(pf.Scanner().layout().buckets, reference.layout().buckets);
+}
+
+// The log path brings the chosen layout in after kChosenLayoutAfter bytes: a log of ~1.8 MB (a corpus
+// log among progress lines, four times) diagnosed with a load that had no rule cache gives what every
+// line classified gives, whole and in pieces, and its prefilter has the chosen layout afterwards (a
+// short log leaves the first).
+TEST(LinePrefilter, LogPathBringsTheChosenLayoutIn) {
+  LoadResult lazy = BundledWithoutCache();
+  ASSERT_TRUE(lazy.rules->prefilter);
+  const LinePrefilter& pf = *lazy.rules->prefilter;
+  std::shared_ptr<const RuleSet> without = WithoutPrefilter(BundledWithoutCache());
+  const std::string shortlog = ReadFile(TRIAGE_SOURCE_DIR "/corpus/shape/linear-flattened-conv/log.txt");
+  EXPECT_EQ(ToJson(FeedInPieces(lazy.rules, shortlog, shortlog.size() + 1)),
+            ToJson(FeedInPieces(without, shortlog, shortlog.size() + 1)));
+  EXPECT_EQ(&pf.Scanner(), pf.first_scanner.get());
+  std::string text;
+  for (int i = 0; i < 24000; ++i) {
+    text += "Epoch 1:  40%|####      | " + std::to_string(i) + "/24000 [00:10<00:15, 41.5it/s, loss=0.693]\n";
+    if (i % 6000 == 5999) text += shortlog;
+  }
+  text += ReadFile(TRIAGE_SOURCE_DIR "/corpus/formats/cpp-caught-what/log.txt");
+  ASSERT_GT(text.size(), LinePrefilter::kChosenLayoutAfter + (1 << 18));
+  const std::string want = ToJson(FeedInPieces(without, text, text.size() + 1));
+  EXPECT_EQ(ToJson(FeedInPieces(lazy.rules, text, 65536)), want);
+  EXPECT_NE(&pf.Scanner(), pf.first_scanner.get());
+  EXPECT_EQ(ToJson(FeedInPieces(lazy.rules, text, text.size() + 1)), want);
 }
 
 // A real warning line PyTorch 1.13 prints, matched by a rule whose pattern has no literal of 3+ bytes:
@@ -1032,7 +1164,7 @@ TEST(LiteralConditions, NeverRuleOutAMatchOnCorpusLines) {
     if (std::any_of(line.begin(), line.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; })) return;
     ++lines;
     found.clear();
-    pf.scanner->KeywordsIn(line, &found);
+    pf.Scanner().KeywordsIn(line, &found);
     const std::string lowered = LowerAsciiForTest(line);
     candidates.clear();
     pf.Candidates(found, lowered, &candidates);

@@ -39,8 +39,8 @@ inline std::string ObserveLoad(const triage::LoadResult& r) {
   out += triage::SerializeParsedRules(p);
   // The line prefilter (its plan comes from the cache on a warm load).
   if (const triage::LinePrefilter* pf = r.rules->prefilter.get()) {
-    for (size_t k = 0; k < pf->scanner->keywords().size(); ++k) {
-      out += "keyword " + pf->scanner->keywords()[k] + ":";
+    for (size_t k = 0; k < pf->Scanner().keywords().size(); ++k) {
+      out += "keyword " + pf->Scanner().keywords()[k] + ":";
       for (int i : pf->keyword_patterns[k]) out += " " + std::to_string(i);
       out += "\n";
     }

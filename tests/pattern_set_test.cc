@@ -321,7 +321,7 @@ TEST(PatternSet, ARuleSetWhoseSetDidNotCompileStillMatchesEveryPattern) {
   }
   // A line with more than kCandidatesBeforeSet candidates goes to the set before the count is reached.
   std::string many;
-  for (const std::string& k : compiled.rules->prefilter->scanner->keywords()) many += k + " ";
+  for (const std::string& k : compiled.rules->prefilter->Scanner().keywords()) many += k + " ";
   texts.push_back(many);
   ASSERT_GT(texts.size(), 1000u);
   int matched = 0;

@@ -319,7 +319,7 @@ TEST(RuleCache, AnEditThatKeepsEveryLiteralReusesThePrefilterPlan) {
   };
   write("spectacular failure (\\d+)", "first");
   const LoadResult first = LoadRules(o);
-  const LineScanner::Layout made = first.rules->prefilter->scanner->layout();
+  const LineScanner::Layout made = first.rules->prefilter->Scanner().layout();
   ASSERT_EQ(plans().size(), 1u);
   const std::string key = plans()[0];
   // Plant another valid anchor for the rule's keyword: a load that uses the kept plan has it.
@@ -334,11 +334,11 @@ TEST(RuleCache, AnEditThatKeepsEveryLiteralReusesThePrefilterPlan) {
   write("spectacular failure (\\d+)", "second");  // the text only
   const LoadResult text_edit = LoadRules(o);
   EXPECT_EQ(text_edit.rules->rules.at(0).title, "second");
-  EXPECT_EQ(text_edit.rules->prefilter->scanner->layout().offsets, plan.layout.offsets);
+  EXPECT_EQ(text_edit.rules->prefilter->Scanner().layout().offsets, plan.layout.offsets);
   EXPECT_EQ(plans().size(), 1u);
   EXPECT_EQ(Engine(text_edit.rules).DiagnoseText("RuntimeError: spectacular failure 12\n").diagnoses.size(), 1u);
   write("spectacular failure (?:code )?(\\d+)", "third");  // a pattern edit that keeps its literals
-  EXPECT_EQ(LoadRules(o).rules->prefilter->scanner->layout().offsets, plan.layout.offsets);
+  EXPECT_EQ(LoadRules(o).rules->prefilter->Scanner().layout().offsets, plan.layout.offsets);
   // A damaged plan is made again, as is the plan of other literals.
   std::string bytes = ReadText(cache + "/plan-" + key + ".bin");
   bytes[bytes.size() / 2] ^= 1;
@@ -346,7 +346,7 @@ TEST(RuleCache, AnEditThatKeepsEveryLiteralReusesThePrefilterPlan) {
   PrefilterPlan damaged;
   EXPECT_FALSE(ReadPrefilterPlan(cache, key, &damaged));
   write("spectacular failure (\\d+)", "fourth");
-  EXPECT_EQ(LoadRules(o).rules->prefilter->scanner->layout().offsets, made.offsets);
+  EXPECT_EQ(LoadRules(o).rules->prefilter->Scanner().layout().offsets, made.offsets);
   write("remarkable failure (\\d+)", "fifth");
   LoadRules(o);
   EXPECT_EQ(plans().size(), 2u);

@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "scan_bench: no prefilter\n");
     return 1;
   }
-  const triage::LineScanner& scanner = *r.rules->prefilter->scanner;
+  const triage::LineScanner& scanner = r.rules->prefilter->ChosenScanner();
   std::vector<std::string> anchors;  // the distinct full-length anchors
   for (size_t k = 0; k < scanner.keywords().size(); ++k) {
     const int o = scanner.layout().offsets[k];

@@ -124,7 +124,7 @@ struct Session::Impl {
     // The scanner's keywords include every idle keyword: one among those found means the segmenter
     // must read the line.
     keywords_found.clear();
-    pf.scanner->KeywordsIn(line, &keywords_found);
+    pf.Scanner().KeywordsIn(line, &keywords_found);
     for (std::uint32_t k : keywords_found) {
       if (pf.idle_keyword[k]) return false;
     }
@@ -160,7 +160,7 @@ struct Session::Impl {
     size_t stop = 0;            // the lines before it are inert
     std::uint64_t lines = 0;    // and there are this many
     while (stop < region.size()) {
-      LineScanner::Hit hit = pf.scanner->Find(region.substr(stop));
+      LineScanner::Hit hit = pf.Scanner().Find(region.substr(stop));
       size_t hit_start = stop + hit.line_start;
       if (pf.unfiltered) {
         // Patterns no keyword guards: match them on each passed line exactly as Classify would see it.
@@ -312,6 +312,7 @@ struct Session::Impl {
 
   void ReadLines(std::string_view data) {
     if (collect_metrics) FeedMetrics(data);
+    if (rules->prefilter) rules->prefilter->Scanned(data.size());  // Note: [Lazy anchor layout]
     while (!data.empty()) {
       // A line a line hook asked for (a wrapped log record's continuation) is read whatever it holds.
       if (!overlong && partial.empty() && rules->prefilter && segmenter.idle() && !segmenter.WantsLine(data)) {

@@ -564,6 +564,31 @@ LineScanner::Layout LineScanner::ChooseLayout(const std::vector<std::string>& ke
   return ChooseLayout(usable, LongBuckets(usable));
 }
 
+LineScanner::Layout LineScanner::QuickLayout(const std::vector<std::string>& keywords) {
+  const std::vector<std::string> usable = UsableKeywords(keywords);
+  const int long_n = LongBuckets(usable);
+  Layout out;
+  out.offsets.assign(usable.size(), -1);
+  out.buckets.assign(usable.size(), -1);
+  int next = 0;
+  for (size_t i = 0; i < usable.size(); ++i) {
+    const std::string& k = usable[i];
+    if (k.size() < static_cast<size_t>(kPrints)) continue;
+    int best = -1;
+    for (size_t o = 0; o + kPrints <= k.size(); ++o) {
+      int rarity = 0;
+      for (size_t j = o; j < o + kPrints; ++j) rarity += ByteRarity(k[j]);
+      if (rarity > best) {
+        best = rarity;
+        out.offsets[i] = static_cast<int>(o);
+      }
+    }
+    out.buckets[i] = next;
+    next = (next + 1) % long_n;
+  }
+  return out;
+}
+
 LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Layout* layout)
     : keywords_(UsableKeywords(std::move(keywords))) {
   match_all_ = std::find(keywords_.begin(), keywords_.end(), std::string()) != keywords_.end();
@@ -1830,6 +1855,15 @@ const LiteralCondition& LinePrefilter::Condition(int p) const {
   return lazy.condition;
 }
 
+const LineScanner& LinePrefilter::ChosenScanner() const {
+  if (!layout_pending) return *first_scanner;
+  std::call_once(chosen_once, [&] {
+    chosen_scanner = std::make_unique<LineScanner>(first_scanner->keywords());
+    current_scanner.store(chosen_scanner.get(), std::memory_order_release);
+  });
+  return *chosen_scanner;
+}
+
 bool LinePrefilter::MayMatch(int p, std::string_view lowered) const {
   const std::vector<std::string>& lits = literals[static_cast<size_t>(p)];
   return lits.empty() || std::any_of(lits.begin(), lits.end(), [&](const std::string& l) {
@@ -1845,7 +1879,7 @@ void LinePrefilter::Candidates(const std::vector<std::uint32_t>& found, std::str
   size_t near[kNear];
   std::vector<size_t> far;
   for (std::uint32_t k : found) {
-    const std::string& kw = scanner->keywords()[k];
+    const std::string& kw = first_scanner->keywords()[k];
     size_t count = 0;
     far.clear();
     for (size_t i = lowered.find(kw); i != std::string_view::npos; i = lowered.find(kw, i + 1)) {
@@ -1913,7 +1947,7 @@ void LinePrefilter::Candidates(const std::vector<std::uint32_t>& found, std::str
 }
 
 PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std::string>>>& atoms,
-                                const std::vector<std::string>& idle_keywords) {
+                                const std::vector<std::string>& idle_keywords, bool layout) {
   PrefilterPlan plan;
   std::vector<std::string> all_atoms;
   for (const auto& a : atoms) {
@@ -1932,7 +1966,7 @@ PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std:
       });
     }
   }
-  plan.layout = LineScanner::ChooseLayout(plan.keywords);  // the layout alone: the scanner is built later
+  if (layout) plan.layout = LineScanner::ChooseLayout(plan.keywords);  // the layout alone: the scanner is built later
   return plan;
 }
 
@@ -1951,7 +1985,12 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
   for (const std::string& k : LineScanner::UsableKeywords(idle_keywords)) {
     fits = fits && std::find(plan.keywords.begin(), plan.keywords.end(), k) != plan.keywords.end();
   }
-  if (!fits) plan = PlanLinePrefilter(atoms, idle_keywords);
+  // Note: [Lazy anchor layout]: a plan made here starts with a quick layout.
+  const bool quick = !fits;
+  if (!fits) {
+    plan = PlanLinePrefilter(atoms, idle_keywords, false);
+    plan.layout = LineScanner::QuickLayout(plan.keywords);
+  }
   auto out = std::make_shared<LinePrefilter>();
   std::vector<std::string> unfiltered;
   for (size_t i = 0; i < patterns.size(); ++i) {
@@ -1960,7 +1999,9 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
       out->unfiltered_patterns.push_back(static_cast<int>(i));
     }
   }
-  out->scanner = std::make_unique<LineScanner>(std::move(plan.keywords), LineScanner::Impl::kAuto, &plan.layout);
+  out->first_scanner = std::make_unique<LineScanner>(std::move(plan.keywords), LineScanner::Impl::kAuto, &plan.layout);
+  out->current_scanner.store(out->first_scanner.get(), std::memory_order_release);
+  out->layout_pending = quick;
   out->keyword_patterns = std::move(plan.keyword_patterns);
   out->conditions = std::make_unique<LinePrefilter::LazyCondition[]>(patterns.size());
   out->literals.resize(patterns.size());
@@ -1975,7 +2016,7 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
   // the keywords its pattern is listed under lies in it (keyword_patterns lists a pattern under every
   // keyword one of its literals holds), so the first pass marks those and the second adds a search for
   // the others.
-  const std::vector<std::string>& keywords = out->scanner->keywords();
+  const std::vector<std::string>& keywords = out->first_scanner->keywords();
   std::vector<std::vector<bool>> covered(patterns.size());  // per literal: it holds some keyword
   for (size_t i = 0; i < patterns.size(); ++i) covered[i].assign(out->literals[i].size(), false);
   out->keyword_checks.resize(keywords.size());
@@ -2050,7 +2091,7 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
   // The idle keywords as the scanner keeps them (no scanner of their own: nothing scans for them alone,
   // and choosing one's anchor layout was ~1.5 M instructions of every warm start).
   const std::vector<std::string> idle = LineScanner::UsableKeywords(idle_keywords);
-  for (const std::string& k : out->scanner->keywords()) {
+  for (const std::string& k : out->first_scanner->keywords()) {
     out->idle_keyword.push_back(std::find(idle.begin(), idle.end(), k) != idle.end());
   }
   if (!unfiltered.empty()) {

@@ -110,6 +110,10 @@ class LineScanner {
   // Returns the placement a scanner built from `keywords` without a layout chooses (its layout()),
   // without building the scanner's tables.
   static Layout ChooseLayout(const std::vector<std::string>& keywords);
+  // Returns a placement for `keywords` made in a moment: each long keyword anchored on its window of
+  // rarest bytes (ByteRarity alone), the buckets in turn. As correct as the chosen one, slower to scan
+  // with (Note: [Lazy anchor layout]).
+  static Layout QuickLayout(const std::vector<std::string>& keywords);
   // Returns the anchors' placement this scanner uses.
   const Layout& layout() const { return layout_; }
   // Returns true when Find runs the AVX2 implementation.
@@ -308,8 +312,36 @@ bool ConditionHolds(const LiteralCondition& condition, std::string_view lowered)
 
 // What the log path needs to skip lines safely for one rule set (Note: [Line prefilter]).
 struct LinePrefilter {
-  std::unique_ptr<LineScanner> scanner;  // idle keywords + keywords covering every rule's atoms
-  // Per keyword of `scanner` (same order): the patterns (RuleSet::patterns indexes) with a required
+  // The scanner of the idle keywords + keywords covering every rule's atoms, as it is now (Note: [Lazy
+  // anchor layout]): the first one until the chosen layout is built, then the one with it.
+  const LineScanner& Scanner() const { return *current_scanner.load(std::memory_order_acquire); }
+  // Note: [Lazy anchor layout] Choosing the scanner's anchor layout (LineScanner::ChooseLayout) costs
+  // ~28 M instructions, a sixth of a start with no rule cache, and pays only on long input: a 20-line
+  // log is scanned as fast with any layout. A load with a cached plan has the chosen layout (the rule
+  // cache stores it with the plan, Note: [Rule cache]); a load without one (no cache at all, a reload)
+  // starts with a layout chosen in a moment (LineScanner::QuickLayout) and `layout_pending`; the log
+  // path counts the bytes it scans (Scanned), and once they reach kChosenLayoutAfter the scanner with
+  // the chosen layout is built, once, and replaces the first for every later call. Any layout gives the
+  // same answers (Find, KeywordsIn: the same keywords, in the same order, so the same indexes), only
+  // the speed differs, so threads sharing the prefilter may use either: the first scanner is kept as
+  // long as the prefilter, so a thread still scanning with it is never left with a freed one.
+  static constexpr std::uint64_t kChosenLayoutAfter = std::uint64_t{1} << 20;
+  // Counts `bytes` more bytes of log scanned (the log path's calls); builds the chosen layout's scanner
+  // when they reach kChosenLayoutAfter.
+  void Scanned(std::uint64_t bytes) const {
+    if (layout_pending && scanned.fetch_add(bytes, std::memory_order_relaxed) + bytes >= kChosenLayoutAfter) {
+      ChosenScanner();
+    }
+  }
+  // The scanner with the chosen layout, built now when not yet (scan_bench, tests).
+  const LineScanner& ChosenScanner() const;
+  std::unique_ptr<LineScanner> first_scanner;  // with the plan's layout, or a quick one (layout_pending)
+  bool layout_pending = false;
+  mutable std::atomic<const LineScanner*> current_scanner{nullptr};
+  mutable std::atomic<std::uint64_t> scanned{0};
+  mutable std::once_flag chosen_once;
+  mutable std::unique_ptr<LineScanner> chosen_scanner;
+  // Per keyword of the scanner (same order): the patterns (RuleSet::patterns indexes) with a required
   // literal containing it. A pattern matching a line contains one of its required literals there, and
   // that literal one of the keywords: the patterns of the keywords a line holds are all that can match.
   std::vector<std::vector<int>> keyword_patterns;
@@ -413,11 +445,13 @@ struct PrefilterPlan {
   // The scanner's anchor placement for `keywords` (LineScanner::Layout); empty: chosen when built.
   LineScanner::Layout layout;
 };
+// `layout`: false leaves the plan's layout empty (Note: [Lazy anchor layout]).
 PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std::string>>>& atoms,
-                                const std::vector<std::string>& idle_keywords);
+                                const std::vector<std::string>& idle_keywords, bool layout = true);
 
 // Builds the prefilter from atoms computed by PatternAtoms for the same patterns, and a plan made by
-// PlanLinePrefilter from them (one that does not fit the patterns is made again).
+// PlanLinePrefilter from them (one that does not fit the patterns is made again, without its layout:
+// the scanner starts with a quick one, Note: [Lazy anchor layout]).
 std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
     std::vector<std::string> patterns, const std::vector<std::optional<std::vector<std::string>>>& atoms,
     const std::vector<std::string>& idle_keywords, PrefilterPlan plan = {});

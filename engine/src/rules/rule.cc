@@ -133,7 +133,8 @@ bool RuleSet::Candidates(std::string_view text, std::vector<int>* hits, bool cap
   }
   const LinePrefilter& pf = *prefilter;
   std::vector<std::uint32_t> keywords;
-  pf.scanner->KeywordsIn(text, &keywords);
+  pf.Scanned(text.size());  // Note: [Lazy anchor layout] in log/line_scanner.h
+  pf.Scanner().KeywordsIn(text, &keywords);
   std::vector<int> candidates;
   const bool lines = text.find('\n') != std::string_view::npos;
   if (!keywords.empty() || (lines && !newline_patterns.empty())) {
