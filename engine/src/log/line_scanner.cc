@@ -690,12 +690,19 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
       }
     }
   }
-  // The hash stage (Note: [Hash stage]), chosen with the tables in place.
-  std::vector<std::pair<int, std::string>> full;
-  for (const auto& [b, item] : placed) {
-    if (item->anchor.size() == static_cast<size_t>(kPrints)) full.emplace_back(b, item->anchor);
+  // The hash stage (Note: [Hash stage]), chosen with the tables in place; a scanner that never runs
+  // it (kPortable, kAvx2) passes every position there (CountCandidates) and chooses no mix, ~3-4 M
+  // instructions (the first scanner of a load without a cached plan, Note: [Lazy anchor layout]).
+  if (impl == Impl::kPortable || impl == Impl::kAvx2) {
+    std::memset(staged_, 0xff, sizeof staged_);
+    std::memset(staged2_, 0xff, sizeof staged2_);
+  } else {
+    std::vector<std::pair<int, std::string>> full;
+    for (const auto& [b, item] : placed) {
+      if (item->anchor.size() == static_cast<size_t>(kPrints)) full.emplace_back(b, item->anchor);
+    }
+    ChooseMix(full);
   }
-  ChooseMix(full);
   avx2_ = impl != Impl::kPortable && CpuHasAvx2();
   avx512_ = (impl == Impl::kAuto || impl == Impl::kAvx512 || impl == Impl::kAvx512OnCandidates ||
              impl == Impl::kAvx512OnEveryBlock || impl == Impl::kAvx512WithoutStage) &&
@@ -1707,12 +1714,16 @@ std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, con
   // that contains it (computed once: the greedy loop below only counts). In text order (the tie-break
   // below), each text once, asked SpecificWord once (it searches the samples): an atom is a candidate
   // whatever the answer, a word of one only when it is specific (no shorter word can be).
-  std::vector<std::pair<std::string, bool>> texts_and_atom;  // (text, is an open atom)
+  // (Views into `open`, which no longer changes: sorting moves no string.)
+  std::vector<std::pair<std::string_view, bool>> texts_and_atom;  // (text, is an open atom)
   for (const std::string& a : open) {
     texts_and_atom.emplace_back(a, true);
-    ForEachWord(a, [&](const std::string& w) {
-      if (w.size() >= kMinWordLen) texts_and_atom.emplace_back(w, false);
-    });
+    for (size_t b = 0; b < a.size();) {  // each maximal run of [a-z0-9_] (ForEachWord)
+      size_t e = b;
+      while (e < a.size() && (IsAsciiAlnum(a[e]) || a[e] == '_')) ++e;
+      if (e - b >= kMinWordLen) texts_and_atom.emplace_back(std::string_view(a).substr(b, e - b), false);
+      b = e + 1;
+    }
   }
   std::sort(texts_and_atom.begin(), texts_and_atom.end());
   std::vector<std::string> texts;
@@ -1723,10 +1734,11 @@ std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, con
     for (; j < texts_and_atom.size() && texts_and_atom[j].first == texts_and_atom[i].first; ++j) {
       atom = atom || texts_and_atom[j].second;
     }
-    const bool specific = SpecificWord(texts_and_atom[i].first);
+    std::string text(texts_and_atom[i].first);
+    const bool specific = SpecificWord(text);
     if (atom || specific) {
-      cover.push_back({texts_and_atom[i].first.size(), specific, {}});
-      texts.push_back(std::move(texts_and_atom[i].first));
+      cover.push_back({text.size(), specific, {}});
+      texts.push_back(std::move(text));
     }
     i = j;
   }
@@ -1999,7 +2011,9 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
       out->unfiltered_patterns.push_back(static_cast<int>(i));
     }
   }
-  out->first_scanner = std::make_unique<LineScanner>(std::move(plan.keywords), LineScanner::Impl::kAuto, &plan.layout);
+  // (A quick layout's scanner serves short inputs: AVX2's loop without the hash stage and its mix.)
+  out->first_scanner = std::make_unique<LineScanner>(
+      std::move(plan.keywords), quick ? LineScanner::Impl::kAvx2 : LineScanner::Impl::kAuto, &plan.layout);
   out->current_scanner.store(out->first_scanner.get(), std::memory_order_release);
   out->layout_pending = quick;
   out->keyword_patterns = std::move(plan.keyword_patterns);

@@ -55,7 +55,7 @@ class LineScanner {
   // stage (Notes: [Wide registers], [Hash stage] in line_scanner.cc), kAvx2 where the CPU lacks them;
   // it times three ways (no stage, the stage on candidate blocks, on every block) and takes the
   // cheapest (Note: [Stage runs]); for tests, kAvx512WithoutStage, kAvx512OnCandidates and
-  // kAvx512OnEveryBlock take one way only.
+  // kAvx512OnEveryBlock take one way only. kPortable and kAvx2 build no hash stage.
   enum class Impl { kAuto, kPortable, kAvx2, kAvx512, kAvx512OnCandidates, kAvx512OnEveryBlock, kAvx512WithoutStage };
 
   struct Hit {
