@@ -401,6 +401,21 @@ TEST(RuleLoaderRefuses, DuplicateKeysWithBothPlaces) {
   LoadResult nested = LoadRulesFromStrings({{"good-rule.yaml", Replace(kGood, "test: { probe: shape-trace }",
                                                               "test: { probe: shape-trace, probe: grad-health }")}});
   EXPECT_NE(FindCode(nested, "duplicate-key"), nullptr) << Describe(nested);
+  // A map of many keys (kept past the first 32 in another way): every repeat, each with its first place,
+  // before and past the 32nd key.
+  std::string many = std::string(kGood) + "extra:\n";
+  for (int k = 0; k < 40; ++k) many += "  k" + std::to_string(k) + ": " + std::to_string(k) + "\n";
+  many += "  k3: again\n  k37: again\n  k3: thrice\n";
+  LoadResult wide = LoadRulesFromStrings({{"good-rule.yaml", many}});
+  std::vector<std::string> repeats;
+  for (const Problem& q : wide.problems) {
+    if (q.code == "duplicate-key") repeats.push_back(std::to_string(q.line) + " " + q.message);
+  }
+  const std::string first3 = "(first at line 22, column 3)", first37 = "(first at line 56, column 3)";
+  ASSERT_EQ(repeats.size(), 3u) << Describe(wide);
+  EXPECT_EQ(repeats[0], "59 key 'k3' is given twice " + first3 + "; YAML keeps only one of them");
+  EXPECT_EQ(repeats[1], "60 key 'k37' is given twice " + first37 + "; YAML keeps only one of them");
+  EXPECT_EQ(repeats[2], "61 key 'k3' is given twice " + first3 + "; YAML keeps only one of them");
 }
 
 TEST(RuleLoaderRefuses, ARuleFileOverTheSizeLimit) {
