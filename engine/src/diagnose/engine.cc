@@ -8,6 +8,7 @@
 #include "log/html_entities.h"
 #include "log/indented_paste.h"
 #include "log/line_scanner.h"
+#include "log/line_shapes.h"
 #include "log/metrics.h"
 #include "log/pasted_names.h"
 #include "diagnose/ranker.h"
@@ -56,6 +57,8 @@ struct Session::Impl {
   std::vector<std::uint32_t> keywords_found;  // Inert's scratch
   std::string lowered;                         // Inert's scratch: the line in lower case
   std::vector<int> candidates;                 // Inert's scratch: the patterns whose regex runs
+  LineVerdicts verdicts;                       // Inert's verdicts by line shape (Note: [Line shapes])
+  bool read_patterns = false;                  // InertText's last verdict read candidates' patterns
   // Note: [Hard-wrapped pastes] (log/hard_wrap.h): the input's start is held in `head` until it shows
   // whether the input is a paste hard-wrapped at a fixed width (kHeadLines lines or kHeadBytes bytes,
   // or the end); then it is read, through `unwrap` when it is one.
@@ -115,6 +118,24 @@ struct Session::Impl {
       }
     }
     line = TrimBlanks(line);
+    // Note: [Line shapes] (log/line_shapes.h): a line of a shape judged before, when that judgement
+    // holds for the whole shape.
+    if (!pf.shapes_blind) return InertText(pf, line);
+    const LineVerdicts::Verdict known = verdicts.Find(line);
+    if (known == LineVerdicts::kInert || known == LineVerdicts::kRead) return known == LineVerdicts::kInert;
+    const bool inert = InertText(pf, line);
+    if (known == LineVerdicts::kUnknown) {
+      const bool decides = pf.ShapeDecides(keywords_found, line, read_patterns ? &candidates : nullptr);
+      verdicts.Store(!decides ? LineVerdicts::kUndecided : inert ? LineVerdicts::kInert : LineVerdicts::kRead);
+    }
+    return inert;
+  }
+
+  // Inert's judgement of a line's text (its learned prefix removed, trimmed). Leaves the keywords it
+  // holds in keywords_found and, when it read their patterns (read_patterns), its candidates, sorted,
+  // in candidates.
+  bool InertText(const LinePrefilter& pf, std::string_view line) {
+    read_patterns = false;
     re2::StringPiece text(line.data(), line.size());
     // Only the patterns of the keywords the line holds can match it (LinePrefilter::keyword_patterns):
     // their own small regexes, not the whole Set, whose DFA over hundreds of patterns is slow to
@@ -136,6 +157,7 @@ struct Session::Impl {
       c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
     }
     const bool ascii = high < 0x80;
+    read_patterns = true;
     candidates.clear();
     pf.Candidates(keywords_found, lowered, &candidates);  // Note: [Anchored literals]
     std::sort(candidates.begin(), candidates.end());

@@ -13,6 +13,7 @@
 
 #include <re2/filtered_re2.h>
 
+#include "log/line_shapes.h"
 #include "log/pattern_atoms.h"
 #include "log/regex.h"
 #include "log/simd.h"
@@ -1876,6 +1877,85 @@ const LineScanner& LinePrefilter::ChosenScanner() const {
   return *chosen_scanner;
 }
 
+namespace {
+// ShapeDecides' set of a text's pairs of adjacent bytes: kPairBits bits, a pair's bit PairHash.
+constexpr unsigned kPairBits = 1024;
+inline unsigned PairHash(char a, char b) {
+  return (static_cast<unsigned char>(a) * 37u + static_cast<unsigned char>(b)) % kPairBits;
+}
+}  // namespace
+
+bool LinePrefilter::ShapeDecides(const std::vector<std::uint32_t>& found, std::string_view text,
+                                 const std::vector<int>* candidates) const {
+  if (!shapes_blind) return false;
+  std::string shape;  // text lowered, digits as '0': made at its first need
+  auto holds = [&](const std::string& masked) {
+    if (shape.empty()) {
+      MaskDigits(text, &shape);
+      for (char& c : shape) c = static_cast<char>(Lower(static_cast<unsigned char>(c)));
+    }
+    return shape.find(masked) != std::string::npos;
+  };
+  for (std::uint32_t k : found) {
+    const ShapeKeyword& sk = ShapeOf(k);
+    if (!sk.digit_free) return false;
+    if (candidates == nullptr) continue;
+    if (!sk.patterns_ok) return false;
+    // A pattern that tells digits apart can match no text of this shape when none of its literals
+    // can lie in one (each text it matches holds one, Note: [Line prefilter]): it is no candidate of
+    // this text (it holds none of the literals), and none of those with a digit lies in a text of the
+    // shape (a digit-free literal lies in every text of the shape or in none).
+    for (const ShapeKeyword::Sensitive& sp : sk.sensitive) {
+      if (std::binary_search(candidates->begin(), candidates->end(), sp.pattern)) return false;
+      if (std::any_of(sp.digit_literals.begin(), sp.digit_literals.end(), holds)) return false;
+    }
+  }
+  // A keyword with a digit lies in some text of this shape only where the text, lowered and with its
+  // digits as '0', holds the keyword with its digits as '0'. The shape's pairs of bytes first: a
+  // keyword with a pair the shape lacks is not there (most are not: "fp00" where no "p0" is).
+  if (digit_keywords.empty()) return true;
+  if (shape.empty()) holds(std::string());
+  std::uint64_t pairs[kPairBits / 64] = {};
+  for (size_t i = 0; i + 1 < shape.size(); ++i) {
+    const unsigned h = PairHash(shape[i], shape[i + 1]);
+    pairs[h / 64] |= std::uint64_t{1} << (h % 64);
+  }
+  for (size_t d = 0; d < digit_keywords.size(); ++d) {
+    const std::string& k = digit_keywords[d];
+    bool maybe = true;
+    for (size_t i = 0; maybe && i + 1 < k.size(); ++i) {
+      const unsigned h = PairHash(k[i], k[i + 1]);
+      maybe = (pairs[h / 64] >> (h % 64)) & 1;
+    }
+    if (maybe && shape.find(k) != std::string::npos) return false;
+  }
+  return true;
+}
+
+const LinePrefilter::ShapeKeyword& LinePrefilter::ShapeOf(std::uint32_t k) const {
+  ShapeKeyword& sk = shape_keyword[k];
+  std::call_once(sk.once, [&] {
+    auto has_digit = [](const std::string& s) {
+      return std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    sk.digit_free = !has_digit(first_scanner->keywords()[k]);
+    sk.patterns_ok = true;
+    for (int p : keyword_patterns[k]) {
+      if (DigitBlindPattern(patterns[static_cast<size_t>(p)])) continue;
+      const std::vector<std::string>& lits = literals[static_cast<size_t>(p)];
+      // (no literals: a candidate of every line of the keyword)
+      sk.patterns_ok = sk.patterns_ok && !lits.empty();
+      sk.sensitive.push_back({p, {}});
+      for (const std::string& l : lits) {
+        if (!has_digit(l)) continue;
+        sk.sensitive.back().digit_literals.emplace_back();
+        MaskDigits(l, &sk.sensitive.back().digit_literals.back());
+      }
+    }
+  });
+  return sk;
+}
+
 bool LinePrefilter::MayMatch(int p, std::string_view lowered) const {
   const std::vector<std::string>& lits = literals[static_cast<size_t>(p)];
   return lits.empty() || std::any_of(lits.begin(), lits.end(), [&](const std::string& l) {
@@ -2115,6 +2195,16 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
     }
     if (!out->unfiltered->Compile()) return nullptr;
   }
+  // Note: [Line shapes]: what ShapeDecides reads; each keyword's patterns are read at its first need.
+  out->shapes_blind = std::all_of(unfiltered.begin(), unfiltered.end(),
+                                  [](const std::string& p) { return DigitBlindPattern(p); });
+  for (const std::string& k : out->first_scanner->keywords()) {
+    if (std::any_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      out->digit_keywords.emplace_back();
+      MaskDigits(k, &out->digit_keywords.back());
+    }
+  }
+  out->shape_keyword = std::make_unique<LinePrefilter::ShapeKeyword[]>(keywords.size());
   out->patterns = std::move(patterns);  // for their conditions (LinePrefilter::MayMatchLine)
   return out;
 }

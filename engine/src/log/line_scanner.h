@@ -421,6 +421,34 @@ struct LinePrefilter {
     LiteralCondition condition;
   };
   std::unique_ptr<LazyCondition[]> conditions;  // per pattern
+
+  // Note: [Line shapes] in log/line_shapes.h. True when every text that differs from `text` only in
+  // which digits stand at its digit places gets the verdict Session's Inert gives `text` (a line's
+  // text as Inert judges it, holding exactly the keywords `found`, KeywordsIn): those keywords are
+  // digit-free and no keyword with a digit can lie in such a text (so each holds the same keywords),
+  // every pattern without required literals is digit-blind (DigitBlindPattern), and, unless
+  // `candidates` is null, each pattern of the keywords is digit-blind or can match no such text (it
+  // is not among `candidates`, the text's candidates sorted, and none of its literals with a digit
+  // can lie in one). `candidates` null: the verdict did not read the keywords' patterns (an idle
+  // keyword among `found`, or no keyword).
+  bool ShapeDecides(const std::vector<std::uint32_t>& found, std::string_view text,
+                    const std::vector<int>* candidates) const;
+  bool shapes_blind = false;                // every pattern without required literals is digit-blind
+  std::vector<std::string> digit_keywords;  // the scanner's keywords that hold a digit, digits as '0'
+  // Per keyword, what ShapeDecides reads, worked out at its first need (ShapeOf): whether it is
+  // digit-free, whether each of its patterns is digit-blind or has literals, and the patterns that
+  // are not digit-blind with their literals that hold a digit (digits as '0').
+  struct ShapeKeyword {
+    std::once_flag once;
+    bool digit_free = false, patterns_ok = false;
+    struct Sensitive {
+      int pattern;
+      std::vector<std::string> digit_literals;
+    };
+    std::vector<Sensitive> sensitive;
+  };
+  const ShapeKeyword& ShapeOf(std::uint32_t k) const;
+  std::unique_ptr<ShapeKeyword[]> shape_keyword;
 };
 
 // Builds the prefilter for a rule set's message patterns. Returns null when it cannot (a pattern set

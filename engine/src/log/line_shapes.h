@@ -1,0 +1,88 @@
+// Line shapes: the verdicts of lines the prefilter stopped on, remembered by the line's bytes with its
+// digits masked, so that the next line of the same shape (the same text, other numbers) is judged
+// without reading it again.
+//
+//   LineVerdicts verdicts;
+//   LineVerdicts::Verdict v = verdicts.Find(text);    // kInert or kRead: a line of this shape was judged
+//   bool inert = ...;                                 // else the full judgement
+//   if (v == LineVerdicts::kUnknown) verdicts.Store(!pf.ShapeDecides(keywords_found, text) ? LineVerdicts::kUndecided
+//                                                   : inert ? LineVerdicts::kInert : LineVerdicts::kRead);
+//
+// Note: [Line shapes] Web and application logs repeat a few hundred line layouts with different
+// numbers: of the 32,419 ISO-stamped lines of 8 MiB of the bench's web text, 929 distinct texts once
+// every digit is written '0' (3% of the lines are a shape's first). A line the prefilter's scanner
+// stops on (it holds a keyword) is judged by Session's Inert: every keyword it holds (KeywordsIn),
+// their patterns' literal checks and conditions, their regexes (~2,300 instructions a line with 1000
+// rules). A verdict found for a text T holds for every text T' that differs from T only in which
+// digit stands at each of T's digit places, when:
+//   - the keywords T' holds are T's: every keyword T holds is digit-free (a digit-free keyword lies in
+//     T' exactly where it lies in T), and no keyword with a digit can lie in any such T' (its text with
+//     digits as '0' is not in T's, lowered, with digits as '0');
+//   - each pattern that can match T' matches T' exactly when it matches T: the prefilter's candidates
+//     are sound (a pattern whose regex matches a line is among the candidates of the line's keywords,
+//     Note: [Line prefilter]), so only the patterns of T's keywords and the patterns without required
+//     literals can match, and each of them is digit-blind (DigitBlindPattern: no part of it tells one
+//     digit from another, so it matches T' exactly when it matches T).
+// LinePrefilter::ShapeDecides checks both; a verdict is stored only then, so a cached verdict is the
+// verdict the full judgement would give (tests/line_shapes_test.cc compares them).
+#ifndef TRIAGE_ENGINE_LINE_SHAPES_H_
+#define TRIAGE_ENGINE_LINE_SHAPES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace triage {
+
+// True when the RE2 `pattern` matches a text exactly when it matches any text that differs from it
+// only in which ASCII digits stand at its digit places: no literal digit, no character class holding
+// some digits but not all, no escape that names a byte by number. Conservative: false for anything
+// the check does not read (a `\Q...\E` quote, `\x`, `\p`, octal escapes); a quantifier's bounds and a
+// group's name may hold digits.
+bool DigitBlindPattern(std::string_view pattern);
+
+// Writes `text` with each ASCII digit replaced by '0' to *out (replacing its contents).
+void MaskDigits(std::string_view text, std::string* out);
+// MaskDigits, returning a hash of what it wrote (the same bytes give the same hash).
+std::uint64_t MaskDigitsHashed(std::string_view text, std::string* out);
+
+// A table of line verdicts by shape (Note: [Line shapes]): direct-mapped, kSlots slots, each holding
+// one text's digit-masked bytes (texts up to kMaxText bytes) and its verdict; a slot's text is
+// replaced by the next one hashed to it. Not thread-safe: one per Session.
+class LineVerdicts {
+ public:
+  static constexpr size_t kSlots = 4096;
+  static constexpr size_t kMaxText = 256;
+  // kUnknown: no verdict stored for the shape; kUndecided: the shape's texts may differ (each is
+  // judged in full, and nothing more is stored for it).
+  enum Verdict : unsigned char { kUnknown, kInert, kRead, kUndecided };
+
+  // Returns the verdict stored for the shape of `text`, kUnknown when none. Remembers the shape for
+  // Store.
+  Verdict Find(std::string_view text);
+  // Stores `verdict` for the shape of the text the last Find was given (nothing for one over kMaxText
+  // or empty).
+  void Store(Verdict verdict);
+
+  // Counts, for tests and benchmarks.
+  std::uint64_t hits() const { return hits_; }
+  std::uint64_t stores() const { return stores_; }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::string text;  // masked; empty: the slot holds nothing
+    Verdict verdict = kUnknown;
+  };
+  std::vector<Slot> slots_;  // allocated at the first Store
+  std::string key_;          // the last Find's masked text
+  std::uint64_t hash_ = 0;
+  bool storable_ = false;    // the last Find's text fits
+  std::uint64_t hits_ = 0, stores_ = 0;
+};
+
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_LINE_SHAPES_H_
