@@ -120,15 +120,16 @@ inline char MaskByte(char c) { return static_cast<unsigned char>(c - '0') < 10 ?
 // Writes text[0, n) with its digits as '0' to out and returns a hash of what it wrote: 16 bytes at a
 // time with SSE2 (every x86-64 CPU has it; the last bytes through a zeroed block), else one by one.
 std::uint64_t MaskAndHash(const char* text, size_t n, char* out) {
-  std::uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+  std::uint64_t h = 0x9e3779b97f4a7c15ull ^ n, h2 = 0;
 #if defined(__SSE2__)
   const __m128i below = _mm_set1_epi8('0' - 1), above = _mm_set1_epi8('9' + 1), zero = _mm_set1_epi8('0');
   auto mask = [&](__m128i v) {
     // Bytes from 0x80 are negative as signed bytes: below '0'.
     const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, below), _mm_cmplt_epi8(v, above));
     v = _mm_or_si128(_mm_andnot_si128(digit, v), _mm_and_si128(digit, zero));
+    // Two chains, one per half, so that each multiply waits on half as many.
     h = Mix(h, static_cast<std::uint64_t>(_mm_cvtsi128_si64(v)));
-    h = Mix(h, static_cast<std::uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v))));
+    h2 = Mix(h2, static_cast<std::uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v))));
     return v;
   };
   size_t i = 0;
@@ -152,7 +153,7 @@ std::uint64_t MaskAndHash(const char* text, size_t n, char* out) {
     h = Mix(h, w);
   }
 #endif
-  h *= kMul2;
+  h = (h ^ h2) * kMul2;
   return h ^ (h >> 32);
 }
 
@@ -169,23 +170,35 @@ std::uint64_t MaskDigitsHashed(std::string_view text, std::string* out) {
 }
 
 LineVerdicts::Verdict LineVerdicts::Find(std::string_view text) {
-  storable_ = text.size() <= kMaxText;
+  storable_ = !text.empty() && text.size() <= kMaxText;
   if (!storable_) return kUnknown;
   hash_ = MaskDigitsHashed(text, &key_);
   if (slots_.empty()) return kUnknown;
-  const Slot& s = slots_[hash_ % kSlots];
-  if (s.hash != hash_ || s.text.empty() || s.text != key_) return kUnknown;
-  ++hits_;
-  return s.verdict;
+  const size_t first = (hash_ % (kSlots / 2)) * 2;
+  for (size_t i = first; i < first + 2; ++i) {
+    Slot& s = slots_[i];
+    if (s.hash != hash_ || s.size != key_.size() || std::memcmp(&texts_[i * kMaxText], key_.data(), key_.size()) != 0) {
+      continue;
+    }
+    s.recent = true;
+    slots_[i ^ 1].recent = false;
+    ++hits_;
+    return s.verdict;
+  }
+  return kUnknown;
 }
 
 void LineVerdicts::Store(Verdict verdict) {
-  if (!storable_ || key_.empty()) return;
-  if (slots_.empty()) slots_.resize(kSlots);
-  Slot& s = slots_[hash_ % kSlots];
-  s.hash = hash_;
-  s.text = key_;
-  s.verdict = verdict;
+  if (!storable_) return;
+  if (slots_.empty()) {
+    slots_.resize(kSlots);
+    texts_ = std::make_unique<char[]>(kSlots * kMaxText);
+  }
+  const size_t first = (hash_ % (kSlots / 2)) * 2;
+  const size_t i = slots_[first].recent ? first + 1 : first;  // the one used longer ago makes room
+  slots_[i] = {hash_, static_cast<std::uint16_t>(key_.size()), verdict, true};
+  slots_[i ^ 1].recent = false;
+  std::memcpy(&texts_[i * kMaxText], key_.data(), key_.size());
   ++stores_;
 }
 

@@ -30,6 +30,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,13 +49,16 @@ void MaskDigits(std::string_view text, std::string* out);
 // MaskDigits, returning a hash of what it wrote (the same bytes give the same hash).
 std::uint64_t MaskDigitsHashed(std::string_view text, std::string* out);
 
-// A table of line verdicts by shape (Note: [Line shapes]): direct-mapped, kSlots slots, each holding
-// one text's digit-masked bytes (texts up to kMaxText bytes) and its verdict; a slot's text is
-// replaced by the next one hashed to it. Not thread-safe: one per Session.
+// A table of line verdicts by shape (Note: [Line shapes]): kSlots slots in sets of two, each holding
+// one text's digit-masked bytes (texts up to kMaxText bytes) and its verdict; a new text hashed to a
+// set replaces the one of the two used longer ago. The slots' hashes, lengths and verdicts lie in one
+// small array and their texts in another, at a fixed stride, so that a look-up reads two cache lines
+// of the first and, on a match of hash and length, the text it compares. Not thread-safe: one per
+// Session.
 class LineVerdicts {
  public:
   static constexpr size_t kSlots = 4096;
-  static constexpr size_t kMaxText = 256;
+  static constexpr size_t kMaxText = 192;
   // kUnknown: no verdict stored for the shape; kUndecided: the shape's texts may differ (each is
   // judged in full, and nothing more is stored for it).
   enum Verdict : unsigned char { kUnknown, kInert, kRead, kUndecided };
@@ -73,13 +77,15 @@ class LineVerdicts {
  private:
   struct Slot {
     std::uint64_t hash = 0;
-    std::string text;  // masked; empty: the slot holds nothing
+    std::uint16_t size = 0;      // of the text; 0: the slot holds nothing
     Verdict verdict = kUnknown;
+    bool recent = false;         // of the set's two, the one used last
   };
-  std::vector<Slot> slots_;  // allocated at the first Store
-  std::string key_;          // the last Find's masked text
+  std::vector<Slot> slots_;      // allocated at the first Store
+  std::unique_ptr<char[]> texts_;  // slot i's text at i * kMaxText
+  std::string key_;              // the last Find's masked text
   std::uint64_t hash_ = 0;
-  bool storable_ = false;    // the last Find's text fits
+  bool storable_ = false;        // the last Find's text fits
   std::uint64_t hits_ = 0, stores_ = 0;
 };
 
