@@ -192,7 +192,7 @@ void LineVerdicts::Store(Verdict verdict) {
   if (!storable_) return;
   if (slots_.empty()) {
     slots_.resize(kSlots);
-    texts_ = std::make_unique<char[]>(kSlots * kMaxText);
+    texts_.reset(new char[kSlots * kMaxText]);  // (not zeroed: only the pages of slots used are touched)
   }
   const size_t first = (hash_ % (kSlots / 2)) * 2;
   const size_t i = slots_[first].recent ? first + 1 : first;  // the one used longer ago makes room
