@@ -169,19 +169,25 @@ std::uint64_t MaskDigitsHashed(std::string_view text, std::string* out) {
   return MaskAndHash(text.data(), text.size(), out->data());
 }
 
+void LineVerdicts::Places(size_t (&at)[2]) const {
+  at[0] = hash_ % kSlots;
+  at[1] = (hash_ >> 32) % kSlots;
+  if (at[1] == at[0]) at[1] = at[0] ^ 1;
+}
+
 LineVerdicts::Verdict LineVerdicts::Find(std::string_view text) {
   storable_ = !text.empty() && text.size() <= kMaxText;
   if (!storable_) return kUnknown;
   hash_ = MaskDigitsHashed(text, &key_);
   if (slots_.empty()) return kUnknown;
-  const size_t first = (hash_ % (kSlots / 2)) * 2;
-  for (size_t i = first; i < first + 2; ++i) {
+  size_t at[2];
+  Places(at);
+  for (size_t i : at) {
     Slot& s = slots_[i];
     if (s.hash != hash_ || s.size != key_.size() || std::memcmp(&texts_[i * kMaxText], key_.data(), key_.size()) != 0) {
       continue;
     }
-    s.recent = true;
-    slots_[i ^ 1].recent = false;
+    s.used = ++tick_;
     ++hits_;
     return s.verdict;
   }
@@ -194,10 +200,10 @@ void LineVerdicts::Store(Verdict verdict) {
     slots_.resize(kSlots);
     texts_.reset(new char[kSlots * kMaxText]);  // (not zeroed: only the pages of slots used are touched)
   }
-  const size_t first = (hash_ % (kSlots / 2)) * 2;
-  const size_t i = slots_[first].recent ? first + 1 : first;  // the one used longer ago makes room
-  slots_[i] = {hash_, static_cast<std::uint16_t>(key_.size()), verdict, true};
-  slots_[i ^ 1].recent = false;
+  size_t at[2];
+  Places(at);
+  const size_t i = slots_[at[1]].used < slots_[at[0]].used ? at[1] : at[0];  // the one used longer ago
+  slots_[i] = {hash_, static_cast<std::uint16_t>(key_.size()), verdict, ++tick_};
   std::memcpy(&texts_[i * kMaxText], key_.data(), key_.size());
   ++stores_;
 }
