@@ -175,6 +175,28 @@ TEST(LineVerdicts, FindsWhatWasStoredForTheShape) {
   }
 }
 
+// Texts that never repeat a shape: after a window without hits the table rests for kRest texts (Active
+// false), then looks again; a window where most texts are found keeps it on.
+TEST(LineVerdicts, RestsWhereShapesDoNotRepeat) {
+  LineVerdicts v;
+  auto unique = [](unsigned i) {
+    std::string t = "req=";
+    for (; i > 0; i /= 6) t += static_cast<char>('a' + i % 6);
+    return t;
+  };
+  unsigned i = 1;
+  for (unsigned n = 0; n < LineVerdicts::kWindow; ++n) {
+    ASSERT_TRUE(v.Active()) << n;
+    if (v.Find(unique(i++)) == LineVerdicts::kUnknown) v.Store(LineVerdicts::kInert);
+  }
+  for (unsigned n = 0; n < LineVerdicts::kRest; ++n) ASSERT_FALSE(v.Active()) << n;
+  EXPECT_TRUE(v.Active());
+  for (unsigned n = 0; n < 4 * LineVerdicts::kWindow; ++n) {
+    ASSERT_TRUE(v.Active()) << n;  // the same few shapes: found, so the table stays on
+    if (v.Find("worker " + std::to_string(n % 5) + " done") == LineVerdicts::kUnknown) v.Store(LineVerdicts::kInert);
+  }
+}
+
 std::string Rule(const std::string& id, const std::string& pattern, const std::string& example) {
   return "id: " + id + "\ncategory: autograd.no_grad_fn\ntitle: A test rule\nmatch: {message: '" + pattern +
          "'}\nexplain: x\nhypotheses: [{id: only, text: x, test: x, fix: x}]\nverify: x\nexamples: [{match: '" +

@@ -120,7 +120,7 @@ struct Session::Impl {
     line = TrimBlanks(line);
     // Note: [Line shapes] (log/line_shapes.h): a line of a shape judged before, when that judgement
     // holds for the whole shape.
-    if (!pf.shapes_blind) return InertText(pf, line);
+    if (!pf.shapes_blind || !verdicts.Active()) return InertText(pf, line);
     const LineVerdicts::Verdict known = verdicts.Find(line);
     if (known == LineVerdicts::kInert || known == LineVerdicts::kRead) return known == LineVerdicts::kInert;
     const bool inert = InertText(pf, line);

@@ -176,6 +176,16 @@ void LineVerdicts::Places(size_t (&at)[2]) const {
 }
 
 LineVerdicts::Verdict LineVerdicts::Find(std::string_view text) {
+  const Verdict found = Look(text);
+  window_hits_ += found != kUnknown;
+  if (++window_ == kWindow) {
+    if (window_hits_ * 4 < kWindow) rest_ = kRest;
+    window_ = window_hits_ = 0;
+  }
+  return found;
+}
+
+LineVerdicts::Verdict LineVerdicts::Look(std::string_view text) {
   storable_ = !text.empty() && text.size() <= kMaxText;
   if (!storable_) return kUnknown;
   hash_ = MaskDigitsHashed(text, &key_);
