@@ -2,11 +2,13 @@
 // digits masked, so that the next line of the same shape (the same text, other numbers) is judged
 // without reading it again.
 //
-//   LineVerdicts verdicts;
-//   LineVerdicts::Verdict v = verdicts.Find(text);    // kInert or kRead: a line of this shape was judged
-//   bool inert = ...;                                 // else the full judgement
-//   if (v == LineVerdicts::kUnknown) verdicts.Store(!pf.ShapeDecides(keywords_found, text) ? LineVerdicts::kUndecided
-//                                                   : inert ? LineVerdicts::kInert : LineVerdicts::kRead);
+//   LineVerdicts verdicts;  // one per Session
+//   if (verdicts.Active()) {
+//     LineVerdicts::Verdict v = verdicts.Find(text);  // kInert or kRead: a line of this shape was judged
+//     ...                                             // else the full judgement, then, when v is kUnknown,
+//     verdicts.Store(!pf.ShapeDecides(found, text, candidates) ? LineVerdicts::kUndecided
+//                    : inert ? LineVerdicts::kInert : LineVerdicts::kRead);
+//   }
 //
 // Note: [Line shapes] Web and application logs repeat a few hundred line layouts with different
 // numbers: of the 32,419 ISO-stamped lines of 8 MiB of the bench's web text, 929 distinct texts once
@@ -19,12 +21,17 @@
 //     T' exactly where it lies in T), and no keyword with a digit can lie in any such T' (its text with
 //     digits as '0' is not in T's, lowered, with digits as '0');
 //   - each pattern that can match T' matches T' exactly when it matches T: the prefilter's candidates
-//     are sound (a pattern whose regex matches a line is among the candidates of the line's keywords,
-//     Note: [Line prefilter]), so only the patterns of T's keywords and the patterns without required
-//     literals can match, and each of them is digit-blind (DigitBlindPattern: no part of it tells one
-//     digit from another, so it matches T' exactly when it matches T).
-// LinePrefilter::ShapeDecides checks both; a verdict is stored only then, so a cached verdict is the
-// verdict the full judgement would give (tests/line_shapes_test.cc compares them).
+//     are sound (a pattern whose regex matches a line holds one of its literals and is among the
+//     candidates of the line's keywords, Note: [Line prefilter]), so only the patterns of T's keywords
+//     and the patterns without required literals can match; each of them is digit-blind
+//     (DigitBlindPattern: no part of it tells one digit from another, so it matches T' exactly when it
+//     matches T) or matches no such T' (it is no candidate of T, so its digit-free literals are in no
+//     T', and none of its literals with a digit, masked, lies in T masked).
+//   (With an idle keyword among T's keywords, or none, the verdict reads no pattern of the keywords:
+//   the first condition and the patterns without literals suffice.)
+// LinePrefilter::ShapeDecides checks these; a verdict is stored only then, so a cached verdict is the
+// verdict the full judgement would give (tests/line_shapes_test.cc compares them). Where shapes do
+// not repeat, the table rests (Active).
 #ifndef TRIAGE_ENGINE_LINE_SHAPES_H_
 #define TRIAGE_ENGINE_LINE_SHAPES_H_
 
