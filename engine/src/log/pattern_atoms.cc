@@ -107,7 +107,7 @@ bool PerlClass(char c, Ranges* r) {
 struct Node {
   enum Kind {
     kChar, kLiteral, kClass, kAnyChar, kEmptyWidth, kEmptyMatch, kConcat, kCapture, kStar, kPlus, kQuest,
-    kAlternate,  // of literal runs only (subs: kLiteral)
+    kAlternate,  // as RE2's parser leaves it (Factor)
   };
   Kind kind = kEmptyMatch;
   int rune = 0;      // kChar
@@ -142,8 +142,7 @@ class SubsetParser {
       *root = Collapse(std::move(branches[0]));
       return true;
     }
-    bool literal_runs = false;
-    return Alternation(std::move(branches), root, &literal_runs);
+    return Alternation(std::move(branches), root);
   }
 
  private:
@@ -164,40 +163,87 @@ class SubsetParser {
     }
   }
 
-  // An alternation as RE2's parser leaves it (FactorAlternation), in one of two cases:
-  // - its branches are all literal runs, at most kMaxExactClass of them (`literal_runs`): however RE2
-  //   factors them (common prefixes, single characters merged into a class), its Info is the exact
-  //   set of the branches' lower-cased texts, every product inside staying at most that many strings;
-  // - no two neighbouring branches start with the same character, or with equal empty-width ops or
-  //   classes, so RE2's first two rounds factor nothing; its third round merges each run of branches
-  //   that are one character or class into one class, done here too. Empty branches are not read.
-  static bool Alternation(std::vector<std::vector<Node>> branches, Node* out, bool* literal_runs) {
-    out->kind = Node::kAlternate;
-    out->subs.clear();
-    *literal_runs = branches.size() <= kMaxExactClass &&
-                    std::all_of(branches.begin(), branches.end(), [](const std::vector<Node>& b) {
-                      return b.size() == 1 && b[0].kind == Node::kLiteral;
-                    });
-    if (*literal_runs) {
-      for (std::vector<Node>& b : branches) out->subs.push_back(std::move(b[0]));
-      return true;
+  // An alternation as RE2's parser leaves it: its branches factored (Factor), one branch left being that
+  // branch. False where RE2 would first flatten a branch that is itself an alternation (a non-capturing
+  // group's) into this one, or let a `.` branch swallow its neighbours (DoVerticalBar): not read here.
+  static bool Alternation(std::vector<std::vector<Node>> branches, Node* out) {
+    std::vector<Node> subs;
+    for (std::vector<Node>& b : branches) {
+      if (b.size() == 1 && (b[0].kind == Node::kAlternate || b[0].kind == Node::kAnyChar)) return false;
+      subs.push_back(Collapse(std::move(b)));
     }
-    for (size_t i = 0; i < branches.size(); ++i) {
-      if (branches[i].empty()) return false;
-      if (i > 0 && MayFactor(branches[i - 1][0], branches[i][0])) return false;
+    if (!Factor(&subs)) return false;
+    if (subs.size() == 1) {
+      *out = std::move(subs[0]);
+    } else {
+      out->kind = Node::kAlternate;
+      out->subs = std::move(subs);
     }
-    for (size_t i = 0; i < branches.size();) {
-      size_t j = i;
-      while (j < branches.size() && OneCharBranch(branches[j])) ++j;
+    return true;
+  }
+
+  // RE2's FactorAlternation (parse.cc), round by round, on an alternation's branches:
+  // 1. each run of neighbouring branches starting with a common literal string (RE2 compares runes,
+  //    case included, of literals not folding case) becomes that prefix followed by the alternation of
+  //    what is left of each (an empty rest is an empty match), itself factored the same way; one rest
+  //    left is that rest;
+  // 2. neighbouring branches starting with the same empty-width op, class or dot would be factored
+  //    too: not read here (judged loosely: any two empty-width ops, equal classes);
+  // 3. each run of neighbouring branches that are one character or class becomes one class.
+  // False where the result is not known here.
+  static bool Factor(std::vector<Node>* subs) {
+    std::vector<Node> out;
+    for (size_t i = 0; i < subs->size();) {
+      const std::string* lead = LeadingString((*subs)[i]);
+      size_t common = lead ? lead->size() : 0, j = i + 1;
+      for (; lead && j < subs->size(); ++j) {
+        const std::string* next = LeadingString((*subs)[j]);
+        size_t same = 0;
+        while (next && same < common && same < next->size() && (*lead)[same] == (*next)[same]) ++same;
+        if (same == 0) break;
+        common = same;
+      }
       if (j - i < 2) {
-        out->subs.push_back(Collapse(std::move(branches[i])));
+        out.push_back(std::move((*subs)[i++]));
+        continue;
+      }
+      Node prefix;
+      prefix.kind = Node::kLiteral;
+      prefix.text = lead->substr(0, common);
+      std::vector<Node> rests;
+      for (; i < j; ++i) {
+        if (!RemoveLeadingString(&(*subs)[i], common)) return false;
+        rests.push_back(std::move((*subs)[i]));
+      }
+      if (!Factor(&rests)) return false;
+      Node concat;
+      concat.kind = Node::kConcat;
+      concat.subs.push_back(std::move(prefix));
+      if (rests.size() == 1) {
+        concat.subs.push_back(std::move(rests[0]));
+      } else {
+        concat.subs.emplace_back();
+        concat.subs.back().kind = Node::kAlternate;
+        concat.subs.back().subs = std::move(rests);
+      }
+      out.push_back(std::move(concat));
+    }
+    for (size_t i = 1; i < out.size(); ++i) {
+      if (MayFactorFirst(Leading(out[i - 1]), Leading(out[i]))) return false;
+    }
+    subs->clear();
+    for (size_t i = 0; i < out.size();) {
+      size_t j = i;
+      while (j < out.size() && OneCharBranch(out[j])) ++j;
+      if (j - i < 2) {
+        subs->push_back(std::move(out[i]));
         ++i;
         continue;
       }
       Node merged;
       merged.kind = Node::kClass;
       for (; i < j; ++i) {
-        const Node& b = branches[i][0];
+        const Node& b = out[i];
         if (b.kind == Node::kLiteral) {
           AddRange(&merged.ranges, static_cast<unsigned char>(b.text[0]), static_cast<unsigned char>(b.text[0]));
           continue;
@@ -210,38 +256,56 @@ class SubsetParser {
         }
         for (const auto& [lo, hi] : b.ranges) AddRange(&merged.ranges, lo, hi);
       }
-      out->subs.push_back(std::move(merged));
-    }
-    if (out->subs.size() == 1) {  // every branch one character: RE2's class
-      Node only = std::move(out->subs[0]);
-      *out = std::move(only);
+      subs->push_back(std::move(merged));
     }
     return true;
   }
 
-  static bool OneCharBranch(const std::vector<Node>& b) {
-    return b.size() == 1 && ((b[0].kind == Node::kLiteral && b[0].text.size() == 1) || b[0].kind == Node::kClass);
+  // RE2's Regexp::LeadingString: the literal string a branch starts with (not folding case), or null.
+  static const std::string* LeadingString(const Node& n) {
+    const Node* first = &n;
+    while (first->kind == Node::kConcat) first = &first->subs[0];
+    return first->kind == Node::kLiteral ? &first->text : nullptr;
   }
 
-  // Whether RE2's first two rounds could factor two neighbouring branches starting with a and b: a
-  // common leading literal (judged loosely: the same first character in any case), or equal leading
-  // empty-width ops, classes or dots.
-  static bool MayFactor(const Node& a, const Node& b) {
-    if (a.kind == Node::kLiteral && b.kind == Node::kLiteral) {
-      return AsciiLower(static_cast<unsigned char>(a.text[0])) == AsciiLower(static_cast<unsigned char>(b.text[0]));
+  // RE2's Regexp::RemoveLeadingString: the first n characters of the branch's leading string dropped;
+  // a concatenation left with one item is that item. False for a nested concatenation (not met here).
+  static bool RemoveLeadingString(Node* n, size_t count) {
+    Node* lit = n->kind == Node::kConcat ? &n->subs[0] : n;
+    if (lit->kind != Node::kLiteral) return false;
+    lit->text.erase(0, count);
+    if (!lit->text.empty()) return true;
+    if (lit == n) {
+      *n = Node{};  // an empty match
+      return true;
     }
-    if (a.kind == Node::kEmptyWidth && b.kind == Node::kEmptyWidth) return true;
-    if (a.kind == Node::kAnyChar && b.kind == Node::kAnyChar) return true;
-    return a.kind == Node::kClass && b.kind == Node::kClass && a.ranges == b.ranges;
-  }
-
-  // Whether every branch starts with the same character: RE2 then factors the whole alternation into
-  // a concatenation (prefix, rest), which a non-capturing group splices into the enclosing one.
-  static bool SharedFirst(const Node& alt) {
-    for (const Node& b : alt.subs) {
-      if (b.text[0] != alt.subs[0].text[0]) return false;
+    n->subs.erase(n->subs.begin());
+    if (n->subs.size() == 1) {
+      Node only = std::move(n->subs[0]);
+      *n = std::move(only);
     }
     return true;
+  }
+
+  // RE2's Regexp::LeadingRegexp: a concatenation's first item, another node itself; null for an empty
+  // match.
+  static const Node* Leading(const Node& n) {
+    if (n.kind == Node::kEmptyMatch) return nullptr;
+    if (n.kind != Node::kConcat) return &n;
+    return n.subs[0].kind == Node::kEmptyMatch ? nullptr : &n.subs[0];
+  }
+
+  // Whether RE2's second round could factor two neighbouring branches starting with a and b: equal
+  // leading empty-width ops (any two, loosely), dots or classes; a class [Xx] is RE2's literal folding
+  // case, which its first round factors when equal.
+  static bool MayFactorFirst(const Node* a, const Node* b) {
+    if (!a || !b || a->kind != b->kind) return false;
+    if (a->kind == Node::kEmptyWidth || a->kind == Node::kAnyChar) return true;
+    return a->kind == Node::kClass && a->ranges == b->ranges;
+  }
+
+  static bool OneCharBranch(const Node& b) {
+    return (b.kind == Node::kLiteral && b.text.size() == 1) || b.kind == Node::kClass;
   }
 
   // The items of one concatenation, up to a ')', a '|' or the end (not consumed).
@@ -261,7 +325,7 @@ class SubsetParser {
       }
       Node atom;
       std::vector<Node> group;
-      bool is_group = false, spliced_alternation = false;
+      bool is_group = false;
       const char c = s_[i_];
       switch (c) {
         case '{': case '}': case '*': case '+': case '?':
@@ -306,10 +370,14 @@ class SubsetParser {
           if (branches.size() == 1) {
             inner = std::move(branches[0]);
           } else {
-            inner.emplace_back();
-            bool literal_runs = false;
-            if (!Alternation(std::move(branches), &inner[0], &literal_runs)) return false;
-            spliced_alternation = literal_runs && !capture && SharedFirst(inner[0]);
+            Node alt;
+            if (!Alternation(std::move(branches), &alt)) return false;
+            // Factored whole into one concatenation, which RE2 splices into the enclosing one.
+            if (alt.kind == Node::kConcat) {
+              inner = std::move(alt.subs);
+            } else {
+              inner.push_back(std::move(alt));
+            }
           }
           if (capture) {
             atom.kind = Node::kCapture;
@@ -381,11 +449,15 @@ class SubsetParser {
       } else if (At('{')) {
         return false;
       } else if (is_group) {
-        if (spliced_alternation) return false;
         if (group.empty()) {
           items->push_back(Node{});  // an empty group: RE2's empty match
+        } else if (group.size() == 1) {
+          Push(items, std::move(group[0]));  // a literal run joins the one before, as RE2 joins them
         } else {
-          for (Node& g : group) Push(items, std::move(g));
+          // A concatenation: RE2 splices its items in, the first not joined to a literal before it
+          // (which decides the leading string of a branch: Factor).
+          items->push_back(std::move(group[0]));
+          for (size_t g = 1; g < group.size(); ++g) Push(items, std::move(group[g]));
         }
       } else {
         Push(items, std::move(atom));
@@ -496,8 +568,8 @@ class SubsetParser {
     const long n = RuneCount(atom->ranges);
     if (n == 0) return false;
     const int lo = atom->ranges.front().first;
-    // [Aa] stays a class here: the same Info, and neighbours compared as loosely (NothingToCoalesce,
-    // MayFactor), or merged as RE2 merges its folding literal (Alternation).
+    // [Aa] stays a class here: the same Info, and neighbours compared as loosely (Coalesce,
+    // MayFactorFirst), or merged as RE2 merges its folding literal (Alternation).
     if (n != 1) return true;
     if (lo >= 0x80) return false;
     atom->kind = Node::kChar;
@@ -510,26 +582,31 @@ class SubsetParser {
   size_t i_ = 0;
 };
 
-// False when RE2's simplifier would merge a repeated character, class or dot with what follows it
-// (the same one, repeated or not, or a literal string starting with it): judged loosely, any two
-// such neighbours that could be equal.
-bool NothingToCoalesce(const Node& n) {
-  for (const Node& s : n.subs) {
-    if (!NothingToCoalesce(s)) return false;
+// RE2's simplifier merges a repeated character, class or dot with what follows it when that is the
+// same one, repeated or not, or a literal string starting with it (CoalesceWalker in simplify.cc).
+// One case is done here as RE2 does it: `x*` before a literal string of two characters or more
+// starting with one x (not two) becomes `x+` before the rest of the string. False for the others
+// (judged loosely: any two neighbours that could be equal), and where such a merge would also drop
+// the concatenation's empty matches.
+bool Coalesce(Node* n) {
+  for (Node& s : n->subs) {
+    if (!Coalesce(&s)) return false;
   }
-  if (n.kind != Node::kConcat) return true;
-  for (size_t i = 0; i + 1 < n.subs.size(); ++i) {
-    const Node& a = n.subs[i];
-    if (!a.Repeat() || !(a.subs[0].OneChar() || a.subs[0].kind == Node::kAlternate)) continue;
+  if (n->kind != Node::kConcat) return true;
+  const bool has_empty =
+      std::any_of(n->subs.begin(), n->subs.end(), [](const Node& s) { return s.kind == Node::kEmptyMatch; });
+  for (size_t i = 0; i + 1 < n->subs.size(); ++i) {
+    Node& a = n->subs[i];
+    if (!a.Repeat() || !a.subs[0].OneChar()) continue;
     const Node& x = a.subs[0];
-    const Node& y = n.subs[i + 1].Repeat() ? n.subs[i + 1].subs[0] : n.subs[i + 1];
-    // An alternation may be a class to RE2 (all its branches single characters): no guess.
-    if (x.kind == Node::kAlternate || y.kind == Node::kAlternate) {
-      if (y.OneChar() || y.kind == Node::kLiteral || y.kind == Node::kAlternate) return false;
-      continue;
-    }
+    Node& next = n->subs[i + 1];
+    const Node& y = next.Repeat() ? next.subs[0] : next;
     if (x.kind == Node::kChar && y.kind == Node::kLiteral) {
-      if (AsciiLower(x.rune) == AsciiLower(static_cast<unsigned char>(y.text[0]))) return false;
+      // RE2 compares the runes, case included; a repeated string is no literal string to it.
+      if (next.Repeat() || x.rune != static_cast<unsigned char>(y.text[0])) continue;
+      if (a.kind != Node::kStar || y.text.size() < 2 || y.text[1] == y.text[0] || has_empty) return false;
+      a.kind = Node::kPlus;
+      next.text.erase(0, 1);
       continue;
     }
     if (x.kind != y.kind) continue;
@@ -788,7 +865,7 @@ bool PatternPrefilter::Passes(const std::vector<int>& present) const {
 std::optional<PatternPrefilter> ReadPatternPrefilter(const std::string& pattern) {
   if (pattern.size() > 2000) return std::nullopt;  // far below RE2's walk budget
   Node root;
-  if (!SubsetParser(pattern).Parse(&root) || !NothingToCoalesce(root)) return std::nullopt;
+  if (!SubsetParser(pattern).Parse(&root) || !Coalesce(&root)) return std::nullopt;
   Info info;
   if (!BuildInfo(root, &info)) return std::nullopt;
   Filter f = info.TakeMatch();
