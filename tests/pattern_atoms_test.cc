@@ -155,13 +155,29 @@ TEST(PatternPrefilter, AgreesWithFilteredRe2OnCraftedPatterns) {
   EXPECT_GT(answered, crafted.size() / 2);
 }
 
-// Random patterns built from pieces inside and around the subset, nested in groups.
-std::string RandomPattern(std::mt19937& rng, int depth) {
+// Pieces of random patterns inside and around the literal reader's subset; the last seven outside it.
+const std::vector<std::string>& SubsetPieces() {
   static const std::vector<std::string> pieces = {
       "a", "b", "c", "A", "x", "ab", "abc", "Err", "err", "xyz", "foo", " ", "-", "_", ":", "\\.", "\\(", "\\)",
       "\\[", "\\\\", "\\n", "\\t", "\\x41", "\\x{62}", "\\d", "\\D", "\\s", "\\S", "\\w", "\\W", ".", "[01]",
       "[a-c]", "[abcd]", "[a-k]", "[a-j]", "[^\\n]", "[Aa]", "[aA]", "[.]", "[ab]", "[\\d,]", "[xyz_]", "[-a]",
       "^", "$", "\\b", "\\B", "\\A", "\\z", "(?s)", "(?m)", "(?U)", "é", "\\pL", "(?i)", "{2}", "|"};
+  return pieces;
+}
+
+// Pieces weighted towards flags, case folding and characters outside ASCII (the last seven outside
+// the program size bound's subset).
+const std::vector<std::string>& FoldPieces() {
+  static const std::vector<std::string> pieces = {
+      "a", "k", "s", "K", "S", "ks", "Sk", "abc", "err", " ", "_", "\\.", "\\x27", "\\x{6B}", "\\x{212A}", "\\x{17F}",
+      "\\d", "\\W", "\\w", "\\S", ".", "[a-z]", "[^a-z]", "[k]", "[^k]", "[s-t]", "[Kk]", "[_ ]", "[^\\n]", "[\\w-]",
+      "[\\x27\\n]", "(?i)", "(?-i)", "(?i:k)", "(?i:ab)", "(?s)", "(?m)", "(?U)", "(?is)", "(?-s)", "é", "已", "ſ", "K",
+      "Ж", "[(（]", "[é-ö]", "[^已]", "^", "$", "\\b", "(?i)é", "\\pL", "{2}", "(?i)[é]", "[[:alpha:]]", "\\Q", "|"};
+  return pieces;
+}
+
+// Random patterns built from pieces, nested in groups.
+std::string RandomPattern(std::mt19937& rng, int depth, const std::vector<std::string>& pieces = SubsetPieces()) {
   static const std::vector<std::string> repeats = {"*", "+", "?", "*?", "+?", "??", "{1,2}"};
   std::string out;
   const int n = 1 + static_cast<int>(rng() % 6);
@@ -170,7 +186,7 @@ std::string RandomPattern(std::mt19937& rng, int depth) {
     if (pick == 3 && depth < 3) {  // an alternation of random branches
       std::string alt = rng() % 2 ? "(?:" : "(";
       const int branches = 2 + static_cast<int>(rng() % 3);
-      for (int b = 0; b < branches; ++b) alt += (b > 0 ? "|" : "") + RandomPattern(rng, depth + 1);
+      for (int b = 0; b < branches; ++b) alt += (b > 0 ? "|" : "") + RandomPattern(rng, depth + 1, pieces);
       out += alt + ")";
     } else if (pick == 2) {  // an alternation of literal runs: shared prefixes, single characters, repeats
       static const std::vector<std::string> opens = {"(", "(?:", "(?P<w>"};
@@ -186,7 +202,7 @@ std::string RandomPattern(std::mt19937& rng, int depth) {
       static const std::vector<std::string> opens = {"(", "(?:", "(?P<g>", "(?s:", "(?m:"};
       std::string open = opens[rng() % opens.size()];
       if (open == "(?P<g>") open = "(?P<g" + std::to_string(rng() % 1000000) + ">";
-      out += open + RandomPattern(rng, depth + 1) + ")";
+      out += open + RandomPattern(rng, depth + 1, pieces) + ")";
     } else {
       // Mostly pieces of the subset; the others now and then.
       const size_t limit = rng() % 8 == 0 ? pieces.size() : pieces.size() - 7;
@@ -249,7 +265,9 @@ TEST(ProgramSizeBound, RefusesWhatRe2RefusesAndHoldsOnCraftedPatterns) {
   const std::vector<std::string> refused = {
       "(", ")", "a)", "(a", "[a", "[]", "[^]", "[b-a]", "a**", "a*+", "a+*", "a??*", "a*??", "*a", "+a", "?a", "a|*b",
       "(?P<n>a)(?P<n>b)", "(?P<>a)", "(?P<1a>b)", "(?P<a", "\\", "a\\", "\\q", "\\1", "\\Z", "[\\q]", "[a-\\d]",
-      "[\\d-z]", "(?P=n)", "x{2", "(*)", "(|*)", "a{,2}*"};
+      "[\\d-z]", "(?P=n)", "x{2", "(*)", "(|*)", "a{,2}*", "(?i", "(?-)", "(?i-)", "(?--i)", "(?x)", "(?i)*", "(?i:",
+      "\\x{}", "\\x{110000}", "\\xg1", "\\x4", "\\x{12", "[\\x{}]", "a\xff", "\xc3", "\xc0\x80", "\xed\xa0\x80",
+      "[\xe4]", "\xf5\x80\x80\x80", "(?i)[b-a]", "(?P<n>a)(?i:(?P<n>b))"};
   for (const std::string& p : refused) {
     RE2 re(p, RegexOptions());
     if (re.ok()) continue;  // not one RE2 refuses after all: nothing to check
@@ -260,27 +278,51 @@ TEST(ProgramSizeBound, RefusesWhatRe2RefusesAndHoldsOnCraftedPatterns) {
       "(?:)", "()", "(|)", "a||b", "(?:a*)*", "(a*)+", "(?:^)*", "\\b*", "^*$+", "(?P<n>a)(?P<m>b)", "(?P<_x9>a)",
       "a*?b+?c??", "x(?:y|z|)w", "[\\d\\s\\w-]", "[\\]\\[\\\\]", "[\\^a]", "[^\\S\\n]", "[ -~]", "[!-/:-@]",
       "(((((((((a)))))))))", "(?:\\.\\*\\+\\?\\(\\)\\[\\]\\{\\}\\|\\^\\$)", "a}", "a]", "a{2}", "\\x41", "é",
-      "(?i)abc", "\\pL", "[[:alpha:]]", "\\Qa\\E", "\\v", "\\a", "\\C", "\\_"};
+      "(?i)abc", "\\pL", "[[:alpha:]]", "\\Qa\\E", "\\v", "\\a", "\\C", "\\_",
+      // Flags, case folding (k and s fold to three runes), \x, characters outside ASCII.
+      "(?i)k", "(?i)s", "(?i)K", "(?i)kS", "(?i)[k]", "(?i)[s-t]", "(?i)[a-z]", "(?i)[^a-z]", "(?i)[^k]", "(?i)[^\\n]",
+      "(?i)\\w", "(?i)\\W", "(?i)[\\w]", "(?i)[\\w-]", "(?i)\\S\\D\\s\\d", "(?i)[_ ]", "(?i)[.,]", "(?i).", "(?s).",
+      "(?s:.)*", "(?m)^a$", "(?m:^)b", "(?U)a+b*?", "(?ms-U:x.)y", "(?i:abc)def", "(?i)abc(?-i)def", "(?i)a(?:b(?-i)c)d",
+      "a(?i)b|c", "(?)a", "(?i)", "((?i)k)s", "(?i)\\x6b", "(?i)\\x{212A}", "(?i)é", "(?i)\\x{3A3}", "(?i)\\x{1E9E}",
+      "\\x27", "\\x{27}", "\\x{0000041}", "[\\x27\\n]", "[^\\x27\\n]+", "\\x{10FFFF}", "[\\x{80}-\\x{10FFFF}]",
+      "\\x{D800}", "é", "[é]", "[^é]", "[à-ÿ]", "已杀死", "[(（]", "[:：]", "页面文件太小，无法完成操作", "𝔘", "[𝔘-𝔝]",
+      "(?i)[(（]", "(?i)已杀死", "Файл", "(?i)Файл"};
+  // Long runs of one piece, so that what each costs outweighs the program's slack.
+  std::vector<std::string> runs;
+  for (const char* piece : {"k", "S", "\\W", "[^s]", "ς", "\\x{212A}", "é", "[k-s]"}) {
+    std::string run;
+    for (int k = 0; k < 300; ++k) run += piece;
+    runs.push_back(run);
+    runs.push_back("(?i)" + run);
+  }
   size_t answered = 0;
   for (const std::string& p : crafted) answered += BoundHolds(p);
+  for (const std::string& p : runs) EXPECT_TRUE(BoundHolds(p)) << p.substr(0, 20);
   std::printf("ProgramSizeBound answered %zu of %zu crafted patterns\n", answered, crafted.size());
   EXPECT_GT(answered, crafted.size() / 2);
 }
 
-TEST(ProgramSizeBound, HoldsOnRandomPatterns) {
-  std::mt19937 rng(1128);
+// The bound on `rounds` random patterns of these pieces, a stray metacharacter now and then so that
+// patterns RE2 refuses are met too.
+void BoundHoldsOnRandomPatterns(unsigned seed, int rounds, const std::vector<std::string>& pieces) {
+  std::mt19937 rng(seed);
   size_t answered = 0, refused = 0;
-  for (int round = 0; round < 30000; ++round) {
-    std::string p = RandomPattern(rng, 0);
-    // Now and then a stray metacharacter, so that patterns RE2 refuses are met too.
+  for (int round = 0; round < rounds; ++round) {
+    std::string p = RandomPattern(rng, 0, pieces);
     if (rng() % 4 == 0) p.insert(rng() % (p.size() + 1), 1, "()[]*+?|\\-^{}"[rng() % 13]);
     if (!RE2(p, RegexOptions()).ok()) ++refused;
     answered += BoundHolds(p);
     if (::testing::Test::HasFailure()) break;  // the first failure is the one to read
   }
-  std::printf("ProgramSizeBound answered %zu of 30000 random patterns (%zu refused by RE2)\n", answered, refused);
+  std::printf("ProgramSizeBound answered %zu of %d random patterns (%zu refused by RE2)\n", answered, rounds, refused);
   EXPECT_GT(answered, 5000u);
   EXPECT_GT(refused, 1000u);
+}
+
+TEST(ProgramSizeBound, HoldsOnRandomPatterns) { BoundHoldsOnRandomPatterns(1128, 30000, SubsetPieces()); }
+
+TEST(ProgramSizeBound, HoldsOnRandomPatternsWithFlagsAndRunesOutsideAscii) {
+  BoundHoldsOnRandomPatterns(2911, 20000, FoldPieces());
 }
 
 }  // namespace

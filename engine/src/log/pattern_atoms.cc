@@ -979,6 +979,47 @@ long ClassInstructions(const Ranges& r) {
 
 bool Punctuation(char c) { return c > 0x20 && c < 0x7F && IsAsciiPunct(c) && c != '_'; }
 
+// Decodes one UTF-8 character of at least two bytes at s[*i] (a valid, shortest encoding of a rune
+// outside the surrogates), advancing *i; false for anything else.
+bool DecodeUtf8(const std::string& s, size_t* i, int* rune) {
+  const unsigned char c = static_cast<unsigned char>(s[*i]);
+  const int len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+  if (len == 0 || *i + len > s.size()) return false;
+  int r = c & (0x7F >> len);
+  for (int k = 1; k < len; ++k) {
+    const unsigned char b = static_cast<unsigned char>(s[*i + k]);
+    if ((b & 0xC0) != 0x80) return false;
+    r = r << 6 | (b & 0x3F);
+  }
+  static const int kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (r < kMin[len] || r > kRuneMax || (r >= 0xD800 && r <= 0xDFFF)) return false;
+  *i += len;
+  *rune = r;
+  return true;
+}
+
+int Utf8Length(int rune) { return rune < 0x80 ? 1 : rune < 0x800 ? 2 : rune < 0x10000 ? 3 : 4; }
+
+// RE2's case folding of ranges of ASCII runes (AddRangeFlags with FoldCase): each letter's other
+// case, and for k and s the KELVIN SIGN and LONG S of their fold orbits. False when a range holds a
+// rune outside ASCII, whose orbits are not known here.
+bool FoldAscii(Ranges* r) {
+  Ranges folded = *r;
+  for (const auto& [lo, hi] : *r) {
+    if (hi >= 0x80) return false;
+    for (int c = lo; c <= hi; ++c) {
+      if (!IsAsciiAlpha(c)) continue;
+      const int other = IsAsciiUpper(c) ? c + ('a' - 'A') : c - ('a' - 'A');
+      AddRange(&folded, other, other);
+      const int lower = AsciiLower(c);
+      if (lower == 'k') AddRange(&folded, 0x212A, 0x212A);
+      if (lower == 's') AddRange(&folded, 0x17F, 0x17F);
+    }
+  }
+  *r = std::move(folded);
+  return true;
+}
+
 // Counts an upper bound of a pattern's program (Note: [Program size bound]); false outside the subset.
 class BoundCounter {
  public:
@@ -1007,7 +1048,12 @@ class BoundCounter {
   bool Concat(int depth, long* n) {
     ++*n;
     while (i_ < s_.size() && s_[i_] != '|' && s_[i_] != ')') {
-      if (!Atom(depth, n)) return false;
+      bool flags_only = false;
+      if (!Atom(depth, n, &flags_only)) return false;
+      if (flags_only) {  // flags for the rest of the group: nothing to repeat
+        if (i_ < s_.size() && Repeat(s_[i_])) return false;
+        continue;
+      }
       if (i_ < s_.size() && Repeat(s_[i_])) {
         if (s_[i_] == '{') return false;
         ++i_;
@@ -1019,16 +1065,41 @@ class BoundCounter {
     return true;
   }
 
-  bool Atom(int depth, long* n) {
+  // Flags after `(?` up to `:` (a group: *group) or `)` (the rest of the enclosing group): i m s U, a
+  // `-` once, followed by at least one flag. *fold: whether (?i) is in force after them.
+  bool Flags(bool* group, bool* fold) {
+    bool negated = false, flag_seen = false;
+    *fold = fold_;
+    for (; i_ < s_.size(); ++i_) {
+      const char f = s_[i_];
+      if (f == ':' || f == ')') {
+        if (negated && !flag_seen) return false;
+        ++i_;
+        *group = f == ':';
+        return true;
+      }
+      if (f == '-') {
+        if (negated) return false;
+        negated = true;
+        flag_seen = false;
+      } else if (f == 'i' || f == 'm' || f == 's' || f == 'U') {
+        flag_seen = true;
+        if (f == 'i') *fold = !negated;
+      } else {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  bool Atom(int depth, long* n, bool* flags_only) {
     const char c = s_[i_];
     if (c == '(') {
       ++i_;
       bool capture = true;
+      const bool saved_fold = fold_;
       if (i_ < s_.size() && s_[i_] == '?') {
-        if (s_.compare(i_, 2, "?:") == 0) {
-          capture = false;
-          i_ += 2;
-        } else if (s_.compare(i_, 3, "?P<") == 0) {
+        if (s_.compare(i_, 3, "?P<") == 0) {
           i_ += 3;
           const size_t start = i_;
           while (i_ < s_.size() && (IsAsciiAlnum(s_[i_]) || s_[i_] == '_')) ++i_;
@@ -1036,11 +1107,20 @@ class BoundCounter {
           if (!names_.insert(s_.substr(start, i_ - start)).second) return false;  // RE2: duplicate name
           ++i_;
         } else {
-          return false;
+          ++i_;
+          bool group = false, fold = false;
+          if (!Flags(&group, &fold)) return false;
+          fold_ = fold;
+          if (!group) {  // (?flags): the rest of the enclosing group
+            *flags_only = true;
+            return true;
+          }
+          capture = false;
         }
       }
       if (!Alternation(depth + 1, n) || i_ >= s_.size() || s_[i_] != ')') return false;
       ++i_;
+      fold_ = saved_fold;
       if (capture) *n += 2;
       return true;
     }
@@ -1048,21 +1128,25 @@ class BoundCounter {
     if (c == '\\') {
       if (i_ + 1 >= s_.size()) return false;
       const char e = s_[i_ + 1];
-      i_ += 2;
       Ranges r;
       if (PerlClass(e, &r)) {
-        *n += ClassInstructions(r);
+        i_ += 2;
+        *n += ClassInstructions(FoldPerl(e, r));
         return true;
       }
-      if (e == 'b' || e == 'B' || e == 'A' || e == 'z' || e == 'n' || e == 't' || e == 'r' || e == 'f' || Punctuation(e)) {
+      if (e == 'b' || e == 'B' || e == 'A' || e == 'z') {
+        i_ += 2;
         ++*n;
         return true;
       }
-      return false;
+      int rune = 0;
+      if (!EscapedChar(&rune)) return false;
+      *n += LiteralInstructions(rune);
+      return true;
     }
     if (c == '.') {
       ++i_;
-      *n += ClassInstructions({{0, '\n' - 1}, {'\n' + 1, kRuneMax}});
+      *n += ClassInstructions({{0, '\n' - 1}, {'\n' + 1, kRuneMax}});  // also bounds `.` under (?s)
       return true;
     }
     if (c == '^' || c == '$') {
@@ -1070,25 +1154,78 @@ class BoundCounter {
       ++*n;
       return true;
     }
-    if (c < 0x20 || c >= 0x7F || Repeat(c) || c == ']' || c == '}') return false;  // '|' and ')' end a concatenation
-    ++i_;
-    ++*n;
+    int rune = static_cast<unsigned char>(c);
+    if (rune >= 0x80) {
+      if (!DecodeUtf8(s_, &i_, &rune)) return false;
+    } else {
+      if (c < 0x20 || c == 0x7F || Repeat(c) || c == ']' || c == '}') return false;  // '|' and ')' end a concatenation
+      ++i_;
+    }
+    *n += LiteralInstructions(rune);
     return true;
   }
 
-  // One character of a class at i_ (a plain one or an escaped one) into *rune; false for anything else.
-  bool ClassChar(int* rune) {
-    const char c = s_[i_];
-    if (c == '\\') {
-      if (i_ + 1 >= s_.size()) return false;
-      const char e = s_[i_ + 1];
-      const char plain = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == 'f' ? '\f' : Punctuation(e) ? e : 0;
-      if (!plain) return false;
-      *rune = plain;
+  // What a literal rune costs: its UTF-8 bytes; under (?i) k and s are classes of three runes, and a
+  // rune outside ASCII a class of its fold orbit (at most four runes of four bytes: 25).
+  long LiteralInstructions(int rune) const {
+    if (!fold_) return Utf8Length(rune);
+    if (rune >= 0x80) return 25;
+    const int lower = AsciiLower(rune);
+    if (lower != 'k' && lower != 's') return 1;
+    Ranges r{{rune, rune}};
+    FoldAscii(&r);
+    return ClassInstructions(r);
+  }
+
+  // A Perl class (ranges r, from PerlClass) as RE2 adds it under (?i): folded, a negated one folded
+  // before it is negated.
+  Ranges FoldPerl(char e, Ranges r) const {
+    if (!fold_) return r;
+    if (IsAsciiUpper(e)) r = Negate(r);
+    FoldAscii(&r);
+    return IsAsciiUpper(e) ? Negate(r) : r;
+  }
+
+  // An escape standing for one character at i_ (`\n` `\t` `\r` `\f`, escaped punctuation, `\x` with two
+  // hex digits or with hex digits in braces) into *rune; false for anything else.
+  bool EscapedChar(int* rune) {
+    const char e = s_[i_ + 1];
+    const int plain = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == 'f' ? '\f' : Punctuation(e) ? e : 0;
+    if (plain) {
       i_ += 2;
+      *rune = plain;
       return true;
     }
-    if (c < 0x20 || c >= 0x7F || c == '[') return false;
+    if (e != 'x') return false;
+    size_t k = i_ + 2;
+    int v = 0;
+    if (k < s_.size() && s_[k] == '{') {
+      size_t digits = 0;
+      for (++k; k < s_.size() && IsAsciiXDigit(s_[k]); ++k, ++digits) {
+        v = v * 16 + (IsAsciiDigit(s_[k]) ? s_[k] - '0' : AsciiLower(static_cast<unsigned char>(s_[k])) - 'a' + 10);
+        if (v > kRuneMax) return false;
+      }
+      if (digits == 0 || k >= s_.size() || s_[k] != '}') return false;
+      ++k;
+    } else {
+      if (k + 2 > s_.size() || !IsAsciiXDigit(s_[k]) || !IsAsciiXDigit(s_[k + 1])) return false;
+      for (size_t d = k; d < k + 2; ++d) {
+        v = v * 16 + (IsAsciiDigit(s_[d]) ? s_[d] - '0' : AsciiLower(static_cast<unsigned char>(s_[d])) - 'a' + 10);
+      }
+      k += 2;
+    }
+    i_ = k;
+    *rune = v;
+    return true;
+  }
+
+  // One character of a class at i_ (a plain one, UTF-8 or an escaped one) into *rune; false for
+  // anything else.
+  bool ClassChar(int* rune) {
+    const char c = s_[i_];
+    if (c == '\\') return i_ + 1 < s_.size() && EscapedChar(rune);
+    if (static_cast<unsigned char>(c) >= 0x80) return DecodeUtf8(s_, &i_, rune);
+    if (c < 0x20 || c == 0x7F || c == '[') return false;
     *rune = c;
     ++i_;
     return true;
@@ -1123,12 +1260,15 @@ class BoundCounter {
     }
     if (i_ >= s_.size() || first) return false;  // unterminated, or `[]` / `[^]`
     ++i_;
+    // Under (?i) the class is folded before it is negated (only classes of ASCII runes here).
+    if (fold_ && !FoldAscii(&r)) return false;
     *n += ClassInstructions(negated ? Negate(r) : r);
     return true;
   }
 
   const std::string& s_;
   size_t i_ = 0;
+  bool fold_ = false;  // (?i) in force
   std::set<std::string> names_;
 };
 
