@@ -104,6 +104,35 @@ bool PerlClass(char c, Ranges* r) {
   return true;
 }
 
+// RE2's case folding of ranges of ASCII runes (AddRangeFlags with FoldCase): each letter's other
+// case, and for k and s the KELVIN SIGN and LONG S of their fold orbits. False when a range holds a
+// rune outside ASCII, whose orbits are not known here.
+bool FoldAscii(Ranges* r) {
+  Ranges folded = *r;
+  for (const auto& [lo, hi] : *r) {
+    if (hi >= 0x80) return false;
+    for (int c = lo; c <= hi; ++c) {
+      if (!IsAsciiAlpha(c)) continue;
+      const int other = IsAsciiUpper(c) ? c + ('a' - 'A') : c - ('a' - 'A');
+      AddRange(&folded, other, other);
+      const int lower = AsciiLower(c);
+      if (lower == 'k') AddRange(&folded, 0x212A, 0x212A);
+      if (lower == 's') AddRange(&folded, 0x17F, 0x17F);
+    }
+  }
+  *r = std::move(folded);
+  return true;
+}
+
+// RE2's prefilter lower-cases each rune (ToLowerRune): ASCII, and the two runes outside it that fold
+// into ASCII, KELVIN SIGN and LONG S; -1 for the others (not read here).
+int LowerRune(int r) {
+  if (r < 0x80) return AsciiLower(r);
+  if (r == 0x212A) return 'k';
+  if (r == 0x17F) return 's';
+  return -1;
+}
+
 struct Node {
   enum Kind {
     kChar, kLiteral, kClass, kAnyChar, kEmptyWidth, kEmptyMatch, kConcat, kCapture, kStar, kPlus, kQuest,
@@ -112,6 +141,7 @@ struct Node {
   Kind kind = kEmptyMatch;
   int rune = 0;      // kChar
   std::string text;  // kLiteral: a run of characters (ASCII), each a kChar as RE2 has it
+  bool fold = false;  // kChar, kLiteral: RE2's FoldCase flag (a letter is then held in lower case)
   Ranges ranges;  // kClass
   std::vector<Node> subs;
 
@@ -128,6 +158,12 @@ Node Collapse(std::vector<Node> items) {
   return c;
 }
 
+// The flags in force where a pattern is read: (?s) and (?i).
+struct Mode {
+  bool dot_nl = false;
+  bool fold = false;
+};
+
 // Reads the subset of RE2's syntax described in the note into RE2's tree shape; false when the
 // pattern leaves the subset.
 class SubsetParser {
@@ -136,8 +172,8 @@ class SubsetParser {
 
   bool Parse(Node* root) {
     std::vector<std::vector<Node>> branches;
-    bool dot_nl = false;
-    if (!Branches(&branches, dot_nl) || i_ != s_.size()) return false;
+    Mode mode;
+    if (!Branches(&branches, mode) || i_ != s_.size()) return false;
     if (branches.size() == 1) {
       *root = Collapse(std::move(branches[0]));
       return true;
@@ -154,10 +190,10 @@ class SubsetParser {
 
   // The branches of an alternation, each the items of one concatenation, up to a ')' or the end (not
   // consumed). Flags set in a branch hold to the end of the group, as in RE2.
-  bool Branches(std::vector<std::vector<Node>>* branches, bool& dot_nl) {
+  bool Branches(std::vector<std::vector<Node>>* branches, Mode& mode) {
     for (;;) {
       branches->emplace_back();
-      if (!Sequence(&branches->back(), dot_nl)) return false;
+      if (!Sequence(&branches->back(), mode)) return false;
       if (!At('|')) return true;
       ++i_;
     }
@@ -184,7 +220,7 @@ class SubsetParser {
 
   // RE2's FactorAlternation (parse.cc), round by round, on an alternation's branches:
   // 1. each run of neighbouring branches starting with a common literal string (RE2 compares runes,
-  //    case included, of literals not folding case) becomes that prefix followed by the alternation of
+  //    case included, and whether they fold case) becomes that prefix followed by the alternation of
   //    what is left of each (an empty rest is an empty match), itself factored the same way; one rest
   //    left is that rest;
   // 2. neighbouring branches starting with the same empty-width op, class or dot would be factored
@@ -194,12 +230,13 @@ class SubsetParser {
   static bool Factor(std::vector<Node>* subs) {
     std::vector<Node> out;
     for (size_t i = 0; i < subs->size();) {
-      const std::string* lead = LeadingString((*subs)[i]);
-      size_t common = lead ? lead->size() : 0, j = i + 1;
+      const Node* lead = LeadingString((*subs)[i]);
+      size_t common = lead ? lead->text.size() : 0, j = i + 1;
       for (; lead && j < subs->size(); ++j) {
-        const std::string* next = LeadingString((*subs)[j]);
+        const Node* next = LeadingString((*subs)[j]);
+        if (!next || next->fold != lead->fold) break;
         size_t same = 0;
-        while (next && same < common && same < next->size() && (*lead)[same] == (*next)[same]) ++same;
+        while (same < common && same < next->text.size() && lead->text[same] == next->text[same]) ++same;
         if (same == 0) break;
         common = same;
       }
@@ -209,7 +246,8 @@ class SubsetParser {
       }
       Node prefix;
       prefix.kind = Node::kLiteral;
-      prefix.text = lead->substr(0, common);
+      prefix.text = lead->text.substr(0, common);
+      prefix.fold = lead->fold;
       std::vector<Node> rests;
       for (; i < j; ++i) {
         if (!RemoveLeadingString(&(*subs)[i], common)) return false;
@@ -244,15 +282,11 @@ class SubsetParser {
       merged.kind = Node::kClass;
       for (; i < j; ++i) {
         const Node& b = out[i];
-        if (b.kind == Node::kLiteral) {
-          AddRange(&merged.ranges, static_cast<unsigned char>(b.text[0]), static_cast<unsigned char>(b.text[0]));
+        if (b.kind == Node::kLiteral) {  // RE2 adds a literal folding case with every case of it
+          Ranges r{{static_cast<unsigned char>(b.text[0]), static_cast<unsigned char>(b.text[0])}};
+          if (b.fold) FoldAscii(&r);
+          for (const auto& [lo, hi] : r) AddRange(&merged.ranges, lo, hi);
           continue;
-        }
-        // A class [Xx] is RE2's literal x folding case, which the merge widens to every case of x:
-        // the same two runes, but for k and s (KELVIN SIGN, LONG S): not read here.
-        if (RuneCount(b.ranges) == 2 && b.ranges.back().second == b.ranges.front().first + ('a' - 'A') &&
-            (b.ranges.back().second == 'k' || b.ranges.back().second == 's')) {
-          return false;
         }
         for (const auto& [lo, hi] : b.ranges) AddRange(&merged.ranges, lo, hi);
       }
@@ -261,11 +295,12 @@ class SubsetParser {
     return true;
   }
 
-  // RE2's Regexp::LeadingString: the literal string a branch starts with (not folding case), or null.
-  static const std::string* LeadingString(const Node& n) {
+  // RE2's Regexp::LeadingString: the literal string a branch starts with (its text and whether it
+  // folds case), or null.
+  static const Node* LeadingString(const Node& n) {
     const Node* first = &n;
     while (first->kind == Node::kConcat) first = &first->subs[0];
-    return first->kind == Node::kLiteral ? &first->text : nullptr;
+    return first->kind == Node::kLiteral ? first : nullptr;
   }
 
   // RE2's Regexp::RemoveLeadingString: the first n characters of the branch's leading string dropped;
@@ -296,8 +331,7 @@ class SubsetParser {
   }
 
   // Whether RE2's second round could factor two neighbouring branches starting with a and b: equal
-  // leading empty-width ops (any two, loosely), dots or classes; a class [Xx] is RE2's literal folding
-  // case, which its first round factors when equal.
+  // leading empty-width ops (any two, loosely), dots or classes.
   static bool MayFactorFirst(const Node* a, const Node* b) {
     if (!a || !b || a->kind != b->kind) return false;
     if (a->kind == Node::kEmptyWidth || a->kind == Node::kAnyChar) return true;
@@ -309,17 +343,29 @@ class SubsetParser {
   }
 
   // The items of one concatenation, up to a ')', a '|' or the end (not consumed).
-  bool Sequence(std::vector<Node>* items, bool& dot_nl) {
+  bool Sequence(std::vector<Node>* items, Mode& mode) {
     while (i_ < s_.size() && s_[i_] != ')' && s_[i_] != '|') {
-      // The common case first: a run of plain characters, none of them repeated.
+      // The common case first: a run of plain characters, none of them repeated (under (?i), none
+      // of them k or s, which fold to classes).
       size_t run = i_;
-      while (run < s_.size() && Plain(s_[run]) && !(run + 1 < s_.size() && Repeater(s_[run + 1]))) ++run;
+      while (run < s_.size() && Plain(s_[run]) && !(run + 1 < s_.size() && Repeater(s_[run + 1])) &&
+             !(mode.fold && (AsciiLower(static_cast<unsigned char>(s_[run])) == 'k' ||
+                             AsciiLower(static_cast<unsigned char>(s_[run])) == 's'))) {
+        ++run;
+      }
       if (run > i_) {
-        if (items->empty() || items->back().kind != Node::kLiteral) {
+        if (items->empty() || items->back().kind != Node::kLiteral || items->back().fold != mode.fold) {
           items->emplace_back();
           items->back().kind = Node::kLiteral;
+          items->back().fold = mode.fold;
         }
+        const size_t from = items->back().text.size();
         items->back().text.append(s_, i_, run - i_);
+        if (mode.fold) {
+          for (size_t k = from; k < items->back().text.size(); ++k) {
+            items->back().text[k] = static_cast<char>(AsciiLower(static_cast<unsigned char>(items->back().text[k])));
+          }
+        }
         i_ = run;
         continue;
       }
@@ -332,7 +378,8 @@ class SubsetParser {
           return false;
         case '(': {
           ++i_;
-          bool capture = true, inner_dot_nl = dot_nl;
+          bool capture = true;
+          Mode inner_mode = mode;
           if (At('?')) {
             ++i_;
             if (At('P')) {
@@ -351,20 +398,22 @@ class SubsetParser {
                 if (f == '-' && !negated) {
                   negated = true;
                 } else if (f == 's') {
-                  inner_dot_nl = !negated;
+                  inner_mode.dot_nl = !negated;
+                } else if (f == 'i') {
+                  inner_mode.fold = !negated;
                 } else if (f != 'm' && f != 'U') {
                   return false;
                 }
               }
               if (i_ >= s_.size()) return false;
               if (s_[i_++] == ')') {  // (?flags): the rest of this group
-                dot_nl = inner_dot_nl;
+                mode = inner_mode;
                 continue;
               }
             }
           }
           std::vector<std::vector<Node>> branches;
-          if (!Branches(&branches, inner_dot_nl) || !At(')')) return false;
+          if (!Branches(&branches, inner_mode) || !At(')')) return false;
           ++i_;
           std::vector<Node> inner;
           if (branches.size() == 1) {
@@ -389,11 +438,11 @@ class SubsetParser {
           break;
         }
         case '[':
-          if (!Class(&atom)) return false;
+          if (!Class(&atom, mode.fold)) return false;
           break;
         case '.':
           ++i_;
-          if (dot_nl) {
+          if (mode.dot_nl) {
             atom.kind = Node::kAnyChar;
           } else {
             atom.kind = Node::kClass;
@@ -413,21 +462,17 @@ class SubsetParser {
           } else if (e != '\0' && std::strchr("dDsSwW", e)) {
             i_ += 2;
             atom.kind = Node::kClass;
-            PerlClass(e, &atom.ranges);
-            if (!OneRune(&atom)) return false;
+            if (!PerlClassFolded(e, mode.fold, &atom.ranges) || !OneRune(&atom, mode.fold)) return false;
           } else {
             int r;
-            if (!Char(&r)) return false;
-            atom.kind = Node::kChar;
-            atom.rune = r;
+            if (!Char(&r) || !Literal(r, mode.fold, &atom)) return false;
           }
           break;
         }
         default:
           if (!Printable(c)) return false;
           ++i_;
-          atom.kind = Node::kChar;
-          atom.rune = static_cast<unsigned char>(c);
+          if (!Literal(static_cast<unsigned char>(c), mode.fold, &atom)) return false;
           break;
       }
       if (At('*') || At('+') || At('?')) {
@@ -470,14 +515,10 @@ class SubsetParser {
   // cross products are the same however RE2 groups them).
   static void Push(std::vector<Node>* items, Node n) {
     if (n.kind == Node::kChar) {
-      if (!items->empty() && items->back().kind == Node::kLiteral) {
-        items->back().text += static_cast<char>(n.rune);
-        return;
-      }
       n.kind = Node::kLiteral;
       n.text.assign(1, static_cast<char>(n.rune));
     }
-    if (n.kind == Node::kLiteral && !items->empty() && items->back().kind == Node::kLiteral) {
+    if (n.kind == Node::kLiteral && !items->empty() && items->back().kind == Node::kLiteral && items->back().fold == n.fold) {
       items->back().text += n.text;
       return;
     }
@@ -527,7 +568,7 @@ class SubsetParser {
     return false;
   }
 
-  bool Class(Node* atom) {
+  bool Class(Node* atom, bool fold) {
     ++i_;  // '['
     bool negated = false;
     if (At('^')) {
@@ -557,23 +598,56 @@ class SubsetParser {
       }
       AddRange(&r, lo, hi);
     }
+    if (fold && !FoldAscii(&r)) return false;  // RE2 folds the class, then negates it
     atom->kind = Node::kClass;
     atom->ranges = negated ? Negate(r) : r;
-    return OneRune(atom);
+    return OneRune(atom, fold);
   }
 
-  // RE2's parser turns a class of one rune into that literal and [Aa] into the literal 'a' (case
-  // folded); an empty class (no match) is not read here.
-  static bool OneRune(Node* atom) {
+  // A Perl class as RE2 adds it (AddUGroup): under (?i) folded, a negated one folded before it is
+  // negated. False where that is not known here.
+  static bool PerlClassFolded(char e, bool fold, Ranges* r) {
+    Ranges g;
+    PerlClass(static_cast<char>(AsciiLower(static_cast<unsigned char>(e))), &g);
+    if (fold && !FoldAscii(&g)) return false;
+    if (IsAsciiUpper(e)) g = Negate(g);
+    for (const auto& [lo, hi] : g) AddRange(r, lo, hi);
+    return true;
+  }
+
+  // A literal character as RE2's parser pushes it: under (?i) a letter whose fold orbit has more than
+  // its two cases (k, s) is a class of the orbit, any other character a literal folding case (a
+  // letter held in lower case).
+  static bool Literal(int rune, bool fold, Node* atom) {
+    if (fold && rune < 0x80 && (AsciiLower(rune) == 'k' || AsciiLower(rune) == 's')) {
+      atom->kind = Node::kClass;
+      atom->ranges = {{rune, rune}};
+      return FoldAscii(&atom->ranges);
+    }
+    atom->kind = Node::kChar;
+    atom->rune = fold ? AsciiLower(rune) : rune;
+    atom->fold = fold;
+    return true;
+  }
+
+  // RE2's parser (PushRegexp) turns a class of one rune into that literal (folding case under (?i))
+  // and [Aa] into the literal 'a' folding case; an empty class (no match) is not read here.
+  static bool OneRune(Node* atom, bool fold) {
     const long n = RuneCount(atom->ranges);
     if (n == 0) return false;
     const int lo = atom->ranges.front().first;
-    // [Aa] stays a class here: the same Info, and neighbours compared as loosely (Coalesce,
-    // MayFactorFirst), or merged as RE2 merges its folding literal (Alternation).
+    if (n == 2 && IsAsciiUpper(lo) && atom->ranges.back().second == lo + ('a' - 'A')) {
+      atom->kind = Node::kChar;
+      atom->rune = lo + ('a' - 'A');
+      atom->fold = true;
+      atom->ranges.clear();
+      return true;
+    }
     if (n != 1) return true;
     if (lo >= 0x80) return false;
     atom->kind = Node::kChar;
     atom->rune = lo;
+    atom->fold = fold;
     atom->ranges.clear();
     return true;
   }
@@ -602,8 +676,9 @@ bool Coalesce(Node* n) {
     Node& next = n->subs[i + 1];
     const Node& y = next.Repeat() ? next.subs[0] : next;
     if (x.kind == Node::kChar && y.kind == Node::kLiteral) {
-      // RE2 compares the runes, case included; a repeated string is no literal string to it.
-      if (next.Repeat() || x.rune != static_cast<unsigned char>(y.text[0])) continue;
+      // RE2 compares the runes, case included, and whether they fold case; a repeated string is no
+      // literal string to it.
+      if (next.Repeat() || x.rune != static_cast<unsigned char>(y.text[0]) || x.fold != y.fold) continue;
       if (a.kind != Node::kStar || y.text.size() < 2 || y.text[1] == y.text[0] || has_empty) return false;
       a.kind = Node::kPlus;
       next.text.erase(0, 1);
@@ -755,8 +830,11 @@ bool BuildInfo(const Node& n, Info* out) {
       }
       std::vector<std::string> s;
       for (const auto& [a, b] : n.ranges) {
-        if (b >= 0x80) return false;
-        for (int r = a; r <= b; ++r) s.emplace_back(1, static_cast<char>(AsciiLower(r)));
+        for (int r = a; r <= b; ++r) {
+          const int lower = LowerRune(r);
+          if (lower < 0) return false;
+          s.emplace_back(1, static_cast<char>(lower));
+        }
       }
       std::sort(s.begin(), s.end());
       s.erase(std::unique(s.begin(), s.end()), s.end());
@@ -999,26 +1077,6 @@ bool DecodeUtf8(const std::string& s, size_t* i, int* rune) {
 }
 
 int Utf8Length(int rune) { return rune < 0x80 ? 1 : rune < 0x800 ? 2 : rune < 0x10000 ? 3 : 4; }
-
-// RE2's case folding of ranges of ASCII runes (AddRangeFlags with FoldCase): each letter's other
-// case, and for k and s the KELVIN SIGN and LONG S of their fold orbits. False when a range holds a
-// rune outside ASCII, whose orbits are not known here.
-bool FoldAscii(Ranges* r) {
-  Ranges folded = *r;
-  for (const auto& [lo, hi] : *r) {
-    if (hi >= 0x80) return false;
-    for (int c = lo; c <= hi; ++c) {
-      if (!IsAsciiAlpha(c)) continue;
-      const int other = IsAsciiUpper(c) ? c + ('a' - 'A') : c - ('a' - 'A');
-      AddRange(&folded, other, other);
-      const int lower = AsciiLower(c);
-      if (lower == 'k') AddRange(&folded, 0x212A, 0x212A);
-      if (lower == 's') AddRange(&folded, 0x17F, 0x17F);
-    }
-  }
-  *r = std::move(folded);
-  return true;
-}
 
 // Counts an upper bound of a pattern's program (Note: [Program size bound]); false outside the subset.
 class BoundCounter {
