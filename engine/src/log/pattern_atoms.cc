@@ -20,11 +20,14 @@ namespace {
 // the syntax and computes what FilteredRE2 computes, step for step (RE2 2022-06-01, the version the
 // engine builds against: re2/parse.cc, simplify.cc, prefilter.cc and prefilter_tree.cc):
 // - the tree RE2's parser builds: a non-capturing group's concatenation is spliced into the
-//   enclosing one, a capture is a node of its own; a class of one rune is that literal; `.` is the
-//   class [^\n] (any character under (?s)); an alternation's neighbouring branches one character or
-//   class each merged into one class (FactorAlternation's third round), read only where its first two
-//   rounds, which factor out common leading literals, classes and empty-width ops, find nothing, or
-//   where every branch is a literal run (then factoring keeps the exact set, below);
+//   enclosing one (its first item not joined to a literal before it), a capture is a node of its own;
+//   a class of one rune is that literal, [Aa] the literal a folding case; under (?i) a character is
+//   a literal folding case (a letter held in lower case), k and s classes of their three-rune fold
+//   orbits, and classes are folded before they are negated; `.` is the class [^\n] (any character
+//   under (?s)); an alternation's branches factored as FactorAlternation does (common leading literal
+//   strings, compared with their fold flag, then runs of one-character branches merged into a class),
+//   read where its second round, which factors leading classes and empty-width ops, finds nothing;
+// - RE2's simplifier's merge of `x*` with a literal string starting with one x (`x+` and the rest);
 // - the prefilter Info of each node: a literal or a class of at most 10 runes is an exact set of
 //   lower-cased strings, a larger class matches anything, an empty-width assertion is the set {""},
 //   `*` and `?` match anything, `+` keeps what its operand requires; a concatenation joins runs of
@@ -35,12 +38,14 @@ namespace {
 //   dropped whole), the nodes numbered from the last to the first (equal ones sharing a number) and
 //   the atoms listed in that order; a set of atoms passes when the root is true with those atoms.
 // What it does not read it hands back (nullopt) and the caller asks RE2: counted repeats `{n,m}`,
-// case folding (?i), bytes outside printable ASCII, octal or \p escapes, POSIX classes, nested
-// quantifiers, quantified empty groups or assertions, a quantified character followed by the same
-// character or class (RE2's simplifier merges those into one repeat), alternations RE2 would factor
-// (but those of literal runs), empty branches, and a prefilter node with more than nine parents
-// (the tree's pruning heuristic). tests/pattern_atoms_test.cc compares it with FilteredRE2 on every
-// bundled pattern, crafted ones and random ones.
+// bytes outside printable ASCII, octal or \p escapes, POSIX classes, nested quantifiers, quantified
+// empty groups or assertions, the other merges of a quantified character with the same character or
+// class after it, alternations whose second factoring round would act (neighbouring branches
+// starting with equal classes, dots or empty-width ops) or with a branch that is itself an
+// alternation or a lone dot, classes holding runes outside ASCII under (?i), and a prefilter node
+// with more than nine parents (the tree's pruning heuristic). 826 of the 838 bundled patterns are read
+// (2026-11-29). tests/pattern_atoms_test.cc compares it with FilteredRE2 on every bundled pattern,
+// crafted ones and random ones (of the subset's syntax, and weighted towards (?i)).
 
 constexpr int kRuneMax = 0x10FFFF;
 constexpr size_t kMinAtomLen = 3;      // RequiredLiterals' FilteredRE2(kMinAtomLen)
@@ -1011,7 +1016,9 @@ namespace {
 // Prog::Flatten leaves: each instruction reachable before it, but alternations and no-ops, once, and
 // a no-op per edge an alternation or a no-op has into another list, so at most the other
 // instructions plus two per alternation plus one per no-op before it. Counted so, each generously:
-// - a literal character (printable ASCII, no case folding) or an empty-width assertion: 1;
+// - a literal character or an empty-width assertion: 1 (a character outside ASCII: its UTF-8
+//   bytes); under (?i) k and s: the class of their fold orbit (with KELVIN SIGN, LONG S), another
+//   character outside ASCII: 25 (a class of at most four runes of four bytes);
 // - a character class: per range of runes, each piece of RE2's UTF-8 split (the same split:
 //   AddRuneRangeUTF8) its bytes plus an alternation (2), suffixes not shared (RE2 shares them), plus 1;
 // - a capture: 2; `*` `+` `?` (also non-greedy): two alternations, 4 (RE2 spends one, two for a
@@ -1019,12 +1026,16 @@ namespace {
 //   no-op);
 // - the program: the fail instruction, the match, the unanchored prefix `.*?` (a byte range, an
 //   alternation, a no-op), and slack: 14.
-// The subset: literal printable ASCII but `\ [ ] ( ) { } | * + ? . ^ $`; `.` `^` `$`; escapes of ASCII
-// punctuation, `\n` `\t` `\r` `\f`, `\d \D \s \S \w \W`, `\b \B \A \z`; classes `[...]` / `[^...]` of
-// those characters, escapes and ranges (lo <= hi), a `-` only first or last, no `[` inside, not empty;
+// - a class under (?i): the class folded as RE2 folds it (ASCII letters' other cases, k and s their
+//   orbits; a class holding other runes outside ASCII is outside the subset), negated after.
+// The subset: literal printable ASCII but `\ [ ] ( ) { } | * + ? . ^ $`, and valid UTF-8 characters
+// (not surrogates); `.` `^` `$`; escapes of ASCII punctuation, `\n` `\t` `\r` `\f`, `\xHH`, `\x{H...}`
+// (at most 0x10FFFF), `\d \D \s \S \w \W`, `\b \B \A \z`; classes `[...]` / `[^...]` of those
+// characters, escapes and ranges (lo <= hi), a `-` only first or last, no `[` inside, not empty;
 // groups `(`, `(?:`, `(?P<name>` (a name of word characters starting with a letter or `_`, each once),
-// nested at most 64 deep; `*` `+` `?` each with an optional `?`, not after another repetition or at a
-// branch's start. Anything else (counted repeats, flags, \x, \p, non-ASCII, a bad range...) is outside
+// `(?flags)` and `(?flags:` (flags of `imsU`, one `-` followed by at least one), nested at most 64
+// deep; `*` `+` `?` each with an optional `?`, not after another repetition, at a branch's start or
+// after `(?flags)`. Anything else (counted repeats, \p, \C, POSIX classes, a bad range...) is outside
 // it and the caller compiles the pattern. tests/pattern_atoms_test.cc checks that RE2 accepts every
 // pattern read here and compiles it to at most the bound, on every bundled, crafted and random pattern.
 
