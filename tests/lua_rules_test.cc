@@ -108,6 +108,28 @@ end
   EXPECT_NE(d->explanation.find("[(4x]"), std::string::npos) << d->explanation;
 }
 
+// triage.rising_share: the share of steps at which the finite values rose strictly (nan and inf left
+// out, equal values not a rise), with the count of finite values; 0 and the count below two values.
+TEST(LuaRules, RisingShareCountsStrictRisesOfTheFiniteValues) {
+  const std::string lua = R"lua(
+function found(ctx)
+  local a, na = triage.rising_share({ 1, 2, 2, 3, 0/0, 5, 4 })
+  local b, nb = triage.rising_share({ 7, 1/0 })
+  local c, nc = triage.rising_share(nil)
+  if a == 0.6 and na == 6 and b == 0 and nb == 1 and c == 0 and nc == 0 then
+    return { confidence = 0.5, note = "[share ok]" }
+  end
+  return { confidence = 0.5, note = "[" .. a .. " " .. na .. " " .. b .. " " .. nb .. "]" }
+end
+)lua";
+  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: lua:found\n")}, {"r.lua", lua}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  const Report rep = Engine(r.rules).DiagnoseText(kMatmul);
+  const Diagnosis* d = Find(rep, "r");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->explanation.find("[share ok]"), std::string::npos) << d->explanation;
+}
+
 // triage.printed_rows: rows of a printed tensor that hold only the listed texts ("..." always counts),
 // and whether another row holds anything else; bad arguments give 0, false. triage.lines_with: the
 // lines holding any of the literals, in order (plain text: "(4x" is no pattern).

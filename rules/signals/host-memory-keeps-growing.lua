@@ -43,21 +43,11 @@ end
 local LONG = 10
 local STRICT = 0.8
 
-local function strict_share(values)
-  local v = triage.finite(values or {})
-  if #v < 2 then return 0, #v end
-  local up = 0
-  for i = 2, #v do
-    if v[i] > v[i - 1] then up = up + 1 end
-  end
-  return up / (#v - 1), #v
-end
-
 -- score: raised when the input shows the process killed for memory; the prior otherwise; a short series
 -- without a kill, or one that did not rise at nearly every print, is not read.
 function rising_to_a_kill(ctx)
   local s = ctx.metrics and ctx.metrics.host_memory
-  local share, n = strict_share(s and s.values)
+  local share, n = triage.rising_share(s and s.values)
   local short = s ~= nil and n < LONG
   local kill = ctx.incidents and triage.per_input(ctx, kill_in)
   if short and not (kill and share >= STRICT) then return false end

@@ -31,23 +31,12 @@ local function gpu_oom_in(incidents)
   return nil
 end
 
--- Share of steps at which the finite values rose strictly, and how many finite values there are.
-local function strict_share(values)
-  local v = triage.finite(values or {})
-  if #v < 2 then return 0, #v end
-  local up = 0
-  for i = 2, #v do
-    if v[i] > v[i - 1] then up = up + 1 end
-  end
-  return up / (#v - 1), #v
-end
-
 -- score: raised when a GPU out-of-memory error ends the input and the memory rose at nearly every print;
 -- a short series without both is not read (vetoed); a long one keeps the prior.
 function rising_to_an_oom(ctx)
   local s = ctx.metrics and ctx.metrics.memory
   if not s then return nil end
-  local share, n = strict_share(s.values)
+  local share, n = triage.rising_share(s.values)
   local oom = ctx.incidents and triage.per_input(ctx, gpu_oom_in)
   if oom and share >= STRICT then
     return { confidence = math.max(ctx.confidence, RAISED),

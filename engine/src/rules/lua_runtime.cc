@@ -178,6 +178,16 @@ function triage.finite(values)
   return out
 end
 
+function triage.rising_share(values)
+  local v = triage.finite(values)
+  if #v < 2 then return 0, #v end
+  local up = 0
+  for i = 2, #v do
+    if v[i] > v[i - 1] then up = up + 1 end
+  end
+  return up / (#v - 1), #v
+end
+
 local base = {
   assert = assert, error = error, ipairs = ipairs, next = next, pairs = pairs, pcall = pcall,
   select = select, tonumber = tonumber, tostring = tostring, type = type, xpcall = xpcall,
