@@ -312,6 +312,28 @@ TEST(SignalRules, FlatJudgesShortNoisyRunsOnPartsOfMinChunkPoints) {
   EXPECT_TRUE(DetectSignal(*halves, collect(late_fall), &hit));
 }
 
+// Note: [Descent to the floor]: the softmax reading needs the loss to have come down from ln C towards
+// the floor; a level that never moved fits some larger C's start and floor too.
+TEST(SignalRules, SoftmaxFloorNeedsADescentFromLogCToTheFloor) {
+  std::shared_ptr<const SignalSpec> spec = Spec("{ detector: softmax_floor }");
+  ASSERT_TRUE(spec);
+  EXPECT_EQ(spec->params.at("min_descent"), 0.5);
+  auto series = [](const std::vector<double>& losses) {
+    std::string text;
+    for (size_t i = 0; i < losses.size(); ++i) text += "step " + std::to_string(i + 1) + " loss " + std::to_string(losses[i]) + "\n";
+    return text;
+  };
+  SignalHit hit;
+  // Ten classes: from ln 10 = 2.303 down to just above ln(1 + 9/e) = 1.409, and level there.
+  EXPECT_TRUE(Holds(*spec, series({2.30, 2.05, 1.80, 1.62, 1.52, 1.47, 1.46, 1.45, 1.45, 1.44, 1.45, 1.44}), &hit));
+  // CIFAR-100's ln 100 = 4.605 from the first step: within 15% of ln 207 = 5.33 and 6% above its floor
+  // 4.34, but the loss never came down.
+  EXPECT_FALSE(Holds(*spec, series(std::vector<double>(14, 4.600)), &hit)) << hit.evidence;
+  EXPECT_FALSE(Holds(*spec, series({4.61, 4.60, 4.61, 4.60, 4.60, 4.61, 4.60, 4.60, 4.60, 4.61, 4.60, 4.60}), &hit)) << hit.evidence;
+  // A level of 5.0 likewise (C = 303: floor 4.72, ln C 5.71).
+  EXPECT_FALSE(Holds(*spec, series(std::vector<double>(12, 5.0)), &hit)) << hit.evidence;
+}
+
 // Note: [Chance level]: the loss at ln C and the accuracy at 1/C, for one C, at the end of the run.
 TEST(SignalRules, ChanceLevelNeedsTheLossAndTheAccuracyOfOneGuess) {
   std::shared_ptr<const SignalSpec> spec = Spec("{ detector: chance_level }");

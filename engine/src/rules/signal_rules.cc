@@ -44,7 +44,8 @@ const std::vector<DetectorDef>& Detectors() {
         {"max_classes", 1000}, {"min_chunk_points", 1}},
        {"value", "classes", "log_c"}},
       {"softmax_floor", {SeriesId::kLoss},
-       {{"min_points", 10}, {"plateau_tolerance", 0.06}, {"start_tolerance", 0.15}, {"max_classes", 1000}},
+       {{"min_points", 10}, {"plateau_tolerance", 0.06}, {"start_tolerance", 0.15}, {"max_classes", 1000},
+        {"min_descent", 0.5}},
        {"value", "classes", "floor"}},
       {"spike", {SeriesId::kLoss}, {{"factor", 10}, {"window", 10}, {"skip", 5}, {"min_level", 0.5}},
        {"value", "before", "ratio"}},
@@ -513,6 +514,15 @@ bool DetectOneClass(Ctx& c) {
   return false;
 }
 
+// Note: [Descent to the floor]
+// Probabilities fed to cross-entropy start where logits do, at ln C, and the loss then falls towards
+// the floor ln(1 + (C-1)/e), about one nat lower for a large C (0.38 for C = 2, 0.89 for C = 10). A loss
+// that never moved satisfies "starts near ln C, levels off above the floor" for some C too: with the
+// 15% start tolerance, a level of 4.3 to 6.3 is within reach of a larger C's ln C and just above its
+// floor (CIFAR-100's ln 100 = 4.605 is 6% above the floor of C = 207, whose ln C is 5.33). Such a loss
+// is a model that does not learn (the flat detector's reading), not one that learned as far as
+// probabilities let it. So the loss must have come down `min_descent` of the way from ln C to the
+// floor between its start and its last fifth.
 bool DetectSoftmaxFloor(Ctx& c) {
   const MetricSeries* s = c.Series(0);
   if (!s || s->has_negative()) return false;
@@ -534,6 +544,7 @@ bool DetectSoftmaxFloor(Ctx& c) {
     if (late > floor * (1 + c.P("plateau_tolerance"))) continue;
     if (low < floor - 0.005) continue;  // a loss under the floor rules probabilities out
     if (std::fabs(start - std::log(k)) > c.P("start_tolerance") * std::log(k)) continue;
+    if (start - late < c.P("min_descent") * (std::log(k) - floor)) continue;  // Note: [Descent to the floor]
     std::string axis = AxisOf(pts);
     std::string evidence = std::string(SeriesName(c.Id(0))) + " started at " + Num(start) + " (ln " + std::to_string(k) +
                            " = " + Num(std::log(k)) + ") and levels off at " + Num(late) + " over the last fifth (" +
