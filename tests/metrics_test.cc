@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -1325,6 +1326,55 @@ TEST(MetricCollector, WordReadsAgreeWithTheFullScan) {
   for (const MetricPoint& p : PointsOf(Collect(repeats), SeriesId::kLr)) lr.push_back(p.value);
   EXPECT_EQ(lr, (std::vector<double>{0, 0.001, 0, 0.001, 0.5, 0.001, 0.5, 0.001, 0.25, 0.001, 0.5, 0.001, 0, 0.001,
                                      9.999, 0.001, 9.999, 0.001, 0.5, 0.001}));
+}
+
+// Note: [Printed loss tensors]: print(loss) shows no name, but its autograd node names the loss function.
+TEST(MetricCollector, ReadsALossPrintedAsItsTensor) {
+  struct Case {
+    const char* line;
+    double loss;
+  };
+  const Case kCases[] = {
+      {"tensor(2.3026, device='cuda:0', grad_fn=<NllLossBackward0>)", 2.3026},  // 2.x, CrossEntropyLoss
+      {"tensor(0.6931, grad_fn=<BinaryCrossEntropyBackward>)", 0.6931},         // 1.x on the CPU
+      {"  tensor(0.0412, device='cuda:0', grad_fn=<MseLossBackward0>)\r", 0.0412},
+      {"tensor(1.25e-02, device='cuda:1', grad_fn=<BinaryCrossEntropyWithLogitsBackward0>)", 0.0125},
+      {"tensor(0.8811, device='cuda:0', dtype=torch.float16, grad_fn=<NllLoss2DBackward0>)", 0.8811},
+      {"tensor(nan, device='cuda:0', grad_fn=<SmoothL1LossBackward0>)", std::nan("")},
+  };
+  // Read together, one point per line in order.
+  std::string printed;
+  for (const Case& c : kCases) printed += std::string(c.line) + "\n";
+  const std::vector<double> got = ValuesOf(Collect(printed), SeriesId::kLoss);
+  ASSERT_EQ(got.size(), std::size(kCases));
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double want = kCases[i].loss;
+    EXPECT_TRUE(std::isnan(want) ? std::isnan(got[i]) : std::fabs(got[i] - want) < 1e-12) << kCases[i].line << " read as " << got[i];
+  }
+  const char* kNot[] = {
+      "tensor(2.3026, device='cuda:0', grad_fn=<AddBackward0>)",    // a sum of terms names no loss
+      "tensor(0.5012, device='cuda:0', grad_fn=<MeanBackward0>)",   // nor does a mean
+      "tensor(2.3026, device='cuda:0')",                            // no node: any scalar
+      "tensor(2.3026, requires_grad=True)",                         // a leaf
+      "tensor([2.3026, 1.2], grad_fn=<NllLossBackward0>)",          // not one number
+      "tensor(2.3026, grad_fn=<NllLossBackward0>) tensor(0.1000)",  // more on the line
+      "tensor(2.3026, grad_fn=<NllLossForward0>)",                  // no Backward node
+  };
+  for (const char* line : kNot) {
+    EXPECT_EQ(Collect(std::string(line) + "\n").Find(SeriesId::kLoss), nullptr) << line;
+  }
+  // A line that names the value keeps its own reading, one point per line.
+  EXPECT_EQ(ValuesOf(Collect("loss: tensor(0.7000, grad_fn=<NllLossBackward0>)\n"), SeriesId::kLoss),
+            std::vector<double>{0.7});
+  // The shapes and the full scan agree, beside named lines of the same numbers.
+  std::string text;
+  for (int i = 0; i < 50; ++i) {
+    const std::string d = std::to_string(10 + i);
+    text += "tensor(2.30" + d + ", device='cuda:0', grad_fn=<NllLossBackward0>)\n";
+    text += "step " + std::to_string(i) + " loss 2.30" + d + "\n";
+  }
+  ExpectShapesAgree(text);
+  EXPECT_EQ(PointsOf(Collect(text), SeriesId::kLoss).size(), 100u);
 }
 
 // Random lines of a few layouts with random digits (widths included): the shapes change often.

@@ -1411,6 +1411,58 @@ __attribute__((noinline)) bool ReadTutorialProgress(const char* p, std::string_v
   return true;
 }
 
+// Note: [Printed loss tensors]
+// A loop that prints the loss itself, print(loss), shows a zero-dimensional tensor and no name:
+// "tensor(2.3026, device='cuda:0', grad_fn=<NllLossBackward0>)" (1.x without the version digit,
+// "<NllLossBackward>"; no device on the CPU). The autograd node names the function that computed the
+// number, and a node named after a loss function (NllLoss, NllLoss2D, MseLoss, SmoothL1Loss,
+// BinaryCrossEntropy, BinaryCrossEntropyWithLogits, CtcLoss, ...: "Loss" or "Entropy" before
+// "Backward") says it is the loss, a point of the `loss` series. A sum or a mean of losses ("AddBackward0",
+// "MeanBackward0") names no loss and is not read. Only a line that is that print alone (blanks around
+// it) is read here; a line that also names the value ("loss: tensor(...)") keeps the named reading.
+// A line qualifies by its text before any number is read (LossTensorStart), so the shape replay,
+// which only records lines the name scan read, cannot hide one.
+inline const char* LossTensorStart(std::string_view text) {
+  static constexpr std::string_view kOpen = "tensor(";
+  const char* const end = text.data() + text.size();
+  const char* p = text.data();
+  while (p < end && (*p == ' ' || *p == '\t')) ++p;
+  return static_cast<size_t>(end - p) > kOpen.size() && std::memcmp(p, kOpen.data(), kOpen.size()) == 0
+             ? p + kOpen.size()
+             : nullptr;
+}
+
+// Reads the print LossTensorStart accepted (p just after "tensor("). Out of line, like the tutorial
+// reader: the rare path stays out of ScanSegment's hot loop.
+__attribute__((noinline)) bool ReadLossTensor(const char* p, std::string_view text, metrics_internal::LineValues* lv) {
+  static constexpr std::string_view kNode = "grad_fn=<";
+  static constexpr std::string_view kBackward = "Backward";
+  const char* const end = text.data() + text.size();
+  double loss = 0;
+  const char* q = ReadNumber(p, end, &loss);
+  if (!q || q >= end || *q != ',') return false;
+  const std::string_view rest(q, static_cast<size_t>(end - q));
+  const size_t at = rest.find(kNode);
+  if (at == std::string_view::npos) return false;
+  const std::string_view after = rest.substr(at + kNode.size());
+  const size_t close = after.find('>');
+  if (close == std::string_view::npos) return false;
+  std::string_view node = after.substr(0, close);
+  while (!node.empty() && IsDigit(node.back())) node.remove_suffix(1);  // 2.x's version digit
+  if (node.size() <= kBackward.size() || node.substr(node.size() - kBackward.size()) != kBackward) return false;
+  node.remove_suffix(kBackward.size());
+  if (node.find("Loss") == std::string_view::npos && node.find("Entropy") == std::string_view::npos) return false;
+  // The print ends with the node: ">)" and blanks (a '\r' of a Windows paste) to the end of the line.
+  const char* r = after.data() + close + 1;
+  if (r >= end || *r != ')') return false;
+  for (++r; r < end; ++r) {
+    if (*r != ' ' && *r != '\t' && *r != '\r') return false;
+  }
+  lv->have[S(SeriesId::kLoss)] = true;
+  lv->found[lv->nfound++] = {S(SeriesId::kLoss), loss};
+  return true;
+}
+
 // Note: [Name marks]
 // On text without metrics (a web server's log, an application's) nearly every line reaches the
 // fragment test, and testing each line on its own (MayHoldNameAvx2: thirteen two- or three-byte compares per 32
@@ -2076,6 +2128,14 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     LineValues tutorial;
     if (ReadTutorialProgress(start, text, &tutorial)) {
       Emit(tutorial, line_no);
+      return;
+    }
+  }
+  // A loss printed as the tensor it is (Note: [Printed loss tensors]).
+  if (const char* tensor = LossTensorStart(text)) {
+    LineValues printed;
+    if (ReadLossTensor(tensor, text, &printed)) {
+      Emit(printed, line_no);
       return;
     }
   }
