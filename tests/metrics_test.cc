@@ -367,6 +367,36 @@ TEST(MetricCollector, ReadsEpochTables) {
   EXPECT_TRUE(PointsOf(k, SeriesId::kValLoss).empty());
 }
 
+// Ultralytics' and YOLOv5's epoch rows (Note: [Epoch tables]): "E/N" epochs, the GPU memory with its unit, and
+// the progress bar after the last column's ':'. Rows of a real Ultralytics 8 run (Colab, without bar characters)
+// and of YOLOv5 (corpus/wild/numerics/adan-yolov5-kps-nan-epoch5-smaller-lr).
+TEST(MetricCollector, ReadsUltralyticsEpochRows) {
+  MetricCollector v8 = Collect(
+      "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size\n"
+      "       1/20      1.19G      1.018      3.009      1.465          2        640: 100% 4/4 [00:01<00:00,  2.66it/s]\n"
+      "                 Class     Images  Instances      Box(P          R      mAP50  mAP50-95): 100% 1/1 [00:00<00:00,  5.55it/s]\n"
+      "                   all          7         14    0.00667          1      0.307      0.197\n"
+      "\n"
+      "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size\n"
+      "       2/20      1.16G     0.8308      2.856      1.328          2        640: 100% 4/4 [00:00<00:00,  5.02it/s]\n");
+  EXPECT_EQ(ValuesOf(v8, SeriesId::kMemory), (std::vector<double>{1.19 * 1024, 1.16 * 1024}));
+  std::vector<double> epochs;
+  for (const MetricPoint& p : PointsOf(v8, SeriesId::kMemory)) epochs.push_back(p.epoch);
+  EXPECT_EQ(epochs, (std::vector<double>{1, 2}));  // "1/20", "2/20"
+  MetricCollector v5 = Collect(
+      "Epoch   gpu_mem       box       obj       cls       kps    labels  img_size\n"
+      "     4/399     3.19G   0.05632    0.0556   0.01426    0.1152       129       416: 100%|\u2588\u2588| 367/367 [06:20<00:00,  1.04s/it]\n"
+      "     Epoch   gpu_mem       box       obj       cls       kps    labels  img_size\n"
+      "     5/399     3.19G       nan       nan       nan       nan       107       416: 100%|\u2588\u2588| 367/367 [06:16<00:00,  1.03s/it]\n");
+  EXPECT_EQ(ValuesOf(v5, SeriesId::kMemory), (std::vector<double>{3.19 * 1024, 3.19 * 1024}));
+  // a row cut before its last column, or a ':' elsewhere, stays unread
+  MetricCollector cut = Collect(
+      "Epoch   gpu_mem       box       obj       cls     total    labels  img_size\n"
+      "     0/299     4.11G   0.05746      3.93      65.8\n"
+      "     1/299     4.11G:  0.05746      3.93      65.8     0.1     10     640\n");
+  EXPECT_TRUE(PointsOf(cut, SeriesId::kMemory).empty());
+}
+
 // The same table as a Markdown table pasted in an issue, and as a pandas DataFrame of the run's history.
 TEST(MetricCollector, ReadsEpochTablesInMarkdownAndPandas) {
   MetricCollector md = Collect(

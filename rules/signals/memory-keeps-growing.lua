@@ -11,6 +11,8 @@
 local LONG = 10        -- the points the signature needs on its own (the pre-Lua min_points)
 local STRICT = 0.8     -- share of prints at which the memory must have risen (strictly) for the raise
 local RAISED = 0.98    -- above the CUDA OOM rules' fitted priors (at most 0.97)
+local STAIRS = 0.5     -- under this share of strict rises, a long series without an OOM is a staircase
+local SET_ASIDE = 0.3  -- under the abstention threshold: --min-confidence 0 still shows it with the reason
 
 -- The GPU's out-of-memory errors, as plain text (the OOM rules match the exact wordings).
 local GPU_OOM = {
@@ -45,6 +47,16 @@ function rising_to_an_oom(ctx)
                                   oom, 100 * share, n) }
   end
   if n < LONG then return false end
+  -- Note: [Level between jumps]. Without an out-of-memory error, memory that stayed level at most prints and
+  -- rose in a few jumps is what a cache or a running peak prints on a healthy run: the caching allocator's
+  -- reserved memory (YOLOv5's and Ultralytics' gpu_mem column) or max_memory_allocated growing when a batch
+  -- with more objects or longer inputs comes. A leak rises at most prints.
+  if not oom and share < STAIRS then
+    return { confidence = math.min(ctx.confidence, SET_ASIDE),
+             note = string.format(" Set aside: the memory rose at only %.0f%% of the %d prints and stayed level between"
+                                  .. " jumps, as a cache or a running peak does on a healthy run (larger batches or"
+                                  .. " inputs), and nothing in the input ran out of memory.", 100 * share, n) }
+  end
   return nil
 end
 
@@ -80,4 +92,13 @@ function test_long_rise_keeps_the_prior_without_an_oom()
   local v = {}
   for i = 1, 12 do v[i] = 2000 + 300 * i end
   assert(rising_to_an_oom(ctx_of(v, {})) == nil)
+end
+
+function test_long_staircase_without_an_oom_is_set_aside()
+  -- reserved memory of a healthy detector run: level, then a jump when a batch holds more objects
+  local stairs = { 2870, 2870, 2870, 3100, 3100, 3100, 3100, 3400, 3400, 3400, 3900, 3900 }
+  local r = rising_to_an_oom(ctx_of(stairs, {}))
+  assert(r.confidence == SET_ASIDE and r.note:find("level between jumps", 1, true), r.note)
+  -- the same staircase ending in an OOM keeps the prior (the allocator's reading ranks above it)
+  assert(rising_to_an_oom(ctx_of(stairs, OOM)) == nil)
 end

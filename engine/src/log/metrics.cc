@@ -1840,7 +1840,10 @@ bool MetricCollector::ScanCsv(std::string_view text, std::uint64_t line_no) {
 // the rows' step). Pasted into a GitHub comment, the same table becomes a Markdown table without its outer
 // bars ("Step | Training Loss | Validation Loss", "-- | -- | --", "150 | No log | 0.695841"): a header with
 // a bar inside is split at bars, as are its rows. Only a bare accuracy ("accuracy", "acc") beside a validation loss is read as the
-// validation accuracy; "train_acc" keeps its own.
+// validation accuracy; "train_acc" keeps its own. Ultralytics' trainers (YOLOv5, YOLOv7, Ultralytics 8) print the
+// same kind of table, a header ("Epoch  gpu_mem  box  obj  cls  labels  img_size", "Epoch  GPU_mem  box_loss ...")
+// before each epoch's row, with the epoch as "E/N", the memory with its unit ("3.19G", torch.cuda.memory_reserved
+// in GB) and the progress bar after the last column's ':'; such a row is read up to that ':'.
 bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
   // A Markdown table's row, "| 1 | 0.9 | 0.8 |", is split at its bars; any other line at its blanks.
   size_t lead = 0;
@@ -1944,6 +1947,16 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
       --n;
     }
   }
+  // An Ultralytics/YOLOv5 training row ends its last column with ':' and goes on with the epoch's progress bar
+  // ("4/399  3.19G  0.05632 ...  129  416: 100%|####| 367/367 [06:20<00:00,  1.04s/it]"): the row is the fields
+  // up to that ':' (Note: [Epoch tables]).
+  if (!markdown && !tabs && !table_columns_.empty() && n > table_columns_.size()) {
+    std::string_view& last = fields[table_columns_.size() - 1];
+    if (last.size() > 1 && last.back() == ':') {
+      last.remove_suffix(1);
+      n = table_columns_.size();
+    }
+  }
   if (table_columns_.empty() || n != table_columns_.size()) return false;
   MetricPoint base;
   base.line = line_no;
@@ -1953,15 +1966,24 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
     std::string_view f = fields[i];
     if (f == "#na#" || f == "No log") continue;  // fastai's and the Trainer's value not computed
     double v = 0;
-    const char* end = ReadNumber(f.data(), f.data() + f.size(), &v);
-    if (end != f.data() + f.size()) {
+    const int code = table_columns_[i];
+    const char* const f_end = f.data() + f.size();
+    const char* end = ReadNumber(f.data(), f_end, &v);
+    // Ultralytics and YOLOv5 print the epoch as "E/N" (of N epochs) and the GPU memory with its unit ("3.19G")
+    if (end && end < f_end && code == kKeyEpoch && *end == '/') {
+      double total = 0;
+      const char* t = ReadNumber(end + 1, f_end, &total);
+      if (t == f_end) end = t;
+    } else if (end && end < f_end && IsMemoryCode(code)) {
+      v *= MemoryUnit(&end, f_end, v);
+    }
+    if (end != f_end) {
       // mm:ss (or h:mm:ss): the epoch's time, not read
       bool time = f.size() >= 4 && f.find(':') != std::string_view::npos;
       for (char c : f) time = time && (IsDigit(c) || c == ':');
       if (!time) return false;
       continue;
     }
-    int code = table_columns_[i];
     if (code == kKeyEpoch) base.epoch = v;
     else if (code == kKeyStep) base.step = v;
     else if (code >= 0 && code < kSeriesCount) found[nfound++] = {code, v};
