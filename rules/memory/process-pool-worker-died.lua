@@ -42,17 +42,41 @@ local function knob_in(incidents)
   return found and KNOBS[found][2] or nil
 end
 
+-- The commands, as written whole (Note: [Command captures]: the rule's own text goes in as written)
+local LINUX_LOG = [[dmesg -T | grep -iE "out of memory|killed process" | tail]]
+-- Windows logs a low-memory condition as event 2004 (Resource-Exhaustion-Detector) in the System log
+local WINDOWS_LOG = [[Get-WinEvent -FilterHashtable @{LogName='System'; Id=2004} -MaxEvents 5]]
+
 local OP_NAMES = { map = "Hugging Face datasets map", pool = "process pool", executor = "joblib (loky) process pool" }
+
+-- A Windows path in a frame ("D:\\env\\lib\\site-packages\\datasets\\...") means no dmesg and no free: Windows has no
+-- OOM killer, a process that cannot commit memory fails there, and the commit charge is what to watch.
+local function windows_frames(incidents)
+  for _, inc in ipairs(incidents or {}) do
+    for _, f in ipairs(inc.frames or {}) do
+      if (f.file or ""):match("^%a:\\") then return true end
+    end
+  end
+  return false
+end
 
 function knob_of_the_input(ctx)
   local op = ctx.captures.op or "pool"
+  local windows = ctx.incidents and triage.per_input(ctx, windows_frames) or false
+  local memory_log = LINUX_LOG
+  if windows then memory_log = WINDOWS_LOG end
+  local memory_watch = "free -h"
+  if windows then memory_watch = "wmic OS get FreePhysicalMemory,FreeVirtualMemory" end
   local knob = ctx.incidents and triage.per_input(ctx, knob_in) or nil
   if not knob then
     if op == "map" then knob = "num_proc of Dataset.map"
     elseif op == "executor" then knob = "n_jobs"
     else knob = "max_workers of the process pool" end
   end
-  return { knob = knob, op_name = OP_NAMES[op] or "process pool" }
+  local cpu_count = "nproc"
+  if windows then cpu_count = "echo %NUMBER_OF_PROCESSORS%" end
+  return { knob = knob, op_name = OP_NAMES[op] or "process pool", memory_log = memory_log, memory_watch = memory_watch,
+           cpu_count = cpu_count }
 end
 
 local function crash_in(incidents)
@@ -94,4 +118,8 @@ function test_the_knob_follows_the_trainer()
   assert(knob_of_the_input(ctx).knob:find("preprocessing_num_workers", 1, true))
   local plain = ctx_of({ op = "map" }, { "One of the subprocesses has abruptly died during map operation." })
   assert(knob_of_the_input(plain).knob == "num_proc of Dataset.map")
+  assert(knob_of_the_input(plain).memory_watch == "free -h")
+  local windows = ctx_of({ op = "map" }, { "One of the subprocesses has abruptly died during map operation." },
+                         "D:\\venv\\lib\\site-packages\\datasets\\utils\\py_utils.py")
+  assert(knob_of_the_input(windows).memory_watch:find("wmic", 1, true))
 end
