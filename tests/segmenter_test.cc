@@ -604,6 +604,11 @@ TEST(SegmenterPrefixes, EachFormatKnowsItsPrefix) {
   EXPECT_EQ(RankPrefixReader::Prefix("[default1]:  File \"a.py\", line 3, in f", &rank), 12u);
   EXPECT_EQ(rank, "1");
   EXPECT_EQ(RankPrefixReader::Prefix("[W NNPACK.cpp:53] Could not initialize NNPACK!", &rank), 0u);
+  // nested prefixes go together, and the rank is the innermost one
+  EXPECT_EQ(RankPrefixReader::Prefix("[default0]:[rank2]: RuntimeError: x", &rank), 20u);
+  EXPECT_EQ(rank, "2");
+  EXPECT_EQ(RankPrefixReader::Prefix("[rank0]: [rank2]:   File \"a.py\", line 3, in f", &rank), 18u);
+  EXPECT_EQ(rank, "2");
   EXPECT_EQ(SrunLabelReader::Label(" 2: IndexError: Target -3 is out of bounds.", &rank), 4u);
   EXPECT_EQ(rank, "2");
   EXPECT_EQ(SrunLabelReader::Label("12:30 started", &rank), 0u) << "a time is not a task label";

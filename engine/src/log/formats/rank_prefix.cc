@@ -5,6 +5,18 @@
 namespace triage {
 
 size_t RankPrefixReader::Prefix(std::string_view line, std::string* rank) {
+  // Nested prefixes ("[default0]:[rank0]: ", torchrun --tee around a process that writes its own rank prefix)
+  // are removed together; the rank is the innermost one, the process's own.
+  size_t total = 0;
+  for (int depth = 0; depth < 4; ++depth) {
+    const size_t n = OnePrefix(line.substr(total), rank);
+    if (n == 0) break;
+    total += n;
+  }
+  return total;
+}
+
+size_t RankPrefixReader::OnePrefix(std::string_view line, std::string* rank) {
   if (line.empty() || line[0] != '[') return 0;
   size_t close = line.find(']');
   if (close == std::string_view::npos || close >= 24) return 0;
