@@ -130,6 +130,45 @@ end
   EXPECT_NE(d->explanation.find("[share ok]"), std::string::npos) << d->explanation;
 }
 
+// The note a rule's `score: lua:found` function added to its explanation, run on kMatmul.
+std::string NoteOfFound(const std::string& lua) {
+  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: lua:found\n")}, {"r.lua", lua}});
+  if (!r.ok()) return "load failed: " + Problems(r);
+  const Report rep = Engine(r.rules).DiagnoseText(kMatmul);
+  const Diagnosis* d = Find(rep, "r");
+  return d == nullptr ? "no diagnosis" : d->explanation;
+}
+
+// triage.embedding_table: the innermost frame calling a known table decides (a token table in an outer frame
+// does not), with its kind, name, frame and evidence text; nil for no such call and for bad arguments.
+// triage.embedding_evidence: that text for the kind asked, false for another kind, true for "none" only
+// when no table is called.
+TEST(LuaRules, EmbeddingTableNamesTheInnermostTableCalled) {
+  const std::string note = NoteOfFound(R"lua(
+function found(ctx)
+  local frames = {
+    { file = "/a/modeling_bert.py", line = 10, source = "inputs_embeds = self.word_embeddings(input_ids)" },
+    { file = "C:\\env\\modeling_bert.py", line = 20, source = "position_embeddings = self.position_embeddings (position_ids)" },
+    { file = "/t/module.py", line = 30, source = "return forward_call(*args, **kwargs)" },
+  }
+  local k, name, f, where = triage.embedding_table(frames)
+  local k2 = triage.embedding_table({ frames[1], frames[3] })
+  local none = { frames[3], { source = "x = self.user_table(ids)" } }
+  if k == "positions" and name == "position_embeddings" and f.line == 20
+     and where == "self.position_embeddings(...) at modeling_bert.py:20"
+     and k2 == "tokens" and triage.embedding_table(none) == nil and triage.embedding_table(nil) == nil
+     and triage.embedding_evidence(frames, "positions") == "the failing call is " .. where
+     and triage.embedding_evidence(frames, "tokens") == false
+     and triage.embedding_evidence(frames, "none") == false
+     and triage.embedding_evidence(none, "none") == true and triage.embedding_evidence(none, "positions") == false then
+    return { confidence = 0.5, note = "[tables ok]" }
+  end
+  return { confidence = 0.5, note = "[" .. tostring(k) .. " " .. tostring(where) .. " " .. tostring(k2) .. "]" }
+end
+)lua");
+  EXPECT_NE(note.find("[tables ok]"), std::string::npos) << note;
+}
+
 // triage.printed_rows: rows of a printed tensor that hold only the listed texts ("..." always counts),
 // and whether another row holds anything else; bad arguments give 0, false. triage.lines_with: the
 // lines holding any of the literals, in order (plain text: "(4x" is no pattern).

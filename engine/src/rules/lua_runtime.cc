@@ -188,6 +188,44 @@ function triage.rising_share(values)
   return up / (#v - 1), #v
 end
 
+-- Note: [Embedding tables in frames] The embedding table a traceback's frames call, innermost frame first
+-- (frames are outermost first): the kind ("positions", "token_type" or "tokens"), the attribute name, the
+-- frame and "self.NAME(...) at FILE:LINE", or nil. Models name their tables the same way across families and releases: positions as
+-- position_embeddings (BERT, RoBERTa, ESM), position_embedding (CLIP), embed_positions (BART, OPT, Whisper,
+-- fairseq), wpe (GPT-2, nanoGPT); token types as token_type_embeddings; tokens as word_embeddings,
+-- embed_tokens, wte, embed_in, tok_embeddings, token_embedding. A call is `.NAME(` on the frame's source line.
+local embedding_kinds = {
+  position_embeddings = "positions", position_embedding = "positions", embed_positions = "positions",
+  wpe = "positions",
+  token_type_embeddings = "token_type",
+  word_embeddings = "tokens", embed_tokens = "tokens", wte = "tokens", embed_in = "tokens",
+  tok_embeddings = "tokens", token_embedding = "tokens",
+}
+function triage.embedding_table(frames)
+  if type(frames) ~= "table" then return nil end
+  for i = #frames, 1, -1 do
+    local f = frames[i]
+    local src = type(f) == "table" and type(f.source) == "string" and f.source or ""
+    for name in src:gmatch("%.([%a_][%w_]*)%s*%(") do
+      if embedding_kinds[name] then
+        local file = type(f.file) == "string" and f.file:match("[^/\\]+$") or "?"
+        return embedding_kinds[name], name, f, "self." .. name .. "(...) at " .. file .. ":" .. tostring(f.line or "?")
+      end
+    end
+  end
+  return nil
+end
+
+-- Evidence for a hypothesis' `when` from triage.embedding_table: for kind "positions", "token_type" or "tokens"
+-- the sentence naming the call when the frames call a table of that kind (false otherwise); for "none", true
+-- when they call no known table.
+function triage.embedding_evidence(frames, kind)
+  local k, _, _, where = triage.embedding_table(frames)
+  if kind == "none" then return k == nil end
+  if k == nil or k ~= kind then return false end
+  return "the failing call is " .. where
+end
+
 local base = {
   assert = assert, error = error, ipairs = ipairs, next = next, pairs = pairs, pcall = pcall,
   select = select, tonumber = tonumber, tostring = tostring, type = type, xpcall = xpcall,
