@@ -102,12 +102,12 @@ const std::set<std::string>& CommonLogWords() {
 // choose keywords, never to decide what matches.
 const std::set<std::string>& CommonTextWords() {
   static const std::set<std::string> kWords = {
-      "about", "address", "after", "again", "already", "also", "argument", "assert", "attempt", "attribute", "available",
-      "been", "before", "call", "called", "cannot", "class", "client", "complete", "completed", "connect",
-      "connection", "contain", "convert", "could", "default", "detected", "different", "each", "element",
-      "execution", "expected", "failed", "file", "float", "found", "from", "have", "index", "input", "into",
-      "invalid", "job", "killed", "line", "list", "load", "missing", "module", "more", "must", "name",
-      "number", "object", "only", "open", "operation", "other", "output", "process", "python", "queue", "range",
+      "able", "about", "address", "after", "again", "already", "also", "argument", "assert", "attempt", "attribute",
+      "available", "been", "before", "being", "built", "call", "called", "cannot", "class", "client", "complete",
+      "completed", "connect", "connection", "contain", "convert", "could", "default", "detected", "different",
+      "each", "element", "execution", "expected", "failed", "file", "float", "found", "from", "have", "index", "input",
+      "into", "invalid", "job", "killed", "line", "list", "load", "missing", "modified", "module", "more", "must",
+      "name", "number", "object", "only", "open", "operation", "other", "output", "process", "python", "queue", "range",
       "request", "require", "response", "retry", "return", "running", "same", "server", "service", "session", "should",
       "size", "socket", "some", "start", "status", "string", "support", "supported", "target", "task", "than",
       "that", "their", "there", "these", "this", "thread", "timeout", "tried", "type", "unexpected", "unknown",
