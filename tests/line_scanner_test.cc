@@ -26,18 +26,23 @@
 namespace triage {
 namespace {
 
-// The reference the two implementations are checked against: split, lower-case, search.
-LineScanner::Hit Naive(std::string_view text, const std::vector<std::string>& keywords) {
+// The reference the two implementations are checked against: split, lower-case, search. With a
+// filter (Note: [Keyword contexts]), `keywords` are the scanner's (its indexes are the filter's), and
+// a keyword counts at the places of the text the filter says.
+LineScanner::Hit Naive(std::string_view text, const std::vector<std::string>& keywords,
+                       const LineScanner::HitFilter* filter = nullptr) {
   LineScanner::Hit hit;
   size_t start = 0;
   while (start < text.size()) {
     size_t nl = text.find('\n', start);
     std::string line(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
     for (char& c : line) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
-    for (std::string k : keywords) {
+    for (size_t i = 0; i < keywords.size(); ++i) {
+      std::string k = keywords[i];
       if (k.find('\n') != std::string::npos) continue;
       for (char& c : k) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
-      if (line.find(k) != std::string::npos) {
+      for (size_t at = line.find(k); at != std::string::npos; at = k.empty() ? std::string::npos : line.find(k, at + 1)) {
+        if (filter && !filter->Counts(static_cast<std::uint32_t>(i), text.data(), text.size(), start + at)) continue;
         hit.found = true;
         hit.line_start = start;
         return hit;
@@ -153,15 +158,16 @@ TEST(LineScanner, EmptyKeywordMatchesEveryLineAndNewlineKeywordsAreDropped) {
 
 // Checks both implementations against the reference on `rounds` random buffers built from `pieces`
 // and runs of one letter, started at offsets 0-3: misaligned buffers and tails of every length.
-// With `layout`, both scanners are built with it.
+// With `layout`, both scanners are built with it; with `filter`, both ask it (Note: [Keyword contexts]).
 void ExpectAgreement(const std::vector<std::string>& kw, const std::vector<std::string>& pieces, int rounds,
-                     unsigned seed, const LineScanner::Layout* layout = nullptr) {
-  LineScanner portable(kw, LineScanner::Impl::kPortable, layout);
-  LineScanner avx2(kw, LineScanner::Impl::kAvx2, layout);
-  LineScanner avx512(kw, LineScanner::Impl::kAvx512, layout);
-  LineScanner on_candidates(kw, LineScanner::Impl::kAvx512OnCandidates, layout);
-  LineScanner on_every_block(kw, LineScanner::Impl::kAvx512OnEveryBlock, layout);
-  LineScanner without_stage(kw, LineScanner::Impl::kAvx512WithoutStage, layout);
+                     unsigned seed, const LineScanner::Layout* layout = nullptr,
+                     const LineScanner::HitFilter* filter = nullptr) {
+  LineScanner portable(kw, LineScanner::Impl::kPortable, layout, filter);
+  LineScanner avx2(kw, LineScanner::Impl::kAvx2, layout, filter);
+  LineScanner avx512(kw, LineScanner::Impl::kAvx512, layout, filter);
+  LineScanner on_candidates(kw, LineScanner::Impl::kAvx512OnCandidates, layout, filter);
+  LineScanner on_every_block(kw, LineScanner::Impl::kAvx512OnEveryBlock, layout, filter);
+  LineScanner without_stage(kw, LineScanner::Impl::kAvx512WithoutStage, layout, filter);
   EXPECT_FALSE(portable.uses_avx2());
   EXPECT_EQ(avx2.uses_avx2(), LineScanner::CpuHasAvx2());
   EXPECT_FALSE(avx2.uses_avx512());
@@ -179,7 +185,7 @@ void ExpectAgreement(const std::vector<std::string>& kw, const std::vector<std::
     }
     std::string_view view(text);
     view.remove_prefix(std::min<size_t>(view.size(), rng() % 4));
-    LineScanner::Hit want = Naive(view, kw);
+    LineScanner::Hit want = filter ? Naive(view, portable.keywords(), filter) : Naive(view, kw);
     ASSERT_EQ(Describe(portable.Find(view)), Describe(want)) << "portable, round " << round;
     ASSERT_EQ(Describe(avx2.Find(view)), Describe(want)) << "avx2, round " << round;
     ASSERT_EQ(Describe(avx512.Find(view)), Describe(want)) << "avx512, round " << round;
@@ -246,6 +252,44 @@ TEST(LineScanner, ManyKeywordsAgreeWithReference) {
   // And without the 1-byte keyword, which otherwise stops the scan on most buffers.
   kw.pop_back();
   ExpectAgreement(kw, pieces, 6000, 7);
+}
+
+// A filter that reads the text on both sides of a keyword found: keyword k counts where the byte
+// before it is no 'x' and, for an odd k, where a blank or the text's end follows it.
+class AroundFilter : public LineScanner::HitFilter {
+ public:
+  explicit AroundFilter(std::vector<std::string> keywords) : keywords_(std::move(keywords)) {}
+  bool Counts(std::uint32_t k, const char* p, size_t n, size_t start) const override {
+    ++asked;
+    if (start > 0 && (p[start - 1] == 'x' || p[start - 1] == 'X')) return false;
+    const size_t end = start + keywords_[k].size();
+    return k % 2 == 0 || end == n || p[end] == ' ';
+  }
+  mutable std::atomic<std::uint64_t> asked{0};
+
+ private:
+  std::vector<std::string> keywords_;
+};
+
+// Note: [Keyword contexts]: with a filter every implementation stops on the first line where a keyword
+// lies at a place the filter counts, reading on past the places it does not (in the same line, across
+// blocks and in the tail), with the bundled keywords and a few short ones, pieces preceded by 'x' and
+// followed by blanks and letters. Fails when an implementation takes the first keyword found without
+// asking, or stops at the first it asks about.
+TEST(LineScanner, FilteredKeywordsAgreeWithReference) {
+  std::vector<std::string> kw = BundledKeywords();
+  ASSERT_GT(kw.size(), 40u);
+  for (const char* extra : {"ab", "nan", "inf"}) kw.push_back(extra);
+  std::vector<std::string> pieces = KeywordPieces(kw);
+  for (const char* extra : {"x", "X", " ", "a", "xx "}) pieces.push_back(extra);
+  const AroundFilter filter(LineScanner::UsableKeywords(kw));
+  ExpectAgreement(kw, pieces, 6000, 31, nullptr, &filter);
+  EXPECT_GT(filter.asked.load(), 10000u);
+  // The reference itself: some lines hold keywords only at places the filter does not count.
+  const std::vector<std::string> two = LineScanner::UsableKeywords({"error", "ab"});
+  const AroundFilter small(two);
+  EXPECT_FALSE(Naive("xerror x\n", two, &small).found);
+  EXPECT_TRUE(Naive("xerror error\n", two, &small).found);
 }
 
 // Note: [Lazy anchor layout]: the quick layout of the bundled keywords is one the scanner takes as
@@ -644,7 +688,10 @@ std::vector<int> MayMatchReference(const LinePrefilter& pf, const std::vector<st
   return out;
 }
 
-void ExpectCandidatesAsMayMatch(const LinePrefilter& pf, std::string_view text, int* nonempty) {
+// Also the scan (Note: [Keyword contexts]): on a text of one line, it stops exactly when the text holds
+// a keyword read wherever it lies (LinePrefilter::any_place) or a literal of a pattern of its keywords;
+// *skipped counts the texts with keywords it does not stop on.
+void ExpectCandidatesAsMayMatch(const LinePrefilter& pf, std::string_view text, int* nonempty, int* skipped = nullptr) {
   std::vector<std::uint32_t> found;
   pf.Scanner().KeywordsIn(text, &found);
   std::string lowered(text);
@@ -656,6 +703,11 @@ void ExpectCandidatesAsMayMatch(const LinePrefilter& pf, std::string_view text, 
   const std::vector<int> want = MayMatchReference(pf, found, lowered);
   *nonempty += !want.empty();
   EXPECT_EQ(got, want) << std::string(text.substr(0, 200));
+  if (text.find('\n') != std::string_view::npos) return;
+  const bool any_place = std::any_of(found.begin(), found.end(), [&](std::uint32_t k) { return pf.any_place[k]; });
+  const bool stops = pf.Scanner().Find(text).found;
+  EXPECT_EQ(stops, any_place || !want.empty()) << std::string(text.substr(0, 200));
+  if (skipped && !found.empty() && !stops) ++*skipped;
 }
 
 // Calls f(line) for every line of every file under corpus/ but corpus/heldout (never read).
@@ -684,7 +736,7 @@ TEST(LinePrefilter, CandidatesAreThePatternsMayMatchAllows) {
   };
   std::shared_ptr<const LinePrefilter> pf = BuildLinePrefilter(patterns, {"Traceback", "Error"});
   ASSERT_TRUE(pf);
-  int nonempty = 0;
+  int nonempty = 0, skipped = 0;
   for (const char* t : {"error error: cuda error code 3", "cuda error code 3 but error: cuda error code 4",
                         "an error: cuda error cod", "index error in self: index out of range in self",
                         "value out of bounds in self", "CUDA ERROR: DEVICE-SIDE ASSERT triggered",
@@ -704,21 +756,23 @@ TEST(LinePrefilter, CandidatesAreThePatternsMayMatchAllows) {
   for (int i = 0; i < 3000; ++i) {
     std::string t;
     for (int w = 0, n = 1 + static_cast<int>(rng() % 12); w < n; ++w) t += words[rng() % words.size()] + " ";
-    ExpectCandidatesAsMayMatch(*pf, t, &nonempty);
+    ExpectCandidatesAsMayMatch(*pf, t, &nonempty, &skipped);
   }
   EXPECT_GT(nonempty, 500);
+  EXPECT_GT(skipped, 100);
 
   LoadOptions o;
   o.env_path = o.system = o.user = o.project = false;
   LoadResult bundled = LoadRules(o);
   ASSERT_TRUE(bundled.rules->prefilter);
-  int lines = 0, bundled_nonempty = 0;
+  int lines = 0, bundled_nonempty = 0, bundled_skipped = 0;
   ForEachCorpusLine([&](const std::string& line) {
     ++lines;
-    ExpectCandidatesAsMayMatch(*bundled.rules->prefilter, line, &bundled_nonempty);
+    ExpectCandidatesAsMayMatch(*bundled.rules->prefilter, line, &bundled_nonempty, &bundled_skipped);
   });
   EXPECT_GT(lines, 10000);
   EXPECT_GT(bundled_nonempty, 1000);
+  EXPECT_GT(bundled_skipped, 100);
 }
 
 // A literal of characters without case (CJK, kana, Hangul, their punctuation) is a keyword as it
@@ -820,7 +874,7 @@ TEST(LinePrefilter, LaterLayoutAnswersAsTheFirstFromManyThreads) {
   ASSERT_EQ(&pf.Scanner(), pf.first_scanner.get());
   const std::vector<std::string> keywords = pf.Scanner().keywords();
   EXPECT_EQ(pf.Scanner().layout().buckets, LineScanner::QuickLayout(keywords).buckets);
-  const LineScanner reference(keywords);
+  const LineScanner reference(keywords, LineScanner::Impl::kAuto, nullptr, &pf);  // asking pf as its scanners do
   std::vector<std::string> texts;
   std::string run;
   int in_run = 0;

@@ -590,8 +590,8 @@ LineScanner::Layout LineScanner::QuickLayout(const std::vector<std::string>& key
   return out;
 }
 
-LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Layout* layout)
-    : keywords_(UsableKeywords(std::move(keywords))) {
+LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Layout* layout, const HitFilter* filter)
+    : keywords_(UsableKeywords(std::move(keywords))), filter_(filter) {
   match_all_ = std::find(keywords_.begin(), keywords_.end(), std::string()) != keywords_.end();
   // Anchors (Note: [Fingerprint scan]): the kPrints bytes of a keyword rarest in log text; keywords of
   // fewer bytes anchor on all of them and are kept apart by length (a short anchor accepts any byte
@@ -850,7 +850,7 @@ inline bool LineScanner::HashMayHold(const char* p) const {
 bool LineScanner::KeywordAt(const char* p, size_t n, size_t at) const {
   for (std::uint32_t k : first_[Lower(static_cast<unsigned char>(p[at]))]) {
     const std::string& kw = keywords_[k];
-    if (at + kw.size() <= n && EqualsFolded(p + at, kw)) return true;
+    if (at + kw.size() <= n && EqualsFolded(p + at, kw) && (!filter_ || filter_->Counts(k, p, n, at))) return true;
   }
   return false;
 }
@@ -895,7 +895,7 @@ bool LineScanner::VisitAnchorHits(const char* p, size_t n, size_t at, unsigned b
         const Anchored& a = refs_[r];
         const std::string& kw = keywords_[a.keyword];
         if (a.offset <= at && at - a.offset + kw.size() <= n && EqualsFolded(p + (at - a.offset), kw) &&
-            visit(a.keyword)) {
+            visit(a.keyword, at - a.offset)) {
           return true;
         }
       }
@@ -906,7 +906,7 @@ bool LineScanner::VisitAnchorHits(const char* p, size_t n, size_t at, unsigned b
     for (const Anchored& a : bucket_[__builtin_ctz(buckets)]) {
       const std::string& kw = keywords_[a.keyword];
       if (a.offset <= at && at - a.offset + kw.size() <= n && EqualsFolded(p + (at - a.offset), kw) &&
-          visit(a.keyword)) {
+          visit(a.keyword, at - a.offset)) {
         return true;
       }
     }
@@ -916,7 +916,7 @@ bool LineScanner::VisitAnchorHits(const char* p, size_t n, size_t at, unsigned b
 
 void LineScanner::AnchorHits(const char* p, size_t n, size_t at, unsigned buckets,
                              std::vector<std::uint32_t>* found) const {
-  VisitAnchorHits(p, n, at, buckets, [found](std::uint32_t k) {
+  VisitAnchorHits(p, n, at, buckets, [found](std::uint32_t k, size_t) {
     if (std::find(found->begin(), found->end(), k) == found->end()) found->push_back(k);
     return false;  // all of them
   });
@@ -955,7 +955,37 @@ LineScanner::Counts LineScanner::CountCandidates(
 }
 
 bool LineScanner::AnchorHit(const char* p, size_t n, size_t at, unsigned buckets) const {
-  return VisitAnchorHits(p, n, at, buckets, [](std::uint32_t) { return true; });
+  return VisitAnchorHits(p, n, at, buckets, [](std::uint32_t, size_t) { return true; });
+}
+
+// Note: [Keyword contexts]
+// A keyword stands for some patterns' required literals (CoverKeywords takes a word many of them share),
+// so text holds it far more often than any of them: with the 1000 rules of tests/bench/make_rulesets.py,
+// "prob" (of the literals "image prob status reached", "prob: [" ...) lies in every "kube-probe" of
+// web-server text and "built" in every "rebuilt", and the scan stopped on ~15,000 lines per 8 MiB
+// whose literal checks (LinePrefilter::Candidates) then found nothing: each a return from the loop,
+// Inert's look at the line and its shape, and a new call. So a LinePrefilter's scanners ask it about
+// each keyword Find finds (LineScanner::HitFilter): the keyword counts at that place only when one of
+// the literals its checks compare lies there (LiteralsAt, the comparisons Candidates makes, on the
+// text folded to lower case), or when its lines are read wherever it lies (any_place: an idle keyword,
+// a pattern of it with no literal to compare, a literal searched for); otherwise the scan goes on as if
+// the keyword were not there. No line that matters is skipped: while the segmenter is idle a line
+// matters when it holds an idle keyword or a pattern matches the text the rules see of it (Note: [Line
+// prefilter]), a part of the line; that text then holds a literal L of the pattern, L holds a keyword
+// k of the pattern, and k has a check of L made where L's first k lies: the scan finds that k, the
+// check finds L, and the line stops the scan. A line skipped now holds keywords but none of their
+// literals, so Candidates found no pattern in it and Inert judged it inert, unless it was a line Inert
+// leaves to the segmenter whatever it holds (a leading '[', a '\r', a prefix a format reader strips, a
+// record header not learned yet): such a line is now skipped as a line without keywords always was.
+// Only the implementations' agreement depends on where they ask (each asks at every place a keyword
+// lies, in order, until one counts); the filter reads the text only.
+bool LineScanner::CountedHit(const char* p, size_t n, size_t at, unsigned buckets) const {
+  // Most positions that get here hold no keyword: that answer first, with no call to the filter in the
+  // way (a call inside the visit had every working register saved on each of them, +25% for
+  // CountedHit with 50 rules on web text); the keywords found are visited again to ask.
+  if (!AnchorHit(p, n, at, buckets)) return false;
+  return !filter_ || VisitAnchorHits(p, n, at, buckets,
+                                     [&](std::uint32_t k, size_t start) { return filter_->Counts(k, p, n, start); });
 }
 
 LineScanner::Hit LineScanner::Find(std::string_view text) const {
@@ -1136,7 +1166,7 @@ __attribute__((noinline)) int LineScanner::FirstAnchorHit(const char* p, size_t 
                                                           const unsigned char (&bucket_bits)[2][32]) const {
   for (; pass; pass &= pass - 1) {
     const int j = __builtin_ctz(pass);
-    if (AnchorHit(p, n, i + j, bucket_bits[0][j] | unsigned{bucket_bits[1][j]} << 8)) return j;
+    if (CountedHit(p, n, i + j, bucket_bits[0][j] | unsigned{bucket_bits[1][j]} << 8)) return j;
   }
   return -1;
 }
@@ -1157,7 +1187,7 @@ LineScanner::Hit LineScanner::FindTail(const char* p, size_t n, size_t i, std::u
       continue;
     }
     unsigned buckets = BucketsAt(p, n, i);
-    if (buckets && AnchorHit(p, n, i, buckets)) return {true, line_start, newlines};
+    if (buckets && CountedHit(p, n, i, buckets)) return {true, line_start, newlines};
   }
   return {false, n, newlines};
 }
@@ -1871,7 +1901,7 @@ const LiteralCondition& LinePrefilter::Condition(int p) const {
 const LineScanner& LinePrefilter::ChosenScanner() const {
   if (!layout_pending) return *first_scanner;
   std::call_once(chosen_once, [&] {
-    chosen_scanner = std::make_unique<LineScanner>(first_scanner->keywords());
+    chosen_scanner = std::make_unique<LineScanner>(first_scanner->keywords(), LineScanner::Impl::kAuto, nullptr, this);
     current_scanner.store(chosen_scanner.get(), std::memory_order_release);
   });
   return *chosen_scanner;
@@ -1963,77 +1993,65 @@ bool LinePrefilter::MayMatch(int p, std::string_view lowered) const {
          });
 }
 
+template <bool kFold, typename F>
+bool LinePrefilter::LiteralsAt(std::uint32_t k, const char* text, size_t n, size_t i, F found) const {
+  const std::vector<LiteralCheck>& checks = keyword_checks[k];
+  auto byte = [](char c) { return kFold ? static_cast<char>(Lower(static_cast<unsigned char>(c))) : c; };
+  auto lies = [&](const LiteralCheck& c) {
+    // The literal's first and last bytes first: most literals of a keyword differ there.
+    const size_t off = static_cast<size_t>(c.offset);
+    if (i < off || i - off + c.size > n) return false;
+    const char* s = text + (i - off);
+    if (byte(s[0]) != c.front || byte(s[c.size - 1]) != c.back) return false;
+    if constexpr (!kFold) return std::memcmp(s, check_bytes.data() + c.at, c.size) == 0;
+    for (std::uint32_t j = 1; j + 1 < c.size; ++j) {
+      if (byte(s[j]) != check_bytes[c.at + j]) return false;
+    }
+    return true;
+  };
+  // The literals that go on after the keyword: only the group of the byte that follows it here.
+  const size_t after = i + first_scanner->keywords()[k].size();
+  if (keyed_from[k] < checks.size() && after < n) {
+    const unsigned char next = static_cast<unsigned char>(byte(text[after]));
+    for (const NextGroup& g : next_groups[k]) {
+      if (g.byte != next) continue;
+      for (std::uint32_t c = g.begin; c < g.end; ++c) {
+        if (lies(checks[c]) && found(checks[c])) return true;
+      }
+      break;
+    }
+  }
+  for (std::uint32_t c = 0; c < keyed_from[k]; ++c) {
+    const LiteralCheck& check = checks[c];
+    if (check.literal >= 0 && check.offset >= 0 && lies(check) && found(check)) return true;
+  }
+  return false;
+}
+
+bool LinePrefilter::Counts(std::uint32_t k, const char* p, size_t n, size_t start) const {
+  return any_place[k] || LiteralsAt<true>(k, p, n, start, [](const LiteralCheck&) { return true; });
+}
+
 void LinePrefilter::Candidates(const std::vector<std::uint32_t>& found, std::string_view lowered,
                                std::vector<int>* out) const {
-  // Where the keyword lies in `lowered`: the first places in a local array (no allocation for a line
-  // the scanner stopped on, which seldom holds a keyword more than a few times), the rest after them.
-  constexpr size_t kNear = 8;
-  size_t near[kNear];
-  std::vector<size_t> far;
   for (std::uint32_t k : found) {
+    // The literals compared where the text holds the keyword, at each place (a pattern held at two
+    // places comes twice: Candidates may repeat).
     const std::string& kw = first_scanner->keywords()[k];
-    size_t count = 0;
-    far.clear();
     for (size_t i = lowered.find(kw); i != std::string_view::npos; i = lowered.find(kw, i + 1)) {
-      if (count < kNear) {
-        near[count++] = i;
-      } else {
-        far.push_back(i);
-      }
-    }
-    auto places = [&](auto visit) {
-      for (size_t n = 0; n < count; ++n) {
-        if (visit(near[n])) return true;
-      }
-      for (size_t i : far) {
-        if (visit(i)) return true;
-      }
-      return false;
-    };
-    const std::vector<LiteralCheck>& checks = keyword_checks[k];
-    // The checks of literals that go on after the keyword: at each place, the range of the byte there.
-    if (keyed_from[k] < checks.size()) {
-      const std::vector<NextGroup>& groups = next_groups[k];
-      places([&](size_t i) {
-        const size_t after = i + kw.size();
-        if (after >= lowered.size()) return false;
-        const unsigned char next = static_cast<unsigned char>(lowered[after]);
-        for (const NextGroup& g : groups) {
-          if (g.byte != next) continue;
-          for (std::uint32_t n = g.begin; n < g.end; ++n) {
-            const LiteralCheck& c = checks[n];
-            const size_t off = static_cast<size_t>(c.offset);
-            if (i < off || i - off + c.size > lowered.size()) continue;
-            const char* s = lowered.data() + (i - off);
-            if (s[0] == c.front && s[c.size - 1] == c.back && std::memcmp(s, check_bytes.data() + c.at, c.size) == 0) {
-              out->push_back(c.pattern);  // (a pattern held at two places comes twice: Candidates may repeat)
-            }
-          }
-          break;
-        }
-        return false;  // every place
+      LiteralsAt<false>(k, lowered.data(), lowered.size(), i, [out](const LiteralCheck& c) {
+        out->push_back(c.pattern);
+        return false;  // every check
       });
     }
+    // Then those that compare nothing: a pattern without literals, a literal searched for.
     for (size_t n = 0; n < keyed_from[k]; ++n) {
-      const LiteralCheck& c = checks[n];
+      const LiteralCheck& c = keyword_checks[k][n];
       if (c.literal < 0) {
         out->push_back(c.pattern);
-        continue;
+      } else if (c.offset < 0 && lowered.find(std::string_view(check_bytes.data() + c.at, c.size)) != std::string_view::npos) {
+        out->push_back(c.pattern);
       }
-      const std::string_view l(check_bytes.data() + c.at, c.size);
-      bool held = false;
-      if (c.offset < 0) {
-        held = lowered.find(l) != std::string_view::npos;
-      } else {
-        const size_t off = static_cast<size_t>(c.offset);
-        held = places([&](size_t i) {
-          // The literal's first and last bytes first: most literals of a keyword differ there.
-          if (i < off || i - off + c.size > lowered.size()) return false;
-          const char* s = lowered.data() + (i - off);
-          return s[0] == c.front && s[c.size - 1] == c.back && std::memcmp(s, l.data(), c.size) == 0;
-        });
-      }
-      if (held) out->push_back(c.pattern);
     }
   }
 }
@@ -2092,8 +2110,10 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
     }
   }
   // (A quick layout's scanner serves short inputs: AVX2's loop without the hash stage and its mix.)
+  // (The scanner asks `out` about the keywords it finds, Note: [Keyword contexts]: only from Find,
+  // called once `out` is built.)
   out->first_scanner = std::make_unique<LineScanner>(
-      std::move(plan.keywords), quick ? LineScanner::Impl::kAvx2 : LineScanner::Impl::kAuto, &plan.layout);
+      std::move(plan.keywords), quick ? LineScanner::Impl::kAvx2 : LineScanner::Impl::kAuto, &plan.layout, out.get());
   out->current_scanner.store(out->first_scanner.get(), std::memory_order_release);
   out->layout_pending = quick;
   out->keyword_patterns = std::move(plan.keyword_patterns);
@@ -2187,6 +2207,13 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
   const std::vector<std::string> idle = LineScanner::UsableKeywords(idle_keywords);
   for (const std::string& k : out->first_scanner->keywords()) {
     out->idle_keyword.push_back(std::find(idle.begin(), idle.end(), k) != idle.end());
+  }
+  // Note: [Keyword contexts]: the keywords Find stops on wherever they lie.
+  for (size_t k = 0; k < keywords.size(); ++k) {
+    const std::vector<LinePrefilter::LiteralCheck>& checks = out->keyword_checks[k];
+    out->any_place.push_back(out->idle_keyword[k] || std::any_of(checks.begin(), checks.end(), [](const auto& c) {
+                               return c.literal < 0 || c.offset < 0;
+                             }));
   }
   if (!unfiltered.empty()) {
     out->unfiltered = std::make_unique<RE2::Set>(RegexOptions(), RE2::UNANCHORED);

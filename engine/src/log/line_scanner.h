@@ -74,14 +74,28 @@ class LineScanner {
     std::vector<int> buckets;
   };
 
+  // Note: [Keyword contexts] in line_scanner.cc. What Find asks of a keyword it finds, when the scanner
+  // has one: Counts(k, p, n, start) is true when keyword k (an index into keywords()), lying at
+  // p[start] of the text p[0, n) Find reads, makes its line one Find returns. Called only where a
+  // keyword lies; it must not depend on anything but those arguments (the implementations call it at
+  // the same places, so they agree).
+  class HitFilter {
+   public:
+    virtual ~HitFilter() = default;
+    virtual bool Counts(std::uint32_t k, const char* p, size_t n, size_t start) const = 0;
+  };
+
   // Builds a scanner for `keywords` (any case). Empty keywords match every line; keywords holding '\n'
   // can never lie inside a line and are dropped. kAvx2 falls back to kPortable where the CPU lacks AVX2.
   // `layout`, when given, is one layout() returned for the same keywords: it is used when it fits them
-  // (every offset and bucket in range), and chosen afresh otherwise.
-  explicit LineScanner(std::vector<std::string> keywords, Impl impl = Impl::kAuto, const Layout* layout = nullptr);
+  // (every offset and bucket in range), and chosen afresh otherwise. `filter`, when given, must outlive
+  // the scanner (Find asks it about each keyword found).
+  explicit LineScanner(std::vector<std::string> keywords, Impl impl = Impl::kAuto, const Layout* layout = nullptr,
+                       const HitFilter* filter = nullptr);
 
   // Returns the first line of `text` ('\n'-separated; the last line may lack its '\n') containing a
-  // keyword, and the number of newlines before it.
+  // keyword (with a filter, a keyword at a place the filter Counts), and the number of newlines before
+  // it.
   Hit Find(std::string_view text) const;
 
   // Appends to *found the indexes (into keywords()) of every keyword `text` contains, each once (in no
@@ -164,8 +178,8 @@ class LineScanner {
   void KeywordsInFrom(const char* p, size_t n, size_t from, std::vector<std::uint32_t>* found) const;
   // The buckets whose tables accept the kPrints bytes from p[i] (bytes past n accept short anchors only).
   unsigned BucketsAt(const char* p, size_t n, size_t i) const;
-  // Calls visit(keyword) for each keyword (of `buckets`) whose anchor lies at p[at], until it returns
-  // true; returns whether one did. Full-length anchors are looked up by their bytes (Note: [Anchor
+  // Calls visit(keyword, start) for each keyword (of `buckets`) whose anchor lies at p[at], the keyword
+  // at p[start], until it returns true; returns whether one did. Full-length anchors are looked up by their bytes (Note: [Anchor
   // table] in line_scanner.cc), short ones through their buckets' lists.
   template <typename F>
   bool VisitAnchorHits(const char* p, size_t n, size_t at, unsigned buckets, F visit) const;
@@ -173,6 +187,8 @@ class LineScanner {
   void AnchorHits(const char* p, size_t n, size_t at, unsigned buckets, std::vector<std::uint32_t>* found) const;
   // True when a keyword of one of `buckets` has its anchor at p[at].
   bool AnchorHit(const char* p, size_t n, size_t at, unsigned buckets) const;
+  // AnchorHit for Find: a keyword whose anchor lies at p[at] and that the filter, if any, Counts there.
+  bool CountedHit(const char* p, size_t n, size_t at, unsigned buckets) const;
   static std::uint32_t FoldedWord(const char* p);  // kPrints bytes as one word, ASCII lower case
   static std::uint32_t AnchorHash(std::uint32_t folded);  // kHashBits bits of a FoldedWord
   // False when no full-length anchor can be the kPrints bytes at p (their hash is not in anchors_).
@@ -194,6 +210,7 @@ class LineScanner {
 
   std::vector<std::string> keywords_;
   Layout layout_;
+  const HitFilter* filter_ = nullptr;      // Note: [Keyword contexts]; null: every keyword found counts
   bool match_all_ = false;                 // an empty keyword: every line matches
   bool avx2_ = false;
   bool avx512_ = false;  // Find runs FindAvx512
@@ -310,8 +327,10 @@ LiteralCondition PatternCondition(const std::string& pattern);
 // True when `lowered`, an ASCII text in lower case, holds an atom of every clause of `condition`.
 bool ConditionHolds(const LiteralCondition& condition, std::string_view lowered);
 
-// What the log path needs to skip lines safely for one rule set (Note: [Line prefilter]).
-struct LinePrefilter {
+// What the log path needs to skip lines safely for one rule set (Note: [Line prefilter]). Its scanners
+// ask it which keywords they find count (Counts, Note: [Keyword contexts] in line_scanner.cc), so they
+// live no longer than it.
+struct LinePrefilter : LineScanner::HitFilter {
   // The scanner of the idle keywords + keywords covering every rule's atoms, as it is now (Note: [Lazy
   // anchor layout]): the first one until the chosen layout is built, then the one with it.
   const LineScanner& Scanner() const { return *current_scanner.load(std::memory_order_acquire); }
@@ -401,6 +420,22 @@ struct LinePrefilter {
   std::vector<std::uint32_t> keyed_from;
   std::vector<std::vector<NextGroup>> next_groups;
   std::string check_bytes;
+  // Calls found(check) for each check of keyword k that compares a literal at the place `i` where
+  // text[0, n) holds the keyword, and whose literal lies there (text[i - offset, ...) equals it: with
+  // kFold the text's bytes are ASCII-lowered first, else the text is lowered already), until it returns
+  // true; returns whether one did. Checks that compare nothing (no literal, a literal searched for)
+  // are not its: Candidates and Counts read them apart.
+  template <bool kFold, typename F>
+  bool LiteralsAt(std::uint32_t k, const char* text, size_t n, size_t i, F found) const;
+
+  // Note: [Keyword contexts] in line_scanner.cc. Per keyword: true when every line holding it must stop
+  // the scan (an idle keyword; a pattern of it with no literal to compare, or with a literal searched
+  // for, LiteralCheck offset -1); false when a line holds one of its patterns' literals there only
+  // where a check of it compares one (LiteralsAt).
+  std::vector<bool> any_place;
+  // LineScanner::HitFilter: keyword k at text[start] counts when any_place[k] or one of its literal
+  // checks finds its literal there.
+  bool Counts(std::uint32_t k, const char* p, size_t n, size_t start) const override;
 
   // Returns false when pattern `p` cannot match the ASCII text whose lower-case form is `lowered`: it
   // lacks every atom of a clause of the pattern's literal condition (Note: [Literal conditions]).
