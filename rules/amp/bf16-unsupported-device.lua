@@ -20,6 +20,21 @@ function test_no_numbers()
   assert(capability_gap({ captures = { setup = "Your setup doesn't support bf16/gpu" } }).gap == "")
 end
 
+-- when (pre-ampere-gpu): a refusal that names the device it refused is not about a GPU's generation: the
+-- Apple-GPU forms (accelerate's and diffusers' "... MPS ...") and transformers' CPU form ("bf16/(cpu, ...)",
+-- "bf16/cpu"). Those leave the non-CUDA reading alone.
+function not_a_cpu_or_mps_refusal(ctx)
+  local setup = ctx.captures.setup or ""
+  return not (setup:find("MPS", 1, true) or setup:find("bf16/(cpu", 1, true) or setup:find("bf16/cpu", 1, true))
+end
+
+function test_cpu_and_mps_refusals_are_not_about_the_gpu()
+  assert(not_a_cpu_or_mps_refusal({ captures = { setup = "bf16 mixed precision with MPS device requires a Pytorch >= 2.6.0" } }) == false)
+  assert(not_a_cpu_or_mps_refusal({ captures = { setup = "Your setup doesn't support bf16/(cpu, tpu, neuroncore)" } }) == false)
+  assert(not_a_cpu_or_mps_refusal({ captures = { setup = "Your setup doesn't support bf16/gpu" } }) == true)
+  assert(not_a_cpu_or_mps_refusal({ captures = { have = "7.5", need = "8.0" } }) == true)
+end
+
 -- score: transformers and accelerate refuse bf16 whenever torch.cuda reports no bf16 GPU, and that is
 -- also what they see when CUDA itself could not start (a driver older than the wheel's CUDA, no driver at
 -- all). When the input shows torch's CUDA initialisation failing, that failure is the cause and the bf16
@@ -41,6 +56,10 @@ function after_cuda_failure(ctx)
   -- a program's "GPU does not support bfloat16" is a refusal only when it was raised; printed without an
   -- exception type it is a fallback note (the run went on in fp16 or fp32), not a failure
   if (ctx.captures.script_refusal or "") ~= "" and ((ctx.incident or {}).exception or "") == "" then
+    return false
+  end
+  -- axolotl's merge-only form is a warning: merging a LoRA needs no bf16 arithmetic, and the run goes on
+  if ((ctx.incident or {}).message or ""):find("Training will fail, but other operations", 1, true) then
     return false
   end
   if (ctx.captures.have or "") ~= "" then return nil end
@@ -65,11 +84,20 @@ function test_kept_with_capability_or_alone()
   assert(after_cuda_failure({ captures = { setup = "x" }, incidents = { { message = "Your setup doesn't support bf16/gpu." } }, confidence = 0.9 }) == nil)
 end
 
-function test_script_refusal_needs_an_exception()
-  local note = { exception = "", message = "GPU does not support bfloat16. Using FP16 training." }
-  assert(after_cuda_failure({ captures = { script_refusal = "GPU does not support bfloat16" }, incident = note,
-                              incidents = { note }, confidence = 0.9 }) == false)
-  local raised = { exception = "ValueError", message = "GPU does not support bfloat16, please use a GPU that supports bfloat16." }
-  assert(after_cuda_failure({ captures = { script_refusal = "GPU does not support bfloat16" }, incident = raised,
-                              incidents = { raised }, confidence = 0.9 }) == nil)
+-- Each pair: the words printed as a note (the run went on) and raised (the run stopped), with their capture.
+local NOTES_AND_REFUSALS = {
+  { "script_refusal", "GPU does not support bfloat16",
+    { exception = "", message = "GPU does not support bfloat16. Using FP16 training." },
+    { exception = "ValueError", message = "GPU does not support bfloat16, please use a GPU that supports bfloat16." } },
+  { "setup", "AMP is not supported on this GPU",
+    { exception = "", message = "bf16 requested, but AMP is not supported on this GPU. Requires Ampere series or above. Training will fail, but other operations (such as merging) are still functional." },
+    { exception = "ValueError", message = "bf16 requested, but AMP is not supported on this GPU. Requires Ampere series or above." } },
+}
+
+function test_notes_vetoed_refusals_kept()
+  for _, case in ipairs(NOTES_AND_REFUSALS) do
+    local name, text, note, raised = case[1], case[2], case[3], case[4]
+    assert(after_cuda_failure({ captures = { [name] = text }, incident = note, incidents = { note }, confidence = 0.9 }) == false, note.message)
+    assert(after_cuda_failure({ captures = { [name] = text }, incident = raised, incidents = { raised }, confidence = 0.9 }) == nil, raised.message)
+  end
 end

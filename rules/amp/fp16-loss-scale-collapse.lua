@@ -14,6 +14,7 @@ local COLLAPSED_FAIRSEQ = 0.01
 local AFTER = {
   "reducing to ([%d.]+)", "dynamic loss scale from [%d.]+ to ([%d.]+)", "reducing loss scale to ([%d.e+-]+)",
   "setting loss scale to: ([%d.e+-]+)", "downscale loss scale to ([%d.e+-]+)",
+  "loss scale is adjusted to ([%d.e+-]+)",
 }
 local function scales(message)
   local out = {}
