@@ -14,7 +14,7 @@ local COLLAPSED_FAIRSEQ = 0.01
 local AFTER = {
   "reducing to ([%d.]+)", "dynamic loss scale from [%d.]+ to ([%d.]+)", "reducing loss scale to ([%d.e+-]+)",
   "setting loss scale to: ([%d.e+-]+)", "downscale loss scale to ([%d.e+-]+)",
-  "loss scale is adjusted to ([%d.e+-]+)",
+  "loss scale is adjusted to ([%d.e+-]+)", "| loss scale: ([%d.]+) |",
 }
 local function scales(message)
   local out = {}
@@ -92,14 +92,26 @@ function scale_history(ctx)
   if ctx.captures.minimum and ctx.captures.minimum ~= "" then
     return { history = " until it reached the minimum the scaler allows" }
   end
+  -- Megatron prints the scale it is at, not the one an overflow reduced: say what its iteration line counts
+  if (ctx.captures.skipped or "") ~= "" and low then
+    return { history = string.format(" (Megatron's iteration lines count skipped iterations with the scale down at %s)", fmt(low)) }
+  end
   if not low then return { history = "" } end
   if steps <= 1 then return { history = string.format(" (the last skipped step left it at %s)", fmt(low)) } end
   return { history = string.format(" (%d overflow reports in this log, from %s down to %s)", steps, fmt(list[1] * 2), fmt(low)) }
 end
 
 -- score: veto while the scale is still large; keep the prior once it has collapsed.
+-- Megatron skips a step in bf16 too when its grad-norm threshold is set, and says so.
+local THRESHOLD_SKIP = { "skipping grad norm because it's too large" }
+local function threshold_skips(incidents)
+  return triage.message_literal(incidents, THRESHOLD_SKIP) ~= nil
+end
+
 function collapse_only(ctx)
   if ctx.captures.minimum and ctx.captures.minimum ~= "" then return nil end
+  if (ctx.captures.threshold or "") ~= "" then return false end
+  if (ctx.captures.skipped or "") ~= "" and ctx.incidents and triage.per_input(ctx, threshold_skips) then return false end
   local _, _, low = all_scales(ctx)
   if low == nil then
     low = triage.number(ctx.captures.scale or "")
@@ -180,4 +192,17 @@ function test_fairseq_scales()
            .. "NOTE: overflow detected, setting loss scale to: 0.000244140625"
   assert(collapse_only(ctx_of(msg)) == nil)
   assert(collapse_only(ctx_of("NOTE: overflow detected, setting loss scale to: 64.0")) == false)
+end
+
+function test_megatron_iteration_lines()
+  local line = " iteration      300/  500000 | lm loss: 1.012307E+01 | loss scale: 1.0 | grad norm: 0.000 | number of skipped iterations:  10 | number of nan iterations:   0 |"
+  local inc = { message = line }
+  local ctx = { incident = inc, incidents = { inc }, captures = { skipped = "10", scale = "1.0" } }
+  assert(collapse_only(ctx) == nil)
+  local h = scale_history(ctx).history
+  assert(h == " (Megatron's iteration lines count skipped iterations with the scale down at 1)", h)
+  -- the same line after Megatron's own grad-norm threshold skipped the step (a bf16 run)
+  local note = { message = "skipping grad norm because it's too large 1523.7" }
+  local skipped = { incident = inc, incidents = { note, inc }, captures = { skipped = "10", scale = "1.0" } }
+  assert(collapse_only(skipped) == false)
 end
