@@ -254,6 +254,42 @@ TEST(YamlTree, RandomTextsAnswerAsYamlCpp) {
   EXPECT_GT(in_subset, n / 5);
 }
 
+// The reader checks a text's bytes eight at a time while they are printable ASCII or line breaks
+// (PlainBytes in yaml_tree.cc): every other byte, at every place in a word, must still send the text
+// to yaml-cpp (a control byte, DEL, a byte of invalid UTF-8 or one it might break a line at), and
+// what it reads must still be yaml-cpp's tree.
+TEST(YamlTree, EveryByteAtEveryPlaceOfAWord) {
+  const std::vector<std::string> inserts = {"\xc3\xa9", "\xe2\x80\x9c", "\xf0\x9f\x98\x80", "\xc2\x85", "\xe2\x80\xa8",
+                                            "\xc3", "\xe2\x80", "\xed\xa0\x80", "\xc0\xaf"};
+  std::vector<std::string> pieces = inserts;
+  for (int b = 0; b < 256; ++b) pieces.push_back(std::string(1, static_cast<char>(b)));
+  for (const std::string& piece : pieces) {
+    const unsigned char b = static_cast<unsigned char>(piece[0]);
+    const bool one_byte = piece.size() == 1;
+    // Bytes the reader may read: printable ASCII, and tabs and line breaks (which it judges itself).
+    const bool readable = !one_byte || (b >= 0x20 && b < 0x7f) || b == '\t' || b == '\n';
+    for (size_t at = 0; at < 17; ++at) {
+      for (const std::string& head : {std::string("a: 'abcdefghijklmnopqrstuvwxyz"), std::string("ab: 'abcdefghijklmnopqrstuvwxyz")}) {
+        std::string text = head;
+        text.insert(4 + at, piece);
+        text += "'\nb: [x, y]\n";
+        bool subset = false;
+        ASSERT_EQ(TreeAnswer(text, &subset), YamlCppAnswer(text)) << "byte " << int(b) << " at " << at;
+        if (!readable) {
+          EXPECT_FALSE(subset) << "byte " << int(b) << " at " << at;
+        }
+      }
+    }
+  }
+  // Words of printable text and line breaks only are read, wherever the lines break.
+  YamlTree tree;
+  for (size_t width = 1; width < 20; ++width) {
+    std::string text;
+    for (int k = 0; k < 6; ++k) text += "k" + std::to_string(k) + ": " + std::string(width, 'v') + "\n";
+    EXPECT_TRUE(ReadYamlSubset(text, &tree)) << text;
+  }
+}
+
 // The reader must take the constructs the rule files are written in (else the point is lost), and
 // leave aside those it does not implement.
 TEST(YamlTree, SubsetCoversTheRuleConstructsAndNoMore) {

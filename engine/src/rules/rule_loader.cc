@@ -70,7 +70,13 @@ std::string StemOf(const std::string& path) {
   return (p.parent_path() / p.stem()).string();
 }
 
-bool IsLuaFile(const std::string& path) { return fs::path(path).extension() == ".lua"; }
+// fs::path(path).extension() == ".lua", without building the path (a load asks for each file): the
+// file name after the last '/' ends with ".lua" and holds more than it (".lua" alone has no extension).
+bool IsLuaFile(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  const std::string_view name = slash == std::string::npos ? std::string_view(path) : std::string_view(path).substr(slash + 1);
+  return name.size() > 4 && name.substr(name.size() - 4) == ".lua";
+}
 
 // Converts a Lua value (a whole-Lua rule's `rule` table) into the YAML the schema describes. Its nodes
 // have no mark (problems name the file alone), as those yaml-cpp built from values had none.
@@ -427,9 +433,12 @@ ParsedRules ParseAll(BuildInput& in, PartCache& parts) {
   // A .lua file belongs to the YAML rule with the same path stem; an unpaired one is a whole-Lua rule.
   std::map<std::string, const SourceFile*> lua_by_stem;
   std::set<std::string> yaml_stems;
+  std::vector<std::string> stems;  // of each file of in.files
+  stems.reserve(in.files.size());
   for (const SourceFile& sf : in.files) {
-    if (IsLuaFile(sf.path)) lua_by_stem[StemOf(sf.path)] = &sf;
-    else yaml_stems.insert(StemOf(sf.path));
+    stems.push_back(StemOf(sf.path));
+    if (IsLuaFile(sf.path)) lua_by_stem[stems.back()] = &sf;
+    else yaml_stems.insert(stems.back());
   }
   std::set<std::string> too_large;
   for (const SourceFile& sf : in.files) {
@@ -439,13 +448,14 @@ ParsedRules ParseAll(BuildInput& in, PartCache& parts) {
                "rule file is larger than " + std::to_string(kMaxRuleFileBytes >> 20) + " MiB");
   }
   std::vector<PartJob> jobs;
-  for (const SourceFile& sf : in.files) {
+  for (size_t f = 0; f < in.files.size(); ++f) {
+    const SourceFile& sf = in.files[f];
     const bool is_lua = IsLuaFile(sf.path);
-    if (is_lua && yaml_stems.count(StemOf(sf.path))) continue;  // read with its YAML
+    if (is_lua && yaml_stems.count(stems[f])) continue;  // read with its YAML
     if (too_large.count(sf.path)) continue;
     const SourceFile* lua_file = nullptr;
     if (!is_lua) {
-      auto it = lua_by_stem.find(StemOf(sf.path));
+      auto it = lua_by_stem.find(stems[f]);
       if (it != lua_by_stem.end()) lua_file = it->second;
     }
     jobs.push_back({&sf, lua_file, lua_file && too_large.count(lua_file->path)});

@@ -203,27 +203,52 @@ struct Nesting {
   int* depth_;
 };
 
+// How many of the eight bytes at `p` come before the first that is neither printable ASCII (0x20 to
+// 0x7e) nor a line break: 8 when all eight are (SubsetReader::CheckBytes). Each test is exact byte by
+// byte: no sum carries out of a byte, as every byte's low seven bits are summed with at most 0x7f.
+std::size_t PlainBytes(const unsigned char* p) {
+  std::uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  const std::uint64_t low = w & ~kHigh;                                      // each byte's low seven bits
+  const std::uint64_t printable = (low + 0x60 * kOnes) & kHigh;              // low >= 0x20
+  const std::uint64_t del = (low + kOnes) & kHigh;                           // low == 0x7f
+  const std::uint64_t newline = ~((low ^ (0x0a * kOnes)) + 0x7f * kOnes) & kHigh;  // low == '\n'
+  const std::uint64_t other = (w & kHigh) | (~printable & ~newline & kHigh) | del;
+  if (other == 0) return 8;
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  return static_cast<std::size_t>(__builtin_ctzll(other)) / 8;  // the first byte is the lowest
+#else
+  return 0;
+#endif
+}
+
 class SubsetReader {
  public:
   SubsetReader(const std::string& text, YamlTree* tree) : s_(text), builder_(tree) {}
 
   void Read() {
-    CheckBytes();
+    tabs_ = CheckBytes();
+    starts_.reserve(s_.size() / 32 + 1);
+    ends_.reserve(s_.size() / 32 + 1);
     for (std::size_t p = 0;;) {
-      std::size_t nl = s_.find('\n', p);
+      // Document markers and directives are yaml-cpp's.
+      const char* b = s_.data() + p;
+      const std::size_t rest = s_.size() - p;
+      if (rest >= 3 && ((b[0] == '-' && b[1] == '-' && b[2] == '-') || (b[0] == '.' && b[1] == '.' && b[2] == '.'))) {
+        throw Unsupported();
+      }
+      if (rest >= 1 && b[0] == '%') throw Unsupported();
+      const void* nl = std::memchr(b, '\n', rest);
       starts_.push_back(p);
-      if (nl == std::string::npos) {
+      if (nl == nullptr) {
         ends_.push_back(s_.size());
         break;
       }
-      ends_.push_back(nl);
-      p = nl + 1;
+      ends_.push_back(static_cast<std::size_t>(static_cast<const char*>(nl) - s_.data()));
+      p = ends_.back() + 1;
       if (p == s_.size()) break;  // a final newline ends the last line
-    }
-    for (std::size_t l = 0; l < starts_.size(); ++l) {
-      // Document markers and directives are yaml-cpp's.
-      if (Len(l) >= 3 && (s_.compare(starts_[l], 3, "---") == 0 || s_.compare(starts_[l], 3, "...") == 0)) throw Unsupported();
-      if (Len(l) >= 1 && s_[starts_[l]] == '%') throw Unsupported();
     }
     SkipBlank();
     if (li_ >= starts_.size() || Indent(li_) != 0) throw Unsupported();
@@ -232,19 +257,27 @@ class SubsetReader {
     if (li_ < starts_.size()) throw Unsupported();
     // A tab is read only as text: inside quotes, or in a block scalar past its indentation. Any
     // other (indentation, separation, a plain scalar) is yaml-cpp's.
-    if (tabs_read_ != static_cast<std::size_t>(std::count(s_.begin(), s_.end(), '\t'))) throw Unsupported();
+    if (tabs_read_ != tabs_) throw Unsupported();
   }
 
  private:
   // Bytes the reader leaves to yaml-cpp: tabs, CR, other control bytes, a leading BOM or non-ASCII
   // byte (yaml-cpp guesses the encoding from the first bytes), line separators it might break at,
-  // and invalid UTF-8.
-  void CheckBytes() const {
+  // and invalid UTF-8. Returns the number of tabs. Eight bytes at a time while they are printable
+  // ASCII or line breaks (Note: [Rule file YAML]: most of a rule file), byte by byte from the first
+  // other one.
+  std::size_t CheckBytes() const {
     if (s_.empty()) throw Unsupported();
     const auto* u = reinterpret_cast<const unsigned char*>(s_.data());
     const std::size_t n = s_.size();
     if (u[0] >= 0x80) throw Unsupported();
+    std::size_t tabs = 0;
     for (std::size_t i = 0; i < n;) {
+      if (i + 8 <= n) {
+        const std::size_t plain = PlainBytes(u + i);
+        i += plain;
+        if (plain == 8) continue;
+      }
       unsigned char c = u[i];
       if (c >= 0x20 && c < 0x7f) {
         ++i;
@@ -252,6 +285,7 @@ class SubsetReader {
       }
       if (c < 0x80) {
         if (c != '\n' && c != '\t') throw Unsupported();
+        tabs += c == '\t';
         ++i;
         continue;
       }
@@ -269,9 +303,11 @@ class SubsetReader {
       if (c == 0xf4 && u[i + 1] >= 0x90) throw Unsupported();
       i += len;
     }
+    return tabs;
   }
 
   std::size_t Tabs(std::size_t from, std::size_t to) const {
+    if (tabs_ == 0) return 0;
     return static_cast<std::size_t>(std::count(s_.begin() + static_cast<std::ptrdiff_t>(from), s_.begin() + static_cast<std::ptrdiff_t>(to), '\t'));
   }
   std::size_t Len(std::size_t l) const { return ends_[l] - starts_[l]; }
@@ -324,7 +360,7 @@ class SubsetReader {
     std::size_t e;
     if (c == '\'' || c == '"') {
       std::string text;
-      if (!QuotedOnLine(l, col, &e, &text)) return false;
+      if (!QuotedOnLine(l, col, &e, key ? &text : nullptr)) return false;
       if (At(l, e) != ':' || !Space(At(l, e + 1))) return false;
       if (key) *key = std::move(text);
       if (plain) *plain = false;
@@ -349,18 +385,27 @@ class SubsetReader {
     const char* b = s_.data() + starts_[l];
     const std::size_t n = Len(l);
     *colon = false;
-    for (std::size_t e = col; e < n; ++e) {
-      const char d = b[e];
-      if (d == ':') {
-        if (e + 1 == n || b[e + 1] == ' ') {
-          *colon = true;
-          return e;
-        }
-      } else if (d == '#' && e > 0 && b[e - 1] == ' ') {
-        return e;
+    // The first ':' followed by a blank or the line's end, and the first '#' after a blank before it.
+    std::size_t key_end = n;
+    for (std::size_t e = col; e < n;) {
+      const void* found = std::memchr(b + e, ':', n - e);
+      if (found == nullptr) break;
+      e = static_cast<std::size_t>(static_cast<const char*>(found) - b);
+      if (e + 1 == n || b[e + 1] == ' ') {
+        key_end = e;
+        break;
       }
+      ++e;
     }
-    return n;
+    for (std::size_t e = col; e < key_end;) {
+      const void* found = std::memchr(b + e, '#', key_end - e);
+      if (found == nullptr) break;
+      e = static_cast<std::size_t>(static_cast<const char*>(found) - b);
+      if (e > 0 && b[e - 1] == ' ') return e;
+      ++e;
+    }
+    *colon = key_end < n;
+    return key_end;
   }
 
   // A plain scalar may start here (block context).
@@ -493,29 +538,35 @@ class SubsetReader {
   // A quoted scalar opening at (l, col) and closing on the same line: its text and the column after
   // the closing quote; false if it does not close there.
   bool QuotedOnLine(std::size_t l, std::size_t col, std::size_t* end, std::string* text) const {
+    // `text` may be null: then only whether and where it closes (its escapes are checked all the same).
     const char* b = s_.data() + starts_[l];
     const std::size_t n = Len(l);
     const char q = b[col];
     std::string out;
     std::size_t run = col + 1;  // the start of the text not copied yet
-    for (std::size_t c = run; c < n; ++c) {
-      const char d = b[c];
-      if (d == q) {
-        out.append(b + run, c - run);
+    for (std::size_t c = run; c < n;) {
+      // The next quote; in double quotes, the next backslash if it comes first.
+      const void* quote = std::memchr(b + c, q, n - c);
+      std::size_t stop = quote ? static_cast<std::size_t>(static_cast<const char*>(quote) - b) : n;
+      if (q == '"') {
+        if (const void* slash = std::memchr(b + c, '\\', stop - c)) stop = static_cast<std::size_t>(static_cast<const char*>(slash) - b);
+      }
+      if (stop == n) return false;
+      c = stop;
+      if (text) out.append(b + run, c - run);
+      if (b[c] == q) {
         if (q == '\'' && c + 1 < n && b[c + 1] == '\'') {  // '' in single quotes
-          out += '\'';
-          run = ++c + 1;
+          if (text) out += '\'';
+          run = c += 2;
           continue;
         }
         *end = c + 1;
-        *text = std::move(out);
+        if (text) *text = std::move(out);
         return true;
       }
-      if (q == '"' && d == '\\') {
-        out.append(b + run, c - run);
-        out += Escape(c + 1 < n ? b[c + 1] : '\n');
-        run = ++c + 1;
-      }
+      const char escaped = Escape(c + 1 < n ? b[c + 1] : '\n');  // a backslash in double quotes
+      if (text) out += escaped;
+      run = c += 2;
     }
     return false;
   }
@@ -763,6 +814,7 @@ class SubsetReader {
   const std::string& s_;
   YamlTreeBuilder builder_;
   std::vector<std::size_t> starts_, ends_;
+  std::size_t tabs_ = 0;       // tabs in the text
   std::size_t tabs_read_ = 0;  // tabs read as text
   std::size_t li_ = 0;
   int depth_ = 0;  // collections open (Nesting)
