@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -19,6 +20,7 @@
 
 #include "lua_test_rules.h"
 #include "rules/lua_patterns.h"
+#include "rules/lua_runtime.h"
 #include "rules/template.h"
 #include "triage/tools.h"
 #include "triage/triage.h"
@@ -390,6 +392,31 @@ TEST(LuaLimits, InlineLuaIsCompiledAsOneExpressionOnly) {
   // A comment cannot swallow the wrapper's end either, and a real expression still works.
   LoadResult ok = LoadRulesFromStrings({{"j.yaml", MatmulRule("j", "score: 'lua: 0.5 -- half'\n")}});
   EXPECT_TRUE(ok.ok()) << (ok.problems.empty() ? "" : ok.problems[0].ToString());
+}
+
+// Note: [Expression checks]: the inline expressions of a load are compiled one after another in one
+// state per thread; each answer is what the expression gets alone, whatever came before it (errors and
+// large texts included), on any thread.
+TEST(LuaLimits, ExpressionChecksAnswerAsAloneOneAfterAnother) {
+  const std::vector<std::string> expressions = {
+      "1 + 2", "ctx.values.x > 3 and incident ~= nil", "1 +", "f(", "(1))", "nil) end error('x') do (nil",
+      "'" + std::string(300000, 'x') + "'", "{" + std::string(20000, '{') + std::string(20000, '}') + "}", "x --[[ open",
+      "#captures.shape"};
+  std::vector<std::string> alone;
+  for (const std::string& e : expressions) alone.push_back(LuaExpressionError(e));
+  EXPECT_EQ(alone[0], "");
+  EXPECT_EQ(alone[1], "");
+  EXPECT_NE(alone[2], "");
+  EXPECT_NE(alone[5], "");
+  EXPECT_EQ(alone[6], "");
+  EXPECT_NE(alone[8], "");
+  for (int round = 0; round < 40; ++round) {
+    for (size_t i = 0; i < expressions.size(); ++i) ASSERT_EQ(LuaExpressionError(expressions[i]), alone[i]) << i;
+  }
+  std::thread other([&] {
+    for (size_t i = expressions.size(); i-- > 0;) EXPECT_EQ(LuaExpressionError(expressions[i]), alone[i]) << i;
+  });
+  other.join();
 }
 
 // The counted pattern functions give stock Lua's results and errors.

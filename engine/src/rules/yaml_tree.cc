@@ -58,19 +58,19 @@ std::size_t YamlNode::size() const {
   return 0;
 }
 
-YamlNode YamlNode::operator[](const std::string& key) const {
+YamlNode YamlNode::operator[](std::string_view key) const {  // a view: the readers pass literals
   CheckValid();
-  if (!tree_) return Invalid(key);
+  if (!tree_) return Invalid(std::string(key));
   const YamlTree::Item& it = item();
-  if (it.type == YAML::NodeType::Scalar) throw YAML::BadSubscript(it.mark, key);
-  if (it.type != YAML::NodeType::Map) return Invalid(key);
+  if (it.type == YAML::NodeType::Scalar) throw YAML::BadSubscript(it.mark, std::string(key));
+  if (it.type != YAML::NodeType::Map) return Invalid(std::string(key));
   for (uint32_t i = it.first; i < it.first + it.count; i += 2) {
     const YamlTree::Item& k = tree_->items[tree_->children[i]];
     if (k.type == YAML::NodeType::Scalar && tree_->scalars[k.scalar] == key) {
       return YamlNode(tree_, tree_->children[i + 1]);
     }
   }
-  return Invalid(key);
+  return Invalid(std::string(key));
 }
 
 YamlNode YamlNode::operator[](std::size_t i) const {
@@ -418,7 +418,10 @@ class SubsetReader {
   }
 
   void EmitScalar(const YAML::Mark& mark, std::string value, bool plain) {
-    if (plain && (value == "~" || value == "null" || value == "Null" || value == "NULL")) {
+    // A plain `~`, `null`, `Null` or `NULL` (compared only at their lengths: most scalars are neither).
+    const bool null = value.size() == 1 ? value[0] == '~'
+                      : value.size() == 4 && (value == "null" || value == "Null" || value == "NULL");
+    if (plain && null) {
       builder_.Null(mark);
     } else {
       builder_.Scalar(mark, std::move(value));

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <yaml-cpp/exceptions.h>
@@ -78,7 +79,7 @@ class YamlNode {
 
   // The value of the first pair whose key is a scalar equal to `key`; an invalid node if none (or
   // this is not a map). Throws YAML::BadSubscript on a scalar, as yaml-cpp does.
-  YamlNode operator[](const std::string& key) const;
+  YamlNode operator[](std::string_view key) const;
   // A sequence's item `i`, or an invalid node past its end (as yaml-cpp's); on a scalar, throws
   // YAML::BadSubscript. Meant for sequences: on a map it gives an invalid node (yaml-cpp would look
   // for a key equal to `i`).
