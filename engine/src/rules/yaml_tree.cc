@@ -36,9 +36,10 @@ namespace triage {
 // included). tests/yaml_tree_test.cc compares the two on every file under rules/ and the test
 // fixtures, marks included, and on crafted texts at the subset's edges. Both yield the YamlTree the
 // rule readers walk (YamlNode answers as YAML::Node), so a rule file reads the same whichever way.
-// Reading the 342 bundled files (~1.5 MB) this way takes ~60 M instructions, against ~1250 M for
+// Reading the 342 bundled files (~1.5 MB) this way took ~60 M instructions, against ~1250 M for
 // YAML::Load; a tree is three arrays and the scalars' strings, where yaml-cpp made a shared node per
-// value.
+// value. The bytes are checked eight at a time and quotes and colons found with memchr (2026-11-29:
+// the 415 files, ~1.9 MB, in ~35 M instructions).
 
 YamlNode YamlTree::Root() const { return has_root ? YamlNode(this, 0) : YamlNode(); }
 
