@@ -477,6 +477,52 @@ TEST(LineScanner, GivenLayoutIsUsedWhenItFitsAndChosenAfreshOtherwise) {
   ExpectAgreement(kw, pieces, 500, 6, &bad[1]);
 }
 
+// Note: [Cached mix]: a chosen layout carries the seed of the mix its scanner chose (ChooseLayout,
+// which builds no tables, none); a scanner given it builds the same tables without scoring the
+// seeds (the same candidates at every stage), any other seed gives a scanner that answers as the
+// reference does, and a value that is no seed has the seed chosen afresh. kAvx2 builds no stage
+// and keeps the given value.
+TEST(LineScanner, GivenMixIsUsedWhenItIsASeed) {
+  std::vector<std::string> kw = BundledKeywords();
+  ASSERT_GT(kw.size(), 40u);
+  for (const char* extra : {"ab", "nan"}) kw.push_back(extra);
+  const LineScanner fresh(kw);
+  const LineScanner::Layout chosen = fresh.layout();
+  ASSERT_GE(chosen.mix, 0);
+  ASSERT_LT(chosen.mix, LineScanner::kMixSeeds);
+  EXPECT_EQ(LineScanner::ChooseLayout(kw).mix, -1);
+  const LineScanner given(kw, LineScanner::Impl::kAuto, &chosen);
+  EXPECT_EQ(given.layout().mix, chosen.mix);
+  const std::vector<std::string> pieces = KeywordPieces(kw);
+  std::mt19937 rng(5);
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += pieces[rng() % pieces.size()] + (rng() % 2 ? " " : "");
+  for (int i = 0; i < 200; ++i) {
+    text += "2026-11-29 04:11:0" + std::to_string(i % 10) + " INFO trainer: epoch " + std::to_string(i) +
+            " step 120/500 loss=0.2531 lr=0.001 grad_norm=1.25 | 37%|###7      | 12.3it/s [00:04<00:07]\n";
+  }
+  const LineScanner::Counts a = fresh.CountCandidates(text), b = given.CountCandidates(text);
+  EXPECT_EQ(a.table, b.table);
+  EXPECT_EQ(a.staged, b.staged);
+  EXPECT_EQ(a.hashed, b.hashed);
+  EXPECT_EQ(a.anchored, b.anchored);
+  EXPECT_LT(a.staged, a.table);
+  for (int seed = 0; seed < LineScanner::kMixSeeds; seed += 5) {
+    LineScanner::Layout other = chosen;
+    other.mix = seed;
+    EXPECT_EQ(LineScanner(kw, LineScanner::Impl::kAuto, &other).layout().mix, seed);
+    ExpectAgreement(kw, pieces, 300, 40 + static_cast<unsigned>(seed), &other);
+  }
+  for (int bad : {-1, -3, LineScanner::kMixSeeds, 1 << 30}) {
+    LineScanner::Layout other = chosen;
+    other.mix = bad;
+    const LineScanner s(kw, LineScanner::Impl::kAuto, &other);
+    EXPECT_EQ(s.layout().mix, chosen.mix) << bad;
+    EXPECT_EQ(s.layout().offsets, chosen.offsets) << bad;
+  }
+  EXPECT_EQ(LineScanner(kw, LineScanner::Impl::kAvx2, &chosen).layout().mix, chosen.mix);
+}
+
 TEST(RequiredLiterals, TellsPatternsWithAndWithoutARequiredLiteral) {
   struct Case {
     std::string pattern;

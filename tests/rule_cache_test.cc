@@ -352,6 +352,46 @@ TEST(RuleCache, AnEditThatKeepsEveryLiteralReusesThePrefilterPlan) {
   EXPECT_EQ(plans().size(), 2u);
 }
 
+// Note: [Cached mix]: the plan a load makes, kept apart and in the entry, carries the mix its
+// scanner's hash stage chose; a load from the entry builds its scanner with that mix, one that is a
+// seed is used as it is (any seed gives a correct scanner), and one that is no seed is chosen again.
+TEST(RuleCache, TheScannersMixComesWithThePlan) {
+  OneRule one("mix");
+  one.Write("spectacular failure (\\d+)", "first");
+  const LoadResult first = LoadRules(one.options);
+  ASSERT_TRUE(first.rules->prefilter);
+  const int made = first.rules->prefilter->Scanner().layout().mix;
+  ASSERT_GE(made, 0);
+  ASSERT_LT(made, LineScanner::kMixSeeds);
+  std::string entry_key, plan_key;
+  for (const auto& e : fs::directory_iterator(one.cache)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("rules-", 0) == 0) entry_key = name.substr(6, 64);
+    if (name.rfind("plan-", 0) == 0) plan_key = name.substr(5, 64);
+  }
+  PrefilterPlan plan;
+  ASSERT_TRUE(ReadPrefilterPlan(one.cache, plan_key, &plan));
+  EXPECT_EQ(plan.layout.mix, made);
+  ParsedRules parsed;
+  ASSERT_TRUE(ReadRuleCache(one.cache, entry_key, &parsed));
+  EXPECT_EQ(parsed.plan.layout.mix, made);
+  EXPECT_EQ(LoadRules(one.options).rules->prefilter->Scanner().layout().mix, made);
+  const std::string line = "RuntimeError: spectacular failure 12\n";
+  const int other = (made + 5) % LineScanner::kMixSeeds;
+  parsed.plan.layout.mix = other;
+  WriteRuleCache(one.cache, entry_key, parsed);
+  const LoadResult planted = LoadRules(one.options);
+  EXPECT_EQ(planted.rules->prefilter->Scanner().layout().mix, other);
+  EXPECT_EQ(Engine(planted.rules).DiagnoseText(line).diagnoses.size(), 1u);
+  for (int bad : {-1, -7, LineScanner::kMixSeeds, 1 << 30}) {
+    parsed.plan.layout.mix = bad;
+    WriteRuleCache(one.cache, entry_key, parsed);
+    const LoadResult again = LoadRules(one.options);
+    EXPECT_EQ(again.rules->prefilter->Scanner().layout().mix, made) << bad;
+    EXPECT_EQ(Engine(again.rules).DiagnoseText(line).diagnoses.size(), 1u) << bad;
+  }
+}
+
 // Note: [Compiled pattern sets]: a load that misses the whole-set entry compiles the set at once,
 // unless the same patterns compiled before (an edit of a rule's text only); an edited pattern is
 // compiled at once again, and a bad record is no record.

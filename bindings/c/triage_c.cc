@@ -95,7 +95,7 @@ triage_status FinishLoad(triage::LoadResult loaded, triage_rules** rules, char**
     *problems = CopyOut(lines);
   }
   auto* out = new triage_rules;
-  out->count = triage::ListRules(*loaded.rules).size();
+  out->count = triage::CountRules(*loaded.rules);
   out->set = std::move(loaded.rules);
   *rules = out;
   return loaded.ok() ? TRIAGE_OK : TRIAGE_RULE_ERRORS;

@@ -539,7 +539,7 @@ int Diagnose(int argc, char** argv) {
   // A never-destroyed static holds them, so leak checkers see them reachable, not leaked.
   static auto* const kept_until_exit = new std::shared_ptr<const RuleSet>();
   *kept_until_exit = loaded.rules;
-  if (loaded.rules && ListRules(*loaded.rules).empty()) {
+  if (loaded.rules && CountRules(*loaded.rules) == 0) {
     PrintError("no rules loaded (check --rules and TRIAGE_RULES_PATH)");
     return kExitUsage;
   }

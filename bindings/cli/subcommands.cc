@@ -56,7 +56,7 @@ int Lint(int argc, char** argv) {
     std::fputs(ToJson(r).c_str(), stdout);
   } else {
     for (const Problem& p : r.problems) std::printf("%s\n", p.ToString().c_str());
-    std::printf("rules lint: %zu rules loaded, %d errors, %d warnings\n", ListRules(*r.rules).size(), r.errors(),
+    std::printf("rules lint: %zu rules loaded, %d errors, %d warnings\n", CountRules(*r.rules), r.errors(),
                 r.warnings());
   }
   return r.errors() ? kExitNone : kExitFound;

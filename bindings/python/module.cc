@@ -159,7 +159,7 @@ PYBIND11_MODULE(_triage, m) {
         for (const triage::Problem& p : r.problems) out.append(ProblemDict(p));
         return out;
       })
-      .def_property_readonly("count", [](const PyRules& r) { return triage::ListRules(*r.rules).size(); });
+      .def_property_readonly("count", [](const PyRules& r) { return triage::CountRules(*r.rules); });
   py::class_<triage::Report>(m, "Report")
       .def_property_readonly("audience", [](const triage::Report& r) { return std::string(triage::AudienceName(r.audience)); })
       .def("to_json", [](const triage::Report& r) { return triage::ToJson(r); })

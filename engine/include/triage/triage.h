@@ -294,6 +294,8 @@ struct RuleInfo {
   std::string lua;        // the rule's .lua file, or empty
 };
 std::vector<RuleInfo> ListRules(const RuleSet& rules);
+// The number of loaded rules: ListRules(rules).size() without the copies.
+std::size_t CountRules(const RuleSet& rules);
 
 // A rule left out by configuration: its id, the file that defined it, and what disabled it
 // ("TRIAGE_DISABLE", "LoadOptions", or the triage.yaml path).

@@ -190,7 +190,7 @@ std::string ToJson(const LoadResult& result) {
       o.Str("rule", p.rule_id);
       o.Str("message", p.message);
     });
-    root.Int("rules", static_cast<long long>(ListRules(*result.rules).size()));
+    root.Int("rules", static_cast<long long>(CountRules(*result.rules)));
     root.Int("errors", result.errors());
     root.Int("warnings", result.warnings());
   }

@@ -694,6 +694,7 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
   // The hash stage (Note: [Hash stage]), chosen with the tables in place; a scanner that never runs
   // it (kPortable, kAvx2) passes every position there (CountCandidates) and chooses no mix, ~3-4 M
   // instructions (the first scanner of a load without a cached plan, Note: [Lazy anchor layout]).
+  // A given layout's mix is taken as it is (Note: [Cached mix]).
   if (impl == Impl::kPortable || impl == Impl::kAvx2) {
     std::memset(staged_, 0xff, sizeof staged_);
     std::memset(staged2_, 0xff, sizeof staged2_);
@@ -702,7 +703,7 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
     for (const auto& [b, item] : placed) {
       if (item->anchor.size() == static_cast<size_t>(kPrints)) full.emplace_back(b, item->anchor);
     }
-    ChooseMix(full);
+    layout_.mix = ChooseMix(full, given ? layout->mix : -1);
   }
   avx2_ = impl != Impl::kPortable && CpuHasAvx2();
   avx512_ = (impl == Impl::kAuto || impl == Impl::kAvx512 || impl == Impl::kAvx512OnCandidates ||
@@ -740,12 +741,21 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
 // then that leaves the fewest (bucket, hash) pairs taken: a window every line of a log repeats
 // (" inf" of "INFO") that fell on a hash of its bucket would pass on every line (key=value text's
 // scan 1.02 -> 1.88 ms per 8 MiB with one layout of main's rules when only the pairs counted).
-void LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& anchors) {
-  constexpr int kSeeds = 16;
+//
+// Note: [Cached mix]
+// Trying the kMixSeeds seeds on the samples was ~2.9 M instructions of every start with a rule cache,
+// a tenth of a warm one, for an answer that depends only on the keywords and their layout: the seed
+// chosen is kept in the Layout (Layout::mix), which the rule cache stores with the plan (Note: [Rule
+// cache]), and a scanner given a layout with a seed makes that seed's mix and its stage tables alone.
+// Any seed gives a correct scanner: the stage tables are made from the anchors under the mix in use,
+// so every anchor's bucket passes at its hashes whatever the mix; only how many false candidates pass
+// depends on it. A value that is no seed (a damaged or planted entry) has the seed chosen afresh.
+int LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& anchors, int seed_given) {
   constexpr unsigned kHashes = 1u << kStageBits;
-  int best_taken = -1;
+  const bool given = seed_given >= 0 && seed_given < kMixSeeds;
+  int best_taken = -1, best_seed = -1;
   unsigned char mix[kPrints][32];
-  for (int seed = 0; seed < kSeeds; ++seed) {
+  for (int seed = given ? seed_given : 0; seed < (given ? seed_given + 1 : kMixSeeds); ++seed) {
     std::uint64_t x = 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(seed + 1);
     for (auto& row : mix) {
       for (unsigned char& v : row) {
@@ -768,8 +778,10 @@ void LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& anch
       }
     }
     // First of all, the sample windows the tables accept that the stage would pass too: what a line
-    // layout repeats (" inf" of every "INFO" line) must not fall on hashes its bucket holds.
+    // layout repeats (" inf" of every "INFO" line) must not fall on hashes its bucket holds. (A given
+    // seed is not scored: it is the only one.)
     for (std::string_view sample : {kHealthyLogSample, kGeneralTextSample}) {
+      if (given) break;
       for (size_t i = 0; i + kPrints <= sample.size(); ++i) {
         const unsigned buckets = BucketsAt(sample.data(), sample.size(), i) & ~short_buckets_;
         if (!buckets) continue;
@@ -782,6 +794,7 @@ void LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& anch
     }
     if (best_taken < 0 || taken < best_taken) {
       best_taken = taken;
+      best_seed = seed;
       std::memcpy(mix_, mix, sizeof mix_);
       std::memcpy(staged_, staged[0], sizeof staged_);
       std::memcpy(staged2_, staged[1], sizeof staged2_);
@@ -792,6 +805,7 @@ void LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& anch
     for (unsigned char& bits : staged_[b / 8]) bits |= static_cast<unsigned char>(1u << (b % 8));
     for (unsigned char& bits : staged2_[b / 8]) bits |= static_cast<unsigned char>(1u << (b % 8));
   }
+  return best_seed;
 }
 
 void LineScanner::StageHashes(const unsigned char (&mix)[kPrints][32], const char* bytes, unsigned (&h)[2]) {
@@ -2076,7 +2090,10 @@ PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std:
       });
     }
   }
-  if (layout) plan.layout = LineScanner::ChooseLayout(plan.keywords);  // the layout alone: the scanner is built later
+  // The layout and its mix (Note: [Cached mix]), read off a scanner built for them: the tables it
+  // builds besides (~0.8 M instructions) are what a plan made here adds to a load that makes a scanner
+  // anyway, and every load from the cache (warm, edited, shipped) then skips choosing the mix.
+  if (layout) plan.layout = LineScanner(plan.keywords).layout();
   return plan;
 }
 

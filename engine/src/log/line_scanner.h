@@ -69,10 +69,14 @@ class LineScanner {
   // the anchor width (anchored on all of it, bucketed by length). Choosing it is most of building a
   // scanner, so the rule cache stores it with the prefilter's plan (Note: [Rule cache]). Any layout
   // that passes the constructor's checks gives a correct scanner; only its speed depends on it.
+  // `mix`: the seed of the hash stage's mix chosen for this placement (Note: [Cached mix] in
+  // line_scanner.cc), 0 to kMixSeeds - 1; -1 (or any other value): chosen when the scanner is built.
   struct Layout {
     std::vector<int> offsets;
     std::vector<int> buckets;
+    int mix = -1;
   };
+  static constexpr int kMixSeeds = 16;
 
   // Note: [Keyword contexts] in line_scanner.cc. What Find asks of a keyword it finds, when the scanner
   // has one: Counts(k, p, n, start) is true when keyword k (an index into keywords()), lying at
@@ -122,7 +126,7 @@ class LineScanner {
   // and without repeats, in order.
   static std::vector<std::string> UsableKeywords(std::vector<std::string> keywords);
   // Returns the placement a scanner built from `keywords` without a layout chooses (its layout()),
-  // without building the scanner's tables.
+  // without building the scanner's tables, and so without its mix (-1).
   static Layout ChooseLayout(const std::vector<std::string>& keywords);
   // Returns a placement for `keywords` made in a moment: each long keyword anchored on its window of
   // rarest bytes (ByteRarity alone), the buckets in turn. As correct as the chosen one, slower to scan
@@ -254,8 +258,9 @@ class LineScanner {
   static void StageHashes(const unsigned char (&mix)[kPrints][32], const char* bytes, unsigned (&h)[2]);
   // The buckets the hash stage passes at p[i] (i + kPrints <= n).
   unsigned StageBuckets(const char* p, size_t i) const;
-  // The mix_ values for a set of anchors: the seed whose values spread them best.
-  void ChooseMix(const std::vector<std::pair<int, std::string>>& anchors);
+  // The mix_ values for a set of anchors: those of `seed` when it is one (0 to kMixSeeds - 1), else of
+  // the seed whose values spread them best. Returns the seed used.
+  int ChooseMix(const std::vector<std::pair<int, std::string>>& anchors, int seed);
 };
 
 // Returns true and lower-case atoms one of which every match of `pattern` contains (RE2's FilteredRE2

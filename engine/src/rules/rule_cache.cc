@@ -39,7 +39,7 @@ static_assert(sizeof(Problem) == 144, "Problem changed: list the new field in Fi
 namespace {
 
 constexpr std::uint32_t kMagic = 0x54524331;  // "TRC1"
-constexpr std::uint32_t kFormat = 7;  // 6: checksums (Note: [Cache checksums]); 7: pattern_programs
+constexpr std::uint32_t kFormat = 8;  // 6: checksums (Note: [Cache checksums]); 7: pattern_programs; 8: the layout's mix
 constexpr int kKeepEntries = 8;
 
 // Note: [Cache checksums] The structure of an entry or a part is checked as it is read (lengths,
@@ -168,6 +168,7 @@ void Fields(A& a, T& p) {
   a(p.plan.keyword_patterns);
   a(p.plan.layout.offsets);
   a(p.plan.layout.buckets);
+  a(p.plan.layout.mix);
   a(p.calibrated);
   a(p.calibration);
 }
@@ -830,6 +831,7 @@ void PlanFields(A& a, P& plan) {
   a(plan.keyword_patterns);
   a(plan.layout.offsets);
   a(plan.layout.buckets);
+  a(plan.layout.mix);
 }
 
 }  // namespace

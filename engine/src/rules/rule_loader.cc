@@ -957,6 +957,8 @@ std::vector<RuleInfo> ListRules(const RuleSet& rules) {
   return out;
 }
 
+std::size_t CountRules(const RuleSet& rules) { return rules.rules.size(); }
+
 std::vector<DisabledRule> ListDisabledRules(const RuleSet& rules) { return rules.disabled; }
 
 }  // namespace triage
