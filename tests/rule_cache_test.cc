@@ -352,6 +352,66 @@ TEST(RuleCache, AnEditThatKeepsEveryLiteralReusesThePrefilterPlan) {
   EXPECT_EQ(plans().size(), 2u);
 }
 
+// Note: [Examples left out]: a load that lets the examples go has them from a miss (the files are
+// parsed) and not from the cache, where everything else is what a load that keeps them gives; an
+// entry damaged inside an example is still a miss when they are read over.
+TEST(RuleCache, ALoadWithoutExamplesLeavesThemOutOnlyFromTheCache) {
+  const std::string dir = TempDir("examples");
+  LoadOptions o;
+  o.env_path = false;
+  o.system = o.user = o.project = false;
+  o.cache_dir = dir;
+  o.examples = false;
+  auto count = [](const LoadResult& r) {
+    size_t n = 0;
+    for (const Rule& rule : r.rules->rules) n += rule.examples.size();
+    return n;
+  };
+  // Everything a load gives but the examples (ObserveLoad's serialisation and diagnoses).
+  auto observe = [](const LoadResult& r) {
+    ParsedRules p;
+    p.rules = r.rules->rules;
+    for (Rule& rule : p.rules) rule.examples.clear();
+    p.disabled = r.rules->disabled;
+    p.problems = r.problems;
+    std::string out = SerializeParsedRules(p);
+    Engine engine(r.rules);
+    for (const char* log : triage_test::kObservedLogs) {
+      out += ToJson(engine.DiagnoseText(triage_test::ReadSourceFile(log)));
+    }
+    return out;
+  };
+  const LoadResult missed = LoadRules(o);
+  EXPECT_GT(count(missed), 1000u);
+  const LoadResult kept = LoadBundled(true, dir);
+  EXPECT_EQ(count(kept), count(missed));
+  const LoadResult left = LoadRules(o);
+  EXPECT_EQ(left.rules->rules.size(), kept.rules->rules.size());
+  EXPECT_EQ(count(left), 0u);
+  EXPECT_TRUE(observe(left) == observe(kept)) << "a load without examples differs in more than them";
+  EXPECT_TRUE(Observe(LoadBundled(true, dir)) == Observe(kept)) << "the entry lost its examples";
+  // A byte of an example's text changed in the entry: the checksum fails, the load parses again.
+  std::string entry;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().rfind("rules-", 0) == 0) entry = e.path().string();
+  }
+  ASSERT_FALSE(entry.empty());
+  std::string bytes = ReadText(entry);
+  const Rule& first = kept.rules->rules.at(0);
+  ASSERT_FALSE(first.examples.empty());
+  const size_t at = bytes.find(first.examples[0].text);
+  ASSERT_NE(at, std::string::npos);
+  bytes[at] ^= 0x20;
+  std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes;
+  ParsedRules damaged;
+  const std::string name = fs::path(entry).filename().string();
+  EXPECT_FALSE(ReadRuleCache(dir, name.substr(6, 64), &damaged, CacheOwner::kUser, /*examples=*/false));
+  const LoadResult again = LoadRules(o);
+  EXPECT_EQ(count(again), count(kept));
+  EXPECT_TRUE(observe(again) == observe(kept));
+  fs::remove_all(dir);
+}
+
 // Note: [Cached mix]: the plan a load makes, kept apart and in the entry, carries the mix its
 // scanner's hash stage chose; a load from the entry builds its scanner with that mix, one that is a
 // seed is used as it is (any seed gives a correct scanner), and one that is no seed is chosen again.

@@ -27,7 +27,8 @@ struct RuleFlags {
 bool ParseRuleFlag(int argc, char** argv, int* i, RuleFlags* flags, std::string* error);
 
 // Loads rules per flags; prints every problem to stderr. Returns the result (rules never null).
-LoadResult LoadWithFlags(const RuleFlags& flags, bool quiet_warnings);
+// `examples` false: the rules' examples may be left out (LoadOptions::examples).
+LoadResult LoadWithFlags(const RuleFlags& flags, bool quiet_warnings, bool examples = true);
 
 int RunRules(int argc, char** argv);    // triage rules list|lint|test ...
 int RunExplain(int argc, char** argv);  // triage explain RULE_ID

@@ -230,6 +230,10 @@ struct LoadOptions {
   bool cache = true;
   std::string cache_dir;               // empty: TRIAGE_CACHE_DIR, $XDG_CACHE_HOME/triage or ~/.cache/triage
                                        // (TRIAGE_NO_CACHE=1 turns the default off)
+  // False: the rules' examples (read by RunRuleExamples and ExplainRule, triage/tools.h, and nothing
+  // else) may be left out of a set loaded from the cache, which then skips them as it reads (Note:
+  // [Examples left out] in engine/src/rules/rule_cache.cc). `triage` diagnosing logs sets it.
+  bool examples = true;
 };
 
 struct LoadResult {

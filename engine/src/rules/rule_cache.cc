@@ -283,7 +283,7 @@ class Writer {
 // range) marks the reader failed; the values read after that are empty.
 class Reader {
  public:
-  explicit Reader(std::string_view in) : in_(in) {}
+  explicit Reader(std::string_view in, bool examples = true) : in_(in), examples_(examples) {}
   bool ok() const { return ok_; }
   bool AtEnd() const { return pos_ == in_.size(); }
   // Reads a checksum and checks it against the bytes before it; true when it is the last thing in
@@ -301,7 +301,13 @@ class Reader {
     return v;
   }
 
-  void operator()(std::string& s) { s = std::string(View()); }
+  void operator()(std::string& s) {
+    if (skipping_) {
+      View();
+    } else {
+      s = std::string(View());
+    }
+  }
   // A string as operator() reads it, left in place.
   std::string_view View() {
     size_t n = Count();
@@ -343,6 +349,21 @@ class Reader {
     v.clear();
     v.reserve(ok_ && n <= (in_.size() - pos_) / sizeof(T) ? n : std::min<size_t>(n, 64));
     for (size_t i = 0; i < n && ok_; ++i) (*this)(v.emplace_back());
+  }
+  // Note: [Examples left out]
+  // A rule's examples are a third of the rule files' text, and only the tools read them (RunRuleExamples,
+  // ExplainRule): a warm `triage` start copied ~0.5 MB of them into strings it never read. A reader
+  // asked to leave them out reads over them, every count, enum and length checked as when they are kept
+  // (the entry's checksum too: a damaged entry is as much a miss), into one scratch example whose
+  // strings stay empty, and leaves each rule's list empty.
+  void operator()(std::vector<Example>& v) {
+    if (examples_) return operator()<Example>(v);
+    const size_t n = Count();
+    v.clear();
+    Example scratch;
+    ++skipping_;
+    for (size_t i = 0; i < n && ok_; ++i) (*this)(scratch);
+    --skipping_;
   }
   template <class V>
   void operator()(std::map<std::string, V>& m) {
@@ -391,6 +412,8 @@ class Reader {
   std::string_view in_;
   size_t pos_ = 0;
   bool ok_ = true;
+  bool examples_ = true;  // false: examples read over (Note: [Examples left out])
+  int skipping_ = 0;      // inside examples read over: strings are not kept
 };
 
 }  // namespace
@@ -445,8 +468,8 @@ std::string SerializeParsedRulesAfter(std::string_view prefix, const ParsedRules
 
 std::string SerializeParsedRules(const ParsedRules& p) { return SerializeParsedRulesAfter("", p, 0); }
 
-bool ParseParsedRules(std::string_view bytes, ParsedRules* out) {
-  Reader in(bytes);
+bool ParseParsedRules(std::string_view bytes, ParsedRules* out, bool examples) {
+  Reader in(bytes, examples);
   if (in.U64() != kMagic || in.U64() != kFormat) return false;
   ParsedRules p;
   in(p);
@@ -664,7 +687,8 @@ bool WriteAndRename(const std::string& dir, const std::string& path, std::string
 
 }  // namespace
 
-bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* parsed, CacheOwner owner) {
+bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* parsed, CacheOwner owner,
+                   bool examples) {
   if (dir.empty() || !SafeCacheDir(dir, /*create=*/false, owner)) return false;
   MappedCacheFile file;  // Note: [Mapped cache entry]
   if (!file.Map(EntryPath(dir, key), owner)) return false;
@@ -672,7 +696,7 @@ bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* 
   // The entry must say it was built for this very key: one built from other sources is a miss.
   const std::string header = std::string(kEntryMagic) + key + "\n";
   if (bytes.compare(0, header.size(), header) != 0) return false;
-  return ParseParsedRules(bytes.substr(header.size()), parsed);  // parsed in place
+  return ParseParsedRules(bytes.substr(header.size()), parsed, examples);  // parsed in place
 }
 
 MappedCacheFile::~MappedCacheFile() {

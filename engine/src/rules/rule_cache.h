@@ -112,7 +112,8 @@ enum class CacheOwner { kUser, kUserOrRoot };
 
 // Serialises / parses the payload. Parse returns false on any inconsistency.
 std::string SerializeParsedRules(const ParsedRules& parsed);
-bool ParseParsedRules(std::string_view bytes, ParsedRules* parsed);
+// `examples` false: every rule's examples are read over and left out (Note: [Examples left out]).
+bool ParseParsedRules(std::string_view bytes, ParsedRules* parsed, bool examples = true);
 
 // Serialises / parses a list of parts (Note: [Parts file layout] in rule_cache.cc). Parse returns false
 // on any inconsistency.
@@ -210,9 +211,9 @@ bool ReadPrefilterPlan(const std::string& dir, const std::string& plan_key, Pref
 void WritePrefilterPlan(const std::string& dir, const std::string& plan_key, const PrefilterPlan& plan);
 
 // Reads the entry for `key` from `dir`; false on a miss, a bad entry, or a directory or entry that is
-// not safe to read (Note: [Cache hardening]).
+// not safe to read (Note: [Cache hardening]). `examples` false: without the rules' examples.
 bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* parsed,
-                   CacheOwner owner = CacheOwner::kUser);
+                   CacheOwner owner = CacheOwner::kUser, bool examples = true);
 // Writes the entry (best effort: a read-only or full disk, or a directory that is not safe, only
 // costs the next load its speed), and keeps at most a few entries in `dir`. Creates `dir` 0700.
 void WriteRuleCache(const std::string& dir, const std::string& key, const ParsedRules& parsed);

@@ -121,6 +121,7 @@ struct BuildInput {
   std::vector<SourceFile> calibration;  // each directory's calibration.yaml, in search order
   LuaLimits limits;
   const RuleSet* previous = nullptr;  // a reload keeps the last good version of a broken file's rule
+  bool examples = true;  // LoadOptions::examples: false lets a set read from the cache leave them out
 };
 
 // Lua checks shared by every rule of one load: one lua_State runs them all (Note: [Shared check
@@ -861,7 +862,9 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampPr
     WriteStampIndex(cache_dir, probe->stamp_key, content_key);  // an entry follows under content_key
   }
   ParsedRules parsed;
-  if (ReadRuleCache(cache_dir, content_key, &parsed)) return Compile(std::move(parsed), in, std::nullopt);
+  if (ReadRuleCache(cache_dir, content_key, &parsed, CacheOwner::kUser, in.examples)) {
+    return Compile(std::move(parsed), in, std::nullopt);
+  }
   // A fresh install's first run: the entry `cmake --install` made (Note: [Shipped rule cache]).
   const std::string shipped = ShippedRuleCacheDir();
   if (!shipped.empty() && shipped != cache_dir &&
@@ -905,7 +908,7 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
     std::string content_key;
     ParsedRules parsed;
     if (!probe->stamp_key.empty() && ReadStampIndex(cache_dir, probe->stamp_key, &content_key) &&
-        ReadRuleCache(cache_dir, content_key, &parsed)) {
+        ReadRuleCache(cache_dir, content_key, &parsed, CacheOwner::kUser, options.examples)) {
       return Compile(std::move(parsed), probe->in, std::nullopt);
     }
   }
@@ -913,6 +916,7 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
   in.strict = options.strict;
   in.limits = options.lua;
   in.previous = previous;
+  in.examples = options.examples;
   CollectSources(options, &in.files, &in.disable, &in.calibration, &in.problems);
   return Build(std::move(in), cache_dir, probe ? &*probe : nullptr);
 }
