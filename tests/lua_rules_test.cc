@@ -87,6 +87,15 @@ function score(ctx) return { confidence = 0.97, note = "(Lua checked the arithme
   EXPECT_TRUE(rep.warnings.empty()) << rep.warnings[0].ToString();
 }
 
+// The note a rule's `score: lua:found` function added to its explanation, run on kMatmul.
+std::string NoteOfFound(const std::string& lua) {
+  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: lua:found\n")}, {"r.lua", lua}});
+  if (!r.ok()) return "load failed: " + Problems(r);
+  const Report rep = Engine(r.rules).DiagnoseText(kMatmul);
+  const Diagnosis* d = Find(rep, "r");
+  return d == nullptr ? "no diagnosis" : d->explanation;
+}
+
 // triage.message_literal: the first of a list of plain literals found in an incident's message
 // (incidents in order, then the list in order; no pattern characters), nil when none is.
 TEST(LuaRules, MessageLiteralFindsTheFirstListedTextInTheIncidents) {
@@ -100,12 +109,8 @@ function found(ctx)
   return false
 end
 )lua";
-  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: lua:found\n")}, {"r.lua", lua}});
-  ASSERT_TRUE(r.ok()) << Problems(r);
-  const Report rep = Engine(r.rules).DiagnoseText(kMatmul);
-  const Diagnosis* d = Find(rep, "r");
-  ASSERT_NE(d, nullptr);
-  EXPECT_NE(d->explanation.find("[(4x]"), std::string::npos) << d->explanation;
+  const std::string note = NoteOfFound(lua);
+  EXPECT_NE(note.find("[(4x]"), std::string::npos) << note;
 }
 
 // triage.rising_share: the share of steps at which the finite values rose strictly (nan and inf left
@@ -122,21 +127,8 @@ function found(ctx)
   return { confidence = 0.5, note = "[" .. a .. " " .. na .. " " .. b .. " " .. nb .. "]" }
 end
 )lua";
-  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: lua:found\n")}, {"r.lua", lua}});
-  ASSERT_TRUE(r.ok()) << Problems(r);
-  const Report rep = Engine(r.rules).DiagnoseText(kMatmul);
-  const Diagnosis* d = Find(rep, "r");
-  ASSERT_NE(d, nullptr);
-  EXPECT_NE(d->explanation.find("[share ok]"), std::string::npos) << d->explanation;
-}
-
-// The note a rule's `score: lua:found` function added to its explanation, run on kMatmul.
-std::string NoteOfFound(const std::string& lua) {
-  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: lua:found\n")}, {"r.lua", lua}});
-  if (!r.ok()) return "load failed: " + Problems(r);
-  const Report rep = Engine(r.rules).DiagnoseText(kMatmul);
-  const Diagnosis* d = Find(rep, "r");
-  return d == nullptr ? "no diagnosis" : d->explanation;
+  const std::string note = NoteOfFound(lua);
+  EXPECT_NE(note.find("[share ok]"), std::string::npos) << note;
 }
 
 // triage.embedding_table: the innermost frame calling a known table decides (a token table in an outer frame
@@ -187,12 +179,8 @@ function found(ctx)
   return { confidence = 0.5, note = "[" .. n .. tostring(other) .. m .. tostring(other2) .. "]" }
 end
 )lua";
-  LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "score: lua:found\n")}, {"r.lua", lua}});
-  ASSERT_TRUE(r.ok()) << Problems(r);
-  const Report rep = Engine(r.rules).DiagnoseText(kMatmul);
-  const Diagnosis* d = Find(rep, "r");
-  ASSERT_NE(d, nullptr);
-  EXPECT_NE(d->explanation.find("[rows ok]"), std::string::npos) << d->explanation;
+  const std::string note = NoteOfFound(lua);
+  EXPECT_NE(note.find("[rows ok]"), std::string::npos) << note;
 }
 
 TEST(LuaRules, ScoreFalseVetoesTheCandidate) {
