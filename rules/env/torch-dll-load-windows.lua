@@ -3,10 +3,11 @@
 -- blocked the file ({blocked}, read by the blocked-by-policy hypothesis).
 
 local STORIES = {
-  ["126"] = "Error 126 means a DLL it depends on was not found: usually a system runtime (the Visual C++ redistributable) rather than the named file, which is normally present.",
+  ["126"] = "Error 126 means a DLL it depends on was not found: usually a system runtime (the Visual C++ redistributable) rather than the DLL being loaded, which is normally present.",
   ["127"] = "Error 127 means a DLL was found but lacks a function it must export: a different version of a dependency was loaded, typically another copy earlier on PATH or a half-updated install.",
   ["1114"] = "Error 1114 means the DLL was found but its initialisation failed, which for c10.dll comes from a Visual C++ runtime older than the one the wheel was built with.",
   ["4551"] = "Error 4551 means a Windows Application Control policy blocked the file.",
+  ["193"] = "Error 193 means a file that is not a valid 64-bit Windows DLL was loaded: a 32-bit Python, or a DLL of another architecture earlier on PATH.",
   ["182"] = "Error 182 (\"the operating system cannot run %1\") means a DLL of the wrong build was loaded in place of one the file needs, most often a second OpenMP runtime (libiomp5md.dll from conda or intel-openmp) loaded before torch's own.",
 }
 
@@ -17,6 +18,8 @@ function dll_story(ctx)
   local what
   if c.dll and c.dll ~= "" then
     what = (c.dll:match("([^\\/]+)$") or c.dll) .. (c.code and (" (WinError " .. c.code .. ")") or "")
+  elseif c.code and c.code ~= "" then
+    what = "one of the DLLs in torch\\lib (torch 1.5 does not name it)"
   else
     what = "torch's extension module _C"
   end
@@ -34,7 +37,11 @@ end
 -- score: the 3.5-3.7 wording names no module, so it is torch's only when a frame shows torch importing
 -- its extension (torch/__init__.py, or its `from torch._C import *` line); otherwise the rule does not apply.
 function torch_frame_for_old_wording(ctx)
-  if (ctx.captures.old_reason or "") == "" then return nil end
+  local reason = ctx.captures.old_reason or ""
+  if reason == "" then return nil end
+  -- 1.6+ names the DLL (' Error loading "..."'); the DLLs that the first pattern leaves out (cuDNN, cuBLAS, ...)
+  -- belong to cuda-library-load, so the bare 1.5 pattern must not pick them up
+  if reason:find("Error loading", 1, true) then return false end
   for _, f in ipairs((ctx.incident and ctx.incident.frames) or {}) do
     local file = (f.file or ""):gsub("\\", "/")
     if file:find("torch/__init__.py", 1, true) or (f.source or ""):find("from torch._C import", 1, true) then return nil end
@@ -48,4 +55,6 @@ function test_old_wording_needs_a_torch_frame()
   assert(torch_frame_for_old_wording({ captures = { old_reason = "x" }, incident = { frames = { { file = "cv2/__init__.py" } } } }) == false)
   assert(torch_frame_for_old_wording({ captures = { old_reason = "x" }, incident = { frames = {} } }) == false)
   assert(torch_frame_for_old_wording({ captures = { reason = "y" }, incident = { frames = {} } }) == nil)
+  local named = "La procédure spécifiée est introuvable. Error loading \"E:\\venv\\torch\\lib\\cudnn_adv_infer64_8.dll\" or one of its dependencies."
+  assert(torch_frame_for_old_wording({ captures = { old_reason = named }, incident = { frames = { torch_frame } } }) == false)
 end
