@@ -20,12 +20,13 @@ end
 -- score: NCCL's own message ends with "Last error:" and the cause on the next line. Python prints that
 -- continuation unindented, so the segmenter reads "ncclSystemError: ..." as a line of its own and the
 -- cause as a separate log line, which nccl-shm-segment, nccl-peer-access, nccl-duplicate-gpu,
--- nccl-nvlink-p2p-disabled or nccl-socket-interface diagnose
--- (distributed.nccl_setup). When the input holds such a line, this generic reading is demoted below it.
+-- nccl-nvlink-p2p-disabled or nccl-socket-interface diagnose (distributed.nccl_setup), or nccl-cuda-out-of-memory
+-- (cuda.oom: NCCL's own cudaMalloc failed). When the input holds such a line, this generic reading is demoted below it.
 local SETUP_CAUSES = { "Error while creating shared memory segment", "failed to extend /dev/shm",
                        "Call to posix_fallocate failed", "peer access is not supported", "Duplicate GPU detected",
                        "P2P is disabled between NVLINK connected GPUs", "no socket interface found",
-                       "No interface found in the same subnet" }
+                       "No interface found in the same subnet", "Cuda failure 'out of memory'",
+                       "Cuda failure 2 'out of memory'", "Failed to CUDA calloc" }
 
 -- Read once per input (triage.per_input, rules/LUA_API.md "Reading every incident").
 local function setup_cause_in(incidents)
@@ -48,4 +49,6 @@ function test_demoted_for_a_separate_cause_line()
   assert(setup_cause({ incident = err, incidents = { err }, confidence = 0.8 }) == nil)
   local nvl = { message = "P2P is disabled between NVLINK connected GPUs 1 and 0. This should not be the case" }
   assert(type(setup_cause({ incident = err, incidents = { err, nvl }, confidence = 0.8 })) == "table")
+  local oom = { message = "Cuda failure 2 'out of memory'" }
+  assert(type(setup_cause({ incident = err, incidents = { err, oom }, confidence = 0.8 })) == "table")
 end
