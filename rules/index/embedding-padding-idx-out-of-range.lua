@@ -35,6 +35,11 @@ function raised_in_lookup(ctx)
   return false
 end
 
+-- Neither place shows in the frames (the message pasted alone): the reading that names both.
+function raised_where_unknown(ctx)
+  return not raised_in_constructor(ctx) and not raised_in_lookup(ctx)
+end
+
 function test_constructor_frame()
   local ctx = { incident = { frames = {
     { file = "/app/GOT/model/GOT_ocr_2_0.py", line = 23, func = "__init__", source = "super(GOTQwenModel, self).__init__(config)" },
@@ -44,6 +49,12 @@ function test_constructor_frame()
   } } }
   assert(raised_in_constructor(ctx))
   assert(raised_in_lookup(ctx) == false)
+  assert(raised_where_unknown(ctx) == false)
+end
+
+function test_no_frames()
+  local ctx = { incident = { frames = {} } }
+  assert(raised_where_unknown(ctx) == true)
 end
 
 function test_lookup_frame()
