@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "log/env_facts.h"
 #include "log/hard_wrap.h"
 #include "log/html_entities.h"
 #include "log/indented_paste.h"
@@ -54,6 +55,7 @@ struct Session::Impl {
   size_t peak_partial = 0;     // the most bytes `partial` held (memory accounting for tests)
   bool collect_metrics;        // some rule reads metric series (signal_rules.h, or Lua's ctx.metrics)
   MetricCollector metrics;     // fed every byte, also the lines the message path skips
+  EnvFacts facts;              // likewise: what the input states about its environment (Note: [Environment facts])
   std::vector<std::uint32_t> keywords_found;  // Inert's scratch
   std::string lowered;                         // Inert's scratch: the line in lower case
   std::vector<int> candidates;                 // Inert's scratch: the patterns whose regex runs
@@ -334,6 +336,7 @@ struct Session::Impl {
 
   void ReadLines(std::string_view data) {
     if (collect_metrics) FeedMetrics(data);
+    facts.Feed(data);
     if (rules->prefilter) rules->prefilter->Scanned(data.size());  // Note: [Lazy anchor layout]
     while (!data.empty()) {
       // A line a line hook asked for (a wrapped log record's continuation) is read whatever it holds.
@@ -443,6 +446,8 @@ struct Session::Impl {
                   " distinct incidents, the first and the newest are kept";
       report.warnings.push_back(p);
     }
+    EnvFacts facts_read = facts;  // a copy: a snapshot must not end the input
+    facts_read.Finish();
     const bool joined_rows = unwrap && unwrap->joined_rows() > 0;
     if (joined_rows) {
       // Lines of the input, not of the joined text (Note: [Hard-wrapped pastes]).
@@ -459,7 +464,7 @@ struct Session::Impl {
       all.FinishInput();
       if (joined_rows) all.MapLines([this](std::uint64_t line) { return unwrap->FirstRow(line); });
       const size_t read = report.incidents.size();
-      Diagnose(*rules, options, &report, &all);
+      Diagnose(*rules, options, &report, &all, &facts_read);
       // Incidents Diagnose adds (metric signatures) span lines of the joined text.
       if (joined_rows) {
         for (size_t i = read; i < report.incidents.size(); ++i) {
@@ -468,7 +473,7 @@ struct Session::Impl {
         }
       }
     } else {
-      Diagnose(*rules, options, &report);
+      Diagnose(*rules, options, &report, nullptr, &facts_read);
     }
     return report;
   }

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 
+#include "log/env_facts.h"
 #include "log/formats/text.h"
 #include "rules/calibration.h"
 #include "rules/lua_runtime.h"
@@ -150,10 +154,12 @@ const char* TypeName(const LuaValue& v) {
 // Returns false when the candidate must go: the score vetoed it, or the rule failed, in which case
 // *error says why and the rule is off for the rest of this diagnosis.
 bool RunLua(const Rule& rule, int rule_index, LuaState* L, const std::vector<Incident>& incidents,
-            const MetricCollector* metrics, Candidate* c, LuaError* error, bool* failed) {
+            const MetricCollector* metrics, const std::map<std::string, std::string>* facts, Candidate* c,
+            LuaError* error, bool* failed) {
   *failed = false;
   LuaCallInput in;
   in.metrics = metrics;
+  in.facts = facts;
   in.incidents = &incidents;
   in.incident = c->incident;
   in.captures = &c->captures;
@@ -216,7 +222,7 @@ bool RunLua(const Rule& rule, int rule_index, LuaState* L, const std::vector<Inc
       c->confidence = conf->number;
     }
   }
-  c->hypothesis_off.assign(rule.hypotheses.size(), false);
+  if (c->hypothesis_off.size() != rule.hypotheses.size()) c->hypothesis_off.assign(rule.hypotheses.size(), false);
   for (size_t h = 0; h < rule.hypotheses.size(); ++h) {
     const LuaRef& when = rule.hypotheses[h].when;
     if (when.name.empty()) continue;
@@ -242,6 +248,116 @@ void RewriteAdvice(Diagnosis* d, std::string (*rewrite)(const std::string&)) {
     h.fix = rewrite(h.fix);
   }
   d->verify = rewrite(d->verify);
+}
+
+// Note: [Conditions]: what a rule's `unless:`, `needs:` and its hypotheses' `when:`/`first:` mappings
+// ask, decided without Lua. The patterns are compiled once per process (a rule set has a few dozen).
+const RE2& ConditionRegex(const std::string& pattern) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<RE2>> compiled;
+  std::lock_guard<std::mutex> lock(mu);
+  std::unique_ptr<RE2>& re = compiled[pattern];
+  if (!re) re = std::make_unique<RE2>(pattern, RegexOptions());
+  return *re;
+}
+
+// A text for evidence: its first line, at most 100 bytes.
+std::string Quote(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  if (line.size() > 100) line = line.substr(0, 97) + "...";
+  return "`" + line + "`";
+}
+
+class ConditionReader {
+ public:
+  ConditionReader(const std::vector<Incident>& incidents, const EnvFacts* facts) : incidents_(incidents), facts_(facts) {}
+
+  // Whether `c` holds for the incident `index`; *why (when given) says what made it hold.
+  bool Holds(const Condition& c, int index, std::string* why) {
+    std::vector<std::string> said;
+    if (!c.message.empty()) {
+      const Incident& inc = incidents_[index];
+      const std::string& text = inc.message.empty() ? inc.exception : inc.message;
+      bool any = false;
+      for (const Text& p : c.message) any = any || RE2::PartialMatch(text, ConditionRegex(p.value));
+      if (!any) return false;
+    }
+    if (!c.input.empty()) {
+      const std::string* hit = nullptr;
+      for (const Text& p : c.input) {
+        if ((hit = InputHit(p.value)) != nullptr) break;
+      }
+      if (hit == nullptr) return false;
+      said.push_back("the input also says " + Quote(*hit));
+    }
+    for (const auto& [name, values] : c.facts) {
+      const EnvFact* f = facts_ ? facts_->Get(name) : nullptr;
+      // `!v` values (the reader allows no mix): the fact is not stated as any of them; unknown holds.
+      const bool negated = !values.empty() && !values[0].empty() && values[0][0] == '!';
+      if (negated) {
+        if (f == nullptr) continue;
+        for (const std::string& v : values) {
+          if (v.compare(1, std::string::npos, f->value) == 0) return false;
+        }
+      } else if (f == nullptr || (std::find(values.begin(), values.end(), f->value) == values.end() &&
+                                  std::find(values.begin(), values.end(), "*") == values.end())) {
+        return false;
+      }
+      said.push_back("the input shows " + name + " " + f->value + " (" + Quote(f->text) + ")");
+    }
+    if (why) {
+      why->clear();
+      for (const std::string& s : said) *why += (why->empty() ? "" : "; ") + s;
+    }
+    return true;
+  }
+
+ private:
+  // The first incident message of the input that `pattern` matches, or null (memoised per pattern).
+  // Kept as an index: signal incidents are appended to the input's incidents after the message rules ran.
+  const std::string* InputHit(const std::string& pattern) {
+    auto it = input_hits_.find(pattern);
+    if (it == input_hits_.end()) {
+      int hit = -1;
+      const RE2& re = ConditionRegex(pattern);
+      for (size_t i = 0; i < incidents_.size() && hit < 0; ++i) {
+        if (RE2::PartialMatch(incidents_[i].message, re)) hit = static_cast<int>(i);
+      }
+      it = input_hits_.emplace(pattern, hit).first;
+    }
+    return it->second < 0 ? nullptr : &incidents_[it->second].message;
+  }
+
+  const std::vector<Incident>& incidents_;
+  const EnvFacts* facts_;
+  std::map<std::string, int> input_hits_;  // pattern -> incident index, -1: none
+};
+
+// Applies the rule's conditions to a candidate: false when `unless:` holds or `needs:` does not (the
+// candidate goes); otherwise marks the hypotheses a `when:` condition leaves out and those `first:` moves
+// ahead, with the evidence that moved them.
+bool ApplyConditions(const Rule& rule, ConditionReader* reader, Candidate* c) {
+  if (!rule.needs.empty() && !reader->Holds(rule.needs, c->incident, nullptr)) return false;
+  if (!rule.unless.empty() && reader->Holds(rule.unless, c->incident, nullptr)) return false;
+  const size_t n = rule.hypotheses.size();
+  for (size_t h = 0; h < n; ++h) {
+    const HypothesisSpec& spec = rule.hypotheses[h];
+    std::string why;
+    if (!spec.when_if.empty()) {
+      if (c->hypothesis_off.size() != n) c->hypothesis_off.assign(n, false);
+      if (!reader->Holds(spec.when_if, c->incident, &why)) {
+        c->hypothesis_off[h] = true;
+      } else if (!why.empty()) {
+        c->evidence[static_cast<int>(h)] = why;
+      }
+    }
+    if (!spec.first.empty() && reader->Holds(spec.first, c->incident, &why)) {
+      if (c->hypothesis_first.size() != n) c->hypothesis_first.assign(n, false);
+      c->hypothesis_first[h] = true;
+      if (!why.empty()) c->evidence[static_cast<int>(h)] = why;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -349,7 +465,15 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
     if (python.value.empty()) return std::string();
     return kWrittenForPython + (command ? render_command(python) : render(python));
   };
-  for (size_t k = 0; k < rule.hypotheses.size(); ++k) {
+  // Note: [Conditions]: the hypotheses whose `first:` held come first, each group in the rule's order.
+  std::vector<size_t> order;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t k = 0; k < rule.hypotheses.size(); ++k) {
+      const bool first = k < c.hypothesis_first.size() && c.hypothesis_first[k];
+      if (first == (pass == 0)) order.push_back(k);
+    }
+  }
+  for (size_t k : order) {
     const HypothesisSpec& h = rule.hypotheses[k];
     if (k < c.hypothesis_off.size() && c.hypothesis_off[k]) continue;
     Hypothesis out;
@@ -398,7 +522,8 @@ int PrimaryIncident(const std::vector<Incident>& incidents) {
   return best >= 0 ? best : any;
 }
 
-void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* report, const MetricCollector* metrics) {
+void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* report, const MetricCollector* metrics,
+              const EnvFacts* facts) {
   const std::vector<Incident>& incidents = report->incidents;
   const int n = static_cast<int>(incidents.size());
   // Note: [Audience detection]: the report says whom it was written for, never "auto".
@@ -413,6 +538,9 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
   std::unique_ptr<LuaRuntime::Lease> lease;
   std::set<int> lua_off;  // rules whose Lua failed: off for the rest of this call
   std::set<std::string> reported;
+  ConditionReader conditions(incidents, facts);
+  std::map<std::string, std::string> fact_values;  // ctx.facts
+  if (facts) fact_values = facts->Values();
   // Runs the Lua of each candidate whose rule has some (values, score, when) and drops the ones it
   // vetoes or whose rule failed. Message and signal candidates alike: a signal rule's `score:` is how
   // it weighs the rest of the input (rules/README.md, "Lua in the ranking").
@@ -420,8 +548,8 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
     for (size_t k = 0; k < cands->size();) {
       Candidate& cand = (*cands)[k];
       const Rule& rule = rules.rules[cand.rule];
-      bool keep = true;
-      if (rule.has_lua() && rules.lua) {
+      bool keep = ApplyConditions(rule, &conditions, &cand);
+      if (keep && rule.has_lua() && rules.lua) {
         if (!lease) lease = std::make_unique<LuaRuntime::Lease>(rules.lua->Acquire());
         LuaError error;
         bool failed = false;
@@ -431,7 +559,7 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
           failed = true;
           error = {WarningCodeName(WarningCode::kLuaUnavailable), rule.file, 0, "could not start a Lua state"};
         } else {
-          keep = RunLua(rule, cand.rule, lease->get(), report->incidents, metrics, &cand, &error, &failed);
+          keep = RunLua(rule, cand.rule, lease->get(), report->incidents, metrics, &fact_values, &cand, &error, &failed);
         }
         if (failed) {
           keep = false;

@@ -20,6 +20,7 @@ struct Candidate {
   // ruled out, evidence a `when` returned as a string, a note a `score` appended to the explanation.
   std::map<std::string, std::string> values;
   std::vector<bool> hypothesis_off;
+  std::vector<bool> hypothesis_first;  // `first:` held (Note: [Conditions]): shown ahead of the others
   std::map<int, std::string> evidence;
   std::string note;
   int signal = -1;  // index into the signal hits of this diagnosis (signal rules only)
@@ -29,11 +30,14 @@ struct Candidate {
 std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Incident>& incidents, int index);
 
 class MetricCollector;  // metrics.h
+class EnvFacts;         // log/env_facts.h
 
 // Matches and ranks all incidents; fills report->diagnoses. With `metrics`, signal rules run on
-// them too and share the ranking (Note: [Signal folding] in signal_ranking.cc).
+// them too and share the ranking (Note: [Signal folding] in signal_ranking.cc). With `facts`, the
+// rules' conditions on environment facts and Lua's ctx.facts read them (Note: [Environment facts]);
+// without, no fact is known.
 void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* report,
-              const MetricCollector* metrics = nullptr);
+              const MetricCollector* metrics = nullptr, const EnvFacts* facts = nullptr);
 
 // Returns the root (following caused_by) of incident i's group.
 int RootOf(const std::vector<Incident>& incidents, int i);

@@ -868,6 +868,8 @@ int CallRuleFunction(lua_State* L) {
   lua_setfield(L, -2, "captures");
   PushStringMap(L, in->values);
   lua_setfield(L, -2, "values");
+  PushStringMap(L, in->facts);
+  lua_setfield(L, -2, "facts");
   lua_newtable(L);
   lua_setfield(L, -2, "probes");
   lua_pushnumber(L, in->confidence);

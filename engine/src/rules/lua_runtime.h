@@ -73,6 +73,7 @@ struct LuaCallInput {
   double confidence = 0;
   std::string rule_id, category;
   const MetricCollector* metrics = nullptr;            // series of the input; may be null
+  const std::map<std::string, std::string>* facts = nullptr;  // ctx.facts (Note: [Environment facts]); may be null
 };
 
 class LuaState;

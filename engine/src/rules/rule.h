@@ -51,6 +51,19 @@ struct Text {
   SourcePos pos;
 };
 
+// Note: [Conditions] (rules/README.md "Conditions"). A condition written in YAML, without Lua: it holds
+// when each of its non-empty parts holds. `message`: one of the patterns matches the incident's message;
+// `input`: one of them matches the message of some incident of the input (any rule's, log lines
+// included); `facts`: every fact named is stated by the input (Note: [Environment facts] in
+// log/env_facts.h) with one of the values listed for it (`*`: any value).
+struct Condition {
+  std::vector<Text> message;
+  std::vector<Text> input;
+  std::map<std::string, std::vector<std::string>> facts;
+  SourcePos pos;  // of the key, for lint
+  bool empty() const { return message.empty() && input.empty() && facts.empty(); }
+};
+
 struct HypothesisSpec {
   std::string id;
   Text text;
@@ -61,6 +74,8 @@ struct HypothesisSpec {
   Text cpp_test;      // `cpp: { test, fix }`: the C++ audience's versions (Note: [Audience]); empty: none
   Text cpp_fix;
   LuaRef when;        // `when: lua:NAME` (or an inline expression): the hypothesis applies when true
+  Condition when_if;  // `when:` written as a condition mapping instead: the hypothesis applies when it holds
+  Condition first;    // `first:`: when it holds, the hypothesis moves ahead of those whose `first` does not
 };
 
 // Reads a rule file's example key ("match", "no_match", "known_gap": ExampleKindName's) into *kind;
@@ -110,6 +125,8 @@ struct Rule {
   std::vector<LuaChunk> lua_chunks;
   LuaRef values_fn;                    // `values: lua:NAME`: returns extra template names
   LuaRef score_fn;                     // `score: lua:NAME`: adjusts or vetoes the confidence
+  Condition unless;                    // `unless:`: the rule does not apply when this holds (Note: [Conditions])
+  Condition needs;                     // `needs:`: the rule applies only when this holds
   std::vector<std::string> lua_tests;  // global test_* functions, run by `triage rules test`
   bool has_lua() const { return !lua_chunks.empty(); }
 };

@@ -29,8 +29,8 @@ namespace fs = std::filesystem;
 // one of them must be added there too (and kFormat bumped), or cached loads would silently drop it:
 // these size checks fail the build as a reminder. (x86-64 libstdc++ sizes; other targets skip them.)
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Rule) == 768, "Rule changed: list the new field in Fields(Rule) and bump kFormat");
-static_assert(sizeof(HypothesisSpec) == 352, "HypothesisSpec changed: list the new field in Fields(HypothesisSpec) and bump kFormat");
+static_assert(sizeof(Rule) == 976, "Rule changed: list the new field in Fields(Rule) and bump kFormat");
+static_assert(sizeof(HypothesisSpec) == 560, "HypothesisSpec changed: list the new field in Fields(HypothesisSpec) and bump kFormat");
 static_assert(sizeof(Example) == 160, "Example changed: list the new field in Fields(Example) and bump kFormat");
 static_assert(sizeof(SignalSpec) == 128, "SignalSpec changed: list the new field in Fields(SignalSpec) and bump kFormat");
 static_assert(sizeof(Problem) == 144, "Problem changed: list the new field in Fields(Problem) and bump kFormat");
@@ -39,7 +39,7 @@ static_assert(sizeof(Problem) == 144, "Problem changed: list the new field in Fi
 namespace {
 
 constexpr std::uint32_t kMagic = 0x54524331;  // "TRC1"
-constexpr std::uint32_t kFormat = 8;  // 6: checksums (Note: [Cache checksums]); 7: pattern_programs; 8: the layout's mix
+constexpr std::uint32_t kFormat = 9;  // 6: checksums (Note: [Cache checksums]); 7: pattern_programs; 8: the layout's mix; 9: conditions
 constexpr int kKeepEntries = 8;
 
 // Note: [Cache checksums] The structure of an entry or a part is checked as it is read (lengths,
@@ -82,6 +82,13 @@ void Fields(A& a, T& c) {
   a(c.file);
   a(c.code);
 }
+template <class A, class T, IfIs<T, Condition> = 0>
+void Fields(A& a, T& c) {
+  a(c.message);
+  a(c.input);
+  a(c.facts);
+  a(c.pos);
+}
 template <class A, class T, IfIs<T, HypothesisSpec> = 0>
 void Fields(A& a, T& h) {
   a(h.id);
@@ -93,6 +100,8 @@ void Fields(A& a, T& h) {
   a(h.cpp_test);
   a(h.cpp_fix);
   a(h.when);
+  a(h.when_if);
+  a(h.first);
 }
 template <class A, class T, IfIs<T, Example> = 0>
 void Fields(A& a, T& e) {
@@ -140,6 +149,8 @@ void Fields(A& a, T& r) {
   a(r.lua_chunks);
   a(r.values_fn);
   a(r.score_fn);
+  a(r.unless);
+  a(r.needs);
   a(r.lua_tests);
 }
 template <class A, class T, IfIs<T, DisabledRule> = 0>

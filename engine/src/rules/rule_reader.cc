@@ -11,6 +11,7 @@
 
 #include "triage/evidence.h"
 
+#include "log/env_facts.h"
 #include "log/line_scanner.h"
 #include "log/pattern_atoms.h"
 #include "log/segmenter.h"
@@ -91,6 +92,8 @@ void ReadLuaRef(FileChecker& check, const YamlNode& node, const std::string& key
       reads += std::string(", ctx.") + lazy;
     }
   }
+  names += ", facts";
+  reads += ", ctx.facts";
   code += ref->name + " = function(ctx) local " + names + ", probes = " + reads + ", ctx.probes; return (" + body +
           "\n) end";
   inline_chunks->push_back({file, code});
@@ -392,7 +395,7 @@ void ReadIdentity(RuleDocument& d) {
   CheckDuplicateKeys(check, d.root);
   static const std::set<std::string> kKeys = {
       "id", "category", "title", "confidence", "match", "specificity", "explain",
-      "hypotheses", "checks", "verify", "cpp", "refs", "examples", "values", "score", "signal"};
+      "hypotheses", "checks", "verify", "cpp", "refs", "examples", "values", "score", "signal", "unless", "needs"};
   for (const auto& kv : d.root) {
     const std::string key = kv.first.Scalar();
     if (!kKeys.count(key)) {
@@ -432,11 +435,70 @@ void ReadIdentity(RuleDocument& d) {
   }
 }
 
+// A condition mapping (Note: [Conditions] in rule.h): `message:` and `input:` (a pattern or a list),
+// `facts:` (a mapping of fact names, each to a value or a list of values). `where` names the key in
+// problems ("unless", "hypothesis 'x' first").
+void ReadCondition(FileChecker& check, const YamlNode& node, const std::string& where, Condition* out) {
+  out->pos = FileChecker::Pos(node);
+  if (!node.IsMap()) {
+    check.Error(node.Mark(), ProblemCode::kBadType, "'" + where + "' must be a mapping of message, input or facts");
+    return;
+  }
+  for (const auto& kv : node) {
+    const std::string k = kv.first.Scalar();
+    if (k == "message" || k == "input") {
+      std::vector<Text>* patterns = k == "message" ? &out->message : &out->input;
+      check.GetStringList(kv.second, where + "." + k, patterns);
+      for (const Text& t : *patterns) {
+        RE2 re(t.value, RegexOptions());
+        if (!re.ok()) check.Error(kv.second.Mark(), ProblemCode::kBadRegex, where + "." + k + ": " + re.error());
+      }
+    } else if (k == "facts") {
+      if (!kv.second.IsMap() || kv.second.size() == 0) {
+        check.Error(kv.second.Mark(), ProblemCode::kBadType, "'" + where + ".facts' must be a mapping of fact names to values");
+        continue;
+      }
+      const std::vector<std::string>& names = EnvFacts::Names();
+      for (const auto& f : kv.second) {
+        const std::string name = f.first.Scalar();
+        if (!std::binary_search(names.begin(), names.end(), name)) {
+          std::string known;
+          for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+          check.Error(f.first.Mark(), ProblemCode::kBadValue,
+                      "unknown fact '" + name + "' in '" + where + ".facts' (known: " + known + ")");
+          continue;
+        }
+        std::vector<Text> values;
+        check.GetStringList(f.second, where + ".facts." + name, &values);
+        std::vector<std::string>& into = out->facts[name];
+        for (const Text& v : values) {
+          std::string low = v.value;
+          for (char& c : low) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+          into.push_back(low);  // YAML's False is the fact's "false"
+        }
+        if (into.empty()) check.Error(f.second.Mark(), ProblemCode::kBadValue, "'" + where + ".facts." + name + "' lists no value");
+        const size_t negated = static_cast<size_t>(std::count_if(into.begin(), into.end(), [](const std::string& v) {
+          return !v.empty() && v[0] == '!';
+        }));
+        if (negated != 0 && negated != into.size()) {
+          check.Error(f.second.Mark(), ProblemCode::kBadValue,
+                      "'" + where + ".facts." + name + "' mixes values and !values: list only one kind");
+        }
+      }
+    } else {
+      check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key '" + where + "." + k + "' (message, input, facts)");
+    }
+  }
+  if (node.size() == 0) check.Error(node.Mark(), ProblemCode::kBadValue, "'" + where + "' is empty");
+}
+
 // `values:` and `score:` (Lua).
 void ReadLuaKeys(RuleDocument& d) {
   if (YamlNode n = d.root["values"]) ReadLuaRef(d.check, n, "values", d.file, &d.inline_chunks, &d.rule->values_fn);
   if (YamlNode n = d.root["score"]) ReadLuaRef(d.check, n, "score", d.file, &d.inline_chunks, &d.rule->score_fn);
   d.lua_values = !d.rule->values_fn.name.empty();
+  if (YamlNode n = d.root["unless"]) ReadCondition(d.check, n, "unless", &d.rule->unless);
+  if (YamlNode n = d.root["needs"]) ReadCondition(d.check, n, "needs", &d.rule->needs);
 }
 
 // `match:` (message patterns, exception types, context, frames), or `signal:` (a metric signature) instead.
@@ -615,7 +677,7 @@ void ReadHypothesis(RuleDocument& d, const YamlNode& h, std::set<std::string>* i
   HypothesisSpec spec;
   for (const auto& kv : h) {
     const std::string k = kv.first.Scalar();
-    if (k != "id" && k != "text" && k != "test" && k != "fix" && k != "when" && k != "cpp") {
+    if (k != "id" && k != "text" && k != "test" && k != "fix" && k != "when" && k != "first" && k != "cpp") {
       check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown hypothesis key '" + k + "'");
     }
   }
@@ -628,7 +690,14 @@ void ReadHypothesis(RuleDocument& d, const YamlNode& h, std::set<std::string>* i
     if (!IsKebabId(spec.id)) check.Error(id.Mark(), ProblemCode::kBadId, "hypothesis id must be lower-case letters, digits and '-'");
     if (!ids->insert(spec.id).second) check.Error(id.Mark(), ProblemCode::kDuplicateId, "duplicate hypothesis id '" + spec.id + "'");
   }
-  if (YamlNode when = h["when"]) ReadLuaRef(check, when, "when", d.file, &d.inline_chunks, &spec.when);
+  if (YamlNode when = h["when"]) {
+    if (when.IsMap()) {
+      ReadCondition(check, when, "hypothesis '" + spec.id + "' when", &spec.when_if);
+    } else {
+      ReadLuaRef(check, when, "when", d.file, &d.inline_chunks, &spec.when);
+    }
+  }
+  if (YamlNode first = h["first"]) ReadCondition(check, first, "hypothesis '" + spec.id + "' first", &spec.first);
   if (check.GetText(text, "text", &spec.text)) d.CheckText(spec.text, "hypothesis '" + spec.id + "' text");
   ReadTestLike(check, test, "test", &spec.test, &spec.probe, &spec.probe_args);
   CheckProbe(check, test, spec.probe);

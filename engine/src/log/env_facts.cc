@@ -1,0 +1,200 @@
+// Note: [Environment facts] in env_facts.h.
+#include "log/env_facts.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include <re2/re2.h>
+
+namespace triage {
+namespace {
+
+constexpr size_t kMaxLine = 4096;
+constexpr size_t kMaxText = 120;
+
+bool Has(std::string_view line, std::string_view what) { return line.find(what) != std::string_view::npos; }
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return s;
+}
+
+// One regex per reading, compiled at its first need and shared by every thread (RE2 is thread-safe).
+const RE2& Re(const char* pattern) {
+  // Each call site passes one string literal, so the map is small and fixed.
+  static std::mutex mu;
+  static std::map<const char*, std::unique_ptr<RE2>> compiled;
+  std::lock_guard<std::mutex> lock(mu);
+  std::unique_ptr<RE2>& re = compiled[pattern];
+  if (!re) re = std::make_unique<RE2>(pattern);
+  return *re;
+}
+
+// "cu118" -> "11.8", "cu92" -> "9.2".
+std::string CudaOfTag(const std::string& digits) {
+  if (digits.size() < 2) return digits;
+  return digits.substr(0, digits.size() - 1) + "." + digits.substr(digits.size() - 1);
+}
+
+}  // namespace
+
+void EnvFacts::Feed(std::string_view data) {
+  while (!data.empty()) {
+    size_t nl = data.find('\n');
+    std::string_view piece = data.substr(0, nl);
+    if (partial_.empty() && nl != std::string_view::npos) {
+      AddLine(piece);
+    } else {
+      if (partial_.size() < kMaxLine) partial_.append(piece.substr(0, kMaxLine - partial_.size()));
+      if (nl != std::string_view::npos) {
+        AddLine(partial_);
+        partial_.clear();
+      }
+    }
+    if (nl == std::string_view::npos) return;
+    data.remove_prefix(nl + 1);
+  }
+}
+
+void EnvFacts::Finish() {
+  if (!partial_.empty()) AddLine(partial_);
+  partial_.clear();
+}
+
+void EnvFacts::Set(const char* name, std::string value, std::string_view text) {
+  auto it = facts_.find(std::string_view(name));
+  if (it == facts_.end()) {
+    EnvFact f;
+    f.value = std::move(value);
+    f.text = std::string(text.substr(0, kMaxText));
+    facts_.emplace(name, std::move(f));
+  } else if (it->second.value != value) {
+    it->second.conflict = true;
+  }
+}
+
+void EnvFacts::AddLine(std::string_view whole) {
+  std::string_view line = whole.substr(0, kMaxLine);
+  re2::StringPiece in(line.data(), line.size());
+  std::string a, b;
+  re2::StringPiece m;
+  // The build a wheel's local version names: `2.1.0+cpu`, `2.0.1+cu118`, `2.2.0+rocm5.7`; collect_env's
+  // `CUDA used to build PyTorch: None` (a CPU build) or `: 11.8`.
+  if (Has(line, "+cpu") || Has(line, "+cu") || Has(line, "+rocm")) {
+    if (RE2::PartialMatch(in, Re(R"((\b\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\.dev\d+)?\+(cpu|cu\d{2,3}|rocm\d[\d.]*))\b)"), &m, &a)) {
+      if (a == "cpu") {
+        Set("build", "cpu", std::string_view(m.data(), m.size()));
+      } else if (a.compare(0, 4, "rocm") == 0) {
+        Set("build", "rocm", std::string_view(m.data(), m.size()));
+      } else {
+        Set("build", "cuda", std::string_view(m.data(), m.size()));
+        Set("torch_cuda", CudaOfTag(a.substr(2)), std::string_view(m.data(), m.size()));
+      }
+    }
+  }
+  if (Has(line, "used to build PyTorch:")) {
+    if (RE2::PartialMatch(in, Re(R"(CUDA used to build PyTorch: (None|\d+\.\d+))"), &a)) {
+      if (a == "None") {
+        if (!Has(line, "ROCM")) Set("build", "cpu", line);
+      } else {
+        Set("build", "cuda", line);
+        Set("torch_cuda", a, line);
+      }
+    }
+  }
+  // What torch.cuda.is_available() answered, as scripts and collect_env print it.
+  if (Has(line, "vailable")) {
+    if (RE2::PartialMatch(in, Re(R"((?i)(?:cuda\.is_available\(\)|\bcuda (?:is )?available|\bgpu available)\s*(?:[:=]|->|is)?\s*(true|false)\b)"), &a)) {
+      Set("cuda_available", Lower(a), line);
+    }
+  }
+  // The device a script says it runs on; Apple's MPS also from its tensors' `device='mps:0'`.
+  if (Has(line, "evice") || Has(line, "mps:")) {
+    if (RE2::PartialMatch(in, Re(R"((?i)\bdevice\s*(?:[:=]|\(type=)\s*['"]?(cpu|cuda|mps)\b)"), &a)) {
+      Set("device", Lower(a), line);
+    } else if (RE2::PartialMatch(in, Re(R"(\bmps:\d)"))) {
+      Set("device", "mps", line);
+    }
+  }
+  // Mixed precision as flags, configs and banners state it; `false` states nothing.
+  const bool fp = Has(line, "fp16") || Has(line, "bf16");
+  if (fp || Has(line, "recision")) {
+    std::string which;
+    if (fp && RE2::PartialMatch(in, Re(R"((?:^|\s)--(fp16|bf16)\b(?:[ =]([\w.-]+))?)"), &a, &b)) {
+      if (Lower(b) != "false" && b != "0" && Lower(b) != "no") which = a;
+    }
+    if (which.empty() && fp &&
+        RE2::PartialMatch(in, Re(R"(\b(?:use_|enable_)?(fp16|bf16)(?:_enabled)?['"]?\s*(?:[:=]|\.{2,})\s*['"]?(?:True|true|1)\b)"), &a)) {
+      which = a;
+    }
+    if (which.empty() && RE2::PartialMatch(in, Re(R"((?i)mixed[_-]precision['"]?\s*[:= ]\s*['"]?(fp16|bf16)\b)"), &a)) {
+      which = Lower(a);
+    }
+    if (which.empty() && RE2::PartialMatch(in, Re(R"(\bprecision\s*[:=]\s*['"]?(16|bf16)(?:-mixed|-true)?\b)"), &a)) {
+      which = a == "16" ? "fp16" : "bf16";
+    }
+    if (which.empty() && RE2::PartialMatch(in, Re(R"(\bUsing (16bit|bfloat16) (?:None )?(?:Automatic|Native) Mixed Precision)"), &a)) {
+      which = a == "16bit" ? "fp16" : "bf16";
+    }
+    if (!which.empty()) Set("precision", which, line);
+  }
+  // The operating system, from paths and collect_env's `OS:` line.
+  if (Has(line, ":\\") || Has(line, ":/") || Has(line, "OS: ")) {
+    if (RE2::PartialMatch(in, Re(R"((?:^|[\s"'(=\[])[A-Za-z]:(?:\\{1,2}|/)[\w$])")) ||
+        RE2::PartialMatch(in, Re(R"(\bOS: Microsoft Windows)"))) {
+      Set("os", "windows", line);
+    }
+  }
+  if (Has(line, "/Users/") || Has(line, "/opt/homebrew/") || Has(line, "OS: macOS") || Has(line, "Python.framework")) {
+    if (RE2::PartialMatch(in, Re(R"((?:^|[\s"'(=\[])/Users/[^/\s]+/|/opt/homebrew/|\bOS: macOS|/Python\.framework/)"))) {
+      Set("os", "macos", line);
+    }
+  }
+  if (Has(line, "/home/") || Has(line, "/usr/") || Has(line, "/opt/conda/") || Has(line, "/content/") ||
+      Has(line, "OS: ")) {
+    if (RE2::PartialMatch(in, Re(R"((?:^|[\s"'(=\[])(?:/home/[^/\s]+/|/usr/(?:local/)?lib/python[23]|/opt/conda/|/content/)|\bOS: (?:Ubuntu|Debian|CentOS|Red Hat|Fedora|Arch Linux|Rocky|AlmaLinux|Amazon Linux))"))) {
+      Set("os", "linux", line);
+    }
+  }
+  // Python's version, from `Python 3.12.1`, a `python3.12/` path or Windows' `Python312\`.
+  if (Has(line, "ython")) {
+    if (RE2::PartialMatch(in, Re(R"((?i)\bpython[ -]?(3\.\d{1,2})\b)"), &a)) {
+      Set("python", a, line);
+    } else if (RE2::PartialMatch(in, Re(R"(\bPython3(\d{1,2})[\\/])"), &a)) {
+      Set("python", "3." + a, line);
+    }
+  }
+  // nvidia-smi's header and collect_env: the driver, and the newest CUDA that driver runs.
+  if (Has(line, "CUDA Version:")) {
+    if (RE2::PartialMatch(in, Re(R"(CUDA Version: (\d+\.\d+))"), &a)) Set("driver_cuda", a, line);
+  }
+  if (Has(line, "river Version:") || Has(line, "river version:")) {
+    if (RE2::PartialMatch(in, Re(R"((?i)driver version: (\d+\.\d+(?:\.\d+)?))"), &a)) Set("driver", a, line);
+  }
+  if (Has(line, "num_workers")) {
+    if (RE2::PartialMatch(in, Re(R"(\bnum_workers['"]?\s*[:= ]\s*(\d+)\b)"), &a)) Set("num_workers", a, line);
+  }
+}
+
+const EnvFact* EnvFacts::Get(std::string_view name) const {
+  auto it = facts_.find(name);
+  if (it == facts_.end() || it->second.conflict) return nullptr;
+  return &it->second;
+}
+
+std::map<std::string, std::string> EnvFacts::Values() const {
+  std::map<std::string, std::string> out;
+  for (const auto& [name, f] : facts_) {
+    if (!f.conflict) out[name] = f.value;
+  }
+  return out;
+}
+
+const std::vector<std::string>& EnvFacts::Names() {
+  static const std::vector<std::string> names = {"build",       "cuda_available", "device", "driver", "driver_cuda",
+                                                 "num_workers", "os",             "precision", "python", "torch_cuda"};
+  return names;
+}
+
+}  // namespace triage

@@ -1,0 +1,58 @@
+// Environment facts: what a log states about the machine and the run on lines no rule's message
+// pattern reads (a build banner, an nvidia-smi table, a path, a flag), read from every line.
+//
+// Note: [Environment facts]. People paste more than the error: `pip list` or collect_env output,
+// `torch 2.1.0+cpu`, `torch.cuda.is_available(): False`, a `C:\Users\...` or `/Users/.../miniforge3/`
+// path in a frame, `--fp16`, `mixed_precision='bf16'`, nvidia-smi's `Driver Version: 535.104.05 CUDA
+// Version: 12.2`. Each says which reading of an error fits: a CUDA error on a `+cpu` wheel is the
+// wheel, a NaN loss in an fp16 run is an overflow first, a macOS path means no CUDA at all. The reader
+// keeps a small, fixed vocabulary of such facts (Names() below; rules/README.md "Environment facts"
+// lists how each is read); rules use them through conditions (rules/README.md "Conditions") and Lua
+// through ctx.facts. A fact the input states two different ways (a `+cpu` torchaudio beside a `+cu118`
+// torch, a Windows path and a Linux one) is unknown: a condition on it does not hold. Only what a line
+// asserts counts: `fp16: False` sets nothing. Every line is looked at, each through a handful of
+// substring checks before any regex runs, so the cost on a line that states nothing is a few memchr-
+// speed scans.
+#ifndef TRIAGE_ENGINE_ENV_FACTS_H_
+#define TRIAGE_ENGINE_ENV_FACTS_H_
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace triage {
+
+struct EnvFact {
+  std::string value;    // e.g. "cpu", "windows", "fp16", "12.2"
+  std::string text;     // the text that stated it first, as printed (at most 120 bytes)
+  bool conflict = false;  // another line stated another value: the fact is unknown
+};
+
+class EnvFacts {
+ public:
+  // Feeds raw bytes (any split); lines end at '\n'.
+  void Feed(std::string_view data);
+  // Reads the last line when the input did not end with '\n'. Further Feed calls start a new line.
+  void Finish();
+  // Reads one whole line (no '\n').
+  void AddLine(std::string_view line);
+
+  // The fact `name` as the input states it; nullptr when it states none or disagrees with itself.
+  const EnvFact* Get(std::string_view name) const;
+  // Every fact stated without disagreement, name -> value (for Lua's ctx.facts).
+  std::map<std::string, std::string> Values() const;
+
+  // The names a rule may ask about, sorted: build, cuda_available, device, driver, driver_cuda,
+  // num_workers, os, precision, python, torch_cuda.
+  static const std::vector<std::string>& Names();
+
+ private:
+  void Set(const char* name, std::string value, std::string_view text);
+  std::map<std::string, EnvFact, std::less<>> facts_;
+  std::string partial_;  // an unfinished line between Feed calls (bounded: the first 4 KiB are read)
+};
+
+}  // namespace triage
+
+#endif  // TRIAGE_ENGINE_ENV_FACTS_H_

@@ -1,0 +1,184 @@
+// Environment facts (log/env_facts.h) and the YAML conditions that read them and the input
+// (Note: [Conditions]: `unless:`, `needs:`, a hypothesis' `when:` mapping and `first:`), and ctx.facts.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "log/env_facts.h"
+#include "lua_test_rules.h"
+#include "triage/tools.h"
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+
+using lua_test::kMatmul;
+using lua_test::MatmulRule;
+
+std::string FactsOf(const std::string& text) {
+  EnvFacts f;
+  f.Feed(text);
+  f.Finish();
+  std::string out;
+  for (const auto& [name, value] : f.Values()) out += name + "=" + value + " ";
+  return out;
+}
+
+// Lines as the corpus logs print them (Ultralytics' banner, a Windows traceback, a macOS one, a
+// script's own device check, collect_env, nvidia-smi's header).
+TEST(EnvFacts, ReadsWhatTheLinesState) {
+  EXPECT_EQ(FactsOf("Ultralytics YOLOv8.1.3 \xF0\x9F\x9A\x80 Python-3.10.11 torch-2.1.0+cpu\n"),
+            "build=cpu python=3.10 ");
+  EXPECT_EQ(FactsOf("ERROR: torch-2.1.2+cu121-cp311-cp311-win_amd64.whl is not a supported wheel on this platform.\n"),
+            "build=cuda torch_cuda=12.1 ");
+  EXPECT_EQ(FactsOf("  File \"C:\\Users\\alice\\projects\\digits\\train.py\", line 11, in <module>\n"), "os=windows ");
+  EXPECT_EQ(FactsOf("File \"/Users/ruixingw/mace/.venv/lib/python3.12/site-packages/mace/modules/models.py\", line 569"),
+            "os=macos python=3.12 ");
+  EXPECT_EQ(FactsOf("torch.cuda.is_available(): False\n"), "cuda_available=false ");
+  EXPECT_EQ(FactsOf("Is CUDA available: True\nCUDA used to build PyTorch: 11.8\n"),
+            "build=cuda cuda_available=true torch_cuda=11.8 ");
+  EXPECT_EQ(FactsOf("| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |\n"),
+            "driver=535.104.05 driver_cuda=12.2 ");
+  EXPECT_EQ(FactsOf("Using device: mps\n"), "device=mps ");
+  EXPECT_EQ(FactsOf("train.py --model_name_or_path t5-base --fp16 --num_workers 4\n"), "num_workers=4 precision=fp16 ");
+  EXPECT_EQ(FactsOf("accelerate launch --mixed_precision=\"bf16\" train.py\n"), "precision=bf16 ");
+  EXPECT_EQ(FactsOf("Using 16bit None Automatic Mixed Precision (AMP)\n"), "precision=fp16 ");
+}
+
+TEST(EnvFacts, AssertsOnlyWhatALineSaysIsOn) {
+  // A flag or option turned off states nothing, and `--fp16_full_eval` is another option.
+  EXPECT_EQ(FactsOf("fp16: False\nbf16=False\n--fp16 false\n--fp16_full_eval\n"), "");
+  // A Windows path written with forward slashes is not a macOS /Users/ path.
+  EXPECT_EQ(FactsOf("  File \"C:/Users/bob/train.py\", line 3\n"), "os=windows ");
+  // A URL is no drive letter.
+  EXPECT_EQ(FactsOf("see https://pytorch.org/get-started/locally/\n"), "");
+}
+
+TEST(EnvFacts, AFactStatedTwoWaysIsUnknown) {
+  EnvFacts f;
+  f.Feed("torch 2.1.0+cu118\ntorchaudio 2.1.0+cpu\n  File \"/home/u/train.py\", line 1\n");
+  f.Finish();
+  EXPECT_EQ(f.Get("build"), nullptr);
+  ASSERT_NE(f.Get("os"), nullptr);
+  EXPECT_EQ(f.Get("os")->value, "linux");
+  EXPECT_EQ(f.Get("os")->text, "  File \"/home/u/train.py\", line 1");
+}
+
+TEST(EnvFacts, LinesSplitAcrossFeedsAndAnUnendedLastLine) {
+  EnvFacts f;
+  f.Feed("torch 2.0.1+cu");
+  f.Feed("117\nPython 3.");
+  f.Feed("11.4");
+  EXPECT_EQ(f.Get("python"), nullptr);  // the last line is not read before Finish
+  f.Finish();
+  ASSERT_NE(f.Get("build"), nullptr);
+  EXPECT_EQ(f.Get("torch_cuda")->value, "11.7");
+  EXPECT_EQ(f.Get("python")->value, "3.11");
+}
+
+std::string Problems(const LoadResult& r) {
+  std::string out;
+  for (const Problem& p : r.problems) out += p.ToString() + "\n";
+  return out;
+}
+
+// A two-hypothesis matmul rule whose hypotheses carry `extra_first` and `extra_second` keys.
+std::string TwoReadings(const std::string& top, const std::string& first, const std::string& second) {
+  return std::string(R"(id: two
+category: shape.matmul_mismatch
+title: matmul
+match:
+  message: 'mat1 and mat2 shapes cannot be multiplied'
+)") + top + R"(explain: 'x'
+hypotheses:
+  - id: general
+)" + first + R"(    text: 'general'
+    test: t
+    fix: f
+  - id: windows-only
+)" + second + R"(    text: 'windows'
+    test: t
+    fix: f
+verify: ok
+examples:
+  - match: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)'
+)";
+}
+
+std::vector<std::string> HypothesisIds(const std::string& rule_yaml, const std::string& log, std::string* evidence = nullptr) {
+  LoadResult r = LoadRulesFromStrings({{"two.yaml", rule_yaml}});
+  EXPECT_TRUE(r.ok()) << Problems(r);
+  const Report rep = Engine(r.rules).DiagnoseText(log);
+  std::vector<std::string> ids;
+  for (const Diagnosis& d : rep.diagnoses) {
+    if (d.rule != "two") continue;
+    for (const Hypothesis& h : d.hypotheses) {
+      ids.push_back(h.id);
+      if (evidence && h.id == "windows-only") *evidence = h.evidence;
+    }
+  }
+  return ids;
+}
+
+const char kWindowsLog[] =
+    "Traceback (most recent call last):\n"
+    "  File \"C:\\Users\\alice\\projects\\digits\\train.py\", line 11, in <module>\n"
+    "    out = model(x)\n"
+    "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)\n";
+
+TEST(Conditions, FirstMovesAHypothesisAheadWhenItsFactHolds) {
+  const std::string rule = TwoReadings("", "", "    first: { facts: { os: windows } }\n");
+  std::string evidence;
+  EXPECT_EQ(HypothesisIds(rule, kWindowsLog, &evidence), (std::vector<std::string>{"windows-only", "general"}));
+  EXPECT_EQ(evidence, "the input shows os windows (`  File \"C:\\Users\\alice\\projects\\digits\\train.py\", line 11, in <module>`)");
+  EXPECT_EQ(HypothesisIds(rule, kMatmul), (std::vector<std::string>{"general", "windows-only"}));
+}
+
+TEST(Conditions, WhenMappingKeepsAHypothesisOnlyWhereItHolds) {
+  const std::string only = TwoReadings("", "", "    when: { facts: { os: [windows] } }\n");
+  EXPECT_EQ(HypothesisIds(only, kWindowsLog), (std::vector<std::string>{"general", "windows-only"}));
+  EXPECT_EQ(HypothesisIds(only, kMatmul), (std::vector<std::string>{"general"}));
+  // `!value`: left out only where the input states that value; an unknown fact keeps it.
+  const std::string not_windows = TwoReadings("", "    when: { facts: { os: '!windows' } }\n", "");
+  EXPECT_EQ(HypothesisIds(not_windows, kWindowsLog), (std::vector<std::string>{"windows-only"}));
+  EXPECT_EQ(HypothesisIds(not_windows, kMatmul), (std::vector<std::string>{"general", "windows-only"}));
+}
+
+TEST(Conditions, UnlessAndNeedsReadTheMessageAndTheInput) {
+  EXPECT_EQ(HypothesisIds(TwoReadings("unless: { input: 'Loss is nan' }\n", "", ""), kMatmul).size(), 2u);
+  EXPECT_TRUE(HypothesisIds(TwoReadings("unless: { message: '4x57600' }\n", "", ""), kMatmul).empty());
+  EXPECT_TRUE(HypothesisIds(TwoReadings("unless: { input: '64x128' }\n", "", ""), kMatmul).empty());
+  EXPECT_TRUE(HypothesisIds(TwoReadings("needs: { message: '4x9999' }\n", "", ""), kMatmul).empty());
+  EXPECT_EQ(HypothesisIds(TwoReadings("needs: { facts: { os: windows } }\n", "", ""), kWindowsLog).size(), 2u);
+  EXPECT_TRUE(HypothesisIds(TwoReadings("needs: { facts: { os: windows } }\n", "", ""), kMatmul).empty());
+}
+
+TEST(Conditions, LuaSeesTheFactsAsCtxFacts) {
+  LoadResult r = LoadRulesFromStrings(
+      {{"r.yaml", MatmulRule("r", "score: 'lua: facts.os == \"windows\" and 0.5 or nil'\n")}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  const Report windows = Engine(r.rules).DiagnoseText(kWindowsLog);
+  ASSERT_FALSE(windows.diagnoses.empty());
+  const Report plain = Engine(r.rules).DiagnoseText(kMatmul);
+  ASSERT_FALSE(plain.diagnoses.empty());
+  EXPECT_LT(windows.diagnoses[0].confidence, plain.diagnoses[0].confidence);
+}
+
+TEST(Conditions, LintRefusesUnknownFactsMixedNegationsAndBadPatterns) {
+  auto load = [](const std::string& top) { return LoadRulesFromStrings({{"two.yaml", TwoReadings(top, "", "")}}); };
+  LoadResult unknown = load("unless: { facts: { gpu: a100 } }\n");
+  EXPECT_FALSE(unknown.ok());
+  EXPECT_NE(Problems(unknown).find("unknown fact 'gpu'"), std::string::npos) << Problems(unknown);
+  LoadResult mixed = load("unless: { facts: { os: [windows, '!linux'] } }\n");
+  EXPECT_FALSE(mixed.ok());
+  EXPECT_NE(Problems(mixed).find("mixes values and !values"), std::string::npos) << Problems(mixed);
+  LoadResult regex = load("needs: { input: 'a(b' }\n");
+  EXPECT_FALSE(regex.ok());
+  EXPECT_NE(Problems(regex).find("needs.input"), std::string::npos) << Problems(regex);
+  LoadResult empty = load("unless: {}\n");
+  EXPECT_FALSE(empty.ok());
+}
+
+}  // namespace
+}  // namespace triage
