@@ -133,6 +133,11 @@ TEST(Conditions, FirstMovesAHypothesisAheadWhenItsFactHolds) {
   EXPECT_EQ(HypothesisIds(rule, kWindowsLog, &evidence), (std::vector<std::string>{"windows-only", "general"}));
   EXPECT_EQ(evidence, "the input shows os windows (`  File \"C:\\Users\\alice\\projects\\digits\\train.py\", line 11, in <module>`)");
   EXPECT_EQ(HypothesisIds(rule, kMatmul), (std::vector<std::string>{"general", "windows-only"}));
+  // A list of conditions: any one holding moves it.
+  const std::string either = TwoReadings("", "", "    first: [{ facts: { os: macos } }, { message: '4x57600' }]\n");
+  EXPECT_EQ(HypothesisIds(either, kMatmul), (std::vector<std::string>{"windows-only", "general"}));
+  EXPECT_EQ(HypothesisIds(TwoReadings("", "", "    first: [{ facts: { os: macos } }, { message: '4x9999' }]\n"), kMatmul),
+            (std::vector<std::string>{"general", "windows-only"}));
 }
 
 TEST(Conditions, WhenMappingKeepsAHypothesisOnlyWhereItHolds) {

@@ -29,9 +29,20 @@ TOOLS["fp16 mixed precision requires a GPU"] = { "accelerate's mixed-precision s
 -- The device accelerate got instead of a GPU, when it says which.
 local NOT_A_GPU = { mps = "Apple's GPU as accelerate's device, 'mps'", xla = "a TPU as accelerate's device, 'xla'" }
 
--- What the paste shows the machine has instead of an NVIDIA GPU: the input's lines, or the message's device.
+-- What the paste shows the machine has instead of an NVIDIA GPU: the input's lines, or the message's device,
+-- or the environment facts of lines no rule reads (a script's `Device: mps`, a macOS path; rules/README.md
+-- "Environment facts"), unless an NVIDIA card is named.
 local function hardware_of(ctx, env)
-  return env.hardware or NOT_A_GPU[(ctx.captures or {}).device_type or ""]
+  local facts = ctx.facts or {}
+  local from_facts = nil
+  if not env.nvidia then
+    if facts.device == "mps" then
+      from_facts = "Apple's GPU as the run's device, 'mps'"
+    elseif facts.os == "macos" then
+      from_facts = "macOS paths"
+    end
+  end
+  return env.hardware or NOT_A_GPU[(ctx.captures or {}).device_type or ""] or from_facts
 end
 
 local MAC_PATHS = { "^/Users/", "^/opt/homebrew/", "/Library/Frameworks/Python%.framework/" }
@@ -81,7 +92,8 @@ local function read_environment(incidents)
       or ((fork:find("directml", 1, true) or fork:find("zluda", 1, true)) and "DirectML or ZLUDA named in the paste") or nil
   env.rocm = first_of(text, { "[Tt]orch[%s%-=]+%d+%.%d+[%.%d]*%+rocm[%d.]*", "HIP initialization", "No HIP GPUs" })
   env.cpu = first_of(text, { "[Tt]orch[%s%-=]+%d+%.%d+[%.%d]*%+cpu" })
-  if not first_of(text, NVIDIA_CARD) then
+  env.nvidia = first_of(text, NVIDIA_CARD)
+  if not env.nvidia then
     for _, f in ipairs(files) do
       if first_of(f, MAC_PATHS) then env.hardware = "macOS paths"; break end
     end
@@ -189,6 +201,17 @@ end
 function test_rocm_build()
   local incs = { { message = "UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount()" } }
   assert(rocm_shown(ctx_of(incs)) == "the input shows HIP initialization")
+end
+
+function test_mps_device_fact_is_no_nvidia_gpu()
+  local incs = { { message = "A GPU is needed for quantization." } }
+  local ctx = ctx_of(incs)
+  ctx.facts = { device = "mps" }
+  assert(no_nvidia_shown(ctx) == "the input shows Apple's GPU as the run's device, 'mps' and no NVIDIA card")
+  assert(cpu_build_possible(ctx) == false and nvidia_possible(ctx) == false)
+  local card = ctx_of({ { message = "A GPU is needed for quantization.\nNVIDIA GeForce RTX 3060" } })
+  card.facts = { device = "mps" }
+  assert(no_nvidia_shown(card) == false)
 end
 
 function test_windows_users_path_is_no_mac()

@@ -272,7 +272,14 @@ class ConditionReader {
  public:
   ConditionReader(const std::vector<Incident>& incidents, const EnvFacts* facts) : incidents_(incidents), facts_(facts) {}
 
-  // Whether `c` holds for the incident `index`; *why (when given) says what made it hold.
+  // Whether one of `any` holds for the incident `index`; *why (when given) says what made it hold.
+  bool Holds(const std::vector<Condition>& any, int index, std::string* why) {
+    for (const Condition& c : any) {
+      if (Holds(c, index, why)) return true;
+    }
+    return false;
+  }
+
   bool Holds(const Condition& c, int index, std::string* why) {
     std::vector<std::string> said;
     if (!c.message.empty()) {

@@ -173,6 +173,32 @@ std::string RuleTestReport::ToText(bool verbose) const {
   return out.str();
 }
 
+
+// A condition (Note: [Conditions]) as `triage explain` words it.
+static std::string ConditionText(const Condition& c);
+static std::string ConditionText(const std::vector<Condition>& any) {
+  std::string out;
+  for (const Condition& c : any) out += (out.empty() ? "" : ", or ") + ConditionText(c);
+  return out;
+}
+static std::string ConditionText(const Condition& c) {
+  std::string out;
+  auto add = [&](const std::string& part) { out += (out.empty() ? "" : " and ") + part; };
+  auto patterns = [](const std::vector<Text>& ps) {
+    std::string t;
+    for (const Text& p : ps) t += (t.empty() ? "/" : " or /") + p.value + "/";
+    return t;
+  };
+  if (!c.message.empty()) add("the message matches " + patterns(c.message));
+  if (!c.input.empty()) add("some incident of the input matches " + patterns(c.input));
+  for (const auto& [name, values] : c.facts) {
+    std::string v;
+    for (const std::string& x : values) v += (v.empty() ? "" : "|") + x;
+    add("the input shows " + name + " " + v);
+  }
+  return out;
+}
+
 std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found, int width) {
   const Rule* r = rules.Find(id);
   *found = r != nullptr;
@@ -208,12 +234,16 @@ std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found
   }
   if (!r->context.value.empty()) out << "only when the surrounding lines match: /" << r->context.value << "/\n";
   if (r->frames_none) out << "only when the error has no stack frame (the line pasted alone)\n";
+  if (!r->needs.empty()) out << "only when " << ConditionText(r->needs) << "\n";
+  if (!r->unless.empty()) out << "not when " << ConditionText(r->unless) << "\n";
   out << "\nExplanation:\n" << prose("  " + r->explain.value + "\n") << "\nHypotheses, most likely first:\n";
   int k = 1;
   for (const HypothesisSpec& h : r->hypotheses) {
     out << prose("  " + std::to_string(k++) + ". " + h.id + ": " + h.text.value + "\n");
     out << prose("     test: " + (h.probe.empty() ? h.test.value : "probe " + h.probe) + "\n");
     out << prose("     fix:  " + h.fix.value + "\n");
+    if (!h.when_if.empty()) out << prose("     only when " + ConditionText(h.when_if) + "\n");
+    if (!h.first.empty()) out << prose("     first when " + ConditionText(h.first) + "\n");
   }
   if (!r->checks.empty()) {
     out << "\nChecks:\n";

@@ -82,14 +82,18 @@ void EnvFacts::AddLine(std::string_view whole) {
   // The build a wheel's local version names: `2.1.0+cpu`, `2.0.1+cu118`, `2.2.0+rocm5.7`; collect_env's
   // `CUDA used to build PyTorch: None` (a CPU build) or `: 11.8`.
   if (Has(line, "+cpu") || Has(line, "+cu") || Has(line, "+rocm")) {
-    if (RE2::PartialMatch(in, Re(R"((\b\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\.dev\d+)?\+(cpu|cu\d{2,3}|rocm\d[\d.]*))\b)"), &m, &a)) {
+    // Every tag on the line: "trained with torch 1.10.0+cu102, yours is 2.0.0+cu118" states two CUDA
+    // builds, so torch_cuda is unknown there.
+    re2::StringPiece rest = in;
+    while (RE2::FindAndConsume(&rest, Re(R"((\b\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\.dev\d+)?\+(cpu|cu\d{2,3}|rocm\d[\d.]*))\b)"), &m, &a)) {
+      const std::string_view tag(m.data(), m.size());
       if (a == "cpu") {
-        Set("build", "cpu", std::string_view(m.data(), m.size()));
+        Set("build", "cpu", tag);
       } else if (a.compare(0, 4, "rocm") == 0) {
-        Set("build", "rocm", std::string_view(m.data(), m.size()));
+        Set("build", "rocm", tag);
       } else {
-        Set("build", "cuda", std::string_view(m.data(), m.size()));
-        Set("torch_cuda", CudaOfTag(a.substr(2)), std::string_view(m.data(), m.size()));
+        Set("build", "cuda", tag);
+        Set("torch_cuda", CudaOfTag(a.substr(2)), tag);
       }
     }
   }
@@ -109,11 +113,12 @@ void EnvFacts::AddLine(std::string_view whole) {
       Set("cuda_available", Lower(a), line);
     }
   }
-  // The device a script says it runs on; Apple's MPS also from its tensors' `device='mps:0'`.
+  // The device a script says it runs on (a line that starts with it: `Using device : cpu`, `Device: mps`;
+  // `device="cpu"` inside a call or a message's advice is no statement); Apple's MPS also from its tensors.
   if (Has(line, "evice") || Has(line, "mps:")) {
-    if (RE2::PartialMatch(in, Re(R"((?i)\bdevice\s*(?:[:=]|\(type=)\s*['"]?(cpu|cuda|mps)\b)"), &a)) {
+    if (RE2::PartialMatch(in, Re(R"((?i)^\s*(?:using |running on |training on |selected )?device\s*[:=]\s*['"]?(cpu|cuda|mps)\b)"), &a)) {
       Set("device", Lower(a), line);
-    } else if (RE2::PartialMatch(in, Re(R"(\bmps:\d)"))) {
+    } else if (RE2::PartialMatch(in, Re(R"(\bdevice\(type='mps'|\bmps:\d)"))) {
       Set("device", "mps", line);
     }
   }

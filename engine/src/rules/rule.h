@@ -74,8 +74,9 @@ struct HypothesisSpec {
   Text cpp_test;      // `cpp: { test, fix }`: the C++ audience's versions (Note: [Audience]); empty: none
   Text cpp_fix;
   LuaRef when;        // `when: lua:NAME` (or an inline expression): the hypothesis applies when true
-  Condition when_if;  // `when:` written as a condition mapping instead: the hypothesis applies when it holds
-  Condition first;    // `first:`: when it holds, the hypothesis moves ahead of those whose `first` does not
+  // Each of these is a list of conditions, any of which holds (one mapping in YAML is a list of one).
+  std::vector<Condition> when_if;  // `when:` written as conditions instead: the hypothesis applies when one holds
+  std::vector<Condition> first;    // `first:`: when one holds, the hypothesis moves ahead of those whose `first` does not
 };
 
 // Reads a rule file's example key ("match", "no_match", "known_gap": ExampleKindName's) into *kind;
@@ -125,8 +126,8 @@ struct Rule {
   std::vector<LuaChunk> lua_chunks;
   LuaRef values_fn;                    // `values: lua:NAME`: returns extra template names
   LuaRef score_fn;                     // `score: lua:NAME`: adjusts or vetoes the confidence
-  Condition unless;                    // `unless:`: the rule does not apply when this holds (Note: [Conditions])
-  Condition needs;                     // `needs:`: the rule applies only when this holds
+  std::vector<Condition> unless;       // `unless:`: the rule does not apply when one holds (Note: [Conditions])
+  std::vector<Condition> needs;        // `needs:`: the rule applies only when one holds
   std::vector<std::string> lua_tests;  // global test_* functions, run by `triage rules test`
   bool has_lua() const { return !lua_chunks.empty(); }
 };

@@ -438,10 +438,10 @@ void ReadIdentity(RuleDocument& d) {
 // A condition mapping (Note: [Conditions] in rule.h): `message:` and `input:` (a pattern or a list),
 // `facts:` (a mapping of fact names, each to a value or a list of values). `where` names the key in
 // problems ("unless", "hypothesis 'x' first").
-void ReadCondition(FileChecker& check, const YamlNode& node, const std::string& where, Condition* out) {
+void ReadOneCondition(FileChecker& check, const YamlNode& node, const std::string& where, Condition* out) {
   out->pos = FileChecker::Pos(node);
   if (!node.IsMap()) {
-    check.Error(node.Mark(), ProblemCode::kBadType, "'" + where + "' must be a mapping of message, input or facts");
+    check.Error(node.Mark(), ProblemCode::kBadType, "'" + where + "' must be a mapping of message, input or facts, or a list of them");
     return;
   }
   for (const auto& kv : node) {
@@ -490,6 +490,20 @@ void ReadCondition(FileChecker& check, const YamlNode& node, const std::string& 
     }
   }
   if (node.size() == 0) check.Error(node.Mark(), ProblemCode::kBadValue, "'" + where + "' is empty");
+}
+
+// A condition mapping, or a list of them (any holds).
+void ReadCondition(FileChecker& check, const YamlNode& node, const std::string& where, std::vector<Condition>* out) {
+  if (node.IsSequence()) {
+    if (node.size() == 0) check.Error(node.Mark(), ProblemCode::kBadValue, "'" + where + "' is an empty list");
+    for (const YamlNode& item : node) {
+      out->emplace_back();
+      ReadOneCondition(check, item, where, &out->back());
+    }
+    return;
+  }
+  out->emplace_back();
+  ReadOneCondition(check, node, where, &out->back());
 }
 
 // `values:` and `score:` (Lua).
@@ -691,7 +705,7 @@ void ReadHypothesis(RuleDocument& d, const YamlNode& h, std::set<std::string>* i
     if (!ids->insert(spec.id).second) check.Error(id.Mark(), ProblemCode::kDuplicateId, "duplicate hypothesis id '" + spec.id + "'");
   }
   if (YamlNode when = h["when"]) {
-    if (when.IsMap()) {
+    if (when.IsMap() || when.IsSequence()) {
       ReadCondition(check, when, "hypothesis '" + spec.id + "' when", &spec.when_if);
     } else {
       ReadLuaRef(check, when, "when", d.file, &d.inline_chunks, &spec.when);
