@@ -148,6 +148,14 @@ TEST(Conditions, WhenMappingKeepsAHypothesisOnlyWhereItHolds) {
   const std::string not_windows = TwoReadings("", "    when: { facts: { os: '!windows' } }\n", "");
   EXPECT_EQ(HypothesisIds(not_windows, kWindowsLog), (std::vector<std::string>{"windows-only"}));
   EXPECT_EQ(HypothesisIds(not_windows, kMatmul), (std::vector<std::string>{"general", "windows-only"}));
+  // A negation that holds is no evidence: a Linux path says nothing for the reading kept off Windows.
+  const std::string linux_log = std::string("  File \"/home/u/train.py\", line 3, in <module>\n") + kMatmul + "\n";
+  LoadResult r = LoadRulesFromStrings({{"two.yaml", not_windows}});
+  ASSERT_TRUE(r.ok());
+  const Report rep = Engine(r.rules).DiagnoseText(linux_log);
+  ASSERT_FALSE(rep.diagnoses.empty());
+  ASSERT_EQ(rep.diagnoses[0].hypotheses.size(), 2u);
+  EXPECT_EQ(rep.diagnoses[0].hypotheses[0].evidence, "");
 }
 
 TEST(Conditions, UnlessAndNeedsReadTheMessageAndTheInput) {
@@ -157,6 +165,18 @@ TEST(Conditions, UnlessAndNeedsReadTheMessageAndTheInput) {
   EXPECT_TRUE(HypothesisIds(TwoReadings("needs: { message: '4x9999' }\n", "", ""), kMatmul).empty());
   EXPECT_EQ(HypothesisIds(TwoReadings("needs: { facts: { os: windows } }\n", "", ""), kWindowsLog).size(), 2u);
   EXPECT_TRUE(HypothesisIds(TwoReadings("needs: { facts: { os: windows } }\n", "", ""), kMatmul).empty());
+}
+
+TEST(Conditions, ACheckWithWhenIsShownOnlyWhereItHolds) {
+  const std::string rule = TwoReadings("checks:\n  - 'nvidia-smi'\n  - { text: 'df -h /dev/shm', when: { facts: { os: '!windows' } } }\n", "", "");
+  LoadResult r = LoadRulesFromStrings({{"two.yaml", rule}});
+  ASSERT_TRUE(r.ok()) << Problems(r);
+  const Report windows = Engine(r.rules).DiagnoseText(kWindowsLog);
+  ASSERT_FALSE(windows.diagnoses.empty());
+  EXPECT_EQ(windows.diagnoses[0].checks, (std::vector<std::string>{"nvidia-smi"}));
+  const Report plain = Engine(r.rules).DiagnoseText(kMatmul);
+  ASSERT_FALSE(plain.diagnoses.empty());
+  EXPECT_EQ(plain.diagnoses[0].checks, (std::vector<std::string>{"nvidia-smi", "df -h /dev/shm"}));
 }
 
 TEST(Conditions, LuaSeesTheFactsAsCtxFacts) {

@@ -381,7 +381,7 @@ TEST(LuaRules, CtxIncidentsAreMadeAtTheirFirstRead) {
   }
   EXPECT_GT(state->memory_used(), loaded + (700u << 10));
   ASSERT_TRUE(state->Call(0, "listed", &input, &out, &error)) << error.message;
-  EXPECT_EQ(out.fields["keys"].string, "captures confidence incident incidents metrics probes rule values");
+  EXPECT_EQ(out.fields["keys"].string, "captures confidence facts incident incidents metrics probes rule values");
 }
 
 TEST(LuaRules, MetricsCarryTheExactCountsOfEachSeries) {

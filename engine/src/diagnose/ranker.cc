@@ -301,11 +301,12 @@ class ConditionReader {
       const EnvFact* f = facts_ ? facts_->Get(name) : nullptr;
       // `!v` values (the reader allows no mix): the fact is not stated as any of them; unknown holds.
       const bool negated = !values.empty() && !values[0].empty() && values[0][0] == '!';
-      if (negated) {
+      if (negated) {  // holds for what the input does not show: no evidence for the hypothesis
         if (f == nullptr) continue;
         for (const std::string& v : values) {
           if (v.compare(1, std::string::npos, f->value) == 0) return false;
         }
+        continue;
       } else if (f == nullptr || (std::find(values.begin(), values.end(), f->value) == values.end() &&
                                   std::find(values.begin(), values.end(), "*") == values.end())) {
         return false;
@@ -363,6 +364,11 @@ bool ApplyConditions(const Rule& rule, ConditionReader* reader, Candidate* c) {
       c->hypothesis_first[h] = true;
       if (!why.empty()) c->evidence[static_cast<int>(h)] = why;
     }
+  }
+  for (size_t k = 0; k < rule.checks_when.size(); ++k) {
+    if (rule.checks_when[k].empty() || reader->Holds(rule.checks_when[k], c->incident, nullptr)) continue;
+    if (c->check_off.size() != rule.checks.size()) c->check_off.assign(rule.checks.size(), false);
+    c->check_off[k] = true;
   }
   return true;
 }
@@ -492,7 +498,14 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
     out.fix = for_reader(h.fix, h.cpp_fix, false);
     d.hypotheses.push_back(std::move(out));
   }
-  for (const Text& t : cxx ? rule.cpp_checks : rule.checks) d.checks.push_back(render_command(t));
+  if (cxx) {
+    for (const Text& t : rule.cpp_checks) d.checks.push_back(render_command(t));
+  } else {
+    for (size_t k = 0; k < rule.checks.size(); ++k) {
+      if (k < c.check_off.size() && c.check_off[k]) continue;  // its `when:` did not hold (Note: [Conditions])
+      d.checks.push_back(render_command(rule.checks[k]));
+    }
+  }
   const std::string verify = for_reader(rule.verify, rule.cpp_verify, false);
   d.verify = rule.verify_probe.empty() ? verify : "probe " + rule.verify_probe + (verify.empty() ? "" : ": " + verify);
   d.incident = c.incident;

@@ -21,6 +21,7 @@ struct Candidate {
   std::map<std::string, std::string> values;
   std::vector<bool> hypothesis_off;
   std::vector<bool> hypothesis_first;  // `first:` held (Note: [Conditions]): shown ahead of the others
+  std::vector<bool> check_off;         // a check's `when:` did not hold: left out
   std::map<int, std::string> evidence;
   std::string note;
   int signal = -1;  // index into the signal hits of this diagnosis (signal rules only)

@@ -247,7 +247,10 @@ std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found
   }
   if (!r->checks.empty()) {
     out << "\nChecks:\n";
-    for (const Text& c : r->checks) out << "  " << c.value << "\n";
+    for (size_t k = 0; k < r->checks.size(); ++k) {
+      out << "  " << r->checks[k].value << "\n";
+      if (k < r->checks_when.size() && !r->checks_when[k].empty()) out << "    (only when " << ConditionText(r->checks_when[k]) << ")\n";
+    }
   }
   out << "\n" << prose("Verify: " + (r->verify_probe.empty() ? "" : "probe " + r->verify_probe + ": ") + r->verify.value + "\n");
   if (!r->refs.empty()) {

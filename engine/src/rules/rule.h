@@ -112,6 +112,7 @@ struct Rule {
   Text explain;
   std::vector<HypothesisSpec> hypotheses;
   std::vector<Text> checks;
+  std::vector<std::vector<Condition>> checks_when;  // parallel to checks: `{ text, when }` items; empty: always
   Text verify;
   std::string verify_probe;
   std::vector<Text> cpp_checks;        // `cpp: { checks, verify }`: the C++ audience's versions; empty: none

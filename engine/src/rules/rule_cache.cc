@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 // one of them must be added there too (and kFormat bumped), or cached loads would silently drop it:
 // these size checks fail the build as a reminder. (x86-64 libstdc++ sizes; other targets skip them.)
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(Rule) == 816, "Rule changed: list the new field in Fields(Rule) and bump kFormat");
+static_assert(sizeof(Rule) == 840, "Rule changed: list the new field in Fields(Rule) and bump kFormat");
 static_assert(sizeof(HypothesisSpec) == 400, "HypothesisSpec changed: list the new field in Fields(HypothesisSpec) and bump kFormat");
 static_assert(sizeof(Example) == 160, "Example changed: list the new field in Fields(Example) and bump kFormat");
 static_assert(sizeof(SignalSpec) == 128, "SignalSpec changed: list the new field in Fields(SignalSpec) and bump kFormat");
@@ -136,6 +136,7 @@ void Fields(A& a, T& r) {
   a(r.explain);
   a(r.hypotheses);
   a(r.checks);
+  a(r.checks_when);
   a(r.verify);
   a(r.verify_probe);
   a(r.cpp_checks);

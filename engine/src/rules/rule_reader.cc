@@ -750,7 +750,33 @@ void ReadAdvice(RuleDocument& d) {
     }
   }
   if (YamlNode n = d.root["checks"]) {
-    check.GetStringList(n, "checks", &rule->checks);
+    // An item is a template, or { text: TEMPLATE, when: CONDITION } (Note: [Conditions]): a check that
+    // applies only where the condition holds (`df -h /dev/shm` is no check on Windows).
+    if (n.IsSequence()) {
+      for (const YamlNode& item : n) {
+        Text t;
+        std::vector<Condition> when;
+        if (item.IsMap()) {
+          for (const auto& kv : item) {
+            const std::string k = kv.first.Scalar();
+            if (k != "text" && k != "when") check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown check key '" + k + "' (text, when)");
+          }
+          if (YamlNode text = item["text"]) {
+            check.GetText(text, "checks.text", &t);
+          } else {
+            check.Error(item.Mark(), ProblemCode::kMissingKey, "a check written as a mapping needs 'text'");
+          }
+          if (YamlNode w = item["when"]) ReadCondition(check, w, "checks.when", &when);
+        } else if (!check.GetText(item, "checks", &t)) {
+          continue;
+        }
+        rule->checks.push_back(t);
+        rule->checks_when.push_back(std::move(when));
+      }
+    } else {
+      check.GetStringList(n, "checks", &rule->checks);
+      rule->checks_when.resize(rule->checks.size());
+    }
     for (const Text& t : rule->checks) d.CheckText(t, "check");
   }
   if (YamlNode n = d.Require("verify")) {
