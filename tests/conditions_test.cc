@@ -44,6 +44,9 @@ TEST(EnvFacts, ReadsWhatTheLinesState) {
   EXPECT_EQ(FactsOf("train.py --model_name_or_path t5-base --fp16 --num_workers 4\n"), "num_workers=4 precision=fp16 ");
   EXPECT_EQ(FactsOf("accelerate launch --mixed_precision=\"bf16\" train.py\n"), "precision=bf16 ");
   EXPECT_EQ(FactsOf("Using 16bit None Automatic Mixed Precision (AMP)\n"), "precision=fp16 ");
+  EXPECT_EQ(FactsOf("Using native 16bit precision.\n"), "precision=fp16 ");
+  EXPECT_EQ(FactsOf("Using amp fp16 backend\n"), "precision=fp16 ");
+  EXPECT_EQ(FactsOf("Using bfloat16 Automatic Mixed Precision (AMP)\n"), "precision=bf16 ");
 }
 
 TEST(EnvFacts, AssertsOnlyWhatALineSaysIsOn) {

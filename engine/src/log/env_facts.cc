@@ -124,7 +124,7 @@ void EnvFacts::AddLine(std::string_view whole) {
   }
   // Mixed precision as flags, configs and banners state it; `false` states nothing.
   const bool fp = Has(line, "fp16") || Has(line, "bf16");
-  if (fp || Has(line, "recision")) {
+  if (fp || Has(line, "recision") || Has(line, "16bit")) {
     std::string which;
     if (fp && RE2::PartialMatch(in, Re(R"((?:^|\s)--(fp16|bf16)\b(?:[ =]([\w.-]+))?)"), &a, &b)) {
       if (Lower(b) != "false" && b != "0" && Lower(b) != "no") which = a;
@@ -139,8 +139,14 @@ void EnvFacts::AddLine(std::string_view whole) {
     if (which.empty() && RE2::PartialMatch(in, Re(R"(\bprecision\s*[:=]\s*['"]?(16|bf16)(?:-mixed|-true)?\b)"), &a)) {
       which = a == "16" ? "fp16" : "bf16";
     }
-    if (which.empty() && RE2::PartialMatch(in, Re(R"(\bUsing (16bit|bfloat16) (?:None )?(?:Automatic|Native) Mixed Precision)"), &a)) {
+    // Lightning's banners (1.0-1.2 `Using APEX 16bit precision.`, 1.2-1.5 `Using native 16bit precision.`, 1.6+
+    // `Using 16bit native Automatic Mixed Precision (AMP)`, 1.7-1.9 `... None ...`, `Using bfloat16 ...`) and
+    // transformers 4.0-4.9's `Using amp fp16 backend`.
+    if (which.empty() && RE2::PartialMatch(in, Re(R"(\bUsing (16bit|bfloat16) (?:None |native )?(?:Automatic|Native) Mixed Precision)"), &a)) {
       which = a == "16bit" ? "fp16" : "bf16";
+    }
+    if (which.empty() && RE2::PartialMatch(in, Re(R"(\bUsing (?:(?:native|APEX) 16bit precision|(?:amp|apex) fp16 backend)\b)"))) {
+      which = "fp16";
     }
     if (!which.empty()) Set("precision", which, line);
   }
