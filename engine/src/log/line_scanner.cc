@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <re2/filtered_re2.h>
@@ -1368,6 +1369,105 @@ void LineScanner::KeywordsInAvx512(const char* p, size_t n, std::vector<std::uin
 
 namespace {
 
+// Which of a list of strings (needles) each text holds, answering as text.find(needle) != npos for
+// every needle would, without a search per needle: planning the prefilter compares every candidate
+// keyword with every atom, and every keyword with every pattern's atoms (~17% of a start after a rule
+// edit, as one search per pair). Needles of four bytes or more are indexed by their first four bytes
+// (by two, many of the ~1,800 candidates of a cover share a start, "torc", "cuda", and each was
+// compared at every place the text holds those two bytes), needles of two or three bytes by their
+// first two; shorter ones (the empty needle included) are searched for as before.
+class NeedleIndex {
+ public:
+  explicit NeedleIndex(const std::vector<std::string>& needles) : needles_(needles) {
+    for (size_t n = 0; n < needles.size(); ++n) {
+      const std::string& needle = needles[n];
+      if (needle.size() < 2) {
+        short_.push_back(n);
+      } else if (needle.size() < 4) {
+        const std::uint16_t code = Code2(needle.data());
+        first2_.emplace_back(code, n);
+        seen2_[code >> 6] |= std::uint64_t{1} << (code & 63);
+      } else {
+        const std::uint32_t code = Code4(needle.data());
+        first4_.emplace_back(code, n);
+        const std::uint32_t h = Hash4(code);
+        seen4_[h >> 6] |= std::uint64_t{1} << (h & 63);
+      }
+    }
+    std::sort(first2_.begin(), first2_.end());
+    std::sort(first4_.begin(), first4_.end());
+  }
+
+  // True when `text` holds some needle.
+  bool HoldsAny(std::string_view text) const {
+    return Visit(text, [](size_t) { return true; });
+  }
+
+  // Calls f(n) for each needle n that `text` holds, once each, in no particular order.
+  template <typename F>
+  void ForEachIn(std::string_view text, F f) {
+    found_.clear();
+    Visit(text, [&](size_t n) {
+      found_.push_back(n);
+      return false;
+    });
+    std::sort(found_.begin(), found_.end());
+    found_.erase(std::unique(found_.begin(), found_.end()), found_.end());
+    for (size_t n : found_) f(n);
+  }
+
+ private:
+  // Calls hit(n) for each place `text` holds needle n (a short needle: once when held), until it
+  // returns true; returns whether it did.
+  template <typename F>
+  bool Visit(std::string_view text, F hit) const {
+    for (size_t n : short_) {
+      if (text.find(needles_[n]) != std::string_view::npos && hit(n)) return true;
+    }
+    const char* t = text.data();
+    const size_t size = text.size();
+    for (size_t i = 0; i + 1 < size; ++i) {
+      const std::uint16_t code2 = Code2(t + i);
+      if (seen2_[code2 >> 6] >> (code2 & 63) & 1) {
+        auto it = std::lower_bound(first2_.begin(), first2_.end(), std::make_pair(code2, size_t{0}));
+        for (; it != first2_.end() && it->first == code2; ++it) {
+          const std::string& needle = needles_[it->second];
+          if (i + needle.size() <= size && std::memcmp(t + i, needle.data(), needle.size()) == 0 && hit(it->second)) {
+            return true;
+          }
+        }
+      }
+      if (i + 4 > size) continue;
+      const std::uint32_t code4 = Code4(t + i);
+      const std::uint32_t h = Hash4(code4);
+      if (!(seen4_[h >> 6] >> (h & 63) & 1)) continue;
+      auto it = std::lower_bound(first4_.begin(), first4_.end(), std::make_pair(code4, size_t{0}));
+      for (; it != first4_.end() && it->first == code4; ++it) {
+        const std::string& needle = needles_[it->second];
+        if (i + needle.size() <= size && std::memcmp(t + i + 4, needle.data() + 4, needle.size() - 4) == 0 &&
+            hit(it->second)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+  static std::uint16_t Code2(const char* p) {
+    return static_cast<std::uint16_t>(static_cast<unsigned char>(p[0]) << 8 | static_cast<unsigned char>(p[1]));
+  }
+  static std::uint32_t Code4(const char* p) {
+    return std::uint32_t{Code2(p)} << 16 | Code2(p + 2);
+  }
+  static std::uint32_t Hash4(std::uint32_t code) { return (code * 2654435761u) >> 16; }
+  const std::vector<std::string>& needles_;
+  std::vector<size_t> short_;                               // needles of fewer than 2 bytes: searched for
+  std::vector<std::pair<std::uint16_t, size_t>> first2_;   // (first two bytes, needle) of 2-3 byte needles, sorted
+  std::vector<std::pair<std::uint32_t, size_t>> first4_;   // (first four bytes, needle) of longer ones, sorted
+  std::array<std::uint64_t, 1024> seen2_{};                 // a bit per first-two-bytes code of some needle
+  std::array<std::uint64_t, 1024> seen4_{};                 // a bit per Hash4 of some needle's first four bytes
+  std::vector<size_t> found_;
+};
+
 std::string LowerAscii(std::string s) {
   for (char& c : s) c = static_cast<char>(Lower(static_cast<unsigned char>(c)));
   return s;
@@ -1389,7 +1489,7 @@ void ForEachWord(const std::string& s, F f) {
 // every "worker" and "network", "trying" on every "retrying").
 // Planning a prefilter asks it of every word of every atom (thousands of times with no rule cache), so
 // the two word lists are asked through one hash set of views, built once.
-bool SpecificWord(const std::string& w) {
+bool SpecificWordUnremembered(const std::string& w) {
   static const std::unordered_set<std::string_view> kCommon = [] {
     std::unordered_set<std::string_view> words;
     for (const std::set<std::string>* list : {&CommonLogWords(), &CommonTextWords()}) {
@@ -1401,10 +1501,46 @@ bool SpecificWord(const std::string& w) {
          kCommon.count(w) == 0 && !Pieces().Find(kHealthyLogSample, w) && !Pieces().Find(kGeneralTextSample, w);
 }
 
+// Note: [Specific words remembered] A load with no rule cache asks SpecificWord ~14,000 times (each
+// word of each atom, then each cover candidate; 438 rules), the same words again and again, and each
+// answer searched the word lists and the two samples: the answers are kept per thread (a pure function
+// of the word; the table is emptied when it grows past 65,536 words).
+bool SpecificWord(const std::string& w) {
+  if (w.size() < kMinWordLen) return false;
+  thread_local std::unordered_map<std::string, bool> known;
+  if (auto it = known.find(w); it != known.end()) return it->second;
+  if (known.size() >= 65536) known.clear();
+  const bool specific = SpecificWordUnremembered(w);
+  known.emplace(w, specific);
+  return specific;
+}
+
+// The index AtomQuality reads free keywords from: the non-empty ones of `free_keywords`, lower-cased.
+// A load passes the same list for every pattern, so the last list's index is kept per thread (built
+// again when another list comes).
+const NeedleIndex& FreeKeywordIndex(const std::vector<std::string>& free_keywords) {
+  struct Kept {
+    std::vector<std::string> list;   // as passed
+    std::vector<std::string> lower;  // its non-empty keywords, lower-cased: the index's needles
+    std::optional<NeedleIndex> index;
+  };
+  thread_local Kept kept;
+  if (!kept.index || kept.list != free_keywords) {
+    kept.index.reset();
+    kept.list = free_keywords;
+    kept.lower.clear();
+    for (const std::string& k : free_keywords) {
+      if (!k.empty()) kept.lower.push_back(LowerAscii(k));
+    }
+    kept.index.emplace(kept.lower);
+  }
+  return *kept.index;
+}
+
 // How good an atom is as the one a line must contain: free when a keyword the scanner looks for anyway
 // is inside it, else as good as its longest specific word (few, rare keywords keep the scanner fast).
-// `free_keywords` lower-cased (LowerAscii).
-int AtomQuality(const std::string& atom, const std::vector<std::string>& free_keywords) {
+// `free_keywords`: an index of the non-empty keywords, lower-cased (LowerAscii; FreeKeywordIndex).
+int AtomQuality(const std::string& atom, const NeedleIndex& free_keywords) {
   // An atom without kMinAtomLen ASCII bytes in a row cannot be a keyword at all (the scanner folds
   // ASCII case only): keeping it alone would leave the pattern unfiltered, matched on every line.
   // An atom of caseless characters (CaselessText) is used whole: its bytes are the keyword.
@@ -1416,9 +1552,7 @@ int AtomQuality(const std::string& atom, const std::vector<std::string>& free_ke
   const bool caseless = CaselessText(atom);
   if (longest < static_cast<size_t>(kMinAtomLen) && !caseless) return -100000;
   std::string lower = LowerAscii(atom);
-  for (const std::string& k : free_keywords) {
-    if (!k.empty() && lower.find(k) != std::string::npos) return 1000;
-  }
+  if (free_keywords.HoldsAny(lower)) return 1000;
   // Text healthy logs print is the worst choice, the more often printed the worse.
   int printed = 0;
   for (size_t at = kHealthyLogSample.find(lower); at != std::string_view::npos;
@@ -1537,18 +1671,19 @@ bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string
   // The prefilter is a monotone AND/OR formula over the atoms. A set S of atoms is enough for the
   // scanner when the formula is false with every atom outside S present: then every match contains an
   // atom of S. Start from all atoms and drop the worst while that holds (one atom of an AND suffices).
-  std::vector<std::string> lower_free;
-  for (const std::string& k : free_keywords) lower_free.push_back(LowerAscii(k));
+  const NeedleIndex& free_index = FreeKeywordIndex(free_keywords);
   std::vector<int> order(all.size()), quality(all.size());
   for (size_t i = 0; i < all.size(); ++i) {
     order[i] = static_cast<int>(i);
-    quality[i] = AtomQuality(all[i], lower_free);
+    quality[i] = AtomQuality(all[i], free_index);
   }
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return quality[a] < quality[b]; });
   std::vector<bool> keep(all.size(), true);
+  std::vector<int> present;
+  present.reserve(all.size());
   for (int drop : order) {
     keep[drop] = false;
-    std::vector<int> present;
+    present.clear();
     for (size_t i = 0; i < all.size(); ++i) {
       if (!keep[i]) present.push_back(static_cast<int>(i));
     }
@@ -1579,104 +1714,6 @@ bool ComputeRequiredLiterals(const std::string& pattern, std::vector<std::string
   return true;
 }
 
-// Which of a list of strings (needles) each text holds, answering as text.find(needle) != npos for
-// every needle would, without a search per needle: planning the prefilter compares every candidate
-// keyword with every atom, and every keyword with every pattern's atoms (~17% of a start after a rule
-// edit, as one search per pair). Needles of four bytes or more are indexed by their first four bytes
-// (by two, many of the ~1,800 candidates of a cover share a start, "torc", "cuda", and each was
-// compared at every place the text holds those two bytes), needles of two or three bytes by their
-// first two; shorter ones (the empty needle included) are searched for as before.
-class NeedleIndex {
- public:
-  explicit NeedleIndex(const std::vector<std::string>& needles) : needles_(needles) {
-    for (size_t n = 0; n < needles.size(); ++n) {
-      const std::string& needle = needles[n];
-      if (needle.size() < 2) {
-        short_.push_back(n);
-      } else if (needle.size() < 4) {
-        const std::uint16_t code = Code2(needle.data());
-        first2_.emplace_back(code, n);
-        seen2_[code >> 6] |= std::uint64_t{1} << (code & 63);
-      } else {
-        const std::uint32_t code = Code4(needle.data());
-        first4_.emplace_back(code, n);
-        const std::uint32_t h = Hash4(code);
-        seen4_[h >> 6] |= std::uint64_t{1} << (h & 63);
-      }
-    }
-    std::sort(first2_.begin(), first2_.end());
-    std::sort(first4_.begin(), first4_.end());
-  }
-
-  // True when `text` holds some needle.
-  bool HoldsAny(std::string_view text) const {
-    return Visit(text, [](size_t) { return true; });
-  }
-
-  // Calls f(n) for each needle n that `text` holds, once each, in no particular order.
-  template <typename F>
-  void ForEachIn(std::string_view text, F f) {
-    found_.clear();
-    Visit(text, [&](size_t n) {
-      found_.push_back(n);
-      return false;
-    });
-    std::sort(found_.begin(), found_.end());
-    found_.erase(std::unique(found_.begin(), found_.end()), found_.end());
-    for (size_t n : found_) f(n);
-  }
-
- private:
-  // Calls hit(n) for each place `text` holds needle n (a short needle: once when held), until it
-  // returns true; returns whether it did.
-  template <typename F>
-  bool Visit(std::string_view text, F hit) const {
-    for (size_t n : short_) {
-      if (text.find(needles_[n]) != std::string_view::npos && hit(n)) return true;
-    }
-    const char* t = text.data();
-    const size_t size = text.size();
-    for (size_t i = 0; i + 1 < size; ++i) {
-      const std::uint16_t code2 = Code2(t + i);
-      if (seen2_[code2 >> 6] >> (code2 & 63) & 1) {
-        auto it = std::lower_bound(first2_.begin(), first2_.end(), std::make_pair(code2, size_t{0}));
-        for (; it != first2_.end() && it->first == code2; ++it) {
-          const std::string& needle = needles_[it->second];
-          if (i + needle.size() <= size && std::memcmp(t + i, needle.data(), needle.size()) == 0 && hit(it->second)) {
-            return true;
-          }
-        }
-      }
-      if (i + 4 > size) continue;
-      const std::uint32_t code4 = Code4(t + i);
-      const std::uint32_t h = Hash4(code4);
-      if (!(seen4_[h >> 6] >> (h & 63) & 1)) continue;
-      auto it = std::lower_bound(first4_.begin(), first4_.end(), std::make_pair(code4, size_t{0}));
-      for (; it != first4_.end() && it->first == code4; ++it) {
-        const std::string& needle = needles_[it->second];
-        if (i + needle.size() <= size && std::memcmp(t + i + 4, needle.data() + 4, needle.size() - 4) == 0 &&
-            hit(it->second)) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-  static std::uint16_t Code2(const char* p) {
-    return static_cast<std::uint16_t>(static_cast<unsigned char>(p[0]) << 8 | static_cast<unsigned char>(p[1]));
-  }
-  static std::uint32_t Code4(const char* p) {
-    return std::uint32_t{Code2(p)} << 16 | Code2(p + 2);
-  }
-  static std::uint32_t Hash4(std::uint32_t code) { return (code * 2654435761u) >> 16; }
-  const std::vector<std::string>& needles_;
-  std::vector<size_t> short_;                               // needles of fewer than 2 bytes: searched for
-  std::vector<std::pair<std::uint16_t, size_t>> first2_;   // (first two bytes, needle) of 2-3 byte needles, sorted
-  std::vector<std::pair<std::uint32_t, size_t>> first4_;   // (first four bytes, needle) of longer ones, sorted
-  std::array<std::uint64_t, 1024> seen2_{};                 // a bit per first-two-bytes code of some needle
-  std::array<std::uint64_t, 1024> seen4_{};                 // a bit per Hash4 of some needle's first four bytes
-  std::vector<size_t> found_;
-};
 
 }  // namespace
 
