@@ -584,6 +584,52 @@ TEST(LuaLint, EachRulesCheckIsItsOwn) {
   EXPECT_EQ(g->captures.at("n"), "1000");
 }
 
+// Note: [Inline-only checks]: a rule whose only Lua is its inline expressions is checked in a plain
+// table, in the load's shared state between rules with Lua files (one whose top level fails, one that
+// edits its library copies): each of its expressions is found (the rule loads, and at diagnosis its
+// values, score and when all act), and a name it gives with no Lua file is reported where it stands.
+TEST(LuaLint, InlineOnlyRulesAreCheckedBetweenOthers) {
+  const std::string inline_keys =
+      "values: 'lua: { side = tostring(triage.isqrt(tonumber(captures.got) // tonumber(captures.want))) }'\n"
+      "score: 'lua: captures.rows == \"4\" and 0.93 or false'\n";
+  std::string inline_only = MatmulRule("b", inline_keys, "side {side}");
+  inline_only.replace(inline_only.find("  - id: only\n"), std::string("  - id: only\n").size(),
+                      "  - id: only\n    when: 'lua: values.side == \"30\" and \"side \" .. values.side'\n");
+  std::string named = MatmulRule("d", "score: 'lua: 1 > 0'\nvalues: lua:absent\n");
+  LoadResult r = LoadRulesFromStrings({
+      {"a.yaml", MatmulRule("a", "values: lua:v\n")},
+      {"a.lua", "function v() return {} end\nstring.format = nil\nlocal x = nil + 1\n"},
+      {"b.yaml", inline_only},
+      {"c.yaml", MatmulRule("c", "values: lua:v\n")},
+      {"c.lua", "function v() return { s = string.format('%d', 3) } end\ntriage.number = nil\n"},
+      {"d.yaml", named},
+  });
+  std::map<std::string, const Problem*> by_rule;
+  for (const Problem& p : r.problems) by_rule[p.rule_id] = &p;
+  EXPECT_EQ(r.problems.size(), 2u) << Problems(r);
+  ASSERT_EQ(by_rule.count("a"), 1u) << Problems(r);
+  EXPECT_EQ(by_rule["a"]->code, "lua-error");
+  EXPECT_EQ(by_rule["a"]->file, "a.lua");
+  EXPECT_EQ(by_rule["a"]->line, 3);
+  ASSERT_EQ(by_rule.count("d"), 1u) << Problems(r);
+  EXPECT_EQ(by_rule["d"]->code, "unknown-lua-function");
+  EXPECT_EQ(by_rule["d"]->file, "d.yaml");
+  EXPECT_EQ(by_rule["d"]->line, 17) << by_rule["d"]->ToString();
+  EXPECT_NE(by_rule["d"]->message.find("there is no d.lua next to the rule"), std::string::npos) << by_rule["d"]->ToString();
+  std::vector<std::string> loaded;
+  for (const Rule& rule : r.rules->rules) loaded.push_back(rule.id);
+  EXPECT_EQ(loaded, (std::vector<std::string>{"b", "c"})) << Problems(r);
+  const Report rep = Engine(r.rules).DiagnoseText(kMatmul);
+  const Diagnosis* b = Find(rep, "b");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->captures.at("side"), "30");
+  EXPECT_EQ(b->explanation, "side 30");
+  EXPECT_DOUBLE_EQ(b->confidence, 0.93);
+  ASSERT_EQ(b->hypotheses.size(), 1u);
+  EXPECT_EQ(b->hypotheses[0].evidence, "side 30");
+  EXPECT_TRUE(rep.warnings.empty()) << rep.warnings[0].ToString();
+}
+
 TEST(LuaLint, WarnsAboutUnusedGlobalFunctions) {
   const std::string lua = "function v(ctx) return {} end\n\nfunction forgotten() end\nlocal function helper() end\n";
   LoadResult r = LoadRulesFromStrings({{"r.yaml", MatmulRule("r", "values: lua:v\n")}, {"r.lua", lua}});

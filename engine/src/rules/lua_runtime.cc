@@ -595,13 +595,18 @@ struct LoadArgs {
   int failed_chunk;
   bool syntax;
   int env_ref;
+  bool plain = false;  // a plain table for the environment, not frozen (Note: [Inline-only checks])
 };
 
 // Builds an environment, runs every chunk in it, freezes it; leaves the environment on the stack.
 int LoadChunks(lua_State* L) {
   auto* a = static_cast<LoadArgs*>(lua_touserdata(L, 1));
-  lua_getfield(L, LUA_REGISTRYINDEX, kMakeEnvKey);
-  lua_call(L, 0, 1);
+  if (a->plain) {
+    lua_newtable(L);
+  } else {
+    lua_getfield(L, LUA_REGISTRYINDEX, kMakeEnvKey);
+    lua_call(L, 0, 1);
+  }
   int env = lua_gettop(L);
   for (int k = 0; k < static_cast<int>(a->chunks->size()); ++k) {
     const LuaChunk& c = (*a->chunks)[k];
@@ -618,9 +623,11 @@ int LoadChunks(lua_State* L) {
     lua_pop(L, 1);             // the chunk name
   }
   a->failed_chunk = -1;
-  lua_getfield(L, LUA_REGISTRYINDEX, kFreezeKey);
-  lua_pushvalue(L, env);
-  lua_call(L, 1, 0);
+  if (!a->plain) {
+    lua_getfield(L, LUA_REGISTRYINDEX, kFreezeKey);
+    lua_pushvalue(L, env);
+    lua_call(L, 1, 0);
+  }
   lua_settop(L, env);
   a->env_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   return 0;
@@ -1056,15 +1063,19 @@ void DropEnv(LuaState::Vm* vm) {
 }
 
 // Runs the chunks into a fresh environment of vm (dropping the old one and the input's ctx caches).
-// `collect`: collect garbage first (false when the caller just did).
-bool BuildEnv(LuaState::Vm* vm, LuaError* error, bool collect = true) {
+// `collect`: collect garbage first (false when the caller just did). `chunks`: the chunks to run when
+// not vm's own (CheckRule's, run once and not kept). `plain`: the chunks run in a plain table (Note:
+// [Inline-only checks]).
+bool BuildEnv(LuaState::Vm* vm, LuaError* error, bool collect = true, const std::vector<LuaChunk>* chunks = nullptr,
+              bool plain = false) {
+  if (chunks == nullptr) chunks = &vm->chunks;
   lua_State* L = vm->L;
   DropEnv(vm);
   vm->cached_for = nullptr;
   vm->input_instructions = vm->input_ns = 0;
   vm->used = vm->stale = false;
   if (collect) lua_gc(L, LUA_GCCOLLECT);
-  LoadArgs args{&vm->chunks, -1, false, LUA_NOREF};
+  LoadArgs args{chunks, -1, false, LUA_NOREF, plain};
   int base = lua_gettop(L);
   int status = CallBudgeted(vm, LoadChunks, &args, 0);
   if (status == LUA_OK) {
@@ -1075,7 +1086,7 @@ bool BuildEnv(LuaState::Vm* vm, LuaError* error, bool collect = true) {
   std::string raw = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error while loading";
   lua_settop(L, base);
   Locate(raw, vm->files, error);
-  if (error->file.empty() && args.failed_chunk >= 0) error->file = vm->chunks[args.failed_chunk].file;
+  if (error->file.empty() && args.failed_chunk >= 0) error->file = (*chunks)[args.failed_chunk].file;
   error->code = status == LUA_ERRMEM     ? "lua-memory"
                 : vm->budget.overrun     ? "lua-budget"
                 : args.syntax            ? "lua-syntax"
@@ -1087,13 +1098,20 @@ bool BuildEnv(LuaState::Vm* vm, LuaError* error, bool collect = true) {
   return false;
 }
 
-// The global functions a rule's loaded environment defines, with the line each is defined on.
-std::map<std::string, int> FunctionsOf(const LuaState::Vm* vm) {
+// The global functions a rule's loaded environment defines, with the line each is defined on. `plain`:
+// the environment is a plain table holding them (Note: [Inline-only checks]), not a frozen one.
+std::map<std::string, int> FunctionsOf(const LuaState::Vm* vm, bool plain = false) {
   std::map<std::string, int> out;
   lua_State* L = vm->L;
   int base = lua_gettop(L);
   lua_rawgeti(L, LUA_REGISTRYINDEX, vm->env_ref);
-  if (lua_getmetatable(L, -1) && lua_getfield(L, -1, "__index") == LUA_TTABLE) {
+  bool globals = false;  // the table of the rule's globals is on top
+  if (plain) {
+    globals = lua_type(L, -1) == LUA_TTABLE;
+  } else {
+    globals = lua_getmetatable(L, -1) && lua_getfield(L, -1, "__index") == LUA_TTABLE;
+  }
+  if (globals) {
     lua_pushnil(L);
     while (lua_next(L, -2) != 0) {
       if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TFUNCTION) {
@@ -1222,7 +1240,18 @@ bool LuaState::LoadRule(int slot, const std::vector<LuaChunk>& chunks, LuaError*
 // rule gets the same room whichever rules were checked before it. Errors carry the same codes, files,
 // lines and messages. Only the load's checks share a state: diagnosing still runs each rule in a state
 // of its own (Note: [Lua accounts]).
-bool LuaState::CheckRule(const std::vector<LuaChunk>& chunks, const char* global, RuleCheck* out, LuaError* error) {
+//
+// Note: [Inline-only checks]
+// A rule whose only Lua is its inline `lua: EXPRESSION` values (no .lua file: 56 of the 142 bundled
+// rules with Lua) has chunks the reader wrote itself, each one assignment of a function to a global
+// (rules/rule_reader.cc, ReadLuaRef). Their top level cannot fail, reach a library or use more than a
+// few instructions, so what the check must find is whether each compiles and which functions they
+// define: they are compiled and run as before (same chunk names, state, limits and errors), but in a
+// plain table instead of an environment from make_env (~150 K instructions a rule: the libraries
+// copied) that is not frozen, and the functions are read from that table. The room a compile has is
+// the environment's copies (~20 KB) more than before under the same cap.
+bool LuaState::CheckRule(const std::vector<LuaChunk>& chunks, const char* global, RuleCheck* out, LuaError* error,
+                         bool inline_only) {
   const std::string first_file = chunks.empty() ? "" : chunks[0].file;
   if (!check_) {  // each check tries again after a failure, as a state of the rule's own would
     check_ = StartVm(first_file, error);
@@ -1233,16 +1262,15 @@ bool LuaState::CheckRule(const std::vector<LuaChunk>& chunks, const char* global
   Vm* vm = check_.get();
   lua_gc(vm->L, LUA_GCCOLLECT);
   vm->budget.limit = vm->budget.used + (limits_.memory_bytes - check_base_);
-  vm->chunks = chunks;
   vm->files.clear();
   for (const LuaChunk& c : chunks) vm->files.push_back(c.file);
-  const bool loaded = BuildEnv(vm, error, false);
+  const bool plain = inline_only && global == nullptr;
+  const bool loaded = BuildEnv(vm, error, false, &chunks, plain);  // the chunks are run, not copied into vm
   if (loaded) {
-    out->functions = FunctionsOf(vm);
+    out->functions = FunctionsOf(vm, plain);
     if (global != nullptr) out->global_ok = GlobalOf(vm, global, &out->global, error);
   }
   DropEnv(vm);
-  vm->chunks.clear();
   return loaded;
 }
 

@@ -142,7 +142,10 @@ class LuaState {
   // load share one lua_State (Note: [Shared check state]) instead of one each. Returns what LoadRule
   // would (false with *error when the chunks do not load; out->global_ok false with *error when the
   // global does not convert). The rule's chunks run under the same limits as in a state of its own.
-  bool CheckRule(const std::vector<LuaChunk>& chunks, const char* global, RuleCheck* out, LuaError* error);
+  // `inline_only`: the chunks are all the reader's own for inline expressions (a rule with no .lua
+  // file), checked without a full environment (Note: [Inline-only checks]).
+  bool CheckRule(const std::vector<LuaChunk>& chunks, const char* global, RuleCheck* out, LuaError* error,
+                 bool inline_only = false);
 
   // Returns the global functions a loaded rule defines, with the line each is defined on.
   std::map<std::string, int> Functions(int slot) const;

@@ -166,7 +166,9 @@ class LuaChecker {
     if (!L) return Fail(rule->file, 0, rule->id, ProblemCode::kLuaUnavailable, "could not start Lua");
     LuaError err;
     LuaState::RuleCheck checked;  // Note: [Shared check state]
-    if (!L->CheckRule(rule->lua_chunks, nullptr, &checked, &err)) return Fail(err, rule->id);
+    // No .lua file: the chunks are the reader's, for inline expressions (Note: [Inline-only checks]).
+    const bool inline_only = rule->lua_file.empty();
+    if (!L->CheckRule(rule->lua_chunks, nullptr, &checked, &err, inline_only)) return Fail(err, rule->id);
     const std::map<std::string, int>& fns = checked.functions;
     std::set<std::string> used;
     bool ok = true;
