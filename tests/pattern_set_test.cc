@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -234,6 +235,74 @@ TEST(PatternSet, EveryPatternsRegexCompilesBothWaysUnderItsBudget) {
   ASSERT_TRUE(RE2::PartialMatch(text, lazy.Get(), &a2, &b2));
   EXPECT_EQ(a, a2);
   EXPECT_EQ(b, b2);
+}
+
+// Note: [Group names kept aside]: a pattern's regex, compiled with its named groups written as plain
+// ones, has the groups, names, numbers, program and matches of the pattern as written, for every
+// bundled pattern and for patterns whose `(?P<` or `(` sits where the rewrite must leave it (classes,
+// escapes, POSIX classes, flag groups); the rewrite declines what it does not read for sure.
+TEST(PatternSet, NamedGroupsKeptAsideAnswerAsRE2) {
+  LoadOptions o;
+  o.env_path = o.system = o.user = o.project = o.cache = false;
+  LoadResult r = LoadRules(o);
+  ASSERT_TRUE(r.ok());
+  std::vector<std::string> patterns = {
+      R"(size (?P<a>\d+) vs (?P<b>\d+))",
+      R"([(?P<x>] (?P<y>z))",                 // the first `(?P<` is inside a class
+      R"([]((?P<x>] (?P<y>z) \((?P<w>q)\))",  // `]` first in a class; escaped parens
+      R"([^](] (x)(?:y)(?i)(?P<n_1>Z)(?i:w))",
+      R"([[:alpha:](] (?P<k>[[:digit:]]+)(?P<m>\]))",
+      R"(a\\(?P<b>c)[\]](?P<d>e))",           // an escaped backslash before a group; `\]` in a class
+      R"(\x{28}(?P<e>f)\pL+(g))",
+  };
+  for (const Rule& rule : r.rules->rules) {
+    for (const Text& p : rule.patterns) patterns.push_back(p.value);
+  }
+  const std::vector<std::string> texts = {"size 3 vs 4", "( z", "(( z (q)", "]( xyZw", "a( 42]", "a\\c]e",
+                                          "(fxg", "shape '[2, 3]' is invalid for input of size 7"};
+  int aside = 0;
+  for (const std::string& p : patterns) {
+    RE2 plain(p, RegexOptions());
+    LazyRegex lazy(p);
+    const RE2& re = lazy.Get();
+    ASSERT_EQ(re.ok(), plain.ok()) << p;
+    if (!plain.ok()) continue;
+    EXPECT_EQ(lazy.NamedGroups(), plain.NamedCapturingGroups()) << p;
+    EXPECT_EQ(re.NumberOfCapturingGroups(), plain.NumberOfCapturingGroups()) << p;
+    EXPECT_TRUE(re.ProgramSize() == plain.ProgramSize()) << p;
+    aside += re.NamedCapturingGroups().empty() && !plain.NamedCapturingGroups().empty();
+    const int n = plain.NumberOfCapturingGroups() + 1;
+    for (const std::string& t : texts) {
+      std::vector<re2::StringPiece> want(n), got(n);
+      const bool hit = plain.Match(t, 0, t.size(), RE2::UNANCHORED, want.data(), n);
+      ASSERT_EQ(re.Match(t, 0, t.size(), RE2::UNANCHORED, got.data(), n), hit) << p << " on " << t;
+      for (int g = 0; hit && g < n; ++g) EXPECT_EQ(got[g], want[g]) << p << " on " << t << " group " << g;
+    }
+  }
+  EXPECT_GT(aside, 300) << "few bundled patterns had their names kept aside";
+  // Declined: no name; \Q; a name RE2 takes but the rewrite does not read; a repeated name (RE2
+  // refuses it); an unclosed class; a `[:` without its `:]`.
+  for (const char* p : {R"((a)(b))", R"(\Q(?P<a>x)\E(?P<b>y))", "(?P<\xc3\xa9>x)", R"((?P<a>x)(?P<a>y))",
+                        R"([(?P<a>x))", R"([[:(?P<a>x)])"}) {
+    std::string rewritten = p;
+    std::map<std::string, int> names;
+    int groups = -1;
+    EXPECT_FALSE(UnnamedGroups(&rewritten, &names, &groups)) << p;
+    EXPECT_EQ(rewritten, p);
+    LazyRegex lazy(p);
+    RE2 plain(p, RegexOptions());
+    EXPECT_EQ(lazy.Get().ok(), plain.ok()) << p;
+    if (plain.ok()) {
+      EXPECT_EQ(lazy.NamedGroups(), plain.NamedCapturingGroups()) << p;
+    }
+  }
+  std::string rewritten = R"([(?P<x>](?P<y>z)\((?:(?P<w>q)))";
+  std::map<std::string, int> names;
+  int groups = 0;
+  ASSERT_TRUE(UnnamedGroups(&rewritten, &names, &groups));
+  EXPECT_EQ(rewritten, R"([(?P<x>](z)\((?:(q)))");
+  EXPECT_EQ(names, (std::map<std::string, int>{{"y", 1}, {"w", 2}}));
+  EXPECT_EQ(groups, 2);
 }
 
 TEST(PatternSet, AWarmLoadDiagnosesAShortLogWithoutCompilingTheSet) {

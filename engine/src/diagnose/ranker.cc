@@ -111,14 +111,15 @@ bool TypeAgrees(const Rule& rule, const Incident& inc) {
   return false;
 }
 
-bool CapturesOf(const RE2& re, std::string_view text, std::map<std::string, std::string>* out) {
+bool CapturesOf(const LazyRegex& regex, std::string_view text, std::map<std::string, std::string>* out) {
+  const RE2& re = regex.Get();
   if (!re.ok()) return false;
   int n = re.NumberOfCapturingGroups();
   std::vector<re2::StringPiece> groups(n + 1);
   if (!re.Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::UNANCHORED, groups.data(), n + 1)) {
     return false;
   }
-  for (const auto& [name, index] : re.NamedCapturingGroups()) {
+  for (const auto& [name, index] : regex.NamedGroups()) {
     if (index <= n && groups[index].data() != nullptr) (*out)[name] = std::string(groups[index]);
   }
   return true;
@@ -407,7 +408,7 @@ std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Inc
     Candidate c;
     c.rule = ref.rule;
     c.incident = index;
-    if (!CapturesOf(rules.regexes[hit]->Get(), text, &c.captures)) continue;
+    if (!CapturesOf(*rules.regexes[hit], text, &c.captures)) continue;
     seen_rules.insert(ref.rule);
     c.specificity = rule.specificity >= 0 ? rule.specificity : ref.literal_chars + (rule.context.value.empty() ? 0 : 20);
     c.confidence = rule.prior;

@@ -61,14 +61,93 @@ constexpr int64_t kRegexMemory = 64 << 10;
 constexpr int kSmallProgram = static_cast<int>((kRegexMemory / 3 - 1024) / 64);
 }  // namespace
 
+bool UnnamedGroups(std::string* pattern, std::map<std::string, int>* names, int* groups) {
+  const std::string& s = *pattern;
+  const size_t n = s.size();
+  std::string out;
+  out.reserve(n);
+  std::map<std::string, int> found;
+  int count = 0;
+  size_t i = 0;
+  while (i < n) {
+    const char c = s[i];
+    if (c == '\\') {  // an escape: the next byte is never a group or a class
+      if (i + 1 >= n || s[i + 1] == 'Q') return false;
+      out.append(s, i, 2);
+      i += 2;
+      continue;
+    }
+    if (c == '[') {  // a class, to its `]`: one right after `[` or `[^` is a member, as in RE2
+      size_t j = i + 1;
+      if (j < n && s[j] == '^') ++j;
+      if (j < n && s[j] == ']') ++j;
+      bool closed = false;
+      while (j < n && !closed) {
+        if (s[j] == '\\') {
+          if (j + 1 >= n || s[j + 1] == 'Q') return false;
+          j += 2;
+        } else if (s[j] == '[' && j + 1 < n && s[j + 1] == ':') {  // [:name:], to the next `:]` as RE2 reads it
+          const size_t end = s.find(":]", j + 2);
+          if (end == std::string::npos) return false;
+          j = end + 2;
+        } else {
+          closed = s[j] == ']';
+          ++j;
+        }
+      }
+      if (!closed) return false;
+      out.append(s, i, j - i);
+      i = j;
+      continue;
+    }
+    if (c == '(' && s.compare(i, 4, "(?P<") == 0) {
+      const size_t end = s.find('>', i + 4);
+      if (end == std::string::npos || end == i + 4) return false;
+      std::string name = s.substr(i + 4, end - i - 4);
+      for (char b : name) {
+        if (!((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '_')) return false;
+      }
+      if (!found.emplace(std::move(name), ++count).second) return false;
+      out += '(';
+      i = end + 1;
+      continue;
+    }
+    if (c == '(' && (i + 1 >= n || s[i + 1] != '?')) ++count;  // `(?` is a flag group or `(?:`
+    out += c;
+    ++i;
+  }
+  if (found.empty()) return false;
+  *pattern = std::move(out);
+  *names = std::move(found);
+  *groups = count;
+  return true;
+}
+
 const RE2& LazyRegex::Get() const {
   std::call_once(once_, [this] {
-    RE2::Options small = RegexOptions();
-    small.set_max_mem(kRegexMemory);
-    re_ = std::make_unique<RE2>(pattern_, small);
-    if (!re_->ok() || re_->ProgramSize() > kSmallProgram) re_ = std::make_unique<RE2>(pattern_, RegexOptions());
+    auto compile = [this](const std::string& pattern) {
+      RE2::Options small = RegexOptions();
+      small.set_max_mem(kRegexMemory);
+      re_ = std::make_unique<RE2>(pattern, small);
+      if (!re_->ok() || re_->ProgramSize() > kSmallProgram) re_ = std::make_unique<RE2>(pattern, RegexOptions());
+    };
+    // Note: [Group names kept aside]
+    std::string unnamed = pattern_;
+    int groups = 0;
+    if (UnnamedGroups(&unnamed, &names_, &groups)) {
+      compile(unnamed);
+      names_aside_ = re_->ok() && re_->NumberOfCapturingGroups() == groups;
+      if (names_aside_) return;
+      names_.clear();
+    }
+    compile(pattern_);
   });
   return *re_;
+}
+
+const std::map<std::string, int>& LazyRegex::NamedGroups() const {
+  const RE2& re = Get();
+  return names_aside_ ? names_ : re.NamedCapturingGroups();
 }
 
 std::unique_ptr<RE2::Set> CompilePatternSet(const std::vector<Rule>& rules) {
