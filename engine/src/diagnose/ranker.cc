@@ -410,7 +410,11 @@ std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Inc
     c.incident = index;
     if (!CapturesOf(*rules.regexes[hit], text, &c.captures)) continue;
     seen_rules.insert(ref.rule);
-    c.specificity = rule.specificity >= 0 ? rule.specificity : ref.literal_chars + (rule.context.value.empty() ? 0 : 20);
+    // The pattern's literal characters, counted for the patterns that hit only (counting all ~900 at
+    // every load was ~1.4 M instructions of a warm start).
+    c.specificity = rule.specificity >= 0 ? rule.specificity
+                                          : LiteralChars(rule.patterns[static_cast<size_t>(ref.pattern)].value) +
+                                                (rule.context.value.empty() ? 0 : 20);
     c.confidence = rule.prior;
     if (!rule.exceptions.empty() && NamesNoType(inc)) c.confidence *= 0.85;
     out.push_back(std::move(c));

@@ -194,9 +194,8 @@ bool UnnamedGroups(std::string* pattern, std::map<std::string, int>* names, int*
 class RuleSet {
  public:
   struct PatternRef {
-    int rule;           // index into rules
-    int pattern;        // index into the rule's patterns
-    int literal_chars;  // specificity contribution
+    int rule;     // index into rules
+    int pattern;  // index into the rule's patterns
   };
 
   static constexpr int kMatchesBeforeSet = 4096;

@@ -580,7 +580,7 @@ void ListPatterns(RuleSet* set) {
   for (int r = 0; r < static_cast<int>(set->rules.size()); ++r) {
     const Rule& rule = set->rules[r];
     for (int p = 0; p < static_cast<int>(rule.patterns.size()); ++p) {
-      set->patterns.push_back({r, p, LiteralChars(rule.patterns[p].value)});
+      set->patterns.push_back({r, p});
       set->regexes.push_back(std::make_unique<LazyRegex>(rule.patterns[p].value));
     }
     set->contexts.push_back(rule.context.value.empty() ? nullptr : std::make_unique<LazyRegex>(rule.context.value));
