@@ -265,6 +265,14 @@ class AroundFilter : public LineScanner::HitFilter {
     const size_t end = start + keywords_[k].size();
     return k % 2 == 0 || end == n || p[end] == ' ';
   }
+  // Note: [Hit contexts]: the same rule as pairs of ASCII-lowered bytes (never an upper-case letter):
+  // any byte but 'x' before; after it, any byte for an even k, ' ' for an odd one.
+  bool Contexts(std::uint32_t k, std::string_view, std::vector<std::pair<int, int>>* pairs) const override {
+    for (int b = 0; b < 256; ++b) {
+      if (b != 'x' && !(b >= 'A' && b <= 'Z')) pairs->emplace_back(b, k % 2 == 0 ? -1 : ' ');
+    }
+    return true;
+  }
   mutable std::atomic<std::uint64_t> asked{0};
 
  private:
@@ -275,7 +283,9 @@ class AroundFilter : public LineScanner::HitFilter {
 // lies at a place the filter counts, reading on past the places it does not (in the same line, across
 // blocks and in the tail), with the bundled keywords and a few short ones, pieces preceded by 'x' and
 // followed by blanks and letters. Fails when an implementation takes the first keyword found without
-// asking, or stops at the first it asks about.
+// asking, or stops at the first it asks about. The filter also lists its contexts (Note: [Hit
+// contexts]), which the AVX2 and AVX-512 loops test before asking: fails when they test the text's
+// bytes around the keyword unlowered.
 TEST(LineScanner, FilteredKeywordsAgreeWithReference) {
   std::vector<std::string> kw = BundledKeywords();
   ASSERT_GT(kw.size(), 40u);

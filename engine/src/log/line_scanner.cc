@@ -653,7 +653,7 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
     sets[b].Add(item->anchor);
     if (item->anchor.size() == static_cast<size_t>(kPrints)) {
       const std::uint32_t word = FoldedWord(item->anchor.data());
-      std::uint32_t h = AnchorHash(word);
+      std::uint32_t h = AnchorHash(LooseWord(item->anchor.data()));
       anchors_[h / 64] |= std::uint64_t{1} << (h % 64);
       by_word[word].push_back(item->at);
     }
@@ -680,6 +680,27 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
       if (!agree) break;  // the mask stays a run of bytes right after the anchor
       table_[s].next |= std::uint32_t{byte} << (8 * f);
       table_[s].next_mask |= std::uint32_t{0xff} << (8 * f);
+    }
+    // Note: [Hit contexts]: a slot of one keyword the filter counts only in some contexts.
+    std::vector<std::pair<int, int>> pairs;
+    if (filter_ && refs.size() == 1 && filter_->Contexts(refs[0].keyword, keywords_[refs[0].keyword], &pairs)) {
+      HitContext c;
+      c.offset = refs[0].offset;
+      c.length = static_cast<std::uint32_t>(keywords_[refs[0].keyword].size());
+      bool any = false;
+      for (const auto& [before, after] : pairs) {
+        if (before < 0 && after < 0) any = true;
+        else if (after < 0) c.before[before / 64 & 3] |= std::uint64_t{1} << (before % 64);
+        else if (before < 0) c.after[after / 64 & 3] |= std::uint64_t{1} << (after % 64);
+        else {
+          const unsigned h = PairHash(static_cast<unsigned>(before), static_cast<unsigned>(after));
+          c.pairs[h / 64] |= std::uint64_t{1} << (h % 64);
+        }
+      }
+      if (!any) {
+        contexts_.push_back(c);
+        table_[s].context = static_cast<std::uint32_t>(contexts_.size());
+      }
     }
     refs_.insert(refs_.end(), refs.begin(), refs.end());
   }
@@ -850,15 +871,65 @@ inline bool LineScanner::MayBeAnchored(const char* p, size_t n, size_t at) const
   const std::uint32_t word = FoldedWord(p + at);
   const size_t mask = table_.size() - 1;
   for (size_t s = AnchorHash(word) & mask; table_[s].begin != table_[s].end; s = (s + 1) & mask) {
-    if (table_[s].word != word) continue;
-    if (table_[s].next_mask == 0 || at + 2 * kPrints > n) return true;
-    return (FoldedWord(p + at + kPrints) & table_[s].next_mask) == table_[s].next;
+    const AnchorSlot& slot = table_[s];
+    if (slot.word != word) continue;
+    if (slot.next_mask != 0 && at + 2 * kPrints <= n && (FoldedWord(p + at + kPrints) & slot.next_mask) != slot.next) {
+      return false;
+    }
+    return slot.context == 0 || ContextMayHold(contexts_[slot.context - 1], p, n, at);
   }
   return false;  // a collision in the hash bitset: no anchor is these bytes
 }
 
+// Note: [Hit contexts]
+// With a filter (Note: [Keyword contexts]) a keyword found is a call out of the scan loop, with the
+// loop's vector registers saved around it, and the filter's literal comparisons; with the 1000 rules
+// of tests/bench/make_rulesets.py, "prob" of every "kube-probe" on web-server text, ~12,000 calls per
+// 8 MiB, nearly every keyword found, none of which counted. A keyword's literals fix the bytes just
+// around it where it lies inside one of them: "image prob status" puts ' ' before it and ' ' after,
+// "prob: [" ':' after and anything before (its literal begins with the keyword), "proba" 'a' after.
+// The filter lists those pairs (HitFilter::Contexts; LinePrefilter's from its literal checks), and
+// a slot of the anchor table whose one keyword has them keeps them (HitContext): the bytes allowed
+// before whatever follows, after whatever precedes, and the pairs, in a 256-bit hash set. The loop
+// tests the text's bytes around the keyword (ASCII-lowered, as the filter compares) in place, after
+// the follow-up bytes, and leaves it only when they may fit: '-' and 'e' of "kube-probe" fit none. A
+// place the filter counts has one of its pairs around the keyword, so it always passes; a keyword at
+// the text's first byte or ending at its last has a side missing and passes too. Only slots of one
+// keyword have it (the keywords of a slot of several lie at other offsets from the anchor).
+inline unsigned LineScanner::PairHash(unsigned before, unsigned after) {
+  return ((before * 0x9e3779b1u) ^ (after * 0x85ebca77u)) >> 24;
+}
+
+inline bool LineScanner::ContextMayHold(const HitContext& c, const char* p, size_t n, size_t at) {
+  if (at < c.offset) return false;  // the keyword would start before the text: it is not here
+  const size_t start = at - c.offset, end = start + c.length;
+  if (end > n) return false;
+  if (start == 0 || end == n) return true;
+  const unsigned before = Lower(static_cast<unsigned char>(p[start - 1]));
+  const unsigned after = Lower(static_cast<unsigned char>(p[end]));
+  const unsigned h = PairHash(before, after);
+  return (c.before[before / 64] >> (before % 64) & 1) || (c.after[after / 64] >> (after % 64) & 1) ||
+         (c.pairs[h / 64] >> (h % 64) & 1);
+}
+
+// Note: [Loose anchor hash]
+// The anchor hash bitset (anchors_) is the scan loop's test of each table candidate, one after another
+// in scalar code: with 1000 rules on web text ~3 candidates a block where the stage does not run
+// (Note: [Stage runs]), and the loop's largest cost there. Its key need not be FoldedWord's exact
+// ASCII fold (7 operations): bit 5 set in each byte is enough (one OR). A letter's two cases differ
+// only in bit 5, so text equal to an anchor up to ASCII case has the same LooseWord as the anchor, and
+// every anchor present passes; the bytes that differ from another only in bit 5 ('\n' and '*', '['
+// and '{', '_' and DEL, a control byte and its punctuation) now share a key, a false candidate more
+// where a text window matches an anchor up to them, which the anchor table (MayBeAnchored, exact
+// fold) then rules out.
+inline std::uint32_t LineScanner::LooseWord(const char* p) {
+  std::uint32_t x;
+  std::memcpy(&x, p, 4);
+  return x | 0x20202020u;
+}
+
 inline bool LineScanner::HashMayHold(const char* p) const {
-  const std::uint32_t h = AnchorHash(FoldedWord(p));
+  const std::uint32_t h = AnchorHash(LooseWord(p));
   return anchors_[h / 64] >> (h % 64) & 1;
 }
 
@@ -2079,6 +2150,20 @@ bool LinePrefilter::LiteralsAt(std::uint32_t k, const char* text, size_t n, size
   return false;
 }
 
+bool LinePrefilter::Contexts(std::uint32_t k, std::string_view keyword, std::vector<std::pair<int, int>>* pairs) const {
+  if (any_place[k]) return false;
+  const size_t kw = keyword.size();
+  for (const LiteralCheck& c : keyword_checks[k]) {
+    // Not any_place: every check compares a literal holding the keyword at c.offset.
+    const size_t o = static_cast<size_t>(c.offset);
+    const int before = o > 0 ? static_cast<unsigned char>(check_bytes[c.at + o - 1]) : -1;
+    const int after = o + kw < c.size ? static_cast<unsigned char>(check_bytes[c.at + o + kw]) : -1;
+    if (before < 0 && after < 0) return false;
+    pairs->emplace_back(before, after);
+  }
+  return true;
+}
+
 bool LinePrefilter::Counts(std::uint32_t k, const char* p, size_t n, size_t start) const {
   return any_place[k] || LiteralsAt<true>(k, p, n, start, [](const LiteralCheck&) { return true; });
 }
@@ -2163,12 +2248,6 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
       out->unfiltered_patterns.push_back(static_cast<int>(i));
     }
   }
-  // (A quick layout's scanner serves short inputs: AVX2's loop without the hash stage and its mix.)
-  // (The scanner asks `out` about the keywords it finds, Note: [Keyword contexts]: only from Find,
-  // called once `out` is built.)
-  out->first_scanner = std::make_unique<LineScanner>(
-      std::move(plan.keywords), quick ? LineScanner::Impl::kAvx2 : LineScanner::Impl::kAuto, &plan.layout, out.get());
-  out->current_scanner.store(out->first_scanner.get(), std::memory_order_release);
   out->layout_pending = quick;
   out->keyword_patterns = std::move(plan.keyword_patterns);
   out->conditions = std::make_unique<LinePrefilter::LazyCondition[]>(patterns.size());
@@ -2184,7 +2263,7 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
   // the keywords its pattern is listed under lies in it (keyword_patterns lists a pattern under every
   // keyword one of its literals holds), so the first pass marks those and the second adds a search for
   // the others.
-  const std::vector<std::string>& keywords = out->first_scanner->keywords();
+  const std::vector<std::string>& keywords = plan.keywords;  // as the scanner keeps them (`fits`)
   std::vector<std::vector<bool>> covered(patterns.size());  // per literal: it holds some keyword
   for (size_t i = 0; i < patterns.size(); ++i) covered[i].assign(out->literals[i].size(), false);
   out->keyword_checks.resize(keywords.size());
@@ -2259,7 +2338,7 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
   // The idle keywords as the scanner keeps them (no scanner of their own: nothing scans for them alone,
   // and choosing one's anchor layout was ~1.5 M instructions of every warm start).
   const std::vector<std::string> idle = LineScanner::UsableKeywords(idle_keywords);
-  for (const std::string& k : out->first_scanner->keywords()) {
+  for (const std::string& k : keywords) {
     out->idle_keyword.push_back(std::find(idle.begin(), idle.end(), k) != idle.end());
   }
   // Note: [Keyword contexts]: the keywords Find stops on wherever they lie.
@@ -2269,6 +2348,12 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
                                return c.literal < 0 || c.offset < 0;
                              }));
   }
+  // (A quick layout's scanner serves short inputs: AVX2's loop without the hash stage and its mix.)
+  // (The scanner asks `out` about the keywords it finds, Note: [Keyword contexts], and, while it is
+  // built, where they count, Note: [Hit contexts]: so it is built once the checks are.)
+  out->first_scanner = std::make_unique<LineScanner>(
+      std::move(plan.keywords), quick ? LineScanner::Impl::kAvx2 : LineScanner::Impl::kAuto, &plan.layout, out.get());
+  out->current_scanner.store(out->first_scanner.get(), std::memory_order_release);
   if (!unfiltered.empty()) {
     out->unfiltered = std::make_unique<RE2::Set>(RegexOptions(), RE2::UNANCHORED);
     for (const std::string& p : unfiltered) {
@@ -2285,7 +2370,7 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
       MaskDigits(k, &out->digit_keywords.back());
     }
   }
-  out->shape_keyword = std::make_unique<LinePrefilter::ShapeKeyword[]>(keywords.size());
+  out->shape_keyword = std::make_unique<LinePrefilter::ShapeKeyword[]>(out->first_scanner->keywords().size());
   out->patterns = std::move(patterns);  // for their conditions (LinePrefilter::MayMatchLine)
   return out;
 }

@@ -87,6 +87,17 @@ class LineScanner {
    public:
     virtual ~HitFilter() = default;
     virtual bool Counts(std::uint32_t k, const char* p, size_t n, size_t start) const = 0;
+    // Note: [Hit contexts] in line_scanner.cc. False (the default) when keyword k may count wherever it
+    // lies; else true with *pairs listing (before, after) byte pairs, -1 for any byte, such that Counts
+    // holds for k (`keyword`) at text[start] (with 0 < start and end = start + its length < n) only where some
+    // pair has before -1 or ASCII-lower(text[start - 1]) and after -1 or ASCII-lower(text[end]). A
+    // pair (-1, -1) makes the list say nothing: answer false instead. Asked when a scanner is built.
+    virtual bool Contexts(std::uint32_t k, std::string_view keyword, std::vector<std::pair<int, int>>* pairs) const {
+      (void)k;
+      (void)keyword;
+      (void)pairs;
+      return false;
+    }
   };
 
   // Builds a scanner for `keywords` (any case). Empty keywords match every line; keywords holding '\n'
@@ -195,7 +206,11 @@ class LineScanner {
   bool CountedHit(const char* p, size_t n, size_t at, unsigned buckets) const;
   static std::uint32_t FoldedWord(const char* p);  // kPrints bytes as one word, ASCII lower case
   static std::uint32_t AnchorHash(std::uint32_t folded);  // kHashBits bits of a FoldedWord
-  // False when no full-length anchor can be the kPrints bytes at p (their hash is not in anchors_).
+  // kPrints bytes as one word with bit 5 of each set: ASCII lower case for letters, and a coarser key
+  // for the rest (Note: [Loose anchor hash] in line_scanner.cc).
+  static std::uint32_t LooseWord(const char* p);
+  // False when no full-length anchor can be the kPrints bytes at p (the hash of their LooseWord is not
+  // in anchors_).
   bool HashMayHold(const char* p) const;
 
   // One slot of the anchor table (Note: [Anchor table]): a full-length anchor's bytes (folded) and the
@@ -206,7 +221,20 @@ class LineScanner {
     // The kPrints bytes after the anchor that every keyword of the slot holds there (folded), where
     // next_mask is set: a quick "no" before the full comparison (Note: [Anchor follow-up]).
     std::uint32_t next = 0, next_mask = 0;
+    // 1 + the index into contexts_ of the slot's one keyword's contexts; 0: none (Note: [Hit contexts]).
+    std::uint32_t context = 0;
   };
+  // Where the filter counts a keyword (HitFilter::Contexts), for the anchor table's slots of one
+  // keyword: the anchor's offset in it and its length; the bytes allowed before it whatever follows
+  // and after it whatever precedes; a 256-bit hash set of the (before, after) pairs allowed together.
+  struct HitContext {
+    std::uint32_t offset = 0, length = 0;
+    std::uint64_t before[4] = {}, after[4] = {}, pairs[4] = {};
+  };
+  static unsigned PairHash(unsigned before, unsigned after);
+  // False when the keyword of `c` cannot lie at p[at - offset] of p[0, n) in a place its filter counts.
+  static bool ContextMayHold(const HitContext& c, const char* p, size_t n, size_t at);
+  std::vector<HitContext> contexts_;
   // False when no keyword can have its anchor at p[at] (at + kPrints <= n): the anchor table has no
   // slot for the bytes there, or the bytes after them differ from its keywords' (Note: [Anchor
   // follow-up] in line_scanner.cc). Inlined into the scan loops, which call nothing for it.
@@ -239,7 +267,7 @@ class LineScanner {
   bool has_first_[256] = {};
   std::vector<Anchored> bucket_[kBuckets];
   unsigned short_buckets_ = 0;             // buckets of keywords shorter than kPrints: no hash check
-  std::vector<std::uint64_t> anchors_;     // bitset over AnchorHash of every full-length anchor
+  std::vector<std::uint64_t> anchors_;     // bitset over AnchorHash(LooseWord) of every full-length anchor
   std::vector<AnchorSlot> table_;          // full-length anchors by AnchorHash, open addressing
   std::vector<Anchored> refs_;             // the keywords of each slot, slot after slot
   // [set of 8 buckets][anchor byte][nibble] -> bucket bits
@@ -433,6 +461,9 @@ struct LinePrefilter : LineScanner::HitFilter {
   template <bool kFold, typename F>
   bool LiteralsAt(std::uint32_t k, const char* text, size_t n, size_t i, F found) const;
 
+  // Note: [Hit contexts] in line_scanner.cc: the byte pairs around keyword k where its literal checks
+  // can find a literal, read off keyword_checks (each literal's bytes just before and after its k).
+  bool Contexts(std::uint32_t k, std::string_view keyword, std::vector<std::pair<int, int>>* pairs) const override;
   // Note: [Keyword contexts] in line_scanner.cc. Per keyword: true when every line holding it must stop
   // the scan (an idle keyword; a pattern of it with no literal to compare, or with a literal searched
   // for, LiteralCheck offset -1); false when a line holds one of its patterns' literals there only
