@@ -719,7 +719,6 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
   // A given layout's mix is taken as it is (Note: [Cached mix]).
   if (impl == Impl::kPortable || impl == Impl::kAvx2) {
     std::memset(staged_, 0xff, sizeof staged_);
-    std::memset(staged2_, 0xff, sizeof staged2_);
   } else {
     std::vector<std::pair<int, std::string>> full;
     for (const auto& [b, item] : placed) {
@@ -744,22 +743,28 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
 // tables accept a position in 60: each such table candidate cost ~9 ns on this project's AMD EPYC VM,
 // a mispredicted branch on the block and a scalar hash test, and the scan of web-server-like text took
 // 3.4 ms per 8 MB against 0.8 without candidates. Where the CPU has AVX-512 VBMI, the loop tests the
-// candidates' bytes once more, for all 32 positions with no branch: two 6-bit hashes of the four
+// candidates' bytes once more, for all 32 positions with no branch: three 6-bit hashes of the four
 // bytes (per byte, an 8-bit value looked up by its low 5 bits with vpermb; with x and y the XORs of
-// bytes 0 and 2's values and of 1 and 3's, the low 6 bits of x ^ y and of x ^ (y >> 2): StageHashes),
-// then per hash and set of 8 buckets the buckets holding a full-length anchor of that hash value (a
-// 64-entry table, vpermt2b), both ANDed into the nibble tables' buckets. An anchor's bytes and text
+// bytes 0 and 2's values and of 1 and 3's, the low 6 bits of x ^ y, of x ^ (y >> 2) and of (x >> 2) ^
+// y: StageHashes), then per hash and set of 8 buckets the buckets holding a full-length anchor of that
+// hash value (a 64-entry table, vpermt2b), all ANDed into the nibble tables' buckets. An anchor's bytes and text
 // equal to it up to ASCII case have the same low 5 bits (a letter's cases differ in bit 5), so the
 // bucket of every anchor present survives: no keyword is missed. A false candidate now needs, besides
 // the tables, an anchor of its bucket with its first hash and one with its second: with one hash, ~13
 // anchors a bucket in 64 hashes let a third of the tables' candidates through, and with 1000 rules
 // (~25 anchors a bucket) 0.032 of web text's 0.10 table candidates a byte; with the second, 0.018
 // (of them 0.0076 pass the 16-bit anchor hash too), key=value 0.0087 -> 0.0017 (scan_bench, 8 MiB,
-// 2026-11-28). The second hash costs a shift, an XOR, two vpermt2b and two ANDs a block; the way
-// that runs the stage on candidate blocks only (Note: [Stage runs]) runs the first hash alone
-// (StageTables<1>), whose tables it loads on each such block. The short
+// 2026-11-28). With ~32 anchors a bucket (the 1000 rules of 2026-11-29) the two still passed 0.022
+// of web text's 0.105 a byte, and the loop found it as cheap to test every table candidate without
+// the stage (Note: [Stage runs]); the third takes that to 0.010 and key=value's 0.018 to 0.0002, and
+// the scan of 8 MiB of web text from ~5.9 to ~4.0 ms (scan_bench, 2026-11-29). Each hash past the
+// first costs a shift, an XOR, two vpermt2b and two ANDs a block; the way that runs the stage on
+// candidate blocks only (Note: [Stage runs]) runs the first hash alone (StageTables<1>), whose
+// tables it loads on each such block. The short
 // anchors' buckets accept any hash (their bytes past the anchor are any). The mix values are those of the seed (of 16) under which the fewest windows of
 // the two samples (kHealthyLogSample, kGeneralTextSample) that the tables accept pass the stage too,
+// and the first hash alone (the way on candidate blocks: without it, the seed the three hashes chose
+// let key=value's repeated window through that way's one hash, 1.15 -> 1.63 ms per 8 MiB),
 // then that leaves the fewest (bucket, hash) pairs taken: a window every line of a log repeats
 // (" inf" of "INFO") that fell on a hash of its bucket would pass on every line (key=value text's
 // scan 1.02 -> 1.88 ms per 8 MiB with one layout of main's rules when only the pairs counted).
@@ -784,14 +789,14 @@ int LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& ancho
         x ^= x >> 31;
         x *= 0xbf58476d1ce4e5b9ull;
         x ^= x >> 29;
-        v = static_cast<unsigned char>(x >> 40);  // all 8 bits: the second hash reads bits 2-7 of two of them
+        v = static_cast<unsigned char>(x >> 40);  // all 8 bits: the second and third hashes read bits 2-7 of some
       }
     }
-    unsigned char staged[2][2][kHashes] = {};  // [hash][set of 8 buckets][value]
+    unsigned char staged[kStageHashes][2][kHashes] = {};  // [hash][set of 8 buckets][value]
     for (const auto& [b, anchor] : anchors) {
-      unsigned h[2];
+      unsigned h[kStageHashes];
       StageHashes(mix, anchor.data(), h);
-      for (int t = 0; t < 2; ++t) staged[t][b / 8][h[t]] |= static_cast<unsigned char>(1u << (b % 8));
+      for (int t = 0; t < kStageHashes; ++t) staged[t][b / 8][h[t]] |= static_cast<unsigned char>(1u << (b % 8));
     }
     int taken = 0;
     for (const auto& hash : staged) {
@@ -807,41 +812,50 @@ int LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& ancho
       for (size_t i = 0; i + kPrints <= sample.size(); ++i) {
         const unsigned buckets = BucketsAt(sample.data(), sample.size(), i) & ~short_buckets_;
         if (!buckets) continue;
-        unsigned h[2];
+        unsigned h[kStageHashes];
         StageHashes(mix, sample.data() + i, h);
-        const unsigned pass = (staged[0][0][h[0]] & staged[1][0][h[1]]) |
-                              unsigned(staged[0][1][h[0]] & staged[1][1][h[1]]) << 8;
-        if (pass & buckets) taken += 1000;
+        if (StagePass(staged, h) & buckets) taken += 1000;
+        // The way on candidate blocks runs the first hash alone (Note: [Stage runs]).
+        if ((staged[0][0][h[0]] | unsigned{staged[0][1][h[0]]} << 8) & buckets) taken += 1000;
       }
     }
     if (best_taken < 0 || taken < best_taken) {
       best_taken = taken;
       best_seed = seed;
       std::memcpy(mix_, mix, sizeof mix_);
-      std::memcpy(staged_, staged[0], sizeof staged_);
-      std::memcpy(staged2_, staged[1], sizeof staged2_);
+      std::memcpy(staged_, staged, sizeof staged_);
     }
   }
   for (int b = 0; b < kBuckets; ++b) {
     if (!(short_buckets_ >> b & 1)) continue;
-    for (unsigned char& bits : staged_[b / 8]) bits |= static_cast<unsigned char>(1u << (b % 8));
-    for (unsigned char& bits : staged2_[b / 8]) bits |= static_cast<unsigned char>(1u << (b % 8));
+    for (auto& hash : staged_) {
+      for (unsigned char& bits : hash[b / 8]) bits |= static_cast<unsigned char>(1u << (b % 8));
+    }
   }
   return best_seed;
 }
 
-void LineScanner::StageHashes(const unsigned char (&mix)[kPrints][32], const char* bytes, unsigned (&h)[2]) {
-  static_assert(kPrints == 4 && kStageFirst == 0 && kStageLast == 3, "the stage hashes the anchor's four bytes");
+void LineScanner::StageHashes(const unsigned char (&mix)[kPrints][32], const char* bytes, unsigned (&h)[kStageHashes]) {
+  static_assert(kPrints == 4 && kStageFirst == 0 && kStageLast == 3 && kStageHashes == 3,
+                "the stage hashes the anchor's four bytes three ways");
   auto m = [&](int f) { return unsigned{mix[f][static_cast<unsigned char>(bytes[f]) & 31]}; };
   const unsigned x = m(0) ^ m(2), y = m(1) ^ m(3);
   h[0] = (x ^ y) & ((1u << kStageBits) - 1);
   h[1] = (x ^ (y >> 2)) & ((1u << kStageBits) - 1);
+  h[2] = ((x >> 2) ^ y) & ((1u << kStageBits) - 1);
+}
+
+unsigned LineScanner::StagePass(const unsigned char (&staged)[kStageHashes][2][1 << kStageBits],
+                                const unsigned (&h)[kStageHashes]) {
+  unsigned pass = 0xffff;
+  for (int t = 0; t < kStageHashes; ++t) pass &= staged[t][0][h[t]] | unsigned{staged[t][1][h[t]]} << 8;
+  return pass;
 }
 
 unsigned LineScanner::StageBuckets(const char* p, size_t i) const {
-  unsigned h[2];
+  unsigned h[kStageHashes];
   StageHashes(mix_, p + i, h);
-  return (staged_[0][h[0]] & staged2_[0][h[1]]) | unsigned(staged_[1][h[0]] & staged2_[1][h[1]]) << 8;
+  return StagePass(staged_, h);
 }
 
 inline std::uint32_t LineScanner::FoldedWord(const char* p) {
@@ -1156,21 +1170,20 @@ struct FingerprintTables {
 // The hash stage's tables in registers (Note: [Hash stage]), for the AVX-512 loop.
 // kHashes 1: the first hash alone (the way on candidate blocks, Note: [Stage runs], whose tables are
 // loaded on each block with candidates: a second hash there cost more than it saved where the
-// candidates come at the same place of every line, HF dicts' scan ~12% slower); 2: both.
+// candidates come at the same place of every line, HF dicts' scan ~12% slower); 3: all of them.
 template <int kHashes>
 struct StageTables {
   static constexpr int kPrints = 4;  // LineScanner::kPrints
   __m256i mix[kPrints], low[kHashes][2], high[kHashes][2];  // [hash][set of 8 buckets]
 
   __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) StageTables(
-      const unsigned char (&m)[kPrints][32], const unsigned char (&staged)[2][64], const unsigned char (&staged2)[2][64]) {
+      const unsigned char (&m)[kPrints][32], const unsigned char (&staged)[3][2][64]) {
+    static_assert(kHashes == 1 || kHashes == 3, "the first hash, or all three (LineScanner::kStageHashes)");
     for (int f = 0; f < kPrints; ++f) mix[f] = _mm256_load_si256(reinterpret_cast<const __m256i*>(m[f]));
-    for (int s = 0; s < 2; ++s) {
-      low[0][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged[s]));
-      high[0][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged[s] + 32));
-      if constexpr (kHashes == 2) {
-        low[1][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged2[s]));
-        high[1][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged2[s] + 32));
+    for (int t = 0; t < kHashes; ++t) {
+      for (int s = 0; s < 2; ++s) {
+        low[t][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged[t][s]));
+        high[t][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged[t][s] + 32));
       }
     }
   }
@@ -1188,14 +1201,17 @@ struct StageTables {
                                            mix[f]);
     }
     const __m256i x = _mm256_xor_si256(m[0], m[2]), y = _mm256_xor_si256(m[1], m[3]);
-    const __m256i h0 = _mm256_xor_si256(x, y);
-    for (int s = 0; s < 2; ++s) acc[s] = _mm256_and_si256(acc[s], _mm256_permutex2var_epi8(low[0][s], h0, high[0][s]));
-    if constexpr (kHashes == 2) {
+    __m256i h[kHashes];
+    h[0] = _mm256_xor_si256(x, y);
+    if constexpr (kHashes == 3) {
       // vpermt2b reads the low 6 bits of each index byte; a 16-bit shift by 2 puts each byte's bits
       // 2-7 there (the bits it brings in from the next byte land in bits 6-7, which are not read).
-      const __m256i h1 = _mm256_xor_si256(x, _mm256_srli_epi16(y, 2));
+      h[1] = _mm256_xor_si256(x, _mm256_srli_epi16(y, 2));
+      h[2] = _mm256_xor_si256(_mm256_srli_epi16(x, 2), y);
+    }
+    for (int t = 0; t < kHashes; ++t) {
       for (int s = 0; s < 2; ++s) {
-        acc[s] = _mm256_and_si256(acc[s], _mm256_permutex2var_epi8(low[1][s], h1, high[1][s]));
+        acc[s] = _mm256_and_si256(acc[s], _mm256_permutex2var_epi8(low[t][s], h[t], high[t][s]));
       }
     }
   }
@@ -1365,7 +1381,7 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner
     } else {
       // The stage's tables loaded for this way's run only: held through the function, they took
       // registers the other ways' loops need (HF dicts' scan, way 0, ~12% slower with them).
-      const StageTables<2> stage(mix_, staged_, staged2_);
+      const StageTables<kStageHashes> stage(mix_, staged_);
 #define TRIAGE_SCAN_STAGE 2
 #include "log/line_scanner_loop.inc"
 #undef TRIAGE_SCAN_STAGE
@@ -1422,7 +1438,7 @@ __attribute__((target("avx2"))) void LineScanner::KeywordsInAvx2(const char* p, 
 __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) void LineScanner::KeywordsInAvx512(
     const char* p, size_t n, std::vector<std::uint32_t>* found) const {
   const FingerprintTables tables(low_, high_, short_buckets_);
-  const StageTables<2> stage(mix_, staged_, staged2_);
+  const StageTables<kStageHashes> stage(mix_, staged_);
 #define TRIAGE_KEYWORDS_STAGE 1
 #include "log/line_scanner_keywords.inc"
 #undef TRIAGE_KEYWORDS_STAGE

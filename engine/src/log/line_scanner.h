@@ -274,16 +274,18 @@ class LineScanner {
   alignas(16) unsigned char low_[2][kPrints][16] = {};
   alignas(16) unsigned char high_[2][kPrints][16] = {};
   // The hash stage (Note: [Hash stage] in line_scanner.cc): per anchor byte, an 8-bit value for each
-  // value of a byte's low 5 bits, combined over the kPrints bytes into two kStageBits-bit hashes of a
+  // value of a byte's low 5 bits, combined over the kPrints bytes into kStageHashes kStageBits-bit hashes of a
   // position (StageHashes); per hash, set of 8 buckets and hash value, the bits of the buckets holding
   // a full-length anchor of that value (and of the short anchors' buckets, at every value). A position
-  // passes for the buckets both hashes pass.
+  // passes for the buckets every hash passes.
   static constexpr int kStageBits = 6;
+  static constexpr int kStageHashes = 3;
   alignas(32) unsigned char mix_[kPrints][32] = {};
-  alignas(32) unsigned char staged_[2][1 << kStageBits] = {};
-  alignas(32) unsigned char staged2_[2][1 << kStageBits] = {};
-  // The two hashes of the kPrints bytes at `bytes` under `mix`.
-  static void StageHashes(const unsigned char (&mix)[kPrints][32], const char* bytes, unsigned (&h)[2]);
+  alignas(32) unsigned char staged_[kStageHashes][2][1 << kStageBits] = {};  // [hash][set of 8 buckets][value]
+  // The kStageHashes hashes of the kPrints bytes at `bytes` under `mix`.
+  static void StageHashes(const unsigned char (&mix)[kPrints][32], const char* bytes, unsigned (&h)[kStageHashes]);
+  // The buckets every hash of `h` passes in `staged` (a stage's tables).
+  static unsigned StagePass(const unsigned char (&staged)[kStageHashes][2][1 << kStageBits], const unsigned (&h)[kStageHashes]);
   // The buckets the hash stage passes at p[i] (i + kPrints <= n).
   unsigned StageBuckets(const char* p, size_t i) const;
   // The mix_ values for a set of anchors: those of `seed` when it is one (0 to kMixSeeds - 1), else of
