@@ -662,6 +662,7 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
   size_t slots = 16;
   while (slots < 2 * by_word.size()) slots *= 2;
   table_.assign(slots, AnchorSlot{});
+  std::vector<std::pair<int, int>> pairs;  // a keyword's contexts (Note: [Hit contexts])
   for (auto& [word, refs] : by_word) {
     std::sort(refs.begin(), refs.end(), [](const Anchored& a, const Anchored& b) { return a.keyword < b.keyword; });
     size_t s = AnchorHash(word) & (slots - 1);
@@ -682,7 +683,7 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
       table_[s].next_mask |= std::uint32_t{0xff} << (8 * f);
     }
     // Note: [Hit contexts]: a slot of one keyword the filter counts only in some contexts.
-    std::vector<std::pair<int, int>> pairs;
+    pairs.clear();
     if (filter_ && refs.size() == 1 && filter_->Contexts(refs[0].keyword, keywords_[refs[0].keyword], &pairs)) {
       HitContext c;
       c.offset = refs[0].offset;
