@@ -51,6 +51,23 @@ TEST(ApplyEvidence, ConfirmedHypothesisIsMarkedRaisedAndMovedFirst) {
   EXPECT_EQ(r.diagnoses[0].hypotheses[1].status, HypothesisStatus::kUntested);
 }
 
+// A calibrated confidence can lie above the cap a probe's boost stops at (0.99). Confirming such a
+// diagnosis must not lower it below an unconfirmed rival it outranked: the zoo's negative_labels
+// program (target-negative confirmed by label-range, target-out-of-bounds unconfirmed) lost its top
+// place that way once the calibration map put the rival at 0.9904.
+TEST(ApplyEvidence, ConfirmationNeverLowersAConfidenceAboveTheBoostCap) {
+  Report r;
+  r.diagnoses.push_back(MakeDiagnosis("target-out-of-bounds", "loss.target_out_of_range", 0.9904, {{"one-based", ""}}));
+  r.diagnoses.push_back(MakeDiagnosis("target-negative", "loss.target_out_of_range", 0.995,
+                                      {{"negative-labels", "label-range"}}));
+  ApplyEvidence(r, {Evidence("label-range", Verdict::kConfirmed, "loss.target_out_of_range")});
+  ASSERT_EQ(r.diagnoses.size(), 2u);
+  EXPECT_EQ(r.diagnoses[0].rule, "target-negative");
+  EXPECT_NEAR(r.diagnoses[0].confidence, 0.995, 1e-9);
+  EXPECT_EQ(r.diagnoses[0].hypotheses[0].status, HypothesisStatus::kConfirmed);
+  EXPECT_NEAR(r.diagnoses[1].confidence, 0.9904, 1e-9);
+}
+
 TEST(ApplyEvidence, RefutedHypothesesLowerConfidence) {
   Report r;
   r.diagnoses.push_back(MakeDiagnosis("a", "numerics.nan_loss", 0.8, {{"h1", "nan-source"}, {"h2", "grad-health"}}));

@@ -93,7 +93,7 @@ void TakeLayers(Diagnosis& d, const ProbeEvidence& e) {
 }
 
 double Boost(double confidence, double strength) {
-  return std::min(kMaxConfidence, confidence + (1.0 - confidence) * kConfirmGain * strength);
+  return std::max(confidence, std::min(kMaxConfidence, confidence + (1.0 - confidence) * kConfirmGain * strength));
 }
 
 }  // namespace
