@@ -170,6 +170,19 @@ TEST(Conditions, UnlessAndNeedsReadTheMessageAndTheInput) {
   EXPECT_TRUE(HypothesisIds(TwoReadings("needs: { facts: { os: windows } }\n", "", ""), kMatmul).empty());
 }
 
+// Note: [Facts from the head and the read lines] (diagnose/engine.cc): a line no rule reads states a fact
+// only inside the input's first MiB; past it, the lines the engine reads (a traceback's frames) still do.
+TEST(Conditions, FactsPastTheFirstMiBComeOnlyFromTheLinesTheEngineReads) {
+  std::string filler;
+  while (filler.size() < (size_t{1} << 20) + 4096) filler += "epoch 3 batch 17 done in 0.25 s\n";
+  const std::string mac_line = "cache at /Users/alice/Library/Caches/digits\n";
+  const std::string rule = TwoReadings("needs: { facts: { os: macos } }\n", "", "");
+  EXPECT_EQ(HypothesisIds(rule, mac_line + filler + kMatmul).size(), 2u);  // in the head: read
+  EXPECT_TRUE(HypothesisIds(rule, filler + mac_line + kMatmul).empty());   // past it, a skipped line: not read
+  const std::string windows = TwoReadings("needs: { facts: { os: windows } }\n", "", "");
+  EXPECT_EQ(HypothesisIds(windows, filler + kWindowsLog).size(), 2u);  // past it, a traceback's frame: read
+}
+
 TEST(Conditions, ACheckWithWhenIsShownOnlyWhereItHolds) {
   const std::string rule = TwoReadings("checks:\n  - 'nvidia-smi'\n  - { text: 'df -h /dev/shm', when: { facts: { os: '!windows' } } }\n", "", "");
   LoadResult r = LoadRulesFromStrings({{"two.yaml", rule}});

@@ -1,5 +1,7 @@
 // Environment facts: what a log states about the machine and the run on lines no rule's message
-// pattern reads (a build banner, an nvidia-smi table, a path, a flag), read from every line.
+// pattern reads (a build banner, an nvidia-smi table, a path, a flag), read from every line it is fed
+// (the engine feeds the input's first MiB whole, then the lines it reads closely: Note: [Facts from the
+// head and the read lines] in diagnose/engine.cc).
 //
 // Note: [Environment facts]. People paste more than the error: `pip list` or collect_env output,
 // `torch 2.1.0+cpu`, `torch.cuda.is_available(): False`, a `C:\Users\...` or `/Users/.../miniforge3/`
@@ -10,7 +12,7 @@
 // lists how each is read); rules use them through conditions (rules/README.md "Conditions") and Lua
 // through ctx.facts. A fact the input states two different ways (a `+cpu` torchaudio beside a `+cu118`
 // torch, a Windows path and a Linux one) is unknown: a condition on it does not hold. Only what a line
-// asserts counts: `fp16: False` sets nothing. Every line is looked at, each through a handful of
+// asserts counts: `fp16: False` sets nothing. Every line fed is looked at, each through a handful of
 // substring checks before any regex runs, so the cost on a line that states nothing is a few memchr-
 // speed scans.
 #ifndef TRIAGE_ENGINE_ENV_FACTS_H_
