@@ -112,6 +112,10 @@ TEST(Ranker, MostSpecificRuleWinsAndAlternativesStay) {
   EXPECT_EQ(r.diagnoses[0].rule, "specific");
   EXPECT_EQ(r.diagnoses[1].rule, "general");
   EXPECT_DOUBLE_EQ(r.diagnoses[1].confidence, r.diagnoses[0].confidence * 0.8);
+  // Note: [Demotion notes]: the lowered one says why; the one ranked first on its own merit says nothing.
+  EXPECT_EQ(r.diagnoses[0].ranking, "");
+  EXPECT_EQ(r.diagnoses[1].ranking,
+            "Confidence lowered (x0.8): rule specific matched the same error with a more specific pattern.");
 }
 
 TEST(Ranker, ContextMakesARuleMoreSpecific) {
@@ -180,6 +184,14 @@ TEST(Ranker, EarliestExceptionIsTheRootCause) {
   ASSERT_EQ(r.diagnoses.size(), 2u);
   EXPECT_EQ(r.diagnoses[0].rule, "oom") << "0.8 on the root beats 0.85 x 0.9 on the consequence";
   EXPECT_NEAR(r.diagnoses[1].confidence, 0.85 * 0.9, 1e-9);
+  EXPECT_EQ(r.diagnoses[0].ranking, "");
+  EXPECT_EQ(r.diagnoses[1].ranking,
+            "Confidence lowered (x0.9): this error (line 2) is not the input's first (line 1), and later errors are "
+            "most often consequences of the first.");
+  // The output contract's `ranking` field (engine/README.md) carries it; a diagnosis without one has none.
+  const std::string json = ToJson(r);
+  EXPECT_NE(json.find("\"ranking\":\"Confidence lowered (x0.9)"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"ranking\""), json.rfind("\"ranking\"")) << json;
 }
 
 TEST(Ranker, AbstainsBelowThreshold) {

@@ -71,6 +71,7 @@ class Diagnosis:
     evidence: List[str] = field(default_factory=list)
     series: List[Series] = field(default_factory=list)
     layer_series: List[LayerSeries] = field(default_factory=list)
+    ranking: str = ""
     raw: dict = field(default_factory=dict, repr=False)
 
 
@@ -139,7 +140,8 @@ class Report:
                          confidence=float(d.get("confidence", 0)), title=d.get("title", ""),
                          explanation=d.get("explanation", ""), hypotheses=hyps, checks=list(d.get("checks", [])),
                          verify=d.get("verify", ""), incident=d.get("incident", -1),
-                         evidence=list(d.get("evidence", [])), series=series, layer_series=layers, raw=d)
+                         evidence=list(d.get("evidence", [])), series=series, layer_series=layers,
+                         ranking=d.get("ranking", ""), raw=d)
 
     def __bool__(self):
         return bool(self.diagnoses)

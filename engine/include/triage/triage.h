@@ -147,6 +147,8 @@ struct Diagnosis {
   double confidence = 0;
   std::string title;
   std::string explanation;
+  std::string ranking;                         // why the engine lowered its confidence, one sentence a
+                                               // factor; empty when it did not (engine/README.md)
   std::vector<Hypothesis> hypotheses;
   std::vector<std::string> checks;
   std::string verify;

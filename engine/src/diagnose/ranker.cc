@@ -345,6 +345,13 @@ class ConditionReader {
 // Applies the rule's conditions to a candidate: false when `unless:` holds or `needs:` does not (the
 // candidate goes); otherwise marks the hypotheses a `when:` condition leaves out and those `first:` moves
 // ahead, with the evidence that moved them.
+// Appends a sentence to a candidate's ranking note (Note: [Demotion notes]).
+void AddRankingNote(Candidate* c, const std::string& sentence) {
+  if (!c->ranking.empty()) c->ranking += ' ';
+  c->ranking += sentence;
+}
+
+
 bool ApplyConditions(const Rule& rule, ConditionReader* reader, Candidate* c) {
   if (!rule.needs.empty() && !reader->Holds(rule.needs, c->incident, nullptr)) return false;
   if (!rule.unless.empty() && reader->Holds(rule.unless, c->incident, nullptr)) return false;
@@ -416,7 +423,12 @@ std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Inc
                                           : LiteralChars(rule.patterns[static_cast<size_t>(ref.pattern)].value) +
                                                 (rule.context.value.empty() ? 0 : 20);
     c.confidence = rule.prior;
-    if (!rule.exceptions.empty() && NamesNoType(inc)) c.confidence *= 0.85;
+    if (!rule.exceptions.empty() && NamesNoType(inc)) {
+      c.confidence *= 0.85;
+      std::string types;
+      for (size_t k = 0; k < rule.exceptions.size(); ++k) types += (k ? " or " : "") + rule.exceptions[k];
+      AddRankingNote(&c, "Confidence lowered (x0.85): the rule expects " + types + ", and this error's type is not shown.");
+    }
     out.push_back(std::move(c));
   }
   return out;
@@ -474,6 +486,7 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
   d.title = rule.title;
   d.explanation = render(rule.explain);
   if (!c.note.empty()) d.explanation += (d.explanation.empty() ? "" : " ") + c.note;
+  d.ranking = c.ranking;
   // Note: [Audience]: a C++ reader gets the rule's `cpp:` versions; advice written only for Python is
   // marked as such, and Python commands (`checks:`) are left out rather than shown as if they applied.
   const bool cxx = audience == Audience::kCxx;
@@ -610,10 +623,31 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
       if (a.specificity != b.specificity) return a.specificity > b.specificity;
       return a.confidence > b.confidence;
     });
-    double incident_factor = (i == primary || primary < 0) ? 1.0 : 0.9;
+    // Note: [Demotion notes]: each factor below that lowers a candidate is stated in the diagnosis'
+    // `ranking`, so a reader sees why it ranks where it does; a rule's own Lua `score` states its
+    // reasons in the explanation (rules/LUA_API.md). Conditions (`needs:`/`unless:`) drop a candidate
+    // rather than lower it.
+    const bool later = !(i == primary || primary < 0);
+    const double incident_factor = later ? 0.9 : 1.0;
     double alt = 1.0;
-    for (Candidate& c : cands) {
+    for (size_t k = 0; k < cands.size(); ++k) {
+      Candidate& c = cands[k];
+      if (k > 0) {
+        const Candidate& ahead = cands[0];
+        AddRankingNote(&c, "Confidence lowered (x" + FormatNumber(alt, NumberStyle::kGeneral, 3) + "): rule " +
+                               rules.rules[ahead.rule].id + " matched the same error " +
+                               (ahead.specificity > c.specificity ? "with a more specific pattern."
+                                                                  : "as specifically and with a higher confidence."));
+      }
       c.confidence *= alt * incident_factor;
+      if (later) {
+        const int here = incidents[i].line_start, first = incidents[primary].line_start;
+        AddRankingNote(&c, "Confidence lowered (x0.9): this error" +
+                               (here > 0 && first > 0 ? " (line " + std::to_string(here) + ") is not the input's first (line " +
+                                                            std::to_string(first) + ")"
+                                                      : std::string(" is not the input's first")) +
+                               ", and later errors are most often consequences of the first.");
+      }
       alt *= 0.8;
       all.push_back(std::move(c));
     }

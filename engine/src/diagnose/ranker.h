@@ -24,6 +24,7 @@ struct Candidate {
   std::vector<bool> check_off;         // a check's `when:` did not hold: left out
   std::map<int, std::string> evidence;
   std::string note;
+  std::string ranking;  // why the engine lowered its confidence (Note: [Demotion notes])
   int signal = -1;  // index into the signal hits of this diagnosis (signal rules only)
 };
 

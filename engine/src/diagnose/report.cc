@@ -103,6 +103,7 @@ std::string ToJson(const Report& report) {
       o.Num("confidence", d.confidence);
       o.Str("title", d.title);
       o.Str("explanation", d.explanation);
+      if (!d.ranking.empty()) o.Str("ranking", d.ranking);
       List(o, "hypotheses", d.hypotheses, [&](JsonObject& h, const Hypothesis& hy) {
         h.Str("id", hy.id);
         h.Str("text", hy.text);
@@ -518,6 +519,7 @@ std::string ToText(const Report& report, const TextOptions& options) {
     out += (main ? "" : "\n") + st.Red(PrintableText(d.category)) + "  " + st.Bold(PrintableText(d.title)) + "\n";
     out += st.Dim("  confidence " + Percent(d.confidence) + ", rule " + PrintableText(d.rule) +
                   (d.occurrences > 1 ? ", seen " + std::to_string(d.occurrences) + " times" : "")) + "\n";
+    if (!d.ranking.empty()) out += st.Dim(Indent(PrintableText(d.ranking), "  ")) + "\n";
     if (inc) {
       out += "  " + PrintableText(Where(*inc, src)) + "\n";
       // A signature's message is its evidence, listed below with the series.

@@ -34,7 +34,7 @@ pre mark{background:var(--mark);color:inherit;display:block;border-left:3px soli
 padding-left:calc(.6rem - 3px)}
 article{border:1px solid var(--line);border-radius:8px;padding:.8rem 1rem;margin:1rem 0}
 article.top{border-left:5px solid var(--bad)}
-.category{color:var(--bad);font-weight:600}.meta,.where,figcaption{color:var(--muted);font-size:.9rem}
+.category{color:var(--bad);font-weight:600}.meta,.where,.ranking,figcaption{color:var(--muted);font-size:.9rem}
 .status{font-size:.8rem;font-weight:600;padding:0 .4rem;border-radius:4px;border:1px solid}
 .status.confirmed{color:var(--bad)}.status.refuted{color:var(--good)}.status.inconclusive{color:var(--muted)}
 ol li{margin-bottom:.6rem}dl{margin:.2rem 0;display:grid;grid-template-columns:max-content 1fr;gap:.1rem .6rem}
@@ -395,6 +395,7 @@ std::string DiagnosisHtml(const Report& report, const Diagnosis& d, bool top) {
     out += "<p class=\"where\">" + HtmlText(Where(*inc, SourceName(report))) + "</p>\n";
     if (inc->kind != Incident::Kind::kSignal) out += Traceback(*inc);
   }
+  if (!d.ranking.empty()) out += "<p class=\"ranking\">" + HtmlText(d.ranking) + "</p>\n";
   out += "<p class=\"explanation\">" + Lines(d.explanation) + "</p>\n";
   if (!d.evidence.empty()) {
     out += "<h4>Evidence from the metrics</h4>\n<ul>\n";

@@ -67,6 +67,7 @@ std::string DiagnosisMarkdown(const Report& report, const Diagnosis& d, bool mai
   if (inc) out += " " + MarkdownCode(Where(*inc, SourceName(report))) + "\n\n";
   else out += "\n\n";
   if (inc && inc->kind != Incident::Kind::kSignal) out += TracebackBlock(*inc) + "\n";
+  if (!d.ranking.empty()) out += "*" + MarkdownText(d.ranking) + "*\n\n";
   out += Paragraph(d.explanation) + "\n";
   if (!d.evidence.empty()) {
     out += "**Evidence from the metrics:**\n\n";
