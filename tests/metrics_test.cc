@@ -520,6 +520,24 @@ TEST(MetricCollector, ReadsSummedValuesOnAnEvaluationLine) {
             (std::vector<double>{0.7812}));
 }
 
+// NeMo's Megatron models log "reduced_train_loss" (the loss averaged over data-parallel ranks); Lightning 1.x put its
+// own running "loss=" in front (NVIDIA-NeMo/Speech#5928), Lightning 2.x prints only the logged names, so before
+// the alias such a bar gave no loss series at all.
+TEST(MetricCollector, ReadsNemoReducedTrainLoss) {
+  const MetricCollector m = Collect(
+      "Epoch 0:   0%|          | 2/351750 [00:04<204:24:55,  2.09s/it, v_num=9-02, reduced_train_loss=11.00, global_step=1.000, consumed_samples=192.0]\n"
+      "Epoch 0:   0%|          | 3/351750 [00:04<148:28:47,  1.52s/it, v_num=9-02, reduced_train_loss=nan.0, global_step=2.000, consumed_samples=384.0]\n");
+  const std::vector<double> loss = ValuesOf(m, SeriesId::kLoss);
+  ASSERT_EQ(loss.size(), 2u);
+  EXPECT_DOUBLE_EQ(loss[0], 11.0);
+  EXPECT_TRUE(std::isnan(loss[1]));
+  // With Lightning 1.x's "loss=" first on the line, that value stays the one read (the first of a series wins).
+  EXPECT_EQ(ValuesOf(Collect("Epoch 0:   0%|          | 1/351750 [00:03<372:08:48,  3.81s/it, loss=11, v_num=9-02, "
+                             "reduced_train_loss=10.50, global_step=0.000, consumed_samples=0.000]\n"),
+                     SeriesId::kLoss),
+            (std::vector<double>{11.0}));
+}
+
 // Note: [Marked evaluation lines] in metrics.cc: MMEngine's "Epoch(val)" behind its logger header, and the
 // ImageNet example's and DeiT's "* Acc@1" summary, are evaluations' lines; "Epoch(train)" is not.
 TEST(MetricCollector, ReadsMarkedEvaluationLines) {

@@ -56,6 +56,9 @@ constexpr Alias kAliases[] = {
     // Megatron's evaluation line, " validation loss at iteration 200 | lm loss value: 6.801234E+00 |" (the value
     // after "loss value"; the line's first word makes it the evaluation's).
     {"loss_value", S(SeriesId::kLoss)},
+    // NeMo's Megatron models log the training loss averaged over the data-parallel ranks as "reduced_train_loss"
+    // (Lightning's progress bar: "reduced_train_loss=2.310"; with Lightning 2.x no "loss=" precedes it).
+    {"reduced_train_loss", S(SeriesId::kLoss)},
     {"avg_train_loss", S(SeriesId::kLoss)}, {"mean_train_loss", S(SeriesId::kLoss)},
     {"epoch_train_loss", S(SeriesId::kLoss)}, {"train_loss_avg", S(SeriesId::kLoss)},
     {"avg_val_loss", S(SeriesId::kValLoss)}, {"mean_val_loss", S(SeriesId::kValLoss)},
