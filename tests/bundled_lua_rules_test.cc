@@ -543,6 +543,29 @@ TEST_F(BundledLua, NanLossRanksFp16OverflowOnlyWithFp16Evidence) {
   EXPECT_EQ(gd.diagnoses[0].category, "numerics.nan_loss");
 }
 
+// A NaN loss that only the metric reader reads (Lightning 2.x logs `train_loss_step`, printed `nan.0`, which no
+// loss-is-nan pattern matches) is the fp16 overflow in a run the log shows in float16 too: nan-loss-onset names
+// amp.fp16_overflow in evidence_for and folds into nan-loss-in-fp16-run; before, the signature ranked first.
+TEST_F(BundledLua, NanLossOnlyInTheSeriesFoldsIntoTheFp16Reading) {
+  std::string bar;
+  const char* values[] = {"2.310", "2.100", "nan.0", "nan.0", "nan.0", "nan.0"};
+  for (int i = 0; i < 6; ++i) {
+    bar += "Epoch 0:  " + std::to_string(10 * (i + 1)) + "%| | " + std::to_string(100 * (i + 1)) +
+           "/1000 [00:10<01:30, 10.00it/s, v_num=0, learning_rate_step=0.0005, train_loss_step=" + values[i] + "]\n";
+  }
+  Report fp16 = Engine(*rules_).DiagnoseText("Using 16bit Automatic Mixed Precision (AMP)\n" + bar);
+  ASSERT_FALSE(fp16.diagnoses.empty()) << Warnings(fp16);
+  EXPECT_EQ(fp16.diagnoses[0].rule, "nan-loss-in-fp16-run");
+  EXPECT_EQ(Find(fp16, "nan-loss-onset"), nullptr);  // folded, not a rival answer
+  // no precision line, or bf16: the signature answers alone
+  for (const std::string& log : {bar, "Using bfloat16 Automatic Mixed Precision (AMP)\n" + bar}) {
+    Report r = Diagnose(log);
+    ASSERT_FALSE(r.diagnoses.empty()) << log;
+    EXPECT_EQ(r.diagnoses[0].rule, "nan-loss-onset") << log;
+    EXPECT_EQ(Find(r, "nan-loss-in-fp16-run"), nullptr) << log;
+  }
+}
+
 // Note: [Device-side assert by its frames]: without a kernel assertion line, the traceback's deepest op frame
 // says which check fired: the loss (labels) or an embedding/index op (indices); nothing says -> the generic one.
 TEST_F(BundledLua, BareDeviceSideAssertReadByItsFrames) {
