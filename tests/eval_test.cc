@@ -100,5 +100,41 @@ TEST_F(EvalSplits, HeldOutMissesAreCountedNotNamed) {
   EXPECT_EQ(listed.find("held-out miss not named"), std::string::npos) << listed;
 }
 
+// Note: [Miss kinds]: each positive miss says what the engine had for it; the text counts them per split.
+TEST(EvalMissKinds, EachMissSaysWhatTheEngineHad) {
+  auto rule = [](const std::string& id, const std::string& pattern, const std::string& confidence) {
+    return "id: " + id + "\ncategory: shape.matmul_mismatch\ntitle: t\nconfidence: " + confidence +
+           "\nmatch:\n  message: '" + pattern + "'\nexplain: e\nhypotheses:\n  - id: h\n    text: t\n    test: t\n" +
+           "    fix: f\nverify: v\nexamples:\n  - match: 'RuntimeError: " + pattern + "'\n";
+  };
+  LoadResult loaded = LoadRulesFromStrings({{"weak.yaml", rule("weak", "weak signal here", "0.2")},
+                                            {"strong.yaml", rule("strong", "strong signal here", "0.9")}});
+  for (const Problem& p : loaded.problems) ADD_FAILURE() << p.ToString();
+  const fs::path root = fs::temp_directory_path() / ("triage-eval-kinds-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  auto write = [&](const std::string& name, const std::string& log, const std::string& category) {
+    fs::create_directories(root / "wild" / name);
+    std::ofstream(root / "wild" / name / "log.txt") << log;
+    std::ofstream(root / "wild" / name / "label.yaml") << "category: " << category << "\nprovenance: wild\nsource: x\n";
+  };
+  write("a-hit", "RuntimeError: strong signal here\n", "shape.matmul_mismatch");
+  write("b-wrong", "RuntimeError: strong signal here\n", "shape.view_invalid");
+  write("c-no-incident", "epoch 1 done\nepoch 2 done\n", "shape.view_invalid");
+  write("d-no-rule", "RuntimeError: nothing any rule knows\n", "shape.view_invalid");
+  write("e-under", "RuntimeError: weak signal here\n", "shape.view_invalid");
+  write("f-under-right", "RuntimeError: weak signal here\n", "shape.matmul_mismatch");
+  write("g-negative", "epoch 1 done\n", "none");
+  EvalReport report = EvaluateCorpus(Engine(loaded.rules), root.string());
+  fs::remove_all(root);
+  std::vector<std::string> kinds;
+  for (const EvalCase& c : report.cases) kinds.push_back(c.miss);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"", "wrong", "no-incident", "no-rule", "under-threshold",
+                                             "under-threshold-right", ""}));
+  const std::string text = report.ToText();
+  EXPECT_NE(text.find("d-no-rule: expected shape.view_invalid, got nothing (no-rule)"), std::string::npos) << text;
+  EXPECT_NE(text.find("  wild            1           1        1               1                     1\n"), std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace triage

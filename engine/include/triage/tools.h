@@ -62,6 +62,9 @@ struct EvalCase {
   // Which part of the corpus the case belongs to (Note: [Eval splits] in diagnose/tools.cc):
   // "heldout" (under a folder named heldout), "wild" (provenance: wild), else "ours".
   std::string split;
+  // Why a positive case missed at top-1 (Note: [Miss kinds] in diagnose/tools.cc): "no-incident",
+  // "no-rule", "under-threshold", "under-threshold-right" or "wrong"; empty for a hit or a negative.
+  std::string miss;
 };
 
 // Accuracy of one slice of the cases (a split, a family) and how well its confidences are calibrated.

@@ -436,6 +436,24 @@ EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir) {
     } else {
       c.top1 = !c.got.empty() && accepted(c.got[0].category);
       c.top3 = std::any_of(c.got.begin(), c.got.end(), [&](const Diagnosis& d) { return accepted(d.category); });
+      if (!c.top1 && !c.got.empty()) {
+        c.miss = "wrong";
+      } else if (!c.top1) {
+        // Note: [Miss kinds]: an abstention is told apart by what the engine had: no incident read from
+        // the log (the readers), incidents no rule matched (the knowledge), or candidates the threshold
+        // dropped (the ranking), and then whether the right category was among them.
+        DiagnoseOptions all;
+        all.min_confidence = 0;
+        Report below = engine.DiagnoseText(ss.str(), all);
+        if (!below.diagnoses.empty()) {
+          c.miss = std::any_of(below.diagnoses.begin(), below.diagnoses.end(),
+                               [&](const Diagnosis& d) { return accepted(d.category); })
+                       ? "under-threshold-right"
+                       : "under-threshold";
+        } else {
+          c.miss = r.incidents.empty() ? "no-incident" : "no-rule";
+        }
+      }
     }
     report.top1 += c.top1;
     report.top3 += c.top3;
@@ -479,7 +497,7 @@ std::string EvalReport::ToText(bool list_heldout_misses) const {
       continue;
     }
     out << "  " << c.dir << ": expected " << c.expected << ", got ";
-    if (c.got.empty()) out << "nothing";
+    if (c.got.empty()) out << "nothing (" << c.miss << ")";
     for (size_t i = 0; i < c.got.size(); ++i) {
       std::snprintf(buf, sizeof buf, "%s%s (%s, %s)", i ? ", " : "", c.got[i].category.c_str(),
                     Fixed(c.got[i].confidence, 2).c_str(), c.got[i].rule.c_str());
@@ -533,6 +551,22 @@ std::string EvalReport::ToText(bool list_heldout_misses) const {
                   Fixed(s.ece, 3).c_str());
     out << buf;
   };
+  // Note: [Miss kinds]: where each split's misses come from, as counts (held-out cases stay unnamed).
+  out << "\nmisses by kind (positive cases; see `triage eval` in bindings/cli/README.md):\n";
+  std::snprintf(buf, sizeof buf, "  %-10s %6s %11s %8s %15s %21s\n", "split", "wrong", "no-incident", "no-rule",
+                "under-threshold", "under-threshold-right");
+  out << buf;
+  for (const char* split : {"ours", "wild", "heldout"}) {
+    std::map<std::string, int> kinds;
+    int n = 0;
+    for (const EvalCase& c : cases) {
+      if (c.error.empty() && c.split == split) ++n, ++kinds[c.miss];
+    }
+    if (!n) continue;
+    std::snprintf(buf, sizeof buf, "  %-10s %6d %11d %8d %15d %21d\n", split, kinds["wrong"], kinds["no-incident"],
+                  kinds["no-rule"], kinds["under-threshold"], kinds["under-threshold-right"]);
+    out << buf;
+  }
   out << "\nby split:\n";
   std::snprintf(buf, sizeof buf, "  %-22s %5s %7s %7s %9s %6s\n", "split", "n", "top-1", "top-3", "neg clean", "ECE");
   out << buf;
