@@ -25,18 +25,10 @@ end
 
 local function diffusion_code(ctx)
   local inc = ctx.incident or {}
-  for _, f in ipairs(inc.frames or {}) do
-    local line = (f.file or "") .. " " .. (f.source or "")
-    for _, w in ipairs(DIFFUSION_CODE) do
-      if line:find(w, 1, true) then return true end
-    end
-  end
-  for _, l in ipairs(inc.context or {}) do
-    for _, w in ipairs(DIFFUSION_CODE) do
-      if l:find(w, 1, true) then return true end
-    end
-  end
-  return false
+  local lines = {}
+  for _, f in ipairs(inc.frames or {}) do lines[#lines + 1] = (f.file or "") .. " " .. (f.source or "") end
+  for _, l in ipairs(inc.context or {}) do lines[#lines + 1] = l end
+  return #triage.lines_with(table.concat(lines, "\n"), DIFFUSION_CODE) > 0
 end
 
 -- two different text-encoder widths, with token rows (CLIP's 77-token context times the batch; T5's 256 or 512
