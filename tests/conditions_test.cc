@@ -49,6 +49,30 @@ TEST(EnvFacts, ReadsWhatTheLinesState) {
   EXPECT_EQ(FactsOf("Using bfloat16 Automatic Mixed Precision (AMP)\n"), "precision=bf16 ");
 }
 
+// Note: [App fact]: the app's code folder in a frame or log line, or a line only the app prints (lines as the
+// corpus logs print them: ComfyUI#5278's traceback, sd-webui-controlnet#2105's portable web UI, Fooocus' log,
+// sd-scripts' LoRA trainer).
+TEST(EnvFacts, ReadsTheAppFromItsCodePathsAndItsOwnLines) {
+  const std::pair<const char*, const char*> kCases[] = {
+      {"  File \"C:\\ComfyUI_windows_portable\\ComfyUI\\execution.py\", line 317, in execute\n", "app=comfyui os=windows "},
+      {"2024-12-16 17:10:56,767 - root - ERROR - !!! Exception during processing !!! Allocation on device \n", "app=comfyui "},
+      {"  File \"H:\\AI-ComfyUI\\python_embeded\\Lib\\site-packages\\torch\\nn\\modules\\conv.py\", line 554\n",
+       "app=comfyui os=windows "},
+      {"Error occurred when executing INPAINT_LoadFooocusInpaint:\n", "app=comfyui "},
+      {"      File \"F:\\sd.webui\\webui\\modules\\sd_hijack_optimizations.py\", line 518, in forward\n",
+       "app=webui os=windows "},
+      {"  File \"D:\\Fooocus_win64\\Fooocus\\modules\\async_worker.py\", line 913, in worker\n", "app=fooocus os=windows "},
+      {"  File \"/home/u/kohya_ss/sd-scripts/train_network.py\", line 1012, in train\n", "app=kohya os=linux "},
+      // A ComfyUI log naming the web UI's models folder as an extra search path states no second app.
+      {"  File \"F:\\AI\\ComfyUI\\comfy\\sd.py\", line 1\n"
+       "Adding extra search path checkpoints F:\\AI\\Automatic1111\\stable-diffusion-webui\\models/Stable-diffusion\n",
+       "app=comfyui os=windows "},
+      // The app's name alone (a model or a node named after it) states nothing.
+      {"Loading ComfyUI-style workflow json\n", ""},
+  };
+  for (const auto& [text, want] : kCases) EXPECT_EQ(FactsOf(text), want) << text;
+}
+
 TEST(EnvFacts, AssertsOnlyWhatALineSaysIsOn) {
   // A flag or option turned off states nothing, and `--fp16_full_eval` is another option.
   EXPECT_EQ(FactsOf("fp16: False\nbf16=False\n--fp16 false\n--fp16_full_eval\n"), "");

@@ -183,6 +183,36 @@ void EnvFacts::AddLine(std::string_view whole) {
   if (Has(line, "river Version:") || Has(line, "river version:")) {
     if (RE2::PartialMatch(in, Re(R"((?i)driver version: (\d+\.\d+(?:\.\d+)?))"), &a)) Set("driver", a, line);
   }
+  // The image-generation app or trainer the log comes from (Note: [App fact] in env_facts.h): its own paths in
+  // frames and log lines, or lines only it prints. A path alone is read only with the app's code folder after it,
+  // so a ComfyUI log that names an AUTOMATIC1111 models folder as an extra search path states no second app.
+  if (Has(line, "omfy")) {
+    if (RE2::PartialMatch(in, Re(R"((?i)comfyui[^\\/\s"']*[\\/]+(?:comfy|comfy_extras|custom_nodes|execution\.py|nodes\.py|main\.py|python_embeded|python|venv)\b|^\s*# ComfyUI Error Report|\[ComfyUI-Manager\])"))) {
+      Set("app", "comfyui", line);
+    }
+  } else if (Has(line, "!!! Exception during processing !!!") || Has(line, "Error occurred when executing ")) {
+    Set("app", "comfyui", line);
+  }
+  if (Has(line, "webui")) {
+    if (RE2::PartialMatch(in, Re(R"((?i)(?:stable-diffusion-webui[\w.-]*|sd\.webui[\\/]+webui|sd-webui-forge[\w.-]*)[\\/]+(?:modules|extensions|extensions-builtin|repositories|webui\.py|launch\.py)\b)"))) {
+      Set("app", "webui", line);
+    }
+  }
+  if (Has(line, "ooocus")) {
+    if (RE2::PartialMatch(in, Re(R"((?i)fooocus[\w.-]*[\\/]+(?:modules|ldm_patched|extras|entry_with_update\.py|launch\.py|webui\.py|python_embeded)\b|^\s*\[Fooocus\])"))) {
+      Set("app", "fooocus", line);
+    }
+  }
+  if (Has(line, "nvoke")) {
+    if (RE2::PartialMatch(in, Re(R"([\\/]invokeai[\\/]+(?:backend|app)[\\/]|^\s*\[[\d :,.-]+\]::\[InvokeAI\])"))) {
+      Set("app", "invokeai", line);
+    }
+  }
+  if (Has(line, "sd-scripts") || Has(line, "kohya")) {
+    if (RE2::PartialMatch(in, Re(R"((?i)(?:sd-scripts|kohya_ss|kohya-ss)[\\/]+(?:library|networks|[\w-]*train[\w-]*\.py|sd-scripts)\b)"))) {
+      Set("app", "kohya", line);
+    }
+  }
   if (Has(line, "num_workers")) {
     if (RE2::PartialMatch(in, Re(R"(\bnum_workers['"]?\s*[:= ]\s*(\d+)\b)"), &a)) Set("num_workers", a, line);
   }
@@ -203,8 +233,9 @@ std::map<std::string, std::string> EnvFacts::Values() const {
 }
 
 const std::vector<std::string>& EnvFacts::Names() {
-  static const std::vector<std::string> names = {"build",       "cuda_available", "device", "driver", "driver_cuda",
-                                                 "num_workers", "os",             "precision", "python", "torch_cuda"};
+  static const std::vector<std::string> names = {"app",         "build",  "cuda_available", "device", "driver",
+                                                 "driver_cuda", "num_workers", "os", "precision", "python",
+                                                 "torch_cuda"};
   return names;
 }
 

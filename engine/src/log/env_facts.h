@@ -45,8 +45,16 @@ class EnvFacts {
   // Every fact stated without disagreement, name -> value (for Lua's ctx.facts).
   std::map<std::string, std::string> Values() const;
 
-  // The names a rule may ask about, sorted: build, cuda_available, device, driver, driver_cuda,
+  // The names a rule may ask about, sorted: app, build, cuda_available, device, driver, driver_cuda,
   // num_workers, os, precision, python, torch_cuda.
+  //
+  // Note: [App fact]. `app` names the image-generation front end or trainer the log comes from (comfyui,
+  // webui for AUTOMATIC1111/Forge and their forks, fooocus, invokeai, kohya for kohya-ss's sd-scripts and its
+  // GUI), read from the app's own code paths in frames and log lines (its folder followed by one of its code
+  // folders, its portable build's python_embeded, python or venv folder) or lines only it prints (ComfyUI's
+  // `!!! Exception during processing !!!` and `Error occurred when executing NODE:`). Its users run inference
+  // or LoRA training through the app's settings, not a training script of their own, so a rule can give them
+  // the app's switches (ComfyUI's --lowvram, the web UI's --medvram) instead of code changes.
   static const std::vector<std::string>& Names();
 
  private:
