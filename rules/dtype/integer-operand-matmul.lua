@@ -21,6 +21,12 @@ local KINDS = {
     module = "/torch/nn/modules/linear%.py$",
     source = { "F%.linear%(", "torch%.matmul%(", "torch%.mm%(", "torch%.bmm%(", "torch%.addmm%(",
                "torch%.einsum%(", "[%w_%)%]] @ [%w_%(]" } },
+  -- nn.RNN / LSTM / GRU before 2.1's own input check (rnn-input-dtype): the recurrent matrix products say
+  -- "expected scalar type Long but found Float" for integer inputs (threads: pytorch#99998 under 2.0)
+  { kind = "product",
+    funcs = {},
+    module = "/torch/nn/modules/rnn%.py$",
+    source = { "_VF%.lstm%(", "_VF%.gru%(", "_VF%.rnn_tanh%(", "_VF%.rnn_relu%(" } },
 }
 
 -- The kind of one frame ("product", "other") or nil.
@@ -71,6 +77,12 @@ function test_linear_frame_kept_loss_frame_vetoed()
   local loss = { frame("train.py", "<module>", "loss = F.cross_entropy(out, y)"),
                  frame("/x/torch/nn/functional.py", "cross_entropy", "return torch._C._nn.cross_entropy_loss(input, target)") }
   assert(matmul_operand({ confidence = 0.85, captures = {}, incident = { frames = loss } }) == false)
+end
+
+function test_rnn_frame_kept()
+  local rnn = { frame("train.py", "<module>", "out, _ = lstm(x, None)"),
+                frame("/x/torch/nn/modules/rnn.py", "LSTM.forward", "result = _VF.lstm(input, hx, self._flat_weights, self.bias, self.num_layers,") }
+  assert(type(matmul_operand({ confidence = 0.85, captures = {}, incident = { frames = rnn } })) == "table")
 end
 
 function test_no_frames_vetoed()
