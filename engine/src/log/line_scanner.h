@@ -87,15 +87,21 @@ class LineScanner {
    public:
     virtual ~HitFilter() = default;
     virtual bool Counts(std::uint32_t k, const char* p, size_t n, size_t start) const = 0;
+    // The bytes around a keyword where it may count (Contexts): ASCII-lowered, -1 for any byte.
+    // `after2` is the second byte after the keyword (Note: [Second byte after]); -1 when `after` is.
+    struct Context {
+      int before = -1, after = -1, after2 = -1;
+    };
     // Note: [Hit contexts] in line_scanner.cc. False (the default) when keyword k may count wherever it
-    // lies; else true with *pairs listing (before, after) byte pairs, -1 for any byte, such that Counts
-    // holds for k (`keyword`) at text[start] (with 0 < start and end = start + its length < n) only where some
-    // pair has before -1 or ASCII-lower(text[start - 1]) and after -1 or ASCII-lower(text[end]). A
-    // pair (-1, -1) makes the list say nothing: answer false instead. Asked when a scanner is built.
-    virtual bool Contexts(std::uint32_t k, std::string_view keyword, std::vector<std::pair<int, int>>* pairs) const {
+    // lies; else true with *contexts listing byte contexts such that Counts holds for k (`keyword`) at
+    // text[start] (with 0 < start and end = start + its length, end + 1 < n) only where some context
+    // has before -1 or ASCII-lower(text[start - 1]), after -1 or ASCII-lower(text[end]), and after2 -1
+    // or ASCII-lower(text[end + 1]). A context of -1 alone makes the list say nothing: answer false
+    // instead. Asked when a scanner is built.
+    virtual bool Contexts(std::uint32_t k, std::string_view keyword, std::vector<Context>* contexts) const {
       (void)k;
       (void)keyword;
-      (void)pairs;
+      (void)contexts;
       return false;
     }
   };
@@ -226,10 +232,12 @@ class LineScanner {
   };
   // Where the filter counts a keyword (HitFilter::Contexts), for the anchor table's slots of one
   // keyword: the anchor's offset in it and its length; the bytes allowed before it whatever follows
-  // and after it whatever precedes; a 256-bit hash set of the (before, after) pairs allowed together.
+  // and after it whatever precedes; a 256-bit hash set of the (before, after) pairs allowed together;
+  // and one of the (after, second byte after) pairs allowed whatever precedes (Note: [Second byte
+  // after]).
   struct HitContext {
     std::uint32_t offset = 0, length = 0;
-    std::uint64_t before[4] = {}, after[4] = {}, pairs[4] = {};
+    std::uint64_t before[4] = {}, after[4] = {}, pairs[4] = {}, after_pairs[4] = {};
   };
   static unsigned PairHash(unsigned before, unsigned after);
   // False when the keyword of `c` cannot lie at p[at - offset] of p[0, n) in a place its filter counts.
@@ -465,7 +473,7 @@ struct LinePrefilter : LineScanner::HitFilter {
 
   // Note: [Hit contexts] in line_scanner.cc: the byte pairs around keyword k where its literal checks
   // can find a literal, read off keyword_checks (each literal's bytes just before and after its k).
-  bool Contexts(std::uint32_t k, std::string_view keyword, std::vector<std::pair<int, int>>* pairs) const override;
+  bool Contexts(std::uint32_t k, std::string_view keyword, std::vector<Context>* contexts) const override;
   // Note: [Keyword contexts] in line_scanner.cc. Per keyword: true when every line holding it must stop
   // the scan (an idle keyword; a pattern of it with no literal to compare, or with a literal searched
   // for, LiteralCheck offset -1); false when a line holds one of its patterns' literals there only
