@@ -218,6 +218,11 @@ class LineScanner {
   // False when no full-length anchor can be the kPrints bytes at p (the hash of their LooseWord is not
   // in anchors_).
   bool HashMayHold(const char* p) const;
+  // False when no keyword shorter than kPrints can begin at p, with kPrints bytes readable there (the
+  // hash of the LooseWord's first bytes, as many as a short keyword's length, is not in anchors_; Note:
+  // [Short keyword hash] in line_scanner.cc).
+  bool ShortHashMayHold(const char* p) const;
+  static std::uint32_t ShortMask(size_t length);  // the low `length` bytes of a word
 
   // One slot of the anchor table (Note: [Anchor table]): a full-length anchor's bytes (folded) and the
   // keywords anchored on them, refs_[begin, end); begin == end: an empty slot.
@@ -274,8 +279,11 @@ class LineScanner {
   std::vector<std::uint32_t> first_[256];   // keyword indexes by lower-cased first byte
   bool has_first_[256] = {};
   std::vector<Anchored> bucket_[kBuckets];
-  unsigned short_buckets_ = 0;             // buckets of keywords shorter than kPrints: no hash check
-  std::vector<std::uint64_t> anchors_;     // bitset over AnchorHash(LooseWord) of every full-length anchor
+  unsigned short_buckets_ = 0;             // buckets of keywords shorter than kPrints
+  unsigned short_lengths_ = 0;             // bit L: a keyword of L < kPrints bytes
+  // Bitset over AnchorHash(LooseWord) of every full-length anchor, and of each shorter keyword's
+  // LooseWord cut to its length (Note: [Short keyword hash]).
+  std::vector<std::uint64_t> anchors_;
   std::vector<AnchorSlot> table_;          // full-length anchors by AnchorHash, open addressing
   std::vector<Anchored> refs_;             // the keywords of each slot, slot after slot
   // [set of 8 buckets][anchor byte][nibble] -> bucket bits
