@@ -38,293 +38,32 @@ constexpr std::uint64_t kInputTimeCalls = 8;
 
 // Trusted set-up code, run once per state with the full base library. It hardens the shared string
 // metatable, defines the `triage` helper table and returns the environment builder and freezer.
-constexpr char kSetup[] = R"lua(
--- C: whether the running call's budget has run out; per_input's budget brackets (Note: [Per-input memo])
-local stopped, widen, narrow = ...
-local string, table, math, utf8 = string, table, math, utf8
-string.dump = nil                        -- no bytecode out, and load is never offered to rules
-getmetatable("").__metatable = false     -- rules cannot reach the shared string metatable
-
-local triage = { api_version = 1 }
-
-function triage.number(s)
-  if type(s) == "number" then return s end
-  if type(s) ~= "string" then return nil end
-  s = s:gsub("[,_]", "")
-  return tonumber((s:match("^%s*(.-)%s*$")))
-end
-
-local units = { B = 1, KB = 1e3, MB = 1e6, GB = 1e9, TB = 1e12,
-                KiB = 1024, MiB = 1024^2, GiB = 1024^3, TiB = 1024^4 }
-function triage.bytes(s)
-  if type(s) == "number" then return s end
-  if type(s) ~= "string" then return nil end
-  local n, u = s:match("^%s*([%d%.]+)%s*(%a*)%s*$")
-  n = tonumber(n)
-  if n == nil then return nil end
-  if u == "" then return n end
-  local m = units[u]
-  if m == nil then return nil end
-  return n * m
-end
-
-function triage.format_bytes(n)
-  if type(n) ~= "number" then return "?" end
-  local names = { "B", "KiB", "MiB", "GiB", "TiB" }
-  local i = 1
-  while math.abs(n) >= 1024 and i < #names do n = n / 1024; i = i + 1 end
-  if i == 1 then return string.format("%d B", math.floor(n)) end
-  return string.format("%.2f %s", n, names[i])
-end
-
-function triage.shape(s)
-  if type(s) ~= "string" then return nil end
-  local t = {}
-  for d in s:gmatch("%-?%d+") do t[#t + 1] = math.tointeger(tonumber(d)) end
-  return t
-end
-
-function triage.numel(shape)
-  local p = 1
-  for _, d in ipairs(shape) do p = p * d end
-  return p
-end
-
-function triage.factor(n)
-  n = math.tointeger(n)
-  if n == nil or n < 2 then return {} end
-  local f, d = {}, 2
-  while d * d <= n do
-    while n % d == 0 do f[#f + 1] = d; n = n // d end
-    d = d + 1
-  end
-  if n > 1 then f[#f + 1] = n end
-  return f
-end
-
-function triage.divisors(n)
-  n = math.tointeger(n)
-  if n == nil or n < 1 then return {} end
-  local lo, hi, d = {}, {}, 1
-  while d * d <= n do
-    if n % d == 0 then
-      lo[#lo + 1] = d
-      if d ~= n // d then table.insert(hi, 1, n // d) end
-    end
-    d = d + 1
-  end
-  for _, v in ipairs(hi) do lo[#lo + 1] = v end
-  return lo
-end
-
-function triage.isqrt(n)
-  n = math.tointeger(n)
-  if n == nil or n < 0 then return nil end
-  local r = math.tointeger(math.floor(math.sqrt(n)))
-  while r * r > n do r = r - 1 end
-  while (r + 1) * (r + 1) <= n do r = r + 1 end
-  return r
-end
-
-function triage.message_literal(incidents, literals)
-  if type(incidents) ~= "table" or type(literals) ~= "table" then return nil end
-  for _, inc in ipairs(incidents) do
-    local m = type(inc) == "table" and type(inc.message) == "string" and inc.message or ""
-    for _, s in ipairs(literals) do
-      if m:find(s, 1, true) then return s end
-    end
-  end
-  return nil
-end
-
--- The lines of `message` that hold any of `literals` (plain text), in order.
-function triage.lines_with(message, literals)
-  local out = {}
-  if type(message) ~= "string" or type(literals) ~= "table" then return out end
-  for line in (message .. "\n"):gmatch("([^\n]*)\n") do
-    for _, s in ipairs(literals) do
-      if line:find(s, 1, true) then out[#out + 1] = line; break end
-    end
-  end
-  return out
-end
-
--- Note: [Printed rows] The rows of a tensor as print() shows it: each innermost [...] on a line. A row
--- counts when every item in it is one of the given texts ("..." of a summarised print always is).
-function triage.printed_rows(message, items)
-  if type(message) ~= "string" or type(items) ~= "table" then return 0, false end
-  local allowed = { ["..."] = true }
-  for _, v in ipairs(items) do allowed[v] = true end
-  local rows, other = 0, false
-  for line in (message .. "\n"):gmatch("([^\n]*)\n") do
-    local body = line:match("%[([^%[%]]*)%]")
-    if body then
-      local only = true
-      for item in body:gmatch("[^,%s]+") do
-        if not allowed[item] then only = false end
-      end
-      if only then rows = rows + 1 else other = true end
-    end
-  end
-  return rows, other
-end
-
-function triage.finite(values)
-  local out = {}
-  if type(values) ~= "table" then return out end
-  for _, v in ipairs(values) do
-    if type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge then out[#out + 1] = v end
-  end
-  return out
-end
-
-function triage.rising_share(values)
-  local v = triage.finite(values)
-  if #v < 2 then return 0, #v end
-  local up = 0
-  for i = 2, #v do
-    if v[i] > v[i - 1] then up = up + 1 end
-  end
-  return up / (#v - 1), #v
-end
-
--- Note: [Embedding tables in frames] The embedding table a traceback's frames call, innermost frame first
--- (frames are outermost first): the kind ("positions", "token_type" or "tokens"), the attribute name, the
--- frame and "self.NAME(...) at FILE:LINE", or nil. Models name their tables the same way across families and releases: positions as
--- position_embeddings (BERT, RoBERTa, ESM), position_embedding (CLIP), embed_positions (BART, OPT, Whisper,
--- fairseq), wpe (GPT-2, nanoGPT); token types as token_type_embeddings; tokens as word_embeddings,
--- embed_tokens, wte, embed_in, tok_embeddings, token_embedding. A call is `.NAME(` on the frame's source line.
-local embedding_kinds = {
-  position_embeddings = "positions", position_embedding = "positions", embed_positions = "positions",
-  wpe = "positions",
-  token_type_embeddings = "token_type",
-  word_embeddings = "tokens", embed_tokens = "tokens", wte = "tokens", embed_in = "tokens",
-  tok_embeddings = "tokens", token_embedding = "tokens",
-}
-function triage.embedding_table(frames)
-  if type(frames) ~= "table" then return nil end
-  for i = #frames, 1, -1 do
-    local f = frames[i]
-    local src = type(f) == "table" and type(f.source) == "string" and f.source or ""
-    for name in src:gmatch("%.([%a_][%w_]*)%s*%(") do
-      if embedding_kinds[name] then
-        local file = type(f.file) == "string" and f.file:match("[^/\\]+$") or "?"
-        return embedding_kinds[name], name, f, "self." .. name .. "(...) at " .. file .. ":" .. tostring(f.line or "?")
-      end
-    end
-  end
-  return nil
-end
-
--- Evidence for a hypothesis' `when` from triage.embedding_table: for kind "positions", "token_type" or "tokens"
--- the sentence naming the call when the frames call a table of that kind (false otherwise); for "none", true
--- when they call no known table.
-function triage.embedding_evidence(frames, kind)
-  local k, _, _, where = triage.embedding_table(frames)
-  if kind == "none" then return k == nil end
-  if k == nil or k ~= kind then return false end
-  return "the failing call is " .. where
-end
-
-local base = {
-  assert = assert, error = error, ipairs = ipairs, next = next, pairs = pairs, pcall = pcall,
-  select = select, tonumber = tonumber, tostring = tostring, type = type, xpcall = xpcall,
-  rawequal = rawequal, rawget = rawget, rawlen = rawlen, rawset = rawset,
-  getmetatable = getmetatable, _VERSION = _VERSION,
-}
--- Lua runs a message handler with hooks off when the error came from the count hook (the budget
--- ran out), so a rule's own handler would run unbounded: it is skipped then (Note: [Lua deadline]).
-local raw_xpcall = xpcall
-base.xpcall = function(f, handler, ...)
-  return raw_xpcall(f, function(e)
-    if stopped() then return e end
-    return handler(e)
-  end, ...)
-end
-local raw_setmetatable = setmetatable
--- Finalizers would run at arbitrary times (another rule's call, state shutdown): refuse them.
-base.setmetatable = function(t, mt)
-  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
-    error("__gc metamethods are not allowed in rules", 2)
-  end
-  return raw_setmetatable(t, mt)
-end
-local libs = { string = string, table = table, math = math, utf8 = utf8, triage = triage }
-
-local function copy(t)
-  local c = {}
-  for k, v in next, t do c[k] = v end
-  return c
-end
-
-local pack, unpack, raw_pcall = table.pack, table.unpack, pcall
-
--- triage.per_input for one environment (Note: [Per-input memo]): what fn(ctx.incidents) returned,
--- kept per incidents table and per function, so fn runs once per input however many calls ask.
-local function per_input_of()
-  local kept = raw_setmetatable({}, { __mode = "k" })  -- incidents table -> {fn -> packed results}
-  return function(ctx, fn)
-    if type(ctx) ~= "table" then error("triage.per_input: ctx must be the call's ctx table", 2) end
-    if type(fn) ~= "function" then error("triage.per_input: fn must be a function", 2) end
-    local incidents = ctx.incidents
-    if type(incidents) ~= "table" then return fn({}) end  -- no input to keep it for
-    local by_fn = kept[incidents]
-    if by_fn == nil then
-      by_fn = {}
-      kept[incidents] = by_fn
-    end
-    local r = by_fn[fn]
-    if r == nil then
-      widen()
-      local done = pack(raw_pcall(fn, incidents))
-      narrow()
-      if not done[1] then error(done[2], 0) end
-      r = pack(unpack(done, 2, done.n))
-      by_fn[fn] = r
-    end
-    return unpack(r, 1, r.n)
-  end
-end
-
-local function make_env()
-  local e = copy(base)
-  for name, lib in next, libs do e[name] = copy(lib) end
-  e.triage.per_input = per_input_of()
-  e._G = e
-  return e
-end
-
-local function readonly(_, k)
-  error("rule globals are read-only once the file has run (assigning '" .. tostring(k) ..
-        "'); use a local variable", 2)
-end
-
--- Moves every global of a rule into a backing table and leaves the environment empty behind a
--- metatable: reads still work, assignments fail.
-local function freeze(e)
-  local b = {}
-  for k, v in next, e do b[k] = v end
-  for k in next, b do e[k] = nil end
-  raw_setmetatable(e, { __index = b, __newindex = readonly, __metatable = false })
-  return b
-end
-
-return make_env, freeze
-)lua";
+constexpr char kSetup[] =
+#include "rules/lua_setup.inc"
+    ;
 
 // Registry keys for the two set-up functions.
 constexpr char kMakeEnvKey[] = "triage.make_env";
 constexpr char kFreezeKey[] = "triage.freeze";
 
 // Note: [Set-up bytecode]
-// Every rule's state runs kSetup, and a load with no rule cache checks each Lua rule in a state of
-// its own (~80 states for the bundled rules): parsing the ~200 lines of set-up source each time was
-// ~1.1 M instructions a state, ~4% of such a start. The source is compiled once per process, in a
-// scratch state that holds nothing else, when a second state is made (a warm start usually calls one
-// Lua rule: its one state parses the source, as before), and every later state loads the bytecode
-// (debug information kept, so an error names `triage-setup` and its line as before). Only this program's own dump is
-// ever loaded as bytecode; rules' chunks stay text only ("t"), and string.dump is removed before a
-// rule runs. An empty result (the scratch state could not start) makes OpenLibs parse the source.
+// Every rule's state runs kSetup (the check state of a load that reads rule files, and each Lua rule's
+// own state in a diagnosis): parsing its ~270 lines of source costs ~1.3 M instructions a state. The
+// build compiles it once (engine/tools/lua_setup_dump.cc, with the Lua library the build links) into
+// kSetupBytecode, which every state loads; debug information is kept, so an error names
+// `triage-setup` and its line as the source would. Where the build could not make it (a cross
+// build: empty) or this Lua refuses it (the bytecode header names another Lua version, word sizes or
+// number format), the process compiles the source once, in a scratch state that holds nothing else,
+// when a second state is made, the first state parsing the source (SetupBytecode), as before the
+// build step. Only this program's own dump is ever loaded as bytecode; rules' chunks stay text only
+// ("t"), and string.dump is removed before a rule runs. An empty result (the scratch state could not
+// start) makes OpenLibs parse the source.
+constexpr unsigned char kSetupBytecode[] = {
+#include "lua_setup_bytecode.inc"
+};
+// The generated file holds the single byte 0 where the build made no bytecode.
+constexpr size_t kSetupBytecodeSize = sizeof kSetupBytecode > 1 ? sizeof kSetupBytecode : 0;
+
 int AppendBytes(lua_State*, const void* p, size_t size, void* out) {
   static_cast<std::string*>(out)->append(static_cast<const char*>(p), size);
   return 0;
@@ -573,12 +312,23 @@ int OpenLibs(lua_State* L) {
   luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
   luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
   lua_settop(L, 0);
-  // Note: [Set-up bytecode]: the process's first state parses the source, as making the bytecode would.
-  static std::atomic<bool> first{true};
-  const std::string* bytecode = first.exchange(false) ? nullptr : &SetupBytecode();
-  int status = bytecode == nullptr || bytecode->empty()
-                   ? luaL_loadbufferx(L, kSetup, sizeof kSetup - 1, "=triage-setup", "t")
-                   : luaL_loadbufferx(L, bytecode->data(), bytecode->size(), "=triage-setup", "b");
+  // Note: [Set-up bytecode]: the build's bytecode; else the process's first state parses the source, as
+  // making the bytecode would, and later ones load what the scratch state made of it.
+  static std::atomic<bool> embedded{kSetupBytecodeSize > 0};
+  int status = LUA_ERRSYNTAX;
+  if (embedded.load(std::memory_order_relaxed)) {
+    status = luaL_loadbufferx(L, reinterpret_cast<const char*>(kSetupBytecode), kSetupBytecodeSize, "=triage-setup", "b");
+    if (status == LUA_ERRSYNTAX) embedded.store(false, std::memory_order_relaxed);  // this Lua refuses it
+    if (status == LUA_ERRMEM) return lua_error(L);
+    if (status != LUA_OK) lua_pop(L, 1);
+  }
+  if (status != LUA_OK) {
+    static std::atomic<bool> first{true};
+    const std::string* bytecode = first.exchange(false) ? nullptr : &SetupBytecode();
+    status = bytecode == nullptr || bytecode->empty()
+                 ? luaL_loadbufferx(L, kSetup, sizeof kSetup - 1, "=triage-setup", "t")
+                 : luaL_loadbufferx(L, bytecode->data(), bytecode->size(), "=triage-setup", "b");
+  }
   if (status != LUA_OK) return lua_error(L);
   lua_pushcfunction(L, Stopped);
   lua_pushcfunction(L, WidenBudget);
