@@ -44,12 +44,8 @@ const std::vector<std::string>& Logs() {
   return logs;
 }
 
-// A copy of the bundled rules with broken files of every kind added (YAML and Lua errors, a rule
-// past its Lua memory cap), made once per process. The memory hog asks for too much at once: one
-// that fills the cap a string at a time took ~60 ms of CPU in a release build and ~225-260 ms under ASan,
-// so under a sanitizer and a busy machine it met the 250 ms time limit first, and a load's problems
-// then depended on the machine's speed (what failed the withdrawn parallel-reading test, engine/README
-// "Threads").
+// A copy of the bundled rules with broken files of every kind added (WriteBrokenRuleFiles), made once
+// per process.
 // Removed when the process ends.
 struct TempRules {
   std::string dir;
@@ -65,13 +61,7 @@ const std::string& RulesDir() {
     fs::remove_all(p);
     fs::copy(std::string(TRIAGE_SOURCE_DIR) + "/rules", p, fs::copy_options::recursive);
     fs::create_directories(p / "zz");
-    auto put = [&](const char* name, const char* text) { std::ofstream(p / "zz" / name) << text; };
-    put("syntax.lua", "rule = {\n");
-    put("orphan.lua", "function f() end\n");
-    put("memory.lua", "local s = string.rep('x', 1 << 25)\n");
-    put("bad.yaml", "id: bad\nmatch: [\n");
-    put("empty.yaml", "");
-    put("tabs.yaml", "id: tabs\n\tcategory: x\n");
+    triage_test::WriteBrokenRuleFiles((p / "zz").string());
     return p.string();
   }()};
   return rules.dir;

@@ -30,6 +30,22 @@ inline std::string ReadSourceFile(const std::string& relative) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// Broken rule files of every kind a load reports (a Lua syntax error, an orphan Lua file, a rule past
+// its Lua memory cap, bad YAML, an empty file, a tab), written into `dir`. The memory hog asks for too
+// much at once: one that fills the cap a string at a time took ~60 ms of CPU in a release build and
+// ~225-260 ms under ASan, so under a sanitizer and a busy machine it met the 250 ms time limit first,
+// and a load's problems then depended on the machine's speed (what failed the parallel-reading test of
+// 2026-11-28, engine/README "Threads").
+inline void WriteBrokenRuleFiles(const std::string& dir) {
+  auto put = [&](const char* name, const char* text) { std::ofstream(dir + "/" + name) << text; };
+  put("syntax.lua", "rule = {\n");
+  put("orphan.lua", "function f() end\n");
+  put("memory.lua", "local s = string.rep('x', 1 << 25)\n");
+  put("bad.yaml", "id: bad\nmatch: [\n");
+  put("empty.yaml", "");
+  put("tabs.yaml", "id: tabs\n\tcategory: x\n");
+}
+
 inline std::string ObserveLoad(const triage::LoadResult& r) {
   std::string out;
   triage::ParsedRules p;

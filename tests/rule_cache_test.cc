@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <thread>
 
@@ -266,6 +267,68 @@ TEST(RuleCache, EditingOneFileReadsOnlyThatFile) {
     EXPECT_TRUE(ParseRuleParts(std::string_view(bytes).substr(magic.size()), &all));
   }
   fs::remove_all(cache);
+  fs::remove_all(rules);
+}
+
+// Every file of a cache directory (name and bytes), sorted by name, but the stamp indexes: whether a
+// load writes one depends on how long ago the files were written (Note: [Rule file stamps]).
+std::map<std::string, std::string> CacheFiles(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("stamps-", 0) != 0) out[name] = ReadText(e.path().string());
+  }
+  return out;
+}
+
+// Note: [Parallel rule reading]: a load that reads its files on several threads gives the rules,
+// problems, parts file and entry that reading them on one thread gives, byte for byte, with a cache
+// or none, every file read or some of them from the parts file, broken files among them
+// (WriteBrokenRuleFiles); the prefilter and the diagnoses of a few logs too (ObserveLoad). Fails when
+// the parts are kept in the order the threads finish them.
+TEST(RuleCache, ReadingOnManyThreadsGivesWhatOneThreadGives) {
+  const std::string rules = TempDir("threads_rules");
+  fs::remove_all(rules);
+  fs::copy(std::string(TRIAGE_SOURCE_DIR) + "/rules", rules, fs::copy_options::recursive);
+  fs::create_directories(rules + "/zz");
+  triage_test::WriteBrokenRuleFiles(rules + "/zz");
+  auto load = [&](int threads, bool cache, const std::string& cache_dir) {
+    LoadOptions o;
+    o.bundled = o.env_path = o.system = o.user = o.project = false;
+    o.dirs = {rules};
+    o.cache = cache;
+    o.cache_dir = cache_dir;
+    o.threads = threads;
+    return triage_test::ObserveLoad(LoadRules(o));
+  };
+  const std::string one = load(1, false, "");
+  EXPECT_GT(one.size(), 100000u);
+  EXPECT_NE(one.find("lua-memory"), std::string::npos);
+  std::map<int, std::string> caches;
+  for (int threads : {1, 2, 4}) {
+    EXPECT_TRUE(load(threads, false, "") == one) << threads << " threads, no cache";
+    caches[threads] = TempDir("threads_cache_" + std::to_string(threads));
+    EXPECT_TRUE(load(threads, true, caches[threads]) == one) << threads << " threads, a cache";
+  }
+  const auto files = CacheFiles(caches[1]);
+  EXPECT_EQ(files.count(kRulePartsFile), 1u);
+  for (int threads : {2, 4}) EXPECT_TRUE(CacheFiles(caches[threads]) == files) << threads << " threads wrote another cache";
+  // Some files edited: those are read, the others come from the parts file.
+  int edited = 0;
+  for (const auto& e : fs::recursive_directory_iterator(rules)) {
+    if (e.path().extension() == ".yaml" && edited++ % 7 == 0) std::ofstream(e.path(), std::ios::app) << "# edited\n";
+  }
+  ASSERT_GT(edited / 7, 40);
+  for (int threads : {1, 4}) {
+    for (const auto& e : fs::directory_iterator(caches[threads])) {
+      if (e.path().filename().string().rfind("rules-", 0) == 0) fs::remove(e.path());
+    }
+  }
+  const std::string edited_one = load(1, true, caches[1]);
+  EXPECT_TRUE(load(4, true, caches[4]) == edited_one) << "4 threads, some parts cached";
+  EXPECT_TRUE(CacheFiles(caches[4]) == CacheFiles(caches[1])) << "4 threads wrote another cache after the edits";
+  EXPECT_TRUE(load(1, false, "") == edited_one);
+  for (const auto& [threads, dir] : caches) fs::remove_all(dir);
   fs::remove_all(rules);
 }
 

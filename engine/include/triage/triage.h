@@ -236,6 +236,11 @@ struct LoadOptions {
   // else) may be left out of a set loaded from the cache, which then skips them as it reads (Note:
   // [Examples left out] in engine/src/rules/rule_cache.cc). `triage` diagnosing logs sets it.
   bool examples = true;
+  // Threads that read rule files when a load has many to read (no cache entry for them): 0 picks
+  // (TRIAGE_LOAD_THREADS, else the cores this process may run on, at most 4 and one per 16 files to
+  // read); 1 reads on the calling thread only. The result is the same whatever the number (Note:
+  // [Parallel rule reading] in engine/src/rules/rule_loader.cc).
+  int threads = 0;
 };
 
 struct LoadResult {

@@ -3,16 +3,22 @@
 
 #include <time.h>
 
+#include <sched.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <exception>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <unordered_map>
 
 #include <yaml-cpp/yaml.h>
@@ -122,6 +128,7 @@ struct BuildInput {
   LuaLimits limits;
   const RuleSet* previous = nullptr;  // a reload keeps the last good version of a broken file's rule
   bool examples = true;  // LoadOptions::examples: false lets a set read from the cache leave them out
+  int threads = 0;       // LoadOptions::threads (Note: [Parallel rule reading])
 };
 
 // Lua checks shared by every rule of one load: one lua_State runs them all (Note: [Shared check
@@ -290,15 +297,81 @@ struct PartJob {
   bool lua_too_large;
 };
 
-// Reads jobs[which[k]] into (*out)[which[k]] for every k, in order, on the calling thread, the Lua
-// files checked in one Lua state (Note: [Shared check state] in lua_runtime.cc).
-void ReadParts(const std::vector<PartJob>& jobs, const std::vector<size_t>& which, bool strict,
-               const LuaLimits& limits, std::vector<RulePart>* out) {
-  LuaChecker lua(limits, strict, nullptr);  // ReadPart points it at each part's problems
-  for (size_t k : which) {
-    const PartJob& job = jobs[k];
-    (*out)[k] = ReadPart(*job.sf, job.lua_file, job.lua_too_large, strict, lua);
+// Note: [Parallel rule reading]
+// With no usable cache (none at all, a new rule set, another program's cache) a load reads every rule
+// file: ~285 M of the ~335 M instructions of a no-cache start with the bundled rules (2026-11-29,
+// 472 rules). Reading a file depends on that file alone (ReadPart: its YAML, its patterns' checks, its
+// Lua run in a fresh environment), so the files to read are shared out among threads, each with its
+// own Lua check state (Note: [Shared check state] in lua_runtime.cc), each taking the next file from
+// a counter, and the parts are kept by file, so everything after (the parts file, the problems and
+// rules in file order, the cache entry) is what one thread makes, byte for byte. The threads:
+// LoadOptions::threads, else TRIAGE_LOAD_THREADS (either at most kMaxAskedThreads), else the cores
+// this process may run on (sched_getaffinity), at most kMaxLoadThreads and one per kFilesPerThread
+// files to read, so an edit (one file) or a small rule directory is read on the calling thread
+// alone. The CPU time is the same or a little more (each thread starts its own Lua state and malloc
+// arena); the wall time falls where a core is idle, and where none is, a helper that gets no core
+// takes no file (the counter hands files to whoever asks), so the load waits at most for the file a
+// late helper took. Whatever ReadPart calls must stay safe to run on several threads at once (the
+// function-local statics it reads are built once; RequiredLiterals' memo is behind a mutex; the atom
+// and word memos are per thread). A thread that cannot be started leaves its share to the others.
+// 2026-11-28 this ran with half the cores (one thread on 2 cores) and was withdrawn after its test
+// failed under ASan: the test's memory hog met the Lua time limit on a busy machine (tests/bench/
+// README.md "seventh pass"); the test's hog now fails at its first allocation.
+constexpr int kMaxLoadThreads = 4;
+constexpr size_t kFilesPerThread = 16;
+constexpr size_t kMaxAskedThreads = 64;  // what LoadOptions::threads or the variable may ask for
+
+size_t UsableCores() {
+#ifdef CPU_COUNT
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<size_t>(std::max(CPU_COUNT(&set), 1));
+#endif
+  return std::max(std::thread::hardware_concurrency(), 1u);
+}
+
+int LoadThreads(int requested, size_t files) {
+  if (requested <= 0) {
+    if (const char* env = std::getenv("TRIAGE_LOAD_THREADS"); env && *env) requested = std::atoi(env);
   }
+  if (requested > 0) {
+    return static_cast<int>(std::min<size_t>({static_cast<size_t>(requested), std::max<size_t>(files, 1), kMaxAskedThreads}));
+  }
+  const size_t by_files = std::max<size_t>(files / kFilesPerThread, 1);
+  return static_cast<int>(std::min<size_t>({UsableCores(), static_cast<size_t>(kMaxLoadThreads), by_files}));
+}
+
+// Reads jobs[which[k]] into (*out)[which[k]] for every k, on `threads` threads (the caller's among
+// them), the Lua files checked in one Lua state per thread.
+void ReadParts(const std::vector<PartJob>& jobs, const std::vector<size_t>& which, bool strict,
+               const LuaLimits& limits, int threads, std::vector<RulePart>* out) {
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::exception_ptr failure;
+  auto work = [&] {
+    try {
+      LuaChecker lua(limits, strict, nullptr);  // ReadPart points it at each part's problems
+      for (size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < which.size();) {
+        const PartJob& job = jobs[which[k]];
+        (*out)[which[k]] = ReadPart(*job.sf, job.lua_file, job.lua_too_large, strict, lua);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!failure) failure = std::current_exception();
+      next.store(which.size());
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // the threads started so far and this one share the files
+    }
+  }
+  work();
+  for (std::thread& h : helpers) h.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 // The SHA-256 of one file's bytes. The whole-set key and each file's part key (Note: [Rule parts])
@@ -344,8 +417,9 @@ class PartCache {
   }
 
   // The part of each job's file, in order: from the parts file when it holds one for these very
-  // inputs, else read now.
-  std::vector<RulePart> GetAll(const std::vector<PartJob>& jobs, bool strict, const LuaLimits& limits) {
+  // inputs, else read now (on `threads` threads when there are enough to read, Note: [Parallel rule
+  // reading]).
+  std::vector<RulePart> GetAll(const std::vector<PartJob>& jobs, bool strict, const LuaLimits& limits, int threads) {
     std::vector<RulePart> out(jobs.size());
     std::vector<std::string> keys(jobs.size());
     std::vector<size_t> from(jobs.size(), kRead);  // index into stored_, or kRead
@@ -365,7 +439,7 @@ class PartCache {
       }
       misses.push_back(j);
     }
-    ReadParts(jobs, misses, strict, limits, &out);
+    ReadParts(jobs, misses, strict, limits, LoadThreads(threads, misses.size()), &out);
     if (dir_.empty()) return out;
     for (size_t j = 0; j < jobs.size(); ++j) {  // this load's parts in file order
       if (from[j] != kRead) {
@@ -463,7 +537,7 @@ ParsedRules ParseAll(BuildInput& in, PartCache& parts) {
     }
     jobs.push_back({&sf, lua_file, lua_file && too_large.count(lua_file->path)});
   }
-  std::vector<RulePart> read = parts.GetAll(jobs, in.strict, in.limits);
+  std::vector<RulePart> read = parts.GetAll(jobs, in.strict, in.limits, in.threads);
   for (size_t j = 0; j < jobs.size(); ++j) {
     const SourceFile& sf = *jobs[j].sf;
     RulePart part = std::move(read[j]);
@@ -919,6 +993,7 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
   in.limits = options.lua;
   in.previous = previous;
   in.examples = options.examples;
+  in.threads = options.threads;
   CollectSources(options, &in.files, &in.disable, &in.calibration, &in.problems);
   return Build(std::move(in), cache_dir, probe ? &*probe : nullptr);
 }
