@@ -126,9 +126,9 @@ struct BuildInput {
   DisableList disable;
   std::vector<SourceFile> calibration;  // each directory's calibration.yaml, in search order
   LuaLimits limits;
+  int threads = 0;  // LoadOptions::threads (Note: [Parallel rule reading])
   const RuleSet* previous = nullptr;  // a reload keeps the last good version of a broken file's rule
   bool examples = true;  // LoadOptions::examples: false lets a set read from the cache leave them out
-  int threads = 0;       // LoadOptions::threads (Note: [Parallel rule reading])
 };
 
 // Lua checks shared by every rule of one load: one lua_State runs them all (Note: [Shared check
@@ -991,9 +991,9 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
   BuildInput in;
   in.strict = options.strict;
   in.limits = options.lua;
+  in.threads = options.threads;
   in.previous = previous;
   in.examples = options.examples;
-  in.threads = options.threads;
   CollectSources(options, &in.files, &in.disable, &in.calibration, &in.problems);
   return Build(std::move(in), cache_dir, probe ? &*probe : nullptr);
 }
