@@ -36,13 +36,35 @@ std::string ReadText(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-LoadResult LoadBundled(bool cache, const std::string& dir) {
+// The bundled rules alone, cached in `dir`.
+LoadOptions BundledOnly(const std::string& dir) {
   LoadOptions o;
   o.env_path = false;
   o.system = o.user = o.project = false;
-  o.cache = cache;
   o.cache_dir = dir;
+  return o;
+}
+
+LoadResult LoadBundled(bool cache, const std::string& dir) {
+  LoadOptions o = BundledOnly(dir);
+  o.cache = cache;
   return LoadRules(o);
+}
+
+// Flips the case of the first byte of `text` in `dir`'s whole-set entry, a change only the entry's
+// checksum can tell; returns the entry's key, "" when there is no entry or it does not hold `text`.
+std::string DamageEntryText(const std::string& dir, const std::string& text) {
+  std::string entry;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().rfind("rules-", 0) == 0) entry = e.path().string();
+  }
+  if (entry.empty()) return "";
+  std::string bytes = ReadText(entry);
+  const size_t at = bytes.find(text);
+  if (at == std::string::npos) return "";
+  bytes[at] ^= 0x20;
+  std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes;
+  return fs::path(entry).filename().string().substr(6, 64);
 }
 
 // Everything observable about a load (load_observe.h).
@@ -420,10 +442,7 @@ TEST(RuleCache, AnEditThatKeepsEveryLiteralReusesThePrefilterPlan) {
 // entry damaged inside an example is still a miss when they are read over.
 TEST(RuleCache, ALoadWithoutExamplesLeavesThemOutOnlyFromTheCache) {
   const std::string dir = TempDir("examples");
-  LoadOptions o;
-  o.env_path = false;
-  o.system = o.user = o.project = false;
-  o.cache_dir = dir;
+  LoadOptions o = BundledOnly(dir);
   o.examples = false;
   auto count = [](const LoadResult& r) {
     size_t n = 0;
@@ -454,24 +473,126 @@ TEST(RuleCache, ALoadWithoutExamplesLeavesThemOutOnlyFromTheCache) {
   EXPECT_TRUE(observe(left) == observe(kept)) << "a load without examples differs in more than them";
   EXPECT_TRUE(Observe(LoadBundled(true, dir)) == Observe(kept)) << "the entry lost its examples";
   // A byte of an example's text changed in the entry: the checksum fails, the load parses again.
-  std::string entry;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().filename().string().rfind("rules-", 0) == 0) entry = e.path().string();
-  }
-  ASSERT_FALSE(entry.empty());
-  std::string bytes = ReadText(entry);
   const Rule& first = kept.rules->rules.at(0);
   ASSERT_FALSE(first.examples.empty());
-  const size_t at = bytes.find(first.examples[0].text);
-  ASSERT_NE(at, std::string::npos);
-  bytes[at] ^= 0x20;
-  std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes;
+  const std::string key = DamageEntryText(dir, first.examples[0].text);
+  ASSERT_FALSE(key.empty());
   ParsedRules damaged;
-  const std::string name = fs::path(entry).filename().string();
-  EXPECT_FALSE(ReadRuleCache(dir, name.substr(6, 64), &damaged, CacheOwner::kUser, /*examples=*/false));
+  EXPECT_FALSE(ReadRuleCache(dir, key, &damaged, CacheOwner::kUser, /*examples=*/false));
   const LoadResult again = LoadRules(o);
   EXPECT_EQ(count(again), count(kept));
   EXPECT_TRUE(observe(again) == observe(kept));
+  fs::remove_all(dir);
+}
+
+// Note: [Texts on demand]: a load from the cache that leaves the rules' texts in the entry gives, rule
+// by rule through RuleSet::Full, what a full load gives, and the same reports; the texts are really
+// left out of the rules it holds, read only once per rule (from any thread), and a damaged or
+// malformed text is a miss as when texts are kept.
+TEST(RuleCache, TextsOnDemandGiveTheFullRulesAndTheSameReports) {
+  const std::string dir = TempDir("texts");
+  LoadOptions o = BundledOnly(dir);
+  const LoadResult full = LoadRules(o);  // a miss: parses, writes the entry
+  ASSERT_FALSE(full.rules->texts_deferred());
+  o.texts_on_demand = true;
+  const LoadResult lazy = LoadRules(o);
+  ASSERT_TRUE(lazy.rules->texts_deferred());
+  const RuleSet& set = *lazy.rules;
+  ASSERT_EQ(set.rules.size(), full.rules->rules.size());
+  auto texts = [](const Rule& r) {
+    return r.explain.value.size() + r.hypotheses.size() + r.checks.size() + r.verify.value.size() + r.refs.size() +
+           r.examples.size() + r.cpp_checks.size() + r.cpp_verify.value.size();
+  };
+  size_t left = 0, had = 0;
+  for (size_t i = 0; i < set.rules.size(); ++i) {
+    left += texts(set.rules[i]);
+    had += texts(full.rules->rules[i]);
+  }
+  EXPECT_EQ(left, 0u) << "texts were copied into the rules";
+  EXPECT_GT(had, 10000u);
+  // Every rule, its texts read on demand, serialises as the full load's, examples included.
+  auto serialise = [](std::vector<Rule> rules) {
+    ParsedRules p;
+    p.rules = std::move(rules);
+    return SerializeParsedRules(p);
+  };
+  std::vector<Rule> read;
+  for (size_t i = 0; i < set.rules.size(); ++i) read.push_back(set.Full(static_cast<int>(i)));
+  EXPECT_TRUE(serialise(read) == serialise(full.rules->rules)) << "a rule read on demand differs";
+  // The same copy every time, from any thread.
+  std::vector<std::vector<const Rule*>> seen(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < seen.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t k = 0; k < set.rules.size(); ++k) {
+        const size_t i = (k * (2 * t + 1) + t) % set.rules.size();
+        seen[t].push_back(&set.Full(static_cast<int>(i)));
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (size_t t = 0; t < seen.size(); ++t) {
+    for (size_t k = 0; k < set.rules.size(); ++k) {
+      const size_t i = (k * (2 * t + 1) + t) % set.rules.size();
+      ASSERT_EQ(seen[t][k], &set.Full(static_cast<int>(i)));
+    }
+  }
+  // The tools read them too: a rule's explanation, its examples run.
+  bool found = false;
+  EXPECT_EQ(ExplainRule(set, "linear-in-features", &found, 100), ExplainRule(*full.rules, "linear-in-features", &found, 100));
+  EXPECT_TRUE(found);
+  const RuleTestReport ran = RunRuleExamples(set, "linear-in-features");
+  EXPECT_GT(ran.results.size(), 0u);
+  EXPECT_EQ(ran.results.size(), RunRuleExamples(*full.rules, "linear-in-features").results.size());
+  EXPECT_EQ(ran.failed, 0);
+  // Without examples (as `triage` loads): the same rules less their examples, and the same reports on
+  // the observed logs and the corpus, each from a fresh load whose texts are all still in the entry.
+  o.examples = false;
+  std::vector<Rule> without = full.rules->rules;
+  for (Rule& r : without) r.examples.clear();
+  const LoadResult lean = LoadRules(o);
+  ASSERT_TRUE(lean.rules->texts_deferred());
+  std::vector<Rule> lean_read;
+  for (size_t i = 0; i < lean.rules->rules.size(); ++i) lean_read.push_back(lean.rules->Full(static_cast<int>(i)));
+  EXPECT_TRUE(serialise(lean_read) == serialise(without));
+  auto reports = [](const LoadResult& r) {
+    std::string out;
+    Engine engine(r.rules);
+    for (const char* log : triage_test::kObservedLogs) out += ToJson(engine.DiagnoseText(triage_test::ReadSourceFile(log)));
+    return out;
+  };
+  EXPECT_TRUE(reports(LoadRules(o)) == reports(full));
+  EXPECT_EQ(EvaluateCorpus(Engine(LoadRules(o).rules), std::string(TRIAGE_SOURCE_DIR) + "/corpus").ToText(),
+            EvaluateCorpus(Engine(full.rules), std::string(TRIAGE_SOURCE_DIR) + "/corpus").ToText());
+  // A byte of a hypothesis' text flipped in the entry: the checksum fails, the load parses again.
+  const Rule& first = full.rules->rules.at(0);
+  ASSERT_FALSE(first.hypotheses.empty());
+  const std::string key = DamageEntryText(dir, first.hypotheses[0].text.value);
+  ASSERT_FALSE(key.empty());
+  ParsedRules damaged;
+  EXPECT_FALSE(ReadRuleCache(dir, key, &damaged, CacheOwner::kUser, false, /*texts_on_demand=*/true));
+  const LoadResult again = LoadRules(o);
+  EXPECT_TRUE(reports(again) == reports(full));
+  // A text that does not read (an example's kind out of range, under a checksum that agrees) is a
+  // miss too, though the load reads over it.
+  Rule odd = first;
+  ASSERT_FALSE(odd.examples.empty());
+  odd.examples[0].kind = static_cast<ExampleKind>(7);
+  const std::string malformed = serialise({odd});
+  auto keep = std::make_shared<std::string>(malformed);
+  ParsedRules back;
+  EXPECT_FALSE(ParseParsedRules(*keep, &back, /*examples=*/false, keep));
+  EXPECT_FALSE(ParseParsedRules(*keep, &back, /*examples=*/true, keep));
+  const std::string good = serialise({first});
+  keep = std::make_shared<std::string>(good);
+  ASSERT_TRUE(ParseParsedRules(*keep, &back, /*examples=*/true, keep));
+  ASSERT_TRUE(back.deferred);
+  ASSERT_EQ(back.deferred->spans.size(), 1u);
+  Rule one = back.rules[0];
+  EXPECT_TRUE(one.hypotheses.empty());
+  ASSERT_TRUE(ReadDeferredTexts(*back.deferred, 0, &one));
+  EXPECT_TRUE(serialise({one}) == good);
+  EXPECT_FALSE(ReadDeferredTexts(*back.deferred, 1, &one));
   fs::remove_all(dir);
 }
 

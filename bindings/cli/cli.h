@@ -27,8 +27,9 @@ struct RuleFlags {
 bool ParseRuleFlag(int argc, char** argv, int* i, RuleFlags* flags, std::string* error);
 
 // Loads rules per flags; prints every problem to stderr. Returns the result (rules never null).
-// `examples` false: the rules' examples may be left out (LoadOptions::examples).
-LoadResult LoadWithFlags(const RuleFlags& flags, bool quiet_warnings, bool examples = true);
+// `diagnosing`: a load for diagnosing logs, which reads no rule's examples and only the texts of the
+// rules that fire (LoadOptions::examples false, LoadOptions::texts_on_demand).
+LoadResult LoadWithFlags(const RuleFlags& flags, bool quiet_warnings, bool diagnosing = false);
 
 int RunRules(int argc, char** argv);    // triage rules list|lint|test ...
 int RunExplain(int argc, char** argv);  // triage explain RULE_ID

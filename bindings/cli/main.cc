@@ -91,9 +91,10 @@ std::string ShellWord(const std::string& word) {
 
 }  // namespace
 
-LoadResult LoadWithFlags(const RuleFlags& flags, bool quiet_warnings, bool examples) {
+LoadResult LoadWithFlags(const RuleFlags& flags, bool quiet_warnings, bool diagnosing) {
   LoadOptions o;
-  o.examples = examples;
+  o.examples = !diagnosing;
+  o.texts_on_demand = diagnosing;
   o.bundled = flags.bundled;
   o.dirs = flags.dirs;
   o.strict = flags.strict;
@@ -534,8 +535,9 @@ int Diagnose(int argc, char** argv) {
     PrintError("reading a log from the terminal: paste it and press Ctrl-D, or pipe one in: "
                "python train.py 2>&1 | triage   (triage --help for more)");
   }
-  // Diagnosing reads no rule's examples (Note: [Examples left out]).
-  LoadResult loaded = LoadWithFlags(o.rules, /*quiet_warnings=*/true, /*examples=*/false);
+  // Diagnosing reads no rule's examples (Note: [Examples left out]) and the texts of the rules that
+  // fire only (Note: [Texts on demand]).
+  LoadResult loaded = LoadWithFlags(o.rules, /*quiet_warnings=*/true, /*diagnosing=*/true);
   // The process ends after this command: freeing ~200 rules, their regexes and Lua states took ~1.5 M
   // instructions of a warm start (issue 15 item 4), work exiting does by dropping the address space.
   // A never-destroyed static holds them, so leak checkers see them reachable, not leaked.

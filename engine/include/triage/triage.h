@@ -241,6 +241,11 @@ struct LoadOptions {
   // read); 1 reads on the calling thread only. The result is the same whatever the number (Note:
   // [Parallel rule reading] in engine/src/rules/rule_loader.cc).
   int threads = 0;
+  // True: a set loaded from the cache leaves each rule's texts (explanation, hypotheses, checks,
+  // verification, references, examples) in the mapped entry until something reads them, which
+  // RuleSet::Full then does (Note: [Texts on demand] in engine/src/rules/rule_cache.h); the reports
+  // are the same. `triage` diagnosing logs sets it.
+  bool texts_on_demand = false;
 };
 
 struct LoadResult {

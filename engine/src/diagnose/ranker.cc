@@ -449,7 +449,7 @@ static bool LuaLiteral(const Rule& rule, const std::string& value) {
 }
 
 Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incident, Audience audience) {
-  const Rule& rule = rules.rules[c.rule];
+  const Rule& rule = rules.Full(c.rule);  // its texts (Note: [Texts on demand])
   auto lookup = [&](const std::string& name, std::string* value) {
     if (auto it = c.captures.find(name); it != c.captures.end()) {
       *value = it->second;
@@ -585,7 +585,7 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
   auto run_lua = [&](std::vector<Candidate>* cands) {
     for (size_t k = 0; k < cands->size();) {
       Candidate& cand = (*cands)[k];
-      const Rule& rule = rules.rules[cand.rule];
+      const Rule& rule = rules.Full(cand.rule);  // hypotheses and checks with conditions (Note: [Texts on demand])
       bool keep = ApplyConditions(rule, &conditions, &cand);
       if (keep && rule.has_lua() && rules.lua) {
         if (!lease) lease = std::make_unique<LuaRuntime::Lease>(rules.lua->Acquire());

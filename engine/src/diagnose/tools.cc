@@ -46,8 +46,9 @@ RuleTestReport RunRuleExamples(const RuleSet& rules, const std::string& only_rul
   DiagnoseOptions all;
   all.min_confidence = 0;  // an example asks whether the rule fires, not whether it wins
   all.fold_signals = false;  // ... so a signature stays visible even where it supports another answer
-  for (const Rule& rule : rules.rules) {
-    if (!only_rule.empty() && rule.id != only_rule) continue;
+  for (size_t index = 0; index < rules.rules.size(); ++index) {
+    if (!only_rule.empty() && rules.rules[index].id != only_rule) continue;
+    const Rule& rule = rules.Full(static_cast<int>(index));  // its examples (Note: [Texts on demand])
     ++report.rules;
     for (const Example& ex : rule.examples) {
       ExampleResult r;
@@ -117,7 +118,6 @@ RuleTestReport RunRuleExamples(const RuleSet& rules, const std::string& only_rul
     // Lua unit checks: every global test_* function of the rule's Lua must run without error.
     if (!rule.lua_tests.empty() && rules.lua) {
       LuaRuntime::Lease lease = rules.lua->Acquire();
-      int index = static_cast<int>(&rule - rules.rules.data());
       for (const std::string& name : rule.lua_tests) {
         ExampleResult r;
         r.rule = rule.id;
@@ -125,7 +125,7 @@ RuleTestReport RunRuleExamples(const RuleSet& rules, const std::string& only_rul
         r.kind = ExampleKind::kLuaTest;
         LuaValue ignored;
         LuaError error;
-        r.passed = lease && lease->Call(index, name, nullptr, &ignored, &error);
+        r.passed = lease && lease->Call(static_cast<int>(index), name, nullptr, &ignored, &error);
         if (!r.passed) {
           r.line = error.line;
           if (!error.file.empty()) r.file = error.file;
@@ -203,6 +203,7 @@ std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found
   const Rule* r = rules.Find(id);
   *found = r != nullptr;
   if (!r) return "";
+  r = &rules.Full(static_cast<int>(r - rules.rules.data()));  // its texts (Note: [Texts on demand])
   std::ostringstream out;
   out.imbue(std::locale::classic());
   // Prose is wrapped to `width`; patterns, checks (commands) and examples (log lines) stay verbatim so

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "log/line_scanner.h"
+#include "rules/rule_cache.h"
 
 namespace triage {
 
@@ -279,6 +280,31 @@ const Rule* RuleSet::Find(const std::string& id) const {
     if (r.id == id) return &r;
   }
   return nullptr;
+}
+
+void RuleSet::DeferTexts(std::shared_ptr<const DeferredTexts> texts) {
+  std::lock_guard<std::mutex> lock(full_mu_);
+  made_.clear();
+  full_.reset();
+  deferred_ = std::move(texts);
+  if (!deferred_) return;
+  full_.reset(new std::atomic<const Rule*>[rules.size()]);
+  for (size_t i = 0; i < rules.size(); ++i) full_[i].store(nullptr, std::memory_order_relaxed);
+}
+
+const Rule& RuleSet::Full(int rule) const {
+  const size_t i = static_cast<size_t>(rule);
+  if (!deferred_) return rules[i];
+  if (const Rule* made = full_[i].load(std::memory_order_acquire)) return *made;
+  std::lock_guard<std::mutex> lock(full_mu_);
+  if (const Rule* made = full_[i].load(std::memory_order_relaxed)) return *made;
+  auto full = std::make_unique<Rule>(rules[i]);
+  // The span was read through once when the entry was loaded, from the same mapped bytes (Note:
+  // [Texts on demand]); were it to fail now, the rule keeps what the load gave it.
+  if (!ReadDeferredTexts(*deferred_, i, full.get())) *full = rules[i];
+  full_[i].store(full.get(), std::memory_order_release);
+  made_.push_back(std::move(full));
+  return *made_.back();
 }
 
 namespace {

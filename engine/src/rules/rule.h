@@ -24,6 +24,7 @@ struct LinePrefilter;  // line_scanner.h
 struct SignalSpec;  // signal_rules.h
 class LuaRuntime;   // lua_runtime.h
 class CalibrationMap;  // calibration.h
+struct DeferredTexts;  // rule_cache.h
 
 // One piece of Lua source run in a rule's environment: its sibling .lua file, or an inline
 // expression from the YAML (padded with newlines so Lua's line numbers are the YAML's).
@@ -236,7 +237,22 @@ class RuleSet {
   bool set_compiled() const { return set_ready_.load(std::memory_order_acquire); }
   const Rule* Find(const std::string& id) const;
 
+  // Note: [Texts on demand] (rule_cache.h). rules[rule] with every field: the same Rule when the set
+  // holds its texts, else a copy of it with its texts read from the cache entry, made at the first
+  // call (thread-safe) and kept for the set's life. Whatever reads a rule's texts (explanation,
+  // hypotheses, checks, verification, references, examples) reads them from here.
+  const Rule& Full(int rule) const;
+  // Leaves the rules' texts to `texts` (one span per rule), read by Full on demand; null: the rules
+  // hold them.
+  void DeferTexts(std::shared_ptr<const DeferredTexts> texts);
+  bool texts_deferred() const { return deferred_ != nullptr; }
+
  private:
+  std::shared_ptr<const DeferredTexts> deferred_;
+  mutable std::mutex full_mu_;                              // guards made_ and the writes to full_
+  mutable std::unique_ptr<std::atomic<const Rule*>[]> full_;  // per rule: its full copy, once made
+  mutable std::vector<std::unique_ptr<const Rule>> made_;
+
   mutable std::once_flag set_once_;
   mutable std::unique_ptr<RE2::Set> set_;
   // Asks the set (no hits when it did not compile); false when its DFA ran out of memory.

@@ -39,7 +39,7 @@ static_assert(sizeof(Problem) == 144, "Problem changed: list the new field in Fi
 namespace {
 
 constexpr std::uint32_t kMagic = 0x54524331;  // "TRC1"
-constexpr std::uint32_t kFormat = 9;  // 6: checksums (Note: [Cache checksums]); 7: pattern_programs; 8: the layout's mix; 9: conditions
+constexpr std::uint32_t kFormat = 10;  // 6: checksums (Note: [Cache checksums]); 7: pattern_programs; 8: the layout's mix; 9: conditions; 10: a rule's texts last (Note: [Texts on demand])
 constexpr int kKeepEntries = 8;
 
 // Note: [Cache checksums] The structure of an entry or a part is checked as it is read (lengths,
@@ -120,8 +120,10 @@ void Fields(A& a, T& s) {
   a(s.params);
   a(s.evidence_for);
 }
+// A rule's fields in two runs (Note: [Texts on demand] in rule_cache.h): first every field matching
+// and ranking read before a rule is a candidate, then its texts, which a load may leave in the entry.
 template <class A, class T, IfIs<T, Rule> = 0>
-void Fields(A& a, T& r) {
+void RuleMatchFields(A& a, T& r) {
   a(r.id);
   a(r.file);
   a(r.category);
@@ -133,16 +135,6 @@ void Fields(A& a, T& r) {
   a(r.context);
   a(r.frames_none);
   a(r.specificity);
-  a(r.explain);
-  a(r.hypotheses);
-  a(r.checks);
-  a(r.checks_when);
-  a(r.verify);
-  a(r.verify_probe);
-  a(r.cpp_checks);
-  a(r.cpp_verify);
-  a(r.refs);
-  a(r.examples);
   a(r.overrides);
   a(r.signal);
   a(r.origin);
@@ -153,6 +145,24 @@ void Fields(A& a, T& r) {
   a(r.unless);
   a(r.needs);
   a(r.lua_tests);
+}
+template <class A, class T, IfIs<T, Rule> = 0>
+void RuleTextFields(A& a, T& r) {
+  a(r.explain);
+  a(r.hypotheses);
+  a(r.checks);
+  a(r.checks_when);
+  a(r.verify);
+  a(r.verify_probe);
+  a(r.cpp_checks);
+  a(r.cpp_verify);
+  a(r.refs);
+  a(r.examples);
+}
+template <class A, class T, IfIs<T, Rule> = 0>
+void Fields(A& a, T& r) {
+  RuleMatchFields(a, r);
+  RuleTextFields(a, r);
 }
 template <class A, class T, IfIs<T, DisabledRule> = 0>
 void Fields(A& a, T& d) {
@@ -296,6 +306,10 @@ class Writer {
 class Reader {
  public:
   explicit Reader(std::string_view in, bool examples = true) : in_(in), examples_(examples) {}
+  // Rules read from here on leave their texts in the input (Note: [Texts on demand]): each one's span
+  // goes to *spans.
+  void DeferTexts(std::vector<DeferredTexts::Span>* spans) { spans_ = spans; }
+  size_t pos() const { return pos_; }
   bool ok() const { return ok_; }
   bool AtEnd() const { return pos_ == in_.size(); }
   // Reads a checksum and checks it against the bytes before it; true when it is the last thing in
@@ -358,6 +372,11 @@ class Reader {
   template <class T>
   void operator()(std::vector<T>& v) {
     const size_t n = Count();
+    if (skipping_) {  // read over: every element into one scratch value, `v` left as it is
+      T scratch;
+      for (size_t i = 0; i < n && ok_; ++i) (*this)(scratch);
+      return;
+    }
     v.clear();
     v.reserve(ok_ && n <= (in_.size() - pos_) / sizeof(T) ? n : std::min<size_t>(n, 64));
     for (size_t i = 0; i < n && ok_; ++i) (*this)(v.emplace_back());
@@ -379,6 +398,15 @@ class Reader {
   }
   template <class V>
   void operator()(std::map<std::string, V>& m) {
+    if (skipping_) {  // read over, `m` left as it is
+      std::string k;
+      V v;
+      for (size_t n = Count(); ok_ && n > 0; --n) {
+        (*this)(k);
+        (*this)(v);
+      }
+      return;
+    }
     m.clear();
     for (size_t n = Count(); ok_ && n > 0; --n) {
       std::string k;
@@ -407,6 +435,16 @@ class Reader {
   void operator()(T& x) {
     Fields(*this, x);
   }
+  // Note: [Texts on demand]: with spans asked for, a rule's texts are read over (checked, not kept).
+  void operator()(Rule& r) {
+    RuleMatchFields(*this, r);
+    if (spans_ == nullptr) return RuleTextFields(*this, r);
+    const size_t begin = pos_;
+    ++skipping_;
+    RuleTextFields(*this, r);
+    --skipping_;
+    spans_->push_back({begin, pos_});
+  }
 
  private:
   // A count of items that each take at least one byte: bounded by what is left, so a corrupt length
@@ -425,7 +463,8 @@ class Reader {
   size_t pos_ = 0;
   bool ok_ = true;
   bool examples_ = true;  // false: examples read over (Note: [Examples left out])
-  int skipping_ = 0;      // inside examples read over: strings are not kept
+  int skipping_ = 0;      // inside what is read over: strings, vectors and maps are not kept
+  std::vector<DeferredTexts::Span>* spans_ = nullptr;  // Note: [Texts on demand]
 };
 
 }  // namespace
@@ -480,16 +519,35 @@ std::string SerializeParsedRulesAfter(std::string_view prefix, const ParsedRules
 
 std::string SerializeParsedRules(const ParsedRules& p) { return SerializeParsedRulesAfter("", p, 0); }
 
-bool ParseParsedRules(std::string_view bytes, ParsedRules* out, bool examples) {
+bool ParseParsedRules(std::string_view bytes, ParsedRules* out, bool examples, std::shared_ptr<const void> keep) {
   Reader in(bytes, examples);
   if (in.U64() != kMagic || in.U64() != kFormat) return false;
   ParsedRules p;
+  std::shared_ptr<DeferredTexts> deferred;
+  if (keep) {  // Note: [Texts on demand]
+    deferred = std::make_shared<DeferredTexts>();
+    deferred->keep = std::move(keep);
+    deferred->payload = bytes;
+    deferred->examples = examples;
+    in.DeferTexts(&deferred->spans);
+  }
   in(p);
   if (in.U64() != kMagic || !in.ok() || !in.SealedEnd()) return false;
   CalibrationMap map;
   if (p.calibrated && !CalibrationMap::FromFlat(p.calibration, &map)) return false;
+  if (deferred && deferred->spans.size() != p.rules.size()) return false;
+  p.deferred = std::move(deferred);
   *out = std::move(p);
   return true;
+}
+
+bool ReadDeferredTexts(const DeferredTexts& texts, size_t rule, Rule* into) {
+  if (rule >= texts.spans.size()) return false;
+  const DeferredTexts::Span& span = texts.spans[rule];
+  if (span.begin > span.end || span.end > texts.payload.size()) return false;
+  Reader in(texts.payload.substr(span.begin, span.end - span.begin), texts.examples);
+  RuleTextFields(in, *into);
+  return in.ok() && in.AtEnd();
 }
 
 // Note: [Parts file layout] The parts file is read on every load that misses the whole-set entry,
@@ -700,15 +758,17 @@ bool WriteAndRename(const std::string& dir, const std::string& path, std::string
 }  // namespace
 
 bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* parsed, CacheOwner owner,
-                   bool examples) {
+                   bool examples, bool texts_on_demand) {
   if (dir.empty() || !SafeCacheDir(dir, /*create=*/false, owner)) return false;
-  MappedCacheFile file;  // Note: [Mapped cache entry]
-  if (!file.Map(EntryPath(dir, key), owner)) return false;
-  const std::string_view bytes = file.view();
+  auto file = std::make_shared<MappedCacheFile>();  // Note: [Mapped cache entry]
+  if (!file->Map(EntryPath(dir, key), owner)) return false;
+  const std::string_view bytes = file->view();
   // The entry must say it was built for this very key: one built from other sources is a miss.
   const std::string header = std::string(kEntryMagic) + key + "\n";
   if (bytes.compare(0, header.size(), header) != 0) return false;
-  return ParseParsedRules(bytes.substr(header.size()), parsed, examples);  // parsed in place
+  // Parsed in place; with texts on demand the mapping stays open with the rules (Note: [Texts on demand]).
+  return ParseParsedRules(bytes.substr(header.size()), parsed, examples,
+                          texts_on_demand ? std::shared_ptr<const void>(std::move(file)) : nullptr);
 }
 
 MappedCacheFile::~MappedCacheFile() {

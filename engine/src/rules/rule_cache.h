@@ -34,6 +34,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,6 +45,33 @@
 #include "rules/sha256.h"
 
 namespace triage {
+
+// Note: [Texts on demand]
+// Most of a rule is what a report of it shows: its explanation, hypotheses (text, test, fix and their
+// C++ versions), checks, verification, references and examples, ~1.9 MB of the bundled rules' ~2.8 MB
+// entry, against ~0.5 MB that matching reads. A warm `triage` start copied all of it into ~10,000
+// strings (~1.3 MB of fresh heap, ~350 page faults) for a report that shows one or two rules. So an
+// entry holds each rule's texts after everything else of the rule (RuleTextFields in rule_cache.cc),
+// and a load asked to (LoadOptions::texts_on_demand, set by `triage` diagnosing logs) reads the rest
+// of each rule and only reads through its texts, every count, enum and length checked as when they
+// are kept, the entry's checksum too (a damaged entry is as much a miss), keeping the span each
+// rule's texts take in the mapped entry. RuleSet::Full reads a rule's texts from that span the first
+// time something asks for them (the ranker, for the rules a log's messages matched; the tools), into
+// a copy of the rule kept for the set's life. The mapping stays open as long as the set: cache files
+// are only ever replaced whole (renamed over, Note: [Mapped cache entry]), never written in place,
+// so the spans keep the bytes the load checked.
+struct DeferredTexts {
+  std::shared_ptr<const void> keep;  // what holds `payload`'s bytes (the mapped entry)
+  std::string_view payload;          // the serialised ParsedRules the spans index
+  struct Span {
+    size_t begin = 0, end = 0;
+  };
+  std::vector<Span> spans;  // per rule, in ParsedRules::rules' order
+  bool examples = true;     // false: the examples are read over here too (Note: [Examples left out])
+};
+// Reads rule `rule`'s texts from `texts` into *into (its other fields left as they are); false when
+// its span does not read.
+bool ReadDeferredTexts(const DeferredTexts& texts, size_t rule, Rule* into);
 
 // What a load produces before compiling: the cached payload.
 struct ParsedRules {
@@ -61,6 +89,9 @@ struct ParsedRules {
   // problem is then among `problems`).
   bool calibrated = false;
   std::vector<double> calibration;
+  // Not serialised: where the rules' texts are when the load left them in the entry (Note: [Texts
+  // on demand]); null when the rules hold them.
+  std::shared_ptr<const DeferredTexts> deferred;
 };
 
 // What reading one rule file gives (Note: [Rule parts]): the rule, when the file holds a valid one,
@@ -113,7 +144,10 @@ enum class CacheOwner { kUser, kUserOrRoot };
 // Serialises / parses the payload. Parse returns false on any inconsistency.
 std::string SerializeParsedRules(const ParsedRules& parsed);
 // `examples` false: every rule's examples are read over and left out (Note: [Examples left out]).
-bool ParseParsedRules(std::string_view bytes, ParsedRules* parsed, bool examples = true);
+// `keep` non-null: the rules' texts are read over and left in `bytes`, which `keep` holds (Note:
+// [Texts on demand]).
+bool ParseParsedRules(std::string_view bytes, ParsedRules* parsed, bool examples = true,
+                      std::shared_ptr<const void> keep = nullptr);
 
 // Serialises / parses a list of parts (Note: [Parts file layout] in rule_cache.cc). Parse returns false
 // on any inconsistency.
@@ -212,8 +246,9 @@ void WritePrefilterPlan(const std::string& dir, const std::string& plan_key, con
 
 // Reads the entry for `key` from `dir`; false on a miss, a bad entry, or a directory or entry that is
 // not safe to read (Note: [Cache hardening]). `examples` false: without the rules' examples.
+// `texts_on_demand`: the rules' texts left in the mapped entry (Note: [Texts on demand]).
 bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* parsed,
-                   CacheOwner owner = CacheOwner::kUser, bool examples = true);
+                   CacheOwner owner = CacheOwner::kUser, bool examples = true, bool texts_on_demand = false);
 // Writes the entry (best effort: a read-only or full disk, or a directory that is not safe, only
 // costs the next load its speed), and keeps at most a few entries in `dir`. Creates `dir` 0700.
 void WriteRuleCache(const std::string& dir, const std::string& key, const ParsedRules& parsed);

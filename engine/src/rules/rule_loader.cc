@@ -129,6 +129,7 @@ struct BuildInput {
   int threads = 0;  // LoadOptions::threads (Note: [Parallel rule reading])
   const RuleSet* previous = nullptr;  // a reload keeps the last good version of a broken file's rule
   bool examples = true;  // LoadOptions::examples: false lets a set read from the cache leave them out
+  bool texts_on_demand = false;  // LoadOptions::texts_on_demand (Note: [Texts on demand] in rule_cache.h)
 };
 
 // Lua checks shared by every rule of one load: one lua_State runs them all (Note: [Shared check
@@ -549,8 +550,9 @@ ParsedRules ParseAll(BuildInput& in, PartCache& parts) {
       // Hot reload: a file that used to load keeps its last good rule (Note: [Rule reload]).
       const Rule* old = nullptr;
       if (in.previous) {
-        for (const Rule& r : in.previous->rules) {
-          if (r.file == sf.path || (!r.lua_file.empty() && r.lua_file == sf.path)) old = &r;
+        for (size_t i = 0; i < in.previous->rules.size(); ++i) {
+          const Rule& r = in.previous->rules[i];
+          if (r.file == sf.path || (!r.lua_file.empty() && r.lua_file == sf.path)) old = &in.previous->Full(static_cast<int>(i));
         }
       }
       if (!old) continue;
@@ -734,6 +736,7 @@ LoadResult Compile(ParsedRules parsed, const BuildInput& in, std::optional<std::
   const LuaLimits& limits = in.limits;
   auto set = std::make_shared<RuleSet>();
   set->rules = std::move(parsed.rules);
+  set->DeferTexts(std::move(parsed.deferred));  // Note: [Texts on demand]
   set->sources = ExtraSources(set->rules, in.files);
   set->disabled = std::move(parsed.disabled);
   std::vector<Problem> problems = std::move(parsed.problems);
@@ -938,7 +941,7 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampPr
     WriteStampIndex(cache_dir, probe->stamp_key, content_key);  // an entry follows under content_key
   }
   ParsedRules parsed;
-  if (ReadRuleCache(cache_dir, content_key, &parsed, CacheOwner::kUser, in.examples)) {
+  if (ReadRuleCache(cache_dir, content_key, &parsed, CacheOwner::kUser, in.examples, in.texts_on_demand)) {
     return Compile(std::move(parsed), in, std::nullopt);
   }
   // A fresh install's first run: the entry `cmake --install` made (Note: [Shipped rule cache]).
@@ -984,7 +987,7 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
     std::string content_key;
     ParsedRules parsed;
     if (!probe->stamp_key.empty() && ReadStampIndex(cache_dir, probe->stamp_key, &content_key) &&
-        ReadRuleCache(cache_dir, content_key, &parsed, CacheOwner::kUser, options.examples)) {
+        ReadRuleCache(cache_dir, content_key, &parsed, CacheOwner::kUser, options.examples, options.texts_on_demand)) {
       return Compile(std::move(parsed), probe->in, std::nullopt);
     }
   }
@@ -994,6 +997,7 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
   in.threads = options.threads;
   in.previous = previous;
   in.examples = options.examples;
+  in.texts_on_demand = options.texts_on_demand;
   CollectSources(options, &in.files, &in.disable, &in.calibration, &in.problems);
   return Build(std::move(in), cache_dir, probe ? &*probe : nullptr);
 }
