@@ -500,8 +500,10 @@ TEST(RuleCache, TextsOnDemandGiveTheFullRulesAndTheSameReports) {
   const RuleSet& set = *lazy.rules;
   ASSERT_EQ(set.rules.size(), full.rules->rules.size());
   auto texts = [](const Rule& r) {
-    return r.explain.value.size() + r.hypotheses.size() + r.checks.size() + r.verify.value.size() + r.refs.size() +
-           r.examples.size() + r.cpp_checks.size() + r.cpp_verify.value.size();
+    size_t n = r.explain.value.size() + r.hypotheses.size() + r.checks.size() + r.verify.value.size() + r.refs.size() +
+               r.examples.size() + r.cpp_checks.size() + r.cpp_verify.value.size();
+    for (const LuaChunk& c : r.lua_chunks) n += c.code.size();
+    return n;
   };
   size_t left = 0, had = 0;
   for (size_t i = 0; i < set.rules.size(); ++i) {
@@ -509,6 +511,9 @@ TEST(RuleCache, TextsOnDemandGiveTheFullRulesAndTheSameReports) {
     had += texts(full.rules->rules[i]);
   }
   EXPECT_EQ(left, 0u) << "texts were copied into the rules";
+  // Whether a rule has Lua is known without its code (the runtime is made for the set).
+  EXPECT_TRUE(set.lua != nullptr);
+  for (size_t i = 0; i < set.rules.size(); ++i) EXPECT_EQ(set.rules[i].has_lua(), full.rules->rules[i].has_lua());
   EXPECT_GT(had, 10000u);
   // Every rule, its texts read on demand, serialises as the full load's, examples included.
   auto serialise = [](std::vector<Rule> rules) {

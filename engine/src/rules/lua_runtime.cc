@@ -1047,11 +1047,11 @@ void LuaState::ResetInput() {
 bool LuaState::Call(int slot, const std::string& name, const LuaCallInput* input, LuaValue* result,
                     LuaError* error) {
   Vm* vm = Find(slot);
-  if (vm == nullptr && pending_ != nullptr && slot >= 0 && static_cast<size_t>(slot) < pending_->size()) {
+  if (vm == nullptr && pending_ != nullptr && slot >= 0 && static_cast<size_t>(slot) < pending_->rules.size()) {
     // The rule's first call in this state (Note: [Lua threads]): load it now, once. A failure (memory)
     // is reported below as a rule that did not load, as when every rule was loaded up front.
-    if (tried_.size() < pending_->size()) tried_.resize(pending_->size());
-    const Rule& rule = (*pending_)[static_cast<size_t>(slot)];
+    if (tried_.size() < pending_->rules.size()) tried_.resize(pending_->rules.size());
+    const Rule& rule = pending_->Full(slot);  // its chunks' code (Note: [Texts on demand])
     if (!tried_[static_cast<size_t>(slot)] && !rule.lua_chunks.empty()) {
       tried_[static_cast<size_t>(slot)] = true;
       LuaError ignored;  // the loader ran the same code
@@ -1199,7 +1199,7 @@ std::string LuaExpressionError(const std::string& code) {
   return why;
 }
 
-LuaRuntime::LuaRuntime(const std::vector<Rule>* rules, LuaLimits limits) : rules_(rules), limits_(limits) {}
+LuaRuntime::LuaRuntime(const RuleSet* rules, LuaLimits limits) : rules_(rules), limits_(limits) {}
 LuaRuntime::~LuaRuntime() = default;
 
 LuaRuntime::Lease::Lease(LuaRuntime* owner, std::unique_ptr<LuaState> state)

@@ -81,7 +81,7 @@ class LuaState;
 // Lua of one rule set: the per-state loader and the pool of states (Note: [Lua threads]).
 class LuaRuntime {
  public:
-  LuaRuntime(const std::vector<Rule>* rules, LuaLimits limits);
+  LuaRuntime(const RuleSet* rules, LuaLimits limits);  // `rules` owns this runtime
   ~LuaRuntime();
 
   // A state borrowed from the pool; returned on destruction.
@@ -106,7 +106,7 @@ class LuaRuntime {
 
  private:
   void Release(std::unique_ptr<LuaState> state);
-  const std::vector<Rule>* rules_;
+  const RuleSet* rules_;
   LuaLimits limits_;
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<LuaState>> free_;
@@ -126,9 +126,10 @@ class LuaState {
   // stays unusable and *error says why (syntax errors carry file:line).
   bool LoadRule(int slot, const std::vector<LuaChunk>& chunks, LuaError* error);
   // Makes rule `r` of `rules` (those with Lua chunks) loadable as slot r: LoadRule runs at the slot's
-  // first Call (Note: [Lua threads]); a load that fails then leaves the slot unusable, as above.
-  // `rules` must outlive this state.
-  void LoadOnFirstCall(const std::vector<Rule>* rules) { pending_ = rules; }
+  // first Call (Note: [Lua threads]) with the chunks of rules->Full(r) (Note: [Texts on demand] in
+  // rule_cache.h); a load that fails then leaves the slot unusable, as above. `rules` must outlive
+  // this state.
+  void LoadOnFirstCall(const RuleSet* rules) { pending_ = rules; }
   bool HasRule(int slot) const;  // loaded (a rule not yet called is not)
 
   // What checking a rule's Lua at load found (CheckRule).
@@ -173,7 +174,7 @@ class LuaState {
   std::unique_ptr<Vm> StartVm(const std::string& file, LuaError* error) const;
   LuaLimits limits_;
   std::map<int, std::unique_ptr<Vm>> vms_;  // slot -> that rule's own lua_State (Note: [Lua accounts])
-  const std::vector<Rule>* pending_ = nullptr;  // rules loaded at their first Call (LoadOnFirstCall)
+  const RuleSet* pending_ = nullptr;  // rules loaded at their first Call (LoadOnFirstCall)
   std::vector<bool> tried_;                     // slots whose load on first call has been attempted
   std::unique_ptr<SeriesCache> series_;         // made at the input's first call (ResetInput drops it)
   std::unique_ptr<Vm> check_;                   // CheckRule's state (Note: [Shared check state])

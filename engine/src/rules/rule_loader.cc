@@ -765,7 +765,7 @@ LoadResult Compile(ParsedRules parsed, const BuildInput& in, std::optional<std::
     }
   }
   if (std::any_of(set->rules.begin(), set->rules.end(), [](const Rule& r) { return r.has_lua(); })) {
-    set->lua = std::make_shared<LuaRuntime>(&set->rules, limits);
+    set->lua = std::make_shared<LuaRuntime>(set.get(), limits);
   }
   if (parsed.calibrated) {
     auto map = std::make_shared<CalibrationMap>();
