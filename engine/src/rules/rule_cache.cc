@@ -312,7 +312,6 @@ class Reader {
   // Rules read from here on leave their texts in the input (Note: [Texts on demand]): each one's span
   // goes to *spans.
   void DeferTexts(std::vector<DeferredTexts::Span>* spans) { spans_ = spans; }
-  size_t pos() const { return pos_; }
   bool ok() const { return ok_; }
   bool AtEnd() const { return pos_ == in_.size(); }
   // Reads a checksum and checks it against the bytes before it; true when it is the last thing in

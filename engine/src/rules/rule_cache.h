@@ -50,8 +50,9 @@ namespace triage {
 // Most of a rule is what a report of it shows: its explanation, hypotheses (text, test, fix and their
 // C++ versions), checks, verification, references and examples, and the code of its Lua chunks, which
 // only a call of the rule runs: ~2.3 MB of the bundled rules' ~2.8 MB entry, against ~0.5 MB that
-// matching reads. A warm `triage` start copied all of it into ~10,000
-// strings (~1.3 MB of fresh heap, ~350 page faults) for a report that shows one or two rules. So an
+// matching reads. A warm `triage` start copied all but the examples (Note: [Examples left out]) into
+// strings and vectors on the heap (~1.9 MB; ~490 of its ~1,290 page faults, at ~2-2.5 us each on the
+// VMs of tests/bench/README.md) for a report that shows one or two rules. So an
 // entry holds each rule's texts after everything else of the rule (RuleTextFields in rule_cache.cc),
 // and a load asked to (LoadOptions::texts_on_demand, set by `triage` diagnosing logs) reads the rest
 // of each rule and only reads through its texts, every count, enum and length checked as when they
