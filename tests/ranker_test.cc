@@ -194,6 +194,48 @@ TEST(Ranker, EarliestExceptionIsTheRootCause) {
   EXPECT_EQ(json.find("\"ranking\""), json.rfind("\"ranking\"")) << json;
 }
 
+// Note: [Masked causes]: a hypothesis naming another category adds a diagnosis of that category, below
+// the error it hides behind, once per category, and only while it clears the threshold.
+TEST(Ranker, MaskedCauseRanksBelowTheErrorItHidesBehind) {
+  const std::string masking =
+      "id: a\ncategory: cuda.library_error\ntitle: t\nconfidence: 0.9\nmatch:\n  message: 'CUBLAS_STATUS_(?P<status>\\w+)'\n"
+      "explain: e\nhypotheses:\n"
+      "  - id: library\n    text: the library\n    test: t\n    fix: f\n"
+      "  - id: earlier-index\n    category: index.out_of_range\n    text: 'an index before {status}'\n"
+      "    test: t2\n    fix: f2\nverify: v\nexamples:\n  - match: 'CUBLAS_STATUS_X'\n";
+  const std::string text = "CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling cublasSgemm\n";
+  Engine e = Make({{"a.yaml", masking}});
+  Report r = e.DiagnoseText(text);
+  ASSERT_EQ(r.diagnoses.size(), 2u);
+  const Diagnosis& top = r.diagnoses[0];
+  const Diagnosis& masked = r.diagnoses[1];
+  EXPECT_EQ(top.category, "cuda.library_error");
+  EXPECT_TRUE(top.from_hypothesis.empty());
+  EXPECT_EQ(top.hypotheses.size(), 2u);
+  EXPECT_EQ(masked.category, "index.out_of_range");
+  EXPECT_EQ(masked.rule, "a");
+  EXPECT_EQ(masked.from_hypothesis, "earlier-index");
+  EXPECT_DOUBLE_EQ(masked.confidence, top.confidence * 0.6);
+  ASSERT_EQ(masked.hypotheses.size(), 1u);
+  EXPECT_EQ(masked.hypotheses[0].text, "an index before EXECUTION_FAILED");
+  EXPECT_EQ(masked.hypotheses[0].fix, "f2");
+  EXPECT_NE(masked.title.find("ndex"), std::string::npos) << "the taxonomy's title: " << masked.title;
+  EXPECT_NE(masked.ranking.find("earlier-index"), std::string::npos) << masked.ranking;
+  EXPECT_EQ(masked.incident, top.incident);
+  // A category the input already has from a rule of its own is not added again.
+  Engine both = Make({{"a.yaml", masking}, {"b.yaml", MakeRule("b", "index.out_of_range", "cublasSgemm", "", "confidence: 0.5\n")}});
+  Report rb = both.DiagnoseText(text);
+  ASSERT_EQ(rb.diagnoses.size(), 2u);
+  EXPECT_EQ(rb.diagnoses[1].rule, "b");
+  EXPECT_TRUE(rb.diagnoses[1].from_hypothesis.empty());
+  // The threshold applies to it as to any diagnosis: 0.54 is dropped at 0.6, its error stays.
+  DiagnoseOptions strict;
+  strict.min_confidence = 0.6;
+  Report rs = e.DiagnoseText(text, strict);
+  ASSERT_EQ(rs.diagnoses.size(), 1u);
+  EXPECT_EQ(rs.diagnoses[0].category, "cuda.library_error");
+}
+
 TEST(Ranker, AbstainsBelowThreshold) {
   Engine e = Make({{"weak.yaml", MakeRule("weak", "numerics.nan_loss", "loss is nan", "", "confidence: 0.3\n")}});
   EXPECT_TRUE(e.DiagnoseText("RuntimeError: loss is nan\n").diagnoses.empty());

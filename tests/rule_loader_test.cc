@@ -197,6 +197,9 @@ TEST(RuleLoader, ReportsEachProblemWithItsPosition) {
       {"hypotheses not a list", Replace(g, "hypotheses:\n  - id: flattened", "hypotheses: 3\nxx:\n  - id: flattened"), "bad-type", 9, 13},
       {"frames other than none", Replace(g, "  exception: [RuntimeError]\n", "  exception: [RuntimeError]\n  frames: some\n"), "bad-value", 8, 11},
       {"frames not a word", Replace(g, "  exception: [RuntimeError]\n", "  exception: [RuntimeError]\n  frames: [none]\n"), "bad-type", 8, 11},
+      // Note: [Masked causes]: a hypothesis' category is a taxonomy key other than the rule's.
+      {"hypothesis category unknown", Replace(g, "    text: 'flattened {got}'\n", "    category: shape.nope\n    text: 'flattened {got}'\n"), "unknown-category", 11, 15},
+      {"hypothesis category is the rule's", Replace(g, "    text: 'flattened {got}'\n", "    category: shape.matmul_mismatch\n    text: 'flattened {got}'\n"), "bad-value", 11, 15},
   };
   for (const BadCase& c : cases) {
     LoadResult r = LoadRulesFromStrings({{"good-rule.yaml", c.yaml}});

@@ -72,6 +72,7 @@ class Diagnosis:
     series: List[Series] = field(default_factory=list)
     layer_series: List[LayerSeries] = field(default_factory=list)
     ranking: str = ""
+    from_hypothesis: str = ""
     raw: dict = field(default_factory=dict, repr=False)
 
 
@@ -141,7 +142,8 @@ class Report:
                          explanation=d.get("explanation", ""), hypotheses=hyps, checks=list(d.get("checks", [])),
                          verify=d.get("verify", ""), incident=d.get("incident", -1),
                          evidence=list(d.get("evidence", [])), series=series, layer_series=layers,
-                         ranking=d.get("ranking", ""), raw=d)
+                         ranking=d.get("ranking", ""),
+                         from_hypothesis=d.get("from_hypothesis", ""), raw=d)
 
     def __bool__(self):
         return bool(self.diagnoses)

@@ -160,6 +160,9 @@ struct Diagnosis {
   std::vector<SeriesEvidence> series;          // the series behind them, the triggering one first
   std::vector<LayerSeries> layer_series;       // per-layer measurements of the probes whose verdicts
                                                // it carries (triage/evidence.h), one per probe and name
+  std::string from_hypothesis;                 // set on a masked cause: the id of `rule`'s hypothesis that
+                                               // names this category (Note: [Masked causes], rules/README.md);
+                                               // empty on a rule's own diagnosis
 };
 
 // Who reads a report, which decides the language of its checks and fixes (Note: [Audience] in

@@ -532,6 +532,62 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
   return d;
 }
 
+// Note: [Masked causes] Some errors are the surface of a failure in another category: cuBLAS's
+// EXECUTION_FAILED is often an embedding index out of range that an asynchronous kernel hit earlier, a
+// NaN loss in an fp16 run is often the overflow of half precision, a worker killed by a bus error is
+// often a full /dev/shm. A rule says so by giving such a hypothesis the other `category:`. Each
+// diagnosis then brings, for every hypothesis of its that is shown and names another category, a
+// diagnosis of that category: the hypothesis (its test and fix) is the whole of it, at
+// kMaskedFactor of the rule's confidence, so it always ranks below the error it hides behind and never
+// changes the first answer; the ranking note says where it came from. A category some diagnosis
+// already has is not added again, and of two rules naming one category the more confident wins.
+constexpr double kMaskedFactor = 0.6;
+
+static void AddMaskedCauses(const RuleSet& rules, std::vector<Diagnosis>* out) {
+  std::map<std::string, int> index_of;  // rule id -> index, for the rules that produced a diagnosis
+  for (const Diagnosis& d : *out) index_of.emplace(d.rule, -1);
+  for (int i = 0; i < static_cast<int>(rules.rules.size()) && !index_of.empty(); ++i) {
+    auto it = index_of.find(rules.rules[static_cast<size_t>(i)].id);
+    if (it != index_of.end() && it->second < 0) it->second = i;
+  }
+  std::vector<Diagnosis> masked;  // one per category, in the order the hypotheses are shown
+  std::set<std::string> present;
+  for (const Diagnosis& d : *out) present.insert(d.category);
+  for (const Diagnosis& d : *out) {
+    auto at = index_of.find(d.rule);
+    if (at == index_of.end() || at->second < 0) continue;
+    const Rule& rule = rules.Full(at->second);
+    for (size_t k = 0; k < d.hypotheses.size(); ++k) {
+      const Hypothesis& h = d.hypotheses[k];
+      auto spec = std::find_if(rule.hypotheses.begin(), rule.hypotheses.end(),
+                               [&](const HypothesisSpec& s) { return s.id == h.id; });
+      if (spec == rule.hypotheses.end() || spec->category.empty() || present.count(spec->category)) continue;
+      const double confidence = d.confidence * kMaskedFactor;
+      auto have = std::find_if(masked.begin(), masked.end(), [&](const Diagnosis& m) { return m.category == spec->category; });
+      if (have != masked.end() && have->confidence >= confidence) continue;
+      Diagnosis m;
+      m.rule = d.rule;
+      m.from_hypothesis = h.id;
+      m.category = spec->category;
+      m.confidence = confidence;
+      m.title = CategoryTitle(spec->category);
+      m.explanation = h.text;
+      m.ranking = "Confidence x" + FormatNumber(kMaskedFactor, NumberStyle::kGeneral, 3) + " of the " + d.category +
+                  " diagnosis: rule " + d.rule + " names this as its cause " + std::to_string(k + 1) + " (" + h.id +
+                  "), a failure of another category that the error can hide.";
+      m.hypotheses.push_back(h);
+      m.verify = d.verify;
+      m.incident = d.incident;
+      m.captures = d.captures;
+      m.occurrences = d.occurrences;
+      m.specificity = d.specificity;
+      if (have != masked.end()) *have = std::move(m);
+      else masked.push_back(std::move(m));
+    }
+  }
+  for (Diagnosis& m : masked) out->push_back(std::move(m));
+}
+
 int RootOf(const std::vector<Incident>& incidents, int i) {
   const int n = static_cast<int>(incidents.size());
   int steps = 0;
@@ -685,9 +741,11 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
   }
   if (!signal_hits.empty()) FoldSignals(rules, options.fold_signals, &out);
   for (Diagnosis& d : out) d.confidence = calibrated(d.confidence);
+  AddMaskedCauses(rules, &out);
   out.erase(std::remove_if(out.begin(), out.end(), [&](const Diagnosis& d) { return d.confidence < options.min_confidence; }),
             out.end());
-  std::sort(out.begin(), out.end(), [](const Diagnosis& a, const Diagnosis& b) {
+  // Stable: masked causes of one diagnosis tie on all three keys and keep their hypotheses' order.
+  std::stable_sort(out.begin(), out.end(), [](const Diagnosis& a, const Diagnosis& b) {
     if (a.confidence != b.confidence) return a.confidence > b.confidence;
     if (a.incident != b.incident) return a.incident < b.incident;
     return a.rule < b.rule;

@@ -104,6 +104,7 @@ std::string ToJson(const Report& report) {
       o.Str("title", d.title);
       o.Str("explanation", d.explanation);
       if (!d.ranking.empty()) o.Str("ranking", d.ranking);
+      if (!d.from_hypothesis.empty()) o.Str("from_hypothesis", d.from_hypothesis);
       List(o, "hypotheses", d.hypotheses, [&](JsonObject& h, const Hypothesis& hy) {
         h.Str("id", hy.id);
         h.Str("text", hy.text);
@@ -518,6 +519,7 @@ std::string ToText(const Report& report, const TextOptions& options) {
     if (k == 1) out += "\n" + st.Bold("Also possible:") + "\n";
     out += (main ? "" : "\n") + st.Red(PrintableText(d.category)) + "  " + st.Bold(PrintableText(d.title)) + "\n";
     out += st.Dim("  confidence " + Percent(d.confidence) + ", rule " + PrintableText(d.rule) +
+                  (d.from_hypothesis.empty() ? "" : ", its cause " + PrintableText(d.from_hypothesis)) +
                   (d.occurrences > 1 ? ", seen " + std::to_string(d.occurrences) + " times" : "")) + "\n";
     if (!d.ranking.empty()) out += st.Dim(Indent(PrintableText(d.ranking), "  ")) + "\n";
     if (inc) {

@@ -390,6 +390,7 @@ std::string DiagnosisHtml(const Report& report, const Diagnosis& d, bool top) {
   std::string out = std::string("<article class=\"diagnosis") + (top ? " top" : "") + "\">\n";
   out += "<h3><span class=\"category\">" + HtmlText(d.category) + "</span> " + HtmlText(d.title) + "</h3>\n";
   out += "<p class=\"meta\">confidence " + Percent(d.confidence) + " · rule <code>" + HtmlText(d.rule) + "</code>" +
+         (d.from_hypothesis.empty() ? "" : ", its cause <code>" + HtmlText(d.from_hypothesis) + "</code>") +
          (d.occurrences > 1 ? " · seen " + std::to_string(d.occurrences) + " times" : "") + "</p>\n";
   if (const Incident* inc = IncidentOf(report, d)) {
     out += "<p class=\"where\">" + HtmlText(Where(*inc, SourceName(report))) + "</p>\n";

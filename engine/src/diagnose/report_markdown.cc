@@ -62,6 +62,7 @@ std::string HypothesesMarkdown(const Diagnosis& d) {
 std::string DiagnosisMarkdown(const Report& report, const Diagnosis& d, bool main) {
   std::string out = (main ? "### " : "#### ") + MarkdownCode(d.category) + " " + MarkdownText(d.title) + "\n\n";
   out += "Confidence " + Percent(d.confidence) + ", rule " + MarkdownCode(d.rule) +
+         (d.from_hypothesis.empty() ? "" : ", its cause " + MarkdownCode(d.from_hypothesis)) +
          (d.occurrences > 1 ? ", seen " + std::to_string(d.occurrences) + " times" : "") + ".";
   const Incident* inc = IncidentOf(report, d);
   if (inc) out += " " + MarkdownCode(Where(*inc, SourceName(report))) + "\n\n";

@@ -245,6 +245,7 @@ std::string ExplainRule(const RuleSet& rules, const std::string& id, bool* found
     out << prose("     fix:  " + h.fix.value + "\n");
     if (!h.when_if.empty()) out << prose("     only when " + ConditionText(h.when_if) + "\n");
     if (!h.first.empty()) out << prose("     first when " + ConditionText(h.first) + "\n");
+    if (!h.category.empty()) out << prose("     a cause of category " + h.category + " (also reported as a diagnosis of its own)\n");
   }
   if (!r->checks.empty()) {
     out << "\nChecks:\n";

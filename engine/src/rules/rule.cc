@@ -308,19 +308,34 @@ const Rule& RuleSet::Full(int rule) const {
 }
 
 namespace {
-const char* const kCategories[] = {
+struct CategoryEntry {
+  const char* id;
+  const char* title;
+};
+const CategoryEntry kCategories[] = {
 #include "taxonomy_categories.inc"
 };
 }  // namespace
 
 const std::vector<std::string>& KnownCategories() {
-  static const std::vector<std::string> kList(std::begin(kCategories), std::end(kCategories));
+  static const std::vector<std::string> kList = [] {
+    std::vector<std::string> list;
+    for (const CategoryEntry& e : kCategories) list.emplace_back(e.id);
+    return list;
+  }();
   return kList;
 }
 
 bool IsKnownCategory(const std::string& category) {
   const auto& list = KnownCategories();
   return std::find(list.begin(), list.end(), category) != list.end();
+}
+
+std::string CategoryTitle(const std::string& category) {
+  for (const CategoryEntry& e : kCategories) {
+    if (category == e.id) return e.title;
+  }
+  return "";
 }
 
 int LiteralChars(const std::string& pattern) {

@@ -78,6 +78,9 @@ struct HypothesisSpec {
   // Each of these is a list of conditions, any of which holds (one mapping in YAML is a list of one).
   std::vector<Condition> when_if;  // `when:` written as conditions instead: the hypothesis applies when one holds
   std::vector<Condition> first;    // `first:`: when one holds, the hypothesis moves ahead of those whose `first` does not
+  // `category:` the taxonomy category this cause belongs to when it is not the rule's own (a surface
+  // error that masks another failure; Note: [Masked causes] in diagnose/ranker.cc); empty: the rule's.
+  std::string category;
 };
 
 // Reads a rule file's example key ("match", "no_match", "known_gap": ExampleKindName's) into *kind;
@@ -270,6 +273,8 @@ std::unique_ptr<RE2::Set> CompilePatternSet(const std::vector<Rule>& rules);
 // Validates the taxonomy categories compiled into the binary.
 bool IsKnownCategory(const std::string& category);
 const std::vector<std::string>& KnownCategories();
+// The category's `title:` in rules/taxonomy.yaml; "" for an unknown category.
+std::string CategoryTitle(const std::string& category);
 
 // Counts the literal characters of a regex: a rough measure of how specific it is.
 int LiteralChars(const std::string& pattern);

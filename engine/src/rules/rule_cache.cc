@@ -30,7 +30,7 @@ namespace fs = std::filesystem;
 // these size checks fail the build as a reminder. (x86-64 libstdc++ sizes; other targets skip them.)
 #if defined(__x86_64__) && defined(__GLIBCXX__)
 static_assert(sizeof(Rule) == 840, "Rule changed: list the new field in Fields(Rule) and bump kFormat");
-static_assert(sizeof(HypothesisSpec) == 400, "HypothesisSpec changed: list the new field in Fields(HypothesisSpec) and bump kFormat");
+static_assert(sizeof(HypothesisSpec) == 432, "HypothesisSpec changed: list the new field in Fields(HypothesisSpec) and bump kFormat");
 static_assert(sizeof(Example) == 160, "Example changed: list the new field in Fields(Example) and bump kFormat");
 static_assert(sizeof(SignalSpec) == 128, "SignalSpec changed: list the new field in Fields(SignalSpec) and bump kFormat");
 static_assert(sizeof(Problem) == 144, "Problem changed: list the new field in Fields(Problem) and bump kFormat");
@@ -39,7 +39,7 @@ static_assert(sizeof(Problem) == 144, "Problem changed: list the new field in Fi
 namespace {
 
 constexpr std::uint32_t kMagic = 0x54524331;  // "TRC1"
-constexpr std::uint32_t kFormat = 10;  // 6: checksums (Note: [Cache checksums]); 7: pattern_programs; 8: the layout's mix; 9: conditions; 10: a rule's texts and Lua code last (Note: [Texts on demand])
+constexpr std::uint32_t kFormat = 11;  // 6: checksums (Note: [Cache checksums]); 7: pattern_programs; 8: the layout's mix; 9: conditions; 10: a rule's texts and Lua code last (Note: [Texts on demand]); 11: a hypothesis' category
 constexpr int kKeepEntries = 8;
 
 // Note: [Cache checksums] The structure of an entry or a part is checked as it is read (lengths,
@@ -103,6 +103,7 @@ void Fields(A& a, T& h) {
   a(h.when);
   a(h.when_if);
   a(h.first);
+  a(h.category);
 }
 template <class A, class T, IfIs<T, Example> = 0>
 void Fields(A& a, T& e) {

@@ -691,7 +691,8 @@ void ReadHypothesis(RuleDocument& d, const YamlNode& h, std::set<std::string>* i
   HypothesisSpec spec;
   for (const auto& kv : h) {
     const std::string k = kv.first.Scalar();
-    if (k != "id" && k != "text" && k != "test" && k != "fix" && k != "when" && k != "first" && k != "cpp") {
+    if (k != "id" && k != "text" && k != "test" && k != "fix" && k != "when" && k != "first" && k != "cpp" &&
+        k != "category") {
       check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown hypothesis key '" + k + "'");
     }
   }
@@ -712,6 +713,21 @@ void ReadHypothesis(RuleDocument& d, const YamlNode& h, std::set<std::string>* i
     }
   }
   if (YamlNode first = h["first"]) ReadCondition(check, first, "hypothesis '" + spec.id + "' first", &spec.first);
+  // Note: [Masked causes]: a cause in another category than the rule's.
+  if (YamlNode cat = h["category"]) {
+    const std::string what = "hypothesis '" + spec.id + "' category";
+    if (check.GetString(cat, "category", &spec.category)) {
+      if (!IsKnownCategory(spec.category)) {
+        check.Error(cat.Mark(), ProblemCode::kUnknownCategory,
+                    what + ": unknown category '" + spec.category + "' (see rules/taxonomy.yaml)");
+        spec.category.clear();
+      } else if (spec.category == d.rule->category) {
+        check.Error(cat.Mark(), ProblemCode::kBadValue,
+                    what + ": '" + spec.category + "' is the rule's own category; leave the key out");
+        spec.category.clear();
+      }
+    }
+  }
   if (check.GetText(text, "text", &spec.text)) d.CheckText(spec.text, "hypothesis '" + spec.id + "' text");
   ReadTestLike(check, test, "test", &spec.test, &spec.probe, &spec.probe_args);
   CheckProbe(check, test, spec.probe);
