@@ -1,14 +1,16 @@
 -- Lua for cuda-error-after-long-sequence (rules/LUA_API.md, API version 1).
 -- Note: [Library error after a long sequence]. A cuBLAS/cuDNN status, an illegal access or a bare
 -- device-side assert says only that the CUDA context broke. When the same input holds transformers'
--- warning that a text encoded to N tokens for a model of M positions, the position lookup past the table
--- is the likely break:
---   the warning is in the input (any incident's message)   -> kept, the note names N and M;
---   it is not                                               -> vetoed (the error keeps its own rule).
+-- warning that a text encoded to N tokens for a model of M positions, or its generation reminder that a
+-- generate() call runs past the model's M positions (Note: [Generation past the position table] in
+-- generation-past-positions.yaml), the position lookup past the table is the likely break:
+--   either warning is in the input (any incident's message) -> kept, the note names N and M;
+--   neither is                                              -> vetoed (the error keeps its own rule).
 -- The warning's own rule (tokenizer-sequence-past-positions) sits on the warning's line; this one sits on
 -- the error, the incident the run died of, so the reading ranks where the failure is.
 
 local WARNING = "Token indices sequence length is longer than the specified maximum sequence length for this model"
+local REMINDER = "the current text generation call"
 
 local scans = 0  -- runs of warned_lengths, for test_incidents_read_once
 
@@ -19,8 +21,8 @@ local function kernel_assertion(s)
   return s:find("[Aa]ssertion [`'\"][^\n]*failed") ~= nil
 end
 
--- N and M of the first such warning among the incidents (or nil), and whether any incident or its
--- context holds a kernel assertion line.
+-- N and M of the first such warning among the incidents (or nil; N is "" for the generation reminder,
+-- which names only M), and whether any incident or its context holds a kernel assertion line.
 local function warned_lengths(incidents)
   scans = scans + 1
   local n, limit, asserted = nil, nil, false
@@ -35,6 +37,10 @@ local function warned_lengths(incidents)
       n, limit = m:match("%((%d+) > (%d+)%)", at)
       n, limit = n or "?", limit or "?"
     end
+    at = m:find(REMINDER, 1, true)
+    if at and not n then
+      n, limit = "", m:match("maximum length %((%d+)%)", at) or "?"
+    end
   end
   return n, limit, asserted
 end
@@ -42,6 +48,11 @@ end
 function long_sequence_warned(ctx)
   local n, limit, asserted = triage.per_input(ctx, warned_lengths)
   if not n or asserted then return false end
+  if n == "" then
+    return { confidence = ctx.confidence,
+             note = " transformers warned in the same input that a generate() call runs past the model's " ..
+                    limit .. " positions." }
+  end
   return { confidence = ctx.confidence,
            note = " The tokenizer warned in the same input that a text encoded to " .. n ..
                   " tokens for a model of " .. limit .. " positions." }
@@ -55,6 +66,13 @@ function test_kept_with_the_warning()
   local err = { kind = "traceback", message = "CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm(...)`" }
   local r = long_sequence_warned({ confidence = 0.88, incident = err, incidents = { warning_row(1024, 512), err } })
   assert(r.confidence == 0.88 and r.note:find("1024 tokens for a model of 512", 1, true), r.note)
+end
+
+function test_kept_with_the_generation_reminder()
+  local err = { kind = "traceback", message = "CUDA error: device-side assert triggered" }
+  local reminder = { kind = "log_line", message = "This is a friendly reminder - the current text generation call has exceeded the model's predefined maximum length (2048). Depending on the model, you may observe exceptions, performance degradation, or nothing at all." }
+  local r = long_sequence_warned({ confidence = 0.88, incident = err, incidents = { reminder, err } })
+  assert(r.note:find("runs past the model's 2048 positions", 1, true), r.note)
 end
 
 function test_vetoed_without_it()
