@@ -10,7 +10,9 @@
 --     mask, at dimension 2 or 3 of the attention scores; an expand whose printed shapes are
 --     "Target sizes: [B, N]" from "Tensor sizes: [1, M]" is the token-type row whatever N is;
 --   frames that name none of them, or other numbers                             -> vetoed (the shape
---                                                                                   rules answer).
+--                                                                                   rules answer);
+--   both sizes a patch grid plus a class token (k*k + 1: 197, 577)                -> vetoed: a vision
+--     transformer's position table counts patches, and the error means an image of another size.
 
 local TABLE_SIZES = { [77] = true, [128] = true, [256] = true, [512] = true, [514] = true, [1024] = true,
                       [1026] = true, [2048] = true, [2050] = true, [4096] = true, [4098] = true,
@@ -55,9 +57,17 @@ local function token_type_row(message, limit)
   return #t == 2 and #s == 2 and s[1] == 1 and s[2] == limit
 end
 
+-- A vision transformer's patch grid plus its class token (197 = 14*14 + 1, 577 = 24*24 + 1): its position
+-- table is as long as an image's patches, and the same errors there mean an image of another size.
+local function patch_grid(n)
+  local r = triage.isqrt(n - 1)
+  return n > 1 and r * r == n - 1
+end
+
 function position_buffer_evidence(ctx)
   local long, short = sizes(ctx)
   if not long or long == short then return false end
+  if patch_grid(long) and patch_grid(short) then return false end
   local inc = ctx.incident
   local line = buffer_line(inc)
   if line then
@@ -118,6 +128,11 @@ function test_numbers_alone()
   assert(position_buffer_evidence(ctx_for(e, 600, 514, 1)).note:find("[1, 514] row", 1, true))
   local shrink = "The expanded size of the tensor (500) must match the existing size (512) at non-singleton dimension 1.  Target sizes: [1, 500].  Tensor sizes: [1, 512]"
   assert(position_buffer_evidence(ctx_for(shrink, 500, 512, 1)) == false, "an expand to fewer positions")
+end
+
+function test_patch_grids_are_images()
+  local frames = { { file = "modeling_vit.py", line = 140, source = "embeddings = embeddings + self.position_embeddings" } }
+  assert(position_buffer_evidence(ctx_for("The size of tensor a (577) must match the size of tensor b (197) at non-singleton dimension 1", 577, 197, 1, frames)) == false)
 end
 
 function test_lengths_order()
