@@ -136,5 +136,33 @@ TEST(EvalMissKinds, EachMissSaysWhatTheEngineHad) {
       << text;
 }
 
+// Note: [Masked causes]: the eval counts the masked causes among the first three answers, how many are
+// accepted, and how many turned a top-1 miss into a top-3 hit.
+TEST(EvalMaskedCauses, CountsShownAcceptedAndRescued) {
+  const std::string masking =
+      "id: lib\ncategory: cuda.library_error\ntitle: t\nconfidence: 0.9\nmatch:\n  message: 'CUBLAS_STATUS'\n"
+      "explain: e\nhypotheses:\n  - id: library\n    text: t\n    test: t\n    fix: f\n"
+      "  - id: earlier-index\n    category: index.out_of_range\n    text: t2\n    test: t2\n    fix: f2\n"
+      "verify: v\nexamples:\n  - match: 'CUBLAS_STATUS'\n";
+  LoadResult loaded = LoadRulesFromStrings({{"lib.yaml", masking}});
+  for (const Problem& p : loaded.problems) ADD_FAILURE() << p.ToString();
+  const fs::path root = fs::temp_directory_path() / ("triage-eval-masked-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  auto write = [&](const std::string& name, const std::string& category) {
+    fs::create_directories(root / "wild" / name);
+    std::ofstream(root / "wild" / name / "log.txt") << "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED\n";
+    std::ofstream(root / "wild" / name / "label.yaml") << "category: " << category << "\nprovenance: wild\nsource: x\n";
+  };
+  write("a-library", "cuda.library_error");  // shown, not accepted
+  write("b-index", "index.out_of_range");    // shown, accepted, a top-1 miss made a top-3 hit
+  write("c-other", "cuda.oom");              // shown, not accepted
+  EvalReport report = EvaluateCorpus(Engine(loaded.rules), root.string());
+  fs::remove_all(root);
+  EXPECT_EQ(report.top1, 1);
+  EXPECT_EQ(report.top3, 2);
+  const std::string text = report.ToText();
+  EXPECT_NE(text.find("  wild            3         1   33.3%                         1\n"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace triage

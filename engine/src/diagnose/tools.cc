@@ -569,6 +569,28 @@ std::string EvalReport::ToText(bool list_heldout_misses) const {
                   kinds["no-rule"], kinds["under-threshold"], kinds["under-threshold-right"]);
     out << buf;
   }
+  // Note: [Masked causes] (diagnose/ranker.cc): how often a masked cause among the first three is an
+  // accepted answer, the measure behind its confidence factor, and how many misses it turns into top-3.
+  out << "\nmasked causes among the first three answers (Note: [Masked causes]):\n";
+  std::snprintf(buf, sizeof buf, "  %-10s %6s %9s %7s %25s\n", "split", "shown", "accepted", "rate", "top-1 wrong, top-3 right");
+  out << buf;
+  for (const char* split : {"ours", "wild", "heldout"}) {
+    int shown = 0, accepted = 0, rescued = 0;
+    for (const EvalCase& c : cases) {
+      if (!c.error.empty() || c.split != split || c.expected == "none") continue;
+      for (const Diagnosis& d : c.got) {
+        if (d.from_hypothesis.empty()) continue;
+        ++shown;
+        if (d.category == c.expected || std::find(c.also.begin(), c.also.end(), d.category) != c.also.end()) {
+          ++accepted;
+          if (!c.top1) ++rescued;
+        }
+      }
+    }
+    if (!shown) continue;
+    std::snprintf(buf, sizeof buf, "  %-10s %6d %9d %7s %25d\n", split, shown, accepted, Pct(accepted, shown).c_str(), rescued);
+    out << buf;
+  }
   out << "\nby split:\n";
   std::snprintf(buf, sizeof buf, "  %-22s %5s %7s %7s %9s %6s\n", "split", "n", "top-1", "top-3", "neg clean", "ECE");
   out << buf;
