@@ -184,6 +184,16 @@ std::string TagProblem(const std::string& html) {
   return open.empty() ? "" : "<" + open.back() + "> never closed";
 }
 
+// Note: [Inert CSS in HTML text]. A model loader's frame (`model_zoo.load_url(settings['url'])`) or any
+// log line with url(, @import or @font-face keeps its text but never those sequences.
+TEST(HtmlReport, LogTextFormsNoCssResourceReference) {
+  EXPECT_EQ(triage::HtmlText("model_zoo.load_url(settings['url'])"), "model_zoo.load_url&#40;settings[&#39;url&#39;])");
+  EXPECT_EQ(triage::HtmlText("URL(x) @IMPORT a; @font-face b"), "URL&#40;x) &#64;IMPORT a; &#64;font-face b");
+  // Other parentheses and at-signs are left as they are.
+  EXPECT_EQ(triage::HtmlText("curl(x) f(y) user@host @ 0x1f"), "curl&#40;x) f(y) user@host @ 0x1f");
+  EXPECT_EQ(triage::HtmlText("ur(l) (url"), "ur(l) (url");
+}
+
 TEST(HtmlReport, EveryCorpusReportIsOneWellFormedSelfContainedPage) {
   int plots = 0;
   for (const triage::Report& r : CorpusReports()) {

@@ -130,10 +130,41 @@ bool PutHtmlReference(char c, bool quotes, std::string* out) {
 
 }  // namespace
 
+namespace {
+
+// Whether `text` holds `word` (lower case) at `at`, in any case.
+bool HasWordAt(std::string_view text, size_t at, std::string_view word) {
+  if (at > text.size() || text.size() - at < word.size()) return false;
+  for (size_t i = 0; i < word.size(); ++i) {
+    char c = text[at + i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != word[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string HtmlText(std::string_view s) {
-  return Recode(s, [](char c, std::string* out) {
-    if (!PutHtmlReference(c, true, out)) out->push_back(c);
-  });
+  // Note: [Inert CSS in HTML text]. Besides & < > " ', the two characters that would let log text read
+  // as a CSS resource reference are written as references too: the '(' of url( (a model loader's
+  // `load_url(...)` frame) and the '@' of @import / @font-face. The page shows the same text, and no
+  // log can put these sequences into a report, wherever in the page its text is placed.
+  const std::string text = PrintableText(s);
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (PutHtmlReference(c, true, &out)) continue;
+    if (c == '(' && i >= 3 && HasWordAt(text, i - 3, "url")) {
+      out += "&#40;";
+    } else if (c == '@' && (HasWordAt(text, i + 1, "import") || HasWordAt(text, i + 1, "font-face"))) {
+      out += "&#64;";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
 }
 
 std::string MarkdownText(std::string_view s) {

@@ -20,7 +20,9 @@ std::string SanitizeUtf8(std::string_view s);
 // neither move a terminal's cursor, ring its bell nor start an escape sequence (C0, DEL and C1).
 std::string PrintableText(std::string_view s);
 
-// Returns `s` as HTML text or attribute value: PrintableText, then & < > " ' as character references.
+// Returns `s` as HTML text or attribute value: PrintableText, then & < > " ' as character references,
+// and the '(' of "url(" and the '@' of "@import" / "@font-face" too (any case), so no log text forms a
+// CSS resource reference in a page (Note: [Inert CSS in HTML text] in escape.cc).
 std::string HtmlText(std::string_view s);
 
 // Returns `s` as Markdown (GitHub-flavoured) text: PrintableText, HTML's & < > as character
