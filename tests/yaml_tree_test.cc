@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -332,6 +333,73 @@ TEST(YamlTree, NodesAnswerAsYamlCppNodes) {
   EXPECT_TRUE(DecodeYaml(nums.Root()["b"], &i));
   EXPECT_EQ(i, 7);
   EXPECT_FALSE(DecodeYaml(nums.Root()["c"], &i));
+}
+
+// ForEachRepeatedKey (rule files' duplicate-key check) against the same walk through YamlNode's
+// iteration, the way the check was written before it walked the tree's items: the same repeats, with
+// the same places, in the same order, on texts with repeats at several depths, inside sequences and
+// flow collections, past 32 keys, through an alias, and on every rule file.
+std::vector<std::string> RepeatsByIteration(const YamlNode& node) {
+  std::vector<std::string> out;
+  std::function<void(const YamlNode&)> walk = [&](const YamlNode& n) {
+    if (n.IsSequence()) {
+      for (const YamlNode& item : n) walk(item);
+      return;
+    }
+    if (!n.IsMap()) return;
+    std::vector<std::pair<std::string, YAML::Mark>> seen;
+    for (const auto& kv : n) {
+      if (kv.first.IsScalar()) {
+        const std::string& key = kv.first.Scalar();
+        auto first = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == key; });
+        if (first != seen.end()) {
+          out.push_back(key + " " + MarkText(first->second) + " " + MarkText(kv.first.Mark()));
+        } else {
+          seen.emplace_back(key, kv.first.Mark());
+        }
+      }
+      walk(kv.second);
+    }
+  };
+  walk(node);
+  return out;
+}
+
+std::vector<std::string> RepeatsOfTree(const YamlNode& node) {
+  std::vector<std::string> out;
+  ForEachRepeatedKey(node, [&](const std::string& key, const YAML::Mark& first, const YAML::Mark& again) {
+    out.push_back(key + " " + MarkText(first) + " " + MarkText(again));
+  });
+  return out;
+}
+
+TEST(YamlTree, RepeatedKeysAsTheIterationFindsThem) {
+  std::string wide = "w:\n";
+  for (int k = 0; k < 40; ++k) wide += "  k" + std::to_string(k) + ": " + std::to_string(k) + "\n";
+  wide += "  k3: again\n  k37: again\n  k3: thrice\n  k39: { a: 1, a: 2 }\n";
+  const std::vector<std::string> texts = {
+      "a: 1\nb: 2\na: 3\n",
+      "a:\n  x: 1\n  x: 2\nb: 2\na: 3\nb: [ {c: 1, c: 2}, {c: 3} ]\n",
+      "- a: 1\n  a: 2\n- b: {x: 1, y: 2, x: 3}\n- [ {z: 1, z: 1} ]\n",
+      "top:\n  - inner: &anchor\n      q: 1\n      q: 2\n  - again: *anchor\ntop: 2\n",
+      "? [1, 2]\n: x\n? [1, 2]\n: y\nk: 1\n\"k\": 2\n'k': 3\n",
+      "a: 1\nb:\n  a: 1\n  b:\n    a: 1\n    a: 2\n  a: 3\na: 4\n",
+      wide,
+  };
+  size_t repeats = 0;
+  for (const std::string& text : texts) {
+    YamlTree tree;
+    LoadYamlTree(text, &tree);
+    const std::vector<std::string> want = RepeatsByIteration(tree.Root());
+    EXPECT_EQ(RepeatsOfTree(tree.Root()), want) << text;
+    repeats += want.size();
+  }
+  EXPECT_GE(repeats, 15u);
+  for (const fs::path& f : YamlFiles(fs::path(TRIAGE_SOURCE_DIR) / "rules")) {
+    YamlTree tree;
+    LoadYamlTree(ReadFile(f), &tree);
+    EXPECT_EQ(RepeatsOfTree(tree.Root()), RepeatsByIteration(tree.Root())) << f;
+  }
 }
 
 }  // namespace

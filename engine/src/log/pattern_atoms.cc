@@ -190,7 +190,16 @@ class SubsetParser {
   bool At(char c) const { return i_ < s_.size() && s_[i_] == c; }
   static bool Printable(char c) { return c >= 0x20 && c <= 0x7e; }
   // A printable character that stands for itself outside a class.
-  static bool Plain(char c) { return Printable(c) && !std::strchr("\\.+*?()|[]{}^$", c); }
+  // (A switch, not a search of the metacharacters' string: it is asked of every character of a pattern.)
+  static bool Plain(char c) {
+    switch (c) {
+      case '\\': case '.': case '+': case '*': case '?': case '(': case ')': case '|':
+      case '[': case ']': case '{': case '}': case '^': case '$':
+        return false;
+      default:
+        return Printable(c);
+    }
+  }
   static bool Repeater(char c) { return c == '*' || c == '+' || c == '?' || c == '{'; }
 
   // The branches of an alternation, each the items of one concatenation, up to a ')' or the end (not
@@ -970,11 +979,12 @@ std::optional<PatternPrefilter> ReadPatternPrefilter(const std::string& pattern)
   std::vector<int> id_at(order.size(), -1);
   for (size_t k = order.size(); k-- > 0;) {
     const Filter& node = *order[k];
-    std::string key = std::to_string(static_cast<int>(node.op)) + ":";
+    // The key: the op's byte, then the atom or the children's numbers (each as its 4 bytes).
+    std::string key(1, static_cast<char>(node.op));
     if (node.op == Filter::kAtom) {
       key += node.atom;
     } else {
-      for (size_t c : child_at[k]) key += std::to_string(id_at[c]) + ",";
+      for (size_t c : child_at[k]) key.append(reinterpret_cast<const char*>(&id_at[c]), sizeof id_at[c]);
     }
     auto [it, added] = ids.emplace(std::move(key), static_cast<int>(out.nodes_.size()));
     id_at[k] = it->second;

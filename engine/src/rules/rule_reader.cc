@@ -240,45 +240,14 @@ void ReadSignal(FileChecker& check, const YamlNode& node, Rule* rule, std::set<s
 
 // yaml-cpp keeps every pair of a mapping that names a key twice, and a lookup sees only the first:
 // the second value would be ignored without a word. Reports each repeated key with both positions.
+// (Walked on the tree's items, ForEachRepeatedKey: through YamlNode's iterator it cost ~10 M
+// instructions of a start with no cache, for the ~30,000 nodes of the bundled rules.)
 void CheckDuplicateKeys(FileChecker& check, const YamlNode& node) {
-  if (node.IsSequence()) {
-    for (const YamlNode& item : node) CheckDuplicateKeys(check, item);
-    return;
-  }
-  if (!node.IsMap()) return;
-  // Each key's first place. A rule file's maps hold a few keys each (~10,000 maps in the bundled
-  // rules), so the keys seen are views into the tree searched in turn, not a std::map of copies;
-  // a map of many keys goes on in a std::map.
-  constexpr size_t kFewKeys = 32;
-  std::vector<std::pair<std::string_view, YAML::Mark>> few;
-  std::map<std::string_view, YAML::Mark> many;
-  for (const auto& kv : node) {
-    if (kv.first.IsScalar()) {
-      const std::string& key = kv.first.Scalar();
-      const YAML::Mark* first = nullptr;
-      if (many.empty()) {
-        for (const auto& [k, mark] : few) {
-          if (k == key) {
-            first = &mark;
-            break;
-          }
-        }
-        if (!first) {
-          few.emplace_back(key, kv.first.Mark());
-          if (few.size() > kFewKeys) many.insert(few.begin(), few.end());
-        }
-      } else {
-        auto [it, fresh] = many.emplace(key, kv.first.Mark());
-        if (!fresh) first = &it->second;
-      }
-      if (first) {
-        check.Error(kv.first.Mark(), ProblemCode::kDuplicateKey,
-                    "key '" + key + "' is given twice (first at line " + std::to_string(first->line + 1) +
-                        ", column " + std::to_string(first->column + 1) + "); YAML keeps only one of them");
-      }
-    }
-    CheckDuplicateKeys(check, kv.second);
-  }
+  ForEachRepeatedKey(node, [&](const std::string& key, const YAML::Mark& first, const YAML::Mark& again) {
+    check.Error(again, ProblemCode::kDuplicateKey,
+                "key '" + key + "' is given twice (first at line " + std::to_string(first.line + 1) + ", column " +
+                    std::to_string(first.column + 1) + "); YAML keeps only one of them");
+  });
 }
 
 // Note: [Pattern budget]
@@ -435,6 +404,19 @@ void ReadIdentity(RuleDocument& d) {
   }
 }
 
+// Note: [Syntax checks without a compile]
+// A condition's or a context's pattern is only checked when read (it is compiled where a diagnosis
+// first needs it); RE2's constructor parsed and compiled each (~250 K instructions, ~11 M of a start
+// with no cache for ~90 patterns). A pattern that ProgramSizeBound answers is one RE2 accepts (Note:
+// [Program size bound] in log/pattern_atoms.cc; tests/pattern_atoms_test.cc checks it), so only the
+// others are compiled here for their error.
+// Returns RE2's error for `pattern` (with RegexOptions()), or "" when RE2 accepts it.
+std::string RegexError(const std::string& pattern) {
+  if (ProgramSizeBound(pattern)) return std::string();
+  RE2 re(pattern, RegexOptions());
+  return re.ok() ? std::string() : re.error();
+}
+
 // A condition mapping (Note: [Conditions] in rule.h): `message:` and `input:` (a pattern or a list),
 // `facts:` (a mapping of fact names, each to a value or a list of values). `where` names the key in
 // problems ("unless", "hypothesis 'x' first").
@@ -450,8 +432,9 @@ void ReadOneCondition(FileChecker& check, const YamlNode& node, const std::strin
       std::vector<Text>* patterns = k == "message" ? &out->message : &out->input;
       check.GetStringList(kv.second, where + "." + k, patterns);
       for (const Text& t : *patterns) {
-        RE2 re(t.value, RegexOptions());
-        if (!re.ok()) check.Error(kv.second.Mark(), ProblemCode::kBadRegex, where + "." + k + ": " + re.error());
+        if (std::string error = RegexError(t.value); !error.empty()) {
+          check.Error(kv.second.Mark(), ProblemCode::kBadRegex, where + "." + k + ": " + error);
+        }
       }
     } else if (k == "facts") {
       if (!kv.second.IsMap() || kv.second.size() == 0) {
@@ -553,8 +536,9 @@ void ReadMatch(RuleDocument& d) {
   }
   if (YamlNode ctx = match["context"]) {
     check.GetText(ctx, "match.context", &rule->context);
-    RE2 re(rule->context.value, RegexOptions());
-    if (!re.ok()) check.Error(ctx.Mark(), ProblemCode::kBadRegex, "match.context: " + re.error());
+    if (std::string error = RegexError(rule->context.value); !error.empty()) {
+      check.Error(ctx.Mark(), ProblemCode::kBadRegex, "match.context: " + error);
+    }
   }
   // `frames: none`: the incident must have no stack frame (an error line pasted alone); with frames the
   // traceback says where the failure ran and the rules reading it decide. `none` is the only condition.

@@ -108,6 +108,67 @@ YamlEntry YamlNode::Iterator::operator*() const {
   return e;
 }
 
+namespace {
+
+// ForEachRepeatedKey below the node `index`. `seen` holds each open map's keys with their first places,
+// the outer maps' first; a map's own begin at `base` and are dropped when it is done. A map of a few
+// keys (a rule file holds ~10,000 such) is searched in turn; past kFewKeys its keys go into a std::map.
+void RepeatedKeys(const YamlTree& tree, uint32_t index, std::vector<std::pair<std::string_view, uint32_t>>* seen,
+                  const std::function<void(const std::string&, const YAML::Mark&, const YAML::Mark&)>& report) {
+  const YamlTree::Item& it = tree.items[index];
+  if (it.type == YAML::NodeType::Sequence) {
+    for (uint32_t c = it.first; c < it.first + it.count; ++c) RepeatedKeys(tree, tree.children[c], seen, report);
+    return;
+  }
+  if (it.type != YAML::NodeType::Map) return;
+  constexpr size_t kFewKeys = 32;
+  const size_t base = seen->size();
+  std::map<std::string_view, uint32_t> many;
+  for (uint32_t c = it.first; c < it.first + it.count; c += 2) {  // key, value, key, value...
+    const uint32_t key = tree.children[c];
+    const YamlTree::Item& k = tree.items[key];
+    if (k.type == YAML::NodeType::Scalar) {
+      const std::string& text = tree.scalars[k.scalar];
+      uint32_t first = 0;
+      bool repeated = false;
+      if (many.empty()) {
+        for (size_t i = base; i < seen->size(); ++i) {
+          if ((*seen)[i].first == text) {
+            first = (*seen)[i].second;
+            repeated = true;
+            break;
+          }
+        }
+        if (!repeated) {
+          seen->emplace_back(text, key);
+          if (seen->size() - base > kFewKeys) many.insert(seen->begin() + static_cast<std::ptrdiff_t>(base), seen->end());
+        }
+      } else {
+        auto [at, fresh] = many.emplace(text, key);
+        if (!fresh) {
+          first = at->second;
+          repeated = true;
+        }
+      }
+      if (repeated) report(text, tree.items[first].mark, k.mark);
+    }
+    const size_t mine = seen->size();
+    RepeatedKeys(tree, tree.children[c + 1], seen, report);
+    seen->resize(mine);
+  }
+  seen->resize(base);
+}
+
+}  // namespace
+
+void ForEachRepeatedKey(const YamlNode& node,
+                        const std::function<void(const std::string&, const YAML::Mark&, const YAML::Mark&)>& report) {
+  node.CheckValid();
+  if (!node.tree_) return;
+  std::vector<std::pair<std::string_view, uint32_t>> seen;
+  RepeatedKeys(*node.tree_, node.index_, &seen, report);
+}
+
 uint32_t YamlTreeBuilder::New(YAML::NodeType::value type, const YAML::Mark& mark) {
   uint32_t index = static_cast<uint32_t>(tree_->items.size());
   YamlTree::Item item;

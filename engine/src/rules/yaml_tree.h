@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,12 @@ struct YamlTree {
 };
 
 class YamlEntry;
+
+// Calls report(key, first, again) for each scalar key that a map at or under `node` names a second
+// (third...) time, with the marks of its first and of this place: depth first, a map's pairs in order,
+// a pair's key before its value (an alias's node walked at each place it is used).
+void ForEachRepeatedKey(const YamlNode& node,
+                        const std::function<void(const std::string& key, const YAML::Mark& first, const YAML::Mark& again)>& report);
 
 // A node of a YamlTree, or one of yaml-cpp's two nodes that belong to no tree: the default-constructed
 // one (a defined null node without a mark, as `YAML::Node()`) and the invalid one a lookup of a missing
@@ -93,6 +100,8 @@ class YamlNode {
  private:
   friend struct YamlTree;
   friend class YamlEntry;
+  friend void ForEachRepeatedKey(const YamlNode& node,
+                                 const std::function<void(const std::string&, const YAML::Mark&, const YAML::Mark&)>& report);
   YamlNode(const YamlTree* tree, uint32_t index) : tree_(tree), index_(index) {}
   static YamlNode Invalid(std::string key) {
     YamlNode n;
