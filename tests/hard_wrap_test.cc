@@ -327,6 +327,7 @@ TEST(WrappedPastes, OnlyWrappedCorpusLogsAreJoined) {
       "slideflow-slurm-dataloader-workers-warning-wrapped",       // 80 columns
       "anomalygpt-deepspeed-sigkill-minus-9-host-ram-zh",         // DeepSpeed's command list at 204 columns
       "edsr-31-dataloaderiter-renamed-windows",                   // the command line at 120 columns
+      "xinference-5260-peft-hybridcache-transformers-5",          // a pull request's message wrapped at 80 columns
   };
   std::set<std::string> found;
   int logs = 0;
