@@ -729,6 +729,7 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
   // A given layout's mix is taken as it is (Note: [Cached mix]).
   if (impl == Impl::kPortable || impl == Impl::kAvx2) {
     std::memset(staged_, 0xff, sizeof staged_);
+    std::memset(staged_first_, 0xff, sizeof staged_first_);
   } else {
     std::vector<std::pair<int, std::string>> full;
     for (const auto& [b, item] : placed) {
@@ -753,11 +754,12 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
 // tables accept a position in 60: each such table candidate cost ~9 ns on this project's AMD EPYC VM,
 // a mispredicted branch on the block and a scalar hash test, and the scan of web-server-like text took
 // 3.4 ms per 8 MB against 0.8 without candidates. Where the CPU has AVX-512 VBMI, the loop tests the
-// candidates' bytes once more, for all 32 positions with no branch: three 6-bit hashes of the four
+// candidates' bytes once more, for all 32 positions with no branch: three 7-bit hashes of the four
 // bytes (per byte, an 8-bit value looked up by its low 5 bits with vpermb; with x and y the XORs of
-// bytes 0 and 2's values and of 1 and 3's, the low 6 bits of x ^ y, of x ^ (y >> 2) and of (x >> 2) ^
+// bytes 0 and 2's values and of 1 and 3's, the low 7 bits of x ^ y, of x ^ (y >> 1) and of (x >> 1) ^
 // y: StageHashes), then per hash and set of 8 buckets the buckets holding a full-length anchor of that
-// hash value (a 64-entry table, vpermt2b), all ANDed into the nibble tables' buckets. An anchor's bytes and text
+// hash value (a 128-entry table, vpermt2b on 64-byte registers, Note: [Wide stage tables]), all ANDed
+// into the nibble tables' buckets. An anchor's bytes and text
 // equal to it up to ASCII case have the same low 5 bits (a letter's cases differ in bit 5), so the
 // bucket of every anchor present survives: no keyword is missed. A false candidate now needs, besides
 // the tables, an anchor of its bucket with its first hash and one with its second: with one hash, ~13
@@ -770,7 +772,8 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
 // the scan of 8 MiB of web text from ~5.9 to ~4.0 ms (scan_bench, 2026-11-29). Each hash past the
 // first costs a shift, an XOR, two vpermt2b and two ANDs a block; the way that runs the stage on
 // candidate blocks only (Note: [Stage runs]) runs the first hash alone (StageTables<1>), whose
-// tables it loads on each such block. The short
+// tables it loads on each such block, folded to 64 entries (staged_first_: the buckets of the two
+// values whose low 6 bits agree), on 32-byte registers. The short
 // anchors' buckets accept any hash (their bytes past the anchor are any). The mix values are those of the seed (of 16) under which the fewest windows of
 // the two samples (kHealthyLogSample, kGeneralTextSample) that the tables accept pass the stage too,
 // and the first hash alone (the way on candidate blocks: without it, the seed the three hashes chose
@@ -778,6 +781,19 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
 // then that leaves the fewest (bucket, hash) pairs taken: a window every line of a log repeats
 // (" inf" of "INFO") that fell on a hash of its bucket would pass on every line (key=value text's
 // scan 1.02 -> 1.88 ms per 8 MiB with one layout of main's rules when only the pairs counted).
+// Note: [Wide stage tables]
+// With ~36 anchors a bucket (the 1000 rules of tests/bench/make_rulesets.py, 572 keywords on
+// 2026-11-29) a 64-entry table had ~40% of its values taken for a bucket, and the three 6-bit hashes
+// passed 0.0147 of web text's 0.115 table candidates a byte, 60% of them no anchor at all (the
+// anchor hash ruled them out after a mispredicted branch on the block: "pi/v" of every "/api/v1",
+// "zill" of "Mozilla", "heal" of "healthz"). vpermt2b on 64-byte registers looks up 128 entries, so
+// the hashes now keep 7 bits and each table is two 64-byte registers (the same count, 12, as the two
+// 32-byte halves of the 64-entry ones): 0.0147 -> 0.0065 staged a byte and the scan of the first 8
+// MiB 4.6 -> 3.9 ms (scan_bench); the stage costs ~0.2 ms more per 8 MiB on every block (AMD Zen 4
+// runs a 64-byte vpermt2b as two halves), which the timed ways (Note: [Stage runs]) leave where it
+// does not pay. The 32 indexes go in the low half of the index register and the low half of the
+// result is read; the second and third hashes shift by one bit (bit 7, which the shift fills from the
+// next byte, is not read).
 //
 // Note: [Cached mix]
 // Trying the kMixSeeds seeds on the samples was ~2.9 M instructions of every start with a rule cache,
@@ -826,7 +842,8 @@ int LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& ancho
         StageHashes(mix, sample.data() + i, h);
         if (StagePass(staged, h) & buckets) taken += 1000;
         // The way on candidate blocks runs the first hash alone (Note: [Stage runs]).
-        if ((staged[0][0][h[0]] | unsigned{staged[0][1][h[0]]} << 8) & buckets) taken += 1000;
+        const unsigned folded = h[0] & (kFirstHashes - 1);
+        if ((FirstStaged(staged, 0, folded) | FirstStaged(staged, 1, folded) << 8) & buckets) taken += 1000;
       }
     }
     if (best_taken < 0 || taken < best_taken) {
@@ -842,6 +859,9 @@ int LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& ancho
       for (unsigned char& bits : hash[b / 8]) bits |= static_cast<unsigned char>(1u << (b % 8));
     }
   }
+  for (int s = 0; s < 2; ++s) {
+    for (unsigned v = 0; v < kFirstHashes; ++v) staged_first_[s][v] = FirstStaged(staged_, s, v);
+  }
   return best_seed;
 }
 
@@ -851,8 +871,8 @@ void LineScanner::StageHashes(const unsigned char (&mix)[kPrints][32], const cha
   auto m = [&](int f) { return unsigned{mix[f][static_cast<unsigned char>(bytes[f]) & 31]}; };
   const unsigned x = m(0) ^ m(2), y = m(1) ^ m(3);
   h[0] = (x ^ y) & ((1u << kStageBits) - 1);
-  h[1] = (x ^ (y >> 2)) & ((1u << kStageBits) - 1);
-  h[2] = ((x >> 2) ^ y) & ((1u << kStageBits) - 1);
+  h[1] = (x ^ (y >> 1)) & ((1u << kStageBits) - 1);
+  h[2] = ((x >> 1) ^ y) & ((1u << kStageBits) - 1);
 }
 
 unsigned LineScanner::StagePass(const unsigned char (&staged)[kStageHashes][2][1 << kStageBits],
@@ -860,6 +880,13 @@ unsigned LineScanner::StagePass(const unsigned char (&staged)[kStageHashes][2][1
   unsigned pass = 0xffff;
   for (int t = 0; t < kStageHashes; ++t) pass &= staged[t][0][h[t]] | unsigned{staged[t][1][h[t]]} << 8;
   return pass;
+}
+
+unsigned LineScanner::FirstStaged(const unsigned char (&staged)[kStageHashes][2][1 << kStageBits], int set,
+                                  unsigned folded) {
+  unsigned bits = 0;
+  for (unsigned v = folded; v < (1u << kStageBits); v += kFirstHashes) bits |= staged[0][set][v];
+  return bits;
 }
 
 unsigned LineScanner::StageBuckets(const char* p, size_t i) const {
@@ -1226,17 +1253,32 @@ struct FingerprintTables {
 template <int kHashes>
 struct StageTables {
   static constexpr int kPrints = 4;  // LineScanner::kPrints
-  __m256i mix[kPrints], low[kHashes][2], high[kHashes][2];  // [hash][set of 8 buckets]
+  // All three: 128-entry tables on 64-byte registers. The first alone: its table folded to 64 entries
+  // (LineScanner::staged_first_) on 32-byte ones, loaded on each candidate block.
+  __m256i mix[kPrints];
+  // [hash][set of 8 buckets]: each table's halves; `low` and `high` for the first hash alone,
+  // `wide_low` and `wide_high` for all three (the other pair is not used).
+  __m256i low[1][2], high[1][2];
+  __m512i wide_low[kHashes][2], wide_high[kHashes][2];
 
   __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) StageTables(
-      const unsigned char (&m)[kPrints][32], const unsigned char (&staged)[3][2][64]) {
-    static_assert(kHashes == 1 || kHashes == 3, "the first hash, or all three (LineScanner::kStageHashes)");
+      const unsigned char (&m)[kPrints][32], const unsigned char (&staged)[3][2][128]) {
+    static_assert(kHashes == 3, "all three hashes (LineScanner::kStageHashes)");
     for (int f = 0; f < kPrints; ++f) mix[f] = _mm256_load_si256(reinterpret_cast<const __m256i*>(m[f]));
     for (int t = 0; t < kHashes; ++t) {
       for (int s = 0; s < 2; ++s) {
-        low[t][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged[t][s]));
-        high[t][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staged[t][s] + 32));
+        wide_low[t][s] = _mm512_load_si512(staged[t][s]);
+        wide_high[t][s] = _mm512_load_si512(staged[t][s] + 64);
       }
+    }
+  }
+  __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) StageTables(
+      const unsigned char (&m)[kPrints][32], const unsigned char (&first)[2][64]) {
+    static_assert(kHashes == 1, "the first hash alone");
+    for (int f = 0; f < kPrints; ++f) mix[f] = _mm256_load_si256(reinterpret_cast<const __m256i*>(m[f]));
+    for (int s = 0; s < 2; ++s) {
+      low[0][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(first[s]));
+      high[0][s] = _mm256_load_si256(reinterpret_cast<const __m256i*>(first[s] + 32));
     }
   }
 
@@ -1256,14 +1298,26 @@ struct StageTables {
     __m256i h[kHashes];
     h[0] = _mm256_xor_si256(x, y);
     if constexpr (kHashes == 3) {
-      // vpermt2b reads the low 6 bits of each index byte; a 16-bit shift by 2 puts each byte's bits
-      // 2-7 there (the bits it brings in from the next byte land in bits 6-7, which are not read).
-      h[1] = _mm256_xor_si256(x, _mm256_srli_epi16(y, 2));
-      h[2] = _mm256_xor_si256(_mm256_srli_epi16(x, 2), y);
+      // vpermt2b on 64-byte registers reads the low 7 bits of each index byte; a 16-bit shift by 1
+      // puts each byte's bits 1-7 there (the bit it brings in from the next byte lands in bit 7,
+      // which is not read).
+      h[1] = _mm256_xor_si256(x, _mm256_srli_epi16(y, 1));
+      h[2] = _mm256_xor_si256(_mm256_srli_epi16(x, 1), y);
     }
     for (int t = 0; t < kHashes; ++t) {
       for (int s = 0; s < 2; ++s) {
-        acc[s] = _mm256_and_si256(acc[s], _mm256_permutex2var_epi8(low[t][s], h[t], high[t][s]));
+        if constexpr (kHashes == 1) {
+          // vpermt2b on 32-byte registers reads the low 6 bits: the folded table's index.
+          acc[s] = _mm256_and_si256(acc[s], _mm256_permutex2var_epi8(low[t][s], h[t], high[t][s]));
+        } else {
+          // The 32 indexes in the low half; the high half's lookups are not read.
+          // (Widened and cut by shuffles: GCC 12's _mm512_zextsi256_si512 and _mm512_castsi512_si256
+          // read an undefined register, which it warns of.)
+          const __v4di narrow = reinterpret_cast<__v4di>(h[t]), zero = {0, 0, 0, 0};
+          const __m512i index = reinterpret_cast<__m512i>(__builtin_shufflevector(narrow, zero, 0, 1, 2, 3, 4, 5, 6, 7));
+          const __v8di wide = reinterpret_cast<__v8di>(_mm512_permutex2var_epi8(wide_low[t][s], index, wide_high[t][s]));
+          acc[s] = _mm256_and_si256(acc[s], reinterpret_cast<__m256i>(__builtin_shufflevector(wide, wide, 0, 1, 2, 3)));
+        }
       }
     }
   }

@@ -294,10 +294,17 @@ class LineScanner {
   // position (StageHashes); per hash, set of 8 buckets and hash value, the bits of the buckets holding
   // a full-length anchor of that value (and of the short anchors' buckets, at every value). A position
   // passes for the buckets every hash passes.
-  static constexpr int kStageBits = 6;
+  static constexpr int kStageBits = 7;
   static constexpr int kStageHashes = 3;
   alignas(32) unsigned char mix_[kPrints][32] = {};
-  alignas(32) unsigned char staged_[kStageHashes][2][1 << kStageBits] = {};  // [hash][set of 8 buckets][value]
+  alignas(64) unsigned char staged_[kStageHashes][2][1 << kStageBits] = {};  // [hash][set of 8 buckets][value]
+  // The first hash's table folded to kFirstHashes values (its value's low 6 bits), for the way that
+  // runs the first hash alone on 32-byte registers (Note: [Hash stage] in line_scanner.cc).
+  static constexpr unsigned kFirstHashes = 64;
+  alignas(32) unsigned char staged_first_[2][kFirstHashes] = {};
+  // The buckets of set `set` the first hash's table holds at some value whose low 6 bits are `folded`.
+  static unsigned FirstStaged(const unsigned char (&staged)[kStageHashes][2][1 << kStageBits], int set,
+                              unsigned folded);
   // The kStageHashes hashes of the kPrints bytes at `bytes` under `mix`.
   static void StageHashes(const unsigned char (&mix)[kPrints][32], const char* bytes, unsigned (&h)[kStageHashes]);
   // The buckets every hash of `h` passes in `staged` (a stage's tables).
