@@ -1,5 +1,10 @@
 // Environment facts (log/env_facts.h) and the YAML conditions that read them and the input
 // (Note: [Conditions]: `unless:`, `needs:`, a hypothesis' `when:` mapping and `first:`), and ctx.facts.
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -102,6 +107,83 @@ TEST(EnvFacts, LinesSplitAcrossFeedsAndAnUnendedLastLine) {
   ASSERT_NE(f.Get("build"), nullptr);
   EXPECT_EQ(f.Get("torch_cuda")->value, "11.7");
   EXPECT_EQ(f.Get("python")->value, "3.11");
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Note: [Facts prefilter] in env_facts.cc: every text AddLine checks for is listed with its pair, and
+// each one, at every place of lines of one to three 32-byte blocks, is found by the pair fingerprint, in
+// the AVX2 loop and in the portable one. Fails with a `Has(line, ...)` text left out of the list, a pair's
+// place or bucket wrong, or a block's last pair (the one that reads the next block's first byte) missed.
+TEST(EnvFacts, EveryCheckedTextPassesThePrefilter) {
+  const std::vector<std::string> listed = internal::FactsPrefilterTexts();
+  const std::set<std::string> texts(listed.begin(), listed.end());
+  const std::string source = ReadAll(std::string(TRIAGE_SOURCE_DIR) + "/engine/src/log/env_facts.cc");
+  const std::regex has(R"re(Has\(line, "((?:[^"\\]|\\.)*)"\))re");
+  int checks = 0;
+  for (std::sregex_iterator it(source.begin(), source.end(), has), end; it != end; ++it, ++checks) {
+    const std::string text = std::regex_replace((*it)[1].str(), std::regex(R"(\\\\)"), "\\");
+    // "ROCM" is checked only inside the block of "used to build PyTorch:", which has its pair.
+    if (text == "ROCM") continue;
+    EXPECT_TRUE(texts.count(text)) << "AddLine checks for \"" << text << "\", which the prefilter does not list";
+  }
+  EXPECT_GE(checks, 30);
+  for (const std::string& text : texts) {
+    for (size_t width : {31, 32, 33, 63, 64, 65, 96, 97}) {
+      for (size_t place = 0; place + text.size() <= width; ++place) {
+        std::string line(width, 'x');
+        line.replace(place, text.size(), text);
+        for (bool portable : {false, true}) {
+          ASSERT_EQ(internal::FactsPrefilterHit(std::string(width, 'x'), portable), width);
+          const size_t hit = internal::FactsPrefilterHit(line, portable);
+          EXPECT_TRUE(hit >= place && hit < place + text.size())
+              << text << " at " << place << " of " << width << (portable ? " (portable)" : "") << ": " << hit;
+        }
+      }
+    }
+  }
+}
+
+// The facts of every corpus log outside the held-out split, fed in pieces through the prefilter, are
+// those of AddLine on each of its lines: the same values and the same first texts.
+TEST(EnvFacts, FeedReadsWhatEveryLineReads) {
+  namespace fs = std::filesystem;
+  const fs::path corpus = fs::path(TRIAGE_SOURCE_DIR) / "corpus";
+  int logs = 0, stated = 0;
+  for (auto it = fs::recursive_directory_iterator(corpus); it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_directory() && it->path().filename() == "heldout" && it->path().parent_path() == corpus) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().filename() != "log.txt") continue;
+    const std::string text = ReadAll(it->path().string());
+    EnvFacts fed, each;
+    for (size_t at = 0; at < text.size(); at += 4093) fed.Feed(std::string_view(text).substr(at, 4093));
+    fed.Finish();
+    for (size_t at = 0; at < text.size();) {
+      size_t nl = text.find('\n', at);
+      if (nl == std::string::npos) nl = text.size();
+      each.AddLine(std::string_view(text).substr(at, nl - at));
+      at = nl + 1;
+    }
+    ++logs;
+    for (const std::string& name : EnvFacts::Names()) {
+      const EnvFact* a = fed.Get(name);
+      const EnvFact* b = each.Get(name);
+      ASSERT_EQ(a == nullptr, b == nullptr) << it->path() << " " << name;
+      if (a == nullptr) continue;
+      ++stated;
+      EXPECT_EQ(a->value, b->value) << it->path() << " " << name;
+      EXPECT_EQ(a->text, b->text) << it->path() << " " << name;
+    }
+  }
+  EXPECT_GT(logs, 500);
+  EXPECT_GT(stated, 500);
 }
 
 std::string Problems(const LoadResult& r) {

@@ -1,11 +1,15 @@
 // Note: [Environment facts] in env_facts.h.
 #include "log/env_facts.h"
 
+#include <array>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 
 #include <re2/re2.h>
+
+#include "log/simd.h"
 
 namespace triage {
 namespace {
@@ -37,24 +41,148 @@ std::string CudaOfTag(const std::string& digits) {
   return digits.substr(0, digits.size() - 1) + "." + digits.substr(digits.size() - 1);
 }
 
+// Note: [Facts prefilter]. AddLine looks at a line through substring checks (`Has` below) before any
+// regex, and a line that holds none of their texts states nothing: AddLine does nothing with it. So Feed
+// hands AddLine only the lines that hold, for some text, one byte pair chosen from inside it (kPairs),
+// found for a whole piece at once by a pair fingerprint: a byte matches a pair's first byte in a bucket
+// when both its nibbles are among the bucket's first bytes' nibbles, likewise the next byte for the
+// second (Teddy's 2-byte form, as Hyperscan and ripgrep use it), eight buckets, one bit each. The pairs
+// and buckets were chosen by the count of lines they pass on the first MiB of the six
+// tests/bench/gen_kinds.py logs (~9%, against every line before); a pair that passes a line holding no
+// text costs one AddLine, never a fact. Every text of AddLine's checks must hold its pair (the test
+// EnvFacts.EveryCheckedTextPassesThePrefilter puts each at every place of lines of 1-3 blocks).
+struct Pair {
+  const char* text;  // a text AddLine checks for
+  std::uint8_t at;   // where its pair starts in it
+  std::uint8_t bucket;
+};
+constexpr Pair kPairs[] = {
+    {"+cpu", 0, 2}, {"+cu", 0, 2}, {"+rocm", 0, 0}, {"used to build PyTorch:", 8, 4}, {"vailable", 5, 5},
+    {"evice", 0, 3}, {"mps:", 2, 3}, {"fp16", 0, 4}, {"bf16", 0, 5}, {"recision", 2, 7}, {"16bit", 1, 2},
+    {":\\", 0, 0}, {":/", 0, 1}, {"OS: ", 0, 6}, {"/Users/", 0, 2}, {"/opt/homebrew/", 4, 2},
+    {"OS: macOS", 0, 6}, {"Python.framework", 1, 0}, {"/home/", 0, 2}, {"/usr/", 3, 6}, {"/opt/conda/", 4, 2},
+    {"/content/", 0, 2}, {"ython", 0, 0}, {"CUDA Version:", 11, 3}, {"river Version:", 12, 3},
+    {"river version:", 12, 3}, {"omfy", 2, 7}, {"!!! Exception during processing !!!", 0, 6},
+    {"Error occurred when executing ", 7, 7}, {"webui", 2, 4}, {"ooocus", 0, 5}, {"nvoke", 2, 5},
+    {"sd-scripts", 6, 4}, {"kohya", 2, 7}, {"num_workers", 3, 1},
+};
+
+// The nibble tables, each 16 entries twice (one per 128-bit lane of an AVX2 register): a byte b is a
+// first byte of a pair in bucket k when bit k is set in first_lo[b & 15] and in first_hi[b >> 4].
+struct PairTables {
+  alignas(32) std::uint8_t first_lo[32] = {}, first_hi[32] = {}, second_lo[32] = {}, second_hi[32] = {};
+};
+
+PairTables MakePairTables() {
+  PairTables t;
+  for (const Pair& p : kPairs) {
+    const auto a = static_cast<std::uint8_t>(p.text[p.at]), b = static_cast<std::uint8_t>(p.text[p.at + 1]);
+    const auto bit = static_cast<std::uint8_t>(1u << p.bucket);
+    for (int lane = 0; lane < 32; lane += 16) {
+      t.first_lo[lane + (a & 15)] |= bit;
+      t.first_hi[lane + (a >> 4)] |= bit;
+      t.second_lo[lane + (b & 15)] |= bit;
+      t.second_hi[lane + (b >> 4)] |= bit;
+    }
+  }
+  return t;
+}
+
+const PairTables& Tables() {
+  static const PairTables t = MakePairTables();
+  return t;
+}
+
+// Whether p[i], p[i + 1] pass the fingerprint.
+inline bool PairAt(const PairTables& t, const char* p, size_t i) {
+  const auto a = static_cast<std::uint8_t>(p[i]), b = static_cast<std::uint8_t>(p[i + 1]);
+  return (t.first_lo[a & 15] & t.first_hi[a >> 4] & t.second_lo[b & 15] & t.second_hi[b >> 4]) != 0;
+}
+
+size_t FirstPairPortable(const char* p, size_t n, size_t i) {
+  const PairTables& t = Tables();
+  for (; i + 1 < n; ++i) {
+    if (PairAt(t, p, i)) return i;
+  }
+  return n;
+}
+
+#ifdef TRIAGE_AVX2
+__attribute__((target("avx2"))) inline __m256i Table(const std::uint8_t* x) {
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(x));
+}
+
+// Per byte of v, the buckets whose bytes share both its nibbles.
+__attribute__((target("avx2"))) inline __m256i Buckets(__m256i v, __m256i lo, __m256i hi) {
+  const __m256i low = _mm256_set1_epi8(15);
+  return _mm256_and_si256(_mm256_shuffle_epi8(lo, _mm256_and_si256(v, low)),
+                          _mm256_shuffle_epi8(hi, _mm256_and_si256(_mm256_srli_epi16(v, 4), low)));
+}
+
+__attribute__((target("avx2"))) size_t FirstPairAvx2(const char* p, size_t n) {
+  const PairTables& t = Tables();
+  const __m256i first_lo = Table(t.first_lo), first_hi = Table(t.first_hi);
+  const __m256i second_lo = Table(t.second_lo), second_hi = Table(t.second_hi);
+  size_t i = 0;
+  for (; i + 33 <= n; i += 32) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 1));
+    const __m256i hit = _mm256_and_si256(Buckets(a, first_lo, first_hi), Buckets(b, second_lo, second_hi));
+    const auto none = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hit, _mm256_setzero_si256())));
+    if (none != 0xFFFFFFFFu) return i + static_cast<size_t>(__builtin_ctz(~none));
+  }
+  return FirstPairPortable(p, n, i);
+}
+#endif
+
 }  // namespace
 
+namespace internal {
+size_t FactsPrefilterHit(std::string_view text, bool portable) {
+#ifdef TRIAGE_AVX2
+  if (CpuHasAvx2() && !portable) return FirstPairAvx2(text.data(), text.size());
+#endif
+  (void)portable;
+  return FirstPairPortable(text.data(), text.size(), 0);
+}
+
+std::vector<std::string> FactsPrefilterTexts() {
+  std::vector<std::string> out;
+  for (const Pair& p : kPairs) out.emplace_back(p.text);
+  return out;
+}
+}  // namespace internal
+
 void EnvFacts::Feed(std::string_view data) {
-  while (!data.empty()) {
-    size_t nl = data.find('\n');
-    std::string_view piece = data.substr(0, nl);
-    if (partial_.empty() && nl != std::string_view::npos) {
-      AddLine(piece);
-    } else {
-      if (partial_.size() < kMaxLine) partial_.append(piece.substr(0, kMaxLine - partial_.size()));
-      if (nl != std::string_view::npos) {
-        AddLine(partial_);
-        partial_.clear();
-      }
-    }
+  // The end of a line begun in an earlier piece.
+  if (!partial_.empty()) {
+    const size_t nl = data.find('\n');
+    const std::string_view piece = data.substr(0, nl);
+    if (partial_.size() < kMaxLine) partial_.append(piece.substr(0, kMaxLine - partial_.size()));
     if (nl == std::string_view::npos) return;
+    AddLine(partial_);
+    partial_.clear();
     data.remove_prefix(nl + 1);
   }
+  // Whole lines: only those the prefilter passes (Note: [Facts prefilter]). No pair holds a '\n', so a
+  // pair found lies inside one line.
+  const size_t last = data.rfind('\n');
+  if (last != std::string_view::npos) {
+    const std::string_view lines = data.substr(0, last + 1);
+    size_t at = 0;
+    while (at < lines.size()) {
+      const size_t hit = at + internal::FactsPrefilterHit(lines.substr(at), false);
+      if (hit >= lines.size()) break;
+      const size_t before = lines.substr(at, hit - at).rfind('\n');
+      const size_t start = before == std::string_view::npos ? at : at + before + 1;
+      const size_t end = lines.find('\n', hit);
+      AddLine(lines.substr(start, end - start));
+      at = end + 1;
+    }
+    data.remove_prefix(last + 1);
+  }
+  // An unfinished line: its first kMaxLine bytes wait for its end.
+  if (!data.empty()) partial_.append(data.substr(0, kMaxLine));
 }
 
 void EnvFacts::Finish() {

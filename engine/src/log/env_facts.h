@@ -12,9 +12,10 @@
 // lists how each is read); rules use them through conditions (rules/README.md "Conditions") and Lua
 // through ctx.facts. A fact the input states two different ways (a `+cpu` torchaudio beside a `+cu118`
 // torch, a Windows path and a Linux one) is unknown: a condition on it does not hold. Only what a line
-// asserts counts: `fp16: False` sets nothing. Every line fed is looked at, each through a handful of
-// substring checks before any regex runs, so the cost on a line that states nothing is a few memchr-
-// speed scans.
+// asserts counts: `fp16: False` sets nothing. Every line fed is looked at: a byte-pair fingerprint over
+// the whole piece picks the lines that may hold one of the texts the checks look for (Note: [Facts
+// prefilter] in env_facts.cc), and on those a handful of substring checks run before any regex, so a
+// line that states nothing costs about a byte-compare pass.
 #ifndef TRIAGE_ENGINE_ENV_FACTS_H_
 #define TRIAGE_ENGINE_ENV_FACTS_H_
 
@@ -62,6 +63,14 @@ class EnvFacts {
   std::map<std::string, EnvFact, std::less<>> facts_;
   std::string partial_;  // an unfinished line between Feed calls (bounded: the first 4 KiB are read)
 };
+
+namespace internal {
+// Note: [Facts prefilter] in env_facts.cc, for tests: where in `text` the first byte pair that passes the
+// prefilter starts (text.size() when none), with the AVX2 loop where the CPU has it unless `portable`; and
+// the texts AddLine checks for, each of which holds a pair the prefilter passes.
+size_t FactsPrefilterHit(std::string_view text, bool portable);
+std::vector<std::string> FactsPrefilterTexts();
+}  // namespace internal
 
 }  // namespace triage
 
