@@ -242,8 +242,13 @@ TEST(MetricCollector, KeepsHostMemoryApartFromGpuMemory) {
   std::vector<double> g, h;
   for (const MetricPoint& p : gpu->Points()) g.push_back(p.value);
   for (const MetricPoint& p : host->Points()) h.push_back(p.value);
-  EXPECT_EQ(g, (std::vector<double>{2549, 2549, 2551}));
-  EXPECT_EQ(h, (std::vector<double>{3100, 3900, 4.5 * 1024}));
+  // The mmcv line names its figures differently from the two lines before it: each series keeps the
+  // figure of its first name (Note: [One memory figure per series]); read alone, the line gives both.
+  EXPECT_EQ(g, (std::vector<double>{2549, 2549}));
+  EXPECT_EQ(h, (std::vector<double>{3100, 3900}));
+  const MetricCollector mmcv = Collect("Epoch [1][30/500]\tlr: 1.0e-02, memory: 2551, loss: 0.7, RAM used: 4.5 GB\n");
+  EXPECT_EQ(ValuesOf(mmcv, SeriesId::kMemory), (std::vector<double>{2551}));
+  EXPECT_EQ(ValuesOf(mmcv, SeriesId::kHostMemory), (std::vector<double>{4.5 * 1024}));
   EXPECT_STREQ(SeriesName(SeriesId::kHostMemory), "host_memory");
   EXPECT_EQ(SeriesFromName("host_memory"), SeriesId::kHostMemory);
 }
@@ -689,6 +694,71 @@ TEST(MetricCollector, ReadsMemoryPrintedBeforeItsName) {
   EXPECT_TRUE(PointsOf(Collect("read 8 RSS pages\nspent 5 m of memory budget\n"), SeriesId::kHostMemory).empty());
   EXPECT_TRUE(PointsOf(Collect("spent 5 m of memory budget\n"), SeriesId::kMemory).empty());
   EXPECT_EQ(ValuesOf(Collect("2 GB of RAM: 3.5 GB\n"), SeriesId::kHostMemory), (std::vector<double>{3.5 * 1024}));
+}
+
+// Note: [System tool tables]: `free` run in a loop, in its three unit forms, and nvidia-smi's device table.
+TEST(MetricCollector, ReadsMemoryAsSystemToolsPrintIt) {
+  const MetricCollector kib = Collect(
+      "              total        used        free      shared  buff/cache   available\n"
+      "Mem:       32768000     4000000    27000000       10000     1768000    28000000\n"
+      "Swap:       2097148           0     2097148\n"
+      "Mem:       32768000     6000000    25000000       10000     1768000    26000000\n");
+  EXPECT_EQ(ValuesOf(kib, SeriesId::kHostMemory), (std::vector<double>{4000000.0 / 1024, 6000000.0 / 1024}));
+  EXPECT_TRUE(PointsOf(kib, SeriesId::kMemory).empty());  // the total was read as the GPU's memory before
+  EXPECT_EQ(ValuesOf(Collect("Mem:          64000       12000       50000\n"), SeriesId::kHostMemory),
+            (std::vector<double>{12000}));  // free -m
+  EXPECT_EQ(ValuesOf(Collect("Mem:             62          11          49\n"), SeriesId::kHostMemory),
+            (std::vector<double>{11 * 1024.0}));  // free -g
+  EXPECT_EQ(ValuesOf(Collect("Mem:            15Gi       9.5Gi       1.2Gi       300Mi\n"), SeriesId::kHostMemory),
+            (std::vector<double>{9.5 * 1024}));  // free -h
+  EXPECT_TRUE(PointsOf(Collect("Mem: 4 GB free\n"), SeriesId::kHostMemory).empty());
+  const MetricCollector top = Collect(
+      "MiB Mem :  64000.0 total,  20000.5 free,  41000.5 used,   2999.0 buff/cache\n"
+      "MiB Swap:   4096.0 total,   4096.0 free,      0.0 used.  22000.0 avail Mem\n"
+      "KiB Mem : 16777216 total,  1048576 free, 15728640 used,        0 buff/cache\n");
+  EXPECT_EQ(ValuesOf(top, SeriesId::kHostMemory), (std::vector<double>{41000.5, 15360}));
+  EXPECT_TRUE(PointsOf(top, SeriesId::kMemory).empty());
+  const MetricCollector smi = Collect(
+      "|   0  Tesla V100-SXM2...  On   | 00000000:00:1E.0 Off |                    0 |\n"
+      "| N/A   41C    P0    60W / 300W |   3100MiB / 16160MiB |     97%      Default |\n"
+      "|   1  Tesla V100-SXM2...  On   | 00000000:00:1F.0 Off |                    0 |\n"
+      "| N/A   40C    P0    58W / 300W |   2900MiB / 16160MiB |     95%      Default |\n"
+      "|    0   N/A  N/A     41234      C   python                           3097MiB |\n"
+      "|   0  Tesla V100-SXM2...  On   | 00000000:00:1E.0 Off |                    0 |\n"
+      "| N/A   42C    P0    61W / 300W |   3300MiB / 16160MiB |     98%      Default |\n");
+  EXPECT_EQ(ValuesOf(smi, SeriesId::kMemory), (std::vector<double>{3100, 3300}));  // the first GPU's rows
+}
+
+// Note: [Memory API names] and [One memory figure per series].
+TEST(MetricCollector, ReadsMemoryLabelledWithTheCallThatMeasuredIt) {
+  EXPECT_EQ(ValuesOf(Collect("torch.cuda.memory_allocated(0) 20971520\ntorch.cuda.memory_allocated(0) 31457280\n"),
+                     SeriesId::kMemory),
+            (std::vector<double>{20, 30}));  // bytes; "(0)" was read as the value 0 before
+  EXPECT_EQ(ValuesOf(Collect("torch.cuda.memory_allocated: 1.5GB\n"), SeriesId::kMemory), (std::vector<double>{1536}));
+  EXPECT_EQ(ValuesOf(Collect("torch.cuda.max_memory_allocated()/1024**2: 812.5\n"), SeriesId::kMemory),
+            (std::vector<double>{812.5}));
+  EXPECT_EQ(ValuesOf(Collect("memory_reserved('cuda:0') / 1024 ** 2 = 96\n"), SeriesId::kMemory), (std::vector<double>{96}));
+  EXPECT_EQ(ValuesOf(Collect("process.rss: 2.5 GB\n"), SeriesId::kHostMemory), (std::vector<double>{2.5 * 1024}));
+  // only a memory name is taken from a dotted word: a split's loss keeps its split
+  EXPECT_TRUE(PointsOf(Collect("val.loss 0.5\n"), SeriesId::kLoss).empty());
+}
+
+TEST(MetricCollector, KeepsOneMemoryFigurePerSeries) {
+  std::string text;
+  for (int i = 0; i < 6; ++i) {
+    text += "iter " + std::to_string(i) + "\n";
+    text += "torch.cuda.max_memory_allocated(0) " + std::to_string(900 + i) + "\n";
+    text += "torch.cuda.memory_allocated(0) " + std::to_string(300 + 10 * i) + "\n";
+    text += "torch.cuda.memory_reserved(0) 1200\n";
+  }
+  EXPECT_EQ(ValuesOf(Collect(text), SeriesId::kMemory), (std::vector<double>{900, 901, 902, 903, 904, 905}));
+  // a two-word name is a name of its own; its first word alone, followed by a word, takes nothing
+  EXPECT_EQ(ValuesOf(Collect("Memory usage: 45.5\nmemory: 3000\nMemory usage: 46.5\n"), SeriesId::kMemory),
+            (std::vector<double>{45.5, 46.5}));
+  // host RAM keeps its own name apart from the GPU's
+  const MetricCollector both = Collect("rss: 1000 MB\nallocated: 30 MB\nrss: 1100 MB\nallocated: 31 MB\n");
+  EXPECT_EQ(ValuesOf(both, SeriesId::kHostMemory), (std::vector<double>{1000, 1100}));
+  EXPECT_EQ(ValuesOf(both, SeriesId::kMemory), (std::vector<double>{30, 31}));
 }
 
 // The Trainer's table as a notebook shows it, copied out with its cells between tabs and "No log" where the

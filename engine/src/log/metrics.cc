@@ -370,8 +370,10 @@ double MemoryUnit(const char** pp, const char* end, double value) {
   if (p < end && *p == ' ') ++p;
   struct Unit { const char* name; double mb; };
   // Decimal and binary units are treated alike: detectors look at ratios, not at exact sizes.
+  // "Gi", "Mi", "Ki": procps' `free -h` and `top` (Note: [System tool tables]).
   static constexpr Unit kUnits[] = {{"gib", 1024}, {"mib", 1}, {"kib", 1.0 / 1024}, {"gb", 1024},
-                                    {"mb", 1},     {"kb", 1.0 / 1024}, {"g", 1024},  {"m", 1},
+                                    {"mb", 1},     {"kb", 1.0 / 1024}, {"gi", 1024}, {"mi", 1},
+                                    {"ki", 1.0 / 1024}, {"g", 1024},  {"m", 1},
                                     {"k", 1.0 / 1024}, {"b", 1.0 / 1048576}};
   for (const Unit& u : kUnits) {
     size_t n = std::strlen(u.name);
@@ -2105,6 +2107,125 @@ bool MetricCollector::ScanAfterLogPrefix(std::string_view text, std::uint64_t li
   return ScanTable(rest, line_no) || ScanCsv(rest, line_no);
 }
 
+// Note: [System tool tables]
+// Memory is also pasted as the system's tools print it, beside or instead of the program's own lines:
+// - procps' `free` (run in a loop to watch a leak): a header row, then "Mem:  total  used  free  shared
+//   buff/cache  available" (3.3.10+; "... shared  buffers  cached" before). The machine's RAM: the second
+//   figure, `used`, is a point of host_memory. The figures are KiB by default, MiB with -m, GiB with -g,
+//   and carry their unit with -h ("15Gi", "9.5G"); a row without units is taken by its total (at least
+//   2.5e6: KiB; from 5000: MiB; below: GiB), which misreads only a machine of under 2.4 GB in KiB or
+//   under 5 GB in MiB, and then only the absolute size (detectors compare ratios). Read by the name scan,
+//   the row gave the total to the GPU's `memory` series: a constant. The "Swap:" row is not read.
+// - procps' `top`: its summary row "MiB Mem :  31842.9 total,  180.4 free,  31300.2 used,  362.3 buff/cache"
+//   ("KiB Mem : ..." before 3.3.12, "GiB Mem" with E toggled): the figure before "used" is host_memory, in
+//   the row's unit. The name scan read the total after "Mem :" as the GPU's memory.
+// - nvidia-smi's device table: a header row per GPU ("|   0  Tesla V100-SXM2...  On   | ...") over its
+//   figures ("| N/A   45C    P0    64W / 300W |   4567MiB / 16160MiB |     98%      Default |"). The
+//   used figure is a point of `memory`; only the first GPU's rows are read (the points of several
+//   devices in one series would alternate between them). Its process table ("... python   4563MiB |")
+//   has no " / " total and is not read.
+// Both are tested on the line's first byte before anything else, so no shape or name scan reads them.
+// Note: [One memory figure per series]. A program that watches its memory often prints several figures,
+// each on a line of its own: torch.cuda.memory_allocated, memory_reserved and their maxima, nvidia-smi's
+// figure. Read into one series they alternate between quantities and hide the growth of each. A memory
+// series keeps the figure of the name that gave it its first point (the name as printed, a two-word name
+// with its first word; `free`'s and nvidia-smi's rows count as names of their own); the others' values are
+// passed over (and their lines are not recorded as shapes, so that every one of them is checked here).
+// On one line the first memory name's value is read, as for every series.
+bool MetricCollector::MemoryNameAgrees(int code, std::uint32_t name, bool take) {
+  std::uint32_t& first = memory_name_[code == S(SeriesId::kHostMemory) ? 1 : 0];
+  if (first == 0) {
+    if (take) first = name;
+    return true;
+  }
+  return first == name;
+}
+
+bool MetricCollector::ScanToolRow(std::string_view text, std::uint64_t line_no) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  auto blanks = [&](const char* q) {
+    while (q < end && (*q == ' ' || *q == '\t')) ++q;
+    return q;
+  };
+  LineValues lv;
+  // top's summary row: "MiB Mem :  31842.9 total,    180.4 free,  31300.2 used,    362.3 buff/cache" (procps
+  // 3.3.12+; "KiB Mem : 16267024 total, ..." before): the figure before "used", in the row's unit.
+  if (text.size() > 12 && (p[0] == 'K' || p[0] == 'M' || p[0] == 'G') && std::memcmp(p + 1, "iB Mem", 6) == 0) {
+    const size_t at = text.find(" used");
+    if (at == std::string_view::npos) return false;
+    const char* num_end = p + at;
+    const char* b = num_end;
+    while (b > p && (IsDigit(b[-1]) || b[-1] == '.')) --b;
+    double used = 0;
+    if (b == num_end || ReadNumber(b, num_end, &used) != num_end) return false;
+    if (!MemoryNameAgrees(S(SeriesId::kHostMemory), kTopRow, true)) return true;
+    const double mb = p[0] == 'K' ? 1.0 / 1024 : p[0] == 'G' ? 1024.0 : 1.0;
+    lv.have[S(SeriesId::kHostMemory)] = true;
+    lv.found[lv.nfound++] = {S(SeriesId::kHostMemory), used * mb};
+    Emit(lv, line_no);
+    return true;
+  }
+  if (*p == 'M') {
+    if (text.size() < 5 || std::memcmp(p, "Mem:", 4) != 0) return false;
+    double fig[3] = {};
+    double unit[3] = {};
+    int n = 0;
+    for (const char* q = blanks(p + 4); n < 3 && q < end; q = blanks(q)) {
+      const char* r = ReadNumber(q, end, &fig[n]);
+      if (!r || r == q) return false;
+      const char* u = r;
+      while (u < end && Class(*u) == kAlpha) ++u;
+      if (u > r) {
+        const char* v = r;
+        unit[n] = MemoryUnit(&v, u, 0);
+        if (v != u) return false;
+      }
+      if (u < end && *u != ' ' && *u != '\t' && *u != '\r') return false;
+      q = u;
+      ++n;
+    }
+    if (n < 3) return false;
+    if (!MemoryNameAgrees(S(SeriesId::kHostMemory), kFreeRow, true)) return true;
+    double mb = unit[1];
+    if (mb == 0) mb = fig[0] >= 2.5e6 ? 1.0 / 1024 : fig[0] >= 5000 ? 1.0 : 1024.0;
+    lv.have[S(SeriesId::kHostMemory)] = true;
+    lv.found[lv.nfound++] = {S(SeriesId::kHostMemory), fig[1] * mb};
+    Emit(lv, line_no);
+    return true;
+  }
+  if (*p != '|') return false;
+  static constexpr std::string_view kUsed = "MiB /";
+  const size_t at = text.find(kUsed);
+  if (at == std::string_view::npos) {
+    // A device header row: "|", blanks, the GPU's index, blanks, its name.
+    const char* q = blanks(p + 1);
+    long long gpu = -1;
+    const char* r = ReadInt(q, end, &gpu);
+    if (r && r > q && r + 2 < end && r[0] == ' ' && r[1] == ' ' && Class(*blanks(r)) == kAlpha &&
+        text.find(" | ") != std::string_view::npos) {
+      smi_gpu_ = static_cast<int>(gpu);
+    }
+    return false;
+  }
+  const char* u = p + at;
+  const char* b = u;
+  while (b > p && IsDigit(b[-1])) --b;
+  if (b == u || b == p || b[-1] != ' ') return false;
+  const char* t = blanks(u + kUsed.size());
+  const char* total = t;
+  while (t < end && IsDigit(*t)) ++t;
+  if (t == total || end - t < 3 || std::memcmp(t, "MiB", 3) != 0) return false;
+  // Another GPU's figures, or figures the program's own lines print: passed over.
+  if (smi_gpu_ > 0 || !MemoryNameAgrees(S(SeriesId::kMemory), kSmiRow, true)) return true;
+  double used = 0;
+  if (ReadNumber(b, u, &used) != u) return false;
+  lv.have[S(SeriesId::kMemory)] = true;
+  lv.found[lv.nfound++] = {S(SeriesId::kMemory), used};
+  Emit(lv, line_no);
+  return true;
+}
+
 __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no,
                                                             size_t first_bit, const char* limit) {
   if (text.empty()) return;
@@ -2164,6 +2285,8 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       return;
     }
   }
+  // Memory as `free` and nvidia-smi print it (Note: [System tool tables]).
+  if ((begin[0] == 'M' || begin[0] == '|' || begin[0] == 'K' || begin[0] == 'G') && ScanToolRow(text, line_no)) return;
   // A line that starts with quote markers or a rank prefix (Note: [Quote markers]) is read as the text
   // after them, so that the readers of a line's first column (tutorial layouts, epoch tables, CSV rows)
   // see it as printed (TutorialStart above refuses both). One lookup of the first byte answers this
@@ -2267,13 +2390,15 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       continue;
     }
     // A word: letters, digits, '_', and '-' '/' '.' between letters (train/loss, grad-norm).
-    const char* w = p;
+    const char* w = p;  // moved to a dotted word's last part below (Note: [Memory API names])
+    const char* dot = nullptr;  // the word's last '.'
     ++p;
     while (p < end) {
       unsigned char c = Class(*p);
       if (c == kAlpha || c == kDigit) {
         ++p;
       } else if ((c == kWordPunct || *p == '.') && p + 1 < end && Class(p[1]) == kAlpha) {
+        if (*p == '.') dot = p;
         p += 2;
       } else if (*p == '@' && p + 1 < end && Class(p[1]) == kDigit) {  // "Acc@1"
         p += 2;
@@ -2281,7 +2406,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
         break;
       }
     }
-    const size_t wn = static_cast<size_t>(p - w);
+    size_t wn = static_cast<size_t>(p - w);
     if (first_word) {
       first_word = false;
       eval_context = IsEvaluationWord(w, wn);
@@ -2310,6 +2435,22 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       best_end = p;
       prev_n = 0;
       continue;
+    }
+    // Note: [Memory API names]. A memory figure is often labelled with the call that measured it,
+    // "torch.cuda.memory_allocated(0) 318986240", "torch.cuda.max_memory_reserved()/1024**2: 812": a
+    // dotted word whose last part is a memory name is read as that name (only a memory name: "val.loss"
+    // is left alone, its split would be lost), and the call's parentheses and a divisor after them are
+    // passed over below (read before as the value 0 of "(0)", or not at all).
+    if (dot && !keys.MayBeName(w, wn)) {
+      const char* last = dot + 1;
+      const size_t tn = static_cast<size_t>(w + wn - last);
+      char tail[kMaxKey + 1];
+      size_t lower_n = 0;
+      if (keys.MayBeName(last, tn) && Lower(std::string_view(last, tn), tail, &lower_n) &&
+          IsMemoryCode(keys.Find(tail, lower_n))) {
+        w = last;
+        wn = tn;
+      }
     }
     // A word that is no name and cannot start one ("val", "train", "grad" are names here) is skipped
     // without copying; it ends any two-word name.
@@ -2414,6 +2555,36 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
         loop_named = true;
       }
     }
+    // Note: [Memory API names]: a call's parentheses right after a memory name ("(0)", "()",
+    // "('cuda:0')", "(device=0)") and a divisor after them ("/1024**2", " / 1e9") are passed over. The
+    // divisor's unit is not applied: the value is read as a figure without unit (detectors compare ratios).
+    if (IsMemoryCode(code) && q < end && *q == '(') {
+      const char* r = q + 1;
+      while (r < end && r - q <= 16 && *r != ')' && *r != ' ') ++r;
+      if (r < end && *r == ')') {
+        q = r + 1;
+        record = false;
+        const char* d = q;
+        while (d < end && *d == ' ') ++d;
+        if (d < end && *d == '/') {
+          ++d;
+          for (bool more = true; more;) {  // numbers joined by '*' or "**", blanks around them
+            while (d < end && *d == ' ') ++d;
+            const char* n0 = d;
+            while (d < end && (IsDigit(*d) || *d == '.' || ((*d == 'e' || *d == 'E') && d > n0))) ++d;
+            if (d == n0) break;
+            q = d;
+            const char* op = d;
+            while (op < end && *op == ' ') ++op;
+            more = op < end && *op == '*';
+            if (more) {
+              d = op + 1;
+              if (d < end && *d == '*') ++d;
+            }
+          }
+        }
+      }
+    }
     // A name in square brackets, "[loss]: 4.99" or "[Loss] nan" (loggers that bracket their keys):
     // the closing bracket is part of the separator.
     if (q < end && *q == ']' && w > begin && w[-1] == '[') {
@@ -2434,7 +2605,8 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     if (seps == 0 && !loop_named) {
       // Note: [Value before the name]: "1.5 GB RSS" at the end of a line.
       double before = 0;
-      if (IsMemoryCode(code) && !lv.have[code] && lv.nfound < 16 && !std::isnan(before = MemoryBeforeName(begin, w))) {
+      if (IsMemoryCode(code) && !lv.have[code] && lv.nfound < 16 && !std::isnan(before = MemoryBeforeName(begin, w)) &&
+          MemoryNameAgrees(code, Hash(w, wn) | 1, true)) {
         lv.have[code] = true;
         lv.found[lv.nfound++] = {code, before};
         record = false;
@@ -2468,9 +2640,20 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       if (r) p = r;
       continue;
     }
-    const bool keep = !axis && !lv.have[code] && lv.nfound < 16;
+    bool keep = !axis && !lv.have[code] && lv.nfound < 16;
+    // Note: [One memory figure per series]: the name is taken for the series once its value is read.
+    std::uint32_t memory_name = 0;
+    if (keep && IsMemoryCode(code)) {
+      const char* named = second_word ? prev_end - prev_n : w;
+      memory_name = Hash(named, static_cast<size_t>(p - named)) | 1;
+      if (!MemoryNameAgrees(code, memory_name, false)) {
+        keep = false;
+        record = false;
+      }
+    }
     const char* r = ReadValue(code, q, end, keep, &lv);
     if (axis || keep) note(code, q, r);
+    if (r && memory_name) MemoryNameAgrees(code, memory_name, true);
     double before = 0;
     if (r) {
       p = r;

@@ -27,7 +27,10 @@
 // and ST-GCN's `\tTop1: 88.36%` alone on its line (Note: [Summary lines] in metrics.cc); MMEngine's `Epoch(train)
 // [1][ 100/391]` and `Iter(train) [ 50/1000]` give the epoch and step as mmcv's `Epoch [1][100/391]` does (Note:
 // [MMEngine's axis] in metrics.cc), and memory printed before its name (`using 0.2GB of RSS RAM`, `1.5 GB RSS`) is
-// read (Note: [Value before the name] in metrics.cc). Values may be `nan`, `inf`, `-inf`, `NaN`, `tensor(0.5, ...)`; memory values may
+// read (Note: [Value before the name] in metrics.cc); memory labelled with the call that measured it
+// (`torch.cuda.memory_allocated(0) 318986240`, `torch.cuda.max_memory_reserved()/1024**2: 812`: Note: [Memory
+// API names]), `free`'s "Mem:" row, top's "MiB Mem :" row and nvidia-smi's device rows (Note: [System tool tables]) are read too,
+// and a memory series keeps the figure of one name (Note: [One memory figure per series]). Values may be `nan`, `inf`, `-inf`, `NaN`, `tensor(0.5, ...)`; memory values may
 // carry units (B, KB, MB, GB, K, M, G, KiB, MiB, GiB) and are kept in MB; a name followed by a word
 // may be a two-word name (`memory used: 1.2 GB`, `RAM usage 5.4 GB`: Note: [Name then a word] in metrics.cc).
 // A line quoted with Markdown's "> " or carrying torch 2.x's "[rank0]: " is read as the text after them
@@ -287,6 +290,14 @@ class MetricCollector {
   // [from, to), and in *blank whether they hold a blank or tab; marked at their first need, as Starts.
   bool NameMarks(size_t from, size_t to, bool* blank);
   bool ScanCsv(std::string_view text, std::uint64_t line_no);
+  // `free`'s "Mem:" row and nvidia-smi's device rows (Note: [System tool tables] in metrics.cc); true
+  // when the line was one of them.
+  bool ScanToolRow(std::string_view text, std::uint64_t line_no);
+  // Whether a memory value printed under `name` (a nonzero hash of the name as printed) may join the
+  // series of `code`: the first name read for it is kept (Note: [One memory figure per series]); with
+  // `take`, a series without a name yet takes this one.
+  bool MemoryNameAgrees(int code, std::uint32_t name, bool take);
+  static constexpr std::uint32_t kFreeRow = 2, kSmiRow = 4, kTopRow = 6;  // even: name hashes are odd (hash | 1)
   bool ScanTable(std::string_view text, std::uint64_t line_no);
   // Adds what a line holds to the series.
   void Emit(const metrics_internal::LineValues& values, std::uint64_t line_no);
@@ -387,6 +398,8 @@ class MetricCollector {
   std::vector<int> csv_columns_;
   // Blank-aligned table columns (Note: [Epoch tables]): key code per column, -1 for one not read.
   std::vector<int> table_columns_;
+  std::uint32_t memory_name_[2] = {0, 0};  // memory, host_memory: the name of their first point (0: none yet)
+  int smi_gpu_ = -1;  // the GPU index of nvidia-smi's last device header row, -1 before one (Note: [System tool tables])
   bool table_tabs_ = false;  // the open table's header was split at tabs (Note: [Epoch tables])
   bool table_bars_ = false;  // at bars, with no bar before its first cell (the same Note)
   LogPrefix prefix_;  // the log prefix learned from the lines read (Note: [Learned prefix])
