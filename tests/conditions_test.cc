@@ -54,6 +54,26 @@ TEST(EnvFacts, ReadsWhatTheLinesState) {
   EXPECT_EQ(FactsOf("Using bfloat16 Automatic Mixed Precision (AMP)\n"), "precision=bf16 ");
 }
 
+// The fp16 evidence that is neither a flag nor a banner: a skipped step reported by a loss scaler that exists only
+// for float16 (apex amp, apex's and DeepSpeed's FP16_Optimizer), and DeepSpeed's 2025 printout of its pydantic
+// precision settings, each as its source formats it. DeepSpeed ZeRO's OVERFLOW line, which ZeRO-3 also printed
+// under bf16 (DeepSpeed#2911), and a disabled precision model state nothing.
+TEST(EnvFacts, ReadsFloat16OnlyScalersAndDeepSpeedPrecisionModels) {
+  const char* const kFp16[] = {
+      "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0",
+      "Gradient overflow, skipping update",
+      "OVERFLOW! Skipping step. Attempted loss scale: 4294967296",
+      "[Rank 0] Overflow detected. Skipping step. Attempted loss scale: 65536, reducing to 32768.0",
+      "  float16_config ............... enabled=True auto_cast=False loss_scale=0.0 initial_scale_power=16",
+  };
+  for (const char* line : kFp16) EXPECT_EQ(FactsOf(std::string(line) + "\n"), "precision=fp16 ") << line;
+  EXPECT_EQ(FactsOf("  bfloat16_config .............. enabled=True immediate_grad_update=False\n"), "precision=bf16 ");
+  for (const char* line : {"[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768",
+                           "  float16_config ............... enabled=False auto_cast=False loss_scale=0.0"}) {
+    EXPECT_EQ(FactsOf(std::string(line) + "\n"), "") << line;
+  }
+}
+
 // Note: [App fact]: the app's code folder in a frame or log line, or a line only the app prints (lines as the
 // corpus logs print them: ComfyUI#5278's traceback, sd-webui-controlnet#2105's portable web UI, Fooocus' log,
 // sd-scripts' LoRA trainer).

@@ -7,9 +7,11 @@
 --   the line itself turns fp16 off (--fp16 false, enabled=False, CPU autocast) -> vetoed;
 --   no non-finite loss anywhere in the input                -> vetoed (a healthy fp16 run);
 --   a non-finite loss (a printed series, a NaN-loss message) -> kept, and it says where the loss went.
--- Loss-scale lines are left to fp16-loss-scale-collapse and nan-loss-recurs-and-recovers: a scale that
--- falls while the loss is NaN is also what a diverging fp16 run prints (corpus/wild/numerics/
--- guided-diffusion-imagenet128-nan-divergence-loss-scale), so they are not taken as evidence here.
+-- A loss scale a script logs itself is left to fp16-loss-scale-collapse and nan-loss-recurs-and-recovers: a
+-- scale that falls while the loss is NaN is also what a diverging fp16 run prints (corpus/wild/numerics/
+-- guided-diffusion-imagenet128-nan-divergence-loss-scale), so it is not taken as evidence here. The skipped-step
+-- reports of the scalers that exist only for float16 (apex amp and FP16_Optimizer, DeepSpeed's FP16_Optimizer)
+-- are read like a banner: they say the run is in float16, and the NaN loss beside them decides as above.
 
 -- (and "disabled": Ultralytics' line saying AMP was turned off, read only so the rest of the input is vetoed)
 local BF16 = { bfloat16 = true, bf16 = true, ["--bf16"] = true, ["bf16-mixed"] = true, ["bf16-true"] = true,
@@ -29,7 +31,7 @@ local function bf16_line(l)
       or l:find("bf16=true", 1, true) or l:find("bf16: true", 1, true) or l:find("'bf16': true", 1, true)
       or l:find('"bf16": true', 1, true) or l:find("bf16%-mixed") or l:find("bf16%-true")
       or l:find("torch%.bfloat16") or l:find("mixed[_ ]precision[=: %a]*['\"]?bf16")
-      or l:find("bfloat16_enabled %.+ true") or l:find("bf16 %.+ true")
+      or l:find("bfloat16_enabled %.+ true") or l:find("bf16 %.+ true") or l:find("bfloat16_config %.+ enabled=true")
       -- a dtype argument or YAML key set to bfloat16 without torch's prefix (mmengine's AmpOptimWrapper(dtype=
       -- 'bfloat16'), "dtype: bfloat16"); a config.json's "torch_dtype": "bfloat16" (quote before the colon) says
       -- how a checkpoint was saved and is not read
@@ -133,6 +135,38 @@ local function nonfinite_series(ctx)
   return nil
 end
 
+-- Note: [Divergence before the NaN]. A float16 run whose printed loss had already grown a millionfold before
+-- it turned non-finite diverged first (a learning rate, a bad batch): that loss overflows any precision
+-- next, and the fp16 reading would send the reader to the wrong fix. The factor is loss-explodes' (rules/
+-- signals/loss-explodes.yaml), against the median of the first three positive values, so that one idea keeps
+-- one threshold. The candidate is demoted under the abstention threshold, not vetoed, so that
+-- `--min-confidence 0` shows why.
+local DIVERGED = 1e6
+local DEMOTED = 0.3
+
+-- The growth of the printed loss before its first non-finite value: the largest finite value over the median
+-- of the first three positive ones, with both; nil when fewer than four finite values came first.
+local function growth_before_nan(ctx)
+  local s = (ctx.metrics or {}).loss
+  if not s or (s.nonfinite or 0) == 0 then return nil end
+  local before = {}
+  for _, v in ipairs(s.values or {}) do
+    if v ~= v or v == math.huge or v == -math.huge then break end
+    before[#before + 1] = v
+  end
+  if #before < 4 then return nil end
+  local first = {}
+  for _, v in ipairs(before) do
+    if v > 0 then first[#first + 1] = v end
+    if #first == 3 then break end
+  end
+  if #first < 3 then return nil end
+  table.sort(first)
+  local start, top = first[2], before[1]
+  for _, v in ipairs(before) do if v > top then top = v end end
+  return top / start, start, top
+end
+
 -- values: {evidence}, the line that shows float16, trimmed.
 function fp16_line(ctx)
   local m = ((ctx.incident or {}).message or ""):match("^%s*([^\n]*)") or ""
@@ -155,6 +189,12 @@ function nan_loss_in_fp16(ctx)
                           last and string.format(" (the last finite one %.4g)", last) or "")
   else
     where = "the log prints \"" .. nan_line .. "\""
+  end
+  local ratio, start, top = growth_before_nan(ctx)
+  if ratio and ratio >= DIVERGED then
+    return { confidence = math.min(ctx.confidence, DEMOTED),
+             note = string.format(" Demoted: the printed loss grew from %.4g to %.4g before it turned non-finite, so the run diverged (learning rate, a bad batch) before float16's range mattered; see the NaN-loss reading.",
+                                  start, top) }
   end
   return { confidence = ctx.confidence,
            note = " Ranked above the generic NaN-loss reading: " .. where ..
@@ -243,6 +283,8 @@ function test_switches_turned_off()
   assert(not bf16_line('"torch_dtype": "bfloat16",'), "a checkpoint's saved dtype")
   assert(bf16_line("python train.py --dtype bfloat16") and bf16_line("train.py --amp --amp-dtype bfloat16"), "--dtype switch")
   assert(bf16_line("overriding: dtype = bfloat16") and not bf16_line("--dtype float16"), "nanogpt dtype")
+  assert(bf16_line("  bfloat16_config .............. enabled=true immediate_grad_update=false")
+         and not bf16_line("  bfloat16_config .............. enabled=false immediate_grad_update=false"), "deepspeed model")
   assert(line_not_fp16("--bf16 true --fp16 false") and not line_not_fp16("--fp16 true"), "fp16 switch")
   local r = nan_loss_in_fp16(ctx_with("--fp16", { "--bf16 false --fp16 true", "{'loss': nan, 'epoch': 0.1}" }))
   assert(type(r) == "table", "fp16 run with bf16 off")
@@ -256,4 +298,15 @@ function test_autocast_lines()
   assert(not line_not_fp16("with torch.cuda.amp.autocast():"))
   assert(bf16_line("with torch.autocast(device_type='cuda', dtype=torch.bfloat16):"))
   assert(nan_loss_in_fp16(ctx_with("autocast", { "with autocast(enabled=False):", "loss: nan" })) == false)
+end
+
+function test_divergence_before_the_nan_demotes()
+  local nan = 0 / 0
+  local r = nan_loss_in_fp16(ctx_with("16bit", { "Using 16bit Automatic Mixed Precision (AMP)" },
+                                      { count = 7, nonfinite = 2, values = { 2.3, 2.1, 2.2, 40.0, 9.1e5, 3.4e7, nan, nan } }))
+  assert(type(r) == "table" and r.confidence <= 0.3 and r.note:find("from 2.2 to 3.4e+07", 1, true), r and r.note)
+  -- a loss that wandered within an order of magnitude before the NaN keeps the fp16 reading
+  local k = nan_loss_in_fp16(ctx_with("16bit", { "Using 16bit Automatic Mixed Precision (AMP)" },
+                                      { count = 6, nonfinite = 2, values = { 0.53, 1.55, 2.33, 1.14, nan, nan } }))
+  assert(type(k) == "table" and k.confidence == 0.8, k and k.note)
 end

@@ -252,7 +252,7 @@ void EnvFacts::AddLine(std::string_view whole) {
   }
   // Mixed precision as flags, configs and banners state it; `false` states nothing.
   const bool fp = Has(line, "fp16") || Has(line, "bf16");
-  if (fp || Has(line, "recision") || Has(line, "16bit")) {
+  if (fp || Has(line, "recision") || Has(line, "16bit") || Has(line, "16_config")) {
     std::string which;
     if (fp && RE2::PartialMatch(in, Re(R"((?:^|\s)--(fp16|bf16)\b(?:[ =]([\w.-]+))?)"), &a, &b)) {
       if (Lower(b) != "false" && b != "0" && Lower(b) != "no") which = a;
@@ -276,7 +276,22 @@ void EnvFacts::AddLine(std::string_view whole) {
     if (which.empty() && RE2::PartialMatch(in, Re(R"(\bUsing (?:(?:native|APEX) 16bit precision|(?:amp|apex) fp16 backend)\b)"))) {
       which = "fp16";
     }
+    // DeepSpeed's config printout once its precision settings became pydantic models (runtime/precision_config.py,
+    // 2025): `float16_config ............... enabled=True ...`, `bfloat16_config .............. enabled=True ...`.
+    if (which.empty() && RE2::PartialMatch(in, Re(R"(\b(float16|bfloat16)_config \.+ enabled=True\b)"), &a)) {
+      which = a == "float16" ? "fp16" : "bf16";
+    }
     if (!which.empty()) Set("precision", which, line);
+  }
+  // A skipped step reported by a loss scaler that exists only for float16 (Note: [NaN loss in an fp16 run] in
+  // rules/amp/nan-loss-in-fp16-run.lua): apex amp (`Gradient overflow.  Skipping step, loss scaler N ...`, its first
+  // API's `Gradient overflow, skipping update`), apex's FP16_Optimizer (`OVERFLOW! Skipping step. ...`, `... Skipping
+  // step, reducing loss scale to X`), DeepSpeed's FP16_Optimizer (`Overflow detected. Skipping step. Attempted loss
+  // scale`) and unfused optimizer (`fp16 dynamic loss scale overflow!`). DeepSpeed ZeRO's `OVERFLOW! Rank N Skipping
+  // step` is no such statement: ZeRO-3 printed it under bf16 and fp32 as well (DeepSpeed#2911).
+  if ((Has(line, "verflow") || Has(line, "VERFLOW")) &&
+      RE2::PartialMatch(in, Re(R"(Gradient overflow(?:\.\s+Skipping step, |, skipping update)|OVERFLOW(?: within closure)?! Skipping step[.,] |fp16 dynamic loss scale overflow! Skipping step|Overflow detected\. Skipping step\. Attempted loss scale)"))) {
+    Set("precision", "fp16", line);
   }
   // The operating system, from paths and collect_env's `OS:` line.
   if (Has(line, ":\\") || Has(line, ":/") || Has(line, "OS: ")) {
