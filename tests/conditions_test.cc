@@ -62,6 +62,7 @@ TEST(EnvFacts, ReadsFloat16OnlyScalersAndDeepSpeedPrecisionModels) {
   const char* const kFp16[] = {
       "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0",
       "Gradient overflow, skipping update",
+      "Grad overflow on iteration 212",
       "OVERFLOW! Skipping step. Attempted loss scale: 4294967296",
       "[Rank 0] Overflow detected. Skipping step. Attempted loss scale: 65536, reducing to 32768.0",
       "  float16_config ............... enabled=True auto_cast=False loss_scale=0.0 initial_scale_power=16",

@@ -24,6 +24,7 @@ local function scales(message)
       v = v or line:match(pattern)
     end
     v = v or line:match("Attempted loss scale: ([%d.]+)")
+    v = v or line:match("Using dynamic loss scale of ([%d.e+-]+)")
     if v then out[#out + 1] = tonumber(v) end
   end
   return out

@@ -286,11 +286,12 @@ void EnvFacts::AddLine(std::string_view whole) {
   // A skipped step reported by a loss scaler that exists only for float16 (Note: [NaN loss in an fp16 run] in
   // rules/amp/nan-loss-in-fp16-run.lua): apex amp (`Gradient overflow.  Skipping step, loss scaler N ...`, its first
   // API's `Gradient overflow, skipping update`), apex's FP16_Optimizer (`OVERFLOW! Skipping step. ...`, `... Skipping
-  // step, reducing loss scale to X`), DeepSpeed's FP16_Optimizer (`Overflow detected. Skipping step. Attempted loss
+  // step, reducing loss scale to X`; its FusedAdam version's `Grad overflow on iteration N`, also DeepSpeed's first
+  // FP16_Optimizer's), DeepSpeed's FP16_Optimizer (`Overflow detected. Skipping step. Attempted loss
   // scale`) and unfused optimizer (`fp16 dynamic loss scale overflow!`). DeepSpeed ZeRO's `OVERFLOW! Rank N Skipping
   // step` is no such statement: ZeRO-3 printed it under bf16 and fp32 as well (DeepSpeed#2911).
   if ((Has(line, "verflow") || Has(line, "VERFLOW")) &&
-      RE2::PartialMatch(in, Re(R"(Gradient overflow(?:\.\s+Skipping step, |, skipping update)|OVERFLOW(?: within closure)?! Skipping step[.,] |fp16 dynamic loss scale overflow! Skipping step|Overflow detected\. Skipping step\. Attempted loss scale)"))) {
+      RE2::PartialMatch(in, Re(R"(Grad(?:ient)? overflow(?:\.\s+Skipping step, |, skipping update| on iteration \d)|OVERFLOW(?: within closure)?! Skipping step[.,] |fp16 dynamic loss scale overflow! Skipping step|Overflow detected\. Skipping step\. Attempted loss scale)"))) {
     Set("precision", "fp16", line);
   }
   // The operating system, from paths and collect_env's `OS:` line.
