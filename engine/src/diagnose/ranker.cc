@@ -745,16 +745,22 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
     out.push_back(std::move(d));
   }
   if (!signal_hits.empty()) FoldSignals(rules, options.fold_signals, &out);
+  // Ordered on the confidence before calibration first: the map is monotone but flat at its top (every
+  // prior from 0.95 up maps to 1.0), so calibrated confidences can tie where the rules' own did not; the
+  // stable sort below then keeps this order among equal calibrated confidences.
+  auto before_calibration = [](const Diagnosis& a, const Diagnosis& b) {
+    if (a.confidence != b.confidence) return a.confidence > b.confidence;
+    if (a.incident != b.incident) return a.incident < b.incident;
+    return a.rule < b.rule;
+  };
+  std::sort(out.begin(), out.end(), before_calibration);
   for (Diagnosis& d : out) d.confidence = calibrated(d.confidence);
   out.erase(std::remove_if(out.begin(), out.end(), [&](const Diagnosis& d) { return d.confidence < options.min_confidence; }),
             out.end());
   AddMaskedCauses(rules, &out);  // after the threshold: their diagnosis cleared it (Note: [Masked causes])
-  // Stable: masked causes of one diagnosis tie on all three keys and keep their hypotheses' order.
-  std::stable_sort(out.begin(), out.end(), [](const Diagnosis& a, const Diagnosis& b) {
-    if (a.confidence != b.confidence) return a.confidence > b.confidence;
-    if (a.incident != b.incident) return a.incident < b.incident;
-    return a.rule < b.rule;
-  });
+  // Stable: equal calibrated confidences keep the order before calibration, and masked causes (added
+  // last) follow the diagnoses they tie with, in their hypotheses' order.
+  std::stable_sort(out.begin(), out.end(), [](const Diagnosis& a, const Diagnosis& b) { return a.confidence > b.confidence; });
   if (options.top > 0 && static_cast<int>(out.size()) > options.top) out.resize(options.top);
   if (ShowsRocm(incidents)) {
     for (Diagnosis& d : out) RewriteAdvice(&d, ForRocm);  // Note: [ROCm advice]

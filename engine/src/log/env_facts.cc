@@ -64,7 +64,8 @@ constexpr Pair kPairs[] = {
     {"/content/", 0, 2}, {"ython", 0, 0}, {"CUDA Version:", 11, 3}, {"river Version:", 12, 3},
     {"river version:", 12, 3}, {"omfy", 2, 7}, {"!!! Exception during processing !!!", 0, 6},
     {"Error occurred when executing ", 7, 7}, {"webui", 2, 4}, {"ooocus", 0, 5}, {"nvoke", 2, 5},
-    {"sd-scripts", 6, 4}, {"kohya", 2, 7}, {"num_workers", 3, 1},
+    {"sd-scripts", 6, 4}, {"kohya", 2, 7}, {"num_workers", 3, 1}, {"16_config", 2, 4}, {"verflow", 2, 5},
+    {"VERFLOW", 2, 5},
 };
 
 // The nibble tables, each 16 entries twice (one per 128-bit lane of an AVX2 register): a byte b is a
