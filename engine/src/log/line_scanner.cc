@@ -1990,32 +1990,33 @@ std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, con
   // below), each text once, asked SpecificWord once (it searches the samples): an atom is a candidate
   // whatever the answer, a word of one only when it is specific (no shorter word can be).
   // (Views into `open`, which no longer changes: sorting moves no string.)
+  // Each text once (a hash of those seen: most words come back from atom after atom), then sorted.
   std::vector<std::pair<std::string_view, bool>> texts_and_atom;  // (text, is an open atom)
+  std::unordered_map<std::string_view, size_t> text_at;
+  auto add_text = [&](std::string_view text, bool atom) {
+    auto [it, fresh] = text_at.emplace(text, texts_and_atom.size());
+    if (fresh) texts_and_atom.emplace_back(text, atom);
+    else texts_and_atom[it->second].second = texts_and_atom[it->second].second || atom;
+  };
   for (const std::string& a : open) {
-    texts_and_atom.emplace_back(a, true);
+    add_text(a, true);
     for (size_t b = 0; b < a.size();) {  // each maximal run of [a-z0-9_] (ForEachWord)
       size_t e = b;
       while (e < a.size() && (IsAsciiAlnum(a[e]) || a[e] == '_')) ++e;
-      if (e - b >= kMinWordLen) texts_and_atom.emplace_back(std::string_view(a).substr(b, e - b), false);
+      if (e - b >= kMinWordLen) add_text(std::string_view(a).substr(b, e - b), false);
       b = e + 1;
     }
   }
   std::sort(texts_and_atom.begin(), texts_and_atom.end());
   std::vector<std::string> texts;
   std::vector<CoverCandidate> cover;
-  for (size_t i = 0; i < texts_and_atom.size();) {
-    size_t j = i;
-    bool atom = false;
-    for (; j < texts_and_atom.size() && texts_and_atom[j].first == texts_and_atom[i].first; ++j) {
-      atom = atom || texts_and_atom[j].second;
-    }
-    std::string text(texts_and_atom[i].first);
+  for (const auto& [view, atom] : texts_and_atom) {
+    std::string text(view);
     const bool specific = SpecificWord(text);
     if (atom || specific) {
       cover.push_back({text.size(), specific, {}});
       texts.push_back(std::move(text));
     }
-    i = j;
   }
   NeedleIndex index(texts);
   for (size_t i = 0; i < open.size(); ++i) {
