@@ -50,6 +50,13 @@ function library_story(ctx)
              .. "cudnn_*64_9.dll on Windows). Two cuDNN copies are mixed (a system or conda cuDNN, LD_LIBRARY_PATH or "
              .. "PATH, a second nvidia-cudnn wheel) or the installed one is incomplete.", c.cudnn_status, what) }
   end
+  if (c.preload_glob and c.preload_glob ~= "") or (c.preload_var and c.preload_var ~= "") then
+    -- torch's own search for the nvidia-* wheels' libraries (torch/__init__.py _preload_cuda_deps, 1.13.1 and 2.x),
+    -- run only after the loader failed to open them the ordinary way
+    local lib = (c.preload_glob and c.preload_glob ~= "") and c.preload_glob or "libcublas.so"
+    return { lib = lib, story = string.format(" torch then looked for %s in the nvidia/ folder of every sys.path entry, "
+             .. "where the nvidia-* pip packages that a CUDA build of torch depends on put it, and found none.", lib) }
+  end
   if c.driver_library and c.driver_library ~= "" then
     return { lib = c.driver_library, story = string.format(" %s is the NVIDIA driver's own library: it comes with the driver, "
              .. "not with CUDA or a wheel, so no driver is visible here.", c.driver_library) }
@@ -119,4 +126,10 @@ end
 function test_driver_library()
   local v = library_story({ captures = { driver_library = "libcuda.so.1" } })
   assert(v.lib == "libcuda.so.1" and v.story:find("NVIDIA driver's own library", 1, true))
+end
+
+function test_preload_search()
+  local v = library_story({ captures = { preload_glob = "libcublas.so.*[0-9]" } })
+  assert(v.lib == "libcublas.so.*[0-9]" and v.story:find("nvidia-* pip packages", 1, true))
+  assert(library_story({ captures = { preload_var = "cublas_path" } }).lib == "libcublas.so")
 end
