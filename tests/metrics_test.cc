@@ -1364,6 +1364,40 @@ TEST(MetricCollector, FixedLayoutsReadWhatReadNumberReads) {
   EXPECT_EQ(loss[15].value, 777777.7);
 }
 
+// Note: [Number lanes]: each lane's value is the division's to the bit. Each text has one layout (HF dict
+// lines with numbers of seven digits, 1 to 6 of them after the '.', a learning rate whose exponent moves
+// every 25 lines, signs), so from its second line on the four numbers of a line are read in lanes; the
+// digits are random (a product by the power's rounded inverse instead of the division would round about
+// half of them to the double next to the quotient). A text has fewer lines than a series keeps points
+// (kHead + kTail), so every value is compared.
+TEST(MetricCollector, LaneQuotientsAreTheDivisions) {
+  static_assert(MetricSeries::kHead + MetricSeries::kTail >= 100, "every point of a text kept");
+  std::mt19937 rng(15);
+  auto digits = [&rng](int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s += static_cast<char>('0' + rng() % 10);
+    return s;
+  };
+  auto number = [&digits](int frac) { return digits(7 - frac) + "." + digits(frac); };
+  for (int frac = 1; frac <= 6; ++frac) {
+    for (const char* sign : {"", "-"}) {
+      for (int part = 0; part < 4; ++part) {
+        std::string text;
+        for (int i = 0; i < 100; ++i) {
+          const int exp = 1 + (part * 4 + i / 25) % 16;
+          text += std::string("{'loss': ") + sign + number(frac) + ", 'grad_norm': " + number(7 - frac) +
+                  ", 'learning_rate': " + number(frac) + "e-" + (exp < 10 ? "0" : "") + std::to_string(exp) +
+                  ", 'epoch': " + number(frac % 3 + 1) + "}\n";
+        }
+        ExpectShapesAgree(text);
+        const MetricCollector m = CollectWith(text, MetricCollector::Shapes::kAuto);
+        EXPECT_EQ(PointsOf(m, SeriesId::kLoss).size(), 100u);
+        EXPECT_EQ(PointsOf(m, SeriesId::kLr).size(), 100u);
+      }
+    }
+  }
+}
+
 // Note: [Line shapes]: a byte that is not a digit where the shape has one refuses the shape, however
 // close to a digit it is ('/' and ':' around '0'-'9', the same bytes with the high bit set, a letter,
 // NUL), at every place of a line and in lines of one to four blocks of 32 bytes, whole or not; so
