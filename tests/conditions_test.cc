@@ -191,8 +191,9 @@ TEST(EnvFacts, ProgressLinesPassNoPair) {
   }
 }
 
-// The facts of every corpus log outside the held-out split, fed in pieces through the prefilter, are
-// those of AddLine on each of its lines: the same values and the same first texts.
+// The facts of every corpus log outside the held-out split, fed in pieces through the prefilter, and
+// read line by line through it (ReadLine, the engine's read lines past the head), are those of AddLine on
+// each of its lines: the same values and the same first texts.
 TEST(EnvFacts, FeedReadsWhatEveryLineReads) {
   namespace fs = std::filesystem;
   const fs::path corpus = fs::path(TRIAGE_SOURCE_DIR) / "corpus";
@@ -204,24 +205,28 @@ TEST(EnvFacts, FeedReadsWhatEveryLineReads) {
     }
     if (it->path().filename() != "log.txt") continue;
     const std::string text = ReadAll(it->path().string());
-    EnvFacts fed, each;
+    EnvFacts fed, read, each;
     for (size_t at = 0; at < text.size(); at += 4093) fed.Feed(std::string_view(text).substr(at, 4093));
     fed.Finish();
     for (size_t at = 0; at < text.size();) {
       size_t nl = text.find('\n', at);
       if (nl == std::string::npos) nl = text.size();
+      read.ReadLine(std::string_view(text).substr(at, nl - at));
       each.AddLine(std::string_view(text).substr(at, nl - at));
       at = nl + 1;
     }
     ++logs;
     for (const std::string& name : EnvFacts::Names()) {
-      const EnvFact* a = fed.Get(name);
       const EnvFact* b = each.Get(name);
-      ASSERT_EQ(a == nullptr, b == nullptr) << it->path() << " " << name;
-      if (a == nullptr) continue;
-      ++stated;
-      EXPECT_EQ(a->value, b->value) << it->path() << " " << name;
-      EXPECT_EQ(a->text, b->text) << it->path() << " " << name;
+      for (const EnvFacts* facts : {&fed, &read}) {
+        const char* how = facts == &fed ? " (fed)" : " (read)";
+        const EnvFact* a = facts->Get(name);
+        ASSERT_EQ(a == nullptr, b == nullptr) << it->path() << " " << name << how;
+        if (a == nullptr) continue;
+        EXPECT_EQ(a->value, b->value) << it->path() << " " << name << how;
+        EXPECT_EQ(a->text, b->text) << it->path() << " " << name << how;
+      }
+      if (b != nullptr) ++stated;
     }
   }
   EXPECT_GT(logs, 500);

@@ -189,6 +189,11 @@ void EnvFacts::Feed(std::string_view data) {
   if (!data.empty()) partial_.append(data.substr(0, kMaxLine));
 }
 
+void EnvFacts::ReadLine(std::string_view line) {
+  const std::string_view head = line.substr(0, kMaxLine);  // what AddLine reads
+  if (internal::FactsPrefilterHit(head, false) < head.size()) AddLine(line);
+}
+
 void EnvFacts::Finish() {
   if (!partial_.empty()) AddLine(partial_);
   partial_.clear();

@@ -40,6 +40,9 @@ class EnvFacts {
   void Finish();
   // Reads one whole line (no '\n').
   void AddLine(std::string_view line);
+  // AddLine of a line no prefilter has looked at: only when it holds a pair of Note: [Facts prefilter]
+  // (env_facts.cc), as a line without one states nothing.
+  void ReadLine(std::string_view line);
 
   // The fact `name` as the input states it; nullptr when it states none or disagrees with itself.
   const EnvFact* Get(std::string_view name) const;
