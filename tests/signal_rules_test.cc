@@ -396,6 +396,46 @@ TEST(SignalRules, ValFallingNeedsTheValidationAccuracyToFallWhileTrainingAccurac
   EXPECT_FALSE(Holds(*spec, run(train, late_best, 8, ""), &hit)) << hit.evidence;
 }
 
+// Note: [Accuracy gap]: the training accuracy reaches (nearly) every example while validation stalls far below.
+TEST(SignalRules, AccGapNeedsAStalledValidationAccuracyFarUnderAFullTrainingAccuracy) {
+  std::shared_ptr<const SignalSpec> spec = Spec("{ detector: acc_gap }");
+  ASSERT_TRUE(spec);
+  EXPECT_EQ(spec->params.at("min_gap"), 0.25);
+  auto run = [](const std::vector<double>& train, const std::vector<double>& val, const char* unit) {
+    std::string text;
+    for (size_t e = 0; e < train.size(); ++e) {
+      text += "epoch " + std::to_string(e + 1) + " train_acc " + std::to_string(train[e]) + unit + " val_acc " +
+              std::to_string(val[e]) + unit + "\n";
+    }
+    return text;
+  };
+  const std::vector<double> train = {0.55, 0.72, 0.86, 0.94, 0.98, 0.99, 1.00, 1.00};
+  const std::vector<double> val = {0.52, 0.58, 0.61, 0.62, 0.61, 0.62, 0.60, 0.61};
+  SignalHit hit;
+  ASSERT_TRUE(Holds(*spec, run(train, val, ""), &hit));
+  EXPECT_EQ(hit.captures.at("train"), "1");
+  EXPECT_EQ(hit.captures.at("value"), "0.61");
+  EXPECT_EQ(hit.captures.at("best"), "0.62");
+  EXPECT_NE(hit.evidence.find("acc rose from 0.72 to 1"), std::string::npos) << hit.evidence;
+  ASSERT_EQ(hit.supporting.size(), 1u);
+  EXPECT_EQ(hit.supporting[0].name, "acc");
+  // the same run printed in percent, and with the validation accuracy in percent only
+  std::vector<double> train_pct, val_pct;
+  for (double x : train) train_pct.push_back(100 * x);
+  for (double x : val) val_pct.push_back(100 * x);
+  EXPECT_TRUE(Holds(*spec, run(train_pct, val_pct, "%"), &hit)) << hit.evidence;
+  // a healthy run's gap of a few points; a validation accuracy still climbing; a training accuracy short of
+  // min_train; one that was already there at the first print (a model evaluated after training)
+  const std::vector<double> val_close = {0.60, 0.75, 0.85, 0.90, 0.92, 0.93, 0.93, 0.93};
+  EXPECT_FALSE(Holds(*spec, run(train, val_close, ""), &hit)) << hit.evidence;
+  const std::vector<double> val_climbing = {0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65};
+  EXPECT_FALSE(Holds(*spec, run(train, val_climbing, ""), &hit)) << hit.evidence;
+  const std::vector<double> train_short = {0.50, 0.70, 0.80, 0.88, 0.90, 0.92, 0.93, 0.93};
+  EXPECT_FALSE(Holds(*spec, run(train_short, val, ""), &hit)) << hit.evidence;
+  const std::vector<double> train_done = {0.99, 1.00, 1.00, 1.00, 1.00, 1.00, 1.00, 1.00};
+  EXPECT_FALSE(Holds(*spec, run(train_done, val, ""), &hit)) << hit.evidence;
+}
+
 // Note: [One class]: an F1 and an accuracy of one evaluation that are those of a constant prediction.
 TEST(SignalRules, OneClassReadsTheF1OfAConstantPrediction) {
   std::shared_ptr<const SignalSpec> spec = Spec("{ detector: one_class }");

@@ -60,6 +60,9 @@ const std::vector<DetectorDef>& Detectors() {
       {"val_falling", {SeriesId::kValAcc, SeriesId::kAcc},
        {{"min_evaluations", 5}, {"min_falling", 3}, {"drop", 0.05}, {"train_rise", 0.05}},
        {"best", "best_at", "value", "train_from", "train_to"}},
+      {"acc_gap", {SeriesId::kValAcc, SeriesId::kAcc},
+       {{"min_evaluations", 5}, {"min_train", 0.97}, {"min_gap", 0.25}, {"train_rise", 0.1}, {"plateau", 0.02}},
+       {"train", "value", "best", "gap"}},
       {"linear_growth", {SeriesId::kGradNorm, SeriesId::kLoss},
        {{"min_points", 10}, {"min_r2", 0.9}, {"min_ratio", 5}, {"loss_worsening", 0.5}},
        {"start", "value", "r2", "loss_from", "loss_to"}},
@@ -224,7 +227,7 @@ void Finish(Ctx& c, SeriesId id, const std::vector<MetricPoint>& pts, const Metr
 //   linear_growth  below `min_ratio` times the start;
 //   chance_level   below ln C less `log_c_tolerance`: a learning loss goes under uniform guessing;
 //   memory_growth  below the start plus `min_rise`.
-// The band is open below (-inf). val_falling (a healthy accuracy stays above a level), nonfinite (a healthy series is finite: the NaN step is the onset
+// The band is open below (-inf). val_falling and acc_gap (a healthy accuracy stays above a level), nonfinite (a healthy series is finite: the NaN step is the onset
 // line), oscillation (a spread, not a level), one_class (an identity, not a level) and lr_zero (a
 // healthy lr is any value above 0, which a band open below cannot show) set none. Only
 // the HTML report draws it: the text, JSON and Markdown reports do not change with it.
@@ -757,6 +760,14 @@ bool DetectValRising(Ctx& c) {
   return true;
 }
 
+// What turns an accuracy series into fractions: 0.01 for one printed as percentages (any value above 1), else 1.
+double FractionScale(const std::vector<MetricPoint>& pts) {
+  for (const MetricPoint& p : pts) {
+    if (p.value > 1) return 0.01;
+  }
+  return 1.0;
+}
+
 // Note: [Falling validation accuracy]. The accuracy side of val_rising, for the logs that print no
 // validation loss (PyTorch Geometric's "Train: 0.99, Val: 0.71, Test: 0.70", Keras-style "acc ... val_acc"
 // lines): after its best, the validation accuracy falls in most of at least `min_falling` evaluations
@@ -772,23 +783,65 @@ bool DetectValFalling(Ctx& c) {
   if (!val || !train) return false;
   std::vector<MetricPoint> v = FiniteOnly(val->Points());
   if (v.size() < c.P("min_evaluations")) return false;
-  auto fraction_of = [](const MetricSeries& s) {
-    for (const MetricPoint& p : s.Points()) {
-      if (p.value > 1) return 0.01;
-    }
-    return 1.0;
-  };
   auto best = std::max_element(v.begin(), v.end(), [](const MetricPoint& a, const MetricPoint& b) { return a.value < b.value; });
   size_t after = v.end() - best - 1;
   if (after < c.P("min_falling")) return false;
-  if (!((best->value - v.back().value) * fraction_of(*val) >= c.P("drop"))) return false;
+  if (!((best->value - v.back().value) * FractionScale(val->Points()) >= c.P("drop"))) return false;
   int downs = 0;
   for (auto it = best + 1; it != v.end(); ++it) downs += it->value < (it - 1)->value;
   if (downs < 0.6 * after) return false;
   double train_from = 0, train_to = 0;
   if (!TrainAround(*train, best->line, &train_from, &train_to)) return false;
-  if (!((train_to - train_from) * fraction_of(*train) >= c.P("train_rise"))) return false;
+  if (!((train_to - train_from) * FractionScale(train->Points()) >= c.P("train_rise"))) return false;
   FinishValTrend(c, *val, *train, v.front(), *best, v.back(), downs, after, "fell", "lower", "rose", train_from, train_to);
+  return true;
+}
+
+// Note: [Accuracy gap]. Overfitting that a falling validation curve does not show: the training accuracy
+// climbs to (nearly) every example right while the validation accuracy stalls far below it. Holds when, as
+// fractions (a series with any value above 1 is read as percentages), the median of the last three training
+// accuracies is at least `min_train` and at least `train_rise` above the median of the first three (the
+// model learned its training set during the log, not before it), the median of the last three validation
+// accuracies is `min_gap` or more below it, and the validation accuracy stopped improving: its best in the
+// second half of the evaluations is no more than `plateau` above its best in the first half. A healthy run
+// ends with a gap of a few points (99% against 93% on CIFAR-10); a validation accuracy still climbing, a
+// training accuracy short of `min_train`, or one already there at the first print does not count. A
+// validation accuracy that also falls from its best is val_falling's as well (same category). No healthy
+// band (Note: [Healthy band]).
+bool DetectAccGap(Ctx& c) {
+  const MetricSeries* val = c.Series(0);
+  const MetricSeries* train = c.Series(1);
+  if (!val || !train) return false;
+  std::vector<MetricPoint> v = FiniteOnly(val->Points());
+  std::vector<MetricPoint> t = FiniteOnly(train->Points());
+  if (v.size() < c.P("min_evaluations") || t.size() < 3) return false;
+  double ts = FractionScale(t), vs = FractionScale(v);
+  double train_start = Median(Values(t, 0, 3)) * ts, train_end = Median(Values(t, t.size() - 3, t.size())) * ts;
+  double val_end = Median(Values(v, v.size() - 3, v.size())) * vs;
+  if (!(train_end >= c.P("min_train")) || !(train_end - train_start >= c.P("train_rise"))) return false;
+  double gap = train_end - val_end;
+  if (!(gap >= c.P("min_gap"))) return false;
+  size_t half = v.size() / 2;
+  auto best_of = [&](size_t from, size_t to) {
+    double b = -std::numeric_limits<double>::infinity();
+    for (size_t i = from; i < to; ++i) b = std::max(b, v[i].value * vs);
+    return b;
+  };
+  double early_best = best_of(0, half), late_best = best_of(half, v.size());
+  if (late_best > early_best + c.P("plateau")) return false;
+  auto best = std::max_element(v.begin(), v.end(), [](const MetricPoint& a, const MetricPoint& b) { return a.value < b.value; });
+  std::vector<MetricPoint> vp = val->Points();
+  std::string axis = AxisOf(vp);
+  std::string evidence = std::string(SeriesName(c.Id(1))) + " rose from " + Num(train_start) + " to " + Num(train_end) +
+                         " while " + SeriesName(c.Id(0)) + " stalled: its best " + Num(best->value * vs) + " at " +
+                         Where(*best, axis) + ", " + Num(val_end) + " at the end, " + Num(gap) +
+                         " under the training accuracy (medians of the first and last three values, as fractions)";
+  c.hit->captures["train"] = Num(train_end);
+  c.hit->captures["value"] = Num(val_end);
+  c.hit->captures["best"] = Num(best->value * vs);
+  c.hit->captures["gap"] = Num(gap);
+  c.hit->supporting.push_back(ToSeriesEvidence(c.Id(1), train->Points()));
+  Finish(c, c.Id(0), vp, v.front(), v.back(), &*best, evidence);
   return true;
 }
 
@@ -1046,6 +1099,7 @@ bool DetectSignal(const SignalSpec& spec, const MetricCollector& metrics, Signal
   if (d == "above") return DetectAbove(c);
   if (d == "val_rising") return DetectValRising(c);
   if (d == "val_falling") return DetectValFalling(c);
+  if (d == "acc_gap") return DetectAccGap(c);
   if (d == "linear_growth") return DetectLinearGrowth(c);
   if (d == "chance_level") return DetectChanceLevel(c);
   if (d == "one_class") return DetectOneClass(c);
