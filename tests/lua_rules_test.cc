@@ -161,6 +161,35 @@ end
   EXPECT_NE(note.find("[tables ok]"), std::string::npos) << note;
 }
 
+// triage.class_count_evidence (Note: [Class count in frames]): the innermost frame that flattens the logits to a
+// named count of labels or classes decides; a number, or a name that is no class count, is none; false for none
+// and for bad arguments.
+TEST(LuaRules, ClassCountEvidenceNamesTheCountALossLineFlattensTo) {
+  const std::string note = NoteOfFound(R"lua(
+function found(ctx)
+  local hf = {
+    { file = "/a/trainer.py", line = 5, source = "outputs = model(**inputs)" },
+    { file = "/a/transformers/models/bert/modeling_bert.py", line = 1564,
+      source = "loss = loss_fct(logits.view(-1, self.num_labels), labels.view(-1))" },
+    { file = "/t/functional.py", line = 3026, source = "return torch._C._nn.cross_entropy_loss(input, target)" },
+  }
+  local joint = { { file = "C:\\p\\modeling_jointbert.py", line = 44,
+    source = "intent_loss = intent_loss_fct(intent_logits.view(-1, self.num_intent_labels), intent_label_ids.view(-1))" } }
+  local reshaped = { { file = "seg.py", line = 9, source = "loss = ce(out.reshape(-1, n_classes), y.reshape(-1))" } }
+  local others = { { source = "loss = ce(logits.view(-1, 10), y.view(-1))" }, { source = "x = h.view(-1, self.hidden_size)" } }
+  if triage.class_count_evidence(hf) == "the loss flattens the logits to self.num_labels classes at modeling_bert.py:1564"
+     and triage.class_count_evidence(joint) == "the loss flattens the logits to self.num_intent_labels classes at modeling_jointbert.py:44"
+     and triage.class_count_evidence(reshaped) == "the loss flattens the logits to n_classes classes at seg.py:9"
+     and triage.class_count_evidence(others) == false and triage.class_count_evidence(nil) == false then
+    return { confidence = 0.5, note = "[counts ok]" }
+  end
+  return { confidence = 0.5, note = "[" .. tostring(triage.class_count_evidence(hf)) .. "|" ..
+           tostring(triage.class_count_evidence(joint)) .. "]" }
+end
+)lua");
+  EXPECT_NE(note.find("[counts ok]"), std::string::npos) << note;
+}
+
 // triage.printed_rows: rows of a printed tensor that hold only the listed texts ("..." always counts),
 // and whether another row holds anything else; bad arguments give 0, false. triage.lines_with: the
 // lines holding any of the literals, in order (plain text: "(4x" is no pattern).
