@@ -56,10 +56,17 @@ bool IsMessageContinuation(std::string_view line) {
       // DistributedDataParallel's unused-parameter error continues on unindented lines.
       "making sure all `forward`", "If you already have done the above", "Parameters which did not receive grad",
       "Parameter indices which did not receive grad", "Since `find_unused_parameters=True`",
-      "or try to use _set_static_graph", "mark_variable_ready"};
+      "or try to use _set_static_graph", "mark_variable_ready",
+      // MONAI's list_data_collate names the dictionary key whose values could not be batched on the
+      // line after the collate error it re-raises.
+      "Collate error on the key "};
   for (const char* h : kHeads) {
     if (StartsWith(line, h)) return true;
   }
+  // 0.4-1.4's TH join check broken before its second sentence ("... except in dimension 0." /
+  // "Got 203 and 204 in dimension 2 at .../THTensorMoreMath.cpp:1333"): a bare "Got " is too common a
+  // line start to continue a message on its own, so the sentence's own words are required.
+  if (StartsWith(line, "Got ") && line.find(" in dimension ") != std::string_view::npos) return true;
   return false;
 }
 
