@@ -26,6 +26,11 @@ TOOLS["CUDA is not availabe on this machine"] = { "Coqui TTS's synthesizer",
   "drop --use_cuda from the tts command (use_cuda=False, or gpu=False, in Python)" }
 TOOLS["fp16 mixed precision requires a GPU"] = { "accelerate's mixed-precision set-up",
   "set mixed precision to no (accelerate config, or accelerate launch --mixed_precision no), or bf16 where the device has it" }
+TOOLS["fp16 mixed precision requires a device"] = TOOLS["fp16 mixed precision requires a GPU"]
+TOOLS["You requested to find"] = { "Lightning's CUDA device lookup (Trainer devices=N)",
+  'build the Trainer with accelerator="cpu" (or accelerator="auto")' }
+TOOLS["Unable to proceed, no GPU resources available"] = { "DeepSpeed's launcher (the deepspeed command)",
+  "start the script with plain python and without the DeepSpeed config; ZeRO and its offload need a GPU" }
 -- The device accelerate got instead of a GPU, when it says which.
 local NOT_A_GPU = { mps = "Apple's GPU as accelerate's device, 'mps'", xla = "a TPU as accelerate's device, 'xla'" }
 
@@ -118,7 +123,9 @@ function tool_and_evidence(ctx)
   end
   local env = environment(ctx)
   return { tool = tool[1], cpu_option = tool[2], hardware = hardware_of(ctx, env) or "", rocm = env.rocm or "",
-           asked = (c.requested and c.requested ~= "") and ("device " .. c.requested) or "a device" }
+           held = c.busy or "", wanted = c.requested or "",
+           asked = (c.visible and c.visible ~= "") and ("devices=" .. c.requested)
+             or ((c.requested and c.requested ~= "") and ("device " .. c.requested) or "a device") }
 end
 
 -- score: kept, unless torch's own message in the input says why there is no CUDA device (an old driver, no
@@ -133,12 +140,22 @@ end
 -- when (fewer-gpus-than-requested): the message itself says CUDA works (Ultralytics prints is_available()).
 function fewer_gpus(ctx)
   local m = (ctx.incident and ctx.incident.message) or ""
+  -- Lightning's lookup counts the GPUs it sees: some, but fewer than devices=N
+  local seen = tonumber((ctx.captures or {}).visible or "")
+  if seen and seen > 0 then return "the message says the machine has " .. seen .. " GPUs (CUDA works)" end
   if not m:find("is_available(): True", 1, true) then return false end
   return "the message shows torch.cuda.is_available() True and device_count() " .. (m:match("device_count%(%): (%d+)") or "?")
 end
 
+-- when (gpus-held-by-other-processes): Lightning's lookup names GPUs that other processes hold.
+function gpus_busy(ctx)
+  local busy = (ctx.captures or {}).busy
+  if not busy or busy == "" then return false end
+  return "the message says the devices " .. busy .. " are occupied by other processes"
+end
+
 -- Whether the message shows CUDA working: then none of the readings of a missing CUDA device applies.
-local function cuda_works(ctx) return fewer_gpus(ctx) ~= false end
+local function cuda_works(ctx) return fewer_gpus(ctx) ~= false or gpus_busy(ctx) ~= false end
 
 function amd_fork(ctx)
   local env = environment(ctx)
