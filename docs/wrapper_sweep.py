@@ -28,17 +28,20 @@ FIELDS = ["wrapper", "file", "release", "kind", "category", "message", "before"]
 def inputs(row):
     line = row["message"].replace("\\n", "\n").replace("\\t", "\t")
     if row["kind"] == "raise":
-        path = "/usr/lib/python3.10/site-packages/" + row["file"]
+        # `file :: source` names the line of that file the error is raised from (for torch's errors raised
+        # inside a wrapper's code); otherwise the frame shows the wrapper's own raise
+        path, _, source = row["file"].partition(" :: ")
+        path = "/usr/lib/python3.10/site-packages/" + path.split(" (")[0]
         ctx = ("Traceback (most recent call last):\n"
                '  File "/home/user/project/train.py", line 42, in <module>\n'
                "    main()\n"
                f'  File "{path}", line 120, in check\n'
-               "    raise error\n"
+               f"    {source or 'raise error'}\n"
                f"{line}\n")
     else:
-        ctx = ("Epoch 0:  12%|#2        | 120/1000 [00:41<05:02,  2.91it/s, loss=2.31]\n"
+        ctx = (" 12%|#2        | 120/1000 [00:41<05:02,  2.91it/s]\n"
                f"{line}\n"
-               "Epoch 0:  13%|#3        | 130/1000 [00:44<04:59,  2.91it/s, loss=2.30]\n")
+               " 13%|#3        | 130/1000 [00:44<04:59,  2.91it/s]\n")
     return line + "\n", ctx
 
 
