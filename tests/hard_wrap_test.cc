@@ -230,6 +230,22 @@ TEST(HardWrap, AScriptChangeAfterARowIsNoCut) {
   EXPECT_EQ(HardWrap::DetectWidth("Error " + std::string(92, 'b') + "\xe9\x94\x99\xe8\xaf\xaf\n\xe8\xbf\x99\xe6\xa0\xb7\n"), 100);
 }
 
+// Note: [Broken after a closing quote]: corpus/wild/env/materialsearch-fbgemm-dll-winerror126-zh's error line, broken
+// at the blank after its quoted DLL path (as FormatWrappedQuotes breaks it), leaves a row of exactly 132 code points
+// (a usual console width) before "or one of its dependencies.": an editor's break at a blank, not a wrap at 132.
+TEST(HardWrap, ABreakAfterAClosingQuoteIsNoCut) {
+  std::string text = triage_test::ReadFile(std::string(TRIAGE_SOURCE_DIR) +
+                                           "/corpus/wild/env/materialsearch-fbgemm-dll-winerror126-zh/log.txt");
+  const size_t at = text.find("\" or one of its dependencies.");
+  ASSERT_NE(at, std::string::npos);
+  text[at + 1] = '\n';
+  const size_t row = text.rfind('\n', at) + 1;
+  ASSERT_EQ(text.compare(row, 8, "OSError:"), 0);
+  EXPECT_EQ(HardWrap::DetectWidth(HardWrap::Head(text)), 0);
+  // The same log wrapped at 80 columns is still told.
+  EXPECT_EQ(HardWrap::DetectWidth(HardWrap::Head(WrapAt(text, 80))), 80);
+}
+
 TEST(HardWrap, HeadIsWhatASessionDecidesFrom) {
   std::string many;
   for (int i = 0; i < 300; ++i) many += "line " + std::to_string(i) + "\n";

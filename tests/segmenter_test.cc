@@ -1104,6 +1104,48 @@ TEST(Segmenter, IPythonTracebackFramesAndCulprit) {
   EXPECT_EQ(indented[0].message, "shape '[2, 2]' is invalid for input of size 3");
 }
 
+// Note: [Cut IPython tracebacks]: a notebook paste cut before its exception line keeps the type its header
+// named (corpus/wild/index/sentence-camembert-encode-long-text-position-embeddings-jupyter, which the stored
+// copy cuts inside the third frame); a plain traceback cut the same way has no type to keep.
+TEST(Segmenter, IPythonTracebackCutKeepsHeaderType) {
+  auto v = Segment(
+      "IndexError                                Traceback (most recent call last)\n"
+      "/var/folders/vk/qdyvc5xx4nv6nmlzhfvc1p4sf_xqvd/T/ipykernel_6448/1081646493.py in <module>\n"
+      "      1 sentences = dataset_cleaned['all_text']\n"
+      "      2 \n"
+      "----> 3 sentence_embeddings = model.encode(sentences)\n"
+      "\n"
+      "~/Desktop/projects/venv/lib/python3.7/site-packages/sentence_transformers/SentenceTransformer.py in "
+      "encode(self, sentences, batch_size, show_progress_bar, output_value, convert_to_numpy, convert_to_tensor, "
+      "device, normalize_embeddings)\n"
+      "    162 \n"
+      "    163             with torch.no_grad():\n"
+      "--> 164                 out_features = self.forward(features)\n"
+      "    165 \n"
+      "    166                 if output_value == 'token_embeddings':\n"
+      "\n"
+      "~/Desktop/projects/venv/lib/python3.7/site-packages/torch/nn/modules/container.py in forward(self, input)\n"
+      "    139     def forward(self, input):\n"
+      "    140         for module i");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].kind, Incident::Kind::kTraceback);
+  EXPECT_EQ(v[0].exception, "IndexError");
+  EXPECT_EQ(v[0].message, "out_features = self.forward(features)");
+  EXPECT_EQ(v[0].frames.size(), 3u) << Dump(v);
+
+  auto plain = Segment(
+      "Traceback (most recent call last):\n"
+      "  File \"E:\\MaterialSearch_tmp\\MaterialSearchWindows\\main.py\", line 13, in <module>\n"
+      "    from process_assets import match_text_and_image, process_image, process_text\n"
+      "  File \"E:\\MaterialSearch_tmp\\MaterialSearchWindows\\process_assets.py\", line 9, in <module>\n"
+      "    import torch\n"
+      "  File \"E:\\MaterialSearch_tmp\\MaterialSearchWindows\\lib\\site-packages\\torch\\__init__.py\", line 148, in <module>\n"
+      "    raise err\n");
+  ASSERT_EQ(plain.size(), 1u) << Dump(plain);
+  EXPECT_EQ(plain[0].exception, "");
+  EXPECT_EQ(plain[0].message, "raise err");
+}
+
 // Note: [Headerless IPython frames]: a notebook paste that starts at an IPython >= 8 frame line (the
 // forms of three corpus/wild pastes: faster-rcnn-tutorial-7-classes-without-background-jupyter's Windows
 // path under ~ with a cut-free signature, transformers-21391's absolute path, a "Cell In[...]" line)

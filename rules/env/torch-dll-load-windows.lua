@@ -15,6 +15,13 @@ function dll_story(ctx)
   local c = ctx.captures
   local reason = (c.reason and c.reason ~= "") and c.reason or (c.old_reason or "")
   local blocked = (c.code == "4551" or reason:find("Application Control") ~= nil) and "yes" or "no"
+  if c.cut and c.cut ~= "" then
+    return {
+      what = "one of the DLLs in torch\\lib (the paste stops before the error line that names it)",
+      story = "The paste ends inside torch's DLL loader, which raises only when Windows refuses a DLL of torch\\lib; the cut error line would name the DLL and Windows' error code.",
+      blocked = "no",
+    }
+  end
   local what
   if c.dll and c.dll ~= "" then
     what = (c.dll:match("([^\\/]+)$") or c.dll) .. (c.code and (" (WinError " .. c.code .. ")") or "")
@@ -34,9 +41,25 @@ function dll_story(ctx)
   return { what = what, story = story, blocked = blocked }
 end
 
+-- Note: [DLL loader cut before its error] in the YAML: the cut line counts only as the last frame of torch's
+-- own __init__.py, in the loader (<module> up to 2.4, _load_dll_libraries from 2.5); a cut paste is less
+-- certain than the error line itself.
+local function cut_in_dll_loader(ctx)
+  local frames = (ctx.incident and ctx.incident.frames) or {}
+  local last = frames[#frames]
+  if not last then return false end
+  local file = (last.file or ""):gsub("\\", "/")
+  if file:find("torch/__init__.py", 1, true) and (last.func == "<module>" or last.func == "_load_dll_libraries") then
+    return 0.75
+  end
+  return false
+end
+
 -- score: the 3.5-3.7 wording names no module, so it is torch's only when a frame shows torch importing
 -- its extension (torch/__init__.py, or its `from torch._C import *` line); otherwise the rule does not apply.
+-- A cut paste's last line counts only in torch's DLL loader (cut_in_dll_loader).
 function torch_frame_for_old_wording(ctx)
+  if (ctx.captures.cut or "") ~= "" then return cut_in_dll_loader(ctx) end
   local reason = ctx.captures.old_reason or ""
   if reason == "" then return nil end
   -- 1.6+ names the DLL (' Error loading "..."'); the DLLs that the first pattern leaves out (cuDNN, cuBLAS, ...)
@@ -47,6 +70,15 @@ function torch_frame_for_old_wording(ctx)
     if file:find("torch/__init__.py", 1, true) or (f.source or ""):find("from torch._C import", 1, true) then return nil end
   end
   return false
+end
+
+function test_cut_needs_the_loader_frame()
+  local loader = { file = "E:\\venv\\lib\\site-packages\\torch\\__init__.py", func = "<module>", source = "raise err" }
+  assert(torch_frame_for_old_wording({ captures = { cut = "raise err" }, incident = { frames = { loader } } }) == 0.75)
+  local own = { file = "C:\\app\\main.py", func = "load", source = "raise err" }
+  assert(torch_frame_for_old_wording({ captures = { cut = "raise err" }, incident = { frames = { loader, own } } }) == false)
+  local deps = { file = "/usr/lib/python3/dist-packages/torch/__init__.py", func = "_load_global_deps", source = "raise err" }
+  assert(torch_frame_for_old_wording({ captures = { cut = "raise err" }, incident = { frames = { deps } } }) == false)
 end
 
 function test_old_wording_needs_a_torch_frame()

@@ -223,6 +223,11 @@ int HardWrap::DetectWidth(std::string_view head) {
     // 2s-AGCN#56) is a line ending where a sentence of the reporter's own language begins, not a cut inside
     // a word: a wrap cuts a line in mid-text, and text goes on in its own script.
     if (!(static_cast<unsigned char>(row.back()) & 0x80) && (static_cast<unsigned char>(next[0]) & 0x80)) continue;
+    // Note: [Broken after a closing quote]. A row that ends with a double quote closing one it opened, its next
+    // line going on in small letters ('...fbgemm.dll"' then 'or one of its dependencies.'), was broken at the
+    // blank after the quotation by an editor or an issue form, which drops that blank: a cut at a width keeps
+    // it, at the start of the next row. Such a row of exactly W characters is a coincidence of lengths.
+    if (row.back() == '"' && std::count(row.begin(), row.end(), '"') % 2 == 0 && IsLower(next[0])) continue;
     // "Mem: ..." then "Swap: ...": rows of one table. Not a row that stops inside a word whose next line
     // goes on in small letters ("... Dropout(3).training=Tr" then "ue BatchNorm1d(5)..."): the words
     // of one table's rows begin it.

@@ -222,8 +222,13 @@ bool PythonTracebackReader::Close(Segmenter& s) {
       break;
     }
   }
+  // Note: [Cut IPython tracebacks] IPython's header names the type before the frames ("IndexError
+  // Traceback (most recent call last)"), so a notebook paste cut before its exception line still says what
+  // was raised; a plain traceback's type is only on the line that was cut.
+  std::string header_type = s.readers().ipython.active() ? open.exception : std::string();
   open.exception.clear();
   RecoverFromRaise(&open);
+  if (open.exception.empty()) open.exception = std::move(header_type);
   return true;
 }
 
