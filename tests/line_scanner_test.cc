@@ -771,6 +771,8 @@ TEST(CoverKeywords, IndexedCoverPicksAsTheSearchDid) {
   const std::vector<std::string> bundled_keywords = CoverKeywords(idle, bundled);
   EXPECT_EQ(bundled_keywords, CoverKeywordsBySearch(idle, bundled));
   EXPECT_GT(bundled_keywords.size(), idle.size() + 100);
+  // Shared among threads (Note: [Cover on the load's threads]): the same keywords in the same order.
+  for (int threads : {2, 3, 8}) EXPECT_EQ(CoverKeywords(idle, bundled, threads), bundled_keywords) << threads;
   std::mt19937 rng(15);
   const std::vector<std::string> words = {"cuda",  "cudnn", "nccl",    "ncclx", "torch",  "torchrun", "oom",
                                           "shard", "shards", "reshard", "deadlock", "lock", "xla",  "_c",
@@ -778,7 +780,8 @@ TEST(CoverKeywords, IndexedCoverPicksAsTheSearchDid) {
                                           "error", "kernel", "kern",   "2d",    "conv2d", "a",  ""};
   const std::string seps = " _.:=(/-";
   for (int round = 0; round < 300; ++round) {
-    std::vector<std::string> atoms(1 + rng() % 120);
+    // Every tenth round holds several of the chunks the threads share out (kCoverChunk, 128 atoms).
+    std::vector<std::string> atoms(1 + rng() % (round % 10 == 0 ? 700 : 120));
     for (std::string& atom : atoms) {
       const size_t pieces = rng() % 5;
       for (size_t p = 0; p < pieces; ++p) {
@@ -788,7 +791,36 @@ TEST(CoverKeywords, IndexedCoverPicksAsTheSearchDid) {
     }
     std::vector<std::string> base = {"Traceback"};
     if (round % 3 == 0) base.push_back(words[rng() % words.size()]);
-    ASSERT_EQ(CoverKeywords(base, atoms), CoverKeywordsBySearch(base, atoms)) << "round " << round;
+    ASSERT_EQ(CoverKeywords(base, atoms, 1 + round % 3), CoverKeywordsBySearch(base, atoms)) << "round " << round;
+  }
+}
+
+// A plan made on several threads is the plan one thread makes: the keywords, and each keyword's
+// patterns in pattern order (Note: [Cover on the load's threads]).
+TEST(CoverKeywords, PlanOnThreadsIsThePlanOnOne) {
+  LoadOptions options;
+  options.env_path = false;
+  LoadResult loaded = LoadRules(options);
+  std::vector<std::optional<std::vector<std::string>>> atoms;
+  for (const RuleSet::PatternRef& ref : loaded.rules->patterns) {
+    std::vector<std::string> a;
+    atoms.emplace_back();
+    if (RequiredLiterals(loaded.rules->rules[ref.rule].patterns[ref.pattern].value, &a)) atoms.back() = a;
+  }
+  ASSERT_GT(atoms.size(), 1000u);
+  const std::vector<std::string> idle = Segmenter::IdleKeywords();
+  const PrefilterPlan one = PlanLinePrefilter(atoms, idle, false, 1);
+  size_t listed = 0;
+  for (const std::vector<int>& ps : one.keyword_patterns) {
+    EXPECT_TRUE(std::is_sorted(ps.begin(), ps.end()));
+    EXPECT_EQ(std::adjacent_find(ps.begin(), ps.end()), ps.end());
+    listed += ps.size();
+  }
+  EXPECT_GT(listed, atoms.size() / 2);
+  for (int threads : {2, 4}) {
+    const PrefilterPlan many = PlanLinePrefilter(atoms, idle, false, threads);
+    EXPECT_EQ(many.keywords, one.keywords) << threads;
+    EXPECT_EQ(many.keyword_patterns, one.keyword_patterns) << threads;
   }
 }
 

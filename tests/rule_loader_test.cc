@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <random>
 
 #include <re2/re2.h>
 
@@ -16,6 +17,7 @@
 #include "log/regex.h"
 #include "rules/problem_codes.h"
 #include "rules/rule.h"
+#include "rules/rule_loader.h"
 #include "triage/triage.h"
 
 namespace triage {
@@ -75,6 +77,33 @@ TEST(RuleLoader, NoticeNamesWhatTheProblemsCostAndNothingElse) {
                         "matched by its own regex (slower on long logs)");
   AddProblem(&r.problems, Problem::Severity::kError, ProblemCode::kBadYaml, "d.yaml", 2, 1, "", "bad yaml");
   EXPECT_EQ(r.Notice().rfind("errors in 2 rule files: ", 0), 0u) << r.Notice();
+}
+
+// StemOf cuts plain paths as strings: every path made of these pieces (names with and without
+// extensions, dot names, empty segments, doubled and trailing slashes, absolute and relative) gets the
+// stem std::filesystem gives. Fails when the stem keeps a leading-dot name's only dot, drops the
+// extension at the first dot rather than the last, or joins a parent "/" with one slash too many.
+TEST(RuleLoader, StemOfAnswersAsTheFilesystemDoes) {
+  const std::vector<std::string> pieces = {"rules", "cuda", "oom.yaml", "oom.lua", ".lua", ".hidden", "a.b.c",
+                                           "x.", "...", ".", "..", "", "my rule.yaml", "é.yaml", "v1.2"};
+  auto filesystem_stem = [](const std::string& path) {
+    const fs::path p(path);
+    return (p.parent_path() / p.stem()).string();
+  };
+  std::mt19937 rng(4);
+  for (int round = 0; round < 20000; ++round) {
+    std::string path = rng() % 3 == 0 ? "/" : "";
+    const size_t segments = 1 + rng() % 4;
+    for (size_t s = 0; s < segments; ++s) {
+      if (s > 0) path += rng() % 8 == 0 ? "//" : "/";
+      path += pieces[rng() % pieces.size()];
+    }
+    if (rng() % 10 == 0) path += "/";
+    ASSERT_EQ(StemOf(path), filesystem_stem(path)) << "'" << path << "'";
+  }
+  for (const char* path : {"", "/", "//", "a", "/a.yaml", "rules/a.yaml", "./a.lua", "../r/a.lua", "a/./b.yaml"}) {
+    EXPECT_EQ(StemOf(path), filesystem_stem(path)) << "'" << path << "'";
+  }
 }
 
 TEST(RuleLoader, LoadsAValidRule) {

@@ -17,6 +17,7 @@
 #include "log/line_shapes.h"
 #include "log/pattern_atoms.h"
 #include "log/regex.h"
+#include "log/shared_work.h"
 #include "log/simd.h"
 #include "triage/locale_free.h"
 
@@ -1596,17 +1597,22 @@ class NeedleIndex {
     return Visit(text, [](size_t) { return true; });
   }
 
-  // Calls f(n) for each needle n that `text` holds, once each, in no particular order.
+  // Calls f(n) for each needle n that `text` holds, once each, in increasing order of n.
   template <typename F>
   void ForEachIn(std::string_view text, F f) {
-    found_.clear();
+    ForEachIn(text, f, &found_);
+  }
+  // The same with a scratch vector of the caller's (threads sharing the index each pass their own).
+  template <typename F>
+  void ForEachIn(std::string_view text, F f, std::vector<size_t>* found) const {
+    found->clear();
     Visit(text, [&](size_t n) {
-      found_.push_back(n);
+      found->push_back(n);
       return false;
     });
-    std::sort(found_.begin(), found_.end());
-    found_.erase(std::unique(found_.begin(), found_.end()), found_.end());
-    for (size_t n : found_) f(n);
+    std::sort(found->begin(), found->end());
+    found->erase(std::unique(found->begin(), found->end()), found->end());
+    for (size_t n : *found) f(n);
   }
 
  private:
@@ -1746,9 +1752,11 @@ int AtomQuality(const std::string& atom, const NeedleIndex& free_keywords) {
   if (longest < static_cast<size_t>(kMinAtomLen) && !caseless) return -100000;
   std::string lower = LowerAscii(atom);
   if (free_keywords.HoldsAny(lower)) return 1000;
-  // Text healthy logs print is the worst choice, the more often printed the worse.
+  // Text healthy logs print is the worst choice, the more often printed the worse. (The sample is
+  // searched only when it holds the text's first four bytes somewhere: most atoms' are in it nowhere.)
   int printed = 0;
-  for (size_t at = kHealthyLogSample.find(lower); at != std::string_view::npos;
+  const bool may_print = lower.size() < 4 || Pieces().MayHold(kHealthyLogSample, lower);
+  for (size_t at = may_print ? kHealthyLogSample.find(lower) : std::string_view::npos; at != std::string_view::npos;
        at = kHealthyLogSample.find(lower, at + 1)) {
     --printed;
   }
@@ -1783,20 +1791,30 @@ bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atom
     std::vector<std::string> atoms;
   };
   constexpr int kNotSized = -2;
-  // The answers by list of free keywords (a load passes one or two lists), then by pattern.
+  // The answers by list of free keywords (a load passes one or two lists), then by pattern (hashed:
+  // a load asks ~1,200 patterns, each compared with ~10 others in an ordered map). `clears` counts the
+  // times the cache was emptied, so the list found equal before the compute is known to be at the
+  // same place after it without comparing the list (28 keywords) again.
   static std::mutex mu;
-  static std::vector<std::pair<std::vector<std::string>, std::map<std::string, Answer>>> cache;
-  static size_t answers = 0;
+  static std::vector<std::pair<std::vector<std::string>, std::unordered_map<std::string, Answer>>> cache;
+  static size_t answers = 0, clears = 0;
+  size_t list_at = 0, cleared = 0;
+  bool listed = false;  // the list was in the cache, at list_at, when `clears` was `cleared`
   {
     std::lock_guard<std::mutex> lock(mu);
-    for (const auto& [keywords, by_pattern] : cache) {
-      if (keywords != free_keywords) continue;
-      if (auto it = by_pattern.find(pattern); it != by_pattern.end()) {
-        if (program_size && it->second.program_size == kNotSized) break;  // asked again below, with the size
+    cleared = clears;
+    list_at = static_cast<size_t>(std::find_if(cache.begin(), cache.end(), [&](const auto& c) {
+                                    return c.first == free_keywords;
+                                  }) - cache.begin());
+    listed = list_at < cache.size();
+    if (listed) {
+      const auto& by_pattern = cache[list_at].second;
+      if (auto it = by_pattern.find(pattern); it != by_pattern.end() &&
+                                             !(program_size && it->second.program_size == kNotSized)) {
         *atoms = it->second.atoms;
         if (program_size) *program_size = it->second.program_size;
         return it->second.ok;
-      }
+      }  // (an answer without the size, asked with it: computed again below)
     }
   }
   int size = kNotSized;
@@ -1806,8 +1824,12 @@ bool RequiredLiterals(const std::string& pattern, std::vector<std::string>* atom
   if (answers >= 4096) {
     cache.clear();
     answers = 0;
+    ++clears;
   }
-  auto list = std::find_if(cache.begin(), cache.end(), [&](const auto& c) { return c.first == free_keywords; });
+  // (Lists are only appended, or all dropped when the cache is emptied.)
+  auto list = listed && clears == cleared
+                  ? cache.begin() + static_cast<std::ptrdiff_t>(list_at)
+                  : std::find_if(cache.begin(), cache.end(), [&](const auto& c) { return c.first == free_keywords; });
   if (list == cache.end()) list = cache.insert(cache.end(), {free_keywords, {}});
   auto [it, added] = list->second.emplace(pattern, Answer{ok, size, *atoms});
   if (added) {
@@ -1914,7 +1936,10 @@ bool SpecificCoverWord(const std::string& word) { return SpecificWord(word); }
 
 bool CommonInLogs(const std::string& atom, const std::vector<std::string>& read_anyway) {
   const std::string lower = LowerAscii(atom);
-  if (lower.empty() || kHealthyLogSample.find(lower) == std::string_view::npos) return false;
+  if (lower.empty() || (lower.size() >= 4 && !Pieces().MayHold(kHealthyLogSample, lower)) ||
+      kHealthyLogSample.find(lower) == std::string_view::npos) {
+    return false;
+  }
   return std::none_of(read_anyway.begin(), read_anyway.end(),
                       [&](const std::string& k) { return lower.find(LowerAscii(k)) != std::string::npos; });
 }
@@ -1970,58 +1995,120 @@ std::vector<size_t> GreedyCover(const std::vector<CoverCandidate>& cover, size_t
   return picked;
 }
 
-std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, const std::vector<std::string>& atoms) {
+// Note: [Cover on the load's threads]
+// With no rule cache the plan (CoverKeywords, then each keyword's patterns) runs after the files'
+// threads joined, on one thread: ~30 M instructions of a no-cache start (2026-11-29, 542 rules), the
+// serial part that bounds its wall time on any number of cores. The parts that are a function of one
+// item each are shared out (ShareOut, Note: [Shared work]) in chunks of kCoverChunk items: each atom
+// lowered and asked whether it holds a base keyword, each candidate text asked SpecificWord, each open
+// atom searched for the candidates it holds, each pattern's atoms for the keywords they hold. Every
+// answer goes to its item's place and the lists are joined in item order, so the keywords, their
+// order and each list are what one thread makes, whichever thread did an item. `threads`: 1 does all
+// on the calling thread (a load passes the threads it read the files on).
+constexpr size_t kCoverChunk = 128;
+
+// Calls work(begin, end) for consecutive ranges of [0, items), kCoverChunk long, on `threads` threads
+// (ShareOut), then join(begin, end) for each range in order on the calling thread.
+template <typename Work, typename Join>
+void InChunks(size_t items, int threads, Work work, Join join) {
+  const size_t chunks = (items + kCoverChunk - 1) / kCoverChunk;
+  ShareOut(chunks, threads, [&] {
+    return [&](size_t c) { work(c * kCoverChunk, std::min(items, (c + 1) * kCoverChunk)); };
+  });
+  for (size_t c = 0; c < chunks; ++c) join(c * kCoverChunk, std::min(items, (c + 1) * kCoverChunk));
+}
+
+// The needles of `index` that items' texts hold: texts(i, visit) calls visit(text) for each text of
+// item i; the search is shared out (InChunks), and on(needle, i) is called on the calling thread for
+// each needle a text of item i holds, items in increasing order (within an item, its texts in order
+// and each text's needles in increasing order), whichever thread searched them.
+template <typename Texts, typename On>
+void HeldNeedles(const NeedleIndex& index, size_t items, int threads, Texts texts, On on) {
+  std::vector<std::vector<std::pair<size_t, size_t>>> held((items + kCoverChunk - 1) / kCoverChunk);
+  InChunks(
+      items, threads,
+      [&](size_t begin, size_t end) {
+        std::vector<std::pair<size_t, size_t>>& pairs = held[begin / kCoverChunk];
+        std::vector<size_t> found;
+        for (size_t i = begin; i < end; ++i) {
+          texts(i, [&](std::string_view text) {
+            index.ForEachIn(text, [&](size_t n) { pairs.emplace_back(n, i); }, &found);
+          });
+        }
+      },
+      [&](size_t begin, size_t) {
+        for (const auto& [n, i] : held[begin / kCoverChunk]) on(n, i);
+      });
+}
+
+std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, const std::vector<std::string>& atoms,
+                                       int threads) {
   std::vector<std::string> keywords;
   for (const std::string& b : base) keywords.push_back(LowerAscii(b));
   // The open atoms: those holding no base keyword (asked of an index of the base keywords, not by a
   // search per pair), each once, in the order they first come.
   const std::vector<std::string> lower_base = keywords;
-  NeedleIndex base_index(lower_base);
-  std::vector<std::string> open;
-  std::unordered_set<std::string> seen;
-  for (const std::string& a : atoms) {
-    std::string l = LowerAscii(a);
-    if (base_index.HoldsAny(l) || seen.count(l) != 0) continue;
-    seen.insert(l);
-    open.push_back(std::move(l));
+  const NeedleIndex base_index(lower_base);
+  std::vector<std::string> lower(atoms.size());
+  std::vector<char> closed(atoms.size());
+  InChunks(
+      atoms.size(), threads,
+      [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+          lower[i] = LowerAscii(atoms[i]);
+          closed[i] = base_index.HoldsAny(lower[i]);
+        }
+      },
+      [](size_t, size_t) {});
+  std::vector<std::string_view> open;  // views into `lower`, which no longer changes
+  std::unordered_set<std::string_view> seen;
+  for (size_t i = 0; i < atoms.size(); ++i) {
+    if (!closed[i] && seen.insert(lower[i]).second) open.push_back(lower[i]);
   }
   // Candidates: each atom itself (always valid) and its specific words, each covering every open atom
   // that contains it (computed once: the greedy loop below only counts). In text order (the tie-break
   // below), each text once, asked SpecificWord once (it searches the samples): an atom is a candidate
   // whatever the answer, a word of one only when it is specific (no shorter word can be).
-  // (Views into `open`, which no longer changes: sorting moves no string.)
+  // (Views into the atoms' lower-case copies: sorting moves no string.)
   // Each text once (a hash of those seen: most words come back from atom after atom), then sorted.
   std::vector<std::pair<std::string_view, bool>> texts_and_atom;  // (text, is an open atom)
   std::unordered_map<std::string_view, size_t> text_at;
+  text_at.reserve(open.size() * 2);
   auto add_text = [&](std::string_view text, bool atom) {
-    auto [it, fresh] = text_at.emplace(text, texts_and_atom.size());
+    auto [it, fresh] = text_at.try_emplace(text, texts_and_atom.size());  // (no node made for a repeat)
     if (fresh) texts_and_atom.emplace_back(text, atom);
     else texts_and_atom[it->second].second = texts_and_atom[it->second].second || atom;
   };
-  for (const std::string& a : open) {
+  for (std::string_view a : open) {
     add_text(a, true);
     for (size_t b = 0; b < a.size();) {  // each maximal run of [a-z0-9_] (ForEachWord)
       size_t e = b;
       while (e < a.size() && (IsAsciiAlnum(a[e]) || a[e] == '_')) ++e;
-      if (e - b >= kMinWordLen) add_text(std::string_view(a).substr(b, e - b), false);
+      if (e - b >= kMinWordLen) add_text(a.substr(b, e - b), false);
       b = e + 1;
     }
   }
   std::sort(texts_and_atom.begin(), texts_and_atom.end());
+  std::vector<char> specific(texts_and_atom.size());
+  InChunks(
+      texts_and_atom.size(), threads,
+      [&](size_t begin, size_t end) {
+        for (size_t t = begin; t < end; ++t) specific[t] = SpecificWord(std::string(texts_and_atom[t].first));
+      },
+      [](size_t, size_t) {});
   std::vector<std::string> texts;
   std::vector<CoverCandidate> cover;
-  for (const auto& [view, atom] : texts_and_atom) {
-    std::string text(view);
-    const bool specific = SpecificWord(text);
-    if (atom || specific) {
-      cover.push_back({text.size(), specific, {}});
-      texts.push_back(std::move(text));
+  for (size_t t = 0; t < texts_and_atom.size(); ++t) {
+    if (texts_and_atom[t].second || specific[t]) {
+      cover.push_back({texts_and_atom[t].first.size(), specific[t] != 0, {}});
+      texts.emplace_back(texts_and_atom[t].first);
     }
   }
-  NeedleIndex index(texts);
-  for (size_t i = 0; i < open.size(); ++i) {
-    index.ForEachIn(open[i], [&](size_t c) { cover[c].covers.push_back(i); });
-  }
+  const NeedleIndex index(texts);
+  // Each candidate's open atoms in increasing order, as one pass over the atoms gives them.
+  HeldNeedles(
+      index, open.size(), threads, [&](size_t i, auto visit) { visit(open[i]); },
+      [&](size_t c, size_t i) { cover[c].covers.push_back(i); });
   // Greedy set cover: the candidate that covers the most open atoms; on ties a specific word before a
   // whole atom, then the longer (fewer false positives), then the alphabetically first (text order),
   // so rule order does not matter.
@@ -2318,25 +2405,26 @@ void LinePrefilter::Candidates(const std::vector<std::uint32_t>& found, std::str
 }
 
 PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std::string>>>& atoms,
-                                const std::vector<std::string>& idle_keywords, bool layout) {
+                                const std::vector<std::string>& idle_keywords, bool layout, int threads) {
   PrefilterPlan plan;
   std::vector<std::string> all_atoms;
   for (const auto& a : atoms) {
     if (a) all_atoms.insert(all_atoms.end(), a->begin(), a->end());
   }
-  plan.keywords = LineScanner::UsableKeywords(CoverKeywords(idle_keywords, all_atoms));
+  plan.keywords = LineScanner::UsableKeywords(CoverKeywords(idle_keywords, all_atoms, threads));
   plan.keyword_patterns.resize(plan.keywords.size());
   // keyword_patterns[k]: the patterns one of whose atoms holds keyword k, in pattern order.
-  NeedleIndex index(plan.keywords);
-  for (size_t i = 0; i < atoms.size(); ++i) {
-    if (!atoms[i]) continue;
-    for (const std::string& a : *atoms[i]) {
-      index.ForEachIn(LowerAscii(a), [&](size_t k) {
+  const NeedleIndex index(plan.keywords);
+  HeldNeedles(
+      index, atoms.size(), threads,
+      [&](size_t i, auto visit) {
+        if (!atoms[i]) return;
+        for (const std::string& a : *atoms[i]) visit(LowerAscii(a));
+      },
+      [&](size_t k, size_t i) {
         std::vector<int>& list = plan.keyword_patterns[k];
         if (list.empty() || list.back() != static_cast<int>(i)) list.push_back(static_cast<int>(i));
       });
-    }
-  }
   // The layout and its mix (Note: [Cached mix]), read off a scanner built for them: the tables it
   // builds besides (~0.8 M instructions) are what a plan made here adds to a load that makes a scanner
   // anyway, and every load from the cache (warm, edited, shipped) then skips choosing the mix.
@@ -2346,7 +2434,7 @@ PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std:
 
 std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
     std::vector<std::string> patterns, const std::vector<std::optional<std::vector<std::string>>>& atoms,
-    const std::vector<std::string>& idle_keywords, PrefilterPlan plan) {
+    const std::vector<std::string>& idle_keywords, PrefilterPlan plan, int threads) {
   if (atoms.size() != patterns.size()) return nullptr;
   bool fits = plan.keyword_patterns.size() == plan.keywords.size() && !plan.keywords.empty() &&
                     plan.keywords == LineScanner::UsableKeywords(plan.keywords) &&
@@ -2362,7 +2450,7 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
   // Note: [Lazy anchor layout]: a plan made here starts with a quick layout.
   const bool quick = !fits;
   if (!fits) {
-    plan = PlanLinePrefilter(atoms, idle_keywords, false);
+    plan = PlanLinePrefilter(atoms, idle_keywords, false, threads);
     plan.layout = LineScanner::QuickLayout(plan.keywords);
   }
   auto out = std::make_shared<LinePrefilter>();

@@ -358,7 +358,10 @@ bool SpecificCoverWord(const std::string& word);
 
 // Returns a keyword set that contains `base` and, for every atom, a keyword that is a substring of it:
 // a word of the atom shared by many atoms when one exists (specific words only), else the atom itself.
-std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, const std::vector<std::string>& atoms);
+// `threads`: how many threads may share the work (the same keywords whatever the number: Note: [Cover
+// on the load's threads] in line_scanner.cc).
+std::vector<std::string> CoverKeywords(const std::vector<std::string>& base, const std::vector<std::string>& atoms,
+                                       int threads = 1);
 
 // Note: [Literal conditions] A pattern's required literals (RequiredLiterals) are one OR of atoms: a
 // line holding one of them is a candidate, and its regex runs. But FilteredRE2's prefilter of a
@@ -569,16 +572,17 @@ struct PrefilterPlan {
   // The scanner's anchor placement for `keywords` (LineScanner::Layout); empty: chosen when built.
   LineScanner::Layout layout;
 };
-// `layout`: false leaves the plan's layout empty (Note: [Lazy anchor layout]).
+// `layout`: false leaves the plan's layout empty (Note: [Lazy anchor layout]). `threads`: as CoverKeywords'.
 PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std::string>>>& atoms,
-                                const std::vector<std::string>& idle_keywords, bool layout = true);
+                                const std::vector<std::string>& idle_keywords, bool layout = true, int threads = 1);
 
 // Builds the prefilter from atoms computed by PatternAtoms for the same patterns, and a plan made by
 // PlanLinePrefilter from them (one that does not fit the patterns is made again, without its layout:
-// the scanner starts with a quick one, Note: [Lazy anchor layout]).
+// the scanner starts with a quick one, Note: [Lazy anchor layout]). `threads`: for such a plan, as
+// CoverKeywords'.
 std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
     std::vector<std::string> patterns, const std::vector<std::optional<std::vector<std::string>>>& atoms,
-    const std::vector<std::string>& idle_keywords, PrefilterPlan plan = {});
+    const std::vector<std::string>& idle_keywords, PrefilterPlan plan = {}, int threads = 1);
 
 }  // namespace triage
 

@@ -24,6 +24,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "log/line_scanner.h"
+#include "log/shared_work.h"
 #include "rules/calibration.h"
 #include "rules/lua_runtime.h"
 #include "rules/problem_codes.h"
@@ -38,6 +39,24 @@
 
 namespace triage {
 namespace fs = std::filesystem;
+
+// (fs::path(path).parent_path() / fs::path(path).stem()).string(). A load asks it of every file
+// (~650 std::filesystem::path splits and joins, ~4 M instructions before the files' threads start):
+// a path with no "//" whose file name is neither empty, "." nor ".." is cut as a string instead (its
+// parent is all before the last '/', the stem its name less the part from the name's last '.' when
+// that is not the name's first byte); any other goes through std::filesystem. Test:
+// RuleLoader.StemOfAnswersAsTheFilesystemDoes (rule_loader_test.cc).
+std::string StemOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string_view name = std::string_view(path).substr(slash == std::string::npos ? 0 : slash + 1);
+  if (path.find("//") == std::string::npos && !name.empty() && name != "." && name != "..") {
+    const size_t dot = name.rfind('.');
+    const std::string_view stem = dot == std::string_view::npos || dot == 0 ? name : name.substr(0, dot);
+    return path.substr(0, path.size() - name.size()).append(stem);
+  }
+  fs::path p(path);
+  return (p.parent_path() / p.stem()).string();
+}
 
 namespace {
 
@@ -69,11 +88,6 @@ const std::string& ContentOf(const std::vector<SourceFile>& files, const std::st
     if (f.path == path) return f.content;
   }
   return kNone;
-}
-
-std::string StemOf(const std::string& path) {
-  fs::path p(path);
-  return (p.parent_path() / p.stem()).string();
 }
 
 // fs::path(path).extension() == ".lua", without building the path (a load asks for each file): the
@@ -346,33 +360,13 @@ int LoadThreads(int requested, size_t files) {
 // them), the Lua files checked in one Lua state per thread.
 void ReadParts(const std::vector<PartJob>& jobs, const std::vector<size_t>& which, bool strict,
                const LuaLimits& limits, int threads, std::vector<RulePart>* out) {
-  std::atomic<size_t> next{0};
-  std::mutex mu;
-  std::exception_ptr failure;
-  auto work = [&] {
-    try {
-      LuaChecker lua(limits, strict, nullptr);  // ReadPart points it at each part's problems
-      for (size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < which.size();) {
-        const PartJob& job = jobs[which[k]];
-        (*out)[which[k]] = ReadPart(*job.sf, job.lua_file, job.lua_too_large, strict, lua);
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!failure) failure = std::current_exception();
-      next.store(which.size());
-    }
-  };
-  std::vector<std::thread> helpers;
-  for (int t = 1; t < threads; ++t) {
-    try {
-      helpers.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // the threads started so far and this one share the files
-    }
-  }
-  work();
-  for (std::thread& h : helpers) h.join();
-  if (failure) std::rethrow_exception(failure);
+  ShareOut(which.size(), threads, [&] {  // Note: [Shared work]
+    // Each thread's own Lua check state; ReadPart points it at each part's problems.
+    return [&, lua = std::make_shared<LuaChecker>(limits, strict, nullptr)](size_t k) {
+      const PartJob& job = jobs[which[k]];
+      (*out)[which[k]] = ReadPart(*job.sf, job.lua_file, job.lua_too_large, strict, *lua);
+    };
+  });
 }
 
 // The SHA-256 of one file's bytes. The whole-set key and each file's part key (Note: [Rule parts])
@@ -755,7 +749,11 @@ LoadResult Compile(ParsedRules parsed, const BuildInput& in, std::optional<std::
       parsed.atoms = PatternAtoms(patterns, Segmenter::IdleKeywords());
       parsed.plan = PrefilterPlan();
     }
-    set->prefilter = BuildLinePrefilter(std::move(patterns), parsed.atoms, Segmenter::IdleKeywords(), std::move(parsed.plan));
+    // A plan made here (none cached) shares its work among the threads a read of the files takes
+    // (Note: [Cover on the load's threads] in line_scanner.cc); a cached plan needs none.
+    const int plan_threads = parsed.plan.keywords.empty() ? LoadThreads(in.threads, in.files.size()) : 1;
+    set->prefilter = BuildLinePrefilter(std::move(patterns), parsed.atoms, Segmenter::IdleKeywords(),
+                                        std::move(parsed.plan), plan_threads);
     for (size_t p = 0; p < parsed.atoms.size(); ++p) {
       const auto& atoms = parsed.atoms[p];
       if (atoms && std::any_of(atoms->begin(), atoms->end(),
@@ -968,7 +966,7 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampPr
   // [Reused prefilter plan] in rule_cache.h).
   const std::string plan_key = PlanKey(base, parsed.atoms);
   if (!ReadPrefilterPlan(cache_dir, plan_key, &parsed.plan)) {
-    parsed.plan = PlanLinePrefilter(parsed.atoms, Segmenter::IdleKeywords());
+    parsed.plan = PlanLinePrefilter(parsed.atoms, Segmenter::IdleKeywords(), true, LoadThreads(in.threads, in.files.size()));
     WritePrefilterPlan(cache_dir, plan_key, parsed.plan);
   }
   WriteRuleCache(cache_dir, content_key, parsed);

@@ -48,6 +48,10 @@ namespace triage {
 // fails to load (Note: [Rule reload] in rule_store.cc).
 LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous);
 
+// A rule file's path without its extension, as std::filesystem joins its parent and stem: a .lua
+// file belongs to the YAML rule of the same stem.
+std::string StemOf(const std::string& path);
+
 }  // namespace triage
 
 #endif  // TRIAGE_ENGINE_RULE_LOADER_H_
