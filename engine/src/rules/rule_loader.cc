@@ -533,6 +533,8 @@ ParsedRules ParseAll(BuildInput& in, PartCache& parts) {
     jobs.push_back({&sf, lua_file, lua_file && too_large.count(lua_file->path)});
   }
   std::vector<RulePart> read = parts.GetAll(jobs, in.strict, in.limits, in.threads);
+  set->rules.reserve(jobs.size());  // (a Rule is ~840 bytes: moved once, not again at each growth)
+  rule_atoms.reserve(jobs.size());
   for (size_t j = 0; j < jobs.size(); ++j) {
     const SourceFile& sf = *jobs[j].sf;
     RulePart part = std::move(read[j]);
