@@ -106,7 +106,8 @@ def main():
             shown = f"{a['exc']}: {first}" if a["kind"] in ("exc", "warn") else first
             if len(shown) > 140:
                 shown = shown[:137] + "..."
-            print(f"| {a['area']} | `{a['file']}` | {a['release']} | `{shown}` | {a['expected'].replace('|', ' or ')} | "
+            code = f"`` {shown} ``" if "`" in shown else f"`{shown}`"
+            print(f"| {a['area']} | `{a['file']}` | {a['release']} | {code} | {a['expected'].replace('|', ' or ')} | "
                   f"{b['alone']} / {b['ctx']} | {a['alone']} / {a['ctx']} |")
         print()
         print("| area | messages | right or quiet before (alone / traceback) | after (alone / traceback) |")
