@@ -775,7 +775,8 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
 // candidate blocks only (Note: [Stage runs]) runs the first hash alone (StageTables<1>), whose
 // tables it loads on each such block, folded to 64 entries (staged_first_: the buckets of the two
 // values whose low 6 bits agree), on 32-byte registers. The short
-// anchors' buckets accept any hash (their bytes past the anchor are any). The mix values are those of the seed (of 16) under which the fewest windows of
+// anchors' buckets accept any hash (their bytes past the anchor are any). The mix values are those of
+// the seed (of 64, Note: [Mix seeds]) under which the fewest windows of
 // the two samples (kHealthyLogSample, kGeneralTextSample) that the tables accept pass the stage too,
 // and the first hash alone (the way on candidate blocks: without it, the seed the three hashes chose
 // let key=value's repeated window through that way's one hash, 1.15 -> 1.63 ms per 8 MiB),
@@ -804,9 +805,38 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
 // Any seed gives a correct scanner: the stage tables are made from the anchors under the mix in use,
 // so every anchor's bucket passes at its hashes whatever the mix; only how many false candidates pass
 // depends on it. A value that is no seed (a damaged or planted entry) has the seed chosen afresh.
+//
+// Note: [Mix seeds]
+// Until 2026-11-29 the mix was chosen among 16 seeds and a sample window passing all three hashes
+// weighed the same as one passing the first alone (plus its first-hash pass). The first hash alone,
+// folded to 64 values, passes ~130 of the samples' windows under any seed, all three ~15, so the
+// first-hash count's spread between seeds chose the seed, and with the 1000 rules of
+// tests/bench/make_rulesets.py (556 keywords) the one chosen let "ests" of the general sample's
+// "python-requests" and "TTP/" of "HTTP/1.1" through all three hashes: on web-server-like text 61,000
+// of the 97,000 positions per 8 MiB that passed the stage, each a mispredicted branch on its block.
+// Now a window passing all three weighs 8 times one passing the first alone (any weight from 8 to 32
+// chose alike), and 64 seeds are tried; the sample windows the tables accept are found once, not per
+// seed, so 64 seeds cost about what 16 did (a plan made afresh, Note: [Cached mix]: a start with an
+// empty cache directory and the bundled rules, callgrind, 640.6 M -> 641.6 M instructions). Staged
+// positions per byte (tests/bench/scan_bench, first 8 MiB): 1000 rules, web text 0.0116 -> 0.0042; the
+// bundled rules and 50 rules unchanged on every kind. Tried beside it, no effect on any input (the same seed
+// chosen): the samples' windows in upper case too, and a table of the 4096 4-byte windows commonest
+// in this machine's /usr/share/doc READMEs, NEWS and Markdown files, each weighing its frequency.
 int LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& anchors, int seed_given) {
   constexpr unsigned kHashes = 1u << kStageBits;
+  constexpr int kFirstHashWeight = 1000, kAllHashesWeight = 8000;  // per sample window passing (Note: [Mix seeds])
   const bool given = seed_given >= 0 && seed_given < kMixSeeds;
+  // The sample windows the tables accept, with their buckets: the same under every seed, so found once.
+  // (A given seed is not scored: it is the only one.)
+  std::vector<std::pair<const char*, unsigned>> accepted;
+  for (std::string_view sample : {kHealthyLogSample, kGeneralTextSample}) {
+    if (given) break;
+    for (size_t i = 0; i + kPrints <= sample.size(); ++i) {
+      if (unsigned buckets = BucketsAt(sample.data(), sample.size(), i) & ~short_buckets_) {
+        accepted.emplace_back(sample.data() + i, buckets);
+      }
+    }
+  }
   int best_taken = -1, best_seed = -1;
   unsigned char mix[kPrints][32];
   for (int seed = given ? seed_given : 0; seed < (given ? seed_given + 1 : kMixSeeds); ++seed) {
@@ -832,19 +862,17 @@ int LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& ancho
       }
     }
     // First of all, the sample windows the tables accept that the stage would pass too: what a line
-    // layout repeats (" inf" of every "INFO" line) must not fall on hashes its bucket holds. (A given
-    // seed is not scored: it is the only one.)
-    for (std::string_view sample : {kHealthyLogSample, kGeneralTextSample}) {
-      if (given) break;
-      for (size_t i = 0; i + kPrints <= sample.size(); ++i) {
-        const unsigned buckets = BucketsAt(sample.data(), sample.size(), i) & ~short_buckets_;
-        if (!buckets) continue;
-        unsigned h[kStageHashes];
-        StageHashes(mix, sample.data() + i, h);
-        if (StagePass(staged, h) & buckets) taken += 1000;
-        // The way on candidate blocks runs the first hash alone (Note: [Stage runs]).
+    // layout repeats (" inf" of every "INFO" line) must not fall on hashes its bucket holds; one that
+    // passes all three hashes (the way on every block) weighs 8 times one that passes the first alone
+    // (the way on candidate blocks, Note: [Stage runs]).
+    for (const auto& [window, buckets] : accepted) {
+      unsigned h[kStageHashes];
+      StageHashes(mix, window, h);
+      if (StagePass(staged, h) & buckets) {
+        taken += kAllHashesWeight;
+      } else {  // the first hash's folded table holds every value the first hash passes
         const unsigned folded = h[0] & (kFirstHashes - 1);
-        if ((FirstStaged(staged, 0, folded) | FirstStaged(staged, 1, folded) << 8) & buckets) taken += 1000;
+        if ((FirstStaged(staged, 0, folded) | FirstStaged(staged, 1, folded) << 8) & buckets) taken += kFirstHashWeight;
       }
     }
     if (best_taken < 0 || taken < best_taken) {

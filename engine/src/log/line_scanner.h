@@ -76,7 +76,7 @@ class LineScanner {
     std::vector<int> buckets;
     int mix = -1;
   };
-  static constexpr int kMixSeeds = 16;
+  static constexpr int kMixSeeds = 64;
 
   // Note: [Keyword contexts] in line_scanner.cc. What Find asks of a keyword it finds, when the scanner
   // has one: Counts(k, p, n, start) is true when keyword k (an index into keywords()), lying at
