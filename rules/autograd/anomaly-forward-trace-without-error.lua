@@ -10,7 +10,8 @@ local scans = 0  -- how often the incidents were read (test_incidents_read_once)
 local function errors(incidents)
   local n, first = 0, nil
   for _, inc in ipairs(incidents) do
-    if inc.kind ~= "signal" and (inc.message or "") ~= "" and (inc.exception or "") ~= "" then
+    -- a traceback cut before its error line (its message a source line) carries no error message
+    if inc.kind ~= "signal" and (inc.message or "") ~= "" and (inc.exception or "") ~= "" and not inc.cut then
       n = n + 1
       first = first or inc
     end
@@ -46,6 +47,13 @@ function test_veto_when_the_error_is_there()
   local err = { index = 2, kind = "traceback", exception = "RuntimeError", message = "Function 'DivBackward0' returned nan values in its 1th output." }
   assert(only_when_the_error_is_missing({ incident = warn, incidents = { warn, err } }) == false)
   assert(only_when_the_error_is_missing({ incident = warn, incidents = { warn } }) == nil)
+end
+
+function test_a_cut_traceback_does_not_veto()
+  -- a notebook's traceback cut before its error line: its header's type, a source line for message
+  local warn = { index = 1, kind = "log_line", exception = "", message = "Traceback of forward call that caused the error:" }
+  local cut = { index = 2, kind = "traceback", exception = "RuntimeError", cut = true, message = "Variable._execution_engine.run_backward(" }
+  assert(only_when_the_error_is_missing({ incident = warn, incidents = { warn, cut } }) == nil)
 end
 
 function test_the_error_itself_does_not_veto()

@@ -5,7 +5,7 @@
 -- or runpy below it.
 function cut_in_spawn_child_startup(ctx)
   local inc = ctx.incident
-  if not inc or (inc.exception or "") ~= "" then return false end
+  if not inc or ((inc.exception or "") ~= "" and not inc.cut) then return false end
   local spawn_main, reimport = false, false
   for _, f in ipairs(inc.frames or {}) do
     local file, fn = f.file or "", f.func or ""

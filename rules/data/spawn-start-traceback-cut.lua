@@ -9,11 +9,17 @@ local function spawn_start_frame(f)
   return file:find("\\", 1, true) ~= nil
 end
 
+-- The types the cut error line would have named (an IPython header keeps it): PicklingError, or the
+-- TypeError / AttributeError of "cannot pickle" and of a local object's attribute lookup.
+local function pickling_type(t)
+  return t:find("PicklingError$") ~= nil or t == "TypeError" or t == "AttributeError"
+end
+
 -- score: only a traceback with no error line (cut by the paste), whose deepest frames are the spawn
 -- start that followed the DataLoader's w.start().
 function cut_in_spawn_start(ctx)
   local inc = ctx.incident
-  if not inc or (inc.exception or "") ~= "" then return false end
+  if not inc or ((inc.exception or "") ~= "" and not (inc.cut and pickling_type(inc.exception))) then return false end
   local frames = inc.frames or {}
   local started = false
   for _, f in ipairs(frames) do
@@ -32,6 +38,9 @@ function test_cut_windows_start()
   }
   assert(cut_in_spawn_start({ incident = { exception = "", frames = frames } }) == nil)
   assert(cut_in_spawn_start({ incident = { exception = "OSError", frames = frames } }) == false)
+  -- a notebook's traceback cut the same way: its header named the type
+  assert(cut_in_spawn_start({ incident = { exception = "_pickle.PicklingError", cut = true, frames = frames } }) == nil)
+  assert(cut_in_spawn_start({ incident = { exception = "OSError", cut = true, frames = frames } }) == false)
 end
 
 function test_cut_fork_start()

@@ -81,6 +81,10 @@ struct Incident {
 
   // Returns "model.py:42 in forward: x = self.fc(x)" for the culprit frame, or "" if none.
   std::string CulpritText() const;
+  // True for a traceback cut before its exception line: its message is then the last source line its
+  // frames show, and its type, when not empty, is the one an IPython header named (Note: [Cut IPython tracebacks]
+  // in engine/src/log/formats/python_traceback.cc).
+  bool CutBeforeExceptionLine() const;
 };
 
 // The name of an incident kind as the JSON output and the Lua API spell it ("traceback", "error_line",

@@ -30,6 +30,14 @@ std::string Incident::CulpritText() const {
   return out;
 }
 
+bool Incident::CutBeforeExceptionLine() const {
+  if (kind != Kind::kTraceback || message.empty()) return false;
+  for (const Frame& f : frames) {
+    if (f.source == message) return true;
+  }
+  return false;
+}
+
 namespace {
 
 // Note: [Facts from the head and the read lines]

@@ -381,15 +381,9 @@ bool ApplyConditions(const Rule& rule, ConditionReader* reader, Candidate* c) {
   return true;
 }
 
-}  // namespace
-
-std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Incident>& incidents, int index) {
+// The rules `text` (the incident's message, or its type) matches, as candidates.
+std::vector<Candidate> MatchText(const RuleSet& rules, const Incident& inc, int index, const std::string& text) {
   std::vector<Candidate> out;
-  const Incident& inc = incidents[index];
-  // An exception printed without a message (torchrun's "...RendezvousTimeoutError") is matched by
-  // its type: the type is then all the text there is.
-  const std::string& text = inc.message.empty() ? inc.exception : inc.message;
-  if (text.empty()) return out;
   std::set<int> seen_rules;
   std::string context;  // joined lazily: only rules with a context pattern need it
   bool context_built = false;
@@ -431,6 +425,21 @@ std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Inc
     }
     out.push_back(std::move(c));
   }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Candidate> MatchIncident(const RuleSet& rules, const std::vector<Incident>& incidents, int index) {
+  const Incident& inc = incidents[index];
+  // An exception printed without a message (torchrun's "...RendezvousTimeoutError") is matched by
+  // its type: the type is then all the text there is.
+  const std::string& text = inc.message.empty() ? inc.exception : inc.message;
+  if (text.empty()) return {};
+  std::vector<Candidate> out = MatchText(rules, inc, index, text);
+  // Note: [Cut IPython tracebacks]: where its last source line matches no rule, a cut traceback of a known type
+  // is matched by the type, as one printed without a message is.
+  if (out.empty() && !NamesNoType(inc) && inc.CutBeforeExceptionLine()) out = MatchText(rules, inc, index, inc.exception);
   return out;
 }
 

@@ -427,6 +427,8 @@ void PushIncident(lua_State* L, const Incident& inc, int index) {
   lua_setfield(L, -2, "kind");
   SetString(L, "exception", inc.exception);
   SetString(L, "message", inc.message);
+  lua_pushboolean(L, inc.CutBeforeExceptionLine());
+  lua_setfield(L, -2, "cut");
   SetInt(L, "line_start", inc.line_start);
   SetInt(L, "line_end", inc.line_end);
   SetInt(L, "count", inc.count);

@@ -128,9 +128,31 @@ bool IPythonReader::StartHeaderless(Segmenter& s, const std::string& line, std::
   return s.readers().ipython.ParseFrameLine(s, trimmed);
 }
 
-bool IPythonReader::ParseFrameLine(Segmenter& s, std::string_view t) {
+// Note: [Colab frame links]: Colab shows each frame's file as a link, and a copy of the page keeps it as
+// Markdown: "[/usr/local/lib/python3.10/dist-packages/torch/nn/functional.py](https://localhost:8080/#) in
+// cross_entropy(input, ...)", "[<ipython-input-5-4b67>](https://localhost:8080/#) in <cell line: 57>()".
+// The frame is the link's text with what follows the link: "PATH in FUNCTION(...)".
+static std::string WithoutFrameLink(std::string_view t) {
+  if (t.size() < 4 || t[0] != '[') return std::string(t);
+  const size_t close = t.find("](");
+  if (close == std::string_view::npos) return std::string(t);
+  const size_t end = t.find(')', close + 2);
+  if (end == std::string_view::npos || !StartsWith(t.substr(end + 1), " in ")) return std::string(t);
+  return std::string(t.substr(1, close - 1)) + std::string(t.substr(end + 1));
+}
+
+bool IPythonReader::ParseFrameLine(Segmenter& s, std::string_view linked) {
+  const std::string unlinked = WithoutFrameLink(linked);
+  const std::string_view t = unlinked;
   Frame f;
-  if (StartsWith(t, "Cell ")) {
+  if (StartsWith(t, "Input In [")) {
+    // IPython 8.0-8.4's cell frame, before "Cell In [5], line 3" named the line: "Input In [3], in <cell
+    // line: 1>()" (the arrow below it names the line that ran).
+    const size_t in = t.find("], in ");
+    if (in == std::string_view::npos) return false;
+    f.file = std::string(t.substr(6, in + 1 - 6));
+    f.function = IPythonFunction(t.substr(in + 6));
+  } else if (StartsWith(t, "Cell ")) {
     size_t comma = t.find(", line ");
     if (comma == std::string_view::npos) return false;
     f.file = std::string(Trim(t.substr(5, comma - 5)));

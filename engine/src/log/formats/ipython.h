@@ -2,8 +2,9 @@
 // IPython (terminal, Jupyter, Colab, nbconvert) prints "RuntimeError    Traceback (most recent call
 // last)" (the type, padding, the header without its colon), then frames as "Cell In [5], line 3, in
 // predict(x)", "File /path/module.py:1194, in Module._call_impl(self, ...)", "File /path/train.py:11"
-// (%run), and in IPython < 8 "<ipython-input-3-1b2c> in <module>" or "/path/module.py in forward(self,
-// x)". Below each comes a window of numbered source lines; the arrow ("----> 3", "--> 114", "-> 1194")
+// (%run), "Input In [3], in <cell line: 1>()" in 8.0-8.4, and in IPython < 8 "<ipython-input-3-1b2c> in
+// <module>" or "/path/module.py in forward(self, x)" (copied from Colab with the path as a Markdown link:
+// Note: [Colab frame links] in ipython.cc). Below each comes a window of numbered source lines; the arrow ("----> 3", "--> 114", "-> 1194")
 // marks the line that ran, which is the frame's source (and its line number when the header had none).
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_IPYTHON_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_IPYTHON_H_

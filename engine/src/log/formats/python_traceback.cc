@@ -224,7 +224,12 @@ bool PythonTracebackReader::Close(Segmenter& s) {
   }
   // Note: [Cut IPython tracebacks] IPython's header names the type before the frames ("IndexError
   // Traceback (most recent call last)"), so a notebook paste cut before its exception line still says what
-  // was raised; a plain traceback's type is only on the line that was cut.
+  // was raised; a plain traceback's type is only on the line that was cut. Such an incident
+  // (Incident::CutBeforeExceptionLine: its message is a frame's source line) is matched by its last source
+  // line, as every cut traceback is (the *-traceback-cut rules read where it stopped), and, where that
+  // matches no rule, by its type alone, as an exception printed without a message is (ranker.cc
+  // MatchIncident). Lua rules see it as `cut` (rules/LUA_API.md), so that a rule asking for "no error
+  // line" need not take a header's type for one.
   std::string header_type = s.readers().ipython.active() ? open.exception : std::string();
   open.exception.clear();
   RecoverFromRaise(&open);
