@@ -17,24 +17,13 @@
 
 #include "cli_support.h"
 #include "corpus_reports.h"
+#include "paste_forms.h"
 #include "triage/triage.h"
 
 namespace {
 
 using namespace triage_test;
 namespace fs = std::filesystem;
-
-std::vector<std::string> Lines(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos < s.size()) {
-    size_t nl = s.find('\n', pos);
-    if (nl == std::string::npos) nl = s.size();
-    out.push_back(s.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
-  return out;
-}
 
 // Code points: the columns a line of plain (uncoloured) text takes.
 size_t Columns(const std::string& line) {

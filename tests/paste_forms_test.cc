@@ -44,32 +44,17 @@
 
 #include "cli_support.h"
 #include "log/hard_wrap.h"
+#include "paste_forms.h"
 #include "triage/triage.h"
 
 namespace triage {
 namespace {
 namespace fs = std::filesystem;
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t nl = text.find('\n', at);
-    if (nl == std::string::npos) nl = text.size();
-    out.push_back(text.substr(at, nl - at));
-    at = nl + 1;
-  }
-  return out;
-}
-
-std::string Join(const std::vector<std::string>& lines, const char* eol = "\n") {
-  std::string out;
-  for (const std::string& l : lines) {
-    out += l;
-    out += eol;
-  }
-  return out;
-}
+using triage_test::Bundled;
+using triage_test::Join;
+using triage_test::Lines;
+using triage_test::Trimmed;
 
 std::string Crlf(const std::string& t) { return Join(Lines(t), "\r\n"); }
 
@@ -166,12 +151,6 @@ std::string Indent(const std::string& t, const std::string& by) {
 std::string IndentSpaces(const std::string& t) { return Indent(t, "    "); }
 std::string IndentTab(const std::string& t) { return Indent(t, "\t"); }
 
-std::string Trimmed(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r") + 1 - b);
-}
-
 std::string NoTracebackHeader(const std::string& t) {
   std::vector<std::string> out;
   for (const std::string& line : Lines(t)) {
@@ -254,12 +233,6 @@ std::string BarBeforeFirstLine(const std::string& t, const Report& plain) {
   if (static_cast<size_t>(first) > out.size()) return t;
   out[first - 1] = kBar + out[first - 1];
   return Join(out);
-}
-
-LoadResult Bundled() {
-  LoadOptions o;
-  o.system = o.user = o.project = o.env_path = o.cache = false;
-  return LoadRules(o);
 }
 
 struct Form {
