@@ -81,6 +81,28 @@ TEST(RuleAdviceRocm, RocmLogsGetRocmToolsAndCudaLogsKeepNvidias) {
   EXPECT_TRUE(driver_sign);
 }
 
+// ATen's fp8 matmul check names ROCm as one of its platforms in every build: a CUDA user's log that shows it
+// keeps NVIDIA's tools, and a ROCm sign elsewhere in the input still counts.
+TEST(RuleAdviceRocm, RocmNamedAsAnAlternativeIsNoRocmBuild) {
+  Engine engine = Bundled();
+  const std::string scaled_mm =
+      "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 or 8.9, or "
+      "ROCm MI300+\n";
+  const Report cuda = engine.DiagnoseText(scaled_mm);
+  ASSERT_FALSE(cuda.diagnoses.empty());
+  EXPECT_EQ(cuda.diagnoses[0].rule, "fp8-unsupported-device");
+  EXPECT_FALSE(ShowsRocm(cuda.incidents));
+  bool nvidia = false;
+  for (const std::string& a : Advice(cuda.diagnoses[0])) {
+    EXPECT_EQ(a.find("rocminfo"), std::string::npos) << a;
+    nvidia = nvidia || a.find("nvidia-smi --query-gpu=name,compute_cap") != std::string::npos;
+  }
+  EXPECT_TRUE(nvidia);
+
+  const Report rocm = engine.DiagnoseText(std::string(kNoHipGpus) + scaled_mm);
+  EXPECT_TRUE(ShowsRocm(rocm.incidents));
+}
+
 // Every nvidia-smi command a bundled rule writes has its ROCm twin: none keeps NVIDIA's options.
 TEST(RuleAdviceRocm, EveryBundledNvidiaSmiCommandHasARocmTwin) {
   LoadOptions o;

@@ -12,9 +12,26 @@ const char* const kRocmMarks[] = {
     "ROCm", "rocm", "MIOpen", "miopen", "rocBLAS", "rocblas", "hipBLAS", "hipblas", "RCCL", "rccl", "amdgpu",
     "HSA_STATUS"};
 
+// Phrases that every build prints, CUDA's too, naming ROCm only as one of the platforms an op supports: ATen's
+// fp8 matmul check "torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 or 8.9, or
+// ROCm MI300+" (2.3+). A mark inside one of them says nothing about the build.
+const char* const kBothVendorsPhrases[] = {"or ROCm MI300"};
+
+bool InBothVendorsPhrase(std::string_view text, size_t pos) {
+  for (const char* p : kBothVendorsPhrases) {
+    const std::string_view phrase(p);
+    const size_t from = pos >= phrase.size() ? pos - phrase.size() : 0;
+    const size_t at = text.find(phrase, from);
+    if (at != std::string_view::npos && at <= pos && pos < at + phrase.size()) return true;
+  }
+  return false;
+}
+
 bool Marked(std::string_view text) {
   for (const char* m : kRocmMarks) {
-    if (text.find(m) != std::string_view::npos) return true;
+    for (size_t at = text.find(m); at != std::string_view::npos; at = text.find(m, at + 1)) {
+      if (!InBothVendorsPhrase(text, at)) return true;
+    }
   }
   return false;
 }

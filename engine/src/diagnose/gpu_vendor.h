@@ -3,7 +3,8 @@
 // NVIDIA's. A rule's checks and tests name NVIDIA's (nvidia-smi, CUDA_VISIBLE_DEVICES), which a reader
 // on ROCm cannot run. When the input shows a ROCm build (a HIP error or hipError name, "HIP out of
 // memory", HIP_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES, ROCm, MIOpen, rocBLAS, hipBLAS, RCCL, amdgpu,
-// HSA_STATUS in an incident's message, context or frames), the advice of every diagnosis (checks,
+// HSA_STATUS in an incident's message, context or frames; not ROCm named as one of an op's platforms in a
+// message every build prints, as the fp8 matmul check's "or ROCm MI300+"), the advice of every diagnosis (checks,
 // hypothesis tests and fixes, the verification) names the ROCm counterparts instead: each nvidia-smi
 // command the bundled rules use becomes the rocm-smi or rocminfo command that shows the same thing,
 // any other nvidia-smi becomes rocm-smi, CUDA_VISIBLE_DEVICES becomes HIP_VISIBLE_DEVICES,
