@@ -340,7 +340,7 @@ void EnvFacts::AddLine(std::string_view whole) {
   // frames and log lines, or lines only it prints. A path alone is read only with the app's code folder after it,
   // so a ComfyUI log that names an AUTOMATIC1111 models folder as an extra search path states no second app.
   if (Has(line, "omfy")) {
-    if (RE2::PartialMatch(in, Re(R"((?i)comfyui[^\\/\s"']*[\\/]+(?:comfy|comfy_extras|custom_nodes|execution\.py|nodes\.py|main\.py|python_embeded|python|venv)\b|^\s*# ComfyUI Error Report|\[ComfyUI-Manager\])"))) {
+    if (RE2::PartialMatch(in, Re(R"((?i)comfyui[^\\/\s"']*[\\/]+(?:comfy|comfy_extras|custom_nodes|execution\.py|nodes\.py|main\.py|python_embeded|python|venv)\b|^\s*# ComfyUI Error Report|\[ComfyUI-Manager\]|\bComfyUI version: v?\d)"))) {
       Set("app", "comfyui", line);
     }
   } else if (Has(line, "!!! Exception during processing !!!") || Has(line, "Error occurred when executing ")) {

@@ -56,9 +56,10 @@ class EnvFacts {
   // webui for AUTOMATIC1111/Forge and their forks, fooocus, invokeai, kohya for kohya-ss's sd-scripts and its
   // GUI), read from the app's own code paths in frames and log lines (its folder followed by one of its code
   // folders, its portable build's python_embeded, python or venv folder) or lines only it prints (ComfyUI's
-  // `!!! Exception during processing !!!` and `Error occurred when executing NODE:`). Its users run inference
-  // or LoRA training through the app's settings, not a training script of their own, so a rule can give them
-  // the app's switches (ComfyUI's --lowvram, the web UI's --medvram) instead of code changes.
+  // `!!! Exception during processing !!!`, `Error occurred when executing NODE:` and its start-up line
+  // `ComfyUI version: X`). Its users run inference or LoRA training through the app's settings, not a training
+  // script of their own, so a rule can give them the app's switches (ComfyUI's --lowvram, the web UI's
+  // --medvram) instead of code changes.
   static const std::vector<std::string>& Names();
 
  private:
