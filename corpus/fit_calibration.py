@@ -23,15 +23,13 @@ logs it was not fitted on, still without reading corpus/heldout/.
 """
 import random
 import argparse
-import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
-from fit_priors import wild_cases  # the wild tuning split and its labels, read one way
+from fit_priors import interpolate, run_all, wild_cases  # the split, its labels, one triage run, the map
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -40,18 +38,12 @@ MAP = os.path.join(RULES, "calibration.yaml")
 EDGES = [0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01]  # the bins of `triage eval`'s reliability table
 
 
-def answers(triage, bundled):
-    env = dict(os.environ, TRIAGE_BUNDLED_RULES=bundled)
+def answers(triage, bundled, cases=None):
+    """(confidence, right) of each top-1 answer on the positive cases (default: the wild tuning split)."""
+    cases = [c for c in (wild_cases() if cases is None else cases) if c[1] != "none"]
     got = []
-    for case_dir, category, accepted in wild_cases():
-        if category == "none":
-            continue
-        out = subprocess.run([triage, "--format", "json", os.path.join(case_dir, "log.txt")],
-                             capture_output=True, text=True, env=env).stdout
-        try:
-            diagnoses = json.loads(out)["diagnoses"]
-        except (ValueError, KeyError):
-            continue
+    for (case_dir, category, accepted), diagnoses in zip(cases, run_all(
+            triage, [os.path.join(c[0], "log.txt") for c in cases], bundled)):
         if diagnoses:
             got.append((diagnoses[0]["confidence"], diagnoses[0]["category"] in accepted))
     return got
@@ -99,13 +91,6 @@ def knots(a, b):
     return pts
 
 
-def interpolate(pts, p):
-    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
-        if p <= x1:
-            return y0 + (y1 - y0) * (p - x0) / (x1 - x0)
-    return pts[-1][1]
-
-
 def ece(got):
     total = 0.0
     for lo, hi in zip(EDGES, EDGES[1:]):
@@ -141,6 +126,15 @@ def table(got, title):
     print(f"  expected calibration error {ece(got):.3f}")
 
 
+def map_text(a, b, n):
+    """The text of rules/calibration.yaml for the fitted a, b (n: the answers they were fitted on)."""
+    return ("# The global calibration map (Note: [Calibration map] in rules/README.md), written by\n"
+            "# corpus/fit_calibration.py --write from the wild tuning split; do not edit by hand.\n"
+            f"# Logistic calibration fitted on {n} top-1 answers: a = {a:.4f}, b = {b:.4f}.\n"
+            "# Each knot is [confidence before, confidence after]; the ranker interpolates linearly.\n"
+            "knots:\n" + "".join(f"  - [{x:.2f}, {y:.4f}]\n" for x, y in knots(a, b)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--triage", default=os.path.join(ROOT, "build", "triage"))
@@ -157,11 +151,7 @@ def main():
     table(got, "before (no map)")
     table([(interpolate(pts, p), r) for p, r in got], "after (the knots below; in-sample)")
     print(f"5-fold cross-validated expected calibration error {cross_validated_ece(got):.3f}")
-    text = ("# The global calibration map (Note: [Calibration map] in rules/README.md), written by\n"
-            "# corpus/fit_calibration.py --write from the wild tuning split; do not edit by hand.\n"
-            f"# Logistic calibration fitted on {len(got)} top-1 answers: a = {a:.4f}, b = {b:.4f}.\n"
-            "# Each knot is [confidence before, confidence after]; the ranker interpolates linearly.\n"
-            "knots:\n" + "".join(f"  - [{x:.2f}, {y:.4f}]\n" for x, y in pts))
+    text = map_text(a, b, len(got))
     if args.write:
         open(MAP, "w", encoding="utf-8").write(text)
         print(f"wrote {os.path.relpath(MAP, ROOT)}")
