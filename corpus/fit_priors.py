@@ -23,7 +23,8 @@ change can reorder candidates and lose top-1 or top-3 answers.
 Rank-aware fit (--rank). Reads every candidate of every wild tuning case (a run with no calibration
 map and no threshold, and one with every prior x0.9 that tells, per candidate, whether its confidence
 follows its rule's prior or is set by the rule's Lua), and simulates the ranker: each candidate's
-confidence scaled by its rule's new prior over the old, the calibration map, the abstention threshold,
+confidence scaled by its rule's new prior over the old, two rules that matched one error as specifically
+trading places (and the x0.8) when their priors cross, the calibration map, the abstention threshold,
 masked causes at 0.2x. Then, from the current priors:
   1. rank step: a coordinate search over the rules that take part in a contest (the right category's
      candidate outranked, or first by less than x1.25): each rule's prior may move up to --max-move
@@ -70,6 +71,9 @@ RULES = os.path.join(ROOT, "rules")
 THRESHOLD = 0.35     # the default abstention threshold (`--min-confidence`, Ranking step 7)
 MASKED_FACTOR = 0.2  # kMaskedFactor in engine/src/diagnose/ranker.cc (Ranking step 8)
 LOW, HIGH = 0.40, 0.97
+# The ranking note of the second of two candidates that matched one error as specifically (Ranking step 3):
+# their order there is their confidence's, and the second takes x0.8. Ties further down are not modelled.
+TIE = re.compile(r"Confidence lowered \(x0\.8\): rule (\S+) matched the same error as specifically")
 
 
 def taxonomy_categories():
@@ -208,6 +212,7 @@ class Case:
         self.accepted = accepted
         self.cands = []   # (rule, category, confidence before calibration, elasticity), ranked
         self.masked = []  # (rule the masked cause comes from, its category), in the order shown
+        self.ties = []    # (rule, the rule ahead of it as specifically on the same error): Ranking step 3
 
 
 def collect(triage, cases):
@@ -240,6 +245,9 @@ def collect(triage, cases):
                 e = min(1.5, max(0.0, math.log(max(p1, 1e-3) / p0) / math.log(0.9)))
                 e = 1.0 if abs(e - 1) < 0.15 else 0.0 if abs(e) < 0.15 else e
             c.cands.append((x["rule"], x["category"], p0, e))
+            tie = TIE.search(x.get("ranking", ""))
+            if tie:
+                c.ties.append((x["rule"], tie.group(1)))
         seen = set()
         for x in b + o:
             if x.get("from_hypothesis") and (x["rule"], x["category"]) not in seen:
@@ -252,11 +260,19 @@ def collect(triage, cases):
 def rank(case, new, old, knots):
     """The simulated ranking of one case, best first: [(calibrated confidence, category, rule, masked?,
     confidence before calibration)]."""
+    pres, moved = [], []
+    for rule, cat, pre, e in case.cands:
+        ratio = (new[rule] / old[rule]) ** e if rule in new and new[rule] != old[rule] else 1.0
+        pres.append(pre * ratio)
+        moved.append(ratio)
+    index = {x[0]: i for i, x in enumerate(case.cands)}
+    for second, first in case.ties:  # the second overtakes the first: the x0.8 changes hands
+        i, j = index[second], index.get(first)
+        # (confidences are read to three decimals: a margin, and only when their priors moved apart)
+        if j is not None and moved[i] > moved[j] and pres[i] / 0.8 > pres[j] * 1.002:
+            pres[i], pres[j] = pres[i] / 0.8, pres[j] * 0.8
     scored = []
-    for i, (rule, cat, pre, e) in enumerate(case.cands):
-        p = pre
-        if rule in new and new[rule] != old[rule]:
-            p = pre * (new[rule] / old[rule]) ** e
+    for i, (p, (rule, cat, _, _)) in enumerate(zip(pres, case.cands)):
         c = interpolate(knots, p)
         if c >= THRESHOLD:
             scored.append((p, i, c, cat, rule))
