@@ -22,6 +22,11 @@ CALLER = {
     "numerics": "loss.backward()",
     "index": "outputs = model(input_ids)",
     "amp": "scaler.step(optimizer)",
+    "shape": "outputs = model(inputs)",
+    "dtype": "outputs = model(inputs)",
+    "autograd": "loss.backward()",
+    "device": "outputs = model(inputs.to(device))",
+    "cuda": "outputs = model(inputs)",
 }
 
 
