@@ -468,6 +468,27 @@ TEST(MetricCollector, ReadsTheValueAfterIndicesAndWhatItWasAveragedOver) {
   EXPECT_TRUE(PointsOf(Collect("loss of 3 batches 0.5\n"), SeriesId::kLoss).empty());
 }
 
+// Note: [Qualified names] and Note: [Step named before the value] in metrics.cc: a name followed by what
+// its value was taken over in parentheses, or by the step it belongs to, is followed by its value; before,
+// neither line gave a point.
+TEST(MetricCollector, ReadsTheValueAfterAQualifierOrANamedStep) {
+  // Pytorch-UNet's tqdm postfix (corpus/wild/loss/pytorch-unet-84-png-masks-negative-loss-dice-above-one).
+  EXPECT_EQ(ValuesOf(Collect("Epoch 1/5: 100%|##########| 79/79 [00:12<00:00,  6.33img/s, loss (batch)=-9.27e+5]\n"
+                              "Epoch 2/5: 100%|##########| 79/79 [00:11<00:00,  7.11img/s, loss (batch)=-4.68e+6]\n"),
+                      SeriesId::kLoss),
+            (std::vector<double>{-9.27e5, -4.68e6}));
+  EXPECT_EQ(ValuesOf(Collect("loss (avg): 0.31\n"), SeriesId::kLoss), (std::vector<double>{0.31}));
+  // A split's name in parentheses is no qualifier of a training value: left unread, as before.
+  EXPECT_TRUE(PointsOf(Collect("loss (val): 0.31\n"), SeriesId::kLoss).empty());
+  // brain-segmentation-pytorch's print of a one-element list, and the plain "at step" form.
+  EXPECT_EQ(ValuesOf(Collect("loss for step: 622 = [-0.9068]\nLoss at step 100: 0.53\nloss at epoch 3 = 0.41\n"),
+                     SeriesId::kLoss),
+            (std::vector<double>{-0.9068, 0.53, 0.41}));
+  // Not a step phrase: no number, or no separator after it.
+  EXPECT_TRUE(PointsOf(Collect("loss for step: pending\n"), SeriesId::kLoss).empty());
+  EXPECT_TRUE(PointsOf(Collect("loss at step 3 was high\n"), SeriesId::kLoss).empty());
+}
+
 // Note: [Best so far] in metrics.cc: a value after "best" is the run's best so far, not the line's point;
 // before, it took the line's place and the series read as a constant.
 TEST(MetricCollector, PassesOverTheBestSoFar) {

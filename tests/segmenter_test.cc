@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include "log/segmenter.h"
 
@@ -328,6 +329,47 @@ TEST(Segmenter, TracebackWithoutHeaderKeepsItsFrames) {
   // A frame flattened onto one line with its source and error is not a frame line: nothing starts there.
   auto flat = Segment("File \"C:\\env\\lib\\site-packages\\torch\\__init__.py\", line 130, in <module> raise err\n");
   for (const Incident& inc : flat) EXPECT_TRUE(inc.frames.empty()) << Dump(flat);
+}
+
+// Note: [Frames wrapped before their function]: a frame line broken at the blank before its `in F`
+// (speechbrain#912's paste, flush left and cut at its raise) is one frame with F as its function, and
+// the cut traceback takes its type and message from the raise line.
+TEST(Segmenter, FrameLineWrappedBeforeItsFunctionIsOneFrame) {
+  auto v = Segment(
+      "...\n"
+      "File \"/home/u/miniconda3/envs/sb/lib/python3.8/multiprocessing/reduction.py\", line 189,\n"
+      "in recv_handle\n"
+      "return recvfds(s, 1)[0]\n"
+      "File \"/home/u/miniconda3/envs/sb/lib/python3.8/multiprocessing/reduction.py\", line 164,\n"
+      "in recvfds\n"
+      "raise RuntimeError('received %d items of ancdata' %\n");
+  const Incident* tb = nullptr;
+  for (const Incident& inc : v) {
+    if (inc.kind == Incident::Kind::kTraceback) tb = &inc;
+  }
+  ASSERT_TRUE(tb) << Dump(v);
+  ASSERT_EQ(tb->frames.size(), 2u) << Dump(v);
+  EXPECT_EQ(tb->frames[0].function, "recv_handle");
+  EXPECT_EQ(tb->frames[0].source, "return recvfds(s, 1)[0]");
+  EXPECT_EQ(tb->frames[1].function, "recvfds");
+  EXPECT_EQ(tb->exception, "RuntimeError");
+  EXPECT_EQ(tb->message, "received %d items of ancdata");
+
+  // Indented as Python prints it, the same; a line after the comma that is not `in F` is not taken for
+  // the function.
+  const struct {
+    const char* second_line;
+    const char* function;
+  } wrapped[] = {{"in main\n", "main"}, {"", ""}};
+  for (const auto& w : wrapped) {
+    auto one = Segment(std::string("Traceback (most recent call last):\n  File \"train.py\", line 12,\n") +
+                       w.second_line + "    loss.backward()\nValueError: bad\n");
+    ASSERT_EQ(one.size(), 1u) << Dump(one);
+    ASSERT_EQ(one[0].frames.size(), 1u) << Dump(one);
+    EXPECT_EQ(one[0].frames[0].function, w.function);
+    EXPECT_EQ(one[0].frames[0].source, "loss.backward()");
+    EXPECT_EQ(one[0].message, "bad");
+  }
 }
 
 // Note: [Headerless tracebacks] behind a padded logging prefix: the learned prefix ends with every blank

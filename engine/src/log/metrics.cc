@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <initializer_list>
 
 #include "log/formats/registry.h"
 #include "log/simd.h"
@@ -500,21 +501,45 @@ const char* AfterIndexList(const char* q, const char* end, char close) {
   return r;
 }
 
+// The first of `words` that [r, end) starts with, any case, followed by a blank: where the next word
+// starts (past the blanks), or null.
+const char* AfterLeadWord(const char* r, const char* end, std::initializer_list<const char*> words) {
+  for (const char* w : words) {
+    const size_t n = std::strlen(w);
+    if (static_cast<size_t>(end - r) > n && EqualsNoCase(r, r + n, w) && r[n] == ' ') {
+      r += n;
+      while (r < end && *r == ' ') ++r;
+      return r;
+    }
+  }
+  return nullptr;
+}
+
+// Whether [w, e) is one of `words`, any case.
+bool IsWordOf(const char* w, const char* e, std::initializer_list<const char*> words) {
+  for (const char* x : words) {
+    if (static_cast<size_t>(e - w) == std::strlen(x) && EqualsNoCase(w, e, x)) return true;
+  }
+  return false;
+}
+
+// Past the blanks, a ':' or '=' and the blanks after it; null when no such separator follows.
+const char* AfterValueSeparator(const char* r, const char* end) {
+  while (r < end && *r == ' ') ++r;
+  if (r >= end || (*r != ':' && *r != '=')) return nullptr;
+  ++r;
+  while (r < end && *r == ' ') ++r;
+  return r;
+}
+
 // Note: [What a value was averaged over]. A mean printed with what it was taken over between the name
 // and the value, "Mean test loss of 296 batches: 4.1062", "Average loss over 100 steps = 2.31" (the
 // evaluation line of ST-GCN and the skeleton-action scripts written after it, and hand-written loops):
 // `q` is past the name and a blank. Returns where the value starts (past the separator after the
 // phrase), or null when [q, end) does not start with "of" or "over", a count, a word and ':' or '='.
 const char* AfterCountPhrase(const char* q, const char* end) {
-  const char* r = q;
-  if (end - r >= 3 && EqualsNoCase(r, r + 2, "of") && r[2] == ' ') {
-    r += 3;
-  } else if (end - r >= 5 && EqualsNoCase(r, r + 4, "over") && r[4] == ' ') {
-    r += 5;
-  } else {
-    return nullptr;
-  }
-  while (r < end && *r == ' ') ++r;
+  const char* r = AfterLeadWord(q, end, {"of", "over"});
+  if (!r) return nullptr;
   const char* digits = r;
   while (r < end && Class(*r) == kDigit) ++r;
   if (r == digits || r >= end || *r != ' ') return nullptr;
@@ -522,10 +547,44 @@ const char* AfterCountPhrase(const char* q, const char* end) {
   const char* word = r;
   while (r < end && Class(*r) == kAlpha) ++r;
   if (r == word) return nullptr;
-  while (r < end && *r == ' ') ++r;
-  if (r >= end || (*r != ':' && *r != '=')) return nullptr;
+  return AfterValueSeparator(r, end);
+}
+
+// Note: [Qualified names]. A name followed by a word in parentheses that says what its value was taken
+// over, "loss (batch)=-9.27e+5" (Pytorch-UNet's tqdm postfix, set_postfix(**{'loss (batch)': ...}), kept in
+// its many copies), "loss (avg): 0.31", is that name's value. `q` is the first byte inside the
+// parenthesis. Returns where the value starts (past ')' and the separator), or null when the word is not
+// one of these qualifiers: a split's name in parentheses ("loss (val)") is left unread, as it was.
+const char* AfterQualifier(const char* q, const char* end) {
+  const char* r = q;
+  while (r < end && Class(*r) == kAlpha) ++r;
+  if (r >= end || *r != ')' ||
+      !IsWordOf(q, r, {"batch", "step", "iter", "epoch", "avg", "average", "mean", "running", "ema", "total", "train"})) {
+    return nullptr;
+  }
   ++r;
+  while (r < end && (*r == ' ' || *r == ':' || *r == '=')) ++r;
+  return r;
+}
+
+// Note: [Step named before the value]. The step or epoch a value belongs to, named between the name and
+// the value: "loss for step: 622 = [-0.9068]" (brain-segmentation-pytorch's print of a one-element
+// list), "Loss at step 100: 0.53", "loss at epoch 3 = 0.41". `q` is past the name and a blank. Returns
+// where the value starts (past the number, the separator and an opening bracket), or null when [q, end)
+// does not start with "for" or "at", an axis word (step, epoch, iter, iteration, batch), an optional ':',
+// a whole number and ':' or '='. The number is not read as the point's step.
+const char* AfterStepPhrase(const char* q, const char* end) {
+  const char* r = AfterLeadWord(q, end, {"for", "at"});
+  if (!r) return nullptr;
+  const char* word = r;
+  while (r < end && Class(*r) == kAlpha) ++r;
+  if (!IsWordOf(word, r, {"step", "epoch", "iter", "iteration", "batch"})) return nullptr;
+  if (r < end && *r == ':') ++r;
   while (r < end && *r == ' ') ++r;
+  const char* digits = r;
+  while (r < end && Class(*r) == kDigit) ++r;
+  if (r == digits || !(r = AfterValueSeparator(r, end))) return nullptr;
+  while (r < end && (*r == '[' || *r == ' ')) ++r;
   return r;
 }
 
@@ -2627,10 +2686,18 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       while (opener > p && opener[-1] == ' ') --opener;
       if (opener > p && (opener[-1] == '[' || opener[-1] == '(')) {
         // Note: [Indices before a value].
-        if (const char* v = AfterIndexList(q, end, opener[-1] == '[' ? ']' : ')')) q = v;
+        if (const char* v = AfterIndexList(q, end, opener[-1] == '[' ? ']' : ')')) {
+          q = v;
+        } else if (opener[-1] == '(') {
+          // Note: [Qualified names].
+          if (const char* w2 = AfterQualifier(q, end)) q = w2;
+        }
       } else if (q > p && q[-1] == ' ' && (*q == 'o' || *q == 'O')) {
         // Note: [What a value was averaged over].
         if (const char* v = AfterCountPhrase(q, end)) q = v;
+      } else if (q > p && q[-1] == ' ' && (*q == 'f' || *q == 'F' || *q == 'a' || *q == 'A')) {
+        // Note: [Step named before the value].
+        if (const char* v = AfterStepPhrase(q, end)) q = v;
       }
     }
     if (best_before) {  // Note: [Best so far]: moved past, not kept

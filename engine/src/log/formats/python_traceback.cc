@@ -281,7 +281,7 @@ void PythonTracebackReader::StartTraceback(Segmenter& s) {
   inc.rank = s.rank();
   s.OpenIncident(std::move(inc), &IncidentBy<&FormatReaders::python>);
   part_ = Part::kFrames;
-  expects_source_ = false;
+  expects_source_ = function_next_ = false;
   nested_chain_open_ = nested_separator_ = false;
   wrap_joins_ = 0;
   chained_ = chain_pending_;
@@ -314,6 +314,7 @@ bool PythonTracebackReader::ParseFrameLine(Segmenter& s, const std::string& line
   f.user = !text::IsLibraryFile(f.file);
   s.KeepFrame(into, std::move(f));
   expects_source_ = true;
+  function_next_ = Trim(rest) == ",";  // Note: [Frames wrapped before their function]
   return true;
 }
 
@@ -364,6 +365,24 @@ bool IsFrameLine(std::string_view t, bool* joined) {
   const std::string_view f = FirstWord(rest);
   *joined = f.size() != rest.size();
   return IsFunctionName(f);
+}
+
+// Note: [Frames wrapped before their function]. A frame line broken at the blank before its `in F`
+// (a paste word-wrapped at a narrow width, a copy from a viewer that folds long lines at blanks:
+// speechbrain#912's `File ".../multiprocessing/reduction.py", line 189,` then `in recv_handle`) ends in
+// the comma after its line number. Such a line is a frame line whose function is on the next line: it
+// starts a headerless traceback as a whole frame line does, and a next line that is `in F` alone (F a
+// function's name) is that frame's function, not its source line. A line that only ends in `line N,`
+// followed by anything else keeps the frame without a function, as a frame line with none would.
+bool IsFrameLineBeforeItsFunction(std::string_view t) {
+  t = Trim(t);
+  if (!StartsWith(t, "File \"")) return false;
+  const size_t at = t.find("\", line ");
+  if (at == std::string_view::npos) return false;
+  std::string_view rest = t.substr(at + 8);
+  size_t i = 0;
+  while (i < rest.size() && IsAsciiDigit(rest[i])) ++i;
+  return i > 0 && rest.substr(i) == ",";
 }
 
 // An exception line ("ValueError: ...", "torch.cuda.OutOfMemoryError: ...") or an exception's name
@@ -421,7 +440,7 @@ bool PythonTracebackReader::StartHeaderless(Segmenter& s, const std::string& lin
   // separator), which starts nothing there either.
   if (column0 && s.line_prefix_blanks() == 2) return false;
   bool joined = false;
-  if (!IsFrameLine(trimmed, &joined)) return false;
+  if (!IsFrameLine(trimmed, &joined) && !IsFrameLineBeforeItsFunction(trimmed)) return false;
   bool joined_before = false;
   if (joined && !(s.prev_line_no() + 1 == s.line_no() && IsFrameLine(s.prev_line(), &joined_before) && joined_before)) {
     return false;
@@ -560,6 +579,16 @@ void PythonTracebackReader::FramesLine(Segmenter& s, const std::string& line, st
   if (s.readers().rich.BoxLine(s, trimmed) || s.readers().ipython.SectionLine(s, trimmed) || trimmed.empty()) {
     open.line_end = line_no;
     return;
+  }
+  // Note: [Frames wrapped before their function]: the function of a frame line that ended in its comma.
+  if (function_next_) {
+    function_next_ = false;
+    const std::string_view name = StartsWith(trimmed, "in ") ? Trim(trimmed.substr(3)) : std::string_view();
+    if (!open.frames.empty() && open.frames.back().function.empty() && IsFunctionName(name)) {
+      open.frames.back().function = std::string(name);
+      open.line_end = line_no;
+      return;
+    }
   }
   if (ParseFrameLine(s, line)) {
     // Note: [Headerless tracebacks]: the frame just read is flush left when it is at column 0 in a

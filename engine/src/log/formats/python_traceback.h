@@ -151,6 +151,9 @@ class PythonTracebackReader final : public IncidentReader {
 
   Part part_ = Part::kFrames;
   bool expects_source_ = false;
+  // Note: [Frames wrapped before their function]: the last frame line ended in the comma after its line
+  // number, so its function may be on the next line.
+  bool function_next_ = false;
   // Note: [Indented tracebacks]: the blanks before the open traceback's header.
   size_t header_indent_ = 0;
   // Note: [Nested chains]: the wrapper just resumed after a nested traceback that the other process's
