@@ -522,5 +522,52 @@ TEST(SignalRanking, SnapshotDoesNotEndTheMetricInput) {
   (void)half;
 }
 
+// Note: [Negative losses] in signal_rules.cc: the `negative` detector holds when enough printed values of
+// the series are under zero (or at most -depth), and reports the lowest; a loss that stays at or above
+// zero, or dips under it fewer times than min_points, does not hold.
+TEST(SignalDetectors, NegativeHoldsOnValuesUnderZero) {
+  std::shared_ptr<const SignalSpec> spec = Spec("{ detector: negative, series: loss, min_points: 2 }");
+  ASSERT_TRUE(spec);
+  SignalHit hit;
+  ASSERT_TRUE(Holds(*spec, "loss: 0.69\nloss: -12.5\nloss: -1086.9\nloss: -20.1\n", &hit));
+  EXPECT_EQ(hit.captures["value"], "-1086.9");
+  EXPECT_EQ(hit.captures["negatives"], "3");
+  EXPECT_EQ(hit.captures["printed"], "4");
+  EXPECT_FALSE(Holds(*spec, "loss: 0.69\nloss: 0.0\nloss: 0.12\n", &hit)) << "zero is no negative value";
+  EXPECT_FALSE(Holds(*spec, "loss: 0.69\nloss: -0.01\nloss: 0.12\n", &hit)) << "one value under min_points";
+  std::shared_ptr<const SignalSpec> deep = Spec("{ detector: negative, series: loss, depth: 10 }");
+  ASSERT_TRUE(deep);
+  EXPECT_FALSE(Holds(*deep, "loss: -0.9\nloss: -0.93\n", &hit)) << "shallow values under a depth of 10";
+  EXPECT_TRUE(Holds(*deep, "loss: -0.9\nloss: -10\n", &hit));
+  std::shared_ptr<const SignalSpec> share = Spec("{ detector: negative, series: loss, min_share: 0.5 }");
+  ASSERT_TRUE(share);
+  EXPECT_FALSE(Holds(*share, "loss: 3\nloss: 2\nloss: 1\nloss: -1\n", &hit)) << "a quarter of the values";
+  EXPECT_TRUE(Holds(*share, "loss: 1\nloss: -1\n", &hit));
+}
+
+// loss-below-zero (rules/signals): the three wild logs of segmentation masks read as 0/255 get it, as
+// loss.target_out_of_range; a Gaussian NLL that starts positive and crosses zero by design gets nothing.
+TEST(SignalRules, LossUnderZeroIsReadOnlyWhereNoObjectiveExplainsIt) {
+  LoadOptions o;
+  o.env_path = false;
+  Engine engine(LoadRules(o).rules);
+  for (const char* c : {"pytorch-unet-78-masks-0-255-negative-bce-loss", "pytorch-unet-84-png-masks-negative-loss-dice-above-one",
+                        "brain-segmentation-36-skimage-019-masks-255-negative-dice-loss"}) {
+    const Report r = engine.DiagnoseText(ReadFile(std::string(TRIAGE_SOURCE_DIR) + "/corpus/wild/loss/" + c + "/log.txt"));
+    ASSERT_FALSE(r.diagnoses.empty()) << c;
+    EXPECT_EQ(r.diagnoses[0].rule, "loss-below-zero") << c;
+    EXPECT_EQ(r.diagnoses[0].category, "loss.target_out_of_range") << c;
+  }
+  const Report healthy =
+      engine.DiagnoseText(ReadFile(std::string(TRIAGE_SOURCE_DIR) + "/corpus/signals/healthy-gaussian-nll-negative-hf/log.txt"));
+  EXPECT_TRUE(healthy.diagnoses.empty());
+  // Deep values keep the rule's prior; a shallow loss under zero throughout is read at a lower confidence.
+  const Report deep = engine.DiagnoseText("loss: 0.69\nloss: -1086.9\nloss: -2474.7\n");
+  const Report shallow = engine.DiagnoseText("loss: -0.91\nloss: -0.93\nloss: -0.94\n");
+  ASSERT_FALSE(deep.diagnoses.empty());
+  ASSERT_FALSE(shallow.diagnoses.empty());
+  EXPECT_GT(deep.diagnoses[0].confidence, shallow.diagnoses[0].confidence);
+}
+
 }  // namespace
 }  // namespace triage

@@ -54,6 +54,8 @@ const std::vector<DetectorDef>& Detectors() {
       {"growth", {SeriesId::kGradNorm}, {{"min_points", 5}, {"factor", 100}, {"window", 5}, {"stays", 0}},
        {"value", "start", "ratio"}},
       {"above", {SeriesId::kGradNorm}, {{"threshold", 1e6}, {"min_points", 1}}, {"value", "first", "threshold"}},
+      {"negative", {SeriesId::kLoss}, {{"depth", 0}, {"min_points", 1}, {"min_share", 0}},
+       {"value", "first", "negatives", "printed"}},
       {"val_rising", {SeriesId::kValLoss, SeriesId::kLoss},
        {{"min_evaluations", 5}, {"min_rising", 3}, {"rise", 0.1}, {"train_drop", 0.2}},
        {"best", "best_at", "value", "train_from", "train_to"}},
@@ -227,7 +229,7 @@ void Finish(Ctx& c, SeriesId id, const std::vector<MetricPoint>& pts, const Metr
 //   linear_growth  below `min_ratio` times the start;
 //   chance_level   below ln C less `log_c_tolerance`: a learning loss goes under uniform guessing;
 //   memory_growth  below the start plus `min_rise`.
-// The band is open below (-inf). val_falling and acc_gap (a healthy accuracy stays above a level), nonfinite (a healthy series is finite: the NaN step is the onset
+// The band is open below (-inf). negative (a healthy loss of its kind stays above 0), val_falling and acc_gap (a healthy accuracy stays above a level), nonfinite (a healthy series is finite: the NaN step is the onset
 // line), oscillation (a spread, not a level), one_class (an identity, not a level) and lr_zero (a
 // healthy lr is any value above 0, which a band open below cannot show) set none. Only
 // the HTML report draws it: the text, JSON and Markdown reports do not change with it.
@@ -696,6 +698,46 @@ bool DetectAbove(Ctx& c) {
   return true;
 }
 
+// Note: [Negative losses]. A value under zero (at most -`depth`, and under 0 when `depth` is 0), printed
+// by at least `min_points` points that are at least `min_share` of the finite ones: a level that a
+// cross-entropy, a Dice or IoU loss, an MSE or any distance cannot reach whatever the model does, since each
+// term is a probability's negative log or a squared or absolute difference. A negative value of such a
+// loss is computed on inputs outside the range the loss is defined on (binary cross-entropy and a
+// Dice loss on masks read as 0/255 instead of 0/1, a target that is not a probability). A loss that is a
+// log-likelihood of continuous values (Gaussian NLL, a normalising flow, an ELBO), a critic's score
+// (WGAN) or a policy-gradient objective is negative by design: the rule reading this signature keeps it
+// only where its score says the loss is not such an objective. No healthy band is drawn: a healthy
+// loss of the first kind stays above 0, which a band open below (Note: [Healthy band]) cannot show.
+bool DetectNegative(Ctx& c) {
+  const MetricSeries* s = c.Series(0);
+  if (!s) return false;
+  std::vector<MetricPoint> pts = s->Points();
+  std::vector<MetricPoint> f = FiniteOnly(pts);
+  if (f.empty()) return false;
+  const double depth = c.P("depth");
+  auto below = [&](double v) { return depth > 0 ? v <= -depth : v < 0; };
+  const MetricPoint* first = nullptr;
+  size_t negatives = 0;
+  for (const MetricPoint& p : f) {
+    if (!below(p.value)) continue;
+    if (!first) first = &p;
+    ++negatives;
+  }
+  if (!first || negatives < c.P("min_points") || negatives < c.P("min_share") * f.size()) return false;
+  auto low = std::min_element(f.begin(), f.end(), [](const MetricPoint& a, const MetricPoint& b) { return a.value < b.value; });
+  std::string axis = AxisOf(pts);
+  std::string evidence = std::string(SeriesName(c.Id(0))) + " = " + Num(low->value) + " at " + Where(*low, axis) +
+                         " (line " + std::to_string(low->line) + "), " + std::to_string(negatives) + " of " +
+                         std::to_string(f.size()) + " printed values under 0";
+  if (first != &*low) evidence += "; first " + Num(first->value) + " at " + Where(*first, axis) + " (line " + std::to_string(first->line) + ")";
+  c.hit->captures["value"] = Num(low->value);
+  c.hit->captures["first"] = Where(*first, axis);
+  c.hit->captures["negatives"] = std::to_string(negatives);
+  c.hit->captures["printed"] = std::to_string(f.size());
+  Finish(c, c.Id(0), pts, *first, *low, first, evidence);
+  return true;
+}
+
 // The training series around a validation series' best evaluation (val_rising, val_falling): *from is the
 // median of the (up to) five values printed up to the best's line, *to that of the last (up to) five
 // printed after it; in a short log the last five overall would reach back before the best and average the
@@ -1097,6 +1139,7 @@ bool DetectSignal(const SignalSpec& spec, const MetricCollector& metrics, Signal
   if (d == "oscillation") return DetectOscillation(c);
   if (d == "growth") return DetectGrowth(c);
   if (d == "above") return DetectAbove(c);
+  if (d == "negative") return DetectNegative(c);
   if (d == "val_rising") return DetectValRising(c);
   if (d == "val_falling") return DetectValFalling(c);
   if (d == "acc_gap") return DetectAccGap(c);
