@@ -4,12 +4,14 @@ traceback (or log), and print one row per message with the top-1 category each w
 
 Usage: docs/message_sweep.py [--triage build/triage] [--tsv docs/message-sweep.tsv] [--markdown]
                              [--baseline DIR]   (DIR: a rules/ tree to compare with, e.g. main's)
-The TSV's columns are described in its header lines. Result codes: `right` (top-1 category is the
-expected one), `wrong:<category>`, `none` (no diagnosis), `quiet` (expected `-`/`?` and no diagnosis),
-`diag:<category>` (expected `-`/`?`, something was diagnosed).
+The TSV's columns are described in its header lines (\\n in a message is a line break, \\t at the
+start of a line a tab). Result codes: `right` (top-1 category is the expected one), `wrong:<category>`,
+`none` (no diagnosis), `quiet` (expected `-`/`?` and no diagnosis), `diag:<category>` (expected `-`/`?`,
+something was diagnosed).
 """
 import argparse
 import json
+import re
 import subprocess
 import sys
 
@@ -27,6 +29,12 @@ CALLER = {
     "autograd": "loss.backward()",
     "device": "outputs = model(inputs.to(device))",
     "cuda": "outputs = model(inputs)",
+    "distributed": "train(local_rank, args)",
+    "env": "from models import build_model",
+    "checkpoint": "model = load_model(args.checkpoint)",
+    "compile": "out = compiled_model(batch)",
+    "attention": "outputs = model(inputs)",
+    "mps": "outputs = model(inputs)",
 }
 
 
@@ -41,6 +49,16 @@ def render(area, kind, exc, msg):
     if kind == "exc":
         line = f"{exc}: {msg}"
         return line + "\n", tb + line + "\n"
+    if kind == "load":
+        # raised while torch.load's reader unpickles the file: the traceback passes through
+        # torch/serialization.py, whose frames tell a checkpoint apart from other pickle readers
+        line = f"{exc}: {msg}"
+        lib = "/usr/local/lib/python3.10/dist-packages/torch/serialization.py"
+        frames = (f'  File "{lib}", line 1040, in load\n'
+                  "    return _legacy_load(opened_file, map_location, pickle_module, **pickle_load_args)\n"
+                  f'  File "{lib}", line 1258, in _legacy_load\n'
+                  "    magic_number = pickle_module.load(f, **pickle_load_args)\n")
+        return line + "\n", tb + frames + line + "\n"
     if kind == "warn":
         line = f"/usr/lib/python3/dist-packages/torch/nn/functional.py:3170: {exc}: {msg}"
         ctx = ("Epoch 1/20\n" + line + "\n  warnings.warn(\n"
@@ -79,7 +97,8 @@ def sweep(args, extra):
             if raw.startswith("#") or not raw.strip():
                 continue
             area, file, release, kind, exc, msg, expected = raw.rstrip("\n").split("\t")
-            msg = msg.replace("\\n", "\n")
+            # \t only where a line starts (load_state_dict's key lists): Windows paths hold "\torch"
+            msg = re.sub(r"(?m)^\\t", "\t", msg.replace("\\n", "\n"))
             alone, ctx = render(area, kind, exc, msg)
             c1, r1 = top(args.triage, alone, extra)
             c2, r2 = top(args.triage, ctx, extra)
@@ -107,7 +126,8 @@ def main():
         print("| area | file | release | message | expected | before: alone / traceback | after: alone / traceback |")
         print("|---|---|---|---|---|---|---|")
         for b, a in zip(before, after):
-            first = a["msg"].split("\n")[0].replace("|", "\\|")
+            # the first line with text (a warning may open with a line break)
+            first = next((ln for ln in a["msg"].split("\n") if ln.strip()), "").replace("|", "\\|")
             shown = f"{a['exc']}: {first}" if a["kind"] in ("exc", "warn") else first
             if len(shown) > 140:
                 shown = shown[:137] + "..."
