@@ -218,6 +218,12 @@ class LineScanner {
   // False when no full-length anchor can be the kPrints bytes at p (the hash of their LooseWord is not
   // in anchors_).
   bool HashMayHold(const char* p) const;
+  // HashMayHold with the byte after the anchor, kPrints + 1 bytes readable at p: false when no
+  // full-length anchor is the kPrints bytes at p with its keywords' next byte after them, or with no
+  // byte its keywords agree on there (Note: [Follow-up hash] in line_scanner.cc).
+  bool FollowMayHold(const char* p) const;
+  // kHashBits bits of a LooseWord and the byte after it (bit 5 set, plus one), or 0 for any byte.
+  static std::uint32_t FollowHash(std::uint32_t loose, unsigned next);
   // False when no keyword shorter than kPrints can begin at p, with kPrints bytes readable there (the
   // hash of the LooseWord's first bytes, as many as a short keyword's length, is not in anchors_; Note:
   // [Short keyword hash] in line_scanner.cc).
@@ -284,6 +290,9 @@ class LineScanner {
   // Bitset over AnchorHash(LooseWord) of every full-length anchor, and of each shorter keyword's
   // LooseWord cut to its length (Note: [Short keyword hash]).
   std::vector<std::uint64_t> anchors_;
+  // Bitset over FollowHash of each anchor table slot's anchor and the first byte after it that the
+  // slot's keywords agree on, or 0 where they agree on none (Note: [Follow-up hash]).
+  std::vector<std::uint64_t> follow_;
   std::vector<AnchorSlot> table_;          // full-length anchors by AnchorHash, open addressing
   std::vector<Anchored> refs_;             // the keywords of each slot, slot after slot
   // [set of 8 buckets][anchor byte][nibble] -> bucket bits
