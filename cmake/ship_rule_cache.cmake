@@ -5,7 +5,7 @@
 # the installed program and files, so it is made from the final prefix only: under DESTDIR (a
 # package being staged) the paths would name the staging directory, and a packager runs
 #   TRIAGE_CACHE_DIR=P/share/triage/rule-cache HOME=<empty dir> P/bin/triage rules list
-# once installed (then makes it readable: chmod -R go=rX). Best effort: a failure only leaves the
+# once installed, at least 2 s after the files were (then makes it readable: chmod -R go=rX). Best effort: a failure only leaves the
 # first run cold. Expects TRIAGE_SHIP_BINDIR and TRIAGE_SHIP_CACHEDIR (relative to the prefix).
 if(NOT "$ENV{DESTDIR}" STREQUAL "")
   message(STATUS "Shipped rule cache: not made under DESTDIR (see cmake/ship_rule_cache.cmake)")
@@ -16,6 +16,10 @@ set(_triage_ship_bin "${CMAKE_INSTALL_PREFIX}/${TRIAGE_SHIP_BINDIR}/triage")
 set(_triage_ship_home "${_triage_ship_dir}.home")
 file(REMOVE_RECURSE "${_triage_ship_dir}" "${_triage_ship_home}")
 file(MAKE_DIRECTORY "${_triage_ship_home}")
+# The rule files were installed just now: past the loader's settle time (Note: [Rule file stamps],
+# kSettleNs, 2 s) the run also leaves a stamp index, with which a user's first run reads no rule file
+# and starts as a warm one does; within it, the first run reads and hashes every file.
+execute_process(COMMAND ${CMAKE_COMMAND} -E sleep 3)
 execute_process(
   COMMAND ${CMAKE_COMMAND} -E env --unset=TRIAGE_RULES_PATH --unset=TRIAGE_DISABLE --unset=TRIAGE_NO_CACHE
           --unset=TRIAGE_BUNDLED_RULES --unset=XDG_CONFIG_HOME --unset=XDG_CACHE_HOME

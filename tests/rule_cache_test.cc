@@ -17,6 +17,7 @@
 #include "load_observe.h"
 #include "rules/rule_cache.h"
 #include "rules/signal_rules.h"
+#include "scoped_env.h"
 #include "triage/tools.h"
 #include "triage/triage.h"
 
@@ -778,22 +779,7 @@ TEST(RuleCache, StampsSkipReadingUnchangedFilesAndMissOnAnyChange) {
   fs::remove_all(other);
 }
 
-// Sets an environment variable for a scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using triage_test::ScopedEnv;
 
 // Note: [Shipped rule cache]: the entry and parts `cmake --install` leaves beside the bundled rules
 // serve a user's first load (with no cache of their own), unless others may write them.
@@ -808,13 +794,17 @@ TEST(RuleCache, ShippedCacheServesAFirstLoad) {
   const std::string mine = root + "/user-cache";
   auto entries = [&](const std::string& dir) {
     size_t n = 0;
-    for (const auto& e : fs::directory_iterator(dir)) n += e.path().filename().string().rfind("rules-", 0) == 0;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) n += e.path().filename().string().rfind("rules-", 0) == 0;
     return n;
   };
-  // Served by the shipped entry: nothing parsed (no parts written), the entry copied.
+  // Served by the shipped entry: nothing parsed (no parts written), the entry not copied (the
+  // user's stamp index, when the files are settled, names the shipped entry).
   EXPECT_TRUE(fresh == Observe(LoadBundled(true, mine)));
   EXPECT_FALSE(fs::exists(mine + "/" + kRulePartsFile)) << "the shipped entry was not used";
-  EXPECT_EQ(entries(mine), 1u);
+  EXPECT_EQ(entries(mine), 0u);
+  EXPECT_TRUE(fresh == Observe(LoadBundled(true, mine)));
+  EXPECT_FALSE(fs::exists(mine + "/" + kRulePartsFile)) << "the shipped entry was not used again";
   // A shipped directory, or entry, that others may write is not used: the load parses.
   std::string shipped_entry;
   for (const auto& e : fs::directory_iterator(shipped)) {
@@ -832,6 +822,21 @@ TEST(RuleCache, ShippedCacheServesAFirstLoad) {
     fs::permissions(loose, fs::perms::group_write, fs::perm_options::remove);
     if (loose == shipped_entry) fs::rename(shipped_parts + ".aside", shipped_parts);
   }
+  // Once the installed files are settled (Note: [Rule file stamps]), the install's run leaves a stamp
+  // index too, and a first load reads no rule file: it writes nothing to its own cache (a load that
+  // read the files would write its own stamp index there).
+  std::this_thread::sleep_for(std::chrono::milliseconds(2200));  // kSettleNs
+  fs::remove_all(shipped);
+  LoadBundled(true, shipped);
+  fs::remove_all(mine);
+  EXPECT_TRUE(fresh == Observe(LoadBundled(true, mine)));
+  EXPECT_FALSE(fs::exists(mine)) << "the rule files were read: the shipped stamp index was not used";
+  // A shipped stamp index naming an entry the install does not hold is a miss: the files are read.
+  for (const auto& e : fs::directory_iterator(shipped)) {
+    if (e.path().filename().string().rfind("rules-", 0) == 0) fs::rename(e.path(), e.path().string() + ".aside");
+  }
+  EXPECT_TRUE(fresh == Observe(LoadBundled(true, mine)));
+  EXPECT_EQ(entries(mine), 1u) << "the files were not read (a load that reads them writes the set's entry)";
   // With rules of the user's own, the bundled files' parts come from the shipped parts file: a
   // marked part shows.
   const std::string parts_file = shipped + "/" + kRulePartsFile;

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "rules/rule_trust.h"
+#include "scoped_env.h"
 #include "triage/triage.h"
 
 namespace triage {
@@ -47,23 +48,7 @@ void Write(const fs::path& p, const std::string& text) {
   std::ofstream(p) << text;
 }
 
-// Sets an environment variable for one test and restores it after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) { had_ = true; old_ = old; }
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (had_) setenv(name_, old_.c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  bool had_ = false;
-  std::string old_;
-};
+using triage_test::ScopedEnv;
 
 // A fresh directory tree per test: bundled/, system/, config/ (XDG), project/.triage/rules, cli/.
 class SearchPath : public ::testing::Test {

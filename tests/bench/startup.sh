@@ -135,6 +135,7 @@ prime_parts() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" 
 fresh_user_cache() { rm -rf "$cache/user"; }
 ship() {  # ship [valgrind-command...]
   rm -rf "$copy/rule-cache"
+  sleep 2.1  # as cmake/ship_rule_cache.cmake waits: the files settled, so the stamp index is made too
   mkdir -p "$cache/home"
   (cd "$cache/home" && HOME=$cache/home TRIAGE_CACHE_DIR=$copy/rule-cache "$@" "$bin" rules list > /dev/null 2>&1) || true
   chmod -R go-w "$copy/rule-cache" 2> /dev/null || true

@@ -292,6 +292,11 @@ bool NoteInstalledRulesDir(const char* dir);
 #ifdef TRIAGE_INSTALLED_RULES_DIR
 inline const bool kInstalledRulesDirNoted = NoteInstalledRulesDir(TRIAGE_INSTALLED_RULES_DIR);
 #endif
+// Records the bundled rules' build-time image (Note: [Bundled rule image] in
+// engine/src/rules/rule_cache.h): the `triage` command notes the bytes it embeds before main. The
+// bytes must stay valid, unchanged, while any rule set loaded after lives; a later call replaces the
+// image for later loads ({nullptr, 0}: none).
+bool NoteBundledRuleImage(const char* bytes, std::size_t size);
 }  // namespace internal
 // Returns the system rule directory: TRIAGE_SYSTEM_RULES, else the build's configured
 // TRIAGE_SYSTEM_RULES_DIR (default /etc/triage/rules).

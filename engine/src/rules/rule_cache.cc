@@ -641,6 +641,51 @@ bool ParseRuleParts(std::string_view bytes, std::vector<RulePart>* out) {
   return true;
 }
 
+// The image's bytes (Note: [Bundled rule image] in rule_cache.h): kImageMagic, then kMagic, kFormat,
+// the key, the root, the entry's length and the parts' length, then the entry (a payload as
+// SerializeParsedRules writes it, checksum included), the parts (as SerializeRuleParts writes them:
+// index, parts each with its checksum, trailer), and kMagic. The entry and each part are checked as
+// a cache entry's are when they are used.
+constexpr char kImageMagic[] = "triage-rule-image 1\n";
+
+std::string SerializeBundledImage(std::string_view key, std::string_view root, std::string_view entry,
+                                  const std::vector<StoredPart>& parts) {
+  std::string blob = PartsHeader(parts);
+  for (const StoredPart& p : parts) blob.append(p.bytes);
+  blob += PartsTrailer();
+  Writer w(kImageMagic, entry.size() + blob.size() + 256);
+  w.U64(kMagic);
+  w.U64(kFormat);
+  w(std::string(key));
+  w(std::string(root));
+  w.U64(entry.size());
+  w.U64(blob.size());
+  std::string out = w.Take();
+  out.append(entry);
+  out += blob;
+  Writer end;
+  end.U64(kMagic);
+  return out + end.Take();
+}
+
+bool IndexBundledImage(std::string_view bytes, BundledImage* image) {
+  const std::string_view magic(kImageMagic);
+  if (bytes.compare(0, magic.size(), magic) != 0) return false;
+  Reader in(bytes.substr(magic.size()));
+  if (in.U64() != kMagic || in.U64() != kFormat) return false;
+  BundledImage out;
+  out.key = in.View();
+  out.root = in.View();
+  const std::uint64_t entry_size = in.U64(), parts_size = in.U64();
+  if (!in.ok()) return false;
+  out.entry = in.Take(entry_size);
+  const std::string_view blob = in.Take(parts_size);
+  if (in.U64() != kMagic || !in.ok() || !in.AtEnd() || out.root.empty()) return false;
+  if (!IndexRuleParts(blob, &out.parts)) return false;
+  *image = std::move(out);
+  return true;
+}
+
 namespace {
 
 // The parts file on disk: kPartsMagic, then the serialised parts.
@@ -853,10 +898,10 @@ bool IsHexKey(std::string_view s) {
 
 }  // namespace
 
-bool ReadStampIndex(const std::string& dir, const std::string& stamp_key, std::string* content_key) {
-  if (dir.empty() || !IsHexKey(stamp_key) || !SafeCacheDir(dir, /*create=*/false)) return false;
+bool ReadStampIndex(const std::string& dir, const std::string& stamp_key, std::string* content_key, CacheOwner owner) {
+  if (dir.empty() || !IsHexKey(stamp_key) || !SafeCacheDir(dir, /*create=*/false, owner)) return false;
   std::string bytes;
-  if (!ReadOwnRegularFile(StampPath(dir, stamp_key), &bytes)) return false;
+  if (!ReadOwnRegularFile(StampPath(dir, stamp_key), &bytes, owner)) return false;
   const std::string header = std::string(kStampMagic) + stamp_key + "\n";
   if (bytes.size() != header.size() + 65 || bytes.compare(0, header.size(), header) != 0 || bytes.back() != '\n') {
     return false;
@@ -962,6 +1007,13 @@ void WritePrefilterPlan(const std::string& dir, const std::string& plan_key, con
   w.Seal(header.size());
   if (!WriteAndRename(dir, PlanPath(dir, plan_key), w.Take())) return;
   KeepNewest(dir, "plan-", ".bin", kKeepPlans);
+}
+
+void WriteRuleCacheBytes(const std::string& dir, const std::string& key, std::string_view payload) {
+  if (dir.empty() || !SafeCacheDir(dir, /*create=*/true)) return;
+  const std::string header = std::string(kEntryMagic) + key + "\n";
+  if (!WriteAndRename(dir, EntryPath(dir, key), std::vector<std::string_view>{header, payload})) return;
+  KeepNewest(dir, "rules-", ".bin", kKeepEntries);
 }
 
 void WriteRuleCache(const std::string& dir, const std::string& key, const ParsedRules& parsed) {

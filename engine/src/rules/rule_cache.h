@@ -133,9 +133,16 @@ std::string DefaultRuleCacheDir();
 // bundled rules (cmake/install.cmake), so the install holds the entry and the parts a user's first
 // load asks for when it has no rules of its own (the key names the installed program and the
 // installed files: a moved prefix or another binary misses it, and is only cold). A load whose own
-// cache misses reads the shipped entry (and copies it into its own cache) or, when it has other rules
-// too, the shipped parts of the bundled files. The shipped directory is trusted as the installed
-// program is: it and its files must be owned by root or by this user and writable by no one else.
+// cache misses reads the shipped entry or, when it has other rules too, the shipped parts of the
+// bundled files. The install's run waits until the files are settled (Note: [Rule file stamps]), so
+// it leaves a stamp index too: a user's first run then lists and stat(2)s the files, finds the
+// shipped index and entry, and starts as a warm one does, reading and hashing no rule file. The
+// shipped entry is read as an own entry is (texts on demand, examples left out where asked) and is
+// not copied: the user's stamp index may name it, and a start reads an entry from its own cache or
+// else from the install's (copying the ~2.8 MB entry and parsing every text to write it again took a
+// first run from the shipped cache ~4,100 page faults against a warm start's ~890, and 31-35 ms of
+// CPU against 8-12). The shipped directory is trusted as the installed program is: it and its files
+// must be owned by root or by this user and writable by no one else.
 //
 // Returns the shipped cache directory: rule-cache beside the bundled rules directory.
 std::string ShippedRuleCacheDir();
@@ -207,7 +214,8 @@ constexpr char kRulePartsFile[] = "rule-parts.bin";
 // Reads the stamp index for `stamp_key` from `dir` (Note: [Rule file stamps] in rule_loader.cc): the key
 // of the entry built from the rule files those stamps describe, into *content_key (64 hex digits);
 // false when there is none, it is malformed, or it is not safe to read (Note: [Cache hardening]).
-bool ReadStampIndex(const std::string& dir, const std::string& stamp_key, std::string* content_key);
+bool ReadStampIndex(const std::string& dir, const std::string& stamp_key, std::string* content_key,
+                    CacheOwner owner = CacheOwner::kUser);
 // Writes it (best effort), and keeps at most a few dozen stamp indexes in `dir`.
 void WriteStampIndex(const std::string& dir, const std::string& stamp_key, const std::string& content_key);
 
@@ -255,6 +263,39 @@ bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* 
 // Writes the entry (best effort: a read-only or full disk, or a directory that is not safe, only
 // costs the next load its speed), and keeps at most a few entries in `dir`. Creates `dir` 0700.
 void WriteRuleCache(const std::string& dir, const std::string& key, const ParsedRules& parsed);
+// Writes an entry whose payload (SerializeParsedRules' bytes) is at hand, as WriteRuleCache does.
+void WriteRuleCacheBytes(const std::string& dir, const std::string& key, std::string_view payload);
+
+// Note: [Bundled rule image]
+// With no cache at all (TRIAGE_NO_CACHE, an empty or unwritable cache directory, a first run with no
+// shipped cache) a load parsed every bundled rule file: ~330 M instructions, 55-95 ms, for the same
+// bytes at every such start. The build makes what that load makes, once: engine/tools/rule_image.cc,
+// linked with the engine, loads the bundled rules with no cache (MakeBundledRuleImage in
+// rule_loader.cc) and writes the whole set's payload (a cache entry's, the prefilter's plan in it)
+// and each bundled file's part; the `triage` command embeds those bytes
+// (engine/tools/embed_rule_image.cc) and notes them before main (internal::NoteBundledRuleImage). A
+// load with no entry of its own or shipped, whose files are the bundled directory's alone, takes the
+// set from the image when its key agrees: the SHA-256 of the files' paths below the bundled
+// directory, their layer and bytes (each file read and hashed, as a cache miss does), the
+// calibration file's, the options that change validation and the version; an image is made and read
+// by the same build, so the program is the same. One with files of its own, or an edited bundled
+// file, takes from the image the parts of the bundled files whose bytes agree (ImagePartKey) and
+// reads the others; a part with a problem is not in the image, nor is the set when it has one. Paths
+// in the image name the directory it was made from: a load from another (an install) rewrites the
+// rules' file names to its own (RebaseRule). The entry and each part are checked as a cache's are
+// (Note: [Cache checksums]); a damaged or unreadable one is a miss and the files are read. The image
+// is no cache a user can write: it is part of the program, and only the bundled files' own bytes
+// select it.
+struct BundledImage {
+  std::string_view key;    // the load's key it serves (ImageKey in rule_loader.cc)
+  std::string_view root;   // the bundled directory it was made from, as its files' paths begin
+  std::string_view entry;  // the whole set's payload; empty when the set had a problem
+  std::vector<StoredPart> parts;  // each bundled file's part under its ImagePartKey
+};
+std::string SerializeBundledImage(std::string_view key, std::string_view root, std::string_view entry,
+                                  const std::vector<StoredPart>& parts);
+// Indexes an image's bytes into *image (views into them); false when they are not an image.
+bool IndexBundledImage(std::string_view bytes, BundledImage* image);
 
 }  // namespace triage
 

@@ -377,6 +377,121 @@ std::string ContentDigest(std::string_view content) {
   return sha.HexDigest();
 }
 
+// The image noted before main (Note: [Bundled rule image] in rule_cache.h).
+std::mutex& ImageMutex() {
+  static std::mutex m;
+  return m;
+}
+std::string_view& NotedImage() {
+  static std::string_view image;
+  return image;
+}
+
+// The part of a bundled file's path below the bundled directory, into *rel; false for a file from
+// elsewhere, or one whose path does not begin with its directory's.
+bool BelowBundledRoot(const SourceFile& f, std::string_view* rel) {
+  if (f.origin != "bundled" || f.root.empty() || f.path.compare(0, f.root.size(), f.root) != 0) return false;
+  *rel = std::string_view(f.path).substr(f.root.size());
+  return true;
+}
+
+// What every image key holds: the version and the options that change validation (the program is the
+// build's own: the image is made and read by it).
+CacheKey ImageBase(bool strict, const LuaLimits& limits) {
+  CacheKey key;
+  key.Add(std::string_view("bundled rule image"));
+  key.Add(std::string_view(TRIAGE_VERSION));
+  key.Add(static_cast<std::uint64_t>(strict));
+  key.Add(static_cast<std::uint64_t>(limits.memory_bytes));
+  key.Add(static_cast<std::uint64_t>(limits.instructions));
+  key.Add(static_cast<std::uint64_t>(limits.milliseconds));
+  return key;
+}
+
+// Each file's content digest by path (ContentDigest), kept for the keys that name a file by it.
+using Digests = std::map<std::string, std::string>;
+const std::string& DigestOf(const SourceFile& f, const Digests& digests) {
+  auto it = digests.find(f.path);
+  if (it != digests.end()) return it->second;
+  static const std::string kNone;
+  return kNone;
+}
+
+// The key of the whole set an image serves (Note: [Bundled rule image]): "" unless every file is
+// the bundled directory's, nothing is disabled and the search found no problem.
+std::string ImageKey(const BuildInput& in, const Digests& digests) {
+  if (in.files.empty() || !in.disable.empty() || !in.problems.empty()) return "";
+  CacheKey key = ImageBase(in.strict, in.limits);
+  key.Add(std::string_view("set"));
+  key.Add(static_cast<std::uint64_t>(in.files.size()));
+  std::string_view rel;
+  for (const SourceFile& f : in.files) {
+    const std::string& digest = DigestOf(f, digests);
+    if (!BelowBundledRoot(f, &rel) || f.root != in.files[0].root || digest.empty()) return "";
+    key.Add(rel);
+    key.Add(static_cast<std::uint64_t>(f.layer));
+    key.Add(digest);
+  }
+  key.Add(static_cast<std::uint64_t>(in.calibration.size()));
+  for (const SourceFile& f : in.calibration) {
+    if (!BelowBundledRoot(f, &rel) || f.root != in.files[0].root) return "";
+    key.Add(rel);
+    key.Add(f.content);
+  }
+  return key.Hex();
+}
+
+// Where the image's paths begin (`from`) and this load's (`to`): a path, which must begin with
+// `from`, is made to begin with `to` instead. False for a path that does not (an image whose root
+// does not name its own paths is not used).
+bool Rebase(std::string* path, std::string_view from, std::string_view to) {
+  if (path->empty()) return true;
+  if (path->compare(0, from.size(), from) != 0) return false;
+  if (from != to) path->replace(0, from.size(), to);
+  return true;
+}
+bool RebaseRule(Rule* rule, std::string_view from, std::string_view to) {
+  bool ok = Rebase(&rule->file, from, to) && Rebase(&rule->lua_file, from, to) && Rebase(&rule->overrides, from, to);
+  for (LuaChunk& chunk : rule->lua_chunks) ok = ok && Rebase(&chunk.file, from, to);
+  return ok;
+}
+bool RebaseParsed(ParsedRules* parsed, std::string_view from, std::string_view to) {
+  bool ok = true;
+  for (Rule& rule : parsed->rules) ok = ok && RebaseRule(&rule, from, to);
+  for (DisabledRule& d : parsed->disabled) ok = ok && Rebase(&d.file, from, to);
+  for (Problem& p : parsed->problems) ok = ok && Rebase(&p.file, from, to);
+  return ok;
+}
+
+// The noted image, indexed; false when there is none or it does not index.
+bool OpenImage(BundledImage* image) {
+  const std::string_view bytes = NotedBundledRuleImage();
+  return !bytes.empty() && IndexBundledImage(bytes, image);
+}
+
+// The whole set from the image when it serves `in` (Note: [Bundled rule image]), into *parsed (its
+// texts left in the image when the load asks for that), its rules' paths this load's; *payload: the
+// image's entry, *rebased: whether its paths were rewritten. False: the image does not serve it (or
+// its entry does not read), and *parsed is untouched.
+bool SetFromImage(const BuildInput& in, const Digests& digests, ParsedRules* parsed, std::string_view* payload = nullptr,
+                  bool* rebased = nullptr) {
+  BundledImage image;
+  if (in.previous || in.files.empty() || !OpenImage(&image) || image.entry.empty()) return false;
+  const std::string key = ImageKey(in, digests);
+  if (key.empty() || key != image.key) return false;
+  // The image's bytes live as long as the program (internal::NoteBundledRuleImage): nothing to hold.
+  std::shared_ptr<const void> keep;
+  if (in.texts_on_demand) keep = std::shared_ptr<const void>(std::shared_ptr<const void>(), image.entry.data());
+  ParsedRules read;
+  if (!ParseParsedRules(image.entry, &read, in.examples, std::move(keep))) return false;
+  const std::string& root = in.files[0].root;
+  if (!RebaseParsed(&read, image.root, root)) return false;
+  if (payload) *payload = image.entry;
+  if (rebased) *rebased = image.root != root;
+  *parsed = std::move(read);
+  return true;
+}
+
 // Note: [Rule parts]
 // Editing one rule file changes the rule set's cache key, and a load that misses the whole-set entry
 // used to parse every file again (~130 ms of CPU for the bundled rules, most of it yaml-cpp). What
@@ -396,9 +511,16 @@ class PartCache {
   // directory ("" for none: every file is read).
   // `shipped`: the install's cache directory (Note: [Shipped rule cache]), whose parts are used too.
   // `digests`: each file's content digest by path (ContentDigests), shared with the whole-set key.
+  // `image`: the bundled files' parts come from the noted image too (Note: [Bundled rule image] in
+  // rule_cache.h); `record`: each part read that the image may hold is added to it (key and bytes).
   PartCache(const CacheKey& base, std::string dir, const std::string& shipped = "",
-            const std::map<std::string, std::string>* digests = nullptr)
-      : base_(base), dir_(std::move(dir)), digests_(digests) {
+            const std::map<std::string, std::string>* digests = nullptr, bool image = false,
+            std::vector<std::pair<std::string, std::string>>* record = nullptr)
+      : base_(base), dir_(std::move(dir)), digests_(digests), record_(record) {
+    if (image && OpenImage(&image_)) {
+      image_keys_.reserve(image_.parts.size());
+      for (size_t i = 0; i < image_.parts.size(); ++i) image_keys_.emplace(image_.parts[i].key, i);
+    }
     if (dir_.empty()) return;
     // Only the index is parsed here (Note: [Parts file layout] in rule_cache.cc); a part when used.
     ReadRuleParts(dir_, &own_bytes_, &stored_);
@@ -416,6 +538,7 @@ class PartCache {
   // reading]).
   std::vector<RulePart> GetAll(const std::vector<PartJob>& jobs, bool strict, const LuaLimits& limits, int threads) {
     std::vector<RulePart> out(jobs.size());
+    image_base_ = ImageBase(strict, limits);
     std::vector<std::string> keys(jobs.size());
     std::vector<size_t> from(jobs.size(), kRead);  // index into stored_, or kRead
     std::vector<size_t> misses;
@@ -432,12 +555,30 @@ class PartCache {
           out[j] = RulePart();
         }
       }
+      if (!image_keys_.empty()) {  // Note: [Bundled rule image]
+        const std::string key = ImagePartKey(jobs[j]);
+        auto it = key.empty() ? image_keys_.end() : image_keys_.find(key);
+        if (it != image_keys_.end() && ParseRulePart(image_.parts[it->second], &out[j]) && out[j].problems.empty() &&
+            RebaseRule(&out[j].rule, image_.root, jobs[j].sf->root)) {
+          from[j] = kImage;
+          continue;
+        }
+        out[j] = RulePart();
+      }
       misses.push_back(j);
     }
     ReadParts(jobs, misses, strict, limits, LoadThreads(threads, misses.size()), &out);
+    if (record_) {  // each part the image may hold (no problem: its messages may name paths)
+      for (size_t j : misses) {
+        if (!out[j].ok || !out[j].problems.empty()) continue;
+        RulePart part = out[j];
+        part.key = ImagePartKey(jobs[j]);
+        if (!part.key.empty()) record_->push_back({part.key, SerializeRulePart(part)});
+      }
+    }
     if (dir_.empty()) return out;
     for (size_t j = 0; j < jobs.size(); ++j) {  // this load's parts in file order
-      if (from[j] != kRead) {
+      if (from[j] != kRead && from[j] != kImage) {
         current_.push_back(stored_[from[j]]);
         continue;
       }
@@ -474,6 +615,24 @@ class PartCache {
     return key.Hex();
   }
 
+  // A bundled file's key in the image (Note: [Bundled rule image]): as PartKey, with the image's
+  // base and the paths below the bundled directory; "" for a file from elsewhere.
+  std::string ImagePartKey(const PartJob& job) const {
+    std::string_view rel, lua_rel;
+    if (!BelowBundledRoot(*job.sf, &rel) || (job.lua_file && !BelowBundledRoot(*job.lua_file, &lua_rel))) return "";
+    CacheKey key = image_base_;
+    key.Add(std::string_view(IsLuaFile(job.sf->path) ? "lua rule" : "yaml rule"));
+    key.Add(rel);
+    key.Add(Digest(*job.sf));
+    key.Add(static_cast<std::uint64_t>(job.lua_file != nullptr));
+    if (job.lua_file) {
+      key.Add(lua_rel);
+      key.Add(Digest(*job.lua_file));
+    }
+    key.Add(static_cast<std::uint64_t>(job.lua_too_large));
+    return key.Hex();
+  }
+
   std::string Digest(const SourceFile& sf) const {
     if (digests_) {
       auto it = digests_->find(sf.path);
@@ -482,10 +641,15 @@ class PartCache {
     return ContentDigest(sf.content);
   }
 
-  static constexpr size_t kRead = ~size_t{0};  // GetAll: a part read afresh
+  static constexpr size_t kRead = ~size_t{0};      // GetAll: a part read afresh
+  static constexpr size_t kImage = ~size_t{0} - 1;  // GetAll: a part from the image
   CacheKey base_;
   std::string dir_;
   const std::map<std::string, std::string>* digests_;
+  std::vector<std::pair<std::string, std::string>>* record_;
+  BundledImage image_;
+  std::unordered_map<std::string_view, size_t> image_keys_;
+  CacheKey image_base_;
   MappedCacheFile own_bytes_, shipped_bytes_;  // the parts files mapped: stored_ views them
   std::vector<StoredPart> stored_;
   std::unordered_map<std::string_view, size_t> by_key_;
@@ -911,7 +1075,16 @@ std::string PlanKey(const CacheKey& base, const std::vector<std::optional<std::v
 LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampProbe* probe = nullptr) {
   // Reloads keep the previous version of broken rules, which depends on more than the files: no cache.
   if (cache_dir.empty() || in.previous) {
-    PartCache no_parts(CacheKey(), "");
+    // Note: [Bundled rule image]: the set, or the bundled files' parts, from the build's image.
+    Digests digests;
+    if (!NotedBundledRuleImage().empty() &&
+        std::any_of(in.files.begin(), in.files.end(), [](const SourceFile& f) { return f.origin == "bundled"; })) {
+      for (const SourceFile& f : in.files) digests[f.path] = ContentDigest(f.content);
+    }
+    if (ParsedRules from_image; SetFromImage(in, digests, &from_image)) {
+      return Compile(std::move(from_image), in, std::nullopt);
+    }
+    PartCache no_parts(CacheKey(), "", "", &digests, /*image=*/true);
     ParsedRules parsed = ParseAll(in, no_parts);
     // Note: [Set size bound]
     std::optional<std::unique_ptr<RE2::Set>> compiled;
@@ -946,12 +1119,28 @@ LoadResult Build(BuildInput in, const std::string& cache_dir = "", const StampPr
   }
   // A fresh install's first run: the entry `cmake --install` made (Note: [Shipped rule cache]).
   const std::string shipped = ShippedRuleCacheDir();
+  // Read as an own entry is (texts left in it), and not copied: the stamp index written above names
+  // it, and a later start reads it from the install (LoadRulesKeeping).
   if (!shipped.empty() && shipped != cache_dir &&
-      ReadRuleCache(shipped, content_key, &parsed, CacheOwner::kUserOrRoot)) {
-    WriteRuleCache(cache_dir, content_key, parsed);
+      ReadRuleCache(shipped, content_key, &parsed, CacheOwner::kUserOrRoot, in.examples, in.texts_on_demand)) {
     return Compile(std::move(parsed), in, std::nullopt);
   }
-  PartCache parts(base, cache_dir, shipped != cache_dir ? shipped : "", &digests);
+  // The build's image (Note: [Bundled rule image] in rule_cache.h); its entry is written as this
+  // directory's, with this load's paths.
+  std::string_view payload;
+  bool rebased = false;
+  if (SetFromImage(in, digests, &parsed, &payload, &rebased)) {
+    if (!rebased) {
+      WriteRuleCacheBytes(cache_dir, content_key, payload);
+    } else if (ParsedRules full; ParseParsedRules(payload, &full)) {
+      BundledImage image;
+      if (OpenImage(&image) && RebaseParsed(&full, image.root, in.files[0].root)) {
+        WriteRuleCache(cache_dir, content_key, full);
+      }
+    }
+    return Compile(std::move(parsed), in, std::nullopt);
+  }
+  PartCache parts(base, cache_dir, shipped != cache_dir ? shipped : "", &digests, /*image=*/true);
   parsed = ParseAll(in, parts);
   parts.Save();
   // The set is compiled now unless the same patterns compiled before (Note: [Compiled pattern sets])
@@ -986,8 +1175,20 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
     probe = ProbeStamps(options);
     std::string content_key;
     ParsedRules parsed;
-    if (!probe->stamp_key.empty() && ReadStampIndex(cache_dir, probe->stamp_key, &content_key) &&
-        ReadRuleCache(cache_dir, content_key, &parsed, CacheOwner::kUser, options.examples, options.texts_on_demand)) {
+    // The entry is this user's, or the install's (Note: [Shipped rule cache]): a first run after an
+    // install finds the shipped stamp index, and a later one the index it wrote itself naming the
+    // shipped entry, which is not copied.
+    const std::string shipped = ShippedRuleCacheDir();
+    const bool use_shipped = !shipped.empty() && shipped != cache_dir;
+    auto entry = [&](const std::string& key) {
+      return ReadRuleCache(cache_dir, key, &parsed, CacheOwner::kUser, options.examples, options.texts_on_demand) ||
+             (use_shipped && ReadRuleCache(shipped, key, &parsed, CacheOwner::kUserOrRoot, options.examples,
+                                           options.texts_on_demand));
+    };
+    if (!probe->stamp_key.empty() &&
+        ((ReadStampIndex(cache_dir, probe->stamp_key, &content_key) && entry(content_key)) ||
+         (use_shipped && ReadStampIndex(shipped, probe->stamp_key, &content_key, CacheOwner::kUserOrRoot) &&
+          entry(content_key)))) {
       return Compile(std::move(parsed), probe->in, std::nullopt);
     }
   }
@@ -1003,6 +1204,43 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
 }
 
 LoadResult LoadRules(const LoadOptions& options) { return LoadRulesKeeping(options, nullptr); }
+
+std::string_view NotedBundledRuleImage() {
+  std::lock_guard<std::mutex> lock(ImageMutex());
+  return NotedImage();
+}
+
+namespace internal {
+bool NoteBundledRuleImage(const char* bytes, std::size_t size) {
+  std::lock_guard<std::mutex> lock(ImageMutex());
+  NotedImage() = bytes == nullptr ? std::string_view() : std::string_view(bytes, size);
+  return true;
+}
+}  // namespace internal
+
+std::string MakeBundledRuleImage() {
+  LoadOptions options;
+  options.env_path = options.system = options.user = options.project = false;
+  BuildInput in;
+  in.strict = options.strict;
+  in.limits = options.lua;
+  CollectSources(options, &in.files, &in.disable, &in.calibration, &in.problems);
+  Digests digests;
+  for (const SourceFile& f : in.files) digests[f.path] = ContentDigest(f.content);
+  const std::string key = ImageKey(in, digests);
+  if (key.empty()) return "";
+  // What a load with no cache makes (Build), the plan too, as a cache entry holds it.
+  std::vector<std::pair<std::string, std::string>> recorded;
+  PartCache recorder(CacheKey(), "", "", &digests, /*image=*/false, &recorded);
+  ParsedRules parsed = ParseAll(in, recorder);
+  if (!SetSurelyCompiles(parsed.rules)) CompileSetNow(parsed.rules, &parsed.problems);
+  ParseCalibration(in.calibration, &parsed);
+  parsed.plan = PlanLinePrefilter(parsed.atoms, Segmenter::IdleKeywords(), true, LoadThreads(0, in.files.size()));
+  const std::string entry = parsed.problems.empty() ? SerializeParsedRules(parsed) : std::string();
+  std::vector<StoredPart> parts;
+  for (const auto& [part_key, bytes] : recorded) parts.push_back({part_key, bytes});
+  return SerializeBundledImage(key, in.files[0].root, entry, parts);
+}
 
 std::string LoadResult::Notice() const {
   std::set<std::string> error_files;

@@ -39,6 +39,8 @@
 #ifndef TRIAGE_ENGINE_RULE_LOADER_H_
 #define TRIAGE_ENGINE_RULE_LOADER_H_
 
+#include <string_view>
+
 #include "rules/rule.h"
 #include "triage/triage.h"
 
@@ -51,6 +53,15 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
 // A rule file's path without its extension, as std::filesystem joins its parent and stem: a .lua
 // file belongs to the YAML rule of the same stem.
 std::string StemOf(const std::string& path);
+
+// The image of the bundled rules (BundledRulesDir(), with their calibration file) that the build
+// embeds (Note: [Bundled rule image] in rule_cache.h): what a load of them alone with no cache
+// makes, and each file's part; "" when their directory holds no rule file or its load has problems
+// of the search (a missing directory).
+std::string MakeBundledRuleImage();
+
+// The image internal::NoteBundledRuleImage recorded (empty: none).
+std::string_view NotedBundledRuleImage();
 
 }  // namespace triage
 
