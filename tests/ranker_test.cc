@@ -238,6 +238,37 @@ TEST(Ranker, MaskedCauseRanksBelowTheErrorItHidesBehind) {
   EXPECT_TRUE(e.DiagnoseText(text, strict).diagnoses.empty());
 }
 
+// Note: [Masked causes]: a masked cause whose `first:` holds (the input shows its evidence) takes the
+// confidence of the error it hides behind and ranks just ahead of it; both ranking notes say why. Without
+// that evidence it stays at 0.2 below.
+TEST(Ranker, MaskedCauseWithItsEvidenceRanksAheadOfTheError) {
+  const std::string masking =
+      "id: a\ncategory: cuda.library_error\ntitle: t\nconfidence: 0.9\nmatch:\n  message: 'CUBLAS_STATUS_(?P<status>\\w+)'\n"
+      "explain: e\nhypotheses:\n"
+      "  - id: library\n    text: the library\n    test: t\n    fix: f\n"
+      "  - id: earlier-index\n    category: index.out_of_range\n    first: { input: 'index out of range in self' }\n"
+      "    text: 'an index before {status}'\n    test: t2\n    fix: f2\nverify: v\nexamples:\n  - match: 'CUBLAS_STATUS_X'\n";
+  Engine e = Make({{"a.yaml", masking}});
+  const std::string bare = "CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling cublasSgemm\n";
+  Report silent = e.DiagnoseText(bare);
+  ASSERT_EQ(silent.diagnoses.size(), 2u);
+  EXPECT_EQ(silent.diagnoses[0].category, "cuda.library_error");
+  EXPECT_DOUBLE_EQ(silent.diagnoses[1].confidence, silent.diagnoses[0].confidence * 0.2);
+  Report r = e.DiagnoseText("IndexError: index out of range in self\nepoch 2\n" + bare);
+  ASSERT_GE(r.diagnoses.size(), 2u);
+  const Diagnosis& promoted = r.diagnoses[0];
+  const Diagnosis& surface = r.diagnoses[1];
+  EXPECT_EQ(promoted.category, "index.out_of_range");
+  EXPECT_EQ(promoted.from_hypothesis, "earlier-index");
+  EXPECT_EQ(surface.category, "cuda.library_error");
+  EXPECT_DOUBLE_EQ(promoted.confidence, surface.confidence);
+  EXPECT_NE(promoted.ranking.find("Promoted"), std::string::npos) << promoted.ranking;
+  EXPECT_NE(promoted.ranking.find("index out of range in self"), std::string::npos) << promoted.ranking;
+  ASSERT_EQ(promoted.hypotheses.size(), 1u);
+  EXPECT_NE(promoted.hypotheses[0].evidence.find("index out of range in self"), std::string::npos);
+  EXPECT_NE(surface.ranking.find("Ranked below index.out_of_range"), std::string::npos) << surface.ranking;
+}
+
 TEST(Ranker, AbstainsBelowThreshold) {
   Engine e = Make({{"weak.yaml", MakeRule("weak", "numerics.nan_loss", "loss is nan", "", "confidence: 0.3\n")}});
   EXPECT_TRUE(e.DiagnoseText("RuntimeError: loss is nan\n").diagnoses.empty());

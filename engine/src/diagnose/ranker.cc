@@ -555,19 +555,31 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
 // often a masked cause among a report's first three answers is an accepted one; on 2026-11-29 (38
 // hypotheses with a category) that was 39 of 214 on our cases and the wild tuning split (18%), behind
 // first answers of mean confidence 0.94.
+// Such a hypothesis' `first:` names the evidence that decides for its cause (the fp16 run behind a NaN
+// loss, the vocabulary behind a bare device-side assert): when one of its conditions holds on the input,
+// the masked cause takes the confidence of the diagnosis it came from and ranks just ahead of it, and
+// both ranking notes say why. Only a condition that read another line or an environment fact promotes;
+// one on the error's own message (cusolver-error's EXECUTION_FAILED) only orders the hypotheses. Without its evidence
+// the cause stays at kMaskedFactor: the surface reading is the better answer when the input is silent.
 constexpr double kMaskedFactor = 0.2;
 
-static void AddMaskedCauses(const RuleSet& rules, std::vector<Diagnosis>* out) {
+static void AddMaskedCauses(const RuleSet& rules, ConditionReader* conditions, std::vector<Diagnosis>* out) {
   std::map<std::string, int> index_of;  // rule id -> index, for the rules that produced a diagnosis
   for (const Diagnosis& d : *out) index_of.emplace(d.rule, -1);
   for (int i = 0; i < static_cast<int>(rules.rules.size()) && !index_of.empty(); ++i) {
     auto it = index_of.find(rules.rules[static_cast<size_t>(i)].id);
     if (it != index_of.end() && it->second < 0) it->second = i;
   }
-  std::vector<Diagnosis> masked;  // one per category, in the order the hypotheses are shown
+  struct Masked {
+    Diagnosis d;
+    size_t parent = 0;  // index in *out of the diagnosis it came from
+    bool promoted = false;
+  };
+  std::vector<Masked> masked;  // one per category, in the order the hypotheses are shown
   std::set<std::string> present;
   for (const Diagnosis& d : *out) present.insert(d.category);
-  for (const Diagnosis& d : *out) {
+  for (size_t p = 0; p < out->size(); ++p) {
+    const Diagnosis& d = (*out)[p];
     auto at = index_of.find(d.rule);
     if (at == index_of.end() || at->second < 0) continue;
     const Rule& rule = rules.Full(at->second);
@@ -576,30 +588,60 @@ static void AddMaskedCauses(const RuleSet& rules, std::vector<Diagnosis>* out) {
       auto spec = std::find_if(rule.hypotheses.begin(), rule.hypotheses.end(),
                                [&](const HypothesisSpec& s) { return s.id == h.id; });
       if (spec == rule.hypotheses.end() || spec->category.empty() || present.count(spec->category)) continue;
-      const double confidence = d.confidence * kMaskedFactor;
-      auto have = std::find_if(masked.begin(), masked.end(), [&](const Diagnosis& m) { return m.category == spec->category; });
-      if (have != masked.end() && have->confidence >= confidence) continue;
-      Diagnosis m;
-      m.rule = d.rule;
-      m.from_hypothesis = h.id;
-      m.category = spec->category;
-      m.confidence = confidence;
-      m.title = CategoryTitle(spec->category);
-      m.explanation = h.text;
-      m.ranking = "Confidence x" + FormatNumber(kMaskedFactor, NumberStyle::kGeneral, 3) + " of the " + d.category +
-                  " diagnosis: rule " + d.rule + " names this as its cause " + std::to_string(k + 1) + " (" + h.id +
-                  "), a failure of another category that the error can hide.";
-      m.hypotheses.push_back(h);
-      m.verify = d.verify;
-      m.incident = d.incident;
-      m.captures = d.captures;
-      m.occurrences = d.occurrences;
-      m.specificity = d.specificity;
+      std::string why;
+      // Only evidence from elsewhere in the input (a line, a fact) promotes: a `first:` that reads the
+      // error's own message chooses among its readings and says nothing the surface rule did not see.
+      const bool promoted = !spec->first.empty() && conditions->Holds(spec->first, d.incident, &why) && !why.empty();
+      const double confidence = promoted ? d.confidence : d.confidence * kMaskedFactor;
+      auto have = std::find_if(masked.begin(), masked.end(), [&](const Masked& m) { return m.d.category == spec->category; });
+      if (have != masked.end() && have->d.confidence >= confidence) continue;
+      Masked m;
+      m.parent = p;
+      m.promoted = promoted;
+      m.d.rule = d.rule;
+      m.d.from_hypothesis = h.id;
+      m.d.category = spec->category;
+      m.d.confidence = confidence;
+      m.d.title = CategoryTitle(spec->category);
+      m.d.explanation = h.text;
+      if (promoted) {
+        m.d.ranking = "Promoted to the confidence of the " + d.category + " diagnosis and ranked ahead of it: rule " +
+                      d.rule + " names this as a cause of another category (" + h.id + "), and " +
+                      (why.empty() ? std::string("the input shows its evidence") : why) + ".";
+      } else {
+        m.d.ranking = "Confidence x" + FormatNumber(kMaskedFactor, NumberStyle::kGeneral, 3) + " of the " + d.category +
+                      " diagnosis: rule " + d.rule + " names this as its cause " + std::to_string(k + 1) + " (" + h.id +
+                      "), a failure of another category that the error can hide.";
+      }
+      m.d.hypotheses.push_back(h);
+      if (promoted && !why.empty()) m.d.hypotheses.back().evidence = why;
+      m.d.verify = d.verify;
+      m.d.incident = d.incident;
+      m.d.captures = d.captures;
+      m.d.occurrences = d.occurrences;
+      m.d.specificity = d.specificity;
       if (have != masked.end()) *have = std::move(m);
       else masked.push_back(std::move(m));
     }
   }
-  for (Diagnosis& m : masked) out->push_back(std::move(m));
+  // A promoted cause goes just ahead of the diagnosis it came from (equal confidence: the stable sort
+  // keeps it there), which says why it ranks below; the others follow at the end.
+  std::vector<Diagnosis> result;
+  result.reserve(out->size() + masked.size());
+  for (size_t p = 0; p < out->size(); ++p) {
+    for (Masked& m : masked) {
+      if (!m.promoted || m.parent != p) continue;
+      std::string& note = (*out)[p].ranking;
+      note += std::string(note.empty() ? "" : " ") + "Ranked below " + m.d.category + " (" + m.d.from_hypothesis +
+              "), one of its causes that the input shows evidence for.";
+      result.push_back(std::move(m.d));
+    }
+    result.push_back(std::move((*out)[p]));
+  }
+  for (Masked& m : masked) {
+    if (!m.promoted) result.push_back(std::move(m.d));
+  }
+  *out = std::move(result);
 }
 
 int RootOf(const std::vector<Incident>& incidents, int i) {
@@ -766,7 +808,7 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
   for (Diagnosis& d : out) d.confidence = calibrated(d.confidence);
   out.erase(std::remove_if(out.begin(), out.end(), [&](const Diagnosis& d) { return d.confidence < options.min_confidence; }),
             out.end());
-  AddMaskedCauses(rules, &out);  // after the threshold: their diagnosis cleared it (Note: [Masked causes])
+  AddMaskedCauses(rules, &conditions, &out);  // after the threshold: their diagnosis cleared it (Note: [Masked causes])
   // Stable: equal calibrated confidences keep the order before calibration, and masked causes (added
   // last) follow the diagnoses they tie with, in their hypotheses' order.
   std::stable_sort(out.begin(), out.end(), [](const Diagnosis& a, const Diagnosis& b) { return a.confidence > b.confidence; });
