@@ -1803,6 +1803,39 @@ TEST(Segmenter, FaulthandlerDumpGivesTheWorkerDiedErrorItsCulprit) {
   EXPECT_EQ(w[0].CulpritText(), "program.py:31 in <module>: for step, batch in enumerate(loader):");
 }
 
+// Note: [Dump frames on the crash line]. pytorch#107371 (python -X faulthandler -c "import torch", stack cut
+// where the post was): a dump no exception follows. When a rule recognises its first line, that log-line
+// incident gets the crashed thread's frames, outermost first; when none does, the dump is no incident.
+TEST(Segmenter, FaulthandlerDumpFramesGoToItsRecognisedFirstLine) {
+  const std::string dump =
+      "Fatal Python error: Segmentation fault\n"
+      "\n"
+      "Current thread 0x00007fade862d080 (most recent call first):\n"
+      "  File \"<frozen importlib._bootstrap>\", line 228 in _call_with_frames_removed\n"
+      "  File \"<frozen importlib._bootstrap_external>\", line 1173 in create_module\n"
+      "  File \"<frozen importlib._bootstrap>\", line 565 in module_from_spec\n"
+      "  File \"/root/anaconda3/envs/pipenv/lib/python3.9/site-packages/torch/__init__.py\", line 229 in <module>\n";
+  auto fatal = [](std::string_view line) { return line.find("Fatal Python error") != std::string_view::npos ? 0 : -1; };
+  auto v = Segment(dump, fatal);
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].kind, Incident::Kind::kLogLine);
+  EXPECT_EQ(v[0].message, "Fatal Python error: Segmentation fault");
+  ASSERT_EQ(v[0].frames.size(), 4u) << Dump(v);
+  EXPECT_EQ(v[0].frames[0].line, 229);  // outermost first
+  EXPECT_EQ(v[0].frames[2].function, "create_module");
+  EXPECT_EQ(v[0].frames[3].function, "_call_with_frames_removed");
+  EXPECT_TRUE(Segment(dump).empty());
+
+  // pytest's unfinished "collecting ... " before the header, and Windows' header, start the same dump.
+  auto w = Segment("collecting ... " + dump, fatal);
+  ASSERT_EQ(w.size(), 1u) << Dump(w);
+  EXPECT_EQ(w[0].frames.size(), 4u) << Dump(w);
+  const std::string windows = "Windows fatal exception: code 0xe0465043" + dump.substr(dump.find('\n'));
+  auto x = Segment(windows, [](std::string_view line) { return line.find("Windows fatal") != std::string_view::npos ? 0 : -1; });
+  ASSERT_EQ(x.size(), 1u) << Dump(x);
+  EXPECT_EQ(x[0].frames.size(), 4u) << Dump(x);
+}
+
 TEST(SegmenterLibraryFiles, SeparatesUserFromLibraryCode) {
   EXPECT_TRUE(Segmenter::IsLibraryFile("/usr/lib/python3/dist-packages/torch/nn/modules/module.py"));
   EXPECT_TRUE(Segmenter::IsLibraryFile("/home/u/.venv/lib/python3.11/site-packages/transformers/trainer.py"));

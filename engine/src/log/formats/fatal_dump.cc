@@ -1,5 +1,6 @@
 #include "log/formats/fatal_dump.h"
 
+#include <algorithm>
 #include <iterator>
 
 #include "log/formats/text.h"
@@ -11,12 +12,17 @@ using text::EndsWith;
 using text::StartsWith;
 
 bool FatalDumpReader::Start(Segmenter& s, const std::string& line, std::string_view trimmed) {
-  if (!StartsWith(trimmed, "Fatal Python error: ")) return false;
+  // The header may follow output that had not ended its line (pytest's "collecting ... ", a progress bar):
+  // faulthandler writes straight to stderr's descriptor.
+  const size_t at = std::min(trimmed.find("Fatal Python error: "), trimmed.find("Windows fatal exception: "));
+  if (at == std::string_view::npos) return false;
+  FatalDumpReader& r = s.readers().fatal_dump;
   // The line itself stays a line rules see.
-  s.ClassifyLine(line, trimmed);
+  r.dump_log_ = s.ClassifyLine(line, trimmed) ? s.last_log_line() : -1;
+  r.dump_line_ = s.line_no();
   s.open() = Incident();
   s.open().rank = s.rank();
-  s.readers().fatal_dump.current_thread_ = false;
+  r.current_thread_ = false;
   s.EnterBlock(&Block<&FormatReaders::fatal_dump>);
   return true;
 }
@@ -50,6 +56,18 @@ void FatalDumpReader::Close(Segmenter& s) {
   crash_line_ = s.line_no();
   crash_rank_ = open.rank;
   open = Incident();
+  // Note: [Dump frames on the crash line]
+  std::vector<Incident>& kept = s.kept();
+  if (dump_log_ >= 0 && dump_log_ < static_cast<int>(kept.size())) {
+    Incident& crash = kept[dump_log_];
+    if (crash.kind == Incident::Kind::kLogLine && crash.line_start == static_cast<int>(dump_line_) && crash.frames.empty()) {
+      for (const Frame& f : crash_frames_) {
+        if (static_cast<int>(crash.frames.size()) < s.options().max_frames) crash.frames.push_back(f);
+      }
+      crash.culprit = text::DeepestUserFrame(crash.frames);
+    }
+  }
+  dump_log_ = -1;
 }
 
 void FatalDumpReader::Attach(Segmenter& s, Incident* inc) { s.readers().fatal_dump.Give(s, inc); }

@@ -9,6 +9,14 @@
 // frames only). The crashing thread's frames, put outermost first, are appended to the first exception
 // incident of the same stream that follows within context_window lines, when that incident has no user
 // frame of its own: its culprit is then the crash site. Otherwise the dump is dropped.
+// Windows' faulthandler begins its dump with "Windows fatal exception: access violation" (or another
+// exception name, or "code 0x..."), the same layout after it. The header may end a line that other output
+// left unfinished (pytest's "collecting ... Fatal Python error: Aborted").
+// Note: [Dump frames on the crash line]. When a rule recognised the dump's first line (a log-line incident:
+// "Fatal Python error: Bus error", a segmentation fault read beside its frames), that incident gets the
+// crashed thread's frames as well, outermost first, so that a rule can read where the process died (inside
+// an extension module's loading, a DataLoader worker's loop) from its `context:`; the exception that may
+// follow still takes them as above. A crash line no rule knows stays no incident.
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_FATAL_DUMP_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_FATAL_DUMP_H_
 
@@ -41,6 +49,8 @@ class FatalDumpReader final : public BlockReader {
   std::vector<Frame> crash_frames_;
   std::uint64_t crash_line_ = 0;
   std::string crash_rank_;
+  int dump_log_ = -1;            // the log-line incident of the dump's first line, or -1
+  std::uint64_t dump_line_ = 0;  // the line number of that first line
 };
 
 }  // namespace triage

@@ -58,7 +58,7 @@ const std::vector<FormatEntry>& FormatTable() {
       {"ipython frame without header", {".py in ", "Cell In", "File /", "File ~", "File c:", "File d:", "File e:"},
        &IPythonReader::StartHeaderless},
       {"mp.spawn child error", {"Error"}, &MpSpawnReader::Start},
-      {"faulthandler dump", {"Error"}, &FatalDumpReader::Start, OnEmit(&FatalDumpReader::Attach)},
+      {"faulthandler dump", {"Error", "fatal exception"}, &FatalDumpReader::Start, OnEmit(&FatalDumpReader::Attach)},
       {"exception ignored", {"Exception"}, &PythonTracebackReader::StartIgnored},
       {"chain separator", {"Exception"}, &PythonTracebackReader::StartChain},
       {"c++ terminate", {"terminate called"}, &CxxErrorReader::StartTerminate, OnInterrupt(&CxxErrorReader::IsTerminate)},
