@@ -25,6 +25,7 @@ const std::vector<FormatEntry>& FormatTable() {
       // Readers of raw and normalised lines, before any other reader sees them.
       {"jupyter notebook", {}, nullptr, OnRawLine(&NotebookReader::RawLineHook)},
       {"escaped traceback", {}, nullptr, OnRawLine(&EscapedReader::RawLineHook)},
+      {"one-line traceback", {}, nullptr, OnRawLine(&EscapedReader::OneLineHook)},
       // Line prefixes a format puts before the text: each reader strips its own where it is present
       // (quote markers, a rank prefix, a debugger prompt) or once the input shows the format (srun's
       // task labels). Quote markers first: a quoted log keeps the prefixes its lines had.
