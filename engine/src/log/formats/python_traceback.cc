@@ -618,6 +618,12 @@ void PythonTracebackReader::FramesLine(Segmenter& s, const std::string& line, st
     open.line_end = line_no;
     return;
   }
+  // Note: [Fence after a cut traceback]: a Markdown code fence closing the paste's block in the frame
+  // section ends a traceback cut before its exception line; the fence is no exception line.
+  if (StartsWith(trimmed, "```") || StartsWith(trimmed, "~~~")) {
+    s.CloseAll();
+    return;
+  }
   ParseExceptionLine(s, line, &open);
   open.line_end = line_no;
   if (open.message == kHeader) {

@@ -38,6 +38,14 @@
 // because they were indented; once the paste's indentation is gone (Note: [Indented pastes] in
 // log/indented_paste.h) the padding is what is left to tell them.
 //
+// Note: [Fence after a cut traceback] A traceback pasted into a Markdown code block and cut before its
+// exception line (the reporter copied only part of it) is followed by the block's closing fence ("```",
+// "~~~") and the reporter's sentences. The fence, read in the frame section, would be taken for the
+// exception line and the traceback would not read as cut (its last source line names what failed). So a
+// fence line in the frame section closes the traceback where it stands. Found by the cut-paste measure's
+// md_fence_prose form: 8 of 1585 diagnosed corpus logs lost their diagnosis inside a fenced block
+// between two sentences, all cut tracebacks.
+//
 // Note: [Worker death reports] When a DataLoader worker dies (a segfault, the OOM killer), the main
 // process notices while it waits for the worker's batch: the wait fails (ConnectionResetError, EOFError,
 // queue.Empty in _try_get_data), and DataLoader reports the death while handling that failure, as
