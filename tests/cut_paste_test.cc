@@ -38,6 +38,24 @@
 //   cut_120              536 / 218 /  22 of 776  ->   536 / 218 /  22 of 776
 //   cut_200              236 /  40 /   8 of 284  ->   236 /  40 /   8 of 284
 //   jupyter_cut           74 / 401 /   8 of 483  ->    74 / 401 /   8 of 483
+// Issue 12's prose pastes (their forms in paste_forms.h), 1585 diagnosed logs on 2026-11-30: main at 422522b7
+// (with this branch's two cases and the cuda-oom wording) -> with Note: [One-line tracebacks] (formats/escaped.h),
+// Note: [Word-wrapped pastes] (log/hard_wrap.h) and Note: [Fence after a cut traceback]
+// (formats/python_traceback.h); kept / lost / other of changed:
+//   prose_inline       1023 /  68 /  29 of 1120  ->  1023 /  68 /  29 of 1120  (what the first line alone loses)
+//   prose_cjk          1023 /  68 /  29 of 1120  ->  1023 /  68 /  29 of 1120
+//   bullet_error       1058 /  37 /  25 of 1120  ->  1058 /  37 /  25 of 1120
+//   table_cell         1023 /  68 /  29 of 1120  ->  1023 /  68 /  29 of 1120
+//   exception_above     624 /  14 /  13 of 651   ->   624 /  14 /  13 of 651
+//   frames_only          70 / 567 /  14 of 651   ->    70 / 567 /  14 of 651   (no exception line: no evidence)
+//   one_line            249 / 582 /   5 of 836   ->   753 /  71 /  16 of 840   (the other answers: the surface
+//                       category of a traceback pasted without the kernel assertion or log lines before it)
+//   word_wrap_80        797 / 520 /  33 of 1350  ->  1192 / 150 /   8 of 1350
+//   md_fence_prose     1577 /   8 /   0 of 1585  ->  1585 /   0 /   0 of 1585
+//   md_quote, rank_prefix, dash_logging  all kept, before and after; mixed_eol 1114 of 1114
+//   line_numbers       1510 /  55 /  20 of 1585  ->  1510 /  55 /  20 of 1585
+// The floors of the forms above them are unchanged; error_alone changes two word-wrapped logs no more (its
+// cut is now each whole log), and tail3 keeps 867 of 962.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -54,48 +72,12 @@
 namespace triage {
 namespace {
 namespace fs = std::filesystem;
+using triage_test::Cut;
+using triage_test::CutOf;
 using triage_test::Join;
 using triage_test::Lines;
+using triage_test::Slice;
 using triage_test::Trimmed;
-
-// Where the cuts are made: 0-based line indexes into the log, from its first diagnosis' incident.
-struct Cut {
-  int start = -1;      // the incident's first line
-  int end = -1;        // its last line
-  int exception = -1;  // its exception line, or -1
-  size_t type_at = 0;  // where the exception's type starts on that line
-  bool traceback = false;
-};
-
-bool IdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
-
-Cut CutOf(const std::vector<std::string>& lines, const Report& plain) {
-  Cut c;
-  const Diagnosis& d = plain.diagnoses[0];
-  if (d.incident < 0 || static_cast<size_t>(d.incident) >= plain.incidents.size()) return c;
-  const Incident& inc = plain.incidents[d.incident];
-  if (inc.line_start <= 0 || static_cast<size_t>(inc.line_end) > lines.size()) return c;
-  c.start = inc.line_start - 1;
-  c.end = inc.line_end - 1;
-  c.traceback = inc.kind == Incident::Kind::kTraceback;
-  if (inc.exception.empty()) return c;
-  for (int i = c.end; i >= c.start; --i) {
-    const std::string& l = lines[i];
-    for (size_t at = l.find(inc.exception); at != std::string::npos; at = l.find(inc.exception, at + 1)) {
-      const size_t after = at + inc.exception.size();
-      if ((at == 0 || !IdentChar(l[at - 1])) && after < l.size() && l[after] == ':') {
-        c.exception = i;
-        c.type_at = at;
-        return c;
-      }
-    }
-  }
-  return c;
-}
-
-std::vector<std::string> Slice(const std::vector<std::string>& lines, int from, int to) {
-  return std::vector<std::string>(lines.begin() + from, lines.begin() + to);
-}
 
 std::string Tail(const std::vector<std::string>& lines, const Cut& c, int k) {
   if (c.end < 0) return Join(lines);
@@ -187,6 +169,20 @@ const CutForm kCutForms[] = {
     {"cut_120", Cut120, {543, 23, 788}},
     {"cut_200", Cut200, {238, 8, 289}},
     {"jupyter_cut", JupyterCut, {87, 10, 486}},
+    {"prose_inline", triage_test::ProseInline, {1023, 29, 1120}},
+    {"prose_cjk", triage_test::ProseCjk, {1023, 29, 1120}},
+    {"bullet_error", triage_test::BulletError, {1058, 25, 1120}},
+    {"table_cell", triage_test::TableCell, {1023, 29, 1120}},
+    {"exception_above", triage_test::ExceptionAbove, {624, 13, 651}},
+    {"frames_only", triage_test::FramesOnly, {70, 14, 651}},
+    {"one_line", triage_test::OneLine, {753, 16, 840}},
+    {"word_wrap_80", triage_test::WordWrap80, {1192, 8, 1350}},
+    {"md_fence_prose", triage_test::MdFenceProse, {1585, 0, 1585}},
+    {"md_quote", triage_test::MdQuote, {1585, 0, 1585}},
+    {"mixed_eol", triage_test::MixedEol, {1114, 0, 1114}},
+    {"rank_prefix", triage_test::RankPrefix, {1585, 0, 1585}},
+    {"dash_logging", triage_test::DashLogging, {1585, 0, 1585}},
+    {"line_numbers", triage_test::LineNumbers, {1510, 20, 1585}},
 };
 
 class CutPaste : public ::testing::TestWithParam<CutForm> {};
@@ -226,7 +222,11 @@ TEST_P(CutPaste, KeepsWhatTheCutLeaves) {
     }
   }
   std::printf("%-20s changed %4d of %d: kept %4d, lost %4d, other %3d\n", form.name, changed, cases, kept, lost, other);
-  EXPECT_GE(kept, form.floor.kept) << form.name << ": fewer cut pastes keep their category than the floor";
+  // A log the form no longer changes (a better reading of the whole log made its incident the whole
+  // paste: Note: [Word-wrapped pastes]) is neither kept nor lost: it leaves the floor as it leaves the
+  // form's logs, as a log the form changes beyond the ceiling's count raises the ceiling.
+  EXPECT_GE(kept + std::max(0, form.floor.changed - changed), form.floor.kept)
+      << form.name << ": fewer cut pastes keep their category than the floor";
   EXPECT_LE(other, form.floor.other + std::max(0, changed - form.floor.changed))
       << form.name << ": more cut pastes change their category than the ceiling";
 }

@@ -4,6 +4,9 @@
 #ifndef TRIAGE_TESTS_PASTE_FORMS_H_
 #define TRIAGE_TESTS_PASTE_FORMS_H_
 
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -44,6 +47,174 @@ inline triage::LoadResult Bundled() {
   triage::LoadOptions o;
   o.system = o.user = o.project = o.env_path = o.cache = false;
   return triage::LoadRules(o);
+}
+
+
+// ---- Where a paste of part of a log is cut (cut_paste_test.cc), and the forms of issue 12's prose
+// pastes that need it: 0-based line indexes into the log, from its first diagnosis' incident. ----
+struct Cut {
+  int start = -1;      // the incident's first line
+  int end = -1;        // its last line
+  int exception = -1;  // its exception line, or -1
+  size_t type_at = 0;  // where the exception's type starts on that line
+  bool traceback = false;
+};
+
+inline bool IdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+
+// The cut of `lines` around `plain`'s first diagnosis' incident: its exception line is the last line of
+// the incident that starts with its exception type and a colon, behind any prefix.
+inline Cut CutOf(const std::vector<std::string>& lines, const triage::Report& plain) {
+  Cut c;
+  const triage::Diagnosis& d = plain.diagnoses[0];
+  if (d.incident < 0 || static_cast<size_t>(d.incident) >= plain.incidents.size()) return c;
+  const triage::Incident& inc = plain.incidents[d.incident];
+  if (inc.line_start <= 0 || static_cast<size_t>(inc.line_end) > lines.size()) return c;
+  c.start = inc.line_start - 1;
+  c.end = inc.line_end - 1;
+  c.traceback = inc.kind == triage::Incident::Kind::kTraceback;
+  if (inc.exception.empty()) return c;
+  for (int i = c.end; i >= c.start; --i) {
+    const std::string& l = lines[i];
+    for (size_t at = l.find(inc.exception); at != std::string::npos; at = l.find(inc.exception, at + 1)) {
+      const size_t after = at + inc.exception.size();
+      if ((at == 0 || !IdentChar(l[at - 1])) && after < l.size() && l[after] == ':') {
+        c.exception = i;
+        c.type_at = at;
+        return c;
+      }
+    }
+  }
+  return c;
+}
+
+inline std::vector<std::string> Slice(const std::vector<std::string>& lines, int from, int to) {
+  return std::vector<std::string>(lines.begin() + from, lines.begin() + to);
+}
+
+// The exception line from its type on, without the '\r' of a CRLF log.
+inline std::string ErrorText(const std::vector<std::string>& lines, const Cut& c) {
+  return Trimmed(lines[c.exception].substr(c.type_at));
+}
+
+// Issue 12's prose pastes (measured by cut_paste_test.cc; a form that finds nothing to change returns
+// the log as it is):
+//   prose_inline      the exception line inside a sentence, no backquotes: "when I run it I get TYPE: ...
+//                     and then it stops"
+//   prose_cjk         the same in Chinese, the type glued to a full-width colon: "运行时报错：TYPE: ...，怎么解决？"
+//   bullet_error      the exception line and its message lines, the first behind "- Error: " (an issue
+//                     template's bullet list)
+//   table_cell        the exception line in a Markdown table's cell: "| 2.1.0 | Linux | TYPE: ... |"
+//   exception_above   the exception line and its message lines moved above the traceback (pasted
+//                     first, then the frames, as VS Code's "Exception has occurred" box shows them)
+//   frames_only       the traceback's frame lines alone: no header, no exception line
+//   one_line          the incident's lines joined by a blank, their indentation gone (a form or a chat
+//                     that lost the newlines)
+//   word_wrap_80      every line over 80 columns broken at its last blank before the 80th (an editor's
+//                     or a mail client's word wrap; hard_wrap_test.cc has the console's hard wrap)
+//   md_fence_prose    the log in a ``` fence between two sentences (an issue template's body)
+//   md_quote          "> " before every line (a log quoted in a reply)
+//   mixed_eol         every other line ended by CRLF
+//   rank_prefix       "[rank0]: " before every line
+//   dash_logging      "2024-05-01 12:00:00,123 - ERROR - " before every line
+//   line_numbers      a line-number gutter before every line ("  12  "), as a viewer with line numbers
+//                     copies it
+inline std::string ProseInline(const std::vector<std::string>& lines, const Cut& c) {
+  if (c.exception < 0) return Join(lines);
+  return "when I run it I get " + ErrorText(lines, c) + " and then it stops\n";
+}
+
+inline std::string ProseCjk(const std::vector<std::string>& lines, const Cut& c) {
+  if (c.exception < 0) return Join(lines);
+  return "\u8fd0\u884c\u65f6\u62a5\u9519\uff1a" + ErrorText(lines, c) + "\uff0c\u600e\u4e48\u89e3\u51b3\uff1f\n";
+}
+
+inline std::string BulletError(const std::vector<std::string>& lines, const Cut& c) {
+  if (c.exception < 0) return Join(lines);
+  std::vector<std::string> out = {"- torch 2.1.0, CUDA 12.1", "- Error: " + ErrorText(lines, c)};
+  for (int i = c.exception + 1; i <= c.end; ++i) out.push_back("  " + lines[i]);
+  return Join(out);
+}
+
+inline std::string TableCell(const std::vector<std::string>& lines, const Cut& c) {
+  if (c.exception < 0) return Join(lines);
+  return "| torch | os | error |\n|---|---|---|\n| 2.1.0 | Linux | " + ErrorText(lines, c) + " |\n";
+}
+
+inline std::string ExceptionAbove(const std::vector<std::string>& lines, const Cut& c) {
+  if (c.exception <= c.start || !c.traceback) return Join(lines);
+  std::vector<std::string> out = Slice(lines, 0, c.start);
+  out.push_back(lines[c.exception].substr(c.type_at));
+  for (int i = c.exception + 1; i <= c.end; ++i) out.push_back(lines[i]);
+  for (int i = c.start; i < static_cast<int>(lines.size()); ++i) {
+    if (i < c.exception || i > c.end) out.push_back(lines[i]);
+  }
+  return Join(out);
+}
+
+inline std::string FramesOnly(const std::vector<std::string>& lines, const Cut& c) {
+  if (c.exception <= c.start + 1 || !c.traceback) return Join(lines);
+  return Join(Slice(lines, c.start + 1, c.exception));
+}
+
+inline std::string OneLine(const std::vector<std::string>& lines, const Cut& c) {
+  if (c.end <= c.start) return Join(lines);
+  std::string out;
+  for (int i = c.start; i <= c.end; ++i) {
+    const std::string t = Trimmed(lines[i]);
+    if (t.empty()) continue;
+    if (!out.empty()) out += ' ';
+    out += t;
+  }
+  return out + "\n";
+}
+
+inline std::string WordWrap80(const std::vector<std::string>& lines, const Cut&) {
+  std::vector<std::string> out;
+  for (std::string l : lines) {
+    while (l.size() > 80) {
+      const size_t b = l.rfind(' ', 80);
+      if (b == std::string::npos || b == 0 || l.find_first_not_of(' ') >= b) break;
+      out.push_back(l.substr(0, b));
+      l = l.substr(b + 1);
+    }
+    out.push_back(l);
+  }
+  return Join(out);
+}
+
+inline std::string MdFenceProse(const std::vector<std::string>& lines, const Cut&) {
+  return "I get this error when I start training:\n\n```\n" + Join(lines) + "```\n\nAny idea what is wrong?\n";
+}
+
+inline std::string Prefixed(const std::vector<std::string>& lines, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const std::string& l : lines) out.push_back(prefix + l);
+  return Join(out);
+}
+inline std::string MdQuote(const std::vector<std::string>& l, const Cut&) { return Prefixed(l, "> "); }
+inline std::string RankPrefix(const std::vector<std::string>& l, const Cut&) { return Prefixed(l, "[rank0]: "); }
+inline std::string DashLogging(const std::vector<std::string>& l, const Cut&) {
+  return Prefixed(l, "2024-05-01 12:00:00,123 - ERROR - ");
+}
+
+inline std::string MixedEol(const std::vector<std::string>& lines, const Cut&) {
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    out += lines[i];
+    out += (i % 2 == 1 && (lines[i].empty() || lines[i].back() != '\r')) ? "\r\n" : "\n";
+  }
+  return out;
+}
+
+inline std::string LineNumbers(const std::vector<std::string>& lines, const Cut&) {
+  std::vector<std::string> out;
+  char buf[16];
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%4zu  ", i + 1);
+    out.push_back(buf + lines[i]);
+  }
+  return Join(out);
 }
 
 }  // namespace triage_test

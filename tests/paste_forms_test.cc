@@ -413,6 +413,58 @@ TEST(PastedForm, PaddedRowsStayInTheMessage) {
   EXPECT_EQ(plain.incidents[0].message, "bad value [x");
 }
 
+// Note: [One-line tracebacks] in log/formats/escaped.h: a traceback whose newlines were lost is read as
+// the lines it was, its chain and a worker's traceback in its message included; a sentence that only
+// names the header is read as it is.
+TEST(PastedForm, OneLineTracebackIsReadAsItsLines) {
+  const LoadResult loaded = Bundled();
+  ASSERT_TRUE(loaded.ok());
+  Engine engine(loaded.rules);
+  const Report r = engine.DiagnoseText(
+      "I get this: Traceback (most recent call last): File \"/home/u/train.py\", line 22, in <module> "
+      "y = model(x) File \"/usr/lib/python3/dist-packages/torch/nn/modules/linear.py\", line 114, in forward "
+      "return F.linear(input, self.weight, self.bias) RuntimeError: mat1 and mat2 shapes cannot be multiplied "
+      "(4x57600 and 64x128)\n");
+  ASSERT_EQ(r.incidents.size(), 1u);
+  const Incident& inc = r.incidents[0];
+  EXPECT_EQ(std::string(IncidentKindName(inc.kind)), "traceback");
+  ASSERT_EQ(inc.frames.size(), 2u);
+  EXPECT_EQ(inc.frames[0].file, "/home/u/train.py");
+  EXPECT_EQ(inc.frames[0].line, 22);
+  EXPECT_EQ(inc.frames[0].function, "<module>");
+  EXPECT_EQ(inc.frames[0].source, "y = model(x)");
+  EXPECT_EQ(inc.frames[1].function, "forward");
+  EXPECT_EQ(inc.exception, "RuntimeError");
+  EXPECT_EQ(inc.message, "mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)");
+  ASSERT_FALSE(r.diagnoses.empty());
+  EXPECT_EQ(r.diagnoses[0].category, "shape.matmul_mismatch");
+
+  // A chain and a DataLoader worker's traceback inside one line.
+  const Report chain = engine.DiagnoseText(
+      "Traceback (most recent call last): File \"a.py\", line 3, in f x = d[k] KeyError: 'label' "
+      "The above exception was the direct cause of the following exception: Traceback (most recent call "
+      "last): File \"a.py\", line 9, in <module> f() ValueError: bad sample\n");
+  ASSERT_EQ(chain.incidents.size(), 2u);
+  EXPECT_EQ(chain.incidents[0].exception, "KeyError");
+  EXPECT_EQ(chain.incidents[0].message, "'label'");
+  EXPECT_EQ(chain.incidents[1].exception, "ValueError");
+  EXPECT_EQ(chain.incidents[1].caused_by, 0);
+  const Report worker = engine.DiagnoseText(
+      "Traceback (most recent call last): File \"train.py\", line 5, in <module> for b in loader: "
+      "RuntimeError: Caught IndexError in DataLoader worker process 0. Original Traceback (most recent call "
+      "last): File \"/x/site-packages/torch/utils/data/_utils/worker.py\", line 302, in _worker_loop data = "
+      "fetcher.fetch(index) File \"ds.py\", line 12, in __getitem__ return self.items[i] IndexError: list "
+      "index out of range\n");
+  ASSERT_EQ(worker.incidents.size(), 2u);
+  EXPECT_EQ(worker.incidents[0].exception, "IndexError");
+  EXPECT_EQ(worker.incidents[1].caused_by, 0);
+
+  // The header named in a sentence, with no frame after it: a line as it is.
+  const Report prose = engine.DiagnoseText(
+      "the output ends with Traceback (most recent call last): and then nothing else is printed at all\n");
+  EXPECT_TRUE(prose.incidents.empty());
+}
+
 // The transforms themselves, on one line each.
 TEST(PastedForm, Transforms) {
   EXPECT_EQ(ColourLostEsc("  File \"a.py\", line 3, in f\nValueError: bad\n"),
