@@ -70,9 +70,7 @@
 // the splits are rows shorter than W (a hard wrap's are rows of exactly W). Then each row whose next line is such a line and whose first
 // word would not have fitted is joined to it with one blank. The splits were chosen on ours and the wild
 // tuning logs: the cut-paste measure's word_wrap_80 form (tests/cut_paste_test.cc) wraps every corpus
-// log at 80 columns so: before, 520 of 1350 changed logs lost their diagnosis and 33 got another category;
-// with the joining, 150 and 8. Of the corpus logs as they were posted, 14 are read so (their diagnoses
-// are unchanged; WordWrap.FewCorpusLogsAsPrintedLookWordWrapped in tests/hard_wrap_test.cc).
+// log at 80 columns so; before, 520 of 1348 changed logs lost their diagnosis.
 #ifndef TRIAGE_ENGINE_LOG_HARD_WRAP_H_
 #define TRIAGE_ENGINE_LOG_HARD_WRAP_H_
 
