@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <iterator>
 #include <unordered_set>
 
 namespace triage {
@@ -146,28 +145,6 @@ bool Continues(std::string_view start_key, bool row_drawn, std::string_view next
 
 constexpr int kUsualWidths[] = {80, 100, 120, 132, 160};
 
-// Note: [Word-wrapped pastes]: the widths an editor or a mail client wraps at.
-constexpr int kWordWidths[] = {72, 76, 78, 79, 80, 100, 120};
-
-// The code points of `line`'s first word (up to its first blank).
-int FirstWordChars(std::string_view line) {
-  size_t e = 0;
-  while (e < line.size() && !IsBlank(line[e]) && line[e] != '\r') ++e;
-  return Chars(line.substr(0, e), 1 << 20);
-}
-
-// Whether a row of `row_chars` code points, broken at a blank by a wrap at `width`, goes on on `next`:
-// `next` starts no line of its own and its first word would not have fitted on the row.
-// A row ending in IPython's traceback header ("...Traceback (most recent call last)") is a line of its own.
-bool EndsHeader(std::string_view row_tail) { return EndsWith(row_tail, "last)"); }
-
-// `row_own`: the row ends in a drawn rule or in IPython's traceback header, a line of its own.
-bool WordContinues(std::string_view start_key, bool row_own, int row_chars, int width, std::string_view next,
-                   bool complete) {
-  return !next.empty() && !IsBlank(next[0]) && row_chars + 1 + FirstWordChars(next) > width &&
-         Continues(start_key, row_own, next, complete);
-}
-
 // Note: [Rows cut short]. A row that is a line of a fixed shape stopped before that shape's end, which no
 // program prints as a whole line: a Python frame line without its closing quote, without its `, line N`,
 // with `, in` and no function after it ('  File "/x/program.py", line 11, in ' then "<module>") or with a
@@ -265,53 +242,6 @@ int HardWrap::DetectWidth(std::string_view head) {
   return 0;
 }
 
-int HardWrap::DetectWordWidth(std::string_view head) {
-  std::vector<std::string_view> lines;
-  std::vector<int> chars;
-  int longest = 0;
-  for (size_t at = 0; at < head.size();) {
-    const void* found = std::memchr(head.data() + at, '\n', head.size() - at);
-    const size_t nl = found ? static_cast<size_t>(static_cast<const char*>(found) - head.data()) : head.size();
-    const std::string_view line = WithoutCr(head.substr(at, nl - at));
-    const int n = Chars(line, 400);
-    if (n > kWordWidths[std::size(kWordWidths) - 1]) return 0;
-    lines.push_back(line);
-    chars.push_back(n);
-    longest = std::max(longest, n);
-    at = nl + 1;
-  }
-  // The width is a usual one at most 8 over the longest row; of those, the widest whose splits pass (a
-  // wrap at 80 whose longest row has 78 characters passes at 78 too, joining more than it should).
-  auto passes = [&](int width) {
-    int splits = 0, rows = 0, shorter = 0, lower = 0;
-    std::unordered_set<std::string_view> seen;
-    for (size_t i = 0; i + 1 < lines.size(); ++i) {
-      const std::string_view row = lines[i], next = lines[i + 1];
-      if (chars[i] < width - 24 || row.empty() || IsBlank(row.back()) || next.empty() || IsBlank(next[0])) continue;
-      if (StartsOwnLine(EndsDrawn(row) || EndsHeader(row), next, true) || SameKey(row, next) ||
-          SameWordShape(row, next)) {
-        continue;
-      }
-      if (!seen.insert(row).second) continue;
-      ++rows;
-      if (chars[i] + 1 + FirstWordChars(next) <= width) continue;
-      ++splits;
-      shorter += chars[i] < width;
-      lower += !IsUpper(next[0]);
-    }
-    // A hard wrap's splits are rows of exactly the width (DetectWidth's); a word wrap's mostly shorter
-    // ones. A short paste has one or two splits: then every candidate row must be one, and one of them
-    // must go on in other than a capital (a sentence's or a frame's rest, a number, a bracket).
-    if (2 * shorter < splits) return false;
-    if (splits >= 3 && 3 * splits >= 2 * rows) return true;
-    return splits >= 1 && splits == rows && lower >= 1;
-  };
-  for (auto w = std::rbegin(kWordWidths); w != std::rend(kWordWidths); ++w) {
-    if (*w >= longest && *w <= longest + 8 && passes(*w)) return *w;
-  }
-  return 0;
-}
-
 std::string_view HardWrap::Head(std::string_view input) {
   size_t end = 0;
   for (int lines = 0; lines < kHeadLines && end < input.size() && end < kHeadBytes; ++lines) {
@@ -357,11 +287,8 @@ void HardWrap::Decide(std::string* out) {
   decided_ = true;
   const bool room = joins_.size() < max_joined_lines_ || joins_.back().first == out_line_;
   // Note: [Rows cut short]: such a row goes on on the next line, whatever that line looks like.
-  const bool joined = words_ ? WordContinues(start_key_, pending_drawn_, pending_chars_, width_, held_, held_complete_)
-                             : (pending_cut_ && !held_.empty() && !IsBlank(held_[0])) ||
-                                   Continues(start_key_, pending_drawn_, held_, held_complete_);
-  if (room && joined) {
-    if (words_) out->push_back(' ');  // the blank the wrap took
+  if (room && ((pending_cut_ && !held_.empty() && !IsBlank(held_[0])) ||
+               Continues(start_key_, pending_drawn_, held_, held_complete_))) {
     if (!joins_.empty() && joins_.back().first == out_line_) {
       ++joins_.back().second;
     } else {
@@ -383,8 +310,7 @@ void HardWrap::EndRow(std::string* out) {
     Decide(out);
   }
   const std::string_view row(row_head_);
-  // Note: [Word-wrapped pastes]: any row not ending in a blank may have been broken at one.
-  const bool wide = words_ ? row_chars_ > 0 && !IsBlank(tail_[tail_size_ - 1]) : row_chars_ == width_;
+  const bool wide = row_chars_ == width_;
   if (row_starts_line_) start_key_ = Key(row);
   const std::string eol = cr_held_ ? "\r\n" : "\n";
   cr_held_ = false;
@@ -393,10 +319,7 @@ void HardWrap::EndRow(std::string* out) {
     held_complete_ = false;
     pending_eol_ = eol;
     pending_drawn_ = EndsDrawn(std::string_view(tail_, tail_size_));
-    // Note: [Word-wrapped pastes]: IPython's header is as much a line of its own as a drawn rule.
-    if (words_ && EndsHeader(std::string_view(tail_, tail_size_))) pending_drawn_ = true;
     pending_cut_ = row_head_.size() < kLook && CutShort(row);  // the whole row is in row_head_
-    pending_chars_ = row_chars_;
   } else {
     out->append(eol);
     ++out_line_;
