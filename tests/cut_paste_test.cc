@@ -48,7 +48,7 @@
 //   table_cell         1023 /  68 /  29 of 1120  ->  1023 /  68 /  29 of 1120
 //   exception_above     624 /  14 /  13 of 651   ->   624 /  14 /  13 of 651
 //   frames_only          70 / 567 /  14 of 651   ->    70 / 567 /  14 of 651   (no exception line: no evidence)
-//   one_line            249 / 582 /   5 of 836   ->   753 /  71 /  16 of 840   (the other answers: the surface
+//   one_line            249 / 582 /   5 of 836   ->   749 /  71 /  16 of 836   (the other answers: the surface
 //                       category of a traceback pasted without the kernel assertion or log lines before it)
 //   word_wrap_80        797 / 520 /  33 of 1350     (a word-wrap reading took it to 1192 / 150 / 8, but a
 //                       head read as word-wrapped changed how a log concatenated after it is read
@@ -176,7 +176,7 @@ const CutForm kCutForms[] = {
     {"table_cell", triage_test::TableCell, {1023, 29, 1120}},
     {"exception_above", triage_test::ExceptionAbove, {624, 13, 651}},
     {"frames_only", triage_test::FramesOnly, {70, 14, 651}},
-    {"one_line", triage_test::OneLine, {753, 16, 840}},
+    {"one_line", triage_test::OneLine, {749, 16, 836}},
     {"word_wrap_80", triage_test::WordWrap80, {797, 33, 1350}},
     {"md_fence_prose", triage_test::MdFenceProse, {1585, 0, 1585}},
     {"md_quote", triage_test::MdQuote, {1585, 0, 1585}},
