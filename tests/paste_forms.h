@@ -209,7 +209,7 @@ inline std::string MixedEol(const std::vector<std::string>& lines, const Cut&) {
 
 inline std::string LineNumbers(const std::vector<std::string>& lines, const Cut&) {
   std::vector<std::string> out;
-  char buf[16];
+  char buf[32];  // room for any size_t: 20 digits, the two blanks and the NUL
   for (size_t i = 0; i < lines.size(); ++i) {
     std::snprintf(buf, sizeof buf, "%4zu  ", i + 1);
     out.push_back(buf + lines[i]);
