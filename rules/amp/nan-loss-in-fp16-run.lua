@@ -68,6 +68,8 @@ local function nonfinite_loss_line(l)
   -- the row loss-is-nan reads; the line is lower-cased here, so the memory column ends in "g")
   if l:find("loss[^%w]*%-?nan%f[%W]") or l:find("loss is %-?nan%f[%W]") or l:find("nan loss", 1, true)
      or l:find("^%s*%d+/%d+ +%d+%.?%d*g +nan +nan ")
+     -- (and Ultralytics 8.3's stop once its NaN recovery gave up: "Training failed: NaN persisted for 4 epochs")
+     or l:find("nan persisted for %d+ epochs")
      or (l:find("loss", 1, true) and (l:find("infinite or nan", 1, true) or l:find("nan or inf", 1, true))) then
     return true
   end
@@ -251,7 +253,7 @@ end
 function test_nan_loss_wordings()
   for _, l in ipairs({ "loss is nan, stopping training", "train loss nan | learning rate 0.0", "nan loss detected",
                        "floatingpointerror: loss became infinite or nan at iteration=27!", "{'loss': nan, 'epoch': 0.1}",
-                       "step 12 | loss=inf" }) do
+                       "step 12 | loss=inf", "runtimeerror: training failed: nan persisted for 4 epochs" }) do
     assert(nonfinite_loss_line(l), l)
   end
   assert(nonfinite_loss_line("tensor(nan, device='cuda:0', dtype=torch.float16, grad_fn=<mselossbackward0>)"))

@@ -25,6 +25,10 @@ local FP16_MARKS = {
   ".half()", "autocast(", "gradscaler(", "ampoptimwrapper", "fp16 = dict(", "fp16=dict(", "optimization level o1",
   "optimization level o2", "optimization level o3", "fp16_enabled", "half precision backend", "mixed_precision='fp16'",
   "mixed_precision=fp16", "mixed precision type: fp16", "--memory-efficient-fp16",
+  -- Ultralytics' AMP check that passed (training then runs under float16 autocast), mmcv 1.x's float16 hook
+  "amp: checks passed", "fp16optimizerhook",
+  -- Lightning 1.0-1.5's banners ("Using native 16bit precision.", "Using APEX 16bit precision.")
+  "native 16bit precision", "apex 16bit precision",
   -- a script's --dtype switch and nanoGPT's config line and its echo ("Overriding: dtype = float16")
   "--dtype=float16", "--dtype float16", "dtype = 'float16'", 'dtype = "float16"', "dtype = float16",
 }
@@ -71,7 +75,11 @@ end
 function fp16_run_demotes(ctx)
   local own = (((ctx.incident or {}).message or ""):match("^%s*([^\n]*)") or ""):lower()
   local loss = (ctx.metrics or {}).loss
+  -- (Ultralytics' stops name the NaN without the word loss: "Training failed: NaN persisted for 4 epochs",
+  -- "Checkpoint ... is corrupted with NaN/Inf weights"; both follow epochs whose loss was not finite)
   local nonfinite_loss = (own:find("loss", 1, true) and (own:find("nan", 1, true) or own:find("inf", 1, true)))
+                         or own:find("nan persisted for", 1, true) or own:find("corrupted with nan/inf weights", 1, true)
+                         or own:find("invalid loss, terminating", 1, true)
                          or (loss and (loss.nonfinite or 0) > 0)
   if not nonfinite_loss then return nil end
   local fp16, bf16 = triage.per_input(ctx, read_input)
@@ -102,6 +110,10 @@ function test_amp_run_demoted()
   assert(type(fp16_run_demotes(ctx_with(STOP, { "Overriding: dtype = float16" }))) == "table")
   assert(type(fp16_run_demotes(ctx_with(STOP, { "torchrun train.py --dtype=float16" }))) == "table")
   assert(fp16_run_demotes(ctx_with(STOP, { "torchrun train.py --dtype=bfloat16" })) == nil)
+  -- Ultralytics' stop after its NaN recovery, in a run whose AMP check passed
+  assert(type(fp16_run_demotes(ctx_with("Training failed: NaN persisted for 4 epochs", { "AMP: checks passed" }))) == "table")
+  assert(fp16_run_demotes(ctx_with("Training failed: NaN persisted for 4 epochs", {})) == nil)
+  assert(type(fp16_run_demotes(ctx_with("Epoch/Batch (0/120): Invalid loss, terminating training.", { "Using native 16bit precision." }))) == "table")
 end
 
 function test_words_that_only_contain_a_switch()
