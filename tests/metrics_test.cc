@@ -121,6 +121,27 @@ TEST(MetricCollector, ReadsEveryCommonFormat) {
   }
 }
 
+// The end of a Hugging Face Trainer run reporting to Weights & Biases: its "Run history:" sparklines hold no
+// number, and its "Run summary:" table holds the last value of each key, the split before a '/'.
+TEST(MetricCollector, ReadsTheTrainersKeysInAWandbSummary) {
+  MetricCollector m = Collect(
+      "wandb: Run history:\n"
+      "wandb:         train/epoch \xe2\x96\x81\xe2\x96\x83\xe2\x96\x85\xe2\x96\x88\n"
+      "wandb:     train/grad_norm \xe2\x96\x81\xe2\x96\x81\xe2\x96\x81\n"
+      "wandb: \n"
+      "wandb: Run summary:\n"
+      "wandb:         train/epoch 3.0\n"
+      "wandb:   train/global_step 1500\n"
+      "wandb:     train/grad_norm nan\n"
+      "wandb: train/learning_rate 0.0\n"
+      "wandb:          train/loss 0.0\n"
+      "wandb:           train/lr 2e-05\n");
+  ASSERT_EQ(PointsOf(m, SeriesId::kGradNorm).size(), 1u);
+  EXPECT_TRUE(std::isnan(PointsOf(m, SeriesId::kGradNorm)[0].value));
+  EXPECT_EQ(ValuesOf(m, SeriesId::kLr), (std::vector<double>{0.0, 2e-05}));
+  EXPECT_EQ(ValuesOf(m, SeriesId::kLoss), (std::vector<double>{0.0}));
+}
+
 TEST(MetricCollector, ReadsNumbersInEveryNotationPrinted) {
   struct Case {
     const char* line;

@@ -93,6 +93,11 @@ constexpr Alias kAliases[] = {
     {"grad_norm", S(SeriesId::kGradNorm)},  {"gradient_norm", S(SeriesId::kGradNorm)},
     {"total_norm", S(SeriesId::kGradNorm)}, {"gnorm", S(SeriesId::kGradNorm)},
     {"grad_norm_total", S(SeriesId::kGradNorm)},
+    // The keys the Hugging Face Trainer logs to Weights & Biases and TensorBoard, prefixed with the split
+    // ("train/grad_norm", "train/learning_rate", '/' read as '_'), as wandb's "Run summary:" table prints them
+    // when the run ends ("wandb:  train/grad_norm nan"); "train/loss" is train_loss above.
+    {"train_grad_norm", S(SeriesId::kGradNorm)}, {"train_learning_rate", S(SeriesId::kLr)},
+    {"train_lr", S(SeriesId::kLr)},
     // Memory a trainer prints without saying whose: the GPU's in mmcv, detectron2 and most training logs.
     {"memory", S(SeriesId::kMemory)},       {"mem", S(SeriesId::kMemory)},
     {"allocated", S(SeriesId::kMemory)},    {"memory_allocated", S(SeriesId::kMemory)},
