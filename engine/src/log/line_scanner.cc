@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -125,7 +126,7 @@ constexpr std::string_view kHealthyLogSample =
     "2024-03-01 12:00:00,123 info trainer.py:214] [100/5000] loss=0.69315 grad_norm=0.4017 lr=0.000100 "
     "samples/s=812.3 eta: 0:10:00 time: 0.5120 data_time: 0.0120 memory: 3012 | epoch 1 step 100/5000 "
     "train_loss 0.4624 val_loss 0.5 acc 0.912 | epoch 1:  40%|####      | 2000/5000 [00:10<00:15, "
-    "41.50it/s, loss=0.693, v_num=0] {'loss': 0.6931, 'learning_rate': 4.8e-05, 'epoch': 0.12} "
+    "41.50it/s, loss=0.693, v_num=0] {'loss': 0.6931, 'grad_norm': 1.402, 'learning_rate': 4.8e-05, 'epoch': 0.12} "
     "saving checkpoint to checkpoints/epoch=1-step=5000.ckpt warning debug";
 
 // Ordinary text that is not a training log, lower-case: what application servers, web servers and
@@ -369,7 +370,8 @@ class SampleWindows {
   }
   // Adds an anchor's bytes (both cases of letters, as NibbleSets::Add) to a bucket's ORs.
   void Add(Acc* acc, std::string_view anchor) const { Grow(*acc, anchor, acc); }
-  // The share of each sample's windows a bucket would accept with `anchor` added, summed.
+  // The share of each sample's windows a bucket would accept with `anchor` added, the healthy sample's
+  // four times (Note: [Counted placement]), summed.
   double RateWith(const Acc& acc, std::string_view anchor) const {
     std::uint64_t all[kWords];
     for (size_t i = 0; i < kWords; ++i) all[i] = ~std::uint64_t{0};
@@ -392,7 +394,7 @@ class SampleWindows {
       healthy += Ones(all[i] & in_healthy & in_range);
       general += Ones(all[i] & ~in_healthy & in_range);
     }
-    return static_cast<double>(healthy) / kHealthy + static_cast<double>(general) / (kWindows - kHealthy);
+    return 4 * static_cast<double>(healthy) / kHealthy + static_cast<double>(general) / (kWindows - kHealthy);
   }
 
  private:
@@ -427,6 +429,30 @@ const SampleWindows& Windows() {
 
 }  // namespace
 
+// Note: [Counted placement]
+// Until 2026-11-30 the greedy step below counted the sample windows (SampleWindows) of only the 8
+// (anchor choice, bucket) pairs whose byte-frequency estimate grew least, of up to 6 x 16; with ~26
+// anchors a bucket (the bundled rules) or ~31 (1000 rules of tests/bench/make_rulesets.py) the pair that
+// keeps a metric line's repeated window out was mostly not among them, and those windows came back
+// with each new keyword set: the 2026-11-30a rules' keywords had bucket tables accept "ss':", "rm':"
+// and "och'" of every Hugging Face dict line (0.0355 table candidates per byte, none an anchor, each a
+// hash test and a branch in the scan loop), and at 1000 rules "grad", "oss=", "orm=", "ampl" of every
+// key=value line (0.044). Now every pair is counted, but the pairs whose estimate alone grows past the
+// best counted growth so far are skipped (a pair's sample windows only widen with an anchor, so its
+// growth is at least its estimate's): the same choice as counting all of them, for ~13% more
+// placement work (bundled rules, callgrind: BucketAnchors 24.2 M -> 27.4 M instructions; counting
+// every pair cost 60.0 M). With it the windows weigh 40 times the estimate, not 10, and the
+// healthy-log sample's windows four times the general text's (the logs triage reads most repeat them
+// on every line), and the healthy sample holds a Trainer dict's 'grad_norm'. Table candidates per byte
+// (tests/bench/scan_bench, the first 8 MiB of each gen_kinds.py log; before -> after): bundled rules
+// HF dicts 0.0355 -> 0, key=value 0.0131 -> 0, tqdm 0.0006 -> 0, 1% tracebacks 0.0138 -> 0.0009,
+// construction 0.0132 -> 0.0001, web 0.0536 -> 0.0594 (staged by the hash stage 0.0039 -> 0.0023),
+// the corpus's logs 0.138 -> 0.149 (staged 0.044 -> 0.037); 1000 rules HF 0.047 -> 0.012, key=value
+// 0.044 -> 0, tqdm 0.019 -> 0.004, 1% tracebacks 0.045 -> 0.001, construction 0.044 -> 0.0001, web
+// 0.062 -> 0.090 (staged 0.0042 -> 0.0038); 50 rules unchanged but web 0.0034 -> 0.0036. Each part
+// alone was weaker: every pair counted with weight 10 and the old sample left HF at 0.024 and 1000
+// rules' key=value at 0.029; the new weights with 8 pairs counted put key=value back at 0.014. The
+// placement stays greedy: a changed keyword set may still move a window into a bucket's tables.
 // Places full-length anchors into `buckets` buckets: greedily, the anchors ordinary text matches most
 // often first, each into the bucket whose expected rate of false candidates (FalseHitRate) grows
 // least, with at most a few more than an even share per bucket. Anchors sharing bytes end up together
@@ -456,49 +482,53 @@ std::vector<std::pair<int, int>> LineScanner::BucketAnchors(const std::vector<st
   std::vector<size_t> size(buckets, 0);
   // A sample window a bucket accepts stands for a line layout that repeats on every line of a log of
   // that kind ("] lo" of "[1/5000] loss=" on every line of a key=value log), which the byte-frequency
-  // estimate, taking bytes as independent, rates far lower: windows weigh kWindowWeight times more.
-  // Against an equal weight, table candidates per byte on the issue 15 inputs (8 MB each) went: web
-  // 0.037 -> 0.031, HF dicts 0.024 -> 0.001, key=value 0.009 -> 0, 1% tracebacks 0.009 -> 0.0005, tqdm
-  // 0 -> 0.0004 (any weight from 5 to 100 gives the same placement with the bundled keywords).
-  constexpr double kWindowWeight = 10;
-  // Counting sample windows costs more than the estimate: only the kTry (anchor, bucket) pairs the
-  // estimate grows least are counted.
-  constexpr size_t kTry = 8;
-  struct Try {
-    double growth;  // of the estimate
-    int bucket, choice;
-    bool operator<(const Try& o) const {
-      return growth != o.growth ? growth < o.growth : bucket != o.bucket ? bucket < o.bucket : choice < o.choice;
-    }
-  };
-  std::vector<Try> tries;
+  // estimate, taking bytes as independent, rates far lower: windows weigh kWindowWeight times more
+  // (SampleWindows::RateWith weighs the healthy sample's four times the general one's; Note: [Counted
+  // placement]).
+  constexpr double kWindowWeight = 40;
+  std::vector<double> grown_rate;  // per (choice, bucket): the estimate with the anchor added
   for (size_t i : order) {
-    tries.clear();
-    for (int c = 0; c < static_cast<int>(choices[i].size()); ++c) {
+    const int n_choices = static_cast<int>(choices[i].size());
+    grown_rate.assign(static_cast<size_t>(n_choices) * buckets, 0);
+    // A pair's growth is at least its estimate's (adding an anchor never narrows a bucket's sample
+    // windows), so the pairs whose estimate alone grows past a counted pair's growth are not counted:
+    // counting is ~40 times the estimate's cost. Which pair wins is unchanged.
+    int first = -1;
+    for (int c = 0; c < n_choices; ++c) {
       for (int b = 0; b < buckets; ++b) {
         if (size[b] >= cap) continue;
         NibbleSets grown = sets[b];
         grown.Add(choices[i][c]);
-        tries.push_back({FalseHitRate(grown) - estimate[b], b, c});
+        const int at = c * buckets + b;
+        grown_rate[at] = FalseHitRate(grown);
+        if (first < 0 || grown_rate[at] - estimate[b] < grown_rate[first] - estimate[first % buckets]) first = at;
       }
     }
-    std::partial_sort(tries.begin(), tries.begin() + std::min(kTry, tries.size()), tries.end());
-    tries.resize(std::min(kTry, tries.size()));
-    const Try* best = nullptr;
+    const auto count = [&](int at) {
+      return grown_rate[at] + kWindowWeight * windows.RateWith(accepted[at % buckets], choices[i][at / buckets]);
+    };
+    double bound = count(first) - rate[first % buckets];
+    int best_bucket = -1, best_choice = 0;
     double best_growth = 0, best_rate = 0;
-    for (const Try& t : tries) {
-      const int b = t.bucket;
-      double r = estimate[b] + t.growth + kWindowWeight * windows.RateWith(accepted[b], choices[i][t.choice]);
-      if (!best || r - rate[b] < best_growth) best = &t, best_growth = r - rate[b], best_rate = r;
+    for (int c = 0; c < n_choices; ++c) {
+      for (int b = 0; b < buckets; ++b) {
+        const int at = c * buckets + b;
+        if (size[b] >= cap || grown_rate[at] - estimate[b] > bound + 1e-12 * (1 + std::abs(bound))) continue;
+        const double r = count(at);
+        if (best_bucket < 0 || r - rate[b] < best_growth) {
+          best_bucket = b, best_choice = c, best_growth = r - rate[b], best_rate = r;
+          bound = std::min(bound, best_growth);
+        }
+      }
     }
-    const int b = best->bucket;
-    const std::string& anchor = choices[i][best->choice];
+    const int b = best_bucket;
+    const std::string& anchor = choices[i][best_choice];
     sets[b].Add(anchor);
     estimate[b] = FalseHitRate(sets[b]);
     windows.Add(&accepted[b], anchor);
     rate[b] = best_rate;
     ++size[b];
-    out[i] = {best->choice, b};
+    out[i] = {best_choice, b};
   }
   return out;
 }
