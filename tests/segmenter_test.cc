@@ -331,6 +331,33 @@ TEST(Segmenter, TracebackWithoutHeaderKeepsItsFrames) {
   for (const Incident& inc : flat) EXPECT_TRUE(inc.frames.empty()) << Dump(flat);
 }
 
+// Note: [Joined literals] in python_traceback.cc: a traceback cut at a raise whose message the source
+// writes as adjacent string literals takes them joined, as Python does; the literal of a format call
+// ends the message where it ends.
+TEST(Segmenter, CutRaiseJoinsAdjacentLiterals) {
+  const struct {
+    const char* raise;
+    const char* message;
+  } cases[] = {
+      {"raise RuntimeError(\"Distributed package doesn't have NCCL \" \"built in\")",
+       "Distributed package doesn't have NCCL built in"},
+      {"raise ValueError('a ' f'b' \"c\")", "a bc"},
+      {"raise RuntimeError('x {}'.format(y))", "x {}"},
+  };
+  for (const auto& c : cases) {
+    auto v = Segment(std::string("Traceback (most recent call last):\n"
+                                 "  File \"/usr/lib/python3/dist-packages/torch/distributed/distributed_c10d.py\", "
+                                 "line 727, in _new_process_group_helper\n    ") +
+                     c.raise + "\n");
+    const Incident* tb = nullptr;
+    for (const Incident& inc : v) {
+      if (inc.kind == Incident::Kind::kTraceback) tb = &inc;
+    }
+    ASSERT_TRUE(tb) << Dump(v);
+    EXPECT_EQ(tb->message, c.message) << c.raise;
+  }
+}
+
 // Note: [Frames wrapped before their function]: a frame line broken at the blank before its `in F`
 // (speechbrain#912's paste, flush left and cut at its raise) is one frame with F as its function, and
 // the cut traceback takes its type and message from the raise line.

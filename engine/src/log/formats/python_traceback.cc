@@ -172,11 +172,19 @@ void PythonTracebackReader::RecoverFromRaise(Incident* inc) {
   if (StartsWith(rest, "(")) {
     rest = LTrim(rest.substr(1));
     if (!rest.empty() && (rest[0] == 'f' || rest[0] == 'r')) rest.remove_prefix(1);
-    if (!rest.empty() && (rest[0] == '"' || rest[0] == '\'')) {
-      // The literal up to its closing quote; a format placeholder later in it is kept as printed.
+    // The literal up to its closing quote; a format placeholder later in it is kept as printed.
+    // Note: [Joined literals] Python joins adjacent string literals, and PyTorch's source splits long
+    // messages that way (distributed_c10d.py's `raise RuntimeError("Distributed package doesn't have NCCL "
+    // "built in")`), so the literals that follow on the same line are read as part of the message.
+    while (!rest.empty() && (rest[0] == '"' || rest[0] == '\'')) {
       char q = rest[0];
       size_t end = rest.find(q, 1);
-      message = std::string(rest.substr(1, end == std::string_view::npos ? std::string_view::npos : end - 1));
+      message += std::string(rest.substr(1, end == std::string_view::npos ? std::string_view::npos : end - 1));
+      if (end == std::string_view::npos) break;
+      rest = LTrim(rest.substr(end + 1));
+      if (rest.size() > 1 && (rest[0] == 'f' || rest[0] == 'r') && (rest[1] == '"' || rest[1] == '\'')) {
+        rest.remove_prefix(1);
+      }
     }
   }
   inc->exception = std::move(type);
