@@ -91,8 +91,9 @@ def main():
              "` :: `, the source line a torch error is raised from inside the wrapper's code), or, where the row says",
              "so, from logs quoted in public threads. Category `-`: no category of rules/taxonomy.yaml fits (healthy",
              "banners and warnings, configuration errors of the wrapper's own), and the right answer is no diagnosis.",
-             "`before`: the rules of main at 706bbee8 (`--record-before --base-rules`; the last seven rows, Ultralytics'",
-             "NaN recovery, fastai, Poutyne and mmcv's hook table, against main at 11949ab5), `now`: this tree's rules.",
+             "`before`: the rules of main at 706bbee8 (`--record-before --base-rules`; the last fourteen rows, Ultralytics'",
+             "NaN recovery, fastai, Poutyne and mmcv's hook table, then apex's setup.py, xFormers, flash-attn and",
+             "bitsandbytes' loader, against main at 11949ab5), `now`: this tree's rules.",
              "Results: the line alone / inside a minimal traceback (raised) or between log lines (logged):",
              "`right`, `top3`, `wrong:<category>`, `none`; rows whose message fits no category: `clean` or `diag:<category>`.",
              "", "| wrapper | messages | right alone, before -> now | right in context, before -> now |", "|---|---|---|---|"]
