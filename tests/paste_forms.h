@@ -119,6 +119,11 @@ inline std::string ErrorText(const std::vector<std::string>& lines, const Cut& c
 //   dash_logging      "2024-05-01 12:00:00,123 - ERROR - " before every line
 //   line_numbers      a line-number gutter before every line ("  12  "), as a viewer with line numbers
 //                     copies it
+// Issue 12's wrapper-logged exception lines (Note: [Embedded exception lines] in
+// engine/src/log/formats/embedded_error.h), the exception line and its message lines after other text:
+//   level_prefixed    behind a log level a wrapper printed: "ERROR: TYPE: ..."
+//   json_record       the exception line as the message of a structured (JSON) log record, alone
+//   repr_logged       the exception's repr in a sentence, as a retry loop logs it: "... with TYPE('...')"
 inline std::string ProseInline(const std::vector<std::string>& lines, const Cut& c) {
   if (c.exception < 0) return Join(lines);
   return "when I run it I get " + ErrorText(lines, c) + " and then it stops\n";
@@ -205,6 +210,32 @@ inline std::string MixedEol(const std::vector<std::string>& lines, const Cut&) {
     out += (i % 2 == 1 && (lines[i].empty() || lines[i].back() != '\r')) ? "\r\n" : "\n";
   }
   return out;
+}
+
+inline std::string LevelPrefixed(const std::vector<std::string>& lines, const Cut& c) {
+  if (c.exception < 0) return Join(lines);
+  std::vector<std::string> out = {"ERROR: " + ErrorText(lines, c)};
+  for (int i = c.exception + 1; i <= c.end; ++i) out.push_back(lines[i]);
+  return Join(out);
+}
+
+// The JSON string of the exception line: backslashes and quotes escaped, control characters dropped.
+inline std::string JsonRecord(const std::vector<std::string>& lines, const Cut& c) {
+  if (c.exception < 0) return Join(lines);
+  std::string quoted;
+  for (char ch : ErrorText(lines, c)) {
+    if (ch == '"' || ch == '\\') quoted += '\\';
+    if (static_cast<unsigned char>(ch) >= 0x20) quoted += ch;
+  }
+  return "{\"level\": \"ERROR\", \"message\": \"" + quoted + "\"}\n";
+}
+
+inline std::string ReprLogged(const std::vector<std::string>& lines, const Cut& c) {
+  if (c.exception < 0) return Join(lines);
+  const std::string t = ErrorText(lines, c);
+  const size_t colon = t.find(':');
+  const size_t from = t.find_first_not_of(' ', colon + 1);
+  return "Training failed with " + t.substr(0, colon) + "('" + (from == std::string::npos ? "" : t.substr(from)) + "')\n";
 }
 
 inline std::string LineNumbers(const std::vector<std::string>& lines, const Cut&) {

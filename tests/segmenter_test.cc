@@ -77,6 +77,34 @@ TEST(Segmenter, DataLoaderReRaiseMakesTheWorkerErrorTheCause) {
   EXPECT_EQ(v[1].CulpritText(), "program.py:15 in <module>: for batch in DataLoader(Ragged(), batch_size=4, num_workers=1):");
 }
 
+// Note: [Empty nested incident]: a paste of a DataLoader worker's failure that ends on the "Original Traceback"
+// header (here corpus/data/worker-getitem-exception/log.txt cut after its line 15) keeps the wrapper's exception
+// line; and the wrapper suspended for that empty header is not left behind to become the wrapper of a later
+// traceback.
+TEST(Segmenter, EmptyNestedTracebackKeepsItsWrapper) {
+  std::ifstream in(std::string(TRIAGE_SOURCE_DIR) + "/corpus/data/worker-getitem-exception/log.txt", std::ios::binary);
+  std::string cut, line;
+  for (int i = 0; i < 15 && std::getline(in, line); ++i) cut += line + "\n";
+  auto v = Segment(cut);
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "KeyError");
+  EXPECT_EQ(v[0].message, "Caught KeyError in DataLoader worker process 0.");
+  EXPECT_EQ(v[0].caused_by, -1);
+  EXPECT_FALSE(v[0].frames.empty());
+  // From its tail: the wrapper's exception line and the header alone, then a later traceback of its own.
+  v = Segment("KeyError: Caught KeyError in DataLoader worker process 0.\n"
+              "Original Traceback (most recent call last):\n"
+              "\n"
+              "Traceback (most recent call last):\n"
+              "  File \"train.py\", line 3, in <module>\n"
+              "    raise ValueError(\"x\")\n"
+              "ValueError: x\n");
+  ASSERT_EQ(v.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].exception, "KeyError");
+  EXPECT_EQ(v[1].exception, "ValueError");
+  EXPECT_EQ(v[1].caused_by, -1) << Dump(v);
+}
+
 // Note: [Pre-1.2 worker re-raise]. Until 1.1 the DataLoader re-raised a worker's failure with the worker's
 // whole traceback as the message (real output posted in BinWang-shu/pytorch_hed#2, PyTorch 0.3): the inner
 // traceback is the failure, with its frames, and the outer one wraps it.
@@ -648,6 +676,12 @@ TEST(SegmenterNormalize, StripsLineNoise) {
   EXPECT_EQ(Segmenter::Normalize("\x1b[31mRuntimeError\x1b[0m: x"), "RuntimeError: x");
   EXPECT_EQ(Segmenter::Normalize(" 10%|#    | 1/10\r 20%|##   | 2/10\rTraceback (most recent call last):"),
             "Traceback (most recent call last):");
+  // A UTF-8 byte order mark before a file's first line (corpus/wild/cuda/ocr-tablenet-train-oom-message-without-prefix
+  // saved with one reads as it reads without); one inside the text is left alone.
+  EXPECT_EQ(Segmenter::Normalize("\xef\xbb\xbfTried to allocate 1.91 GiB (GPU 0; 7.93 GiB total capacity;"),
+            "Tried to allocate 1.91 GiB (GPU 0; 7.93 GiB total capacity;");
+  EXPECT_EQ(Segmenter::Normalize("\xef\xbb\xbfRuntimeError: x\r"), "RuntimeError: x");
+  EXPECT_EQ(Segmenter::Normalize("a\xef\xbb\xbf" "b"), "a\xef\xbb\xbf" "b");
   // Prefixes are the formats' own (their readers strip them), not line noise.
   EXPECT_EQ(Segmenter::Normalize("[rank3]:RuntimeError: x"), "[rank3]:RuntimeError: x");
   EXPECT_EQ(Segmenter::Normalize(" 2: IndexError: Target -3 is out of bounds."), " 2: IndexError: Target -3 is out of bounds.");

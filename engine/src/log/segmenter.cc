@@ -34,6 +34,7 @@ struct Hooks {
   std::vector<bool (*)(Segmenter&, const std::string&, Incident*, BlockOf*)> log_line;
   std::vector<void (*)(Segmenter&, Incident*)> emit;
   std::vector<void (*)(Segmenter&)> closed;
+  std::vector<bool (*)(Segmenter&, const std::string&, std::string_view)> unrecognised;
   std::vector<const FormatEntry*> triggers;  // the rows with an idle trigger
 };
 
@@ -47,6 +48,7 @@ const Hooks& TableHooks() {
       if (e.hooks.log_line) h.log_line.push_back(e.hooks.log_line);
       if (e.hooks.emit) h.emit.push_back(e.hooks.emit);
       if (e.hooks.closed) h.closed.push_back(e.hooks.closed);
+      if (e.hooks.unrecognised) h.unrecognised.push_back(e.hooks.unrecognised);
       if (e.start) h.triggers.push_back(&e);
     }
     return h;
@@ -156,6 +158,10 @@ std::string Segmenter::Normalize(std::string_view raw, std::string* bar) {
   // NUL bytes before the text: what a process killed mid-write can leave (corpus/data/
   // shm-file-system-strategy prints "\0Traceback ..." after its worker's bus error).
   while (!raw.empty() && raw.front() == '\0') raw.remove_prefix(1);
+  // A UTF-8 byte order mark before the text: the first line of a log saved by Notepad or PowerShell's
+  // Out-File -Encoding utf8BOM, or of each file concatenated into one paste. Left there, it hides an
+  // exception line's type from the readers and a line's start from the rules.
+  while (text::StartsWith(raw, "\xef\xbb\xbf")) raw.remove_prefix(3);
   std::string line(raw);
   StripAnsi(&line);
   StripBareColourCodes(&line);  // Note: [Colour codes without ESC]
@@ -406,7 +412,6 @@ void Segmenter::CloseOpen() {
   const bool keep = incident_reader_(readers_).Close(*this);
   state_ = State::kIdle;
   for (void (*closed)(Segmenter&) : TableHooks().closed) closed(*this);
-  if (!keep) return;
   Incident inc = std::move(open_);
   open_ = Incident();
   // Resume an outer incident suspended while this nested one was read, now that it is done.
@@ -414,14 +419,18 @@ void Segmenter::CloseOpen() {
     Suspended outer = std::move(stack_.back());
     stack_.pop_back();
     outer.reader(readers_).Resume(*this, outer.incident, &inc);
-    Emit(std::move(inc));
-    outer.incident.caused_by = static_cast<int>(incidents_.size()) - 1;
+    if (keep) {
+      Emit(std::move(inc));
+      outer.incident.caused_by = static_cast<int>(incidents_.size()) - 1;
+    }
+    // Note: [Empty nested incident]: a nested one with nothing to keep (a DataLoader worker's "Original
+    // Traceback" header that the paste ends on) leaves its wrapper open again, with no cause.
     open_ = std::move(outer.incident);
     incident_reader_ = outer.reader;
     state_ = State::kIncident;
     return;
   }
-  Emit(std::move(inc));
+  if (keep) Emit(std::move(inc));
 }
 
 bool Segmenter::ClassifyLine(const std::string& line, std::string_view trimmed) {
@@ -664,6 +673,9 @@ void Segmenter::HandleIdle(const std::string& line, std::string_view trimmed) {
     }
   }
   if (ClassifyLine(line, trimmed)) return;
+  for (bool (*unrecognised)(Segmenter&, const std::string&, std::string_view) : TableHooks().unrecognised) {
+    if (unrecognised(*this, line, trimmed)) return;
+  }
   ++ordinary_lines_;
 }
 

@@ -7,7 +7,7 @@
 //   for (const Incident& inc : seg.incidents()) ...
 //
 // Lines are normalised before parsing: trailing CR removed, text before the last '\r' of a progress
-// bar dropped, ANSI escapes removed (also colour codes that lost their ESC: Note: [Colour codes without
+// bar dropped, a UTF-8 byte order mark at the start removed, ANSI escapes removed (also colour codes that lost their ESC: Note: [Colour codes without
 // ESC] in segmenter.cc), no-break spaces and curly quotes read as a space and a
 // straight quote (Note: [Typographic characters] in formats/text.h). Prefixes a format puts before the text (a rank prefix "[rank3]:",
 // srun's task label "2: ", a debugger prompt "(Pdb) ") are the formats' own: their readers' line hooks
@@ -198,6 +198,10 @@ class Segmenter {
   // Suspends the open incident (with its reader) while a nested one, opened next, is read (a DataLoader
   // worker's "Original Traceback" inside its wrapper's message). When the nested incident closes it is
   // kept, becomes the outer one's cause, and the outer one is open again: its reader's Resume is called.
+  // Note: [Empty nested incident] When the nested one has nothing to keep (its reader's Close says so: a
+  // header with no frame after it, where a paste of a DataLoader worker's failure ends on "Original
+  // Traceback (most recent call last):"), the outer one is open again all the same, with no cause: the
+  // wrapper's exception line is then the only evidence, and it is not lost with the empty header.
   void SuspendOpen() {
     stack_.push_back({std::move(open_), incident_reader_});
     open_ = Incident();

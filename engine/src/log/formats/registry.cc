@@ -68,6 +68,10 @@ const std::vector<FormatEntry>& FormatTable() {
       // Every ending text::LooksLikeExceptionType accepts.
       {"bare error line", {"Error", "Exception", "Interrupt", "Failure", "StopIteration", "SystemExit"},
        &PythonTracebackReader::StartErrorLine, OnInterrupt(&text::IsExceptionLine)},
+      // A line no trigger took and no rule recognised that holds an exception line after other text
+      // (Note: [Embedded exception lines] in embedded_error.h); its keywords are the bare error line's.
+      {"embedded exception line", {"Error", "Exception", "Interrupt", "Failure"}, nullptr,
+       OnUnrecognised(&EmbeddedErrorReader::Unrecognised)},
       // Lines read for another reason: a warnings-module line (a rule may make it an incident, whose
       // type, message, frame and source line its reader reads: formats/warnings.cc), and ESC, because
       // removing ANSI escapes can join a marker.

@@ -14,6 +14,7 @@
 #include "log/formats/block.h"
 #include "log/formats/cxx_error.h"
 #include "log/formats/elastic_summary.h"
+#include "log/formats/embedded_error.h"
 #include "log/formats/escaped.h"
 #include "log/formats/exception_group.h"
 #include "log/formats/fatal_dump.h"
@@ -97,6 +98,10 @@ struct FormatHooks {
   // The open incident is closing: its reader's Close has run, nothing is open, and the incident is
   // about to be kept (and a suspended outer one resumed) or dropped.
   void (*closed)(Segmenter& s) = nullptr;
+  // A line outside any incident that no idle trigger took and the rules did not recognise (it would be
+  // ordinary output): returns true when the reader took it (kept an incident of it). The line holds
+  // one of the row's keywords or a keyword of another row (the log path reads no other while idle).
+  bool (*unrecognised)(Segmenter& s, const std::string& line, std::string_view trimmed) = nullptr;
 };
 
 // One row of the format table: a name, the idle keywords, the idle trigger, and the reader's hooks.
@@ -141,6 +146,11 @@ inline FormatHooks OnEmit(void (*f)(Segmenter&, Incident*)) {
 inline FormatHooks OnClosed(void (*f)(Segmenter&)) {
   FormatHooks h;
   h.closed = f;
+  return h;
+}
+inline FormatHooks OnUnrecognised(bool (*f)(Segmenter&, const std::string&, std::string_view)) {
+  FormatHooks h;
+  h.unrecognised = f;
   return h;
 }
 
