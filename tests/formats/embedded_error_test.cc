@@ -79,6 +79,8 @@ TEST(EmbeddedError, LeavesOtherTextAlone) {
       "a.Error: x",
       // a warning category is no exception
       "train.py:3: UserWarning: the lr is high",
+      // a raise statement is code
+      "    raise ValueError(\"expected a 4-D input\")",
   };
   for (const char* line : lines) {
     EXPECT_FALSE(Find(line).found) << line;

@@ -1,5 +1,6 @@
 #include "log/formats/embedded_error.h"
 
+#include "log/formats/python_traceback.h"
 #include "log/formats/text.h"
 #include "log/segmenter.h"
 
@@ -62,6 +63,8 @@ bool EmbeddedErrorReader::Find(std::string_view line, std::string_view* type, st
       char closer = '\0';
       if (line[start] == '_' && start > first && OpensType(line[start - 1], &closer)) ++start;
       if (start <= first || !OpensType(line[start - 1], &closer)) continue;
+      // A raise statement's source line (a frame's, or code quoted in a sentence) is code, not the failure printed.
+      if (repr && line.substr(0, start).size() >= 6 && line.substr(start - 6, 6) == "raise ") continue;
       const std::string_view name = line.substr(start, end - start);
       if (text::TypePrefix(name) != name.size() || !text::LooksLikeExceptionType(name)) continue;
       best = start;
@@ -93,7 +96,7 @@ bool EmbeddedErrorReader::Find(std::string_view line, std::string_view* type, st
   return true;
 }
 
-bool EmbeddedErrorReader::Unrecognised(Segmenter& s, const std::string&, std::string_view trimmed) {
+bool EmbeddedErrorReader::Unrecognised(Segmenter& s, const std::string& line, std::string_view trimmed) {
   std::string_view type, message;
   if (!Find(trimmed, &type, &message)) return false;
   // The failure of an incident kept before, named again (pytest's short summary "FAILED test_x.py::test -
@@ -103,8 +106,10 @@ bool EmbeddedErrorReader::Unrecognised(Segmenter& s, const std::string&, std::st
     if (text::EndsWith(said, ellipsis)) said.remove_suffix(ellipsis.size());
   }
   const std::vector<Incident>& kept = s.kept();
+  const std::string whole = std::string(type) + ": " + std::string(said);
   for (size_t i = kept.size(), seen = 0; i-- > 0 && seen < 16; ++seen) {
     if (kept[i].exception == type && text::StartsWith(kept[i].message, said)) return false;
+    if (kept[i].message.find(whole) != std::string::npos) return false;  // a log line that names it whole
   }
   Incident inc;
   inc.kind = Incident::Kind::kErrorLine;
@@ -112,7 +117,7 @@ bool EmbeddedErrorReader::Unrecognised(Segmenter& s, const std::string&, std::st
   inc.rank = s.rank();
   inc.exception = std::string(type);
   s.AppendMessage(&inc, message);
-  s.Emit(std::move(inc));
+  PythonTracebackReader::OpenErrorLine(s, line, std::move(inc));
   return true;
 }
 

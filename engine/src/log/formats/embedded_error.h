@@ -15,8 +15,13 @@
 // prose and metric names use: "Mean Squared Error: 0.31"), after a blank, a quote, a backquote, an
 // opening bracket or a colon, and followed by ": " (or ':' at the end) or by "('" / "(\"" (a repr). A
 // message opened by a quote, a backquote or a bracket before the type ends at its last closing one; a
-// repr's message is the text between its quotes. The line is read only once the prefilter and the
-// triggers passed it (its keywords are the bare error line's), so it costs nothing on lines without them.
+// repr's message is the text between its quotes. Like a bare error line's, the message may go on over
+// the next lines (PythonTracebackReader::OpenErrorLine: "actual error: RuntimeError: Error(s) in loading
+// state_dict for DTNet:" and its key lists). Not read: a raise statement's source line ("raise
+// ValueError('...')", code rather than the failure printed), and a failure an incident kept before already
+// names (pytest's short summary "FAILED ... - RuntimeError: Given groups=1,...", a sentence after the
+// pasted traceback). The line is read only once the prefilter and the triggers passed it (its keywords are
+// the bare error line's), so it costs nothing on lines without them.
 #ifndef TRIAGE_ENGINE_LOG_FORMATS_EMBEDDED_ERROR_H_
 #define TRIAGE_ENGINE_LOG_FORMATS_EMBEDDED_ERROR_H_
 

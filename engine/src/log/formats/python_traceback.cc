@@ -549,18 +549,22 @@ bool PythonTracebackReader::StartErrorLine(Segmenter& s, const std::string& line
   inc.line_start = inc.line_end = static_cast<int>(s.line_no());
   inc.rank = s.rank();
   ParseExceptionLine(s, std::string(trimmed), &inc);
-  s.readers().python.padded_ = EndsPadded(line);  // Note: [Padded rows]
   if (inc.message == kHeader) {
     // A pre-1.2 worker re-raise pasted without the main process's traceback around it (Note: [Pre-1.2
     // worker re-raise]): the worker's traceback starts here.
     s.readers().python.StartTraceback(s);
     return true;
   }
+  OpenErrorLine(s, line, std::move(inc));
+  return true;
+}
+
+void PythonTracebackReader::OpenErrorLine(Segmenter& s, const std::string& line, Incident inc) {
+  s.readers().python.padded_ = EndsPadded(line);  // Note: [Padded rows]
   // Its message may continue on the next lines (CUDA hints, state_dict key lists).
   s.readers().rich.Reset();
   s.open() = std::move(inc);
   s.readers().python.Read(s, Part::kMessage);
-  return true;
 }
 
 void PythonTracebackReader::FramesState(Segmenter& s, const std::string& line, std::string_view trimmed) {

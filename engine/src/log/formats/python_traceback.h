@@ -92,6 +92,10 @@ class PythonTracebackReader final : public IncidentReader {
   // "During handling of the above exception, ..." or "The above exception was the direct cause ...".
   static bool IsChainSeparator(std::string_view trimmed);
   static bool StartErrorLine(Segmenter& s, const std::string& line, std::string_view trimmed);
+  // Opens `inc`, an exception line read alone (kind kErrorLine, its type and message's first line set), as
+  // the open incident whose message may go on over the next lines, as a bare error line's does (CUDA
+  // hints, state_dict key lists); `line` is the line it was read from.
+  static void OpenErrorLine(Segmenter& s, const std::string& line, Incident inc);
   // `interrupts` hooks: a traceback header, which starts an incident even in another stream's lines.
   static bool IsHeader(std::string_view trimmed);
 
