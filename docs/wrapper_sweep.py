@@ -9,8 +9,10 @@ logged one). The result is `right` (top diagnosis has the expected category), `t
 category in the first three), `wrong:<category>`, `none`, or for rows without a category `clean`
 (nothing diagnosed) / `diag:<category>`.
 
-usage: docs/wrapper_sweep.py [--triage build/triage] [--record-before [--base-rules DIR]]
+usage: docs/wrapper_sweep.py [--triage build/triage] [--record-before [--base-rules DIR] [--unrecorded]]
   --record-before  store the results in the TSV's `before` column (rows added later: record them again)
+  --unrecorded     with --record-before: record only rows whose `before` is still empty (new rows), keeping
+                   the earlier rows' figures as they were recorded against their base
   --base-rules DIR with --record-before: run with only the rules in DIR (e.g. `git archive BASE rules` unpacked)
 """
 import argparse
@@ -67,13 +69,16 @@ def main():
     ap.add_argument("--triage", default=os.path.join(HERE, "..", "build", "triage"))
     ap.add_argument("--record-before", action="store_true")
     ap.add_argument("--base-rules")
+    ap.add_argument("--unrecorded", action="store_true")
     args = ap.parse_args()
     with open(TSV) as f:
         rows = [dict(zip(FIELDS, line.rstrip("\n").split("\t"))) for line in f][1:]
     for row in rows:
+        row.setdefault("before", "")
+    for row in rows:
         bare, ctx = inputs(row)
         row["now"] = classify(args.triage, bare, row["category"]) + " / " + classify(args.triage, ctx, row["category"])
-        if args.record_before:
+        if args.record_before and not (args.unrecorded and row["before"]):
             extra = ("--no-bundled", "--rules", args.base_rules) if args.base_rules else ()
             row["before"] = (classify(args.triage, bare, row["category"], extra) + " / "
                              + classify(args.triage, ctx, row["category"], extra))
@@ -93,7 +98,8 @@ def main():
              "banners and warnings, configuration errors of the wrapper's own), and the right answer is no diagnosis.",
              "`before`: the rules of main at 706bbee8 (`--record-before --base-rules`; the last fourteen rows, Ultralytics'",
              "NaN recovery, fastai, Poutyne and mmcv's hook table, then apex's setup.py, xFormers, flash-attn and",
-             "bitsandbytes' loader, against main at 11949ab5), `now`: this tree's rules.",
+             "bitsandbytes' loader, against main at 11949ab5; the rows after them, from the AUTOMATIC1111 web UI to the end,",
+             "the apps and libraries logs come through, against main at cfa10791 with `--unrecorded`), `now`: this tree's rules.",
              "Results: the line alone / inside a minimal traceback (raised) or between log lines (logged):",
              "`right`, `top3`, `wrong:<category>`, `none`; rows whose message fits no category: `clean` or `diag:<category>`.",
              "", "| wrapper | messages | right alone, before -> now | right in context, before -> now |", "|---|---|---|---|"]

@@ -86,6 +86,8 @@ TEST(EnvFacts, ReadsTheAppFromItsCodePathsAndItsOwnLines) {
       {"  File \"H:\\AI-ComfyUI\\python_embeded\\Lib\\site-packages\\torch\\nn\\modules\\conv.py\", line 554\n",
        "app=comfyui os=windows "},
       {"Error occurred when executing INPAINT_LoadFooocusInpaint:\n", "app=comfyui "},
+      // ComfyUI's executor after an out-of-memory error (execution.py, 2024+)
+      {"Got an OOM, unloading all loaded models.\n", "app=comfyui "},
       // ComfyUI's start-up line, as pasted under an fp8 error (kijai/ComfyUI-HunyuanVideoWrapper#381)
       {"ComfyUI version: 0.3.14\n", "app=comfyui "},
       {"      File \"F:\\sd.webui\\webui\\modules\\sd_hijack_optimizations.py\", line 518, in forward\n",

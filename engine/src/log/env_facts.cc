@@ -68,7 +68,7 @@ constexpr Pair kPairs[] = {
     {"river version:", 12, 3}, {"omfy", 2, 7}, {"!!! Exception during processing !!!", 0, 6},
     {"Error occurred when executing ", 7, 7}, {"webui", 2, 4}, {"ooocus", 0, 5}, {"nvoke", 2, 5},
     {"sd-scripts", 6, 4}, {"kohya", 2, 7}, {"num_workers", 3, 1}, {"16_config", 6, 7}, {"verflow", 5, 1},
-    {"VERFLOW", 3, 4},
+    {"VERFLOW", 3, 4}, {"Got an OOM, unloading all loaded models", 7, 6},
 };
 
 // The nibble tables, each 16 entries twice (one per 128-bit lane of an AVX2 register): a byte b is a
@@ -343,7 +343,8 @@ void EnvFacts::AddLine(std::string_view whole) {
     if (RE2::PartialMatch(in, Re(R"((?i)comfyui[^\\/\s"']*[\\/]+(?:comfy|comfy_extras|custom_nodes|execution\.py|nodes\.py|main\.py|python_embeded|python|venv)\b|^\s*# ComfyUI Error Report|\[ComfyUI-Manager\]|\bComfyUI version: v?\d)"))) {
       Set("app", "comfyui", line);
     }
-  } else if (Has(line, "!!! Exception during processing !!!") || Has(line, "Error occurred when executing ")) {
+  } else if (Has(line, "!!! Exception during processing !!!") || Has(line, "Error occurred when executing ") ||
+             Has(line, "Got an OOM, unloading all loaded models")) {
     Set("app", "comfyui", line);
   }
   if (Has(line, "webui")) {
