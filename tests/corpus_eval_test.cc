@@ -85,6 +85,22 @@ TEST(CorpusEval, WildTuningTopThreeHoldsItsFloor) {
   EXPECT_GE(wild.top3, 0.982 * wild.total) << Eval().ToText();
 }
 
+// Note: [Frame evidence] (engine/src/diagnose/frame_evidence.cc): a row of the frame-evidence table
+// answers only where, reading our cases and the wild tuning split as if no rule had matched, its category
+// was the label in at least 85% of at least 5 cases. A row that falls below must be turned off (it then
+// abstains), not have its bar lowered.
+TEST(CorpusEval, EverySpeakingFrameRowIsRightOftenEnough) {
+  int speaking = 0;
+  for (const FrameRowMeasure& m : Eval().FrameRows()) {
+    if (!m.speaks) continue;
+    ++speaking;
+    EXPECT_GE(m.n, 5) << m.id;
+    EXPECT_GE(m.right, 0.85 * m.n) << m.id << ": " << m.right << " of " << m.n;
+    std::printf("frame row %s: %d of %d right (%s)\n", m.id.c_str(), m.right, m.n, m.category.c_str());
+  }
+  EXPECT_GT(speaking, 0);
+}
+
 TEST(CorpusEval, NoNegativeCaseGetsADiagnosis) {
   EvalSlice ours = Eval().Slice(Ours);
   EXPECT_GT(ours.negatives, 0);

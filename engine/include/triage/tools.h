@@ -65,6 +65,21 @@ struct EvalCase {
   // Why a positive case missed at top-1 (Note: [Miss kinds] in diagnose/tools.cc): "no-incident",
   // "no-rule", "under-threshold", "under-threshold-right" or "wrong"; empty for a hit or a negative.
   std::string miss;
+  // The frame-evidence row (Note: [Frame evidence] in diagnose/frame_evidence.cc) that decides this
+  // case's primary incident when it is read as if no rule had matched; empty when no row applies, and
+  // for held-out cases, which are not read (the rows are measured on the tuning splits only).
+  std::string frame_row;
+};
+
+// One frame-evidence row measured over our cases and the wild tuning split, each read as if no rule
+// had matched (Note: [Frame evidence]).
+struct FrameRowMeasure {
+  std::string id;
+  std::string category;     // what the row answers
+  bool speaks = false;      // whether the engine answers from it (else it abstains)
+  int n = 0;                // cases (negatives included) whose primary incident it decides
+  int right = 0;            // of them, cases whose accepted categories include `category`
+  int family_right = 0;     // of them, cases labelled in `category`'s family
 };
 
 // Accuracy of one slice of the cases (a split, a family) and how well its confidences are calibrated.
@@ -92,6 +107,8 @@ struct EvalReport {
   // not named unless `list_heldout_misses` (Note: [Eval splits]): a person tuning rules reads the
   // miss list, and a held-out case's name and wrong answer already say what rule it wants.
   std::string ToText(bool list_heldout_misses = false) const;
+  // Every frame-evidence row, in table order, measured on the ours and wild cases.
+  std::vector<FrameRowMeasure> FrameRows() const;
 };
 
 // Evaluates every case under `dir` (folders holding label.yaml and log.txt).

@@ -13,6 +13,7 @@
 #include "rules/calibration.h"
 #include "rules/lua_runtime.h"
 #include "diagnose/audience.h"
+#include "diagnose/frame_evidence.h"
 #include "diagnose/gpu_vendor.h"
 #include "diagnose/signal_ranking.h"
 #include "diagnose/warning_codes.h"
@@ -809,6 +810,13 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
   out.erase(std::remove_if(out.begin(), out.end(), [&](const Diagnosis& d) { return d.confidence < options.min_confidence; }),
             out.end());
   AddMaskedCauses(rules, &conditions, &out);  // after the threshold: their diagnosis cleared it (Note: [Masked causes])
+  // Note: [Frame evidence] (frame_evidence.cc): when no rule matched the primary incident's group at all
+  // (not even below the threshold), its frames and exception class may still name a category.
+  if (primary >= 0 && options.min_confidence <= kFrameEvidenceConfidence &&
+      std::none_of(all.begin(), all.end(), [&](const Candidate& c) { return RootOf(incidents, c.incident) == primary; })) {
+    const FrameReading reading = ReadFrameEvidence(incidents, primary);
+    if (reading.entry && reading.entry->speaks) out.push_back(FrameEvidenceDiagnosis(incidents, reading, report->audience));
+  }
   // Stable: equal calibrated confidences keep the order before calibration, and masked causes (added
   // last) follow the diagnoses they tie with, in their hypotheses' order.
   std::stable_sort(out.begin(), out.end(), [](const Diagnosis& a, const Diagnosis& b) { return a.confidence > b.confidence; });

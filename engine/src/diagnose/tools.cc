@@ -11,6 +11,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "diagnose/frame_evidence.h"
 #include "diagnose/ranker.h"
 #include "diagnose/report_parts.h"
 #include "rules/lua_runtime.h"
@@ -426,6 +427,10 @@ EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir) {
     std::ostringstream ss;
     ss << in.rdbuf();
     Report r = engine.DiagnoseText(ss.str());
+    if (c.split != "heldout") {  // Note: [Frame evidence]: read as if no rule had matched
+      const FrameReading fr = ReadFrameEvidence(r.incidents, PrimaryIncident(r.incidents));
+      if (fr.entry) c.frame_row = fr.entry->id;
+    }
     for (size_t i = 0; i < r.diagnoses.size() && i < 3; ++i) c.got.push_back(r.diagnoses[i]);
     auto accepted = [&](const std::string& cat) {
       return cat == c.expected || std::find(c.also.begin(), c.also.end(), cat) != c.also.end();
@@ -462,6 +467,25 @@ EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir) {
     report.cases.push_back(std::move(c));
   }
   return report;
+}
+
+std::vector<FrameRowMeasure> EvalReport::FrameRows() const {
+  std::vector<FrameRowMeasure> rows;
+  for (const FrameEvidenceEntry& e : FrameEvidenceTable()) {
+    FrameRowMeasure m;
+    m.id = e.id;
+    m.category = e.category;
+    m.speaks = e.speaks;
+    const std::string family = e.category.substr(0, e.category.find('.'));
+    for (const EvalCase& c : cases) {
+      if (!c.error.empty() || c.split == "heldout" || c.frame_row != e.id) continue;
+      ++m.n;
+      m.right += c.expected == e.category || std::find(c.also.begin(), c.also.end(), e.category) != c.also.end();
+      m.family_right += c.expected.substr(0, c.expected.find('.')) == family;
+    }
+    rows.push_back(std::move(m));
+  }
+  return rows;
 }
 
 std::string EvalReport::ToText(bool list_heldout_misses) const {
@@ -589,6 +613,19 @@ std::string EvalReport::ToText(bool list_heldout_misses) const {
     }
     if (!shown) continue;
     std::snprintf(buf, sizeof buf, "  %-10s %6d %9d %7s %25d\n", split, shown, accepted, Pct(accepted, shown).c_str(), rescued);
+    out << buf;
+  }
+  // Note: [Frame evidence] (diagnose/frame_evidence.cc): each row's precision read as if no rule had
+  // matched, the measure that decides whether it speaks.
+  out << "\nframe evidence, each case read as if no rule matched (ours + wild; Note: [Frame evidence]):\n";
+  std::snprintf(buf, sizeof buf, "  %-26s %-32s %6s %4s %11s %11s\n", "row", "category", "speaks", "n", "category",
+                "family");
+  out << buf;
+  for (const FrameRowMeasure& m : FrameRows()) {
+    if (!m.n) continue;
+    std::snprintf(buf, sizeof buf, "  %-26s %-32s %6s %4d %4d %6s %4d %6s\n", m.id.c_str(), m.category.c_str(),
+                  m.speaks ? "yes" : "no", m.n, m.right, Pct(m.right, m.n).c_str(), m.family_right,
+                  Pct(m.family_right, m.n).c_str());
     out << buf;
   }
   out << "\nby split:\n";
