@@ -740,11 +740,12 @@ TEST(MetricCollector, ReadsMemoryPrintedBeforeItsName) {
 
 // Note: [System tool tables]: `free` run in a loop, in its three unit forms, and nvidia-smi's device table.
 TEST(MetricCollector, ReadsMemoryAsSystemToolsPrintIt) {
-  const MetricCollector kib = Collect(
+  const std::string free_loop =
       "              total        used        free      shared  buff/cache   available\n"
       "Mem:       32768000     4000000    27000000       10000     1768000    28000000\n"
       "Swap:       2097148           0     2097148\n"
-      "Mem:       32768000     6000000    25000000       10000     1768000    26000000\n");
+      "Mem:       32768000     6000000    25000000       10000     1768000    26000000\n";
+  const MetricCollector kib = Collect(free_loop);
   EXPECT_EQ(ValuesOf(kib, SeriesId::kHostMemory), (std::vector<double>{4000000.0 / 1024, 6000000.0 / 1024}));
   EXPECT_TRUE(PointsOf(kib, SeriesId::kMemory).empty());  // the total was read as the GPU's memory before
   EXPECT_EQ(ValuesOf(Collect("Mem:          64000       12000       50000\n"), SeriesId::kHostMemory),
@@ -769,6 +770,12 @@ TEST(MetricCollector, ReadsMemoryAsSystemToolsPrintIt) {
       "|   0  Tesla V100-SXM2...  On   | 00000000:00:1E.0 Off |                    0 |\n"
       "| N/A   42C    P0    61W / 300W |   3300MiB / 16160MiB |     98%      Default |\n");
   EXPECT_EQ(ValuesOf(smi, SeriesId::kMemory), (std::vector<double>{3100, 3300}));  // the first GPU's rows
+  // the same rows under a logger's record header, once the header's shape is learned from a record
+  std::string logged = "2024-01-02 10:11:12,345 INFO epoch 1 loss 0.5\n";
+  for (size_t at = 0, nl; (nl = free_loop.find('\n', at)) != std::string::npos; at = nl + 1) {
+    logged += "2024-01-02 10:12:12,345 INFO " + free_loop.substr(at, nl + 1 - at);
+  }
+  EXPECT_EQ(ValuesOf(Collect(logged), SeriesId::kHostMemory), (std::vector<double>{4000000.0 / 1024, 6000000.0 / 1024}));
 }
 
 // Note: [Memory API names] and [One memory figure per series].

@@ -485,6 +485,31 @@ TEST(SignalRules, LrZeroNeedsZerosToTheEndAndALossThatDoesNotFall) {
   EXPECT_FALSE(holds("lr 0.0\nlr 0.0\nlr 0.0\n", &hit)) << hit.evidence;
 }
 
+// Note: [Still climbing at the end]: growth that slows without stopping (corpus/wild/memory/
+// pytorch-5902-free-loop-pandas-workers-cow-growth, used RAM from `free` in a loop) fails late_share; with end_rise
+// it holds when each of the last two steps still rose by that share of the whole growth, and a curve that
+// levelled off after start-up still fails.
+TEST(SignalRules, MemoryGrowthStillClimbingAtTheEndOnlyWithEndRise) {
+  std::shared_ptr<const SignalSpec> plain = Spec("{ detector: memory_growth, series: host_memory, min_points: 4 }");
+  std::shared_ptr<const SignalSpec> end = Spec("{ detector: memory_growth, series: host_memory, min_points: 4, end_rise: 0.05 }");
+  ASSERT_TRUE(plain && end);
+  std::string slowing;
+  for (int used : {5909424, 9803196, 12532152, 14393964, 15684068, 16577944}) {
+    slowing += "              total        used        free      shared  buff/cache   available\n"
+               "Mem:       62880028 " + std::to_string(used) + "    44929360       97812     1372724    45709892\n";
+  }
+  SignalHit hit;
+  EXPECT_FALSE(Holds(*plain, slowing, &hit)) << hit.evidence;
+  ASSERT_TRUE(Holds(*end, slowing, &hit));
+  EXPECT_EQ(hit.captures.at("start"), "5770.92");
+  // Start-up that levelled off: the last two steps are a few MB of a 10 GB rise.
+  std::string levelled;
+  for (int used : {5909424, 12803196, 15532152, 16393964, 16394068, 16395944}) {
+    levelled += "Mem:       62880028 " + std::to_string(used) + "    44929360       97812     1372724    45709892\n";
+  }
+  EXPECT_FALSE(Holds(*end, levelled, &hit)) << hit.evidence;
+}
+
 // Note: [Non-finite from the start]: a series that printed only non-finite values has its onset at its
 // first value when the rule asks for it (from_start), and only then; a nan before finite values stays a
 // placeholder.

@@ -2151,7 +2151,16 @@ bool MetricCollector::ScanAfterLogPrefix(std::string_view text, std::uint64_t li
     while (at < text.size() && text[at] == ' ') ++at;
     if (at >= text.size()) return false;
     const char c = text[at];
-    if (!IsDigit(c) && c != '[' && c != 'e' && c != 'E') return false;
+    if (!IsDigit(c) && c != '[' && c != 'e' && c != 'E') {
+      // A system tool's row under the same header (Note: [System tool tables]: `free`'s "Mem:", top's
+      // "MiB Mem :", nvidia-smi's "|"): read as that row or not at all, as before.
+      if (c != 'M' && c != 'K' && c != 'G' && c != '|') return false;
+      const size_t skip = prefix_.Match(text);
+      if (skip == 0 || skip >= text.size()) return false;
+      std::string_view row = text.substr(skip);
+      while (!row.empty() && row.front() == ' ') row.remove_prefix(1);
+      return !row.empty() && ScanToolRow(row, line_no);
+    }
   }
   // The first record header's shape is the one read (the segmenter, which reads far fewer lines, learns
   // again at each header of another shape).
@@ -2188,7 +2197,8 @@ bool MetricCollector::ScanAfterLogPrefix(std::string_view text, std::uint64_t li
 //   used figure is a point of `memory`; only the first GPU's rows are read (the points of several
 //   devices in one series would alternate between them). Its process table ("... python   4563MiB |")
 //   has no " / " total and is not read.
-// Both are tested on the line's first byte before anything else, so no shape or name scan reads them.
+// Both are tested on the line's first byte before anything else, so no shape or name scan reads them; under a
+// logger's record header (Note: [Learned prefix]) the text after the header is tested the same way.
 // Note: [One memory figure per series]. A program that watches its memory often prints several figures,
 // each on a line of its own: torch.cuda.memory_allocated, memory_reserved and their maxima, nvidia-smi's
 // figure. Read into one series they alternate between quantities and hide the growth of each. A memory

@@ -75,7 +75,7 @@ const std::vector<DetectorDef>& Detectors() {
        {{"f1_tolerance", 0.0015}, {"min_classes", 2}, {"max_classes", 50}},
        {"value", "accuracy", "classes", "class_f1"}},
       {"memory_growth", {SeriesId::kMemory},
-       {{"min_points", 10}, {"monotone", 0.9}, {"min_rise", 0.2}, {"late_share", 0.3}},
+       {{"min_points", 10}, {"monotone", 0.9}, {"min_rise", 0.2}, {"late_share", 0.3}, {"end_rise", 0}},
        {"start", "value", "per_point"}},
       {"lr_zero", {SeriesId::kLr, SeriesId::kLoss},
        {{"min_zeros", 2}, {"zero_share", 0.5}, {"min_loss_points", 2}, {"max_improvement", 0.3}},
@@ -938,8 +938,16 @@ bool DetectMemoryGrowth(Ctx& c) {
   double first = f.front().value, last = f.back().value, mid = f[f.size() / 2].value;
   if (!(first > 0) || rises < c.P("monotone") * (f.size() - 1)) return false;
   if (last < first * (1 + c.P("min_rise"))) return false;
-  // Still climbing in the second half: growth that levels off after start-up is normal.
-  if (last - mid < c.P("late_share") * (last - first)) return false;
+  // Still climbing in the second half: growth that levels off after start-up is normal. Note: [Still climbing
+  // at the end]: a series whose growth slows without stopping (workers copying a dataset page by page, watched
+  // with `free` in a loop) puts less than late_share of it in the second half; with `end_rise` set, it passes
+  // when each of its last two steps still rose by at least that share of the whole growth. A curve that levelled
+  // off after start-up ends in steps near zero and stays out.
+  const double growth = last - first;
+  const bool climbing_at_end = c.P("end_rise") > 0 && f.size() >= 3 &&
+                               f[f.size() - 1].value - f[f.size() - 2].value >= c.P("end_rise") * growth &&
+                               f[f.size() - 2].value - f[f.size() - 3].value >= c.P("end_rise") * growth;
+  if (last - mid < c.P("late_share") * growth && !climbing_at_end) return false;
   double per = (last - first) / static_cast<double>(f.back().seq - f.front().seq);
   std::string axis = AxisOf(pts);
   std::string evidence = std::string(SeriesName(c.Id(0))) + " rose from " + Num(first) + " MB to " + Num(last) + " MB over " +
