@@ -155,7 +155,9 @@ std::string JupyterCut(const std::vector<std::string>& lines, const Cut& c) {
   return Join(out);
 }
 
-// The ratchet, measured on the corpus at the last raise: kept may not drop under `kept`; other may not
+// The ratchet, measured on the corpus at the last raise (2026-11-30, after the batches 2026-11-30b-*: 1635
+// diagnosed logs; the embedded-exception reader, the worker re-raise rule and the new cases lifted every
+// kept count, e.g. no_exception_line 110 -> 131, jupyter_cut 87 -> 105, frames_only 70 -> 92): kept may not drop under `kept`; other may not
 // rise over `other`, plus one for each log the form changes beyond the `changed` of then (a case added to
 // the corpus since may be cut to another answer, and the lead raises the figures after merges).
 struct Floor {
@@ -173,34 +175,34 @@ struct CutForm {
 void PrintTo(const CutForm& f, std::ostream* os) { *os << f.name; }
 
 const CutForm kCutForms[] = {
-    {"tail3", Tail3, {867, 35, 960}},
-    {"tail6", Tail6, {722, 25, 783}},
-    {"tail12", Tail12, {501, 7, 531}},
-    {"no_exception_line", NoExceptionLine, {110, 25, 651}},
-    {"mid_traceback", MidTraceback, {45, 21, 601}},
-    {"error_alone", ErrorAlone, {794, 25, 841}},
-    {"error_first_line", ErrorFirstLine, {775, 29, 857}},
-    {"quoted_in_sentence", QuotedInSentence, {1033, 30, 1117}},
-    {"cut_120", Cut120, {543, 23, 788}},
-    {"cut_200", Cut200, {238, 8, 289}},
-    {"jupyter_cut", JupyterCut, {87, 10, 486}},
-    {"prose_inline", triage_test::ProseInline, {1024, 29, 1120}},
-    {"prose_cjk", triage_test::ProseCjk, {1023, 29, 1120}},
-    {"bullet_error", triage_test::BulletError, {1070, 25, 1120}},
-    {"table_cell", triage_test::TableCell, {1023, 29, 1120}},
-    {"exception_above", triage_test::ExceptionAbove, {624, 13, 651}},
-    {"frames_only", triage_test::FramesOnly, {70, 14, 651}},
-    {"one_line", triage_test::OneLine, {750, 16, 836}},
-    {"word_wrap_80", triage_test::WordWrap80, {800, 33, 1350}},
-    {"md_fence_prose", triage_test::MdFenceProse, {1585, 0, 1585}},
-    {"md_quote", triage_test::MdQuote, {1585, 0, 1585}},
-    {"mixed_eol", triage_test::MixedEol, {1114, 0, 1114}},
-    {"rank_prefix", triage_test::RankPrefix, {1585, 0, 1585}},
-    {"dash_logging", triage_test::DashLogging, {1585, 0, 1585}},
-    {"line_numbers", triage_test::LineNumbers, {1510, 20, 1585}},
-    {"level_prefixed", triage_test::LevelPrefixed, {1081, 25, 1130}},
-    {"json_record", triage_test::JsonRecord, {1023, 30, 1130}},
-    {"repr_logged", triage_test::ReprLogged, {1044, 30, 1130}},
+    {"tail3", Tail3, {902, 35, 997}},
+    {"tail6", Tail6, {753, 25, 815}},
+    {"tail12", Tail12, {525, 7, 556}},
+    {"no_exception_line", NoExceptionLine, {131, 26, 663}},
+    {"mid_traceback", MidTraceback, {49, 26, 610}},
+    {"error_alone", ErrorAlone, {816, 25, 864}},
+    {"error_first_line", ErrorFirstLine, {795, 29, 880}},
+    {"quoted_in_sentence", QuotedInSentence, {1058, 30, 1146}},
+    {"cut_120", Cut120, {560, 25, 808}},
+    {"cut_200", Cut200, {240, 8, 292}},
+    {"jupyter_cut", JupyterCut, {105, 11, 492}},
+    {"prose_inline", triage_test::ProseInline, {1046, 29, 1146}},
+    {"prose_cjk", triage_test::ProseCjk, {1046, 29, 1146}},
+    {"bullet_error", triage_test::BulletError, {1095, 25, 1146}},
+    {"table_cell", triage_test::TableCell, {1046, 29, 1146}},
+    {"exception_above", triage_test::ExceptionAbove, {635, 13, 663}},
+    {"frames_only", triage_test::FramesOnly, {92, 15, 663}},
+    {"one_line", triage_test::OneLine, {770, 16, 860}},
+    {"word_wrap_80", triage_test::WordWrap80, {827, 33, 1385}},
+    {"md_fence_prose", triage_test::MdFenceProse, {1635, 0, 1635}},
+    {"md_quote", triage_test::MdQuote, {1635, 0, 1635}},
+    {"mixed_eol", triage_test::MixedEol, {1154, 0, 1154}},
+    {"rank_prefix", triage_test::RankPrefix, {1635, 0, 1635}},
+    {"dash_logging", triage_test::DashLogging, {1635, 0, 1635}},
+    {"line_numbers", triage_test::LineNumbers, {1553, 20, 1635}},
+    {"level_prefixed", triage_test::LevelPrefixed, {1096, 25, 1146}},
+    {"json_record", triage_test::JsonRecord, {1036, 30, 1146}},
+    {"repr_logged", triage_test::ReprLogged, {1058, 30, 1146}},
 };
 
 class CutPaste : public ::testing::TestWithParam<CutForm> {};
