@@ -273,7 +273,8 @@ def rank(case, new, old, knots):
             pres[i], pres[j] = pres[i] / 0.8, pres[j] * 0.8
     scored = []
     for i, (p, (rule, cat, _, _)) in enumerate(zip(pres, case.cands)):
-        c = interpolate(knots, p)
+        # a frame-evidence answer's confidence is fixed after calibration (Note: [Frame evidence])
+        c = p if rule.startswith("frames:") else interpolate(knots, p)
         if c >= THRESHOLD:
             scored.append((p, i, c, cat, rule))
     scored.sort(key=lambda t: (-t[0], t[1]))
