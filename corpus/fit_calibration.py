@@ -11,7 +11,8 @@ measures that bias and removes it with one monotone map applied by the ranker to
 
 It runs triage (without any calibration map: a copy of rules/ without calibration.yaml is passed as the
 bundled rules) on every corpus/wild/ case that is not a negative, and keeps each top-1 answer's
-confidence p and whether its category is the label (or one of `also`). It then fits logistic
+confidence p and whether its category is the label (or one of `also`), except the answers whose
+confidence is set after the map (frame evidence: `fixed_after_calibration` in fit_priors.py). It then fits logistic
 calibration, p' = 1 / (1 + exp(-(a * logit(p) + b))), by maximum likelihood (Newton's method) — two
 parameters, so ~300 answers fit it without following their noise, and the map is strictly increasing, so
 it never reorders or ties two candidates. The map is written as knots at p = 0.05, 0.10, ..., 0.95 plus
@@ -29,7 +30,7 @@ import shutil
 import sys
 import tempfile
 
-from fit_priors import interpolate, run_all, wild_cases  # the split, its labels, one triage run, the map
+from fit_priors import fixed_after_calibration, interpolate, run_all, wild_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -44,7 +45,8 @@ def answers(triage, bundled, cases=None):
     got = []
     for (case_dir, category, accepted), diagnoses in zip(cases, run_all(
             triage, [os.path.join(c[0], "log.txt") for c in cases], bundled)):
-        if diagnoses:
+        # an answer whose confidence is fixed after the map says nothing about the map
+        if diagnoses and not fixed_after_calibration(diagnoses[0].get("rule", "")):
             got.append((diagnoses[0]["confidence"], diagnoses[0]["category"] in accepted))
     return got
 

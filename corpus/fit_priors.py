@@ -103,6 +103,12 @@ def wild_cases():
             yield case_dir, category, accepted
 
 
+def fixed_after_calibration(rule):
+    """Whether an answer's confidence is set after the calibration map, so that neither the priors nor the
+    map may be fitted to it: a frame-evidence answer (Note: [Frame evidence] in rules/README.md)."""
+    return rule.startswith("frames:")
+
+
 def run_all(triage, logs, bundled=None, min_confidence=None):
     """The diagnoses of each log (one triage process for all of them: JSON Lines, in input order)."""
     env = dict(os.environ)
@@ -273,8 +279,7 @@ def rank(case, new, old, knots):
             pres[i], pres[j] = pres[i] / 0.8, pres[j] * 0.8
     scored = []
     for i, (p, (rule, cat, _, _)) in enumerate(zip(pres, case.cands)):
-        # a frame-evidence answer's confidence is fixed after calibration (Note: [Frame evidence])
-        c = p if rule.startswith("frames:") else interpolate(knots, p)
+        c = p if fixed_after_calibration(rule) else interpolate(knots, p)
         if c >= THRESHOLD:
             scored.append((p, i, c, cat, rule))
     scored.sort(key=lambda t: (-t[0], t[1]))
