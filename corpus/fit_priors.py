@@ -219,6 +219,7 @@ class Case:
         self.cands = []   # (rule, category, confidence before calibration, elasticity), ranked
         self.masked = []  # (rule the masked cause comes from, its category), in the order shown
         self.ties = []    # (rule, the rule ahead of it as specifically on the same error): Ranking step 3
+        self.incident = {}  # rule -> the incident its candidate is on (triage's JSON `incident`)
 
 
 def collect(triage, cases):
@@ -251,6 +252,7 @@ def collect(triage, cases):
                 e = min(1.5, max(0.0, math.log(max(p1, 1e-3) / p0) / math.log(0.9)))
                 e = 1.0 if abs(e - 1) < 0.15 else 0.0 if abs(e) < 0.15 else e
             c.cands.append((x["rule"], x["category"], p0, e))
+            c.incident[x["rule"]] = x.get("incident", 0)
             tie = TIE.search(x.get("ranking", ""))
             if tie:
                 c.ties.append((x["rule"], tie.group(1)))
@@ -277,11 +279,26 @@ def rank(case, new, old, knots):
         # (confidences are read to three decimals: a margin, and only when their priors moved apart)
         if j is not None and moved[i] > moved[j] and pres[i] / 0.8 > pres[j] * 1.002:
             pres[i], pres[j] = pres[i] / 0.8, pres[j] * 0.8
+    # Exact ties. Two candidates whose confidences follow their priors (elasticity 1) and are the same
+    # multiple of them tie exactly once their priors are equal, and the ranker (engine/src/diagnose/ranker.cc,
+    # before_calibration) then puts the lower incident first, then the lower rule id. Read to three decimals,
+    # the simulated values only come close, so such a pair is set equal and ordered as the ranker orders it.
+    tied = {}
+    for i, (ri, _, pi, ei) in enumerate(case.cands):
+        for j in range(i + 1, len(case.cands)):
+            rj, _, pj, ej = case.cands[j]
+            if (ei == 1.0 and ej == 1.0 and ri in new and rj in new and ri in old and rj in old and
+                    new[ri] == new[rj] and old[ri] > 0 and old[rj] > 0 and
+                    abs(pi / old[ri] - pj / old[rj]) <= 0.0005 / old[ri] + 0.0005 / old[rj] and
+                    moved[i] != moved[j]):
+                pres[j] = pres[i]
+                tied[i] = tied[j] = True
     scored = []
     for i, (p, (rule, cat, _, _)) in enumerate(zip(pres, case.cands)):
         c = p if fixed_after_calibration(rule) else interpolate(knots, p)
         if c >= THRESHOLD:
-            scored.append((p, i, c, cat, rule))
+            order = (case.incident.get(rule, 0), rule) if i in tied else (-1, str(i).zfill(6))
+            scored.append((p, order, c, cat, rule))
     scored.sort(key=lambda t: (-t[0], t[1]))
     shown = [(c, cat, rule, False, p) for p, _, c, cat, rule in scored]
     present = {s[1] for s in shown}
