@@ -161,6 +161,35 @@ end
   EXPECT_NE(note.find("[tables ok]"), std::string::npos) << note;
 }
 
+// triage.data_loading (Note: [Data loading in frames]): the worker's re-raise line beside the incident, a frame
+// of torch.utils.data (a Windows path too) or the user's __getitem__ say data loading; a library's own
+// __getitem__ (h5py) and the user's other frames do not; no frame of the user's is "unknown", as is a bad argument.
+TEST(LuaRules, DataLoadingReadsWhereTheErrorWasRaised) {
+  const std::string note = NoteOfFound(R"lua(
+function found(ctx)
+  local worker = { file = "C:\\env\\Lib\\site-packages\\torch\\utils\\data\\_utils\\worker.py", func = "_worker_loop" }
+  local pil = { file = "/usr/lib/python3/dist-packages/PIL/Image.py", func = "open" }
+  local h5 = { file = "/usr/lib/python3/dist-packages/h5py/_hl/dataset.py", func = "__getitem__" }
+  local script = { file = "/home/u/infer.py", func = "main", user = true }
+  local getitem = { file = "/home/u/io_utils.py", func = "__getitem__", user = true }
+  local a = triage.data_loading({ frames = { worker, pil } })
+  local b = triage.data_loading({ frames = { script, getitem, pil } })
+  local c = triage.data_loading({ frames = { script, h5 } })
+  local d = triage.data_loading({ frames = { script }, context = { "OSError: Caught OSError in DataLoader worker process 3." } })
+  local e = triage.data_loading({ frames = { pil } })
+  local f = triage.data_loading({ frames = {} })
+  local g = triage.data_loading(nil)
+  if a == "frames" and b == "frames" and c == false and d == "worker" and e == "unknown" and f == "unknown"
+     and g == "unknown" then
+    return { confidence = 0.5, note = "[data ok]" }
+  end
+  return { confidence = 0.5, note = "[" .. tostring(a) .. " " .. tostring(b) .. " " .. tostring(c) .. " " .. tostring(d)
+                                   .. " " .. tostring(e) .. "]" }
+end
+)lua");
+  EXPECT_NE(note.find("[data ok]"), std::string::npos) << note;
+}
+
 // triage.class_count_evidence (Note: [Class count in frames]): the innermost frame that flattens the logits to a
 // named count of labels or classes decides; a number, or a name that is no class count, is none; false for none
 // and for bad arguments.
