@@ -4,8 +4,9 @@
 Each row of the TSV is one message a wrapper (transformers, accelerate, Lightning, DeepSpeed, ...)
 raises or logs, as read in its source at a named release, with the taxonomy category it states (`-`
 when no category of rules/taxonomy.yaml fits). Every message is fed to `triage --format json -` twice:
-the line alone, and inside a minimal traceback (a raised message) or between ordinary log lines (a
-logged one). The result is `right` (top diagnosis has the expected category), `top3` (expected
+the line alone, and inside a minimal traceback (a raised message), inside a DataLoader worker's re-raised
+traceback (a data library's error raised in a Dataset's __getitem__, kind `worker`) or between ordinary
+log lines (a logged one). The result is `right` (top diagnosis has the expected category), `top3` (expected
 category in the first three), `wrong:<category>`, `none`, or for rows without a category `clean`
 (nothing diagnosed) / `diag:<category>`.
 
@@ -29,17 +30,57 @@ FIELDS = ["wrapper", "file", "release", "kind", "category", "message", "before"]
 
 def inputs(row):
     line = row["message"].replace("\\n", "\n").replace("\\t", "\t")
+    # `file :: source` names the line of that file the error is raised from (for torch's errors raised
+    # inside a wrapper's code); otherwise the frame shows the wrapper's own raise. `file#func` names the
+    # function of that frame (`check` when absent).
+    path, _, source = row["file"].partition(" :: ")
+    path, _, func = path.split(" (")[0].partition("#")
+    path = "/usr/lib/python3.10/site-packages/" + path
     if row["kind"] == "raise":
-        # `file :: source` names the line of that file the error is raised from (for torch's errors raised
-        # inside a wrapper's code); otherwise the frame shows the wrapper's own raise
-        path, _, source = row["file"].partition(" :: ")
-        path = "/usr/lib/python3.10/site-packages/" + path.split(" (")[0]
         ctx = ("Traceback (most recent call last):\n"
                '  File "/home/user/project/train.py", line 42, in <module>\n'
                "    main()\n"
-               f'  File "{path}", line 120, in check\n'
+               f'  File "{path}", line 120, in {func or "check"}\n'
                f"    {source or 'raise error'}\n"
                f"{line}\n")
+    elif row["kind"] == "worker":
+        # a data library's error raised in a Dataset's __getitem__ inside a DataLoader worker, as the main
+        # process re-raises it (the frames and lines of Debian's torch 1.13, corpus/data/worker-getitem-
+        # exception); the error's class, qualified as Python prints it, names the re-raise and the worker's
+        # "Caught" line. A library called from C (cv2, a library without `#func`) has no frame of its own:
+        # the source line is then the Dataset's call of it (the collate_fn's, when `file` says collate).
+        etype = line.split(":", 1)[0]
+        # a class that cannot be built from the message alone (PyAV's errors) is re-raised as RuntimeError
+        outer = "RuntimeError" if "re-raised as RuntimeError" in row["release"] else etype
+        torch = "/usr/lib/python3/dist-packages/torch"
+        lib = (f'  File "{path}", line 120, in {func}\n    {source or "raise error"}\n' if func else "")
+        user = "image = self.load(self.paths[idx])" if func else (source or "sample = self.load(idx)")
+        ctx = ("Traceback (most recent call last):\n"
+               '  File "/home/user/project/train.py", line 42, in <module>\n'
+               "    for batch in loader:\n"
+               f'  File "{torch}/utils/data/dataloader.py", line 628, in __next__\n'
+               "    data = self._next_data()\n"
+               f'  File "{torch}/utils/data/dataloader.py", line 1313, in _next_data\n'
+               "    return self._process_data(data)\n"
+               f'  File "{torch}/utils/data/dataloader.py", line 1359, in _process_data\n'
+               "    data.reraise()\n"
+               f'  File "{torch}/_utils.py", line 543, in reraise\n'
+               "    raise exception\n"
+               f"{outer}: Caught {etype.rsplit('.', 1)[-1]} in DataLoader worker process 0.\n"
+               "Original Traceback (most recent call last):\n"
+               f'  File "{torch}/utils/data/_utils/worker.py", line 302, in _worker_loop\n'
+               "    data = fetcher.fetch(index)\n"
+               + (f'  File "{torch}/utils/data/_utils/fetch.py", line 61, in fetch\n'
+                  "    return self.collate_fn(data)\n"
+                  '  File "/home/user/project/dataset.py", line 52, in collate_fn\n'
+                  if "collate" in row["file"] else
+                  f'  File "{torch}/utils/data/_utils/fetch.py", line 58, in fetch\n'
+                  "    data = [self.dataset[idx] for idx in possibly_batched_index]\n"
+                  f'  File "{torch}/utils/data/_utils/fetch.py", line 58, in <listcomp>\n'
+                  "    data = [self.dataset[idx] for idx in possibly_batched_index]\n"
+                  '  File "/home/user/project/dataset.py", line 30, in __getitem__\n')
+               + f"    {user}\n"
+               f"{lib}{line}\n")
     else:
         ctx = (" 12%|#2        | 120/1000 [00:41<05:02,  2.91it/s]\n"
                f"{line}\n"
@@ -99,8 +140,10 @@ def main():
              "`before`: the rules of main at 706bbee8 (`--record-before --base-rules`; the last fourteen rows, Ultralytics'",
              "NaN recovery, fastai, Poutyne and mmcv's hook table, then apex's setup.py, xFormers, flash-attn and",
              "bitsandbytes' loader, against main at 11949ab5; the rows after them, from the AUTOMATIC1111 web UI to the end,",
-             "the apps and libraries logs come through, against main at cfa10791 with `--unrecorded`), `now`: this tree's rules.",
-             "Results: the line alone / inside a minimal traceback (raised) or between log lines (logged):",
+             "the apps and libraries logs come through, against main at cfa10791 with `--unrecorded`; the data-loading libraries'",
+             "rows, from Pillow to the end, against main at 604cd97f with `--unrecorded`), `now`: this tree's rules.",
+             "Results: the line alone / inside a minimal traceback (raised), inside a DataLoader worker's re-raised traceback",
+             "(the TSV's kind `worker`: an error a Dataset's __getitem__ or collate_fn raises) or between log lines (logged):",
              "`right`, `top3`, `wrong:<category>`, `none`; rows whose message fits no category: `clean` or `diag:<category>`.",
              "", "| wrapper | messages | right alone, before -> now | right in context, before -> now |", "|---|---|---|---|"]
     by = {}
