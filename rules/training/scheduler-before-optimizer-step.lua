@@ -1,7 +1,7 @@
 -- The warning is harmful only when optimizer.step() never runs, and then the printed loss stays level.
 -- Note: [Scheduler warning evidence]. The warning alone cannot tell a misordered loop (harmless: one
 -- learning-rate value skipped) from a missing step, so the loss the log prints decides:
---   falls by 10% or more  -> the weights are updated: demoted under the abstention threshold, with why;
+--   falls by 10% or more (of its first value's size, so a negative loss falls too) -> the weights are updated: demoted under the abstention threshold, with why;
 --   stays level (within 1%) -> the harmful reading holds: confidence raised;
 --   no loss printed         -> nothing supports the harmful reading: demoted (abstain rather than guess).
 -- Anything in between (a noisy loss that does not fall) keeps the prior.
@@ -27,7 +27,9 @@ function loss_evidence(ctx)
   local scale = math.max(math.abs(first), 1e-12)
   local tail_lo = math.huge
   for i = math.floor(#v / 2) + 1, #v do tail_lo = math.min(tail_lo, v[i]) end
-  if first > 0 and tail_lo <= first * 0.9 then
+  -- Falling by a tenth of its first value's size: a loss that can go negative (Dice, log-likelihood)
+  -- falls below zero, and falls all the same.
+  if tail_lo <= first - 0.1 * scale then
     return { confidence = math.min(ctx.confidence, DEMOTED),
              note = "Demoted: the printed loss falls from " .. fmt(first) .. " to " .. fmt(v[#v]) ..
                     ", so optimizer.step() runs; the warning then only means the first learning-rate value was skipped." }
@@ -48,6 +50,12 @@ end
 function test_falling_loss_demotes()
   local r = loss_evidence(ctx_with({ 0.45, 0.30, 0.12, 0.05, 0.02 }))
   assert(r.confidence < 0.35 and r.note:find("falls from 0.45 to 0.02", 1, true), r.note)
+end
+
+-- The first losses of corpus/wild/loss/pytorch-unet-78-masks-0-255-negative-bce-loss (BCE on 0-255 masks).
+function test_negative_falling_loss_demotes()
+  local r = loss_evidence(ctx_with({ -1086.891846, -2474.710449, -2207.034180, -1271.199463, -2474.710449, -1237.979980 }))
+  assert(r.confidence < 0.35 and r.note:find("falls from -1087 to -1238", 1, true), r.note)
 end
 
 function test_flat_loss_supports()
