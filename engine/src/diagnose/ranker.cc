@@ -645,6 +645,50 @@ static void AddMaskedCauses(const RuleSet& rules, ConditionReader* conditions, s
   *out = std::move(result);
 }
 
+// Note: [Incidental warnings]. A Python warning (UserWarning, FutureWarning, DeprecationWarning, ...) or a
+// C++ "Warning:" line: its type's last component ends in "Warning".
+static bool IsWarning(const Incident& inc) {
+  const std::string last = LastComponent(inc.exception);
+  static const std::string kWarning = "Warning";
+  return last.size() >= kWarning.size() && last.compare(last.size() - kWarning.size(), kWarning.size(), kWarning) == 0;
+}
+
+// A warning is not a failure: the run went on after it. When the input also shows a failure (a diagnosis
+// of an incident that is neither a warning nor a metric signature: an exception, an error line, a kill),
+// a diagnosis of another category read from a warning's line is capped at kIncidentalWarning x the best
+// such diagnosis' confidence (of those that clear the abstention threshold), so the failure's own reading
+// ranks first and the warning's stays in the list below it. A rule that reads a warning as the cause of a
+// failure says so on the failure's own incident (`input:` conditions, Lua), as
+// tokenizer-sequence-past-positions does. Found by tests/noise_forms_test.cc: the
+// scheduler-order warning, pasted above a killed run whose loss was level, outranked the kill.
+constexpr double kIncidentalWarning = 0.9;
+
+template <typename Clears>
+static void RankWarningsBelowFailures(const std::vector<Incident>& incidents, const Clears& clears, std::vector<Diagnosis>* out) {
+  const int n = static_cast<int>(incidents.size());
+  auto on = [&](const Diagnosis& d) { return d.incident >= 0 && d.incident < n ? &incidents[static_cast<size_t>(d.incident)] : nullptr; };
+  const Diagnosis* failure = nullptr;
+  for (const Diagnosis& d : *out) {
+    const Incident* inc = on(d);
+    if (inc == nullptr || inc->kind == Incident::Kind::kSignal || IsWarning(*inc) || !clears(d.confidence)) continue;
+    if (failure == nullptr || d.confidence > failure->confidence) failure = &d;
+  }
+  if (failure == nullptr) return;
+  const double cap = failure->confidence * kIncidentalWarning;
+  const int line = on(*failure)->line_start;
+  for (Diagnosis& d : *out) {
+    const Incident* inc = on(d);
+    // A warning read as the same category as the failure agrees with it (fastai's collate warning above
+    // the collate error): it keeps its place.
+    if (inc == nullptr || !IsWarning(*inc) || d.confidence <= cap || d.category == failure->category) continue;
+    d.confidence = cap;
+    d.ranking += std::string(d.ranking.empty() ? "" : " ") + "Confidence lowered to x" +
+                 FormatNumber(kIncidentalWarning, NumberStyle::kGeneral, 3) + " of the " + failure->category +
+                 " diagnosis, to rank below it: this is a warning, which the run went on after, and the input also shows a failure" +
+                 (line > 0 ? " (line " + std::to_string(line) + ")" : std::string()) + ".";
+  }
+}
+
 int RootOf(const std::vector<Incident>& incidents, int i) {
   const int n = static_cast<int>(incidents.size());
   int steps = 0;
@@ -797,6 +841,9 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
     out.push_back(std::move(d));
   }
   if (!signal_hits.empty()) FoldSignals(rules, options.fold_signals, &out);
+  // Only a failure reading that clears the threshold itself outranks a warning's (with signatures, `out`
+  // still holds weak candidates here).
+  RankWarningsBelowFailures(incidents, [&](double p) { return calibrated(p) >= options.min_confidence; }, &out);
   // Ordered on the confidence before calibration first: the map is monotone but flat at its top (every
   // prior from 0.95 up maps to 1.0), so calibrated confidences can tie where the rules' own did not; the
   // stable sort below then keeps this order among equal calibrated confidences.
