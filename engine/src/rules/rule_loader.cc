@@ -1015,7 +1015,7 @@ StampProbe ProbeStamps(const LoadOptions& options) {
   // Note: [Stamp records]: the files' records in one buffer, hashed at once. A file's layer, origin
   // and root are written when they differ from the file before's (a search-path entry's files are
   // listed together), then its path (below the root when it begins with it) and its stamp: what the
-  // key hashed before (each file's path, origin, layer, root and stamp), in ~40% of the bytes; the
+  // key hashed before (each file's path, origin, layer, root and stamp), in about half the bytes; the
   // tags and length prefixes keep it one reading only.
   std::string records;
   records.reserve(probe.in.files.size() * 80);
