@@ -160,6 +160,14 @@ TEST(HardWrap, OrdinaryLayoutsAreNotTakenForAWrap) {
   EXPECT_EQ(HardWrap::DetectWidth(metrics), 0);
   EXPECT_EQ(HardWrap::DetectWidth(boxes), 0);
   EXPECT_EQ(HardWrap::DetectWidth(bars), 0);
+  // Keras' Progbar (keras/utils/generic_utils.py, tf.keras 2.x; Keras 3 on the torch backend prints the same):
+  // an "Epoch E/N" line, then the bar's row, all rows of one length when the values print with the same digits.
+  std::string keras;
+  for (int i = 1; i <= 12; ++i) {
+    keras += "Epoch " + std::to_string(i) + "/12\n50/50 [==============================] - 1s 10ms/step - loss: -" +
+             std::to_string(1000 + i) + ".8918\n";
+  }
+  EXPECT_EQ(HardWrap::DetectWidth(keras), 0);
   EXPECT_EQ(HardWrap::DetectWidth(kTraceback), 0);
   // TorchScript's report: its longest line a marker under the source, then the exception line.
   const std::string marker = "        " + std::string(100, '~') + " <--- HERE";

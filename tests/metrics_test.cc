@@ -415,6 +415,24 @@ TEST(MetricCollector, ReadsUltralyticsEpochRows) {
       "     Epoch   gpu_mem       box       obj       cls       kps    labels  img_size\n"
       "     5/399     3.19G       nan       nan       nan       nan       107       416: 100%|\u2588\u2588| 367/367 [06:16<00:00,  1.03s/it]\n");
   EXPECT_EQ(ValuesOf(v5, SeriesId::kMemory), (std::vector<double>{3.19 * 1024, 3.19 * 1024}));
+  // Note: [Loss terms in a table]: the loss of a row is the sum of its terms, and NaN when a term is.
+  const std::vector<double> v8_loss = ValuesOf(v8, SeriesId::kLoss);
+  ASSERT_EQ(v8_loss.size(), 2u);
+  EXPECT_DOUBLE_EQ(v8_loss[0], 1.018 + 3.009 + 1.465);
+  EXPECT_DOUBLE_EQ(v8_loss[1], 0.8308 + 2.856 + 1.328);
+  const std::vector<MetricPoint> v5_loss = PointsOf(v5, SeriesId::kLoss);
+  ASSERT_EQ(v5_loss.size(), 2u);
+  EXPECT_DOUBLE_EQ(v5_loss[0].value, 0.05632 + 0.0556 + 0.01426 + 0.1152);
+  EXPECT_TRUE(std::isnan(v5_loss[1].value));
+  EXPECT_EQ(v5_loss[1].epoch, 5);
+  // a total printed beside its terms (YOLOv5 before 6.0) is the loss; the terms are not added to it
+  MetricCollector total = Collect(
+      "     Epoch   gpu_mem       box       obj       cls     total    labels  img_size\n"
+      "     0/299     4.11G   0.05746   0.02817   0.01813    0.1038        31       640\n");
+  EXPECT_EQ(ValuesOf(total, SeriesId::kLoss), (std::vector<double>{0.1038}));
+  // two losses side by side in another table (a GAN's) are not one loss's terms
+  MetricCollector gan = Collect("epoch  g_loss  d_loss\n1  0.7  0.6\n2  0.8  0.5\n");
+  EXPECT_TRUE(PointsOf(gan, SeriesId::kLoss).empty());
   // a row cut before its last column, or a ':' elsewhere, stays unread
   MetricCollector cut = Collect(
       "Epoch   gpu_mem       box       obj       cls     total    labels  img_size\n"

@@ -101,6 +101,19 @@ bool EndsDrawn(std::string_view row) {
   return p[0] == 0xE2 && p[1] >= 0x94 && p[1] <= 0x96 && p[2] >= 0x80 && p[2] <= 0xBF;
 }
 
+// A row holding an ASCII progress bar: Keras' Progbar draws "50/50 [==============================] - 1s
+// 10ms/step - loss: 0.6931" (and "[=====>........]" before the end), its rows all of one length when the
+// values print with the same digits, each after an "Epoch 3/10" line: rows of a bar, not of a wrap, as
+// tqdm's "%|" is (Note: [Hard-wrapped pastes]).
+bool HoldsAsciiBar(std::string_view row) {
+  for (size_t at = row.find("[=="); at != std::string_view::npos; at = row.find("[==", at + 1)) {
+    size_t i = at + 1;
+    while (i < row.size() && (row[i] == '=' || row[i] == '>' || row[i] == '.')) ++i;
+    if (i < row.size() && row[i] == ']' && i - at > 10) return true;
+  }
+  return false;
+}
+
 // Key(a) == Key(b), without making either.
 bool SameKey(std::string_view a, std::string_view b) {
   size_t i = 0;
@@ -216,7 +229,7 @@ int HardWrap::DetectWidth(std::string_view head) {
     }
     // A marker drawn under a source line (Python's carets, TorchScript's "~~~~ <--- HERE").
     if (EndsWith(row, "<--- HERE") || row.find_first_not_of(" ^~") == std::string_view::npos) continue;
-    if (row.find("%|") != std::string_view::npos || StartsOwnLine(EndsDrawn(row), next, true)) continue;
+    if (row.find("%|") != std::string_view::npos || HoldsAsciiBar(row) || StartsOwnLine(EndsDrawn(row), next, true)) continue;
     if (!seen.insert(row).second) continue;
     // Note: [Script change at a cut]. A row that ends in ASCII before a line that opens with a character
     // of another script (a Chinese sentence after an English error line of exactly W characters, as in

@@ -10,7 +10,7 @@
 // plausible width (40 to 400), and rows of exactly W characters are followed by lines that do not look like
 // lines of their own (a "split"). A row counts as a split only when it does not end in two blanks or a tab
 // (a padded row drawn to the width, as rich draws its boxes), is no progress bar (tqdm draws its bar to the
-// terminal's width) and no marker drawn under a source line (carets, TorchScript's "<--- HERE"), when its
+// terminal's width; Keras' Progbar its "[=====]" rows, all of one length) and no marker drawn under a source line (carets, TorchScript's "<--- HERE"), when its
 // next line is not blank, not indented (a frame's source line), not an exception line, a traceback header
 // or a chain line, and does not begin with the row's first word (digits aside: the next record of the same
 // shape, as metric lines of one layout are) nor with a first word of the same shape (runs of capitals,

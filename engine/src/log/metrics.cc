@@ -26,6 +26,7 @@ constexpr int kKeyIgnore = 102;  // a known name we do not track (test_loss): bl
 // The bare names of a split, ignored as kKeyIgnore except where Note: [Bare split names] reads them.
 constexpr int kKeyBareTrain = 103;  // "train"
 constexpr int kKeyBareEval = 104;   // "val", "valid", "validation", "test"
+constexpr int kKeyLossPart = 105;   // an epoch table's column of one loss term (Note: [Loss terms in a table])
 
 struct Alias {
   const char* name;
@@ -1975,7 +1976,18 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
   if (epoch_first || step_first) {
     std::vector<int> columns(n, -1);
     bool bare_acc[32] = {};
-    bool any = false, val_loss = false;
+    bool any = false, val_loss = false, whole_loss = false;
+    int parts = 0;
+    // Note: [Loss terms in a table]. Ultralytics' trainers print the terms of their loss and no total: YOLOv8's
+    // "Epoch GPU_mem box_loss cls_loss dfl_loss Instances Size" (ultralytics/yolo/engine/trainer.py, 8.0.x:
+    // the loss it steps on is the terms' sum times the batch size), YOLOv5 7.0's "box_loss obj_loss cls_loss",
+    // YOLOv5 6.x's bare "box obj cls" after "gpu_mem" (and before 6.0 a "total" column, their sum). The loss
+    // of such a row is the sum of its terms, a NaN in any term a NaN loss; a table that prints a whole
+    // loss ("loss", "train_loss", YOLOv5's "total") keeps it, and its terms stay unread. Only a table with the
+    // trainers' "gpu_mem" second: elsewhere two losses side by side may be two models' (a GAN's g_loss and d_loss).
+    char second[kMaxKey];
+    size_t second_n = 0;
+    const bool yolo = n > 1 && Lower(fields[1], second, &second_n) && std::string_view(second, second_n) == "gpu_mem";
     for (size_t i = 0; i < n; ++i) {
       // A header holds names only: a letter first, then letters, digits and '_' ("f1_score"); in a
       // Markdown header also blanks, '-', '/' and '.' between words ("Train Loss", "val/loss"), read as '_'.
@@ -1992,12 +2004,26 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
       }
       int code = Keys().Find(buf, m);
       if (i == 0 && step_first) code = kKeyStep;
-      if (code == kKeyEpoch || code == kKeyStep || (code >= 0 && code < kSeriesCount)) columns[i] = code;
+      const std::string_view name(buf, m);
+      if (yolo && name == "total") code = S(SeriesId::kLoss);
+      if (code < 0 && yolo &&
+          ((m > 5 && name.substr(m - 5) == "_loss") ||
+           name == "box" || name == "obj" || name == "cls" || name == "dfl" || name == "kps" || name == "seg")) {
+        code = kKeyLossPart;
+        ++parts;
+      }
+      whole_loss = whole_loss || code == S(SeriesId::kLoss);
+      if (code == kKeyEpoch || code == kKeyStep || code == kKeyLossPart || (code >= 0 && code < kSeriesCount)) columns[i] = code;
       any = any || (code >= 0 && code < kSeriesCount);
       val_loss = val_loss || code == S(SeriesId::kValLoss);
       // Only a bare "accuracy" is the validation set's beside a validation loss; "train_acc" says whose it is.
       bare_acc[i] = code == S(SeriesId::kAcc) && (std::string_view(buf, m) == "acc" || std::string_view(buf, m) == "accuracy");
     }
+    if (parts > 0 && (whole_loss || parts < 2)) {
+      for (int& c : columns) c = c == kKeyLossPart ? -1 : c;
+      parts = 0;
+    }
+    any = any || parts > 0;
     if (!any || (columns[0] != kKeyEpoch && columns[0] != kKeyStep)) return false;
     if (val_loss) {
       for (size_t i = 0; i < n; ++i) {
@@ -2031,6 +2057,8 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
   base.line = line_no;
   Found found[32];
   int nfound = 0;
+  double loss_sum = 0;
+  int loss_parts = 0;
   for (size_t i = 0; i < n; ++i) {
     std::string_view f = fields[i];
     if (f == "#na#" || f == "No log") continue;  // fastai's and the Trainer's value not computed
@@ -2055,8 +2083,10 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
     }
     if (code == kKeyEpoch) base.epoch = v;
     else if (code == kKeyStep) base.step = v;
+    else if (code == kKeyLossPart) loss_sum += v, ++loss_parts;
     else if (code >= 0 && code < kSeriesCount) found[nfound++] = {code, v};
   }
+  if (loss_parts > 0) found[nfound++] = {S(SeriesId::kLoss), loss_sum};
   if (std::isnan(base.epoch) && std::isnan(base.step)) return false;
   AddRow(base, found, nfound, &series_, &present_);
   return true;
