@@ -203,6 +203,15 @@ const CutForm kCutForms[] = {
     {"level_prefixed", triage_test::LevelPrefixed, {1096, 25, 1146}},
     {"json_record", triage_test::JsonRecord, {1036, 30, 1146}},
     {"repr_logged", triage_test::ReprLogged, {1058, 30, 1146}},
+    {"mail_quote", triage_test::MailQuote, {0, 0, 0}},
+    {"rank_then_quote", triage_test::RankThenQuote, {0, 0, 0}},
+    {"logging_then_quote", triage_test::LoggingThenQuote, {0, 0, 0}},
+    {"error_dash_question", triage_test::ErrorDashQuestion, {0, 0, 0}},
+    {"error_see_above", triage_test::ErrorSeeAbove, {0, 0, 0}},
+    {"error_asks", triage_test::ErrorAsks, {0, 0, 0}},
+    {"code_span_sentence", triage_test::CodeSpanSentence, {0, 0, 0}},
+    {"utf16le_bom", triage_test::Utf16LeBom, {0, 0, 0}},
+    {"utf16be_bom", triage_test::Utf16BeBom, {0, 0, 0}},
 };
 
 class CutPaste : public ::testing::TestWithParam<CutForm> {};

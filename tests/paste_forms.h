@@ -248,6 +248,94 @@ inline std::string LineNumbers(const std::vector<std::string>& lines, const Cut&
   return Join(out);
 }
 
+// `utf8` as UTF-16 (little- or big-endian), after a byte order mark when `mark`: what PowerShell 5's
+// `>` and Out-File write (Note: [UTF-16 input] in engine/src/log/utf16_input.h). A byte that is not
+// valid UTF-8 becomes U+FFFD, as a console that decoded it would show it; line ends stay as they are.
+inline std::string Utf16(const std::string& utf8, bool big, bool mark) {
+  std::string out;
+  auto unit = [&](unsigned u) {
+    const char hi = static_cast<char>(u >> 8), lo = static_cast<char>(u & 0xff);
+    out += big ? hi : lo;
+    out += big ? lo : hi;
+  };
+  if (mark) unit(0xfeff);
+  const auto* p = reinterpret_cast<const unsigned char*>(utf8.data());
+  const size_t n = utf8.size();
+  for (size_t i = 0; i < n;) {
+    unsigned cp = p[i];
+    size_t len = cp < 0x80 ? 1 : (cp >> 5) == 0x6 ? 2 : (cp >> 4) == 0xe ? 3 : (cp >> 3) == 0x1e ? 4 : 0;
+    bool ok = len > 0 && i + len <= n;
+    if (ok && len > 1) {
+      cp &= 0x7f >> len;
+      for (size_t k = 1; k < len; ++k) {
+        ok = ok && (p[i + k] & 0xc0) == 0x80;
+        cp = (cp << 6) | (p[i + k] & 0x3f);
+      }
+      const unsigned least[] = {0, 0, 0x80, 0x800, 0x10000};
+      ok = ok && cp >= least[len] && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff);
+    }
+    if (!ok) {
+      unit(0xfffd);
+      ++i;
+      continue;
+    }
+    if (cp >= 0x10000) {
+      unit(0xd800 + ((cp - 0x10000) >> 10));
+      unit(0xdc00 + ((cp - 0x10000) & 0x3ff));
+    } else {
+      unit(cp);
+    }
+    i += len;
+  }
+  return out;
+}
+
+// Issue 12's prefixes before a quoted log (Note: [Quote markers behind a prefix] in
+// engine/src/log/formats/quote_marker.h):
+//   rank_then_quote     "[rank0]: > " before every line (a quoted log a launcher prefixed)
+//   logging_then_quote  "2024-05-01 12:00:00,123 INFO > " before every line (a logging formatter's record
+//                       around a quoted message)
+//   mail_quote          ">> " before every line (a mail client's quote in a quote)
+inline std::string MailQuote(const std::vector<std::string>& l, const Cut&) { return Prefixed(l, ">> "); }
+inline std::string RankThenQuote(const std::vector<std::string>& l, const Cut&) { return Prefixed(l, "[rank0]: > "); }
+inline std::string LoggingThenQuote(const std::vector<std::string>& l, const Cut&) {
+  return Prefixed(l, "2024-05-01 12:00:00,123 INFO > ");
+}
+
+// Issue 12's prose after the exception line on its line (Note: [Prose after a message] in
+// engine/src/log/formats/text.h), the exception line alone from its type on, as error_first_line:
+//   error_dash_question  "TYPE: ... -- any idea why?"
+//   error_see_above      "TYPE: ... (see above)"
+//   error_asks           "TYPE: ..., how can I fix this?"
+//   code_span_sentence   "`TYPE: ...` when I run train.py" (inline code opening the line)
+inline std::string ErrorThen(const std::vector<std::string>& lines, const Cut& c, const std::string& tail) {
+  if (c.exception < 0) return Join(lines);
+  return ErrorText(lines, c) + tail + "\n";
+}
+inline std::string ErrorDashQuestion(const std::vector<std::string>& l, const Cut& c) { return ErrorThen(l, c, " -- any idea why?"); }
+inline std::string ErrorSeeAbove(const std::vector<std::string>& l, const Cut& c) { return ErrorThen(l, c, " (see above)"); }
+inline std::string ErrorAsks(const std::vector<std::string>& l, const Cut& c) { return ErrorThen(l, c, ", how can I fix this?"); }
+inline std::string CodeSpanSentence(const std::vector<std::string>& lines, const Cut& c) {
+  if (c.exception < 0) return Join(lines);
+  return "`" + ErrorText(lines, c) + "` when I run train.py\n";
+}
+
+// Issue 12's encodings of a whole log (Note: [UTF-16 input]):
+//   utf16le_bom       the log as PowerShell 5's `python train.py > log.txt` writes it: UTF-16LE after
+//                     a byte order mark, every line ended by CRLF
+//   utf16be_bom       UTF-16BE after a byte order mark
+inline std::string WithCrlf(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& l : lines) {
+    out += l;
+    if (l.empty() || l.back() != '\r') out += '\r';
+    out += '\n';
+  }
+  return out;
+}
+inline std::string Utf16LeBom(const std::vector<std::string>& lines, const Cut&) { return Utf16(WithCrlf(lines), false, true); }
+inline std::string Utf16BeBom(const std::vector<std::string>& lines, const Cut&) { return Utf16(Join(lines), true, true); }
+
 }  // namespace triage_test
 
 #endif  // TRIAGE_TESTS_PASTE_FORMS_H_
