@@ -12,6 +12,7 @@
 #include "log/line_shapes.h"
 #include "log/metrics.h"
 #include "log/pasted_names.h"
+#include "log/utf16_input.h"
 #include "diagnose/ranker.h"
 #include "diagnose/warning_codes.h"
 #include "rules/rule.h"
@@ -94,6 +95,13 @@ struct Session::Impl {
   // is then read without the paste's indentation, before the hard-wrap check.
   IndentedPaste indented;
   std::string dedented;                        // scratch: `indented`'s output
+  // Note: [UTF-16 input] (log/utf16_input.h): decided on the input's first bytes, before anything above
+  // reads them; a UTF-16 input is then read converted to UTF-8, a slice at a time.
+  bool sniffing = true;
+  std::string sniff;                           // the first bytes, held until they decide (kSniffBytes)
+  size_t mark_left = 0;                        // bytes of the byte order mark still to drop
+  Utf16Input utf16;
+  std::string utf8;                            // scratch: `utf16`'s output
 
   Impl(std::shared_ptr<const RuleSet> r, DiagnoseOptions o, std::string s)
       : rules(std::move(r)),
@@ -259,8 +267,67 @@ struct Session::Impl {
     }
   }
 
+  static constexpr size_t kUtf16Slice = 64 * 1024;  // bytes of UTF-16 converted at a time
+
   void Feed(std::string_view data) {
     bytes += data.size();
+    if (sniffing) {
+      if (sniff.empty() && data.size() >= Utf16Input::kSniffBytes) {
+        DecideEncoding(data.substr(0, Utf16Input::kSniffBytes));  // the whole start in this piece: no copy
+      } else {
+        const size_t take = std::min(data.size(), Utf16Input::kSniffBytes - sniff.size());
+        sniff.append(data.substr(0, take));
+        data.remove_prefix(take);
+        if (sniff.size() < Utf16Input::kSniffBytes) return;
+        EndSniff();
+      }
+    }
+    FeedBytes(data);
+  }
+
+  void DecideEncoding(std::string_view start) {
+    sniffing = false;
+    utf16 = Utf16Input(Utf16Input::Detect(start, &mark_left));
+  }
+
+  // Decides on the bytes held (all of the input, at its end) and reads them.
+  void EndSniff() {
+    DecideEncoding(sniff);
+    std::string held;
+    held.swap(sniff);
+    FeedBytes(held);
+  }
+
+  void FeedBytes(std::string_view data) {
+    if (mark_left > 0) {
+      const size_t drop = std::min(mark_left, data.size());
+      data.remove_prefix(drop);
+      mark_left -= drop;
+    }
+    if (!utf16.active()) {
+      FeedText(data);
+      return;
+    }
+    while (!data.empty()) {
+      const std::string_view slice = data.substr(0, kUtf16Slice);
+      utf8.clear();
+      utf16.Feed(slice, &utf8);
+      FeedText(utf8);
+      data.remove_prefix(slice.size());
+    }
+  }
+
+  // The end of the input for the encoding: what the UTF-16 conversion holds.
+  void FinishBytes() {
+    if (sniffing) EndSniff();
+    if (!utf16.active()) return;
+    utf8.clear();
+    utf16.Finish(&utf8);
+    FeedText(utf8);
+  }
+
+  // Reads text (UTF-8, or bytes read as they are).
+  void FeedText(std::string_view data) {
     if (deciding) {
       size_t take = 0;
       while (take < data.size() && head_lines < HardWrap::kHeadLines && head.size() + take < HardWrap::kHeadBytes) {
@@ -536,9 +603,18 @@ int Session::CompletedIncidents() const { return impl_->segmenter.completed(); }
 size_t Session::PeakBufferedBytes() const { return impl_->peak_partial; }
 
 Report Session::Snapshot(bool include_open) const {
+  if (impl_->sniffing) {
+    // Too few bytes to decide the encoding yet (Note: [UTF-16 input]): read as if the input ended here.
+    Session ended(impl_->rules, impl_->options, impl_->source);
+    ended.impl_->sniff = impl_->sniff;
+    ended.impl_->bytes = impl_->bytes;
+    ended.impl_->EndSniff();
+    return include_open ? ended.Finish() : ended.Snapshot(false);
+  }
   if (impl_->deciding) {
     // Nothing has been read yet (Note: [Hard-wrapped pastes]): the head read as if the input ended here.
     Session ended(impl_->rules, impl_->options, impl_->source);
+    ended.impl_->sniffing = false;  // the head is text already
     ended.impl_->head = impl_->head;
     ended.impl_->bytes = impl_->bytes;
     ended.impl_->Decide(true);
@@ -577,6 +653,7 @@ Report Session::Snapshot(bool include_open) const {
 }
 
 Report Session::Finish() {
+  impl_->FinishBytes();
   if (impl_->deciding) impl_->Decide(true);
   // An entity or an indentation cut by the end of the input, as it is.
   std::string held;
