@@ -720,6 +720,40 @@ TEST(SegmenterPrefixes, EachFormatKnowsItsPrefix) {
   EXPECT_EQ(PdbPromptReader::Prompt("Pdb is a debugger"), 0u);
 }
 
+// Note: [Quote markers behind a prefix]: a quoted traceback behind a rank prefix or a logging record's
+// header reads as the traceback; a pytest report's own '>' lines behind a prefix stay its own.
+TEST(SegmenterPrefixes, QuoteMarkersBehindAPrefixAreRemoved) {
+  const std::string tb[] = {"Traceback (most recent call last):", "  File \"/w/program.py\", line 14, in <module>",
+                            "    loss = F.nll_loss(out, y)", "IndexError: Target -3 is out of bounds."};
+  for (const std::string prefix : {"[rank0]: > ", "[rank1]:> ", "2024-05-01 12:00:00,123 INFO > ", "> [rank0]: > "}) {
+    std::string text = prefix + "epoch 1 loss 0.5\n";
+    for (const std::string& l : tb) text += prefix + l + "\n";
+    auto v = Segment(text);
+    ASSERT_EQ(v.size(), 1u) << prefix << Dump(v);
+    EXPECT_EQ(v[0].kind, Incident::Kind::kTraceback) << prefix;
+    EXPECT_EQ(v[0].message, "Target -3 is out of bounds.") << prefix;
+    ASSERT_EQ(v[0].frames.size(), 1u) << prefix;
+    EXPECT_EQ(v[0].frames[0].source, "loss = F.nll_loss(out, y)") << prefix;
+  }
+  // A mail client's quotes in quotes (">> ", ">>> ", "> >> ") are markers too, and so is the interpreter's
+  // prompt where a traceback was printed on its line.
+  for (const std::string prefix : {">> ", ">>> ", "> >> ", ">>>>>> "}) {
+    std::string text;
+    for (const std::string& l : tb) text += prefix + l + "\n";
+    auto v = Segment(text);
+    ASSERT_EQ(v.size(), 1u) << prefix << Dump(v);
+    EXPECT_EQ(v[0].message, "Target -3 is out of bounds.") << prefix;
+    ASSERT_EQ(v[0].frames.size(), 1u) << prefix;
+  }
+  auto v = Segment(">>> x = model(y)\n>>> Traceback (most recent call last):\n" + tb[1] + "\n" + tb[2] + "\n" + tb[3] + "\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].message, "Target -3 is out of bounds.");
+  ASSERT_EQ(v[0].frames.size(), 1u);
+  EXPECT_EQ(QuoteMarkerReader::Markers(">>>x"), 0u);
+  EXPECT_EQ(QuoteMarkerReader::Markers(">>"), 2u);
+  EXPECT_EQ(QuoteMarkerReader::Markers(">> > x"), 5u);
+}
+
 // Note: [Srun labels]: text that only looks like a task label is read as it stands (it used to lose
 // its number and pass for another task's line: a class table, an enumeration).
 TEST(SegmenterPrefixes, NumberedLinesAreNotTaskLabelsUntilTheInputShowsThem) {

@@ -13,7 +13,8 @@ bool MayCarryLinePrefix(std::string_view line) {
 size_t LinePrefixLength(std::string_view line) {
   size_t n = QuoteMarkerReader::Markers(line);
   std::string rank;
-  return n + RankPrefixReader::Prefix(line.substr(n), &rank);
+  n += RankPrefixReader::Prefix(line.substr(n), &rank);
+  return n + QuoteMarkerReader::Markers(line.substr(n));  // Note: [Quote markers behind a prefix]
 }
 
 const std::vector<FormatEntry>& FormatTable() {
@@ -41,6 +42,8 @@ const std::vector<FormatEntry>& FormatTable() {
       // "Warning", the keywords of rows below (Note: [Aligned continuations]).
       {"aligned continuation", {}, nullptr, OnLine(&AlignedContinuationReader::LineHook)},
       {"learned prefix", {}, nullptr, OnLine(&LearnedPrefixReader::LineHook)},
+      // Quote markers behind one of the prefixes above (Note: [Quote markers behind a prefix]).
+      {"quote markers behind a prefix", {}, nullptr, OnLine(&QuoteMarkerReader::AfterPrefixHook)},
       {"exception group", {}, nullptr, OnLine(&ExceptionGroupReader::LineHook)},
       // A warning a person broke by hand in mid-sentence: its next line, at the first column, joined to it
       // (Note: [Hand-wrapped warnings] in formats/warnings.h). Its warning lines hold "Warning", the

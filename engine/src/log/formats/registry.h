@@ -160,7 +160,7 @@ inline FormatHooks OnUnrecognised(bool (*f)(Segmenter&, const std::string&, std:
 bool MayCarryLinePrefix(std::string_view line);
 
 // The length of the prefixes at the start of `line` that the line hooks strip wherever they are present
-// (quote markers, then a rank prefix), or 0: metric extraction, which reads raw lines, skips them before
+// (quote markers, then a rank prefix and the quote markers behind it), or 0: metric extraction, which reads raw lines, skips them before
 // reading a line from its first column (Note: [Quote markers]).
 size_t LinePrefixLength(std::string_view line);
 
