@@ -91,6 +91,7 @@ bool EmbeddedErrorReader::Find(std::string_view line, std::string_view* type, st
     if (closer == '*' || closer == '_') {  // emphasis closes with as many marks as opened it
       while (!msg.empty() && msg.back() == closer) msg.remove_suffix(1);
     }
+    msg = text::WithoutProseTail(msg);  // Note: [Prose after a message] in text.h
   }
   *message = msg;
   return true;

@@ -333,6 +333,7 @@ void PythonTracebackReader::ParseExceptionLine(Segmenter& s, const std::string& 
   if (n > 0 && (n == t.size() || (t[n] == ':' && (n + 1 == t.size() || t[n + 1] == ' ')))) {
     inc->exception = std::string(t.substr(0, n));
     std::string_view msg = n + 1 < t.size() ? Trim(t.substr(n + 1)) : std::string_view();
+    msg = text::WithoutProseTail(msg);  // Note: [Prose after a message] in text.h
     inc->message.clear();
     s.AppendMessage(inc, msg);
     if (msg.empty()) inc->message.clear();

@@ -65,6 +65,69 @@ bool IsLibraryFile(std::string_view f) {
 }
 
 // Note: [Typographic characters] (text.h)
+namespace {
+
+// True when `tail` opens with words a person addresses readers with: with `asks` (the tail ends with
+// '?'), also the openers of a question a message itself may hold in other words ("can you", "please").
+bool AddressesReaders(std::string_view tail, bool asks) {
+  static constexpr std::string_view kAlways[] = {
+      "any idea", "any help", "any suggestion", "anyone", "anybody", "thanks", "thank you", "why ",
+      "how can", "how do", "how to", "i get", "i got", "i am getting", "i'm getting", "when i",
+      "not sure why", "no idea why", "can someone", "can anyone", "could someone", "could anyone"};
+  static constexpr std::string_view kAsking[] = {"please", "help", "can you", "could you", "what should",
+                                                 "what am i", "what is wrong", "what's wrong", "is there a way"};
+  std::string lower(tail.substr(0, 16));
+  for (char& c : lower) c = static_cast<char>(AsciiLower(static_cast<unsigned char>(c)));
+  for (std::string_view opener : kAlways) {
+    if (StartsWith(lower, opener)) return true;
+  }
+  if (!asks) return false;
+  for (std::string_view opener : kAsking) {
+    if (StartsWith(lower, opener)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// Note: [Prose after a message] (text.h)
+std::string_view WithoutProseTail(std::string_view msg) {
+  // An unbalanced backquote: the close of a code span that opened before the type.
+  if (msg.find('`') != std::string_view::npos) {
+    size_t ticks = 0;
+    for (char c : msg) ticks += c == '`';
+    const size_t last = msg.rfind('`');
+    if (ticks % 2 == 1 && last > 0 && msg[last - 1] != ' ' &&
+        (last + 1 == msg.size() || std::string_view(" \t.,;:!?)").find(msg[last + 1]) != std::string_view::npos)) {
+      return Trim(msg.substr(0, last));
+    }
+  }
+  // " -- " and a tail addressed to readers.
+  if (size_t dash = msg.rfind(" -- "); dash != std::string_view::npos && dash > 0) {
+    const std::string_view tail = Trim(msg.substr(dash + 4));
+    if (!tail.empty() && tail.size() <= 160 && (tail.back() == '?' || AddressesReaders(tail, false))) {
+      return Trim(msg.substr(0, dash));
+    }
+  }
+  for (std::string_view see : {"(see above)", "(see below)", "(see above).", "(see below)."}) {
+    if (msg.size() > see.size() && EndsWith(msg, see) && msg[msg.size() - see.size() - 1] == ' ') {
+      return Trim(msg.substr(0, msg.size() - see.size()));
+    }
+  }
+  // A last clause that asks readers a question.
+  if (!msg.empty() && msg.back() == '?') {
+    for (size_t at = msg.size(); at-- > 1;) {
+      const char c = msg[at - 1];
+      if ((c == '.' || c == ',' || c == ';' || c == '!') && (msg[at] == ' ' || c == ',')) {
+        const std::string_view tail = Trim(msg.substr(at));
+        if (tail.size() <= 160 && AddressesReaders(tail, true)) return Trim(msg.substr(0, at - 1));
+        break;
+      }
+    }
+  }
+  return msg;
+}
+
 std::string_view AfterProgressBar(std::string_view t) {
   const size_t pct = t.find("%|");
   if (pct == std::string_view::npos) return t;

@@ -91,6 +91,19 @@ void NormalizeTypography(std::string* s);
 // before, where rules may read the step it shows (rules/amp/deepspeed-lr-before-first-step-repeated.lua).
 std::string_view AfterProgressBar(std::string_view t);
 
+// Note: [Prose after a message] A person who retypes or pastes an exception line into an issue's
+// sentence often goes on after it on the same line: "RuntimeError: CUDA out of memory. ... -- any idea
+// why?", "`RuntimeError: ...` when I run train.py", "... (see above)". Rules that end their pattern at
+// the message's end (`\s*$`, `(?m:$)`) then miss it, and the report shows the person's words as the
+// failure's. Returns `msg` (an exception line's message, after "Type: ") without such a tail where the
+// tail is clearly not the program's: an unbalanced backquote that a blank, punctuation or the end follows
+// (the close of an inline code span opened before the type: a message's own code spans come in pairs)
+// and whatever follows it; " -- " and a tail that asks a question or opens with a word people address
+// readers with ("any idea", "please", "help", "thanks", ...); a last sentence or clause that does so and
+// ends with '?' ("... could you help me?"; a message's own questions, "Did you mean ...?", "corrupt file?",
+// open with other words); a closing "(see above)" or "(see below)". Anything else is returned as it is.
+std::string_view WithoutProseTail(std::string_view msg);
+
 }  // namespace text
 }  // namespace triage
 
