@@ -735,9 +735,9 @@ TEST(SegmenterPrefixes, QuoteMarkersBehindAPrefixAreRemoved) {
     ASSERT_EQ(v[0].frames.size(), 1u) << prefix;
     EXPECT_EQ(v[0].frames[0].source, "loss = F.nll_loss(out, y)") << prefix;
   }
-  // A mail client's quotes in quotes (">> ", ">>> ", "> >> ") are markers too, and so is the interpreter's
-  // prompt where a traceback was printed on its line.
-  for (const std::string prefix : {">> ", ">>> ", "> >> ", ">>>>>> "}) {
+  // A mail client's quotes in quotes (">> ", "> >> ", ">>>>>> ") are markers too; the interpreter's ">>> "
+  // prompt is not: the REPL input after an error line does not join its message.
+  for (const std::string prefix : {">> ", "> >> ", ">>>>>> "}) {
     std::string text;
     for (const std::string& l : tb) text += prefix + l + "\n";
     auto v = Segment(text);
@@ -745,10 +745,11 @@ TEST(SegmenterPrefixes, QuoteMarkersBehindAPrefixAreRemoved) {
     EXPECT_EQ(v[0].message, "Target -3 is out of bounds.") << prefix;
     ASSERT_EQ(v[0].frames.size(), 1u) << prefix;
   }
-  auto v = Segment(">>> x = model(y)\n>>> Traceback (most recent call last):\n" + tb[1] + "\n" + tb[2] + "\n" + tb[3] + "\n");
+  auto v = Segment(tb[3] + "\n>>> caffe2.__file__\n");
   ASSERT_EQ(v.size(), 1u) << Dump(v);
   EXPECT_EQ(v[0].message, "Target -3 is out of bounds.");
-  ASSERT_EQ(v[0].frames.size(), 1u);
+  EXPECT_EQ(QuoteMarkerReader::Markers(">>> x"), 0u);
+  EXPECT_EQ(QuoteMarkerReader::Markers("> >>> x"), 2u);
   EXPECT_EQ(QuoteMarkerReader::Markers(">>>x"), 0u);
   EXPECT_EQ(QuoteMarkerReader::Markers(">>"), 2u);
   EXPECT_EQ(QuoteMarkerReader::Markers(">> > x"), 5u);

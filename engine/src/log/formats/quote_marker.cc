@@ -11,6 +11,7 @@ size_t QuoteMarkerReader::Markers(std::string_view line) {
     while (run < line.size() && line[run] == '>') ++run;  // ">>": a mail client's quote in a quote
     if (run == line.size()) return run;                    // ">" alone: a blank line of the quote
     if (line[run] != ' ' && line[run] != '\t') break;
+    if (run - n == 3) break;  // ">>> ": the interpreter's prompt
     n = run + 1;
   }
   return n;

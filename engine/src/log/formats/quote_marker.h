@@ -1,14 +1,13 @@
 // Note: [Quote markers]
 // A log quoted in a reply on GitHub, a forum or a mail client arrives with a Markdown block-quote marker
 // before every line: "> Traceback (most recent call last):", ">   File \"train.py\", line 3, in <module>",
-// a bare ">" for a blank line, "> > " for a quote inside a quote, ">> " or ">>> " where a mail client
-// nests quotes (mailing-list replies quoting a traceback: ">>> Traceback (most recent call last):",
-// ">>>>>> Traceback ..."). The reader removes the markers where a line starts with them, so the text
-// after them is read as printed (its own indentation kept: one blank after each run of '>' belongs to
-// the marker). A marker is a run of '>' followed by a blank or the line's end. The interpreter's ">>> "
-// prompt reads as one too, which loses nothing: the code after it is ordinary output either way, and a
-// traceback the interpreter printed on its prompt's line (">>> Traceback (most recent call last):", a
-// background process's failure) reads as the traceback. pytest marks a failing source line with ">       " itself: in
+// a bare ">" for a blank line, "> > " for a quote inside a quote, ">> " where a mail client nests quotes
+// (mailing-list replies quoting a traceback, ">>>>>> Traceback ..." six deep). The reader removes the
+// markers where a line starts with them, so the text after them is read as printed (its own indentation
+// kept: one blank after each run of '>' belongs to the marker). A marker is a run of '>' followed by a
+// blank or the line's end, except a run of exactly three: the interpreter's ">>> " prompt, whose input
+// lines must not read as text (a REPL line after an error line would join its message:
+// corpus/wild/env/pytorch-libcaffe2-old-libc10-usr-local's ">>> caffe2.__file__"). pytest marks a failing source line with ">       " itself: in
 // its report (BlockReader::PrintsQuoteLikeLines) markers are removed only when the line that opened
 // the report carried them, a quoted report. Metric extraction reads
 // the lines before the segmenter does; its readers of a line's first column (epoch tables, CSV rows, the
