@@ -68,7 +68,7 @@ TEST(CorpusEval, OursAndWildTuningTopOneAtLeast97Percent) {
 // batches 2026-11-29e-*; 0.969 at 1170 of 1207 (96.9%), after the batches 2026-11-29f-*; 0.970 at 1200 of
 // 1237 (97.0%), after the batches 2026-11-29g-*; 0.971 at 1227 of 1263 (97.1%), after the batches 2026-11-29h-*; 0.972 at 1259 of 1295
 // (97.2%), after the batches 2026-11-29i-* (held at 0.972 at 1279 of 1315, 97.26%, after the batches
-// 2026-11-30a-*); 0.973 at 1310 of 1346 (97.3%), after the batches 2026-11-30b-*. It gates what rule work is judged on, apart from the
+// 2026-11-30a-*); 0.973 at 1310 of 1346 (97.3%), after the batches 2026-11-30b-* (held at 1331 of 1367, 97.37%, after 2026-11-30c-*). It gates what rule work is judged on, apart from the
 // held-out cases, whose figure only measures.
 TEST(CorpusEval, WildTuningTopOneHoldsItsFloor) {
   EvalSlice wild = Eval().Slice([](const EvalCase& c) { return c.split == "wild"; });
@@ -80,10 +80,11 @@ TEST(CorpusEval, WildTuningTopOneHoldsItsFloor) {
 // (97.9%), when masked causes (Note: [Masked causes]) first listed the failure a surface error hides; 0.980 at
 // 1239 of 1263 (98.1%), after the batches 2026-11-29h-*; 0.981 at 1271 of 1295 (98.1%), after the batches
 // 2026-11-29i-*; 0.982 at 1292 of 1315 (98.25%), after the batches 2026-11-30a-* (held at
-// 0.982 at 1323 of 1346, 98.29%, after the batches 2026-11-30b-*).
+// 0.982 at 1323 of 1346, 98.29%, after the batches 2026-11-30b-*); 0.983 at 1344 of 1367 (98.32%), after the
+// batches 2026-11-30c-*.
 TEST(CorpusEval, WildTuningTopThreeHoldsItsFloor) {
   EvalSlice wild = Eval().Slice([](const EvalCase& c) { return c.split == "wild"; });
-  EXPECT_GE(wild.top3, 0.982 * wild.total) << Eval().ToText();
+  EXPECT_GE(wild.top3, 0.983 * wild.total) << Eval().ToText();
 }
 
 // Note: [Frame evidence] (engine/src/diagnose/frame_evidence.cc): a row of the frame-evidence table
