@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "triage/triage.h"
+
 namespace triage_test {
 
 struct ShellResult {
@@ -76,6 +78,25 @@ inline std::string ReadFile(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// Options that keep the similar-case answer (Note: [Similar known case] in
+// engine/src/diagnose/similar_case.cc) from reading a corpus log's own case or its thread: the log's
+// folder and its label's `source:`.
+inline triage::DiagnoseOptions LeaveOut(const std::filesystem::path& log) {
+  triage::DiagnoseOptions options;
+  const std::filesystem::path dir = std::filesystem::absolute(log).parent_path().lexically_normal();
+  options.similar_leave_out.push_back(dir.generic_string());
+  std::istringstream label(ReadFile((dir / "label.yaml").string()));
+  for (std::string line; std::getline(label, line);) {
+    if (line.rfind("source:", 0) != 0) continue;
+    std::string v = line.substr(7);
+    v.erase(0, v.find_first_not_of(" \t"));
+    v.erase(v.find_last_not_of(" \t\r") + 1);
+    if (v.size() >= 2 && (v[0] == '\'' || v[0] == '"') && v.back() == v[0]) v = v.substr(1, v.size() - 2);
+    options.similar_leave_out.push_back(v);
+  }
+  return options;
 }
 
 // Every corpus log, ours and the wild tuning split; corpus/heldout is never entered.

@@ -103,6 +103,24 @@ TEST(CorpusEval, EverySpeakingFrameRowIsRightOftenEnough) {
   EXPECT_GT(speaking, 0);
 }
 
+// Note: [Similar known case] (engine/src/diagnose/similar_case.cc): a band of similarity answers only
+// where, reading our cases and the wild tuning split as if no rule had matched and leaving out each case's
+// own thread, the nearest known case's label was accepted in at least 85% of at least 10 cases. A band
+// that falls below must be turned off, not have its bar lowered. The table is printed whether or not a
+// band speaks.
+TEST(CorpusEval, EverySpeakingSimilarBandIsRightOftenEnough) {
+  int measured = 0;
+  for (const SimilarBandMeasure& m : Eval().SimilarBandRows()) {
+    measured += m.n;
+    std::printf("similar band %.2f-%.2f: %d of %d right, family %d, negatives %d%s\n", m.low, m.high, m.right, m.n,
+                m.family_right, m.negatives, m.speaks ? " (speaks)" : "");
+    if (!m.speaks) continue;
+    EXPECT_GE(m.n, 10) << m.low;
+    EXPECT_GE(m.right, 0.85 * m.n) << m.low << ": " << m.right << " of " << m.n;
+  }
+  EXPECT_GT(measured, 1000) << "the similar-case index was not read";
+}
+
 TEST(CorpusEval, NoNegativeCaseGetsADiagnosis) {
   EvalSlice ours = Eval().Slice(Ours);
   EXPECT_GT(ours.negatives, 0);

@@ -129,6 +129,7 @@ const char kUsage[] = R"(usage: triage [OPTIONS] [FILE...]      diagnose logs (s
        triage rules test [DIR...]         run every rule's own examples and Lua test_ functions
        triage rules new FAMILY/ID [--lua] scaffold a rule (default dir: ~/.config/triage/rules)
        triage rules allow [DIR]           let a project's .triage/rules load (default: the one found from here)
+       triage rules similar-index CORPUS  print the similar-case index (rules/similar/cases.tsv) of a corpus
        triage explain RULE_ID|CATEGORY [--width N]
                                           show a rule's full reasoning (or a category's rules)
        triage eval DIR                    accuracy on a labelled corpus

@@ -237,9 +237,45 @@ int Allow(int argc, char** argv) {
 
 }  // namespace
 
+namespace {
+
+// `triage rules similar-index CORPUS`: prints the similar-case index of the corpus (Note: [Similar known
+// case] in engine/src/diagnose/similar_case.cc), for rules/similar/cases.tsv.
+int SimilarIndexCommand(int argc, char** argv) {
+  RuleFlags flags;
+  std::string dir;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string error;
+    if (ParseRuleFlag(argc, argv, &i, &flags, &error)) {
+      if (!error.empty()) { PrintError(error); return kExitUsage; }
+    } else if (dir.empty() && !a.empty() && a[0] != '-') {
+      dir = a;
+    } else {
+      PrintError("usage: triage rules similar-index CORPUS_DIR");
+      return kExitUsage;
+    }
+  }
+  if (dir.empty() || !std::filesystem::is_directory(dir)) {
+    PrintError("rules similar-index needs a corpus directory");
+    return kExitUsage;
+  }
+  LoadResult loaded = LoadWithFlags(flags, /*quiet_warnings=*/true);
+  std::string error;
+  const std::string index = BuildSimilarIndex(Engine(loaded.rules), dir, &error);
+  if (!error.empty()) {
+    PrintError(error);
+    return kExitUsage;
+  }
+  std::fputs(index.c_str(), stdout);
+  return kExitFound;
+}
+
+}  // namespace
+
 int RunRules(int argc, char** argv) {
   if (argc < 2) {
-    PrintError("usage: triage rules list|lint|test|new|allow [ARGS]");
+    PrintError("usage: triage rules list|lint|test|new|allow|similar-index [ARGS]");
     return kExitUsage;
   }
   std::string sub = argv[1];
@@ -248,8 +284,9 @@ int RunRules(int argc, char** argv) {
   if (sub == "test") return Test(argc - 1, argv + 1);
   if (sub == "new") return New(argc - 1, argv + 1);
   if (sub == "allow") return Allow(argc - 1, argv + 1);
-  PrintError("unknown rules command '" + sub + "' (list, lint, test, new, allow)" +
-             DidYouMean(sub, {"list", "lint", "test", "new", "allow"}, "triage rules "));
+  if (sub == "similar-index") return SimilarIndexCommand(argc - 1, argv + 1);
+  PrintError("unknown rules command '" + sub + "' (list, lint, test, new, allow, similar-index)" +
+             DidYouMean(sub, {"list", "lint", "test", "new", "allow", "similar-index"}, "triage rules "));
   return kExitUsage;
 }
 

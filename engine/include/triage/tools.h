@@ -69,6 +69,26 @@ struct EvalCase {
   // case's primary incident when it is read as if no rule had matched; empty when no row applies, and
   // for held-out cases, which are not read (the rows are measured on the tuning splits only).
   std::string frame_row;
+  // Note: [Similar known case] (diagnose/similar_case.cc): the nearest known case to this case's primary
+  // error, read as if no rule had matched and leaving out the case and every case of its `source:`
+  // thread; empty (score 0) when none shares enough words, and for held-out cases, which are not read.
+  std::string similar_case;
+  std::string similar_category;
+  double similar_score = 0;
+};
+
+// One band of similarity measured over our cases and the wild tuning split, each read as if no rule had
+// matched (Note: [Similar known case]): the cases whose nearest known case (not a negative one) is that
+// similar, and how often that case's label was accepted for them.
+struct SimilarBandMeasure {
+  double low = 0, high = 0;  // [low, high)
+  bool speaks = false;       // whether the engine answers in this band
+  int n = 0;                 // cases (negatives included) answered in this band
+  int right = 0;             // of them, cases whose accepted categories include the answer
+  int family_right = 0;      // of them, cases labelled in the answer's family
+  int negatives = 0;         // of them, negative cases (every one an answer where none is right)
+  int wild = 0;              // of them, wild tuning cases (the rest are ours, which come in families
+  int wild_right = 0;        // of variants of one program), and how many of those were right
 };
 
 // One frame-evidence row measured over our cases and the wild tuning split, each read as if no rule
@@ -109,10 +129,19 @@ struct EvalReport {
   std::string ToText(bool list_heldout_misses = false) const;
   // Every frame-evidence row, in table order, measured on the ours and wild cases.
   std::vector<FrameRowMeasure> FrameRows() const;
+  // Every similarity band, lowest first, measured on the ours and wild cases.
+  std::vector<SimilarBandMeasure> SimilarBandRows() const;
 };
 
-// Evaluates every case under `dir` (folders holding label.yaml and log.txt).
+// Evaluates every case under `dir` (folders holding label.yaml and log.txt). Each case is diagnosed
+// with DiagnoseOptions::similar_leave_out naming it and its `source:` thread.
 EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir);
+
+// Returns the similar-case index of the cases under `corpus_dir` (rules/similar/cases.tsv; Note:
+// [Similar known case] in diagnose/similar_case.cc): one line per case whose primary error has words,
+// cases in path order. Never enters a folder named `heldout`. Sets *error (and returns "") when a
+// label cannot be read.
+std::string BuildSimilarIndex(const Engine& engine, const std::string& corpus_dir, std::string* error);
 
 // Returns the taxonomy's category ids (rules/taxonomy.yaml, compiled in).
 const std::vector<std::string>& TaxonomyCategories();

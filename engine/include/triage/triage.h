@@ -364,6 +364,11 @@ struct DiagnoseOptions {
   bool fold_signals = true;      // fold metric signatures into the diagnosis they support (Note: [Signal
                                  // folding] in engine/src/diagnose/signal_ranking.cc); rule examples turn it off
   Audience audience = Audience::kPython;  // the language of the checks and fixes in the report
+  // Known cases the similar-case answer may not come from (Note: [Similar known case] in
+  // engine/src/diagnose/similar_case.cc): each entry a case's `source:` thread, or its folder (a path
+  // ending in the case's corpus path). `triage eval` and the corpus tests name the case being read, so
+  // that it is never answered from its own label.
+  std::vector<std::string> similar_leave_out;
 };
 
 // Diagnoses whole inputs. Cheap to copy; thread-safe.

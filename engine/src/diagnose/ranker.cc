@@ -14,6 +14,7 @@
 #include "rules/lua_runtime.h"
 #include "diagnose/audience.h"
 #include "diagnose/frame_evidence.h"
+#include "diagnose/similar_case.h"
 #include "diagnose/gpu_vendor.h"
 #include "diagnose/signal_ranking.h"
 #include "diagnose/warning_codes.h"
@@ -862,7 +863,23 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
   if (primary >= 0 && options.min_confidence <= kFrameEvidenceConfidence &&
       std::none_of(all.begin(), all.end(), [&](const Candidate& c) { return RootOf(incidents, c.incident) == primary; })) {
     const FrameReading reading = ReadFrameEvidence(incidents, primary);
-    if (reading.entry && reading.entry->speaks) out.push_back(FrameEvidenceDiagnosis(incidents, reading, report->audience));
+    if (reading.entry && reading.entry->speaks) {
+      out.push_back(FrameEvidenceDiagnosis(incidents, reading, report->audience));
+    } else if (options.min_confidence <= kSimilarCaseConfidence &&
+               std::any_of(SimilarBands().begin(), SimilarBands().end(), [](const SimilarBand& b) { return b.speaks; }) &&
+               std::any_of(rules.rules.begin(), rules.rules.end(), [](const Rule& r) { return r.origin == "bundled"; })) {
+      // Note: [Similar known case] (similar_case.cc): nor did its frames; the nearest known case may,
+      // from the bundled index (read at the first call), in a band measured right often enough.
+      const SimilarIndex* index = BundledSimilarIndex();
+      const std::vector<std::string> words = index ? SimilarWordsOf(incidents, primary) : std::vector<std::string>();
+      if (!words.empty()) {
+        const SimilarReading similar = ReadSimilarCase(*index, words, options.similar_leave_out);
+        const int band = similar.row ? SimilarBandOf(similar.score) : -1;
+        if (band >= 0 && SimilarBands()[static_cast<size_t>(band)].speaks && similar.row->category != "none") {
+          out.push_back(SimilarCaseDiagnosis(similar, primary));
+        }
+      }
+    }
   }
   // Stable: equal calibrated confidences keep the order before calibration, and masked causes (added
   // last) follow the diagnoses they tie with, in their hypotheses' order.

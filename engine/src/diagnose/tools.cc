@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "diagnose/frame_evidence.h"
+#include "diagnose/similar_case.h"
 #include "diagnose/ranker.h"
 #include "diagnose/report_parts.h"
 #include "rules/lua_runtime.h"
@@ -406,8 +407,10 @@ EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir) {
   for (const fs::path& label : labels) {
     EvalCase c;
     c.dir = label.parent_path().string();
+    std::string source;
     try {
       YAML::Node node = YAML::LoadFile(label.string());
+      if (node["source"] && node["source"].IsScalar()) source = node["source"].as<std::string>();
       c.expected = node["category"] ? node["category"].as<std::string>() : "";
       c.split = SplitOf(label.parent_path(), node);
       if (node["also"]) {
@@ -426,10 +429,24 @@ EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir) {
     }
     std::ostringstream ss;
     ss << in.rdbuf();
-    Report r = engine.DiagnoseText(ss.str());
+    // Note: [Similar known case]: a case is never answered from itself or from its own thread.
+    DiagnoseOptions options;
+    options.similar_leave_out = {fs::absolute(label.parent_path()).lexically_normal().generic_string(), source};
+    Report r = engine.DiagnoseText(ss.str(), options);
     if (c.split != "heldout") {  // Note: [Frame evidence]: read as if no rule had matched
-      const FrameReading fr = ReadFrameEvidence(r.incidents, PrimaryIncident(r.incidents));
+      const int primary = PrimaryIncident(r.incidents);
+      const FrameReading fr = ReadFrameEvidence(r.incidents, primary);
       if (fr.entry) c.frame_row = fr.entry->id;
+      const SimilarIndex* index = BundledSimilarIndex();
+      const std::vector<std::string> words = index ? SimilarWordsOf(r.incidents, primary) : std::vector<std::string>();
+      if (!words.empty()) {
+        const SimilarReading similar = ReadSimilarCase(*index, words, options.similar_leave_out);
+        if (similar.row) {
+          c.similar_case = similar.row->case_path;
+          c.similar_category = similar.row->category;
+          c.similar_score = similar.score;
+        }
+      }
     }
     for (size_t i = 0; i < r.diagnoses.size() && i < 3; ++i) c.got.push_back(r.diagnoses[i]);
     auto accepted = [&](const std::string& cat) {
@@ -449,7 +466,7 @@ EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir) {
         // Note: [Miss kinds]: an abstention is told apart by what the engine had: no incident read from
         // the log (the readers), incidents no rule matched (the knowledge), or candidates the threshold
         // dropped (the ranking), and then whether the right category was among them.
-        DiagnoseOptions all;
+        DiagnoseOptions all = options;
         all.min_confidence = 0;
         Report below = engine.DiagnoseText(ss.str(), all);
         if (!below.diagnoses.empty()) {
@@ -486,6 +503,81 @@ std::vector<FrameRowMeasure> EvalReport::FrameRows() const {
     rows.push_back(std::move(m));
   }
   return rows;
+}
+
+std::vector<SimilarBandMeasure> EvalReport::SimilarBandRows() const {
+  std::vector<SimilarBandMeasure> rows;
+  for (const SimilarBand& b : SimilarBands()) {
+    SimilarBandMeasure m;
+    m.low = b.low;
+    m.high = b.high;
+    m.speaks = b.speaks;
+    for (const EvalCase& c : cases) {
+      if (!c.error.empty() || c.split == "heldout" || c.similar_case.empty() || c.similar_category == "none") continue;
+      if (c.similar_score < b.low || c.similar_score >= b.high) continue;
+      ++m.n;
+      m.negatives += c.expected == "none";
+      const bool right = c.expected == c.similar_category ||
+                         std::find(c.also.begin(), c.also.end(), c.similar_category) != c.also.end();
+      m.right += right;
+      m.wild += c.split == "wild";
+      m.wild_right += c.split == "wild" && right;
+      m.family_right += c.expected.substr(0, c.expected.find('.')) ==
+                        c.similar_category.substr(0, c.similar_category.find('.'));
+    }
+    rows.push_back(m);
+  }
+  return rows;
+}
+
+std::string BuildSimilarIndex(const Engine& engine, const std::string& corpus_dir, std::string* error) {
+  std::vector<fs::path> labels;
+  std::error_code ec;
+  const fs::path root = fs::path(corpus_dir);
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename() == "heldout") {  // Note: [Eval splits]: the frozen split is never read
+      it.disable_recursion_pending();
+    } else if (it->path().filename() == "label.yaml") {
+      labels.push_back(it->path());
+    }
+  }
+  std::sort(labels.begin(), labels.end());
+  std::string out =
+      "# Known cases for the similar-case answer (Note: [Similar known case] in engine/src/diagnose/similar_case.cc;\n"
+      "# rules/README.md \"Similar known case\"): each case's primary error as the engine reads it.\n"
+      "# Written by `triage rules similar-index corpus > rules/similar/cases.tsv` (never from corpus/heldout/);\n"
+      "# do not edit. Columns (tab-separated): case, category, source thread (- when none), words.\n";
+  auto clean = [](std::string s) {
+    for (char& ch : s) {
+      if (ch == '\t' || ch == '\n' || ch == '\r') ch = ' ';
+    }
+    return s;
+  };
+  for (const fs::path& label : labels) {
+    std::string category, source;
+    try {
+      YAML::Node node = YAML::LoadFile(label.string());
+      if (node["category"] && node["category"].IsScalar()) category = node["category"].as<std::string>();
+      if (node["source"] && node["source"].IsScalar()) source = node["source"].as<std::string>();
+    } catch (const YAML::Exception& e) {
+      *error = label.string() + ": " + e.what();
+      return "";
+    }
+    std::ifstream in(label.parent_path() / "log.txt", std::ios::binary);
+    if (!in || category.empty()) continue;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    DiagnoseOptions options;
+    options.min_confidence = 1.01;  // only the incidents are wanted
+    const Report r = engine.DiagnoseText(ss.str(), options);
+    const std::vector<std::string> words = SimilarWordsOf(r.incidents, PrimaryIncident(r.incidents));
+    if (words.empty()) continue;
+    out += label.parent_path().lexically_relative(root).generic_string() + "\t" + clean(category) + "\t" +
+           (source.empty() ? "-" : clean(source)) + "\t";
+    for (size_t k = 0; k < words.size(); ++k) out += (k ? " " : "") + words[k];
+    out += "\n";
+  }
+  return out;
 }
 
 std::string EvalReport::ToText(bool list_heldout_misses) const {
@@ -626,6 +718,21 @@ std::string EvalReport::ToText(bool list_heldout_misses) const {
     std::snprintf(buf, sizeof buf, "  %-26s %-32s %6s %4d %4d %6s %4d %6s\n", m.id.c_str(), m.category.c_str(),
                   m.speaks ? "yes" : "no", m.n, m.right, Pct(m.right, m.n).c_str(), m.family_right,
                   Pct(m.family_right, m.n).c_str());
+    out << buf;
+  }
+  // Note: [Similar known case] (diagnose/similar_case.cc): the nearest known case's precision per band of
+  // similarity, leaving out each case's own thread, the measure that decides which bands speak.
+  out << "\nsimilar known case, each case read as if no rule matched, its own thread left out (ours + wild;\n"
+         "Note: [Similar known case]):\n";
+  std::snprintf(buf, sizeof buf, "  %-10s %6s %4s %11s %11s %9s %16s\n", "similarity", "speaks", "n", "category", "family",
+                "negatives", "wild: n, right");
+  out << buf;
+  for (const SimilarBandMeasure& m : SimilarBandRows()) {
+    if (!m.n) continue;
+    std::snprintf(buf, sizeof buf, "  %s-%s  %6s %4d %4d %6s %4d %6s %9d %4d %4d %6s\n", Fixed(m.low, 2).c_str(),
+                  Fixed(std::min(m.high, 1.0), 2).c_str(), m.speaks ? "yes" : "no", m.n, m.right, Pct(m.right, m.n).c_str(),
+                  m.family_right, Pct(m.family_right, m.n).c_str(), m.negatives, m.wild, m.wild_right,
+                  Pct(m.wild_right, m.wild).c_str());
     out << buf;
   }
   out << "\nby split:\n";

@@ -1,0 +1,154 @@
+// The similar-known-case answer (Note: [Similar known case] in engine/src/diagnose/similar_case.cc;
+// rules/README.md Ranking step 10): the words an error is compared by, the nearest case, leaving a case
+// and its thread out, and the shipped index being what the corpus gives today.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "diagnose/similar_case.h"
+#include "triage/tools.h"
+#include "triage/triage.h"
+
+namespace triage {
+namespace {
+
+bool Has(const std::vector<std::string>& words, const std::string& w) {
+  return std::find(words.begin(), words.end(), w) != words.end();
+}
+
+std::string Joined(const std::vector<std::string>& words) {
+  std::string s;
+  for (const std::string& w : words) s += (s.empty() ? "" : " ") + w;
+  return s;
+}
+
+TEST(SimilarWords, KeepsTheLibrarysWordsAndDropsTheUsers) {
+  struct Case {
+    const char* exception;
+    const char* message;
+    std::vector<std::string> have;
+    std::vector<std::string> lack;
+  };
+  const Case cases[] = {
+      // numbers, sizes and units' figures go; the class is a word of its own
+      {"RuntimeError", "CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity)",
+       {"class:runtimeerror", "cuda", "memory", "allocate", "mib", "gpu", "capacity"}, {"20", "00", "79", "0"}},
+      // the class's module goes, its name stays
+      {"torch.cuda.OutOfMemoryError", "CUDA out of memory.", {"class:outofmemoryerror", "cuda"}, {"torch", "class:torch"}},
+      // quoted words stay (ops, dtypes and modules are quoted too); a dotted name is split
+      {"ModuleNotFoundError", "No module named 'torch._six'", {"no", "module", "named", "torch", "six"}, {"torch._six", "'torch"}},
+      {"RuntimeError", "\"addmm_impl_cpu_\" not implemented for 'Half'", {"addmm_impl_cpu", "implemented", "half"}, {}},
+      // a path keeps its file name only
+      {"FileNotFoundError", "[Errno 2] No such file or directory: /home/alice/data/train.csv",
+       {"errno", "such", "directory", "train", "csv"}, {"home", "alice", "data"}},
+      {"OSError", "cannot open C:\\Users\\bob\\model.pt", {"cannot", "open", "model", "pt"}, {"users", "bob"}},
+      // hex, tensor sizes and one-letter words go
+      {"RuntimeError", "mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128) at 0x7f3a2b1c deadbeef12 a b",
+       {"mat1", "mat2", "shapes", "multiplied"}, {"4x57600", "64x128", "0x7f3a2b1c", "deadbeef12", "a", "b"}},
+  };
+  for (const Case& c : cases) {
+    const std::vector<std::string> words = SimilarWords(c.exception, c.message);
+    for (const std::string& w : c.have) EXPECT_TRUE(Has(words, w)) << w << " not in [" << Joined(words) << "]";
+    for (const std::string& w : c.lack) EXPECT_FALSE(Has(words, w)) << w << " in [" << Joined(words) << "]";
+  }
+  // each word once, in order of first appearance
+  EXPECT_EQ(Joined(SimilarWords("", "Bad bad BAD input, bad")), "bad input");
+}
+
+// A small index: two OOM cases from two threads, a shape case, a negative, and a case that shares only
+// the class and one word with everything.
+constexpr char kIndex[] =
+    "# a comment line\n"
+    "wild/cuda/oom-a\tcuda.oom\thttps://example.org/t/1\tclass:runtimeerror cuda out of memory tried to allocate mib\n"
+    "wild/cuda/oom-b\tcuda.oom\thttps://example.org/t/2\tclass:runtimeerror cuda out of memory tried to allocate gib free\n"
+    "shape/mm\tshape.matmul_mismatch\t-\tclass:runtimeerror mat1 and mat2 shapes cannot be multiplied\n"
+    "negative/warn\tnone\t-\tclass:userwarning memory is deprecated soon\n";
+
+TEST(SimilarIndex, TheNearestCaseAndLeavingItsThreadOut) {
+  SimilarIndex index;
+  std::string error;
+  ASSERT_TRUE(ParseSimilarIndex(kIndex, &index, &error)) << error;
+  ASSERT_EQ(index.rows.size(), 4u);
+  EXPECT_EQ(index.rows[2].source, "");  // "-" is no source
+
+  const std::vector<std::string> oom = SimilarWords("RuntimeError", "CUDA out of memory. Tried to allocate 2.00 MiB");
+  SimilarReading r = ReadSimilarCase(index, oom, {});
+  ASSERT_NE(r.row, nullptr);
+  EXPECT_EQ(r.row->case_path, "wild/cuda/oom-a");
+  EXPECT_NEAR(r.score, 1.0, 1e-9);  // the same words
+  EXPECT_EQ(r.shared.size(), 6u);   // at most six, the rarest first
+  EXPECT_EQ(r.shared[0], "mib");
+
+  // leaving out by thread, then by case folder (a path ending in the case's corpus path)
+  r = ReadSimilarCase(index, oom, {"https://example.org/t/1"});
+  ASSERT_NE(r.row, nullptr);
+  EXPECT_EQ(r.row->case_path, "wild/cuda/oom-b");
+  EXPECT_LT(r.score, 1.0);
+  r = ReadSimilarCase(index, oom, {"/src/corpus/wild/cuda/oom-a"});
+  ASSERT_NE(r.row, nullptr);
+  EXPECT_EQ(r.row->case_path, "wild/cuda/oom-b");
+  // a path that only ends in the same letters is not the case
+  r = ReadSimilarCase(index, oom, {"/src/corpus/wild/cuda/big-oom-a"});
+  EXPECT_EQ(r.row->case_path, "wild/cuda/oom-a");
+  r = ReadSimilarCase(index, oom, {"wild/cuda/oom-a", "https://example.org/t/2"});
+  EXPECT_EQ(r.row, nullptr) << r.row->case_path;  // the shape case shares only the class
+
+  // two shared message words are needed besides the class
+  EXPECT_EQ(ReadSimilarCase(index, SimilarWords("RuntimeError", "memory"), {}).row, nullptr);
+  EXPECT_NE(ReadSimilarCase(index, SimilarWords("RuntimeError", "memory allocate"), {}).row, nullptr);
+  // words the index never saw lower the score
+  const double plain = ReadSimilarCase(index, SimilarWords("RuntimeError", "mat1 and mat2 shapes cannot be multiplied"), {}).score;
+  const double diluted =
+      ReadSimilarCase(index, SimilarWords("RuntimeError", "mat1 and mat2 shapes cannot be multiplied zzzqq yyyqq"), {}).score;
+  EXPECT_NEAR(plain, 1.0, 1e-9);
+  EXPECT_LT(diluted, 0.8);
+}
+
+TEST(SimilarIndex, AMalformedLineIsAnError) {
+  SimilarIndex index;
+  std::string error;
+  EXPECT_FALSE(ParseSimilarIndex("wild/a\tcuda.oom\twords only three fields\n", &index, &error));
+  EXPECT_NE(error.find("line 1"), std::string::npos) << error;
+}
+
+TEST(SimilarBands, BandsAreOrderedAndCoverTheirRange) {
+  const std::vector<SimilarBand>& bands = SimilarBands();
+  ASSERT_FALSE(bands.empty());
+  for (size_t b = 1; b < bands.size(); ++b) EXPECT_DOUBLE_EQ(bands[b].low, bands[b - 1].high);
+  EXPECT_GT(bands.back().high, 1.0);
+  EXPECT_EQ(SimilarBandOf(bands[0].low - 0.01), -1);
+  EXPECT_EQ(SimilarBandOf(1.0), static_cast<int>(bands.size()) - 1);
+}
+
+const Engine& Bundled() {
+  static const Engine engine = [] {
+    LoadOptions o;
+    o.env_path = false;
+    return Engine(LoadRules(o).rules);
+  }();
+  return engine;
+}
+
+// The shipped index is what the corpus gives today: a case added, relabelled or read differently since
+// it was written makes it stale. Regenerate: build/triage rules similar-index corpus > rules/similar/cases.tsv
+TEST(SimilarIndex, TheShippedIndexIsCurrent) {
+  std::ifstream in(std::string(TRIAGE_SOURCE_DIR) + "/rules/similar/cases.tsv", std::ios::binary);
+  ASSERT_TRUE(in) << "rules/similar/cases.tsv is missing";
+  std::ostringstream shipped;
+  shipped << in.rdbuf();
+  std::string error;
+  const std::string built = BuildSimilarIndex(Bundled(), std::string(TRIAGE_SOURCE_DIR) + "/corpus", &error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_TRUE(built == shipped.str())
+      << "rules/similar/cases.tsv is stale: build/triage rules similar-index corpus > rules/similar/cases.tsv";
+  EXPECT_EQ(built.find("\nheldout/"), std::string::npos);  // no held-out case is a known case
+  ASSERT_NE(BundledSimilarIndex(), nullptr);
+  EXPECT_GT(BundledSimilarIndex()->rows.size(), 1000u);
+}
+
+}  // namespace
+}  // namespace triage
