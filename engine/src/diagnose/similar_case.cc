@@ -230,11 +230,12 @@ SimilarReading ReadSimilarCase(const SimilarIndex& index, const std::vector<std:
 
 const std::vector<SimilarBand>& SimilarBands() {
   // Which bands speak is the measurement of `triage eval corpus` (rules/README.md "Similar known case").
-  // 0.8-0.9 and 0.9-1.0 clear the 85% bar (2026-11-30: 76 of 84, 658 of 706) but are silent: speaking,
-  // they raised the wrong answers of 7 cut-paste forms over their ceilings (tests/cut_paste_test.cc).
+  // 0.8-0.9 and 0.9-1.0 clear the 85% bar (2026-11-30: 76 of 84, 658 of 706). 0.9-1.0 speaks: on the
+  // cut-paste forms it added about ten kept answers for each wrong one (rules/README.md); 0.8-0.9 with it
+  // raised the wrong answers of 7 forms over their ceilings, so it stays silent.
   static const std::vector<SimilarBand> bands = {
       {0.2, 0.3, false}, {0.3, 0.4, false}, {0.4, 0.5, false}, {0.5, 0.6, false},
-      {0.6, 0.7, false}, {0.7, 0.8, false}, {0.8, 0.9, false}, {0.9, 1.01, false},
+      {0.6, 0.7, false}, {0.7, 0.8, false}, {0.8, 0.9, false}, {0.9, 1.01, true},
   };
   return bands;
 }
