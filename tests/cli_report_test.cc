@@ -304,7 +304,7 @@ TEST(CliText, HelpAndDidYouMean) {
             "triage: cannot read explian: No such file or directory (did you mean 'triage explain'?)\n");
   ShellResult rules = Shell(kBin + " rules lsit 2>&1");
   EXPECT_EQ(rules.status, 2);
-  EXPECT_EQ(rules.out, "triage: unknown rules command 'lsit' (list, lint, test, new, allow) (did you mean 'triage rules list'?)\n");
+  EXPECT_EQ(rules.out, "triage: unknown rules command 'lsit' (list, lint, test, new, allow, similar-index) (did you mean 'triage rules list'?)\n");
   // A file name far from any subcommand gets no suggestion.
   EXPECT_EQ(Shell(kBin + " zzzzzz.log 2>&1").out, "triage: cannot read zzzzzz.log: No such file or directory\n");
   ShellResult id = Shell("TRIAGE_RULES_PATH= " + kBin + " rules test --rule linear-featurse --no-bundled --rules " +

@@ -45,9 +45,9 @@ TEST_P(LinePrefix, EveryLinePrefixedKeepsTheDiagnosis) {
   int cases = 0, kept = 0, signal_cases = 0, signal_kept = 0;
   for (const fs::path& log : triage_test::CorpusLogs()) {
     const std::string text = triage_test::ReadFile(log.string());
-    const Report plain = engine.DiagnoseText(text);
+    const Report plain = engine.DiagnoseText(text, triage_test::LeaveOut(log));
     if (plain.diagnoses.empty()) continue;
-    const Report prefixed = engine.DiagnoseText(PrefixLines(text, prefix));
+    const Report prefixed = engine.DiagnoseText(PrefixLines(text, prefix), triage_test::LeaveOut(log));
     const bool signal = !plain.diagnoses[0].evidence.empty();
     ++cases;
     signal_cases += signal;

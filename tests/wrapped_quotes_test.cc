@@ -28,8 +28,9 @@ LoadResult Bundled() {
 // Logs whose exception line names a DLL in plain double quotes (a JSON-escaped one is another format).
 // The join is a reader's (it extends an incident's message), so a log qualifies when its DLL line is
 // read as an exception's message. A line no reader opens (one real paste capitalises the type,
-// "OSERROR: [WinError 126] ...", which is no Python exception line) is matched by the rules line by line
-// and has no message to join; `skipped` counts those.
+// "OSERROR: [WinError 126] ...", which is no Python exception line; another, pantella-14-embedded-python-
+// fbgemm-dll of batch 2026-11-30c-kb-wild, pasted the message without its type, "[WinError 126] ...") is
+// matched by the rules line by line and has no message to join; `skipped` counts those.
 std::vector<fs::path> DllLogs(const LoadResult& rules, int* skipped) {
   std::vector<fs::path> out;
   for (const fs::path& log : triage_test::CorpusLogs()) {
@@ -87,7 +88,7 @@ TEST(FormatWrappedQuotes, DllPathWrappedAnywhereKeepsTheDiagnosis) {
     // Columns inside the path: near its start, a third and two thirds in, just before the closing quote.
     wrapped += ExpectWrapsKeepDiagnosis(engine, log, text, plain, open, close, open + 3);
   }
-  EXPECT_LE(skipped, 1) << "DLL lines no reader reads as an exception message";
+  EXPECT_LE(skipped, 2) << "DLL lines no reader reads as an exception message";
   std::printf("%zu DLL logs, %d wrapped forms (%d DLL logs with no exception line left out)\n", logs.size(), wrapped,
               skipped);
 }
