@@ -368,12 +368,14 @@ struct OneRule {
     fs::remove_all(cache);
     fs::remove_all(rules);
   }
-  // A second rule whose 45 patterns of ~4,800 RE2 instructions each (four Unicode letter runs) make a
-  // set over the size below which a load leaves it for its first need (Note: [Set size bound]).
+  // A second rule whose kLargePatterns patterns of ~4,800 RE2 instructions each (four Unicode letter runs)
+  // make a set over the size below which a load leaves it for its first need (Note: [Set size bound]:
+  // 300,000 since 2026-11-30, so 70 patterns, ~336,000; 45 were enough under 200,000).
+  static constexpr int kLargePatterns = 70;
   void WriteLarge() const {
     std::ofstream out(rules + "/large-rule.yaml");
     out << "id: large-rule\ncategory: cuda.oom\ntitle: t\nmatch:\n  message:\n";
-    for (int i = 0; i < 45; ++i) {
+    for (int i = 0; i < kLargePatterns; ++i) {
       out << "    - 'large" << i << " \\pL+ one \\pL+ two \\pL+ three \\pL+ end'\n";
     }
     out << "explain: e\nhypotheses:\n  - id: h\n    text: t\n    test: t\n    fix: f\nverify: v\n"
@@ -658,7 +660,7 @@ TEST(RuleCache, AnEditThatKeepsEveryPatternDoesNotCompileTheSetAgain) {
   LoadResult text_edit = LoadRules(o);
   EXPECT_EQ(text_edit.rules->rules.at(1).title, "second");  // after large-rule
   EXPECT_FALSE(text_edit.rules->set_compiled());
-  EXPECT_EQ(text_edit.rules->MatchWithSet("a line with my failure in it"), std::vector<int>{45});  // its patterns first
+  EXPECT_EQ(text_edit.rules->MatchWithSet("a line with my failure in it"), std::vector<int>{OneRule::kLargePatterns});  // its patterns first
   write("my other failure", "third");  // a new pattern: compiled at once
   EXPECT_TRUE(LoadRules(o).rules->set_compiled());
   write("my other failure", "fourth");
