@@ -1284,6 +1284,40 @@ TEST(Segmenter, IPythonTracebackCutKeepsHeaderType) {
   EXPECT_EQ(plain[0].message, "raise err");
 }
 
+// Note: [Cython frames in notebooks]: a Colab traceback whose innermost frame is a compiled Cython module's
+// ("numpy/random/mtrand.pyx in init numpy.random.mtrand()", the form of corpus/wild/env/birefnet-202-...) keeps
+// it as a frame, so a paste cut before the exception line reads as cut with the header's type, and the
+// exception line below it is the message.
+TEST(Segmenter, IPythonCythonFrame) {
+  const std::string head =
+      "ValueError                                Traceback (most recent call last)\n"
+      "[<ipython-input-3-0c54302c25ea>](https://localhost:8080/#) in <cell line: 0>()\n"
+      "----> 4 from torchvision import transforms\n"
+      "\n"
+      "11 frames\n"
+      "[/usr/local/lib/python3.11/dist-packages/numpy/random/_pickle.py](https://localhost:8080/#) in <module>\n"
+      "----> 1 from .mtrand import RandomState\n"
+      "\n"
+      "numpy/random/mtrand.pyx in init numpy.random.mtrand()\n"
+      "\n";
+  auto cut = Segment(head);
+  ASSERT_EQ(cut.size(), 1u) << Dump(cut);
+  EXPECT_EQ(cut[0].exception, "ValueError");
+  EXPECT_TRUE(cut[0].CutBeforeExceptionLine()) << cut[0].message;
+  ASSERT_EQ(cut[0].frames.size(), 3u) << Dump(cut);
+  EXPECT_EQ(cut[0].frames[2].file, "numpy/random/mtrand.pyx");
+  EXPECT_EQ(cut[0].frames[2].function, "init numpy.random.mtrand");
+  auto whole = Segment(head + "ValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from PyObject\n");
+  ASSERT_EQ(whole.size(), 1u) << Dump(whole);
+  EXPECT_EQ(whole[0].exception, "ValueError");
+  EXPECT_EQ(whole[0].frames.size(), 3u) << Dump(whole);
+  // prose with " in " is no frame
+  auto prose = Segment("ValueError                                Traceback (most recent call last)\n"
+                       "see notes.pyx in the docs\n");
+  ASSERT_FALSE(prose.empty());
+  EXPECT_EQ(prose[0].frames.size(), 0u) << Dump(prose);
+}
+
 // Note: [Headerless IPython frames]: a notebook paste that starts at an IPython >= 8 frame line (the
 // forms of three corpus/wild pastes: faster-rcnn-tutorial-7-classes-without-background-jupyter's Windows
 // path under ~ with a cut-free signature, transformers-21391's absolute path, a "Cell In[...]" line)

@@ -141,6 +141,21 @@ static std::string WithoutFrameLink(std::string_view t) {
   return std::string(t.substr(1, close - 1)) + std::string(t.substr(end + 1));
 }
 
+// Note: [Cython frames in notebooks]: IPython prints a frame inside a compiled Cython module with the
+// source path the module was built from, relative and without a line: "numpy/random/mtrand.pyx in init
+// numpy.random.mtrand()", "pandas/_libs/parsers.pyx in pandas._libs.parsers.TextReader.__cinit__()". The
+// path is one word ending in .pyx, .pxd or .pxi; returns where its " in " starts, or npos.
+static size_t CythonFrameEnd(std::string_view t) {
+  const size_t in = t.find(" in ");
+  if (in == std::string_view::npos || in < 5) return std::string_view::npos;
+  const std::string_view path = t.substr(0, in);
+  if (path.find(' ') != std::string_view::npos || path[0] == '-' || !IsAsciiAlnum(path[0])) return std::string_view::npos;
+  const std::string_view ext = path.substr(path.size() - 4);
+  if (ext != ".pyx" && ext != ".pxd" && ext != ".pxi") return std::string_view::npos;
+  const std::string_view call = t.substr(in + 4);
+  return !call.empty() && call.back() == ')' && call.find('(') != std::string_view::npos ? in : std::string_view::npos;
+}
+
 bool IPythonReader::ParseFrameLine(Segmenter& s, std::string_view linked) {
   const std::string unlinked = WithoutFrameLink(linked);
   const std::string_view t = unlinked;
@@ -178,6 +193,9 @@ bool IPythonReader::ParseFrameLine(Segmenter& s, std::string_view linked) {
     if (in == std::string_view::npos) return false;
     f.file = std::string(t.substr(0, in));
     if (f.file.find(' ') != std::string::npos && !StartsWith(f.file, "<ipython-input-")) return false;
+    f.function = IPythonFunction(t.substr(in + 4));
+  } else if (const size_t in = CythonFrameEnd(t); in != std::string_view::npos) {
+    f.file = std::string(t.substr(0, in));
     f.function = IPythonFunction(t.substr(in + 4));
   } else {
     return false;
