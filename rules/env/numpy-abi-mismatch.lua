@@ -26,6 +26,18 @@ function numpy_releases(ctx)
   if installed then
     return { pair = string.format(" Here a module built for NumPy 1.x met NumPy %s.", installed) }
   end
+  -- Cython's struct-size check: the module's C header against the running NumPy, in bytes
+  local header, runtime = tonumber(c.header or ""), tonumber(c.runtime or "")
+  if header and runtime and header ~= runtime then
+    local verdict = header > runtime
+      and "the running NumPy is older than the one the module was built against"
+      or "the running NumPy is newer than the one the module was built against"
+    local pair = string.format(" Here the module's C header expects %d bytes and the running NumPy has %d: %s", header, runtime, verdict)
+    if header == 96 and runtime == 88 and c.detail == "numpy.dtype size changed" then
+      pair = pair .. " (a module built for NumPy 2 under NumPy 1.x)"
+    end
+    return { pair = pair .. "." }
+  end
   local built, have = hex(c.built), hex(c.have)
   if built and have then
     local verdict
@@ -61,4 +73,11 @@ function test_numpy2()
   assert(numpy_releases({ captures = { detail = "Numpy is not available" } }).pair == "")
   local two_lines = { captures = {}, incident = { message = "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash." } }
   assert(numpy_releases(two_lines).pair == " Here a module built for NumPy 1.x met NumPy 2.0.0.")
+end
+
+function test_struct_sizes()
+  local p = numpy_releases({ captures = { detail = "numpy.dtype size changed", header = "96", runtime = "88" } }).pair
+  assert(p == " Here the module's C header expects 96 bytes and the running NumPy has 88: the running NumPy is older than the one the module was built against (a module built for NumPy 2 under NumPy 1.x).", p)
+  p = numpy_releases({ captures = { detail = "numpy.ndarray size changed", header = "16", runtime = "96" } }).pair
+  assert(p:find("is newer than", 1, true) and not p:find("NumPy 2 under", 1, true), p)
 end
