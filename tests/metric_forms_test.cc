@@ -45,6 +45,11 @@
 //                empty cells for names not logged then, Python's repr of each value
 //                (lightning/fabric/loggers/csv_logs.py _ExperimentWriter, 2.x); the block stands where the
 //                log's first metric line stood.
+//   kv_table     OpenAI's logger's key-value block per logging call: a row of dashes, one "| key | value |" row
+//                per key sorted case-blind, keys and values padded to the longest, values '%-8.3g', dashes
+//                again (baselines' logger.py HumanOutputFormat.writekvs as guided-diffusion copied it,
+//                guided_diffusion/logger.py; the layout of wild guided-diffusion-imagenet128-nan-divergence-
+//                loss-scale), with the keys guided-diffusion's training loop logs: loss, grad_norm, samples, step.
 //
 // Figures (2026-11-30, 1810 corpus logs outside corpus/heldout: 25 answered by a signal rule whose series
 // the form prints, 33 with no diagnosis that print one, 4 downsampled and left out; kept / lost / other of
@@ -61,6 +66,11 @@
 //   mmcv                 16 / 0 / 0, false 0   ->  the same
 //   fairseq              18 / 0 / 0, false 0   ->  the same
 //   yolov8                1 / 9 / 1, false 1   ->  11 / 0 / 0, false 0   (its loss terms were not read)
+//   kv_table (added with Note: [Key-value tables], main at fdd0cca5 read none of its rows)
+//                        14 / 0 / 0, false 1   (the false one is Keras' modded-llama2 lookalike: the block prints
+//                        "step" after "loss", sorted, and a row's step is not carried to the rows before it)
+// (2026-11-30d, 1835 logs: the eleven other forms' figures unchanged by that note and by the split qualifier
+// of Note: [Qualified names].)
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -373,6 +383,37 @@ std::string CsvBlock(const std::vector<Row>& rows) {
   return out;
 }
 
+// OpenAI's logger's key-value block, as guided-diffusion's train_util logs a step: "step", "samples",
+// "loss", "grad_norm" (and more keys no series reads), each value '%-8.3g', keys sorted case-blind and
+// padded to the longest, values likewise, between rows of keywidth + valwidth + 7 dashes.
+constexpr Names kKvNames = {{"loss", nullptr, nullptr, nullptr, nullptr, "grad_norm", nullptr, nullptr, nullptr, nullptr}};
+std::string KvNum(double x) {
+  std::string v = PyFormat("%-8.3g", x);
+  if (v.size() < 8) v += std::string(8 - v.size(), ' ');
+  return v;
+}
+std::string KvTable(const Row& r) {
+  std::vector<Item> items;
+  if (r.Has(SeriesId::kLoss)) items.push_back({"loss", KvNum(r.Get(SeriesId::kLoss))});
+  if (r.Has(SeriesId::kGradNorm)) items.push_back({"grad_norm", KvNum(r.Get(SeriesId::kGradNorm))});
+  if (items.empty()) return "";
+  items.push_back({"step", KvNum(static_cast<double>(StepOf(r)))});
+  items.push_back({"samples", KvNum(static_cast<double>(StepOf(r)) * 256)});
+  std::sort(items.begin(), items.end());  // the names are lower case: case-blind order is this
+  size_t key_width = 0, value_width = 0;
+  for (const Item& i : items) {
+    key_width = std::max(key_width, i.first.size());
+    value_width = std::max(value_width, i.second.size());
+  }
+  const std::string dashes(key_width + value_width + 7, '-');
+  std::string out = dashes;
+  for (const Item& i : items) {
+    out += "\n| " + i.first + std::string(key_width - i.first.size(), ' ') + " | " + i.second +
+           std::string(value_width - i.second.size(), ' ') + " |";
+  }
+  return out + "\n" + dashes;
+}
+
 const MetricForm kMetricForms[] = {
     {"plain", kCanonical, Plain},
     {"logging", kCanonical, Logging},
@@ -385,6 +426,7 @@ const MetricForm kMetricForms[] = {
     {"fairseq", kFairseqNames, Fairseq},
     {"yolov8", kYoloNames, Yolo},
     {"csv", kCsvNames, nullptr, CsvBlock},
+    {"kv_table", kKvNames, KvTable},
 };
 
 // The rows the metric reader found in `text`, by input line (1-based), in order; false when a series
@@ -509,7 +551,7 @@ const FormFloor kFormFloors[] = {
     {kMetricForms[0], {25, 0, 0, 25}},  {kMetricForms[1], {25, 0, 0, 25}}, {kMetricForms[2], {20, 0, 0, 20}},
     {kMetricForms[3], {21, 0, 0, 21}},  {kMetricForms[4], {21, 0, 0, 21}}, {kMetricForms[5], {16, 0, 1, 16}},
     {kMetricForms[6], {12, 0, 0, 12}},  {kMetricForms[7], {16, 0, 0, 16}}, {kMetricForms[8], {18, 0, 0, 18}},
-    {kMetricForms[9], {11, 0, 0, 11}},  {kMetricForms[10], {25, 0, 0, 25}},
+    {kMetricForms[9], {11, 0, 0, 11}},  {kMetricForms[10], {25, 0, 0, 25}}, {kMetricForms[11], {14, 0, 1, 14}},
 };
 
 class MetricForms : public ::testing::TestWithParam<FormFloor> {};

@@ -517,8 +517,17 @@ TEST(MetricCollector, ReadsTheValueAfterAQualifierOrANamedStep) {
                       SeriesId::kLoss),
             (std::vector<double>{-9.27e5, -4.68e6}));
   EXPECT_EQ(ValuesOf(Collect("loss (avg): 0.31\n"), SeriesId::kLoss), (std::vector<double>{0.31}));
-  // A split's name in parentheses is no qualifier of a training value: left unread, as before.
+  // A split's name in parentheses is no qualifier of a training value: it says the value is the
+  // evaluation's. ViTPose's epoch summaries (corpus/wild/training/vitpose-layer-decay-lr-to-zero, lines 2-3);
+  // before, the validation line gave no point.
   EXPECT_TRUE(PointsOf(Collect("loss (val): 0.31\n"), SeriesId::kLoss).empty());
+  EXPECT_EQ(ValuesOf(Collect("loss (val): 0.31\nAccuracy (test): 0.9\n"), SeriesId::kValLoss), (std::vector<double>{0.31}));
+  EXPECT_EQ(ValuesOf(Collect("loss (val): 0.31\nAccuracy (test): 0.9\n"), SeriesId::kValAcc), (std::vector<double>{0.9}));
+  const MetricCollector vitpose = Collect(
+      "2023-04-24 21:32:07,523 - utils - INFO - [Summary-train] Epoch [000/210] | Average Loss (train) 0.0047 --- 218.09494 sec. elapsed\n"
+      "2023-04-24 21:32:40,968 - utils - INFO - [Summary-valid] Epoch [000/210] | Average Loss (valid) 0.0032 --- 32.84739 sec. elapsed\n");
+  EXPECT_EQ(ValuesOf(vitpose, SeriesId::kLoss), (std::vector<double>{0.0047}));
+  EXPECT_EQ(ValuesOf(vitpose, SeriesId::kValLoss), (std::vector<double>{0.0032}));
   // brain-segmentation-pytorch's print of a one-element list, and the plain "at step" form.
   EXPECT_EQ(ValuesOf(Collect("loss for step: 622 = [-0.9068]\nLoss at step 100: 0.53\nloss at epoch 3 = 0.41\n"),
                      SeriesId::kLoss),
@@ -1872,6 +1881,51 @@ TEST(MetricCollector, NameMemoKeepsTwoWordNamesApart) {
   EXPECT_EQ(loss, (std::vector<double>{1.0, 3.0, 4.0, 6.0}));
   EXPECT_EQ(val, (std::vector<double>{2.0, 5.0}));
   EXPECT_EQ(scale, (std::vector<double>{8.0}));
+}
+
+// Note: [Key-value tables] in metrics.cc: OpenAI's logger's block, as guided-diffusion printed it
+// (corpus/wild/numerics/guided-diffusion-imagenet128-nan-divergence-loss-scale, lines 1-20): its "loss" row is
+// the loss, "mse" beside it is not read as the loss again; before, no row gave a point. In every shape mode.
+TEST(MetricCollector, ReadsKeyValueTableRows) {
+  const std::string block =
+      "-----------------------------\n"
+      "| lg_loss_scale | -1.62e+04 |\n"
+      "| loss          | nan       |\n"
+      "| loss_q0       | nan       |\n"
+      "| loss_q1       | nan       |\n"
+      "| loss_q2       | nan       |\n"
+      "| loss_q3       | nan       |\n"
+      "| mse           | nan       |\n"
+      "| mse_q0        | nan       |\n"
+      "| mse_q1        | nan       |\n"
+      "| mse_q2        | nan       |\n"
+      "| mse_q3        | nan       |\n"
+      "| samples       | 3.92e+07  |\n"
+      "| step          | 1.53e+05  |\n"
+      "| vb            | nan       |\n"
+      "| vb_q0         | nan       |\n"
+      "| vb_q1         | nan       |\n"
+      "| vb_q2         | nan       |\n"
+      "| vb_q3         | nan       |\n"
+      "-----------------------------\n";
+  for (MetricCollector::Shapes shapes :
+       {MetricCollector::Shapes::kAuto, MetricCollector::Shapes::kPortable, MetricCollector::Shapes::kFullScan}) {
+    const std::vector<MetricPoint> loss = PointsOf(CollectWith(block, shapes), SeriesId::kLoss);
+    ASSERT_EQ(loss.size(), 1u);
+    EXPECT_TRUE(std::isnan(loss[0].value));
+    EXPECT_EQ(loss[0].line, 3u);
+    // The same block's layout with finite values (the logger's '%-8.3g'), twice: one point per block.
+    const MetricCollector finite = CollectWith(
+        "------------------------\n| grad_norm | 0.412    |\n| loss      | 0.0512   |\n| mse       | 0.0498   |\n"
+        "| step      | 1.2e+03  |\n------------------------\n"
+        "------------------------\n| grad_norm | 0.398    |\n| loss      | 0.0507   |\n| mse       | 0.0493   |\n"
+        "| step      | 1.3e+03  |\n------------------------\n",
+        shapes);
+    EXPECT_EQ(ValuesOf(finite, SeriesId::kLoss), (std::vector<double>{0.0512, 0.0507}));
+    EXPECT_EQ(ValuesOf(finite, SeriesId::kGradNorm), (std::vector<double>{0.412, 0.398}));
+  }
+  // Rows of more cells (an epoch table, nvidia-smi) or with no value are not key-value rows.
+  EXPECT_TRUE(PointsOf(Collect("| loss | acc |\n| epoch | loss |\n| loss |  |\n"), SeriesId::kLoss).empty());
 }
 
 }  // namespace

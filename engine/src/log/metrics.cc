@@ -558,13 +558,19 @@ const char* AfterCountPhrase(const char* q, const char* end) {
 
 // Note: [Qualified names]. A name followed by a word in parentheses that says what its value was taken
 // over, "loss (batch)=-9.27e+5" (Pytorch-UNet's tqdm postfix, set_postfix(**{'loss (batch)': ...}), kept in
-// its many copies), "loss (avg): 0.31", is that name's value. `q` is the first byte inside the
-// parenthesis. Returns where the value starts (past ')' and the separator), or null when the word is not
-// one of these qualifiers: a split's name in parentheses ("loss (val)") is left unread, as it was.
-const char* AfterQualifier(const char* q, const char* end) {
+// its many copies), "loss (avg): 0.31", is that name's value. An evaluation split's name in parentheses
+// says whose value it is: "Average Loss (valid) 0.0032" beside "Average Loss (train) 0.0047" (ViTPose's
+// epoch summaries, wild vitpose-layer-decay-lr-to-zero) is the validation loss; left unread before, the
+// run's validation series was lost. `q` is the first byte inside the parenthesis. Returns where the value
+// starts (past ')' and the separator), or null when the word is not one of these qualifiers; *evaluation
+// says whether it was a split's name (IsEvaluationWord).
+bool IsEvaluationWord(const char* w, size_t n);
+const char* AfterQualifier(const char* q, const char* end, bool* evaluation) {
   const char* r = q;
   while (r < end && Class(*r) == kAlpha) ++r;
-  if (r >= end || *r != ')' ||
+  if (r >= end || *r != ')') return nullptr;
+  *evaluation = IsEvaluationWord(q, static_cast<size_t>(r - q));
+  if (!*evaluation &&
       !IsWordOf(q, r, {"batch", "step", "iter", "epoch", "avg", "average", "mean", "running", "ema", "total", "train"})) {
     return nullptr;
   }
@@ -617,7 +623,6 @@ bool IsTrainingWord(const char* w, size_t n) {
   return false;
 }
 
-bool IsEvaluationWord(const char* w, size_t n);
 bool EndsLogHeader(const char* begin, const char* b);
 
 // Note: [Marked evaluation lines]. Two layouts mark an evaluation's line around its first word instead of
@@ -2330,6 +2335,50 @@ bool MetricCollector::ScanToolRow(std::string_view text, std::uint64_t line_no) 
   return true;
 }
 
+// Note: [Key-value tables]. OpenAI's logger (baselines' logger.py HumanOutputFormat.writekvs, copied into
+// guided-diffusion, improved-diffusion and the repositories built on them) and Stable-Baselines3's print
+// each logging call as a block: a row of dashes, then one row per key, "| loss          | nan       |"
+// ('| %s | %s |' with both cells padded to the block's widths; values '%-8.3g'; SB3 indents the keys under
+// "| train/ |" headings), then dashes again. The generic scan reads no value after a '|' (wild
+// guided-diffusion-imagenet128-nan-divergence-loss-scale: its loss rows gave no point). A row of one cell
+// holding a name and one holding its value is read here, for the names these loggers give the loss, the
+// learning rate and the gradient norm. A block is one logging call, and guided-diffusion prints "mse" and
+// "vb" beside "loss" (the sum of the two): the names the aliases map to the loss besides those ("mse") are
+// not read here, or a block would give the loss twice. Memory figures are left to the generic scan (Note:
+// [One memory figure per series]), and so is any other row (the epoch tables' and nvidia-smi's rows have
+// more cells, or no name in the first). `text` starts with '|'. Returns true when the row gave a value.
+namespace {
+bool ReadKeyValueRow(std::string_view text, LineValues* lv) {
+  const char* const begin = text.data();
+  const char* end = begin + text.size();
+  while (end > begin && (end[-1] == ' ' || end[-1] == '\t')) --end;
+  if (end - begin < 5 || end[-1] != '|') return false;
+  auto blanks = [&](const char* q) {
+    while (q < end && *q == ' ') ++q;
+    return q;
+  };
+  const char* name = blanks(begin + 1);
+  const char* name_end = name;
+  while (name_end < end && *name_end != ' ' && *name_end != '|') ++name_end;
+  const char* bar = blanks(name_end);
+  if (name_end == name || bar >= end - 1 || *bar != '|' || bar[-1] != ' ') return false;
+  const char* value = blanks(bar + 1);
+  const char* value_end = value;
+  while (value_end < end && *value_end != ' ' && *value_end != '|') ++value_end;
+  if (value_end == value || blanks(value_end) != end - 1 || value[-1] != ' ') return false;
+  if (!IsWordOf(name, name_end, {"loss", "total_loss", "train_loss", "val_loss", "eval_loss", "test_loss", "grad_norm",
+                                 "lr", "learning_rate"})) {
+    return false;
+  }
+  char buf[kMaxKey + 1];
+  size_t n = 0;
+  if (!Lower(std::string_view(name, static_cast<size_t>(name_end - name)), buf, &n)) return false;
+  const int code = Keys().Find(buf, n);
+  if (code < 0 || code >= kSeriesCount || IsMemoryCode(code)) return false;
+  return ReadValue(code, value, value_end, true, lv) == value_end;
+}
+}  // namespace
+
 __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view text, std::uint64_t line_no,
                                                             size_t first_bit, const char* limit) {
   if (text.empty()) return;
@@ -2391,6 +2440,14 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
   }
   // Memory as `free` and nvidia-smi print it (Note: [System tool tables]).
   if ((begin[0] == 'M' || begin[0] == '|' || begin[0] == 'K' || begin[0] == 'G') && ScanToolRow(text, line_no)) return;
+  // A key-value table's row (Note: [Key-value tables]).
+  if (begin[0] == '|') {
+    LineValues row;
+    if (ReadKeyValueRow(text, &row)) {
+      Emit(row, line_no);
+      return;
+    }
+  }
   // A line that starts with quote markers or a rank prefix (Note: [Quote markers]) is read as the text
   // after them, so that the readers of a line's first column (tutorial layouts, epoch tables, CSV rows)
   // see it as printed (TutorialStart above refuses both). One lookup of the first byte answers this
@@ -2735,7 +2792,12 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
           q = v;
         } else if (opener[-1] == '(') {
           // Note: [Qualified names].
-          if (const char* w2 = AfterQualifier(q, end)) q = w2;
+          bool evaluation = false;
+          if (const char* w2 = AfterQualifier(q, end, &evaluation)) {
+            q = w2;
+            if (evaluation && code == S(SeriesId::kLoss)) code = S(SeriesId::kValLoss);
+            if (evaluation && code == S(SeriesId::kAcc)) code = S(SeriesId::kValAcc);
+          }
         }
       } else if (q > p && q[-1] == ' ' && (*q == 'o' || *q == 'O')) {
         // Note: [What a value was averaged over].

@@ -30,7 +30,10 @@
 // [MMEngine's axis] in metrics.cc), and memory printed before its name (`using 0.2GB of RSS RAM`, `1.5 GB RSS`) is
 // read (Note: [Value before the name] in metrics.cc); memory labelled with the call that measured it
 // (`torch.cuda.memory_allocated(0) 318986240`, `torch.cuda.max_memory_reserved()/1024**2: 812`: Note: [Memory
-// API names]), `free`'s "Mem:" row, top's "MiB Mem :" row and nvidia-smi's device rows (Note: [System tool tables]) are read too,
+// API names]), the rows of OpenAI's logger's and Stable-Baselines3's key-value blocks (`| loss          | nan       |`:
+// Note: [Key-value tables] in metrics.cc), a value whose name an evaluation split qualifies in parentheses as
+// the evaluation's (`Average Loss (valid) 0.0032`: Note: [Qualified names] in metrics.cc),
+// `free`'s "Mem:" row, top's "MiB Mem :" row and nvidia-smi's device rows (Note: [System tool tables]) are read too,
 // and a memory series keeps the figure of one name (Note: [One memory figure per series]). Values may be `nan`, `inf`, `-inf`, `NaN`, `tensor(0.5, ...)`; memory values may
 // carry units (B, KB, MB, GB, K, M, G, KiB, MiB, GiB) and are kept in MB; a name followed by a word
 // may be a two-word name (`memory used: 1.2 GB`, `RAM usage 5.4 GB`: Note: [Name then a word] in metrics.cc).
