@@ -103,22 +103,34 @@ TEST(CorpusEval, EverySpeakingFrameRowIsRightOftenEnough) {
   EXPECT_GT(speaking, 0);
 }
 
-// Note: [Similar known case] (engine/src/diagnose/similar_case.cc): a band of similarity answers only
-// where, reading our cases and the wild tuning split as if no rule had matched and leaving out each case's
-// own thread, the nearest known case's label was accepted in at least 85% of at least 10 cases. A band
-// that falls below must be turned off, not have its bar lowered. The table is printed whether or not a
-// band speaks.
-TEST(CorpusEval, EverySpeakingSimilarBandIsRightOftenEnough) {
+// Note: [Similar known case] (engine/src/diagnose/similar_case.cc): a tier of the similar-case vote
+// answers only where, reading our cases and the wild tuning split as if no rule had matched and leaving
+// out each case's own thread, the nearest known case's label was accepted in at least 85% of at least 10
+// cases; and the confidence it answers with (fitted on the index, labels only) is within 0.05 of that
+// measured precision, so the confidence means what it says. A tier that falls below must be turned off,
+// not have its bar lowered. The band table (nearest case alone, then the vote) is printed too.
+TEST(CorpusEval, EverySpeakingSimilarTierIsRightOftenEnoughAndCalibrated) {
   int measured = 0;
   for (const SimilarBandMeasure& m : Eval().SimilarBandRows()) {
     measured += m.n;
-    std::printf("similar band %.2f-%.2f: %d of %d right, family %d, negatives %d%s\n", m.low, m.high, m.right, m.n,
-                m.family_right, m.negatives, m.speaks ? " (speaks)" : "");
-    if (!m.speaks) continue;
-    EXPECT_GE(m.n, 10) << m.low;
-    EXPECT_GE(m.right, 0.85 * m.n) << m.low << ": " << m.right << " of " << m.n;
+    std::printf("similar band %.2f-%.2f: n %d; nearest %d right, %d wrong; vote %d right, %d wrong, %d none\n", m.low,
+                m.high, m.n, m.right, m.wrong, m.vote_right, m.vote_wrong, m.vote_none);
   }
   EXPECT_GT(measured, 1000) << "the similar-case index was not read";
+  int speaking = 0;
+  for (const SimilarTierMeasure& m : Eval().SimilarTierRows()) {
+    std::printf("similar tier %-14s: %d of %d right, family %d, negatives %d; fitted %d of %d, confidence %.3f%s\n",
+                m.id.c_str(), m.right, m.n, m.family_right, m.negatives, m.fit_right, m.fit_n, m.confidence,
+                m.speaks ? " (speaks)" : "");
+    if (!m.speaks) continue;
+    ++speaking;
+    EXPECT_GE(m.n, 10) << m.id;
+    EXPECT_GE(m.right, 0.85 * m.n) << m.id << ": " << m.right << " of " << m.n;
+    ASSERT_GT(m.n, 0) << m.id;
+    EXPECT_NEAR(m.confidence, static_cast<double>(m.right) / m.n, 0.05) << m.id << ": fitted " << m.fit_right << " of "
+                                                                         << m.fit_n << ", measured " << m.right << " of " << m.n;
+  }
+  EXPECT_GT(speaking, 0);
 }
 
 TEST(CorpusEval, NoNegativeCaseGetsADiagnosis) {

@@ -124,6 +124,142 @@ TEST(SimilarBands, BandsAreOrderedAndCoverTheirRange) {
   EXPECT_EQ(SimilarBandOf(1.0), static_cast<int>(bands.size()) - 1);
 }
 
+// The tiers of the vote (Note: [Similar known case], "The vote"): which readings answer and which stay
+// silent, by the nearest case's similarity and how the threads within the window agree.
+TEST(SimilarTiers, WhichVotesAnswer) {
+  struct Case {
+    double score;
+    int agreeing, threads;
+    const char* tier;  // "" when no tier applies
+    bool answers;
+  };
+  const Case cases[] = {
+      {0.95, 1, 1, "near-agree", true},      // one thread, nothing against it
+      {0.95, 3, 3, "near-agree", true},
+      {0.95, 2, 3, "near-majority", true},   // two of three threads
+      {0.95, 1, 2, "near-split", false},     // one against one: silent
+      {0.95, 2, 4, "near-split", false},     // half is no majority
+      {0.85, 1, 1, "close-agree", true},
+      {0.85, 2, 3, "close-split", false},    // below 0.9 any dissent silences it
+      {0.60, 3, 3, "far-agree", true},       // far, but three threads agree
+      {0.45, 4, 4, "far-agree", true},
+      {0.60, 2, 2, "far-pair", false},       // two are not enough that far
+      {0.60, 3, 4, "far", false},
+      {0.35, 5, 5, "far", false},            // under 0.4 nothing answers
+      {0.15, 1, 1, "", false},               // under every tier
+  };
+  for (const Case& c : cases) {
+    const int t = SimilarTierOf(c.score, c.agreeing, c.threads);
+    const std::string got = t < 0 ? "" : SimilarTiers()[static_cast<size_t>(t)].id;
+    EXPECT_EQ(got, c.tier) << c.score << " " << c.agreeing << "/" << c.threads;
+    EXPECT_EQ(t >= 0 && SimilarTiers()[static_cast<size_t>(t)].speaks, c.answers) << c.score << " " << c.agreeing << "/" << c.threads;
+  }
+}
+
+// Three threads read alike: two of them (three cases, t/1 twice) label it X, one Y (which also accepts
+// X); a fourth case shares too little to vote.
+constexpr char kVoteIndex[] =
+    "wild/x/a1\tdtype.x\thttps://example.org/t/1\tclass:runtimeerror alpha beta gamma delta\n"
+    "wild/x/a1b\tdtype.x\thttps://example.org/t/1\tclass:runtimeerror alpha beta gamma delta\n"
+    "wild/x/a2\tdtype.x\thttps://example.org/t/2\tclass:runtimeerror alpha beta gamma delta\n"
+    "wild/y/b1\tshape.y,dtype.x\thttps://example.org/t/3\tclass:runtimeerror alpha beta gamma delta\n"
+    "wild/z/c1\tindex.z\thttps://example.org/t/4\tclass:valueerror omega psi chi\n";
+
+TEST(SimilarVote, ThreadsCountOnceAndTheWindowDecides) {
+  SimilarIndex index;
+  std::string error;
+  ASSERT_TRUE(ParseSimilarIndex(kVoteIndex, &index, &error)) << error;
+  EXPECT_EQ(index.rows[3].category, "shape.y");
+  ASSERT_EQ(index.rows[3].also.size(), 1u);
+  EXPECT_EQ(index.rows[3].also[0], "dtype.x");
+  const std::vector<std::string> q = SimilarWords("RuntimeError", "alpha beta gamma delta");
+
+  SimilarVote v = VoteSimilarCases(index, q, {});
+  ASSERT_NE(v.nearest.row, nullptr);
+  EXPECT_EQ(v.nearest.row->case_path, "wild/x/a1");
+  ASSERT_EQ(v.threads.size(), 3u);  // t/1 once, though two of its cases are as near
+  EXPECT_EQ(v.agreeing, 2);
+  EXPECT_STREQ(SimilarTiers()[static_cast<size_t>(v.tier)].id, "near-majority");
+
+  // without t/2 it is one against one: no answer
+  v = VoteSimilarCases(index, q, {"https://example.org/t/2"});
+  EXPECT_EQ(v.threads.size(), 2u);
+  EXPECT_STREQ(SimilarTiers()[static_cast<size_t>(v.tier)].id, "near-split");
+  EXPECT_FALSE(SimilarTiers()[static_cast<size_t>(v.tier)].speaks);
+
+  // without t/3 every thread agrees
+  v = VoteSimilarCases(index, q, {"https://example.org/t/3"});
+  EXPECT_EQ(v.agreeing, 2);
+  EXPECT_STREQ(SimilarTiers()[static_cast<size_t>(v.tier)].id, "near-agree");
+
+  // a far reading (one shared word of four besides two unknown ones) under the lowest tier's reach
+  v = VoteSimilarCases(index, SimilarWords("ValueError", "omega psi unknownword otherunknown more words here"), {});
+  ASSERT_NE(v.nearest.row, nullptr);
+  EXPECT_EQ(v.nearest.row->case_path, "wild/z/c1");
+  EXPECT_LT(v.nearest.score, 0.8);
+  EXPECT_EQ(v.threads.size(), 1u);
+  EXPECT_TRUE(v.tier < 0 || !SimilarTiers()[static_cast<size_t>(v.tier)].speaks) << v.nearest.score;
+
+  // nothing shared: no vote
+  v = VoteSimilarCases(index, SimilarWords("KeyError", "nothing in common"), {});
+  EXPECT_EQ(v.nearest.row, nullptr);
+  EXPECT_EQ(v.tier, -1);
+}
+
+// The fit votes on every row with its own case and thread left out, and counts an answer right when the
+// row's label (or its also:) accepts it. Worked by hand on kVoteIndex:
+//   a1, a1b (t/1 out): nearest a2 (X); threads t/2 X, t/3 Y: one of two -> near-split, right
+//   a2 (t/2 out): nearest a1 (X); threads t/1 X, t/3 Y -> near-split, right
+//   b1 (t/3 out): nearest a1 (X); threads t/1 X, t/2 X -> near-agree, right by its also: X
+//   c1: nothing shares two message words -> no vote
+TEST(SimilarVote, TheFitIsTheTiersLeaveOneThreadOutRecord) {
+  SimilarIndex index;
+  std::string error;
+  ASSERT_TRUE(ParseSimilarIndex(kVoteIndex, &index, &error)) << error;
+  ASSERT_EQ(index.tier_fits.size(), SimilarTiers().size());
+  auto fit = [&](const char* id) {
+    for (size_t t = 0; t < SimilarTiers().size(); ++t) {
+      if (std::string(SimilarTiers()[t].id) == id) return index.tier_fits[t];
+    }
+    return SimilarTierFit();
+  };
+  EXPECT_EQ(fit("near-split").n, 3);
+  EXPECT_EQ(fit("near-split").right, 3);
+  EXPECT_EQ(fit("near-agree").n, 1);
+  EXPECT_EQ(fit("near-agree").right, 1);
+  EXPECT_DOUBLE_EQ(fit("near-agree").confidence, 1.0);
+  EXPECT_EQ(fit("near-majority").n, 0);
+  EXPECT_DOUBLE_EQ(fit("near-majority").confidence, 0.0);
+
+  // without b1's also: its answer is wrong
+  std::string strict = kVoteIndex;
+  strict.replace(strict.find("shape.y,dtype.x"), 15, "shape.y");
+  ASSERT_TRUE(ParseSimilarIndex(strict, &index, &error)) << error;
+  EXPECT_EQ(fit("near-agree").n, 1);
+  EXPECT_EQ(fit("near-agree").right, 0);
+  EXPECT_DOUBLE_EQ(fit("near-agree").confidence, 0.0);
+  EXPECT_FALSE(ParseSimilarIndex("wild/a\t,\t-\tclass:x y z\n", &index, &error));  // no category
+}
+
+// The answer names the nearest case's thread and the agreeing ones, and carries the tier's fitted
+// confidence.
+TEST(SimilarVote, TheDiagnosisNamesItsCasesAndThreads) {
+  SimilarIndex index;
+  std::string error;
+  ASSERT_TRUE(ParseSimilarIndex(kVoteIndex, &index, &error)) << error;
+  const SimilarVote v = VoteSimilarCases(index, SimilarWords("RuntimeError", "alpha beta gamma delta"), {"https://example.org/t/3"});
+  ASSERT_GE(v.tier, 0);
+  const Diagnosis d = SimilarCaseDiagnosis(index, v, 0);
+  EXPECT_EQ(d.rule, "similar:a1");
+  EXPECT_EQ(d.category, "dtype.x");
+  EXPECT_DOUBLE_EQ(d.confidence, index.tier_fits[static_cast<size_t>(v.tier)].confidence);
+  EXPECT_NE(d.explanation.find("https://example.org/t/1"), std::string::npos) << d.explanation;
+  EXPECT_NE(d.explanation.find("https://example.org/t/2"), std::string::npos) << d.explanation;
+  EXPECT_EQ(d.explanation.find("https://example.org/t/3"), std::string::npos) << d.explanation;
+  EXPECT_EQ(d.captures.at("similar_tier"), "near-agree");
+  EXPECT_NE(d.ranking.find("near-agree"), std::string::npos) << d.ranking;
+}
+
 const Engine& Bundled() {
   static const Engine engine = [] {
     LoadOptions o;

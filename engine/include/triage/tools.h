@@ -75,20 +75,42 @@ struct EvalCase {
   std::string similar_case;
   std::string similar_category;
   double similar_score = 0;
+  // The vote of the nearest known cases on the same reading: its tier (into SimilarTiers() in
+  // diagnose/similar_case.h; -1 when none applies), and whether that tier speaks (the engine would answer
+  // similar_category, unless it is "none").
+  int similar_tier = -1;
+  bool similar_speaks = false;
 };
 
 // One band of similarity measured over our cases and the wild tuning split, each read as if no rule had
-// matched (Note: [Similar known case]): the cases whose nearest known case (not a negative one) is that
-// similar, and how often that case's label was accepted for them.
+// matched (Note: [Similar known case]): the cases whose nearest known case is that similar, what the
+// nearest case alone would answer (the rule before the vote) and what the vote answers.
 struct SimilarBandMeasure {
   double low = 0, high = 0;  // [low, high)
-  bool speaks = false;       // whether the engine answers in this band
-  int n = 0;                 // cases (negatives included) answered in this band
-  int right = 0;             // of them, cases whose accepted categories include the answer
-  int family_right = 0;      // of them, cases labelled in the answer's family
-  int negatives = 0;         // of them, negative cases (every one an answer where none is right)
-  int wild = 0;              // of them, wild tuning cases (the rest are ours, which come in families
-  int wild_right = 0;        // of variants of one program), and how many of those were right
+  int n = 0;                 // cases (negatives included) whose nearest known case is in this band
+  int right = 0;             // nearest case alone: answers (its label not "none") accepted for the case
+  int wrong = 0;             //   answers not accepted
+  int family_right = 0;      //   answers in the family of the case's label
+  int negatives = 0;         //   answers to negative cases (counted in `wrong`)
+  int wild = 0;              //   answers to wild tuning cases (the rest are ours, which come in families
+  int wild_right = 0;        //   of variants of one program), and how many of those were right
+  int vote_right = 0;        // the vote (a tier that speaks): answers accepted
+  int vote_wrong = 0;        //   answers not accepted
+  int vote_family_right = 0; //   answers in the family of the case's label
+  int vote_none = 0;         //   cases left without an answer
+};
+
+// One tier of the similar-case vote (SimilarTiers() in diagnose/similar_case.h) measured like the bands,
+// beside the confidence the engine fitted for it on its index (Note: [Similar known case]).
+struct SimilarTierMeasure {
+  std::string id;
+  bool speaks = false;
+  int n = 0;                  // answers of the tier (the nearest case not a negative)
+  int right = 0;              // of them, accepted for the case
+  int family_right = 0;       // of them, in the family of the case's label
+  int negatives = 0;          // of them, answers to negative cases
+  int fit_n = 0, fit_right = 0;  // the index's own fit (labels only, no `also:`)
+  double confidence = 0;         // fit_right / fit_n: what an answer of the tier is reported with
 };
 
 // One frame-evidence row measured over our cases and the wild tuning split, each read as if no rule
@@ -131,6 +153,8 @@ struct EvalReport {
   std::vector<FrameRowMeasure> FrameRows() const;
   // Every similarity band, lowest first, measured on the ours and wild cases.
   std::vector<SimilarBandMeasure> SimilarBandRows() const;
+  // Every tier of the similar-case vote, in table order, measured on the ours and wild cases.
+  std::vector<SimilarTierMeasure> SimilarTierRows() const;
 };
 
 // Evaluates every case under `dir` (folders holding label.yaml and log.txt). Each case is diagnosed

@@ -860,23 +860,26 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
   AddMaskedCauses(rules, &conditions, &out);  // after the threshold: their diagnosis cleared it (Note: [Masked causes])
   // Note: [Frame evidence] (frame_evidence.cc): when no rule matched the primary incident's group at all
   // (not even below the threshold), its frames and exception class may still name a category.
-  if (primary >= 0 && options.min_confidence <= kFrameEvidenceConfidence &&
+  if (primary >= 0 &&
       std::none_of(all.begin(), all.end(), [&](const Candidate& c) { return RootOf(incidents, c.incident) == primary; })) {
     const FrameReading reading = ReadFrameEvidence(incidents, primary);
     if (reading.entry && reading.entry->speaks) {
-      out.push_back(FrameEvidenceDiagnosis(incidents, reading, report->audience));
-    } else if (options.min_confidence <= kSimilarCaseConfidence &&
-               std::any_of(SimilarBands().begin(), SimilarBands().end(), [](const SimilarBand& b) { return b.speaks; }) &&
+      if (options.min_confidence <= kFrameEvidenceConfidence) {
+        out.push_back(FrameEvidenceDiagnosis(incidents, reading, report->audience));
+      }
+    } else if (std::any_of(SimilarTiers().begin(), SimilarTiers().end(), [](const SimilarTier& t) { return t.speaks; }) &&
                std::any_of(rules.rules.begin(), rules.rules.end(), [](const Rule& r) { return r.origin == "bundled"; })) {
-      // Note: [Similar known case] (similar_case.cc): nor did its frames; the nearest known case may,
-      // from the bundled index (read at the first call), in a band measured right often enough.
+      // Note: [Similar known case] (similar_case.cc): nor did its frames; the nearest known cases may,
+      // from the bundled index (read at the first call), in a tier of their vote that speaks, at the
+      // tier's fitted confidence.
       const SimilarIndex* index = BundledSimilarIndex();
       const std::vector<std::string> words = index ? SimilarWordsOf(incidents, primary) : std::vector<std::string>();
       if (!words.empty()) {
-        const SimilarReading similar = ReadSimilarCase(*index, words, options.similar_leave_out);
-        const int band = similar.row ? SimilarBandOf(similar.score) : -1;
-        if (band >= 0 && SimilarBands()[static_cast<size_t>(band)].speaks && similar.row->category != "none") {
-          out.push_back(SimilarCaseDiagnosis(similar, primary));
+        const SimilarVote vote = VoteSimilarCases(*index, words, options.similar_leave_out);
+        if (vote.tier >= 0 && SimilarTiers()[static_cast<size_t>(vote.tier)].speaks &&
+            vote.nearest.row->category != "none" &&
+            index->tier_fits[static_cast<size_t>(vote.tier)].confidence >= options.min_confidence) {
+          out.push_back(SimilarCaseDiagnosis(*index, vote, primary));
         }
       }
     }

@@ -16,22 +16,27 @@ namespace triage {
 // may still read like an error the corpus holds: the same library's words around another tensor's
 // sizes, another user's names. Ranking step 10 (rules/README.md) compares its words with the primary
 // errors of every case of our split and the wild tuning split (rules/similar/cases.tsv, written by
-// `triage rules similar-index corpus`, which never enters corpus/heldout/) and, when the nearest case
-// is near enough, answers that case's label: one diagnosis at kSimilarCaseConfidence whose explanation
-// names the case, the thread it came from and the words they share.
+// `triage rules similar-index corpus`, which never enters corpus/heldout/) and, when the nearest cases
+// vote for it in a tier that speaks, answers the nearest case's label: one diagnosis at the tier's fitted
+// confidence whose explanation names the case, the thread it came from, the threads that agree and the
+// words they share.
 //
 // Words, not patterns: the class and the message's words, with what is the user's rather than the
 // library's left out (numbers, sizes, addresses, directories), each word weighed by how
 // rare it is among the known cases (IDF), compared by cosine. A row needs two shared message words
 // besides the class: an error that shares only "RuntimeError" and one word is not similar.
 //
-// Measured, not chosen: `triage eval corpus` reads every ours and wild tuning case as if no rule had
-// matched, finds its nearest case leaving out the case itself and every case from the same thread
-// (its `source:`; otherwise a case would be answered from its own label), and prints, per band of
-// similarity, how often the nearest case's label was accepted. A band speaks only where that was >= 85%
-// over >= 10 cases (CorpusEval.EverySpeakingSimilarBandIsRightOftenEnough); the rest stay silent. The
-// confidence is low for the reason frame evidence's is (Note: [Frame evidence]): the bands were measured
-// on errors a rule also knows, and an unknown wording is another population.
+// The vote: the threads (`source:`) of the cases within kSimilarWindow of the nearest one, each counted
+// once, and how many carry the nearest case's label; SimilarTiers() says which combinations of the
+// nearest similarity and that agreement answer. Measured, not chosen: `triage eval corpus` reads every
+// ours and wild tuning case as if no rule had matched, leaving out the case itself and every case from
+// the same thread (otherwise a case would be answered from its own label), and prints per band of
+// similarity what the nearest case alone and the vote answer, and per tier how often it was right. A
+// tier speaks only where that was >= 85% over >= 10 answers
+// (CorpusEval.EverySpeakingSimilarTierIsRightOftenEnoughAndCalibrated). The confidence of an answer is
+// its tier's precision when every row of the index is voted on the same way (FitSimilarTiers, at load):
+// fitted, so that it means what it says; whether it holds for wordings no rule knows, a population the
+// tuning cases only partly are, is the held-out split's question.
 namespace {
 
 bool IsWordChar(unsigned char c) { return std::isalnum(c) || c == '_'; }
@@ -119,7 +124,19 @@ bool ParseSimilarIndex(const std::string& text, SimilarIndex* index, std::string
     }
     SimilarRow row;
     row.case_path = fields[0];
-    row.category = fields[1];
+    std::istringstream labels(fields[1]);
+    for (std::string c; std::getline(labels, c, ',');) {
+      if (c.empty()) continue;
+      if (row.category.empty()) {
+        row.category = c;
+      } else {
+        row.also.push_back(c);
+      }
+    }
+    if (row.category.empty()) {
+      *error = "line " + std::to_string(number) + ": no category";
+      return false;
+    }
     row.source = fields[2] == "-" ? "" : fields[2];
     std::istringstream words(fields[3]);
     for (std::string w; words >> w;) {
@@ -148,6 +165,7 @@ bool ParseSimilarIndex(const std::string& text, SimilarIndex* index, std::string
     for (int w : row.words) sum += index->idf[static_cast<size_t>(w)] * index->idf[static_cast<size_t>(w)];
     row.norm = std::sqrt(sum);
   }
+  FitSimilarTiers(index);
   return true;
 }
 
@@ -182,18 +200,15 @@ bool LeftOut(const SimilarRow& row, const std::vector<std::string>& leave_out) {
 
 }  // namespace
 
-SimilarReading ReadSimilarCase(const SimilarIndex& index, const std::vector<std::string>& words,
-                               const std::vector<std::string>& leave_out) {
-  SimilarReading reading;
-  std::vector<int> ids;
-  double query = 0;
-  for (const std::string& w : words) {
-    auto it = index.word_ids.find(w);
-    const double idf = it == index.word_ids.end() ? index.unseen_idf : index.idf[static_cast<size_t>(it->second)];
-    query += idf * idf;
-    if (it != index.word_ids.end()) ids.push_back(it->second);
-  }
-  if (ids.empty() || query <= 0) return reading;
+namespace {
+
+// The rows that share at least kMinSharedWords message words with a query (`ids`: its words the index
+// knows; `query`: its squared length, unknown words included), left-out rows skipped, with their
+// cosine, in row order.
+std::vector<SimilarNeighbour> ScoreRows(const SimilarIndex& index, const std::vector<int>& ids, double query,
+                                        const std::vector<std::string>& leave_out) {
+  std::vector<SimilarNeighbour> out;
+  if (ids.empty() || query <= 0) return out;
   std::vector<double> dot(index.rows.size(), 0);
   std::vector<int> shared(index.rows.size(), 0);  // shared message words (the class not counted)
   for (int w : ids) {
@@ -204,19 +219,26 @@ SimilarReading ReadSimilarCase(const SimilarIndex& index, const std::vector<std:
       shared[static_cast<size_t>(r)] += !is_class;
     }
   }
-  int best = -1;
-  double best_score = 0;
   for (size_t r = 0; r < index.rows.size(); ++r) {
-    if (shared[r] < kMinSharedWords || index.rows[r].norm <= 0) continue;
-    const double score = dot[r] / (std::sqrt(query) * index.rows[r].norm);
-    if (score > best_score + 1e-12 && !LeftOut(index.rows[r], leave_out)) {
-      best = static_cast<int>(r);
-      best_score = score;
-    }
+    if (shared[r] < kMinSharedWords || index.rows[r].norm <= 0 || LeftOut(index.rows[r], leave_out)) continue;
+    out.push_back({&index.rows[r], std::min(1.0, dot[r] / (std::sqrt(query) * index.rows[r].norm))});
   }
-  if (best < 0) return reading;
-  reading.row = &index.rows[static_cast<size_t>(best)];
-  reading.score = std::min(1.0, best_score);
+  return out;
+}
+
+std::string ThreadOf(const SimilarRow& row) { return row.source.empty() ? row.case_path : row.source; }
+
+// The vote on scored rows (ScoreRows); `ids` are the query's known words (for the shared words).
+SimilarVote VoteOn(const SimilarIndex& index, const std::vector<SimilarNeighbour>& scored, const std::vector<int>& ids) {
+  SimilarVote vote;
+  const SimilarNeighbour* best = nullptr;
+  for (const SimilarNeighbour& n : scored) {  // the first of (nearly) equal scores, as ever
+    if (!best || n.score > best->score + 1e-12) best = &n;
+  }
+  if (!best) return vote;
+  SimilarReading& reading = vote.nearest;
+  reading.row = best->row;
+  reading.score = best->score;
   std::vector<std::pair<double, std::string>> common;
   for (int w : ids) {
     if (std::binary_search(reading.row->words.begin(), reading.row->words.end(), w)) {
@@ -225,17 +247,96 @@ SimilarReading ReadSimilarCase(const SimilarIndex& index, const std::vector<std:
   }
   std::stable_sort(common.begin(), common.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (size_t k = 0; k < common.size() && k < 6; ++k) reading.shared.push_back(common[k].second);
-  return reading;
+  // The threads in the window: each one's most similar row, the nearest case's thread first.
+  std::vector<SimilarNeighbour> near;
+  for (const SimilarNeighbour& n : scored) {
+    if (n.score >= best->score - kSimilarWindow && &n != best) near.push_back(n);
+  }
+  std::stable_sort(near.begin(), near.end(), [](const SimilarNeighbour& a, const SimilarNeighbour& b) { return a.score > b.score; });
+  vote.threads.push_back(*best);
+  for (const SimilarNeighbour& n : near) {
+    const std::string thread = ThreadOf(*n.row);
+    if (std::none_of(vote.threads.begin(), vote.threads.end(), [&](const SimilarNeighbour& t) { return ThreadOf(*t.row) == thread; })) {
+      vote.threads.push_back(n);
+    }
+  }
+  for (const SimilarNeighbour& t : vote.threads) vote.agreeing += t.row->category == reading.row->category;
+  vote.tier = SimilarTierOf(reading.score, vote.agreeing, static_cast<int>(vote.threads.size()));
+  return vote;
+}
+
+// The query's words the index knows, and the query's squared length (every word counted).
+double QueryIds(const SimilarIndex& index, const std::vector<std::string>& words, std::vector<int>* ids) {
+  double query = 0;
+  for (const std::string& w : words) {
+    auto it = index.word_ids.find(w);
+    const double idf = it == index.word_ids.end() ? index.unseen_idf : index.idf[static_cast<size_t>(it->second)];
+    query += idf * idf;
+    if (it != index.word_ids.end()) ids->push_back(it->second);
+  }
+  return query;
+}
+
+}  // namespace
+
+SimilarReading ReadSimilarCase(const SimilarIndex& index, const std::vector<std::string>& words,
+                               const std::vector<std::string>& leave_out) {
+  return VoteSimilarCases(index, words, leave_out).nearest;
+}
+
+SimilarVote VoteSimilarCases(const SimilarIndex& index, const std::vector<std::string>& words,
+                             const std::vector<std::string>& leave_out) {
+  std::vector<int> ids;
+  const double query = QueryIds(index, words, &ids);
+  return VoteOn(index, ScoreRows(index, ids, query, leave_out), ids);
+}
+
+const std::vector<SimilarTier>& SimilarTiers() {
+  // Note: [Similar known case], "The vote": chosen from the leave-one-thread-out table of `triage eval
+  // corpus` (rules/README.md); each tier's confidence is fitted (FitSimilarTiers), not written here.
+  using O = SimilarTier::Others;
+  static const std::vector<SimilarTier> tiers = {
+      {"near-agree", 0.9, 1.01, 1, O::kNone, true},
+      {"near-majority", 0.9, 1.01, 2, O::kMinority, true},
+      {"near-split", 0.9, 1.01, 1, O::kAny, false},
+      {"close-agree", 0.8, 0.9, 1, O::kNone, true},
+      {"close-split", 0.8, 0.9, 1, O::kAny, false},
+      {"far-agree", 0.4, 0.8, 3, O::kNone, true},
+      {"far-pair", 0.4, 0.8, 2, O::kNone, false},
+      {"far", 0.2, 0.8, 1, O::kAny, false},
+  };
+  return tiers;
+}
+
+int SimilarTierOf(double score, int agreeing, int threads) {
+  const std::vector<SimilarTier>& tiers = SimilarTiers();
+  for (size_t t = 0; t < tiers.size(); ++t) {
+    const SimilarTier& tier = tiers[t];
+    if (score < tier.low || score >= tier.high || agreeing < tier.min_agreeing) continue;
+    if (tier.others == SimilarTier::Others::kNone && agreeing != threads) continue;
+    if (tier.others == SimilarTier::Others::kMinority && 2 * agreeing <= threads) continue;
+    return static_cast<int>(t);
+  }
+  return -1;
+}
+
+void FitSimilarTiers(SimilarIndex* index) {
+  index->tier_fits.assign(SimilarTiers().size(), SimilarTierFit());
+  for (const SimilarRow& row : index->rows) {
+    const std::vector<std::string> leave_out = {row.case_path, row.source};
+    const SimilarVote vote = VoteOn(*index, ScoreRows(*index, row.words, row.norm * row.norm, leave_out), row.words);
+    if (vote.tier < 0 || vote.nearest.row->category == "none") continue;
+    SimilarTierFit& fit = index->tier_fits[static_cast<size_t>(vote.tier)];
+    ++fit.n;
+    const std::string& answer = vote.nearest.row->category;
+    fit.right += answer == row.category || std::find(row.also.begin(), row.also.end(), answer) != row.also.end();
+  }
+  for (SimilarTierFit& fit : index->tier_fits) fit.confidence = fit.n ? static_cast<double>(fit.right) / fit.n : 0;
 }
 
 const std::vector<SimilarBand>& SimilarBands() {
-  // Which bands speak is the measurement of `triage eval corpus` (rules/README.md "Similar known case").
-  // 0.8-0.9 and 0.9-1.0 clear the 85% bar (2026-11-30: 76 of 84, 658 of 706). 0.9-1.0 speaks: on the
-  // cut-paste forms it added about ten kept answers for each wrong one (rules/README.md); 0.8-0.9 with it
-  // raised the wrong answers of 7 forms over their ceilings, so it stays silent.
   static const std::vector<SimilarBand> bands = {
-      {0.2, 0.3, false}, {0.3, 0.4, false}, {0.4, 0.5, false}, {0.5, 0.6, false},
-      {0.6, 0.7, false}, {0.7, 0.8, false}, {0.8, 0.9, false}, {0.9, 1.01, true},
+      {0.2, 0.3}, {0.3, 0.4}, {0.4, 0.5}, {0.5, 0.6}, {0.6, 0.7}, {0.7, 0.8}, {0.8, 0.9}, {0.9, 1.01},
   };
   return bands;
 }
@@ -255,33 +356,65 @@ std::vector<std::string> SimilarWordsOf(const std::vector<Incident>& incidents, 
   return SimilarWords(inc.exception, inc.message);
 }
 
-Diagnosis SimilarCaseDiagnosis(const SimilarReading& reading, int incident) {
+Diagnosis SimilarCaseDiagnosis(const SimilarIndex& index, const SimilarVote& vote, int incident) {
+  const SimilarReading& reading = vote.nearest;
   const SimilarRow& row = *reading.row;
   const std::string name = row.case_path.substr(row.case_path.find_last_of('/') + 1);
-  const std::string where = row.source.empty() ? "corpus/" + row.case_path : row.source;
+  auto where_of = [](const SimilarRow& r) { return r.source.empty() ? "corpus/" + r.case_path : r.source; };
+  const std::string where = where_of(row);
   std::string words;
   for (size_t k = 0; k < reading.shared.size(); ++k) {
     std::string w = reading.shared[k];
     if (w.rfind("class:", 0) == 0) w = "the class " + w.substr(6);
     words += (k == 0 ? "" : k + 1 == reading.shared.size() ? " and " : ", ") + w;
   }
-  char score[16];
-  std::snprintf(score, sizeof score, "%.2f", reading.score);
+  auto fixed2 = [](double v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    return std::string(buf);
+  };
+  const std::string score = fixed2(reading.score);
+  // The other threads of the window: those that agree (named, at most three) and those that do not.
+  std::string agree, disagree;
+  int named = 0, others = 0;
+  for (size_t t = 1; t < vote.threads.size(); ++t) {
+    const SimilarRow& r = *vote.threads[t].row;
+    if (r.category == row.category) {
+      if (named++ < 3) agree += std::string(agree.empty() ? "" : ", ") + where_of(r) + " (" + fixed2(vote.threads[t].score) + ")";
+    } else {
+      ++others;
+      if (disagree.find(r.category) == std::string::npos) disagree += (disagree.empty() ? "" : ", ") + r.category;
+    }
+  }
+  const SimilarTier& tier = SimilarTiers()[static_cast<size_t>(vote.tier)];
+  const SimilarTierFit fit =
+      static_cast<size_t>(vote.tier) < index.tier_fits.size() ? index.tier_fits[static_cast<size_t>(vote.tier)] : SimilarTierFit();
   Diagnosis d;
   d.rule = "similar:" + name;
   d.category = row.category;
-  d.confidence = kSimilarCaseConfidence;
+  d.confidence = fit.confidence;
   d.title = CategoryTitle(row.category);
   d.incident = incident;
   d.captures["similar_case"] = row.case_path;
   d.captures["source"] = where;
   d.captures["similarity"] = score;
+  d.captures["similar_tier"] = tier.id;
+  d.captures["agreeing_threads"] = std::to_string(vote.agreeing);
   d.explanation = "No rule knows this error's wording and its frames name no category; its words are closest to "
                   "a known case's (" + where + "), whose cause was " + row.category + ". They share " + words +
-                  " (similarity " + score + "). The category comes from that case, not from this message: treat "
-                  "it as a lead to check, not a finding.";
-  d.ranking = "Read from the most similar known case (Ranking step 10): no rule matched this error, and "
-              "answers this similar were right in most measured cases.";
+                  " (similarity " + score + ").";
+  if (named > 0) {
+    d.explanation += " " + std::to_string(named) + " other thread" + (named == 1 ? "" : "s") + " as similar (within " +
+                     fixed2(kSimilarWindow) + ") had the same cause: " + agree + (named > 3 ? ", ..." : "") + ".";
+  }
+  if (others > 0) {
+    d.explanation += " " + std::to_string(others) + " other thread" + (others == 1 ? "" : "s") + " as similar had another (" +
+                     disagree + ").";
+  }
+  d.explanation += " The category comes from known cases, not from this message: treat it as a lead to check, not a finding.";
+  d.ranking = "Read from the most similar known cases (Ranking step 10, tier " + std::string(tier.id) +
+              "): no rule matched this error. Answers of this tier were right in " + std::to_string(fit.right) + " of " +
+              std::to_string(fit.n) + " known cases, each read with its own thread left out; that is the confidence.";
   Hypothesis h;
   h.id = "similar-case";
   h.text = "This error reads like the known case " + where + ", whose cause was " + row.category + " (" + d.title + ").";

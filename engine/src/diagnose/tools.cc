@@ -440,11 +440,13 @@ EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir) {
       const SimilarIndex* index = BundledSimilarIndex();
       const std::vector<std::string> words = index ? SimilarWordsOf(r.incidents, primary) : std::vector<std::string>();
       if (!words.empty()) {
-        const SimilarReading similar = ReadSimilarCase(*index, words, options.similar_leave_out);
-        if (similar.row) {
-          c.similar_case = similar.row->case_path;
-          c.similar_category = similar.row->category;
-          c.similar_score = similar.score;
+        const SimilarVote vote = VoteSimilarCases(*index, words, options.similar_leave_out);
+        if (vote.nearest.row) {
+          c.similar_case = vote.nearest.row->case_path;
+          c.similar_category = vote.nearest.row->category;
+          c.similar_score = vote.nearest.score;
+          c.similar_tier = vote.tier;
+          c.similar_speaks = vote.tier >= 0 && SimilarTiers()[static_cast<size_t>(vote.tier)].speaks;
         }
       }
     }
@@ -511,21 +513,54 @@ std::vector<SimilarBandMeasure> EvalReport::SimilarBandRows() const {
     SimilarBandMeasure m;
     m.low = b.low;
     m.high = b.high;
-    m.speaks = b.speaks;
     for (const EvalCase& c : cases) {
-      if (!c.error.empty() || c.split == "heldout" || c.similar_case.empty() || c.similar_category == "none") continue;
+      if (!c.error.empty() || c.split == "heldout" || c.similar_case.empty()) continue;
       if (c.similar_score < b.low || c.similar_score >= b.high) continue;
       ++m.n;
-      m.negatives += c.expected == "none";
-      const bool right = c.expected == c.similar_category ||
-                         std::find(c.also.begin(), c.also.end(), c.similar_category) != c.also.end();
+      const bool answer = c.similar_category != "none";
+      const bool right = answer && (c.expected == c.similar_category ||
+                                    std::find(c.also.begin(), c.also.end(), c.similar_category) != c.also.end());
+      const bool family = answer && c.expected.substr(0, c.expected.find('.')) ==
+                                        c.similar_category.substr(0, c.similar_category.find('.'));
       m.right += right;
-      m.wild += c.split == "wild";
+      m.wrong += answer && !right;
+      m.family_right += family;
+      m.negatives += answer && c.expected == "none";
+      m.wild += answer && c.split == "wild";
       m.wild_right += c.split == "wild" && right;
-      m.family_right += c.expected.substr(0, c.expected.find('.')) ==
-                        c.similar_category.substr(0, c.similar_category.find('.'));
+      const bool voted = answer && c.similar_speaks;
+      m.vote_right += voted && right;
+      m.vote_wrong += voted && !right;
+      m.vote_family_right += voted && family;
+      m.vote_none += !voted;
     }
     rows.push_back(m);
+  }
+  return rows;
+}
+
+std::vector<SimilarTierMeasure> EvalReport::SimilarTierRows() const {
+  std::vector<SimilarTierMeasure> rows;
+  const SimilarIndex* index = BundledSimilarIndex();
+  for (size_t t = 0; t < SimilarTiers().size(); ++t) {
+    SimilarTierMeasure m;
+    m.id = SimilarTiers()[t].id;
+    m.speaks = SimilarTiers()[t].speaks;
+    if (index && t < index->tier_fits.size()) {
+      m.fit_n = index->tier_fits[t].n;
+      m.fit_right = index->tier_fits[t].right;
+      m.confidence = index->tier_fits[t].confidence;
+    }
+    for (const EvalCase& c : cases) {
+      if (!c.error.empty() || c.split == "heldout" || c.similar_case.empty() || c.similar_category == "none") continue;
+      if (c.similar_tier != static_cast<int>(t)) continue;
+      ++m.n;
+      m.right += c.expected == c.similar_category ||
+                 std::find(c.also.begin(), c.also.end(), c.similar_category) != c.also.end();
+      m.family_right += c.expected.substr(0, c.expected.find('.')) == c.similar_category.substr(0, c.similar_category.find('.'));
+      m.negatives += c.expected == "none";
+    }
+    rows.push_back(std::move(m));
   }
   return rows;
 }
@@ -546,7 +581,8 @@ std::string BuildSimilarIndex(const Engine& engine, const std::string& corpus_di
       "# Known cases for the similar-case answer (Note: [Similar known case] in engine/src/diagnose/similar_case.cc;\n"
       "# rules/README.md \"Similar known case\"): each case's primary error as the engine reads it.\n"
       "# Written by `triage rules similar-index corpus > rules/similar/cases.tsv` (never from corpus/heldout/);\n"
-      "# do not edit. Columns (tab-separated): case, category, source thread (- when none), words.\n";
+      "# do not edit. Columns (tab-separated): case, category (then its also: categories, comma-separated),\n"
+      "# source thread (- when none), words.\n";
   auto clean = [](std::string s) {
     for (char& ch : s) {
       if (ch == '\t' || ch == '\n' || ch == '\r') ch = ' ';
@@ -558,6 +594,9 @@ std::string BuildSimilarIndex(const Engine& engine, const std::string& corpus_di
     try {
       YAML::Node node = YAML::LoadFile(label.string());
       if (node["category"] && node["category"].IsScalar()) category = node["category"].as<std::string>();
+      if (!category.empty() && node["also"] && node["also"].IsSequence()) {
+        for (const YAML::Node& a : node["also"]) category += "," + a.as<std::string>();
+      }
       if (node["source"] && node["source"].IsScalar()) source = node["source"].as<std::string>();
     } catch (const YAML::Exception& e) {
       *error = label.string() + ": " + e.what();
@@ -720,19 +759,31 @@ std::string EvalReport::ToText(bool list_heldout_misses) const {
                   Pct(m.family_right, m.n).c_str());
     out << buf;
   }
-  // Note: [Similar known case] (diagnose/similar_case.cc): the nearest known case's precision per band of
-  // similarity, leaving out each case's own thread, the measure that decides which bands speak.
-  out << "\nsimilar known case, each case read as if no rule matched, its own thread left out (ours + wild;\n"
-         "Note: [Similar known case]):\n";
-  std::snprintf(buf, sizeof buf, "  %-10s %6s %4s %11s %11s %9s %16s\n", "similarity", "speaks", "n", "category", "family",
-                "negatives", "wild: n, right");
+  // Note: [Similar known case] (diagnose/similar_case.cc): leaving out each case's own thread, what the
+  // nearest known case alone would answer per band of similarity, and what the vote answers (right /
+  // wrong / none, then family right), the measure the tiers were chosen from.
+  out << "\nsimilar known case, each case read as if no rule matched, its own case and thread left out (ours + wild;\n"
+         "Note: [Similar known case]): nearest case alone, then the vote of its tiers that speak\n";
+  std::snprintf(buf, sizeof buf, "  %-10s %4s | %-28s %9s %16s | %-22s %6s\n", "similarity", "n", "nearest: right wrong",
+                "family", "wild: n, right", "vote: right wrong none", "family");
   out << buf;
   for (const SimilarBandMeasure& m : SimilarBandRows()) {
     if (!m.n) continue;
-    std::snprintf(buf, sizeof buf, "  %s-%s  %6s %4d %4d %6s %4d %6s %9d %4d %4d %6s\n", Fixed(m.low, 2).c_str(),
-                  Fixed(std::min(m.high, 1.0), 2).c_str(), m.speaks ? "yes" : "no", m.n, m.right, Pct(m.right, m.n).c_str(),
-                  m.family_right, Pct(m.family_right, m.n).c_str(), m.negatives, m.wild, m.wild_right,
-                  Pct(m.wild_right, m.wild).c_str());
+    std::snprintf(buf, sizeof buf, "  %s-%s  %4d | %4d %6s %4d %12d %9d %4d %6s | %4d %6s %4d %4d %6d\n",
+                  Fixed(m.low, 2).c_str(), Fixed(std::min(m.high, 1.0), 2).c_str(), m.n, m.right,
+                  Pct(m.right, m.right + m.wrong).c_str(), m.wrong, m.family_right, m.wild, m.wild_right,
+                  Pct(m.wild_right, m.wild).c_str(), m.vote_right, Pct(m.vote_right, m.vote_right + m.vote_wrong).c_str(),
+                  m.vote_wrong, m.vote_none, m.vote_family_right);
+    out << buf;
+  }
+  out << "\nsimilar-case vote by tier (ours + wild; the confidence is fitted on the index: right / n):\n";
+  std::snprintf(buf, sizeof buf, "  %-14s %6s %4s %11s %6s %9s %14s %10s\n", "tier", "speaks", "n", "right", "family",
+                "negatives", "fit: n, right", "confidence");
+  out << buf;
+  for (const SimilarTierMeasure& m : SimilarTierRows()) {
+    std::snprintf(buf, sizeof buf, "  %-14s %6s %4d %4d %6s %6d %9d %8d %5d %10s\n", m.id.c_str(), m.speaks ? "yes" : "no",
+                  m.n, m.right, Pct(m.right, m.n).c_str(), m.family_right, m.negatives, m.fit_n, m.fit_right,
+                  Fixed(m.confidence, 3).c_str());
     out << buf;
   }
   out << "\nby split:\n";
