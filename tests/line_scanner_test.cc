@@ -944,6 +944,96 @@ TEST(LinePrefilter, CandidatesAreThePatternsMayMatchAllows) {
   EXPECT_GT(bundled_skipped, 100);
 }
 
+// Note: [Cached checks]: a prefilter built from a plan that carries its checks has the checks one
+// derives from the atoms, for the bundled rules; checks that do not fit (an index, a length or a place
+// out of range, a cut or an extra word) are derived again, to the same.
+TEST(LinePrefilter, CachedChecksAreTheDerivedOnesAndBadOnesAreDerivedAgain) {
+  LoadOptions o;
+  o.env_path = o.system = o.user = o.project = false;
+  o.cache = false;
+  const LoadResult bundled = LoadRules(o);
+  ASSERT_TRUE(bundled.rules->prefilter);
+  const std::vector<std::string> patterns = bundled.rules->prefilter->patterns;
+  const std::vector<std::string> idle = Segmenter::IdleKeywords();
+  const auto atoms = PatternAtoms(patterns, idle);
+  const PrefilterPlan plan = PlanLinePrefilter(atoms, idle);
+  ASSERT_FALSE(plan.checks.packed.empty());
+  PrefilterPlan bare = plan;
+  bare.checks = PrefilterChecks();
+  const auto derived = BuildLinePrefilter(patterns, atoms, idle, bare);
+  ASSERT_TRUE(derived);
+  ASSERT_FALSE(derived->check_bytes.empty());
+  auto same = [&](const PrefilterPlan& with, const std::string& what) {
+    const auto pf = BuildLinePrefilter(patterns, atoms, idle, with);
+    ASSERT_TRUE(pf) << what;
+    EXPECT_TRUE(pf->literals == derived->literals) << what;
+    ASSERT_EQ(pf->keyword_checks.size(), derived->keyword_checks.size()) << what;
+    for (size_t k = 0; k < pf->keyword_checks.size(); ++k) {
+      const auto& a = pf->keyword_checks[k];
+      const auto& b = derived->keyword_checks[k];
+      ASSERT_EQ(a.size(), b.size()) << what << ", keyword " << k;
+      for (size_t c = 0; c < a.size(); ++c) {
+        EXPECT_TRUE(a[c].pattern == b[c].pattern && a[c].literal == b[c].literal && a[c].offset == b[c].offset &&
+                    a[c].at == b[c].at && a[c].size == b[c].size && a[c].front == b[c].front && a[c].back == b[c].back)
+            << what << ", keyword " << k << ", check " << c;
+      }
+      ASSERT_EQ(pf->next_groups[k].size(), derived->next_groups[k].size()) << what << ", keyword " << k;
+      for (size_t g = 0; g < pf->next_groups[k].size(); ++g) {
+        EXPECT_TRUE(pf->next_groups[k][g].byte == derived->next_groups[k][g].byte &&
+                    pf->next_groups[k][g].begin == derived->next_groups[k][g].begin &&
+                    pf->next_groups[k][g].end == derived->next_groups[k][g].end)
+            << what << ", keyword " << k;
+      }
+    }
+    EXPECT_EQ(pf->keyed_from, derived->keyed_from) << what;
+    EXPECT_EQ(pf->check_bytes, derived->check_bytes) << what;
+    EXPECT_EQ(pf->any_place, derived->any_place) << what;
+  };
+  same(plan, "the plan's checks");
+  // The first check that compares a literal: the words of its pattern, literal, place and size.
+  const std::string& packed = plan.checks.packed;
+  auto word = [&](size_t at) {
+    std::uint32_t v = 0;
+    for (int b = 3; b >= 0; --b) v = v << 8 | static_cast<unsigned char>(packed[at + static_cast<size_t>(b)]);
+    return v;
+  };
+  size_t first = 0;
+  for (size_t pos = 0; pos + 12 <= packed.size() && first == 0;) {
+    const std::uint32_t count = word(pos), groups = word(pos + 8);
+    for (std::uint32_t c = 0; c < count; ++c) {
+      if (word(pos + 12 + 20 * c + 4) != 0) {
+        first = pos + 12 + 20 * c;
+        break;
+      }
+    }
+    pos += 12 + 20 * static_cast<size_t>(count) + 12 * static_cast<size_t>(groups);
+  }
+  ASSERT_GT(first, 0u);
+  auto set_word = [](PrefilterPlan* p, size_t at, std::uint32_t v) {
+    for (int b = 0; b < 4; ++b) p->checks.packed[at + static_cast<size_t>(b)] = static_cast<char>(v >> (8 * b) & 0xff);
+  };
+  struct Damage {
+    const char* what;
+    std::function<void(PrefilterPlan*)> apply;
+  };
+  const std::vector<Damage> damages = {
+      {"a pattern out of range", [&](PrefilterPlan* p) { set_word(p, first, static_cast<std::uint32_t>(patterns.size())); }},
+      {"a literal out of range", [&](PrefilterPlan* p) { set_word(p, first + 4, 1000); }},
+      {"a place past the literal", [&](PrefilterPlan* p) { set_word(p, first + 8, word(first + 16) + 1); }},
+      {"a place past the bytes", [&](PrefilterPlan* p) { set_word(p, first + 12, static_cast<std::uint32_t>(plan.checks.bytes.size())); }},
+      {"a size one longer", [&](PrefilterPlan* p) { set_word(p, first + 16, word(first + 16) + 1); }},
+      {"a cut word", [](PrefilterPlan* p) { p->checks.packed.resize(p->checks.packed.size() - 4); }},
+      {"an extra word", [](PrefilterPlan* p) { p->checks.packed.append(4, '\0'); }},
+      {"a pattern too few", [](PrefilterPlan* p) { p->checks.foldable.pop_back(); }},
+      {"a pattern's literals not kept", [&](PrefilterPlan* p) { p->checks.foldable[word(first)] = '0'; }},
+  };
+  for (const Damage& d : damages) {
+    PrefilterPlan bad = plan;
+    d.apply(&bad);
+    same(bad, d.what);
+  }
+}
+
 // A literal of characters without case (CJK, kana, Hangul, their punctuation) is a keyword as it
 // is: a Chinese shell's "已杀死" ("Killed") stands for its pattern instead of the ASCII word "python",
 // which the user agents and paths of an application's log print on many lines. A literal with a cased

@@ -1082,6 +1082,41 @@ TEST(RuleCache, OutOfRangeEnumsAreMisses) {
   EXPECT_FALSE(ParseParsedRules(bytes, &back));
 }
 
+// Note: [Cache checksums]: the AVX2 rounds give the portable rounds' sums (a cache directory may be
+// shared by machines of different CPUs), at every length and alignment; a flipped bit anywhere, two
+// flips of the same bit in one lane, or a cut byte, changes the sum.
+TEST(RuleCache, ChecksumSameOnEveryPath) {
+  std::string bytes(4096 + 64, '\0');
+  std::uint64_t x = 0x243F6A8885A308D3ull;
+  for (char& c : bytes) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    c = static_cast<char>(x >> 56);
+  }
+  for (size_t at = 0; at < 8; ++at) {
+    for (size_t n = 0; n <= 300; ++n) {
+      const std::string_view v(bytes.data() + at, n);
+      ASSERT_EQ(CacheChecksum(v), CacheChecksum(v, true)) << "at " << at << ", " << n << " bytes";
+    }
+  }
+  const std::string_view all(bytes.data(), 4096);
+  ASSERT_EQ(CacheChecksum(all), CacheChecksum(all, true));
+  // The sums of format 12 (kFormat): a change of the checksum must bump the format.
+  EXPECT_EQ(CacheChecksum(""), 0x1be2b60bd573131dull);
+  EXPECT_EQ(CacheChecksum(std::string_view(bytes.data(), 100)), 0xc2962c1917679dcbull);
+  const std::uint64_t sum = CacheChecksum(std::string_view(bytes.data(), 256));
+  for (size_t bit = 0; bit < 256 * 8; ++bit) {
+    std::string damaged = bytes.substr(0, 256);
+    damaged[bit / 8] = static_cast<char>(damaged[bit / 8] ^ (1 << (bit % 8)));
+    ASSERT_NE(CacheChecksum(damaged), sum) << "bit " << bit;
+    char& again = damaged[bit / 8 < 224 ? bit / 8 + 32 : bit / 8 - 224];  // the same bit, a stripe on or back
+    again = static_cast<char>(again ^ (1 << (bit % 8)));
+    ASSERT_NE(CacheChecksum(damaged), sum) << "bits " << bit << " and a stripe on";
+  }
+  EXPECT_NE(CacheChecksum(std::string_view(bytes.data(), 255)), sum);
+}
+
 TEST(CacheKey, DependsOnEveryByteAndOnBoundaries) {
   CacheKey a, b, c;
   a.Add("ab");

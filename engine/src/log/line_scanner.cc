@@ -535,13 +535,31 @@ std::vector<std::pair<int, int>> LineScanner::BucketAnchors(const std::vector<st
 
 bool LineScanner::CpuHasAvx2() { return triage::CpuHasAvx2(); }
 
+// (A set of the keywords kept, not a search of them for each: a warm start asks about ~1,000 keywords
+// twice, ~0.5 M instructions each time by searching.)
+bool LineScanner::AreUsable(const std::vector<std::string>& keywords) {
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(2 * keywords.size());
+  for (const std::string& k : keywords) {
+    for (char c : k) {
+      if (c == '\n' || (c >= 'A' && c <= 'Z')) return false;
+    }
+    if (!seen.insert(k).second) return false;
+  }
+  return true;
+}
+
 std::vector<std::string> LineScanner::UsableKeywords(std::vector<std::string> keywords) {
+  if (AreUsable(keywords)) return keywords;
   std::vector<std::string> out;
+  out.reserve(keywords.size());  // never moved: `seen` holds views of its strings
+  std::unordered_set<std::string_view> seen;
   for (std::string& k : keywords) {
     if (k.find('\n') != std::string::npos) continue;
     for (char& c : k) c = static_cast<char>(Lower(static_cast<unsigned char>(c)));
-    if (std::find(out.begin(), out.end(), k) != out.end()) continue;
+    if (seen.count(k)) continue;
     out.push_back(std::move(k));
+    seen.insert(out.back());
   }
   return out;
 }
@@ -2499,68 +2517,18 @@ void LinePrefilter::Candidates(const std::vector<std::uint32_t>& found, std::str
   }
 }
 
-PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std::string>>>& atoms,
-                                const std::vector<std::string>& idle_keywords, bool layout, int threads) {
-  PrefilterPlan plan;
-  std::vector<std::string> all_atoms;
-  for (const auto& a : atoms) {
-    if (a) all_atoms.insert(all_atoms.end(), a->begin(), a->end());
-  }
-  plan.keywords = LineScanner::UsableKeywords(CoverKeywords(idle_keywords, all_atoms, threads));
-  plan.keyword_patterns.resize(plan.keywords.size());
-  // keyword_patterns[k]: the patterns one of whose atoms holds keyword k, in pattern order.
-  const NeedleIndex index(plan.keywords);
-  HeldNeedles(
-      index, atoms.size(), threads,
-      [&](size_t i, auto visit) {
-        if (!atoms[i]) return;
-        for (const std::string& a : *atoms[i]) visit(LowerAscii(a));
-      },
-      [&](size_t k, size_t i) {
-        std::vector<int>& list = plan.keyword_patterns[k];
-        if (list.empty() || list.back() != static_cast<int>(i)) list.push_back(static_cast<int>(i));
-      });
-  // The layout and its mix (Note: [Cached mix]), read off a scanner built for them: the tables it
-  // builds besides (~0.8 M instructions) are what a plan made here adds to a load that makes a scanner
-  // anyway, and every load from the cache (warm, edited, shipped) then skips choosing the mix.
-  if (layout) plan.layout = LineScanner(plan.keywords).layout();
-  return plan;
-}
+namespace {
 
-std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
-    std::vector<std::string> patterns, const std::vector<std::optional<std::vector<std::string>>>& atoms,
-    const std::vector<std::string>& idle_keywords, PrefilterPlan plan, int threads) {
-  if (atoms.size() != patterns.size()) return nullptr;
-  bool fits = plan.keyword_patterns.size() == plan.keywords.size() && !plan.keywords.empty() &&
-                    plan.keywords == LineScanner::UsableKeywords(plan.keywords) &&
-                    std::all_of(plan.keyword_patterns.begin(), plan.keyword_patterns.end(), [&](const std::vector<int>& ps) {
-                      return std::all_of(ps.begin(), ps.end(), [&](int p) {
-                        return p >= 0 && static_cast<size_t>(p) < atoms.size() && atoms[p];
-                      });
-                    });
-  // Inert reads the idle keywords off the scanner's (LinePrefilter::idle_keyword): all must be there.
-  for (const std::string& k : LineScanner::UsableKeywords(idle_keywords)) {
-    fits = fits && std::find(plan.keywords.begin(), plan.keywords.end(), k) != plan.keywords.end();
-  }
-  // Note: [Lazy anchor layout]: a plan made here starts with a quick layout.
-  const bool quick = !fits;
-  if (!fits) {
-    plan = PlanLinePrefilter(atoms, idle_keywords, false, threads);
-    plan.layout = LineScanner::QuickLayout(plan.keywords);
-  }
-  auto out = std::make_shared<LinePrefilter>();
-  std::vector<std::string> unfiltered;
-  for (size_t i = 0; i < patterns.size(); ++i) {
-    if (!atoms[i]) {
-      unfiltered.push_back(patterns[i]);
-      out->unfiltered_patterns.push_back(static_cast<int>(i));
-    }
-  }
-  out->layout_pending = quick;
-  out->keyword_patterns = std::move(plan.keyword_patterns);
-  out->conditions = std::make_unique<LinePrefilter::LazyCondition[]>(patterns.size());
-  out->literals.resize(patterns.size());
-  for (size_t i = 0; i < patterns.size(); ++i) {
+// Note: [Anchored literals]: out->literals and each keyword's checks, from the atoms, for
+// out->keyword_patterns over `keywords` (as the scanner keeps them).
+void DeriveChecks(const std::vector<std::optional<std::vector<std::string>>>& atoms,
+                  const std::vector<std::string>& keywords, LinePrefilter* out) {
+  out->literals.assign(atoms.size(), {});
+  out->keyword_checks.clear();
+  out->keyed_from.clear();
+  out->next_groups.clear();
+  out->check_bytes.clear();
+  for (size_t i = 0; i < atoms.size(); ++i) {
     if (!atoms[i]) continue;
     bool foldable = true;  // ASCII lowering folds every case the literal can be printed in
     for (const std::string& a : *atoms[i]) foldable = foldable && !a.empty() && CaselessText(a);
@@ -2571,9 +2539,8 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
   // the keywords its pattern is listed under lies in it (keyword_patterns lists a pattern under every
   // keyword one of its literals holds), so the first pass marks those and the second adds a search for
   // the others.
-  const std::vector<std::string>& keywords = plan.keywords;  // as the scanner keeps them (`fits`)
-  std::vector<std::vector<bool>> covered(patterns.size());  // per literal: it holds some keyword
-  for (size_t i = 0; i < patterns.size(); ++i) covered[i].assign(out->literals[i].size(), false);
+  std::vector<std::vector<bool>> covered(atoms.size());  // per literal: it holds some keyword
+  for (size_t i = 0; i < atoms.size(); ++i) covered[i].assign(out->literals[i].size(), false);
   out->keyword_checks.resize(keywords.size());
   for (size_t k = 0; k < keywords.size(); ++k) {
     for (int p : out->keyword_patterns[k]) {
@@ -2643,6 +2610,179 @@ std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
       out->check_bytes += l;
     }
   }
+}
+
+void PutU32(std::string* out, std::uint32_t v) {
+  const char b[4] = {static_cast<char>(v & 0xff), static_cast<char>(v >> 8 & 0xff), static_cast<char>(v >> 16 & 0xff),
+                     static_cast<char>(v >> 24 & 0xff)};
+  out->append(b, sizeof b);
+}
+
+// Note: [Cached checks]: what DeriveChecks made for `pf`, as the plan carries it.
+PrefilterChecks EncodeChecks(const LinePrefilter& pf) {
+  PrefilterChecks c;
+  for (const std::vector<std::string>& lits : pf.literals) c.foldable += lits.empty() ? '0' : '1';
+  for (size_t k = 0; k < pf.keyword_checks.size(); ++k) {
+    const std::vector<LinePrefilter::LiteralCheck>& checks = pf.keyword_checks[k];
+    PutU32(&c.packed, static_cast<std::uint32_t>(checks.size()));
+    PutU32(&c.packed, pf.keyed_from[k]);
+    PutU32(&c.packed, static_cast<std::uint32_t>(pf.next_groups[k].size()));
+    for (const LinePrefilter::LiteralCheck& ch : checks) {
+      PutU32(&c.packed, static_cast<std::uint32_t>(ch.pattern));
+      PutU32(&c.packed, static_cast<std::uint32_t>(ch.literal + 1));
+      PutU32(&c.packed, static_cast<std::uint32_t>(ch.offset + 1));
+      PutU32(&c.packed, ch.at);
+      PutU32(&c.packed, ch.size);
+    }
+    for (const LinePrefilter::NextGroup& g : pf.next_groups[k]) {
+      PutU32(&c.packed, g.byte);
+      PutU32(&c.packed, g.begin);
+      PutU32(&c.packed, g.end);
+    }
+  }
+  c.bytes = pf.check_bytes;
+  return c;
+}
+
+// Reads `c` into out's literals and checks; false (out's checks then to be derived) when it is empty
+// or does not fit the atoms and `keywords`: every index, place and length is checked against them
+// (no check reads outside its literal or check_bytes). The bytes themselves are the entry's checksum's
+// to vouch for (Note: [Cache checksums] in rule_cache.cc): comparing each literal's bytes and keyword
+// again cost ~0.4 M instructions.
+bool DecodeChecks(const PrefilterChecks& c, const std::vector<std::optional<std::vector<std::string>>>& atoms,
+                  const std::vector<std::string>& keywords, LinePrefilter* out) {
+  const size_t n = atoms.size();
+  if (c.foldable.size() != n || c.packed.empty()) return false;
+  out->literals.assign(n, {});
+  for (size_t i = 0; i < n; ++i) {
+    if (c.foldable[i] == '0') continue;
+    if (c.foldable[i] != '1' || !atoms[i] || atoms[i]->empty()) return false;
+    for (const std::string& a : *atoms[i]) out->literals[i].push_back(LowerAscii(a));
+  }
+  const std::string_view packed = c.packed;
+  size_t pos = 0;
+  auto get = [&](std::uint32_t* v) {
+    if (packed.size() - pos < 4) return false;
+    const auto* b = reinterpret_cast<const unsigned char*>(packed.data() + pos);
+    *v = static_cast<std::uint32_t>(b[0]) | static_cast<std::uint32_t>(b[1]) << 8 | static_cast<std::uint32_t>(b[2]) << 16 |
+         static_cast<std::uint32_t>(b[3]) << 24;
+    pos += 4;
+    return true;
+  };
+  out->keyword_checks.assign(keywords.size(), {});
+  out->keyed_from.assign(keywords.size(), 0);
+  out->next_groups.assign(keywords.size(), {});
+  for (size_t k = 0; k < keywords.size(); ++k) {
+    std::uint32_t count = 0, keyed = 0, groups = 0;
+    if (!get(&count) || !get(&keyed) || !get(&groups) || keyed > count) return false;
+    if (count > (packed.size() - pos) / 20 || groups > (packed.size() - pos) / 12) return false;  // (no huge reserve)
+    std::vector<LinePrefilter::LiteralCheck>& checks = out->keyword_checks[k];
+    checks.reserve(count);
+    for (std::uint32_t j = 0; j < count; ++j) {
+      std::uint32_t pattern = 0, literal = 0, offset = 0, at = 0, size = 0;
+      if (!get(&pattern) || !get(&literal) || !get(&offset) || !get(&at) || !get(&size) || pattern >= n) return false;
+      LinePrefilter::LiteralCheck check{static_cast<int>(pattern), -1, -1};
+      if (literal == 0) {  // a pattern without literals to check
+        if (offset != 0 || at != 0 || size != 0 || !out->literals[pattern].empty()) return false;
+      } else {
+        const std::vector<std::string>& lits = out->literals[pattern];
+        if (literal > lits.size()) return false;
+        const std::string& l = lits[literal - 1];
+        if (size != l.size() || size == 0 || at > c.bytes.size() || c.bytes.size() - at < size) return false;
+        if (offset != 0 && (offset - 1 > size || size - (offset - 1) < keywords[k].size())) return false;
+        check.literal = static_cast<int>(literal - 1);  // (both checked small: no overflow)
+        check.offset = offset == 0 ? -1 : static_cast<int>(offset - 1);
+        check.at = at;
+        check.size = size;
+        check.front = c.bytes[at];
+        check.back = c.bytes[at + size - 1];
+      }
+      checks.push_back(check);
+    }
+    out->keyed_from[k] = keyed;
+    for (std::uint32_t j = 0; j < groups; ++j) {
+      std::uint32_t byte = 0, begin = 0, end = 0;
+      if (!get(&byte) || !get(&begin) || !get(&end) || byte > 0xff || begin < keyed || begin > end || end > count) return false;
+      out->next_groups[k].push_back({static_cast<unsigned char>(byte), begin, end});
+    }
+  }
+  if (pos != packed.size()) return false;
+  out->check_bytes = c.bytes;
+  return true;
+}
+
+}  // namespace
+
+PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std::string>>>& atoms,
+                                const std::vector<std::string>& idle_keywords, bool layout, int threads) {
+  PrefilterPlan plan;
+  std::vector<std::string> all_atoms;
+  for (const auto& a : atoms) {
+    if (a) all_atoms.insert(all_atoms.end(), a->begin(), a->end());
+  }
+  plan.keywords = LineScanner::UsableKeywords(CoverKeywords(idle_keywords, all_atoms, threads));
+  plan.keyword_patterns.resize(plan.keywords.size());
+  // keyword_patterns[k]: the patterns one of whose atoms holds keyword k, in pattern order.
+  const NeedleIndex index(plan.keywords);
+  HeldNeedles(
+      index, atoms.size(), threads,
+      [&](size_t i, auto visit) {
+        if (!atoms[i]) return;
+        for (const std::string& a : *atoms[i]) visit(LowerAscii(a));
+      },
+      [&](size_t k, size_t i) {
+        std::vector<int>& list = plan.keyword_patterns[k];
+        if (list.empty() || list.back() != static_cast<int>(i)) list.push_back(static_cast<int>(i));
+      });
+  // The layout and its mix (Note: [Cached mix]), read off a scanner built for them: the tables it
+  // builds besides (~0.8 M instructions) are what a plan made here adds to a load that makes a scanner
+  // anyway, and every load from the cache (warm, edited, shipped) then skips choosing the mix.
+  if (layout) {
+    plan.layout = LineScanner(plan.keywords).layout();
+    // Note: [Cached checks]: the checks go with the plan that is cached.
+    LinePrefilter checks;
+    checks.keyword_patterns = plan.keyword_patterns;
+    DeriveChecks(atoms, plan.keywords, &checks);
+    plan.checks = EncodeChecks(checks);
+  }
+  return plan;
+}
+
+std::shared_ptr<const LinePrefilter> BuildLinePrefilter(
+    std::vector<std::string> patterns, const std::vector<std::optional<std::vector<std::string>>>& atoms,
+    const std::vector<std::string>& idle_keywords, PrefilterPlan plan, int threads) {
+  if (atoms.size() != patterns.size()) return nullptr;
+  bool fits = plan.keyword_patterns.size() == plan.keywords.size() && !plan.keywords.empty() &&
+                    LineScanner::AreUsable(plan.keywords) &&
+                    std::all_of(plan.keyword_patterns.begin(), plan.keyword_patterns.end(), [&](const std::vector<int>& ps) {
+                      return std::all_of(ps.begin(), ps.end(), [&](int p) {
+                        return p >= 0 && static_cast<size_t>(p) < atoms.size() && atoms[p];
+                      });
+                    });
+  // Inert reads the idle keywords off the scanner's (LinePrefilter::idle_keyword): all must be there.
+  for (const std::string& k : LineScanner::UsableKeywords(idle_keywords)) {
+    fits = fits && std::find(plan.keywords.begin(), plan.keywords.end(), k) != plan.keywords.end();
+  }
+  // Note: [Lazy anchor layout]: a plan made here starts with a quick layout.
+  const bool quick = !fits;
+  if (!fits) {
+    plan = PlanLinePrefilter(atoms, idle_keywords, false, threads);
+    plan.layout = LineScanner::QuickLayout(plan.keywords);
+  }
+  auto out = std::make_shared<LinePrefilter>();
+  std::vector<std::string> unfiltered;
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    if (!atoms[i]) {
+      unfiltered.push_back(patterns[i]);
+      out->unfiltered_patterns.push_back(static_cast<int>(i));
+    }
+  }
+  out->layout_pending = quick;
+  out->keyword_patterns = std::move(plan.keyword_patterns);
+  out->conditions = std::make_unique<LinePrefilter::LazyCondition[]>(patterns.size());
+  const std::vector<std::string>& keywords = plan.keywords;  // as the scanner keeps them (`fits`)
+  // Note: [Cached checks]: the plan's, or derived now.
+  if (!DecodeChecks(plan.checks, atoms, keywords, out.get())) DeriveChecks(atoms, keywords, out.get());
   // The idle keywords as the scanner keeps them (no scanner of their own: nothing scans for them alone,
   // and choosing one's anchor layout was ~1.5 M instructions of every warm start).
   const std::vector<std::string> idle = LineScanner::UsableKeywords(idle_keywords);

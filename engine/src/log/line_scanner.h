@@ -142,6 +142,8 @@ class LineScanner {
   // Returns the keywords a scanner built from `keywords` uses: lower-cased, without those holding '\n'
   // and without repeats, in order.
   static std::vector<std::string> UsableKeywords(std::vector<std::string> keywords);
+  // Returns true when UsableKeywords(keywords) would return `keywords` as they are.
+  static bool AreUsable(const std::vector<std::string>& keywords);
   // Returns the placement a scanner built from `keywords` without a layout chooses (its layout()),
   // without building the scanner's tables, and so without its mix (-1).
   static Layout ChooseLayout(const std::vector<std::string>& keywords);
@@ -573,6 +575,24 @@ std::vector<std::optional<std::vector<std::string>>> PatternAtoms(const std::vec
 // and a cover of every atom, CoverKeywords, as LineScanner keeps them: lower case, no '\n', no repeat)
 // and, per keyword, the patterns with an atom containing it (LinePrefilter::keyword_patterns). With the
 // atoms, the slow part of building a prefilter: the rule cache stores both (Note: [Rule cache]).
+// Note: [Cached checks] What BuildLinePrefilter derives from the atoms and a plan's keywords: which
+// patterns' literals ASCII lowering folds, and each keyword's literal checks (LinePrefilter::
+// keyword_checks, keyed_from, next_groups, check_bytes: Note: [Anchored literals]). Deriving them took
+// ~5 M of a warm start's ~34 M instructions (605 rules: ~5,400 searches of a keyword in a literal, the
+// sorts, ~2,200 literals lowered and tested for case); the plan made to be cached carries them, and a
+// load from the cache decodes them (~2 M, over half of it the ~2,200 literals' strings), every index,
+// place and length checked against the atoms and the keywords (checks that do not fit are derived
+// again); their bytes are the entry's checksum's to vouch for.
+// `packed`: per keyword, little-endian 32-bit words: the check count, keyed_from, the group count,
+// then per check its pattern, literal + 1, offset + 1, place in `bytes` and size, then per group its
+// byte, begin and end. `foldable`: per pattern '1' when its literals are kept (LinePrefilter::
+// literals), else '0'. Empty: derived when the prefilter is built.
+struct PrefilterChecks {
+  std::string foldable;
+  std::string packed;
+  std::string bytes;
+};
+
 struct PrefilterPlan {
   std::vector<std::string> keywords;
   std::vector<std::vector<int>> keyword_patterns;
@@ -580,6 +600,8 @@ struct PrefilterPlan {
   std::vector<bool> idle_keyword;
   // The scanner's anchor placement for `keywords` (LineScanner::Layout); empty: chosen when built.
   LineScanner::Layout layout;
+  // Note: [Cached checks]; made with the layout (PlanLinePrefilter's `layout`), else empty.
+  PrefilterChecks checks;
 };
 // `layout`: false leaves the plan's layout empty (Note: [Lazy anchor layout]). `threads`: as CoverKeywords'.
 PrefilterPlan PlanLinePrefilter(const std::vector<std::optional<std::vector<std::string>>>& atoms,

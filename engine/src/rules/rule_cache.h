@@ -150,6 +150,10 @@ std::string ShippedRuleCacheDir();
 // Who may own a cache directory and its files (Note: [Cache hardening]).
 enum class CacheOwner { kUser, kUserOrRoot };
 
+// Returns the 64-bit checksum that ends every cache entry and part (Note: [Cache checksums] in
+// rule_cache.cc): the same on every CPU; `portable` forces the portable rounds (tests compare them).
+std::uint64_t CacheChecksum(std::string_view bytes, bool portable = false);
+
 // Serialises / parses the payload. Parse returns false on any inconsistency.
 std::string SerializeParsedRules(const ParsedRules& parsed);
 // `examples` false: every rule's examples are read over and left out (Note: [Examples left out]).
