@@ -82,6 +82,9 @@
 //                              1047 /   70 / 29 of 1146  ->  1061 / 56 / 29 of 1146   (new; each)
 //   code_span_sentence         1058 /   58 / 30 of 1146  ->  1059 / 57 / 30 of 1146   (new)
 //   quoted_in_sentence         1058 /   58 / 30 of 1146  ->  1059 / 57 / 30 of 1146   (floor +1)
+// Issue 12's word-wrapped pastes (session 2026-11-30d, kb-wrap), 1660 diagnosed logs, main at fdd0cca5 -> with
+// Note: [Word-wrapped pastes] (log/hard_wrap.h); kept / lost / other of changed:
+//   word_wrap_80                883 /  483 / 39 of 1405  ->  1277 / 115 / 13 of 1405   (floor 827 -> 1277)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -204,7 +207,7 @@ const CutForm kCutForms[] = {
     {"exception_above", triage_test::ExceptionAbove, {635, 13, 663}},
     {"frames_only", triage_test::FramesOnly, {92, 15, 663}},
     {"one_line", triage_test::OneLine, {770, 16, 860}},
-    {"word_wrap_80", triage_test::WordWrap80, {827, 33, 1385}},
+    {"word_wrap_80", triage_test::WordWrap80, {1277, 13, 1405}},
     {"md_fence_prose", triage_test::MdFenceProse, {1635, 0, 1635}},
     {"md_quote", triage_test::MdQuote, {1635, 0, 1635}},
     {"mixed_eol", triage_test::MixedEol, {1154, 0, 1154}},

@@ -26,6 +26,7 @@
 
 #include "cli_support.h"
 #include "log/hard_wrap.h"
+#include "paste_forms.h"
 #include "triage/triage.h"
 
 namespace triage {
@@ -302,6 +303,73 @@ TEST(HardWrap, ReportsLinesOfTheInput) {
   ASSERT_FALSE(snap.diagnoses.empty());
   EXPECT_EQ(snap.diagnoses[0].rule, plain.diagnoses[0].rule);
   EXPECT_EQ(snap.incidents.at(0).line_end, static_cast<int>(r.lines));
+}
+
+// Note: [Word-wrapped pastes]: an editor's word wrap at `width` (a line longer than it broken at its last
+// blank that fits, the blank dropped; a word longer than the width stays whole), as the cut-paste
+// measure's word_wrap_80 form makes it.
+std::string WordWrapAt(const std::string& text, size_t width) {
+  std::string out;
+  for (const std::string& whole : triage_test::Lines(text)) {
+    std::string l = whole;
+    while (l.size() > width) {
+      const size_t b = l.rfind(' ', width);
+      if (b == std::string::npos || b == 0 || l.find_first_not_of(' ') >= b) break;
+      out += l.substr(0, b) + "\n";
+      l = l.substr(b + 1);
+    }
+    out += l + "\n";
+  }
+  return out;
+}
+
+std::string UnwrapWords(std::string_view text, int width, size_t chunk) {
+  HardWrap wrap(width, HardWrap::kMaxJoinedLines, true);
+  std::string out;
+  for (size_t at = 0; at < text.size(); at += chunk) wrap.Feed(text.substr(at, chunk), &out);
+  wrap.Finish(&out);
+  return out;
+}
+
+TEST(WordWrap, JoinsTheRowsOfAWordWrappedPaste) {
+  const std::string text =
+      "Traceback (most recent call last):\n"
+      "  File \"/work/corpus/checkpoint/shape-conv-width/program.py\", line 22, in <module>\n"
+      "    net.load_state_dict(ckpt[\"state_dict\"])\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/nn/modules/module.py\", line 1671, in load_state_dict\n"
+      "    raise RuntimeError('Error(s) in loading state_dict for {}:'.format(\n"
+      "RuntimeError: Error(s) in loading state_dict for Sequential:\n"
+      "\tsize mismatch for 0.weight: copying a param with shape torch.Size([32, 1, 3, 3]) from checkpoint, the "
+      "shape in current model is torch.Size([16, 1, 3, 3]).\n";
+  const std::string wrapped = WordWrapAt(text, 80);
+  ASSERT_NE(wrapped, text);
+  EXPECT_EQ(HardWrap::DetectWordWidth(wrapped), 80);
+  for (size_t chunk : {size_t{1}, size_t{3}, size_t{64}, wrapped.size()}) {
+    EXPECT_EQ(UnwrapWords(wrapped, 80, chunk), text) << "chunk " << chunk;
+  }
+  // As printed, and hard-wrapped (rows of exactly the width, cut inside words), it is no word wrap.
+  EXPECT_EQ(HardWrap::DetectWordWidth(text), 0);
+  EXPECT_EQ(HardWrap::DetectWordWidth(WrapAt(kTraceback, 80)), 0);
+  // Lines of their own after a long row stay: an exception line, an indented line, a blank one.
+  const std::string own =
+      "a message that a person typed on one line and that is long enough to end near\n"
+      "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x57600 and 64x128)\n";
+  EXPECT_EQ(UnwrapWords(own, 80, 7), own);
+}
+
+TEST(WordWrap, FewCorpusLogsAsPrintedLookWordWrapped) {
+  // Ours and the wild tuning logs as they were posted: the few whose head looks word-wrapped (most are
+  // short pastes with a long typed line or two) are read with those rows joined; 14 at 2026-11-30.
+  int found = 0, logs = 0;
+  for (const fs::path& log : triage_test::CorpusLogs()) {
+    ++logs;
+    if (HardWrap::DetectWordWidth(HardWrap::Head(triage_test::ReadFile(log.string()))) > 0) {
+      ++found;
+      std::printf("  taken for word-wrapped: %s\n", log.parent_path().string().c_str());
+    }
+  }
+  std::printf("word-wrap detection: %d of %d corpus logs\n", found, logs);
+  EXPECT_LE(found, 14);
 }
 
 std::string TopOf(const Report& r) {

@@ -372,7 +372,11 @@ struct Session::Impl {
       head_dedented = indented.Dedent(lines);
       lines = head_dedented;
     }
-    if (int width = HardWrap::DetectWidth(lines); width > 0) unwrap.emplace(width);
+    if (int words = HardWrap::DetectWordWidth(lines); words > 0) {
+      unwrap.emplace(words, HardWrap::kMaxJoinedLines, true);  // Note: [Word-wrapped pastes]
+    } else if (int width = HardWrap::DetectWidth(lines); width > 0) {
+      unwrap.emplace(width);
+    }
     names = PastedNames::Detect(lines);
   }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <unordered_set>
 
 namespace triage {
@@ -158,6 +159,28 @@ bool Continues(std::string_view start_key, bool row_drawn, std::string_view next
 
 constexpr int kUsualWidths[] = {80, 100, 120, 132, 160};
 
+// Note: [Word-wrapped pastes]: the widths an editor or a mail client wraps at.
+constexpr int kWordWidths[] = {72, 76, 78, 79, 80, 100, 120};
+
+// The code points of `line`'s first word (up to its first blank).
+int FirstWordChars(std::string_view line) {
+  size_t e = 0;
+  while (e < line.size() && !IsBlank(line[e]) && line[e] != '\r') ++e;
+  return Chars(line.substr(0, e), 1 << 20);
+}
+
+// Whether a row of `row_chars` code points, broken at a blank by a wrap at `width`, goes on on `next`:
+// `next` starts no line of its own and its first word would not have fitted on the row.
+// A row ending in IPython's traceback header ("...Traceback (most recent call last)") is a line of its own.
+bool EndsHeader(std::string_view row_tail) { return EndsWith(row_tail, "last)"); }
+
+// `row_own`: the row ends in a drawn rule or in IPython's traceback header, a line of its own.
+bool WordContinues(std::string_view start_key, bool row_own, int row_chars, int width, std::string_view next,
+                   bool complete) {
+  return !next.empty() && !IsBlank(next[0]) && row_chars + 1 + FirstWordChars(next) > width &&
+         Continues(start_key, row_own, next, complete);
+}
+
 // Note: [Rows cut short]. A row that is a line of a fixed shape stopped before that shape's end, which no
 // program prints as a whole line: a Python frame line without its closing quote, without its `, line N`,
 // with `, in` and no function after it ('  File "/x/program.py", line 11, in ' then "<module>") or with a
@@ -255,6 +278,91 @@ int HardWrap::DetectWidth(std::string_view head) {
   return 0;
 }
 
+int HardWrap::DetectWordWidth(std::string_view head) {
+  constexpr int kCap = 4096;
+  std::vector<std::string_view> lines;
+  std::vector<int> chars;
+  for (size_t at = 0; at < head.size();) {
+    const void* found = std::memchr(head.data() + at, '\n', head.size() - at);
+    const size_t nl = found ? static_cast<size_t>(static_cast<const char*>(found) - head.data()) : head.size();
+    const std::string_view line = WithoutCr(head.substr(at, nl - at));
+    lines.push_back(line);
+    chars.push_back(Chars(line, kCap));
+    at = nl + 1;
+  }
+  // A line longer than the width is one a wrap at it left whole: no blank after its indentation up to the
+  // width's column (a long path, a URL); any other longer line says the paste was not wrapped there.
+  auto whole = [&](size_t i, int width) {
+    const std::string_view line = lines[i];
+    size_t b = 0;
+    while (b < line.size() && IsBlank(line[b])) ++b;
+    while (b < line.size() && !IsBlank(line[b])) ++b;
+    return b == line.size() || Chars(line.substr(0, b), width) > width;
+  };
+  // Of the rows of at least W-24 characters followed by a line at the first column that starts no line of
+  // its own, the splits: those whose next line's first word would not have fitted on them.
+  auto passes = [&](int width) {
+    int splits = 0, rows = 0, shorter = 0, lower = 0, cut = 0;
+    std::unordered_set<std::string_view> seen;
+    for (size_t i = 0; i + 1 < lines.size(); ++i) {
+      const std::string_view row = lines[i], next = lines[i + 1];
+      if (chars[i] < width - 24 || chars[i] > width || row.empty() || IsBlank(row.back()) || next.empty() ||
+          IsBlank(next[0])) {
+        continue;
+      }
+      if (StartsOwnLine(EndsDrawn(row) || EndsHeader(row), next, true) || SameKey(row, next) ||
+          SameWordShape(row, next)) {
+        continue;
+      }
+      // A progress bar's row (tqdm's "%|", Keras' "[=====]") ends where the bar was drawn, not at a wrap.
+      if (row.find("%|") != std::string_view::npos || HoldsAsciiBar(row)) continue;
+      // A frame line stopped before its function or its line number (Note: [Rows cut short]): a sure split.
+      if (CutShort(row)) {
+        if (seen.insert(row).second) ++rows, ++splits, ++cut, shorter += chars[i] < width;
+        continue;
+      }
+      // A next line that opens with a bracket, a rule, a list's or a quote's mark or a prompt, or with a
+      // label ("train.py: error: ..." under argparse's usage line), is as often a line of its own: no
+      // evidence either way.
+      if (OpensLine(next[0])) continue;
+      const size_t first_end = std::min(next.find(' '), next.size());
+      if (first_end > 1 && next[first_end - 1] == ':') continue;
+      if (!seen.insert(row).second) continue;
+      ++rows;
+      if (chars[i] + 1 + FirstWordChars(next) <= width) continue;
+      ++splits;
+      const bool goes_on = IsLower(next[0]) || IsDigitByte(next[0]);
+      lower += goes_on;
+      shorter += chars[i] < width && goes_on;
+    }
+    // A hard wrap's splits are rows of exactly the width (DetectWidth's); a word wrap leaves shorter ones
+    // too, and of those only the sure ones count (a frame line cut short, a row whose next line goes on in
+    // a small letter or a digit): a hard-wrapped paste has a line just shorter than the width before a
+    // sentence now and then ("...might be incorrect." then "For debugging consider passing ..."). A short
+    // paste has one or two splits: then every candidate row must be one, and either one is a frame line
+    // cut short or each goes on in a small letter or a digit (a sentence's rest, a number).
+    if (shorter == 0 || 4 * shorter < splits) return false;
+    if (splits >= 3 && 3 * splits >= 2 * rows) return true;
+    return splits >= 1 && splits == rows && (cut >= 1 || lower == splits);
+  };
+  // The widest usual width whose rows reach within 8 of it, every longer line left whole by it, and whose
+  // splits pass (a wrap at 80 whose longest row has 78 characters passes at 78 too, joining more than it
+  // should).
+  for (auto w = std::rbegin(kWordWidths); w != std::rend(kWordWidths); ++w) {
+    int longest = 0;
+    bool fits = true;
+    for (size_t i = 0; i < lines.size() && fits; ++i) {
+      if (chars[i] <= *w) {
+        longest = std::max(longest, chars[i]);
+      } else {
+        fits = whole(i, *w);
+      }
+    }
+    if (fits && longest >= *w - 8 && passes(*w)) return *w;
+  }
+  return 0;
+}
+
 std::string_view HardWrap::Head(std::string_view input) {
   size_t end = 0;
   for (int lines = 0; lines < kHeadLines && end < input.size() && end < kHeadBytes; ++lines) {
@@ -300,8 +408,11 @@ void HardWrap::Decide(std::string* out) {
   decided_ = true;
   const bool room = joins_.size() < max_joined_lines_ || joins_.back().first == out_line_;
   // Note: [Rows cut short]: such a row goes on on the next line, whatever that line looks like.
-  if (room && ((pending_cut_ && !held_.empty() && !IsBlank(held_[0])) ||
-               Continues(start_key_, pending_drawn_, held_, held_complete_))) {
+  const bool joined = words_ ? WordContinues(start_key_, pending_drawn_, pending_chars_, width_, held_, held_complete_)
+                             : (pending_cut_ && !held_.empty() && !IsBlank(held_[0])) ||
+                                   Continues(start_key_, pending_drawn_, held_, held_complete_);
+  if (room && joined) {
+    if (words_) out->push_back(' ');  // the blank the wrap took
     if (!joins_.empty() && joins_.back().first == out_line_) {
       ++joins_.back().second;
     } else {
@@ -323,7 +434,10 @@ void HardWrap::EndRow(std::string* out) {
     Decide(out);
   }
   const std::string_view row(row_head_);
-  const bool wide = row_chars_ == width_;
+  // Note: [Word-wrapped pastes]: any row of at most the width not ending in a blank may have been broken at
+  // one; a longer row (a word with no blank before the width, a path) ends its line.
+  const bool wide = words_ ? row_chars_ > 0 && row_chars_ <= width_ && !IsBlank(tail_[tail_size_ - 1])
+                           : row_chars_ == width_;
   if (row_starts_line_) start_key_ = Key(row);
   const std::string eol = cr_held_ ? "\r\n" : "\n";
   cr_held_ = false;
@@ -332,7 +446,10 @@ void HardWrap::EndRow(std::string* out) {
     held_complete_ = false;
     pending_eol_ = eol;
     pending_drawn_ = EndsDrawn(std::string_view(tail_, tail_size_));
+    // Note: [Word-wrapped pastes]: IPython's header is as much a line of its own as a drawn rule.
+    if (words_ && EndsHeader(std::string_view(tail_, tail_size_))) pending_drawn_ = true;
     pending_cut_ = row_head_.size() < kLook && CutShort(row);  // the whole row is in row_head_
+    pending_chars_ = row_chars_;
   } else {
     out->append(eol);
     ++out_line_;
