@@ -22,6 +22,32 @@ bool IsInWord(char c) {
 // A mark a line of its own often begins with and a row's continuation seldom does: a bracket, a rule,
 // a list's or a quote's mark, a prompt.
 bool OpensLine(char c) { return std::string_view("[({<=-#*>|+$~!@%&").find(c) != std::string_view::npos; }
+
+// `row` without a colour reset at its end ("[0m" or "[39;49m", its ESC byte kept or lost, as a coloured
+// exception line ends): a row that ended in a blank before its reset was not split at a wrap either.
+std::string_view WithoutTrailingColour(std::string_view row) {
+  if (row.empty() || row.back() != 'm') return row;
+  size_t at = row.size() - 1;
+  while (at > 0 && (IsDigitByte(row[at - 1]) || row[at - 1] == ';')) --at;
+  if (at == 0 || row[at - 1] != '[') return row;
+  --at;
+  if (at > 0 && row[at - 1] == '\x1b') --at;
+  return row.substr(0, at);
+}
+
+// A row whose last word opens a quotation it does not close, and whose next line's first word closes it
+// ("...directory: 'data/tr" then "ain/0001.png'", a DLL path in double quotes): a word wrap would have
+// broken at a blank inside one quoted token, which a path, a key or a name hardly ever holds, so such a
+// split says nothing of a word wrap (the open-quotation join reads it: Note [Wrapped quotes] in
+// formats/python_traceback.h).
+bool SplitsAQuotedToken(std::string_view row, std::string_view next) {
+  const size_t blank = row.find_last_of(" \t");
+  const std::string_view last = blank == std::string_view::npos ? row : row.substr(blank + 1);
+  const size_t open = last.find_first_of("'\"");
+  if (open == std::string_view::npos || last.find(last[open], open + 1) != std::string_view::npos) return false;
+  const std::string_view first = next.substr(0, std::min(next.find_first_of(" \t"), next.size()));
+  return first.find(last[open]) != std::string_view::npos;
+}
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool EndsWith(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
@@ -306,7 +332,8 @@ int HardWrap::DetectWordWidth(std::string_view head) {
     std::unordered_set<std::string_view> seen;
     for (size_t i = 0; i + 1 < lines.size(); ++i) {
       const std::string_view row = lines[i], next = lines[i + 1];
-      if (chars[i] < width - 24 || chars[i] > width || row.empty() || IsBlank(row.back()) || next.empty() ||
+      if (chars[i] < width - 24 || chars[i] > width || WithoutTrailingColour(row).empty() ||
+          IsBlank(WithoutTrailingColour(row).back()) || next.empty() ||
           IsBlank(next[0])) {
         continue;
       }
@@ -325,6 +352,10 @@ int HardWrap::DetectWordWidth(std::string_view head) {
       // label ("train.py: error: ..." under argparse's usage line), is as often a line of its own: no
       // evidence either way.
       if (OpensLine(next[0])) continue;
+      if (SplitsAQuotedToken(row, next)) continue;
+      // A comma-separated record with no blank (a CSV header or row printed under a log record) is a
+      // line of its own as often as a wrapped word: no evidence either way.
+      if (next.find(' ') == std::string_view::npos && std::count(next.begin(), next.end(), ',') >= 3) continue;
       const size_t first_end = std::min(next.find(' '), next.size());
       if (first_end > 1 && next[first_end - 1] == ':') continue;
       if (!seen.insert(row).second) continue;
