@@ -485,6 +485,32 @@ TEST(SignalRules, LrZeroNeedsZerosToTheEndAndALossThatDoesNotFall) {
   EXPECT_FALSE(holds("lr 0.0\nlr 0.0\nlr 0.0\n", &hit)) << hit.evidence;
 }
 
+// Note: [Epochs per print]: a step-based logger's fractional epoch two or more passes apart on each
+// printed line, and a loss that fell to a tenth of its start over at least eight of them.
+TEST(SignalRules, EpochsPerPrintNeedsFractionalEpochsFarApartAndACollapsedLoss) {
+  std::shared_ptr<const SignalSpec> spec = Spec("{ detector: epochs_per_print }");
+  ASSERT_TRUE(spec);
+  auto holds = [&](const std::string& text, SignalHit* hit) { return Holds(*spec, text, hit); };
+  SignalHit hit;
+  // corpus/wild/training/chatglm-tuning-lora-loss-drops-too-fast-many-epochs (the HF Trainer's dicts).
+  ASSERT_TRUE(holds("{'loss': 6.4776, 'learning_rate': 1.9914000000000003e-05, 'epoch': 4.17}\n"
+                    "{'loss': 2.0588, 'learning_rate': 1.9814000000000004e-05, 'epoch': 8.33}\n"
+                    "{'loss': 0.6284, 'learning_rate': 1.9714e-05, 'epoch': 12.5}\n"
+                    "{'loss': 0.1956, 'learning_rate': 1.9614000000000002e-05, 'epoch': 16.67}\n", &hit));
+  EXPECT_EQ(hit.captures.at("epochs"), "16.67");
+  EXPECT_EQ(hit.captures.at("loss_from"), "6.4776");
+  // Whole epochs printed at a stride the program chose: no word on the data set's size.
+  EXPECT_FALSE(holds("Epoch 10 loss 2.0\nEpoch 20 loss 0.9\nEpoch 30 loss 0.3\nEpoch 40 loss 0.1\n", &hit)) << hit.evidence;
+  // Fractions of an epoch per print (a data set larger than the logging interval).
+  EXPECT_FALSE(holds("{'loss': 2.0, 'epoch': 0.25}\n{'loss': 0.9, 'epoch': 0.5}\n{'loss': 0.1, 'epoch': 0.75}\n", &hit))
+      << hit.evidence;
+  // Epochs far apart but a loss that only halved, and a collapse over too few passes.
+  EXPECT_FALSE(holds("{'loss': 2.0, 'epoch': 4.5}\n{'loss': 1.5, 'epoch': 9.0}\n{'loss': 1.0, 'epoch': 13.5}\n", &hit))
+      << hit.evidence;
+  EXPECT_FALSE(holds("{'loss': 2.0, 'epoch': 2.5}\n{'loss': 0.5, 'epoch': 5.0}\n{'loss': 0.1, 'epoch': 7.5}\n", &hit))
+      << hit.evidence;
+}
+
 // Note: [Still climbing at the end]: growth that slows without stopping (corpus/wild/memory/
 // pytorch-5902-free-loop-pandas-workers-cow-growth, used RAM from `free` in a loop) fails late_share; with end_rise
 // it holds when each of the last two steps still rose by that share of the whole growth, and a curve that

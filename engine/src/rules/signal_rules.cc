@@ -80,6 +80,9 @@ const std::vector<DetectorDef>& Detectors() {
       {"lr_zero", {SeriesId::kLr, SeriesId::kLoss},
        {{"min_zeros", 2}, {"zero_share", 0.5}, {"min_loss_points", 2}, {"max_improvement", 0.3}},
        {"zeros", "printed", "loss_from", "loss_to"}},
+      {"epochs_per_print", {SeriesId::kLoss},
+       {{"min_points", 3}, {"min_stride", 2}, {"min_epochs", 8}, {"max_final_share", 0.1}},
+       {"stride", "epochs", "loss_from", "loss_to"}},
   };
   return kDefs;
 }
@@ -1014,6 +1017,50 @@ bool DetectLrZero(Ctx& c) {
   return true;
 }
 
+// Note: [Epochs per print]
+// A trainer that logs every N optimizer steps prints the epoch as a fraction of passes over the data
+// (the Hugging Face Trainer's 'epoch': 4.17, a step-based logger's epoch=2.5). When each printed line
+// is two or more epochs past the one before, one logging interval holds several passes: the data set
+// has fewer batches than the interval has steps, and the model sees every example again and again
+// between two prints. A loss that falls to a tenth of its first value or less over eight or more
+// such passes is the model memorising that small set, what a thread about a loss that fell "too
+// fast" settles as overfitting. The fraction is required: a program that prints whole epochs at a
+// stride of its own choosing (`if epoch % 10 == 0: print(...)`) says nothing about its data set's
+// size, and a long run's falling loss is what training does. A loss that goes negative is an
+// objective of another kind and is passed over.
+bool DetectEpochsPerPrint(Ctx& c) {
+  const MetricSeries* s = c.Series(0);
+  if (!s || s->has_negative()) return false;
+  std::vector<MetricPoint> pts = s->Points();
+  std::vector<MetricPoint> f = FiniteOnly(pts);
+  if (f.size() < std::max(2.0, c.P("min_points"))) return false;
+  bool fraction = false;
+  std::vector<double> strides;
+  for (size_t i = 0; i < f.size(); ++i) {
+    const double e = f[i].epoch;
+    if (!std::isfinite(e) || e < 0) return false;  // every point carries its epoch
+    if (std::fabs(e - std::round(e)) > 1e-6) fraction = true;
+    if (i > 0) strides.push_back(e - f[i - 1].epoch);
+  }
+  if (!fraction) return false;
+  const double stride = Median(strides);
+  if (!(stride >= c.P("min_stride"))) return false;
+  if (std::any_of(strides.begin(), strides.end(), [](double d) { return d <= 0; })) return false;  // a restart
+  if (f.back().epoch < c.P("min_epochs")) return false;
+  const double from = f.front().value, to = f.back().value;
+  if (!(from > 0) || to > c.P("max_final_share") * from) return false;
+  std::string evidence = std::string(SeriesName(c.Id(0))) + " fell from " + Num(from) + " at epoch " +
+                         Num(f.front().epoch) + " to " + Num(to) + " at epoch " + Num(f.back().epoch) + " (line " +
+                         std::to_string(f.back().line) + "), " + Num(stride) +
+                         " epochs between consecutive prints (median)";
+  c.hit->captures["stride"] = Num(stride);
+  c.hit->captures["epochs"] = Num(f.back().epoch);
+  c.hit->captures["loss_from"] = Num(from);
+  c.hit->captures["loss_to"] = Num(to);
+  Finish(c, c.Id(0), pts, f.front(), f.back(), nullptr, evidence);
+  return true;
+}
+
 }  // namespace
 
 std::vector<std::string> SignalDetectorNames() {
@@ -1156,6 +1203,7 @@ bool DetectSignal(const SignalSpec& spec, const MetricCollector& metrics, Signal
   if (d == "one_class") return DetectOneClass(c);
   if (d == "memory_growth") return DetectMemoryGrowth(c);
   if (d == "lr_zero") return DetectLrZero(c);
+  if (d == "epochs_per_print") return DetectEpochsPerPrint(c);
   return false;
 }
 
