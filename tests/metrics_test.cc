@@ -837,6 +837,22 @@ TEST(MetricCollector, KeepsOneMemoryFigurePerSeries) {
   EXPECT_EQ(ValuesOf(both, SeriesId::kMemory), (std::vector<double>{30, 31}));
 }
 
+// Note: [One device per series]: the call's argument names the GPU; two GPUs' figures never share a series
+// (nvdiffrast#23's loop printed each counter for GPU 1, then GPU 0, every iteration).
+TEST(MetricCollector, KeepsOneDevicePerMemorySeries) {
+  std::string text;
+  for (int i = 0; i < 4; ++i) {
+    text += "torch.cuda.memory_reserved(1) 608174080\n";
+    text += "torch.cuda.memory_reserved(0) " + std::to_string(759169024 + 2097152 * i) + "\n";
+  }
+  EXPECT_EQ(ValuesOf(Collect(text), SeriesId::kMemory), (std::vector<double>{580, 580, 580, 580}));
+  // the same call without an argument and with one are two names: the first one printed is kept
+  EXPECT_EQ(ValuesOf(Collect("torch.cuda.memory_allocated() 20971520\ntorch.cuda.memory_allocated(0) 94371840\n"
+                             "torch.cuda.memory_allocated() 31457280\n"),
+                     SeriesId::kMemory),
+            (std::vector<double>{20, 30}));
+}
+
 // The Trainer's table as a notebook shows it, copied out with its cells between tabs and "No log" where the
 // training loss was not logged yet; and the same table by steps.
 TEST(MetricCollector, ReadsTabSeparatedEpochTables) {

@@ -2241,6 +2241,11 @@ bool MetricCollector::ScanAfterLogPrefix(std::string_view text, std::uint64_t li
 // with its first word; `free`'s and nvidia-smi's rows count as names of their own); the others' values are
 // passed over (and their lines are not recorded as shapes, so that every one of them is checked here).
 // On one line the first memory name's value is read, as for every series.
+// Note: [One device per series]. A call's argument is part of its name: nvdiffrast#23's loop printed
+// torch.cuda.memory_reserved(1), then memory_reserved(0) and the other counters of both GPUs, every
+// iteration; read under one name, the two GPUs' figures (580 and 724 MB) alternated in the series as a
+// rise and a fall at every print. "memory_allocated()" and "memory_allocated(0)" are two names too: a
+// program prints one of them.
 bool MetricCollector::MemoryNameAgrees(int code, std::uint32_t name, bool take) {
   std::uint32_t& first = memory_name_[code == S(SeriesId::kHostMemory) ? 1 : 0];
   if (first == 0) {
@@ -2719,11 +2724,15 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     // Note: [Memory API names]: a call's parentheses right after a memory name ("(0)", "()",
     // "('cuda:0')", "(device=0)") and a divisor after them ("/1024**2", " / 1e9") are passed over. The
     // divisor's unit is not applied: the value is read as a figure without unit (detectors compare ratios).
+    // Note: [One device per series]: the call's argument names the device it measured
+    // ("memory_allocated(0)" and "memory_allocated(1)" on a machine of two GPUs), and is part of the name.
+    const char* call_end = nullptr;
     if (IsMemoryCode(code) && q < end && *q == '(') {
       const char* r = q + 1;
       while (r < end && r - q <= 16 && *r != ')' && *r != ' ') ++r;
       if (r < end && *r == ')') {
         q = r + 1;
+        call_end = q;
         record = false;
         const char* d = q;
         while (d < end && *d == ' ') ++d;
@@ -2819,7 +2828,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     std::uint32_t memory_name = 0;
     if (keep && IsMemoryCode(code)) {
       const char* named = second_word ? prev_end - prev_n : w;
-      memory_name = Hash(named, static_cast<size_t>(p - named)) | 1;
+      memory_name = Hash(named, static_cast<size_t>((call_end ? call_end : p) - named)) | 1;
       if (!MemoryNameAgrees(code, memory_name, false)) {
         keep = false;
         record = false;
