@@ -536,6 +536,43 @@ TEST(SignalRules, MemoryGrowthStillClimbingAtTheEndOnlyWithEndRise) {
   EXPECT_FALSE(Holds(*end, levelled, &hit)) << hit.evidence;
 }
 
+// Note: [A steady creep]: a small rise that never fell, rose at a third of the prints or more and lies on a
+// straight line holds with creep_rise (corpus/wild/memory/pytorch-115255-saved-tensors-hooks-identity-allocated-
+// creeps, allocated memory printed to one decimal); without it, or for a staircase of a few jumps, a series
+// that fell once, or one under creep_rise, it does not.
+TEST(SignalRules, MemoryGrowthSteadyCreepOnlyWithCreepRise) {
+  std::shared_ptr<const SignalSpec> plain = Spec("{ detector: memory_growth, series: memory, min_points: 4 }");
+  std::shared_ptr<const SignalSpec> creep = Spec("{ detector: memory_growth, series: memory, min_points: 4, creep_rise: 0.02 }");
+  ASSERT_TRUE(plain && creep);
+  auto text = [](std::initializer_list<double> values) {
+    std::string t;
+    for (double v : values) {
+      std::ostringstream o;
+      o << "Mem memory (MB) | allocated: " << v << " | reserved: 26.0\n";
+      t += o.str();
+    }
+    return t;
+  };
+  const std::string steady = text({20.4, 20.5, 20.5, 20.6, 20.6, 20.6, 20.7, 20.7, 20.8, 20.8, 20.9, 20.9, 21.0, 21.0});
+  SignalHit hit;
+  EXPECT_FALSE(Holds(*plain, steady, &hit)) << hit.evidence;
+  ASSERT_TRUE(Holds(*creep, steady, &hit));
+  EXPECT_EQ(hit.captures.at("creep"), "1");
+  EXPECT_NE(hit.evidence.find("steady creep"), std::string::npos) << hit.evidence;
+  // a running peak: level, then a few jumps
+  EXPECT_FALSE(Holds(*creep, text({20.0, 20.0, 20.0, 20.0, 20.3, 20.3, 20.3, 20.3, 20.3, 20.9, 20.9, 20.9, 20.9, 20.9}), &hit))
+      << hit.evidence;
+  // fell once
+  EXPECT_FALSE(Holds(*creep, text({20.4, 20.5, 20.5, 20.6, 20.6, 20.5, 20.7, 20.7, 20.8, 20.8, 20.9, 20.9, 21.0, 21.0}), &hit))
+      << hit.evidence;
+  // under creep_rise
+  EXPECT_FALSE(Holds(*creep, text({200.4, 200.5, 200.5, 200.6, 200.6, 200.6, 200.7, 200.7, 200.8, 200.8, 200.9, 200.9, 201.0, 201.0}),
+                     &hit))
+      << hit.evidence;
+  // too few prints for a creep
+  EXPECT_FALSE(Holds(*creep, text({20.4, 20.5, 20.6, 20.7, 20.8}), &hit)) << hit.evidence;
+}
+
 // Note: [Non-finite from the start]: a series that printed only non-finite values has its onset at its
 // first value when the rule asks for it (from_start), and only then; a nan before finite values stays a
 // placeholder.

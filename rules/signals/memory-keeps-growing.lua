@@ -41,11 +41,16 @@ function rising_to_an_oom(ctx)
   if not s then return nil end
   local share, n = triage.rising_share(s.values)
   local oom = ctx.incidents and triage.per_input(ctx, gpu_oom_in)
-  if oom and share >= STRICT then
+  -- A steady creep (Note: [A steady creep] in engine/src/rules/signal_rules.cc) rises by one printed digit at
+  -- every second or third print and lies on a straight line: the detector marks it; it is no staircase, and
+  -- before an out-of-memory error it is what ran the GPU out of memory as surely as a rise at every print.
+  local creep = ctx.captures and ctx.captures.creep == "1"
+  if oom and (share >= STRICT or creep) then
+    local rose = share >= STRICT and string.format("rose at %.0f%% of the %d prints", 100 * share, n)
+                 or string.format("rose steadily, never falling, over the %d prints", n)
     return { confidence = math.max(ctx.confidence, RAISED),
-             note = string.format(" The input ends in a GPU out-of-memory error (\"%s\") after memory rose at %.0f%% of "
-                                  .. "the %d prints: the growth is what ran the GPU out of memory, not one batch too large.",
-                                  oom, 100 * share, n) }
+             note = string.format(" The input ends in a GPU out-of-memory error (\"%s\") after memory %s: the growth "
+                                  .. "is what ran the GPU out of memory, not one batch too large.", oom, rose) }
   end
   if n < LONG then return false end
   -- The same staircase ending in a GPU out-of-memory error: the error's own reading (one allocation too
@@ -62,7 +67,7 @@ function rising_to_an_oom(ctx)
   -- rose in a few jumps is what a cache or a running peak prints on a healthy run: the caching allocator's
   -- reserved memory (YOLOv5's and Ultralytics' gpu_mem column) or max_memory_allocated growing when a batch
   -- with more objects or longer inputs comes. A leak rises at most prints.
-  if not oom and share < STAIRS then
+  if not oom and share < STAIRS and not creep then
     return { confidence = math.min(ctx.confidence, SET_ASIDE),
              note = string.format(" Set aside: the memory rose at only %.0f%% of the %d prints and stayed level between"
                                   .. " jumps, as a cache or a running peak does on a healthy run (larger batches or"
@@ -103,6 +108,21 @@ function test_long_rise_keeps_the_prior_without_an_oom()
   local v = {}
   for i = 1, 12 do v[i] = 2000 + 300 * i end
   assert(rising_to_an_oom(ctx_of(v, {})) == nil)
+end
+
+function test_steady_creep_is_not_a_staircase()
+  -- printed to one decimal, a creep of half a digit per step rises at every second print
+  local v = { 20.4, 20.5, 20.5, 20.6, 20.6, 20.6, 20.7, 20.7, 20.8, 20.8, 20.9, 20.9, 21.0, 21.0 }
+  local c = ctx_of(v, {})
+  assert(rising_to_an_oom(c).confidence == SET_ASIDE)
+  c.captures = { creep = "1" }
+  assert(rising_to_an_oom(c) == nil)
+  -- before a GPU out-of-memory error it is raised as a rise at every print is
+  local before = ctx_of(v, OOM)
+  assert(rising_to_an_oom(before).confidence == BELOW_OOM)
+  before.captures = { creep = "1" }
+  local r = rising_to_an_oom(before)
+  assert(r.confidence == RAISED and r.note:find("steadily, never falling", 1, true), r.note)
 end
 
 function test_long_staircase_without_an_oom_is_set_aside()
