@@ -12,14 +12,16 @@
 # Prints figures; asserts nothing.
 # Usage: tests/bench/startup.sh [path/to/triage] [runs]
 # Environment: PROBE (default build/bindings/probe/triage-probe; "" skips it), CALLGRIND=0 skips the
-# instruction counts (valgrind takes a few seconds per run).
+# instruction counts (valgrind takes a few seconds per run), LOG (default
+# corpus/shape/linear-flattened-conv/log.txt, a log a rule matches; corpus/negative/data-path-missing/log.txt
+# is one no rule matches, whose primary error the similar-case vote reads: Note: [Similar known case]).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 bin=${1:-build/triage}
 runs=${2:-30}
 probe=${PROBE-build/bindings/probe/triage-probe}
-log=corpus/shape/linear-flattened-conv/log.txt
+log=${LOG:-corpus/shape/linear-flattened-conv/log.txt}
 [ -x "$bin" ] || { echo "build first: $bin not found" >&2; exit 2; }
 bin=$(realpath "$bin")
 # A binary copied out of the build tree finds the bundled rules through TRIAGE_BUNDLED_RULES.
