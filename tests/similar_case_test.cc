@@ -241,6 +241,41 @@ TEST(SimilarVote, TheFitIsTheTiersLeaveOneThreadOutRecord) {
   EXPECT_FALSE(ParseSimilarIndex("wild/a\t,\t-\tclass:x y z\n", &index, &error));  // no category
 }
 
+// Note: [Stored tier fits]: fits stored for SimilarTiers()'s ids, in its order, are what the index
+// reports; any other set of stored fits is ignored and the rows fitted; a malformed fit line is an error.
+TEST(SimilarVote, StoredFitsAreReadWhenTheyNameTheTiers) {
+  SimilarIndex fresh;
+  std::string error;
+  ASSERT_TRUE(ParseSimilarIndex(kVoteIndex, &fresh, &error)) << error;
+  EXPECT_FALSE(fresh.fits_stored);
+  std::string lines;
+  for (size_t t = 0; t < SimilarTiers().size(); ++t) {  // made-up records, unlike kVoteIndex's fit
+    lines += std::string("!fit\t") + SimilarTiers()[t].id + "\t" + std::to_string(10 + t) + "\t" + std::to_string(t) + "\n";
+  }
+  SimilarIndex index;
+  ASSERT_TRUE(ParseSimilarIndex(std::string(kVoteIndex) + lines, &index, &error)) << error;
+  EXPECT_TRUE(index.fits_stored);
+  ASSERT_EQ(index.tier_fits.size(), SimilarTiers().size());
+  for (size_t t = 0; t < SimilarTiers().size(); ++t) {
+    EXPECT_EQ(index.tier_fits[t].n, static_cast<int>(10 + t));
+    EXPECT_EQ(index.tier_fits[t].right, static_cast<int>(t));
+    EXPECT_DOUBLE_EQ(index.tier_fits[t].confidence, static_cast<double>(t) / static_cast<double>(10 + t));
+  }
+  EXPECT_EQ(SimilarTierFitLines(index), lines);
+  EXPECT_EQ(index.rows.size(), fresh.rows.size());
+
+  // one tier left out, or renamed: the stored fits are stale and the rows are fitted
+  const std::string first = lines.substr(0, lines.find('\n') + 1);
+  for (const std::string& stale : {lines.substr(first.size()), "!fit\trenamed" + first.substr(first.find('\t', 5)) + lines.substr(first.size())}) {
+    ASSERT_TRUE(ParseSimilarIndex(std::string(kVoteIndex) + stale, &index, &error)) << error;
+    EXPECT_FALSE(index.fits_stored) << stale;
+    EXPECT_EQ(SimilarTierFitLines(index), SimilarTierFitLines(fresh)) << stale;
+  }
+  for (const char* bad : {"!fit\tfar\t3\n", "!fit\tfar\t3\t4\n", "!fit\tfar\tx\t1\n", "!fit\t\t3\t1\n"}) {
+    EXPECT_FALSE(ParseSimilarIndex(std::string(kVoteIndex) + bad, &index, &error)) << bad;
+  }
+}
+
 // The answer names the nearest case's thread and the agreeing ones, and carries the tier's fitted
 // confidence.
 TEST(SimilarVote, TheDiagnosisNamesItsCasesAndThreads) {
@@ -284,6 +319,25 @@ TEST(SimilarIndex, TheShippedIndexIsCurrent) {
   EXPECT_EQ(built.find("\nheldout/"), std::string::npos);  // no held-out case is a known case
   ASSERT_NE(BundledSimilarIndex(), nullptr);
   EXPECT_GT(BundledSimilarIndex()->rows.size(), 1000u);
+}
+
+// Note: [Stored tier fits]: the shipped index stores its tiers' fits, and they are what fitting its
+// rows gives (the fit's own code, not the builder's text: TheShippedIndexIsCurrent checks that).
+TEST(SimilarIndex, TheStoredFitsAreAFreshFit) {
+  const SimilarIndex* shipped = BundledSimilarIndex();
+  ASSERT_NE(shipped, nullptr);
+  EXPECT_TRUE(shipped->fits_stored) << "rules/similar/cases.tsv stores no current fits: build/triage rules similar-index corpus > rules/similar/cases.tsv";
+  SimilarIndex refit = *shipped;
+  FitSimilarTiers(&refit);
+  ASSERT_EQ(refit.tier_fits.size(), shipped->tier_fits.size());
+  int answers = 0;
+  for (size_t t = 0; t < refit.tier_fits.size(); ++t) {
+    EXPECT_EQ(shipped->tier_fits[t].n, refit.tier_fits[t].n) << SimilarTiers()[t].id;
+    EXPECT_EQ(shipped->tier_fits[t].right, refit.tier_fits[t].right) << SimilarTiers()[t].id;
+    EXPECT_EQ(shipped->tier_fits[t].confidence, refit.tier_fits[t].confidence) << SimilarTiers()[t].id;
+    answers += refit.tier_fits[t].n;
+  }
+  EXPECT_GT(answers, 500);  // the fit voted on the shipped rows
 }
 
 }  // namespace

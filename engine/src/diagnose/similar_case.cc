@@ -6,6 +6,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 #include "rules/rule.h"
@@ -34,7 +35,8 @@ namespace triage {
 // similarity what the nearest case alone and the vote answer, and per tier how often it was right. A
 // tier speaks only where that was >= 85% over >= 10 answers
 // (CorpusEval.EverySpeakingSimilarTierIsRightOftenEnoughAndCalibrated). The confidence of an answer is
-// its tier's precision when every row of the index is voted on the same way (FitSimilarTiers, at load):
+// its tier's precision when every row of the index is voted on the same way (FitSimilarTiers, when the
+// index is written: Note: [Stored tier fits]):
 // fitted, so that it means what it says; whether it holds for wordings no rule knows, a population the
 // tuning cases only partly are, is the held-out split's question.
 namespace {
@@ -104,45 +106,109 @@ std::vector<std::string> SimilarWords(const std::string& exception, const std::s
   return out;
 }
 
+namespace {
+
+// The line that stores a tier's fit (Note: [Stored tier fits]).
+constexpr std::string_view kFitLine = "!fit";
+
+// Whether `c` separates the words of the words column, as `>>` into a string reads them.
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
+
+bool ParseCount(std::string_view s, int* out) {
+  if (s.empty() || s.size() > 9) return false;
+  int v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+// Note: [Stored tier fits] Fitting the tiers (FitSimilarTiers) votes on every row of the index: ~130 M
+// instructions, ~19 ms, paid by every run that reads the index (a log no rule matches) when it was done
+// at load. `triage rules similar-index` fits them once, on the rows it writes, and stores each tier's
+// record as a line `!fit<TAB>TIER<TAB>N<TAB>RIGHT` after the rows; the confidence, RIGHT / N, is computed
+// as the fit computes it. The stored records are used only when they name SimilarTiers()'s ids, in its
+// order: an index without them (a test's), or written before a tier was added or renamed, is fitted
+// at load as before. SimilarIndex.TheShippedIndexIsCurrent rebuilds the file (its fits included) and
+// SimilarIndex.TheStoredFitsAreAFreshFit compares the stored records with a fit of the shipped rows.
 bool ParseSimilarIndex(const std::string& text, SimilarIndex* index, std::string* error) {
   *index = SimilarIndex();
-  std::istringstream in(text);
-  std::string line;
+  std::vector<std::pair<std::string, SimilarTierFit>> stored;
   int number = 0;
-  while (std::getline(in, line)) {
+  size_t pos = 0;
+  std::string_view fields[5];
+  index->rows.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')));
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    const std::string_view line(text.data() + pos, eol - pos);
+    pos = eol + 1;
     ++number;
     if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> fields;
+    size_t count = 0;
     size_t start = 0;
-    for (size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1) {
-      fields.push_back(line.substr(start, tab - start));
+    for (;;) {
+      const size_t tab = line.find('\t', start);
+      if (count < 5) fields[count] = line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start);
+      ++count;
+      if (tab == std::string_view::npos) break;
+      start = tab + 1;
     }
-    fields.push_back(line.substr(start));
-    if (fields.size() != 4 || fields[0].empty() || fields[1].empty()) {
+    if (fields[0] == kFitLine) {
+      SimilarTierFit fit;
+      if (count != 4 || fields[1].empty() || !ParseCount(fields[2], &fit.n) || !ParseCount(fields[3], &fit.right) ||
+          fit.right > fit.n) {
+        *error = "line " + std::to_string(number) + ": expected !fit, tier, answers, right (tab-separated)";
+        return false;
+      }
+      fit.confidence = fit.n ? static_cast<double>(fit.right) / fit.n : 0;
+      stored.emplace_back(std::string(fields[1]), fit);
+      continue;
+    }
+    if (count != 4 || fields[0].empty() || fields[1].empty()) {
       *error = "line " + std::to_string(number) + ": expected case, category, source, words (tab-separated)";
       return false;
     }
     SimilarRow row;
-    row.case_path = fields[0];
-    std::istringstream labels(fields[1]);
-    for (std::string c; std::getline(labels, c, ',');) {
-      if (c.empty()) continue;
-      if (row.category.empty()) {
-        row.category = c;
-      } else {
-        row.also.push_back(c);
+    row.case_path = std::string(fields[0]);
+    for (size_t c = 0; c <= fields[1].size();) {
+      size_t comma = fields[1].find(',', c);
+      if (comma == std::string_view::npos) comma = fields[1].size();
+      if (comma > c) {
+        std::string label(fields[1].substr(c, comma - c));
+        if (row.category.empty()) {
+          row.category = std::move(label);
+        } else {
+          row.also.push_back(std::move(label));
+        }
       }
+      c = comma + 1;
     }
     if (row.category.empty()) {
       *error = "line " + std::to_string(number) + ": no category";
       return false;
     }
-    row.source = fields[2] == "-" ? "" : fields[2];
-    std::istringstream words(fields[3]);
-    for (std::string w; words >> w;) {
-      auto [it, added] = index->word_ids.emplace(w, static_cast<int>(index->words.size()));
-      if (added) index->words.push_back(w);
+    if (fields[2] != "-") row.source = std::string(fields[2]);
+    const std::string_view words = fields[3];
+    row.words.reserve(static_cast<size_t>(std::count(words.begin(), words.end(), ' ')) + 1);
+    std::string word;
+    for (size_t w = 0; w < words.size();) {
+      while (w < words.size() && IsSpace(words[w])) ++w;
+      size_t e = w;
+      while (e < words.size() && !IsSpace(words[e])) ++e;
+      if (e == w) break;
+      word.assign(words.data() + w, e - w);
+      auto it = index->word_ids.find(word);  // find first: emplace would make a node for every word
+      if (it == index->word_ids.end()) {
+        it = index->word_ids.emplace(word, static_cast<int>(index->words.size())).first;
+        index->words.push_back(word);
+      }
       row.words.push_back(it->second);
+      w = e;
     }
     std::sort(row.words.begin(), row.words.end());
     row.words.erase(std::unique(row.words.begin(), row.words.end()), row.words.end());
@@ -150,12 +216,13 @@ bool ParseSimilarIndex(const std::string& text, SimilarIndex* index, std::string
   }
   const double n = static_cast<double>(index->rows.size());
   std::vector<int> df(index->words.size(), 0);
+  for (const SimilarRow& row : index->rows) {
+    for (int w : row.words) ++df[static_cast<size_t>(w)];
+  }
   index->postings.assign(index->words.size(), {});
+  for (size_t w = 0; w < df.size(); ++w) index->postings[w].reserve(static_cast<size_t>(df[w]));
   for (size_t r = 0; r < index->rows.size(); ++r) {
-    for (int w : index->rows[r].words) {
-      ++df[static_cast<size_t>(w)];
-      index->postings[static_cast<size_t>(w)].push_back(static_cast<int>(r));
-    }
+    for (int w : index->rows[r].words) index->postings[static_cast<size_t>(w)].push_back(static_cast<int>(r));
   }
   index->idf.resize(df.size());
   for (size_t w = 0; w < df.size(); ++w) index->idf[w] = std::log((n + 1) / (df[w] + 1));
@@ -165,7 +232,15 @@ bool ParseSimilarIndex(const std::string& text, SimilarIndex* index, std::string
     for (int w : row.words) sum += index->idf[static_cast<size_t>(w)] * index->idf[static_cast<size_t>(w)];
     row.norm = std::sqrt(sum);
   }
-  FitSimilarTiers(index);
+  const std::vector<SimilarTier>& tiers = SimilarTiers();
+  bool current = stored.size() == tiers.size();
+  for (size_t t = 0; current && t < tiers.size(); ++t) current = stored[t].first == tiers[t].id;
+  if (current) {
+    for (const auto& [id, fit] : stored) index->tier_fits.push_back(fit);
+    index->fits_stored = true;
+  } else {
+    FitSimilarTiers(index);
+  }
   return true;
 }
 
@@ -332,6 +407,15 @@ void FitSimilarTiers(SimilarIndex* index) {
     fit.right += answer == row.category || std::find(row.also.begin(), row.also.end(), answer) != row.also.end();
   }
   for (SimilarTierFit& fit : index->tier_fits) fit.confidence = fit.n ? static_cast<double>(fit.right) / fit.n : 0;
+}
+
+std::string SimilarTierFitLines(const SimilarIndex& index) {
+  std::string out;
+  for (size_t t = 0; t < SimilarTiers().size() && t < index.tier_fits.size(); ++t) {
+    out += std::string(kFitLine) + "\t" + SimilarTiers()[t].id + "\t" + std::to_string(index.tier_fits[t].n) + "\t" +
+           std::to_string(index.tier_fits[t].right) + "\n";
+  }
+  return out;
 }
 
 const std::vector<SimilarBand>& SimilarBands() {

@@ -57,12 +57,16 @@ struct SimilarIndex {
   double unseen_idf = 0;
   // Per SimilarTiers() entry, the vote's record on the index's own rows (FitSimilarTiers).
   std::vector<SimilarTierFit> tier_fits;
+  // Whether tier_fits were read from the file (Note: [Stored tier fits]) rather than fitted at load.
+  bool fits_stored = false;
 };
 
 // Parses the index file (rules/similar/cases.tsv: `#` comment lines, then one row a line: case,
 // category (then its `also:` categories, comma-separated), source or "-", words separated by spaces,
-// tab-separated) and fits the tiers' confidences
-// on it (FitSimilarTiers). Returns false (with *error) on a malformed line.
+// tab-separated; then the tiers' stored fits, `!fit`, tier id, answers, right, tab-separated). The
+// stored fits are used when they name SimilarTiers()'s ids in its order; otherwise the tiers are fitted
+// on the rows (FitSimilarTiers: Note: [Stored tier fits] in similar_case.cc). Returns false (with *error)
+// on a malformed line.
 bool ParseSimilarIndex(const std::string& text, SimilarIndex* index, std::string* error);
 
 // The index under the bundled rules (BundledRulesDir()/similar/cases.tsv), read and parsed at the first
@@ -123,8 +127,12 @@ SimilarVote VoteSimilarCases(const SimilarIndex& index, const std::vector<std::s
 // threads in the window labelled as it, or -1.
 int SimilarTierOf(double score, int agreeing, int threads);
 
-// Fills index->tier_fits (ParseSimilarIndex calls it).
+// Fills index->tier_fits (ParseSimilarIndex calls it when the file stores no current fits).
 void FitSimilarTiers(SimilarIndex* index);
+
+// The index file's lines that store index.tier_fits (`!fit`, tier id, answers, right), one per tier
+// in SimilarTiers()'s order; BuildSimilarIndex appends them after the rows.
+std::string SimilarTierFitLines(const SimilarIndex& index);
 
 // The words of incident `primary` as SimilarWords reads them; empty for a traceback cut before its
 // exception line (its "message" is a line of the user's code).

@@ -582,7 +582,8 @@ std::string BuildSimilarIndex(const Engine& engine, const std::string& corpus_di
       "# rules/README.md \"Similar known case\"): each case's primary error as the engine reads it.\n"
       "# Written by `triage rules similar-index corpus > rules/similar/cases.tsv` (never from corpus/heldout/);\n"
       "# do not edit. Columns (tab-separated): case, category (then its also: categories, comma-separated),\n"
-      "# source thread (- when none), words.\n";
+      "# source thread (- when none), words; then each tier's fit (Note: [Stored tier fits] in similar_case.cc):\n"
+      "# !fit, tier, answers, right.\n";
   auto clean = [](std::string s) {
     for (char& ch : s) {
       if (ch == '\t' || ch == '\n' || ch == '\r') ch = ' ';
@@ -616,7 +617,10 @@ std::string BuildSimilarIndex(const Engine& engine, const std::string& corpus_di
     for (size_t k = 0; k < words.size(); ++k) out += (k ? " " : "") + words[k];
     out += "\n";
   }
-  return out;
+  // Note: [Stored tier fits] (similar_case.cc): the rows just written, fitted once here, not at each load.
+  SimilarIndex index;
+  if (!ParseSimilarIndex(out, &index, error)) return "";
+  return out + SimilarTierFitLines(index);
 }
 
 std::string EvalReport::ToText(bool list_heldout_misses) const {
