@@ -376,6 +376,29 @@ TEST(Conditions, LintRefusesUnknownFactsMixedNegationsAndBadPatterns) {
   EXPECT_NE(Problems(regex).find("needs.input"), std::string::npos) << Problems(regex);
   LoadResult empty = load("unless: {}\n");
   EXPECT_FALSE(empty.ok());
+  // Note: [Call-site evidence]: `frames:` patterns are checked like the others.
+  LoadResult frames = load("needs: { frames: 'in (embedding' }\n");
+  EXPECT_FALSE(frames.ok());
+  EXPECT_NE(Problems(frames).find("needs.frames"), std::string::npos) << Problems(frames);
+}
+
+// Note: [Call-site evidence] (diagnose/ranker.cc): `frames:` reads each frame of the incident's traceback as
+// `FILE in FUNCTION: SOURCE`; a message with no traceback has no frame to read.
+TEST(Conditions, FramesReadTheTracebackNotTheMessage) {
+  const std::string log = std::string(
+      "Traceback (most recent call last):\n"
+      "  File \"/home/u/train.py\", line 11, in forward\n"
+      "    out = self.fc(self.emb(x))\n") + kMatmul + "\n";
+  std::string evidence;
+  const std::string source = TwoReadings("", "", "    first: { frames: ': .*\\.emb\\(' }\n");
+  EXPECT_EQ(HypothesisIds(source, log, &evidence), (std::vector<std::string>{"windows-only", "general"}));
+  EXPECT_EQ(evidence, "the error was raised inside `out = self.fc(self.emb(x))` at train.py:11");
+  EXPECT_EQ(HypothesisIds(TwoReadings("", "", "    first: { frames: 'train\\.py in forward' }\n"), log),
+            (std::vector<std::string>{"windows-only", "general"}));
+  EXPECT_EQ(HypothesisIds(source, kMatmul), (std::vector<std::string>{"general", "windows-only"}));
+  // The message is not a frame: a pattern only the message matches does not hold.
+  EXPECT_EQ(HypothesisIds(TwoReadings("", "", "    first: { frames: 'shapes cannot be multiplied' }\n"), log),
+            (std::vector<std::string>{"general", "windows-only"}));
 }
 
 }  // namespace

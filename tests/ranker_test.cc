@@ -1,4 +1,7 @@
 // Ranking (Note: [Ranking] in rules/README.md): exception-type agreement, specificity, incident order.
+#include <cstring>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "triage/triage.h"
@@ -267,6 +270,51 @@ TEST(Ranker, MaskedCauseWithItsEvidenceRanksAheadOfTheError) {
   ASSERT_EQ(promoted.hypotheses.size(), 1u);
   EXPECT_NE(promoted.hypotheses[0].evidence.find("index out of range in self"), std::string::npos);
   EXPECT_NE(surface.ranking.find("Ranked below index.out_of_range"), std::string::npos) << surface.ranking;
+}
+
+// Note: [Call-site evidence]: a `first:` with `frames:` reads the traceback, not the message, so it promotes a
+// masked cause as an `input:` line does; the same error line without those frames (or with a frame that calls no
+// embedding) keeps the surface reading first. The frames are those of corpus/index/embedding-negative-padding
+// (Debian 1.13 on the CPU) down to the model's own line, under the cuBLAS error's 1.x-2.x wording.
+TEST(Ranker, MaskedCauseWithCallSiteEvidenceRanksAheadOfTheError) {
+  const std::string masking =
+      "id: a\ncategory: cuda.library_error\ntitle: t\nconfidence: 0.9\nmatch:\n  message: 'CUBLAS_STATUS_(?P<status>\\w+)'\n"
+      "explain: e\nhypotheses:\n"
+      "  - id: library\n    text: the library\n    test: t\n    fix: f\n"
+      "  - id: earlier-index\n    category: index.out_of_range\n"
+      "    first: { message: 'EXECUTION_FAILED', frames: ': .*\\bself\\.(?:embed|emb)\\(' }\n"
+      "    text: 'an index before {status}'\n    test: t2\n    fix: f2\nverify: v\nexamples:\n  - match: 'CUBLAS_STATUS_X'\n";
+  Engine e = Make({{"a.yaml", masking}});
+  const std::string error =
+      "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`\n";
+  auto traceback = [&](const std::string& model_line) {
+    return "Traceback (most recent call last):\n"
+           "  File \"/work/main/corpus/index/embedding-negative-padding/program.py\", line 21, in <module>\n"
+           "    print(model(ids))\n"
+           "  File \"/usr/lib/python3/dist-packages/torch/nn/modules/module.py\", line 1194, in _call_impl\n"
+           "    return forward_call(*input, **kwargs)\n"
+           "  File \"/work/main/corpus/index/embedding-negative-padding/program.py\", line 15, in forward\n"
+           "    " + model_line + "\n" + error;
+  };
+  Report r = e.DiagnoseText(traceback("return self.fc(self.embed(ids).mean(dim=1))"));
+  ASSERT_GE(r.diagnoses.size(), 2u);
+  EXPECT_EQ(r.diagnoses[0].category, "index.out_of_range");
+  EXPECT_EQ(r.diagnoses[0].from_hypothesis, "earlier-index");
+  EXPECT_DOUBLE_EQ(r.diagnoses[0].confidence, r.diagnoses[1].confidence);
+  EXPECT_NE(r.diagnoses[0].ranking.find("raised inside `return self.fc(self.embed(ids).mean(dim=1))` at program.py:15"),
+            std::string::npos) << r.diagnoses[0].ranking;
+  EXPECT_NE(r.diagnoses[1].ranking.find("Ranked below index.out_of_range"), std::string::npos) << r.diagnoses[1].ranking;
+  // The statement calls no embedding table: the GEMM's own reading stays first, the index reading at x0.2.
+  Report plain = e.DiagnoseText(traceback("return self.fc(self.pool(x).mean(dim=1))"));
+  ASSERT_EQ(plain.diagnoses.size(), 2u);
+  EXPECT_EQ(plain.diagnoses[0].category, "cuda.library_error");
+  EXPECT_DOUBLE_EQ(plain.diagnoses[1].confidence, plain.diagnoses[0].confidence * 0.2);
+  // The error line alone has no frame to read.
+  EXPECT_EQ(e.DiagnoseText(error).diagnoses[0].category, "cuda.library_error");
+  // Every part must hold: a status cuBLAS returns for the call itself is not a broken context.
+  std::string unsupported = traceback("return self.fc(self.embed(ids).mean(dim=1))");
+  unsupported.replace(unsupported.find("EXECUTION_FAILED"), std::strlen("EXECUTION_FAILED"), "NOT_SUPPORTED");
+  EXPECT_EQ(e.DiagnoseText(unsupported).diagnoses[0].category, "cuda.library_error");
 }
 
 TEST(Ranker, AbstainsBelowThreshold) {

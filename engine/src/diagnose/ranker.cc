@@ -300,6 +300,11 @@ class ConditionReader {
       if (hit == nullptr) return false;
       said.push_back("the input also says " + Quote(*hit));
     }
+    if (!c.frames.empty()) {
+      std::string where;
+      if (!FrameHit(c.frames, incidents_[index], &where)) return false;
+      said.push_back("the error was raised inside " + where);
+    }
     for (const auto& [name, values] : c.facts) {
       const EnvFact* f = facts_ ? facts_->Get(name) : nullptr;
       // `!v` values (the reader allows no mix): the fact is not stated as any of them; unknown holds.
@@ -324,6 +329,31 @@ class ConditionReader {
   }
 
  private:
+  // Note: [Call-site evidence]. Kernels report asynchronously, so the line a CUDA error names is where the host
+  // noticed, not what failed; but every frame of its traceback is a call that was still running when it was
+  // raised. A statement that looks up an embedding table and passes the rows on (the user's
+  // `self.fc(self.emb(x))`, `self.rnn(self.embed(tokens))`), or a frame inside F.embedding, says the lookup's kernel
+  // ran just before the call that failed: evidence read from the frames, not from the message, so a `first:`
+  // that holds on it promotes a masked cause (Note: [Masked causes]) as an `input:` line does. A loss frame is
+  // no such evidence for a cuBLAS or cuDNN error: the NLL kernel's label check reports only after the loss
+  // call returned, and neither library runs inside it. Each frame is read as one line, `FILE in FUNCTION:
+  // SOURCE` (the source line Python printed, when there is one), innermost first; *where names the first that
+  // matches. The lookup has returned by the time a later statement calls the next layer, so a statement that
+  // names no table is no evidence either way (most cuBLAS tracebacks: the Linear of an attention block).
+  static bool FrameHit(const std::vector<Text>& patterns, const Incident& inc, std::string* where) {
+    for (auto f = inc.frames.rbegin(); f != inc.frames.rend(); ++f) {
+      const std::string line = f->file + " in " + f->function + (f->source.empty() ? std::string() : ": " + f->source);
+      for (const Text& p : patterns) {
+        if (!RE2::PartialMatch(line, ConditionRegex(p.value))) continue;
+        const size_t slash = f->file.find_last_of("/\\");
+        const std::string file = slash == std::string::npos ? f->file : f->file.substr(slash + 1);
+        *where = (f->source.empty() ? f->function : Quote(f->source)) + " at " + file + ":" + std::to_string(f->line);
+        return true;
+      }
+    }
+    return false;
+  }
+
   // The first incident message of the input that `pattern` matches, or null (memoised per pattern).
   // Kept as an index: signal incidents are appended to the input's incidents after the message rules ran.
   const std::string* InputHit(const std::string& pattern) {
@@ -560,7 +590,8 @@ Diagnosis Render(const RuleSet& rules, const Candidate& c, const Incident& incid
 // Such a hypothesis' `first:` names the evidence that decides for its cause (the fp16 run behind a NaN
 // loss, the vocabulary behind a bare device-side assert): when one of its conditions holds on the input,
 // the masked cause takes the confidence of the diagnosis it came from and ranks just ahead of it, and
-// both ranking notes say why. Only a condition that read another line or an environment fact promotes;
+// both ranking notes say why. Only a condition that read another line, the error's own frames (Note: [Call-site
+// evidence]) or an environment fact promotes;
 // one on the error's own message (cusolver-error's EXECUTION_FAILED) only orders the hypotheses. Without its evidence
 // the cause stays at kMaskedFactor: the surface reading is the better answer when the input is silent.
 constexpr double kMaskedFactor = 0.2;
@@ -591,7 +622,7 @@ static void AddMaskedCauses(const RuleSet& rules, ConditionReader* conditions, s
                                [&](const HypothesisSpec& s) { return s.id == h.id; });
       if (spec == rule.hypotheses.end() || spec->category.empty() || present.count(spec->category)) continue;
       std::string why;
-      // Only evidence from elsewhere in the input (a line, a fact) promotes: a `first:` that reads the
+      // Only evidence from elsewhere in the input (a line, a frame, a fact) promotes: a `first:` that reads the
       // error's own message chooses among its readings and says nothing the surface rule did not see.
       const bool promoted = !spec->first.empty() && conditions->Holds(spec->first, d.incident, &why) && !why.empty();
       const double confidence = promoted ? d.confidence : d.confidence * kMaskedFactor;

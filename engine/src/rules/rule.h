@@ -56,13 +56,16 @@ struct Text {
 // when each of its non-empty parts holds. `message`: one of the patterns matches the incident's message;
 // `input`: one of them matches the message of some incident of the input (any rule's, log lines
 // included); `facts`: every fact named is stated by the input (Note: [Environment facts] in
-// log/env_facts.h) with one of the values listed for it (`*`: any value).
+// log/env_facts.h) with one of the values listed for it (`*`: any value); `frames`: one of the patterns
+// matches a frame of the incident's own traceback, read as the line `FILE in FUNCTION: SOURCE` (Note: [Call-site
+// evidence] in diagnose/ranker.cc).
 struct Condition {
   std::vector<Text> message;
   std::vector<Text> input;
   std::map<std::string, std::vector<std::string>> facts;
+  std::vector<Text> frames;
   SourcePos pos;  // of the key, for lint
-  bool empty() const { return message.empty() && input.empty() && facts.empty(); }
+  bool empty() const { return message.empty() && input.empty() && facts.empty() && frames.empty(); }
 };
 
 struct HypothesisSpec {

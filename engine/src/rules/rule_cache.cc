@@ -40,7 +40,7 @@ static_assert(sizeof(Problem) == 144, "Problem changed: list the new field in Fi
 namespace {
 
 constexpr std::uint32_t kMagic = 0x54524331;  // "TRC1"
-constexpr std::uint32_t kFormat = 12;  // 6: checksums (Note: [Cache checksums]); 7: pattern_programs; 8: the layout's mix; 9: conditions; 10: a rule's texts and Lua code last (Note: [Texts on demand]); 11: a hypothesis' category; 12: the checksum on 32-bit lanes, the plan's checks (Note: [Cached checks])
+constexpr std::uint32_t kFormat = 13;  // 6: checksums (Note: [Cache checksums]); 7: pattern_programs; 8: the layout's mix; 9: conditions; 10: a rule's texts and Lua code last (Note: [Texts on demand]); 11: a hypothesis' category; 12: the checksum on 32-bit lanes, the plan's checks (Note: [Cached checks]); 13: a condition's frames
 constexpr int kKeepEntries = 8;
 
 // Note: [Cache checksums] The structure of an entry or a part is checked as it is read (lengths,
@@ -97,6 +97,7 @@ void Fields(A& a, T& c) {
   a(c.message);
   a(c.input);
   a(c.facts);
+  a(c.frames);
   a(c.pos);
 }
 template <class A, class T, IfIs<T, HypothesisSpec> = 0>

@@ -417,19 +417,19 @@ std::string RegexError(const std::string& pattern) {
   return re.ok() ? std::string() : re.error();
 }
 
-// A condition mapping (Note: [Conditions] in rule.h): `message:` and `input:` (a pattern or a list),
+// A condition mapping (Note: [Conditions] in rule.h): `message:`, `input:` and `frames:` (a pattern or a list),
 // `facts:` (a mapping of fact names, each to a value or a list of values). `where` names the key in
 // problems ("unless", "hypothesis 'x' first").
 void ReadOneCondition(FileChecker& check, const YamlNode& node, const std::string& where, Condition* out) {
   out->pos = FileChecker::Pos(node);
   if (!node.IsMap()) {
-    check.Error(node.Mark(), ProblemCode::kBadType, "'" + where + "' must be a mapping of message, input or facts, or a list of them");
+    check.Error(node.Mark(), ProblemCode::kBadType, "'" + where + "' must be a mapping of message, input, frames or facts, or a list of them");
     return;
   }
   for (const auto& kv : node) {
     const std::string k = kv.first.Scalar();
-    if (k == "message" || k == "input") {
-      std::vector<Text>* patterns = k == "message" ? &out->message : &out->input;
+    if (k == "message" || k == "input" || k == "frames") {
+      std::vector<Text>* patterns = k == "message" ? &out->message : k == "input" ? &out->input : &out->frames;
       check.GetStringList(kv.second, where + "." + k, patterns);
       for (const Text& t : *patterns) {
         if (std::string error = RegexError(t.value); !error.empty()) {
@@ -469,7 +469,7 @@ void ReadOneCondition(FileChecker& check, const YamlNode& node, const std::strin
         }
       }
     } else {
-      check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key '" + where + "." + k + "' (message, input, facts)");
+      check.Warning(kv.first.Mark(), ProblemCode::kUnknownKey, "unknown key '" + where + "." + k + "' (message, input, frames, facts)");
     }
   }
   if (node.size() == 0) check.Error(node.Mark(), ProblemCode::kBadValue, "'" + where + "' is empty");
