@@ -76,6 +76,37 @@ TEST(EnvFacts, ReadsFloat16OnlyScalersAndDeepSpeedPrecisionModels) {
   }
 }
 
+// More ways a log states the run's precision, each as its source prints it: Lightning 2.1+'s banner ("16-bit"), its
+// warning about the legacy value (both forms, lightning_fabric/connector.py), accelerate's state line, a DeepSpeed
+// config logged as a dict, apex's banner, a dtype set to torch's half types; and Lightning's fallback from fp16 AMP on
+// a CPU, which names 16 but trains in bf16. O0, a float32 dtype and a disabled DeepSpeed section state nothing.
+TEST(EnvFacts, ReadsMoreStatementsOfThePrecision) {
+  const char* const kFp16[] = {
+      "Using 16-bit Automatic Mixed Precision (AMP)",
+      "lightning_fabric/connector.py:571: `precision=16` is supported for historical reasons but its usage is discouraged. Please set your precision to 16-mixed instead!",
+      "lightning_fabric/connector.py:554: UserWarning: 16 is supported for historical reasons but its usage is discouraged. Please set your precision to 16-mixed instead!",
+      "Mixed precision type: fp16",
+      "ds_config: {'fp16': {'enabled': True, 'loss_scale': 0}, 'zero_optimization': {'stage': 2}}",
+      "Selected optimization level O1:  Insert automatic casts around Pytorch functions and Tensor methods.",
+      "model = AutoModelForCausalLM.from_pretrained(path, torch_dtype=torch.float16)",
+      "Instantiating LlamaForCausalLM model under default dtype torch.float16.",
+  };
+  for (const char* line : kFp16) EXPECT_EQ(FactsOf(std::string(line) + "\n"), "precision=fp16 ") << line;
+  const char* const kBf16[] = {
+      "accelerator_connector.py:556: You passed `Trainer(accelerator='cpu', precision='16-mixed')` but AMP with fp16 is not supported on CPU. Using `precision='bf16-mixed'` instead.",
+      "UserWarning: You passed `Trainer(accelerator='cpu', precision=16)` but native AMP is not supported on CPU. Using `precision='bf16'` instead.",
+      "Mixed precision type: bf16",
+      "lightning_fabric/connector.py:563: `precision='bf16'` is supported for historical reasons but its usage is discouraged. Please set your precision to bf16-mixed instead!",
+      "Instantiating Qwen2ForCausalLM model under default dtype torch.bfloat16.",
+  };
+  for (const char* line : kBf16) EXPECT_EQ(FactsOf(std::string(line) + "\n"), "precision=bf16 ") << line;
+  for (const char* line : {"Selected optimization level O0:  Pure FP32 training.", "Mixed precision type: no",
+                           "ds_config: {'bf16': {'enabled': False}, 'zero_optimization': {'stage': 3}}",
+                           "model = AutoModel.from_pretrained(path, torch_dtype=torch.float32)"}) {
+    EXPECT_EQ(FactsOf(std::string(line) + "\n"), "") << line;
+  }
+}
+
 // Note: [App fact]: the app's code folder in a frame or log line, or a line only the app prints (lines as the
 // corpus logs print them: ComfyUI#5278's traceback, sd-webui-controlnet#2105's portable web UI, Fooocus' log,
 // sd-scripts' LoRA trainer).

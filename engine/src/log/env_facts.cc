@@ -68,7 +68,8 @@ constexpr Pair kPairs[] = {
     {"river version:", 12, 3}, {"omfy", 2, 7}, {"!!! Exception during processing !!!", 0, 6},
     {"Error occurred when executing ", 7, 7}, {"webui", 2, 4}, {"ooocus", 0, 5}, {"nvoke", 2, 5},
     {"sd-scripts", 6, 4}, {"kohya", 2, 7}, {"num_workers", 3, 1}, {"16_config", 6, 7}, {"verflow", 5, 1},
-    {"VERFLOW", 3, 4}, {"Got an OOM, unloading all loaded models", 7, 6},
+    {"VERFLOW", 3, 4}, {"Got an OOM, unloading all loaded models", 7, 6}, {"optimization level O", 14, 3},
+    {"torch.float16", 6, 7}, {"torch.bfloat16", 7, 7},
 };
 
 // The nibble tables, each 16 entries twice (one per 128-bit lane of an AVX2 register): a byte b is a
@@ -263,7 +264,12 @@ void EnvFacts::AddLine(std::string_view whole) {
   const bool fp = Has(line, "fp16") || Has(line, "bf16");
   if (fp || Has(line, "recision") || Has(line, "16bit") || Has(line, "16_config")) {
     std::string which;
-    if (fp && RE2::PartialMatch(in, Re(R"((?:^|\s)--(fp16|bf16)\b(?:[ =]([\w.-]+))?)"), &a, &b)) {
+    // Lightning's fallback from fp16 AMP on a CPU or TPU names both (`You passed `Trainer(accelerator='cpu',
+    // precision='16-mixed')` but AMP with fp16 is not supported on CPU. Using `precision='bf16-mixed'` instead.`,
+    // 1.x `... precision=16)` but native AMP is not supported on CPU. Using `precision='bf16'` instead.`): the run is
+    // in bf16, whatever the flag it was given.
+    if (fp && RE2::PartialMatch(in, Re(R"(Using `precision='bf16(?:-mixed)?'` instead)"))) which = "bf16";
+    if (which.empty() && fp && RE2::PartialMatch(in, Re(R"((?:^|\s)--(fp16|bf16)\b(?:[ =]([\w.-]+))?)"), &a, &b)) {
       if (Lower(b) != "false" && b != "0" && Lower(b) != "no") which = a;
     }
     if (which.empty() && fp &&
@@ -273,14 +279,29 @@ void EnvFacts::AddLine(std::string_view whole) {
     if (which.empty() && RE2::PartialMatch(in, Re(R"((?i)mixed[_-]precision['"]?\s*[:= ]\s*['"]?(fp16|bf16)\b)"), &a)) {
       which = Lower(a);
     }
+    // accelerate's state as its scripts log it (`Mixed precision type: fp16`, AcceleratorState.__repr__ in state.py,
+    // 0.x-1.x), and a DeepSpeed config printed as a dict or JSON on one line (`'fp16': {'enabled': True, ...`,
+    // `"bf16": {"enabled": true}`).
+    if (which.empty() && RE2::PartialMatch(in, Re(R"(\bMixed precision type: (fp16|bf16)\b)"), &a)) which = a;
+    if (which.empty() && fp &&
+        RE2::PartialMatch(in, Re(R"(['"](fp16|bf16)['"]:\s*\{\s*['"]enabled['"]:\s*(?:True|true)\b)"), &a)) {
+      which = a;
+    }
+    // Lightning 2.x's warning about the legacy spelling it was given (lightning_fabric/connector.py: `16 is supported
+    // for historical reasons but its usage is discouraged. Please set your precision to 16-mixed instead!`, later
+    // with `precision=16` quoted first, which the next reading takes).
+    if (which.empty() && RE2::PartialMatch(in, Re(R"(\bset your precision to (16|bf16)-mixed instead)"), &a)) {
+      which = a == "16" ? "fp16" : "bf16";
+    }
     if (which.empty() && RE2::PartialMatch(in, Re(R"(\bprecision\s*[:=]\s*['"]?(16|bf16)(?:-mixed|-true)?\b)"), &a)) {
       which = a == "16" ? "fp16" : "bf16";
     }
     // Lightning's banners (1.0-1.2 `Using APEX 16bit precision.`, 1.2-1.5 `Using native 16bit precision.`, 1.6+
-    // `Using 16bit native Automatic Mixed Precision (AMP)`, 1.7-1.9 `... None ...`, `Using bfloat16 ...`) and
+    // `Using 16bit native Automatic Mixed Precision (AMP)`, 1.7-1.9 `... None ...`, 2.0 `Using 16bit Automatic ...`,
+    // later Fabric and Trainer `Using 16-bit Automatic Mixed Precision (AMP)`, `Using bfloat16 ...`) and
     // transformers 4.0-4.9's `Using amp fp16 backend`.
-    if (which.empty() && RE2::PartialMatch(in, Re(R"(\bUsing (16bit|bfloat16) (?:None |native )?(?:Automatic|Native) Mixed Precision)"), &a)) {
-      which = a == "16bit" ? "fp16" : "bf16";
+    if (which.empty() && RE2::PartialMatch(in, Re(R"(\bUsing (16bit|16-bit|bfloat16) (?:None |native )?(?:Automatic|Native) Mixed Precision)"), &a)) {
+      which = a == "bfloat16" ? "bf16" : "fp16";
     }
     if (which.empty() && RE2::PartialMatch(in, Re(R"(\bUsing (?:(?:native|APEX) 16bit precision|(?:amp|apex) fp16 backend)\b)"))) {
       which = "fp16";
@@ -291,6 +312,16 @@ void EnvFacts::AddLine(std::string_view whole) {
       which = a == "float16" ? "fp16" : "bf16";
     }
     if (!which.empty()) Set("precision", which, line);
+  }
+  // apex amp's banner (`Selected optimization level O1:  Insert automatic casts ...`; O2 and O3 keep an fp16 model; O0
+  // is float32), and a dtype set to torch's half types: `torch_dtype=torch.float16` of from_pretrained,
+  // `dtype: torch.bfloat16` in a printed config, transformers' `Instantiating ... under default dtype torch.float16.`
+  if (Has(line, "optimization level O") && RE2::PartialMatch(in, Re(R"(\bSelected optimization level O[123]\b)"))) {
+    Set("precision", "fp16", line);
+  }
+  if ((Has(line, "torch.float16") || Has(line, "torch.bfloat16")) &&
+      RE2::PartialMatch(in, Re(R"((?:dtype\s*[=:]\s*|\bunder default dtype )torch\.(float16|bfloat16)\b)"), &a)) {
+    Set("precision", a == "float16" ? "fp16" : "bf16", line);
   }
   // A skipped step reported by a loss scaler that exists only for float16 (Note: [NaN loss in an fp16 run] in
   // rules/amp/nan-loss-in-fp16-run.lua): apex amp (`Gradient overflow.  Skipping step, loss scaler N ...`, its first
