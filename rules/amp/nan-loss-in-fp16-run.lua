@@ -37,7 +37,10 @@ local function bf16_line(l)
       -- how a checkpoint was saved and is not read
       or l:find("dtype%s*=%s*['\"]?bfloat16") or l:find("dtype: ['\"]?bfloat16")
       -- a --dtype switch given its value after a space (nanoGPT's "--dtype bfloat16", timm's "--amp-dtype bfloat16")
-      or l:find("%-dtype%s+['\"]?bfloat16") then
+      or l:find("%-dtype%s+['\"]?bfloat16")
+      -- Lightning 1.x's fallback on a CPU, "Using `precision='bf16'` instead" (2.x's says bf16-mixed), and a
+      -- DeepSpeed config printed as a dict ("'bf16': {'enabled': True")
+      or l:find("precision='bf16'", 1, true) or l:find("['\"]bf16['\"]:%s*{%s*['\"]enabled['\"]:%s*true") then
     return true
   end
   for rest in l:gmatch("%-%-bf16%f[^%w_%-]([^\n]*)") do
@@ -70,8 +73,19 @@ local function nonfinite_loss_line(l)
      or l:find("^%s*%d+/%d+ +%d+%.?%d*g +nan +nan ")
      -- (and Ultralytics 8.3's stop once its NaN recovery gave up: "Training failed: NaN persisted for 4 epochs")
      or l:find("nan persisted for %d+ epochs")
-     or (l:find("loss", 1, true) and (l:find("infinite or nan", 1, true) or l:find("nan or inf", 1, true))) then
+     or (l:find("loss", 1, true) and (l:find("infinite or nan", 1, true) or l:find("nan or inf", 1, true)))
+     -- the other wordings loss-is-nan reads (rules/numerics/loss-is-nan.yaml), so that an fp16 run is read whatever
+     -- words its script uses: "Non-finite loss", "NaN detected in loss", "Detected NaN in total loss", "Loss contains
+     -- NaN", "losses: nan" (torchvision's detection references), one term of a loss ("loss_cls: nan")
+     or l:find("non%-?finite loss") or l:find("nan detected in [%w ]*loss") or l:find("inf detected in [%w ]*loss")
+     or l:find("detected nan in [%w ]*loss") or l:find("detected inf in [%w ]*loss")
+     or l:find("losse?s? contains? nan") or l:find("losses[^%w]*%-?nan%f[%W]") or l:find("loss_[%w_]+[:=] *nan%f[%W]") then
     return true
+  end
+  -- the loss named in Chinese or Japanese ("损失：nan", "损失值为 nan", "損失: nan")
+  for _, w in ipairs({ "\230\141\159\229\164\177", "\230\144\141\229\164\177" }) do
+    local _, e = l:find(w, 1, true)
+    if e and l:find("^[^%w]*nan%f[%W]", e + 1) then return true end
   end
   -- a printed loss tensor without a name: "tensor(nan, device='cuda:0', dtype=torch.float16, grad_fn=<MseLossBackward0>)"
   if l:find("tensor%(%-?nan%f[%W]") or l:find("tensor%(%-?inf%f[%W]") then
@@ -257,6 +271,15 @@ function test_nan_loss_wordings()
     assert(nonfinite_loss_line(l), l)
   end
   assert(nonfinite_loss_line("tensor(nan, device='cuda:0', dtype=torch.float16, grad_fn=<mselossbackward0>)"))
+  for _, l in ipairs({ "non-finite loss, ending training!", "warning: nan detected in loss, skipping batch",
+                       "detected nan in total loss.", "loss contains nan or inf!",
+                       "epoch: [0]  [ 40/7329]  eta: 1:02:10  lr: 0.020000  loss: 1.0 (1.2)  losses: nan",
+                       "loss_cls: nan  loss_box_reg: nan", "\231\172\1723\232\189\174 \230\141\159\229\164\177\239\188\154nan" }) do
+    assert(nonfinite_loss_line(l), l)
+  end
+  for _, l in ipairs({ "losses: 0.5312", "loss_cls: 0.2210  nan_count: 3", "\230\141\159\229\164\177\239\188\1540.25" }) do
+    assert(not nonfinite_loss_line(l), l)
+  end
   for _, l in ipairs({ "loss: 3.2104 grad_norm: nan", "best_loss=inf", "loss_scale=inf", "loss: 0.25 (nan%)",
                        "tensor(nan, device='cuda:0', dtype=torch.float16, grad_fn=<relubackward0>)" }) do
     assert(not nonfinite_loss_line(l), l)
