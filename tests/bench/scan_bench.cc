@@ -8,7 +8,9 @@
 // rule cache, so the anchor layout is the one this build chooses. Prints the keywords and the distinct
 // full-length anchors, then per log: per byte, the positions some bucket's tables accept ("table"),
 // those of them the AVX-512 loop's hash stage passes too ("staged", Note: [Hash stage] in
-// line_scanner.cc), those that pass the anchor hash ("hashed"), those where a keyword's anchor lies
+// line_scanner.cc), those of the staged ones the loop with the stage on every block passes, by its
+// follow-up tables ("followed", Note: [Staged follow-up]), those that pass the anchor hash ("hashed"),
+// those where a keyword's anchor lies
 // ("anchor"); the
 // lines the scan stops on; and the best of 15 timings (the thread's CPU time) of the scan alone over
 // the log (Find from each stop to the next, as the log path calls it). The counts do not depend on the machine's load; the
@@ -93,8 +95,8 @@ int main(int argc, char** argv) {
   std::printf("%zu rules, %zu patterns, %zu keywords, %zu distinct anchors, %s\n", r.rules->rules.size(),
               r.rules->patterns.size(), scanner.keywords().size(), anchors.size(),
               scanner.uses_avx512() ? "AVX-512" : scanner.uses_avx2() ? "AVX2" : "portable");
-  std::printf("%-24s %9s %9s %9s %9s %7s %8s\n", "log", "table/B", "staged/B", "hashed/B", "anchor/B", "stops",
-              "scan ms");
+  std::printf("%-24s %9s %9s %10s %9s %9s %7s %8s\n", "log", "table/B", "staged/B", "followed/B", "hashed/B", "anchor/B",
+              "stops", "scan ms");
   for (int a = first; a < argc; ++a) {
     std::ifstream in(argv[a], std::ios::binary);
     std::stringstream ss;
@@ -136,8 +138,8 @@ int main(int argc, char** argv) {
     };
     const double best = time(scanner);
     const double n = text.empty() ? 1 : static_cast<double>(text.size());
-    std::printf("%-24s %9.5f %9.5f %9.5f %9.5f %7llu %8.2f\n", argv[a], c.table / n, c.staged / n, c.hashed / n,
-                c.anchored / n,
+    std::printf("%-24s %9.5f %9.5f %10.5f %9.5f %9.5f %7llu %8.2f\n", argv[a], c.table / n, c.staged / n,
+                c.followed / n, c.hashed / n, c.anchored / n,
                 static_cast<unsigned long long>(stops), best);
     if (ways && scanner.uses_avx512()) {
       using Impl = triage::LineScanner::Impl;

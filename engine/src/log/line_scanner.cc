@@ -37,6 +37,8 @@ constexpr unsigned kStageRun = 512, kStageProbe = 64;
 // Each round of probes times kStageProbes runs, the three ways in turn; a way with the stage is taken
 // when its least time per block is under (kStageMargin - 1) / kStageMargin of the one before.
 constexpr unsigned kStageProbes = 6, kStageMargin = 8;
+// The stage's hashes the way on every block runs, beside the follow-up tables (Note: [Staged follow-up]).
+constexpr int kEveryBlockHashes = 2;
 
 inline unsigned char Lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 inline bool IsLowerLetter(unsigned char c) { return c >= 'a' && c <= 'z'; }
@@ -692,6 +694,7 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
   for (const auto& [len, items] : shorter) {
     int b = long_n + std::min(s++, short_n - 1);
     short_buckets_ |= 1u << b;
+    if (len < sizeof short_bucket_ / sizeof short_bucket_[0]) short_bucket_[len] = b;
     for (const Item& item : items) placed.emplace_back(b, &item);
   }
   anchors_.assign((size_t{1} << kHashBits) / 64, 0);
@@ -785,12 +788,14 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
   if (impl == Impl::kPortable || impl == Impl::kAvx2) {
     std::memset(staged_, 0xff, sizeof staged_);
     std::memset(staged_first_, 0xff, sizeof staged_first_);
+    std::memset(follow_staged_, 0xff, sizeof follow_staged_);
   } else {
     std::vector<std::pair<int, std::string>> full;
     for (const auto& [b, item] : placed) {
       if (item->anchor.size() == static_cast<size_t>(kPrints)) full.emplace_back(b, item->anchor);
     }
     layout_.mix = ChooseMix(full, given ? layout->mix : -1);
+    BuildFollowStage(layout_.mix);
   }
   avx2_ = impl != Impl::kPortable && CpuHasAvx2();
   avx512_ = (impl == Impl::kAuto || impl == Impl::kAvx512 || impl == Impl::kAvx512OnCandidates ||
@@ -828,7 +833,8 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
 // first costs a shift, an XOR, two vpermt2b and two ANDs a block; the way that runs the stage on
 // candidate blocks only (Note: [Stage runs]) runs the first hash alone (StageTables<1>), whose
 // tables it loads on each such block, folded to 64 entries (staged_first_: the buckets of the two
-// values whose low 6 bits agree), on 32-byte registers. The short
+// values whose low 6 bits agree), on 32-byte registers; the way on every block runs the first two
+// with the follow-up tables in place of the third (Note: [Staged follow-up]). The short
 // anchors' buckets accept any hash (their bytes past the anchor are any). The mix values are those of
 // the seed (of 64, Note: [Mix seeds]) under which the fewest windows of
 // the two samples (kHealthyLogSample, kGeneralTextSample) that the tables accept pass the stage too,
@@ -973,6 +979,85 @@ unsigned LineScanner::FirstStaged(const unsigned char (&staged)[kStageHashes][2]
   unsigned bits = 0;
   for (unsigned v = folded; v < (1u << kStageBits); v += kFirstHashes) bits |= staged[0][set][v];
   return bits;
+}
+
+// Note: [Staged follow-up]
+// With the 1000 rules of tests/bench/make_rulesets.py on web-server text the hash stage passed ~50,800
+// positions per 8 MiB (scan_bench, 2026-11-30), 33,300 of them real anchors of the rules' keywords
+// inside other words ("warn" of "WARN app.", "ctiv" of "inactivity", "pick" of "picked", "hard" and
+// "shar" of "shard"), which the follow-up byte (Note: [Follow-up hash]) rules out only after the
+// branch on the block's candidates (taken on ~19% of the blocks, and mispredicted), and 6,600 "ked "
+// and "key " in the 3-byte keywords' bucket, which the stage passes at every value. The loop with the
+// stage on every block now tests, with no branch, two more tables per set of 8 buckets (128 entries,
+// vpermt2b as the stage's): a keyword that goes on after its anchor puts its bucket into the first at
+// its anchor's first stage hash XORed with a mix value of its next byte (follow_mix_, looked up by
+// its low 5 bits with vpermb, as the stage's own mix values are); one that ends with its anchor (no
+// next byte to test) into the second at the XOR of the mix values of the anchor's first three bytes
+// (ThreeHash), and so does a 3-byte keyword into its bucket (other short buckets pass there at every
+// value). A position passes for the buckets of either table, ANDed into the stage's. A keyword lying
+// at a position equals the text there up to ASCII case, which keeps every byte's low 5 bits, so its
+// bucket passes both the stage and one of these tables: nothing is missed. The tables are per keyword,
+// not per anchor-table slot, so a slot whose keywords agree on no next byte still has each one's own.
+// They take the place of the stage's third hash in that loop (kEveryBlockHashes: with all three and
+// the two tables the loop cost ~0.3 ms more per 8 MiB on text without candidates, tqdm bars, against
+// ~0.1 with two). A block whose last position's next byte may lie past the text is not tested (as
+// for FollowMayHold). The follow-up mix values follow the stage's from the same seed (Note: [Cached
+// mix]), so the rule cache holds nothing more; the seed is still chosen by the three hashes. scan_bench,
+// the first 8 MiB of web text, positions a byte passing the loop's stage: 1000 rules 0.00605 -> 0.00116
+// (3,301 of the 9,700 left are "cache" of "cache miss", a keyword that counts there), the bundled rules
+// 0.00398 -> 0.00116; the other kinds take the ways without the stage and are unchanged.
+void LineScanner::BuildFollowStage(int seed) {
+  std::uint64_t x = 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(seed + 1);
+  for (int v = 0; v < (kPrints + 1) * 32; ++v) {  // ChooseMix's sequence, then 32 values more
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 29;
+    if (v >= kPrints * 32) follow_mix_[v - kPrints * 32] = static_cast<unsigned char>(x >> 40);
+  }
+  std::memset(follow_staged_, 0, sizeof follow_staged_);
+  constexpr unsigned kValues = 1u << kStageBits;
+  for (size_t k = 0; k < keywords_.size(); ++k) {
+    const std::string& kw = keywords_[k];
+    if (kw.size() < static_cast<size_t>(kPrints)) continue;
+    const int b = layout_.buckets[k];
+    const auto o = static_cast<size_t>(layout_.offsets[k]);
+    unsigned h[kStageHashes];
+    StageHashes(mix_, kw.data() + o, h);
+    const auto bit = static_cast<unsigned char>(1u << (b % 8));
+    if (o + kPrints < kw.size()) {
+      follow_staged_[0][b / 8][(h[0] ^ follow_mix_[static_cast<unsigned char>(kw[o + kPrints]) & 31]) & (kValues - 1)] |= bit;
+    } else {
+      follow_staged_[1][b / 8][ThreeHash(mix_, kw.data() + o)] |= bit;
+    }
+  }
+  // The short anchors' buckets: a 3-byte keyword by its bytes' hash, the shorter ones at every value.
+  int three = short_bucket_[3];
+  if (short_bucket_[1] == three || short_bucket_[2] == three) three = -1;  // a bucket of several lengths
+  for (int b = 0; b < kBuckets; ++b) {
+    if (!(short_buckets_ >> b & 1) || b == three) continue;
+    for (unsigned char& bits : follow_staged_[1][b / 8]) bits |= static_cast<unsigned char>(1u << (b % 8));
+  }
+  if (three >= 0) {
+    for (const std::string& kw : keywords_) {
+      if (kw.size() == 3) follow_staged_[1][three / 8][ThreeHash(mix_, kw.data())] |= static_cast<unsigned char>(1u << (three % 8));
+    }
+  }
+}
+
+unsigned LineScanner::ThreeHash(const unsigned char (&mix)[kPrints][32], const char* bytes) {
+  auto m = [&](int f) { return unsigned{mix[f][static_cast<unsigned char>(bytes[f]) & 31]}; };
+  return (m(0) ^ m(1) ^ m(2)) & ((1u << kStageBits) - 1);
+}
+
+unsigned LineScanner::FollowBuckets(const char* p, size_t i) const {
+  unsigned h[kStageHashes];
+  StageHashes(mix_, p + i, h);
+  unsigned pass = 0xffff;
+  for (int t = 0; t < kEveryBlockHashes; ++t) pass &= staged_[t][0][h[t]] | unsigned{staged_[t][1][h[t]]} << 8;
+  const unsigned v = (h[0] ^ follow_mix_[static_cast<unsigned char>(p[i + kPrints]) & 31]) & ((1u << kStageBits) - 1);
+  const unsigned t = ThreeHash(mix_, p + i);
+  return pass & ((follow_staged_[0][0][v] | unsigned{follow_staged_[0][1][v]} << 8) |
+                 (follow_staged_[1][0][t] | unsigned{follow_staged_[1][1][t]} << 8));
 }
 
 unsigned LineScanner::StageBuckets(const char* p, size_t i) const {
@@ -1237,6 +1322,9 @@ LineScanner::Counts LineScanner::CountCandidates(
     ++counts.table;
     const bool staged = i + kPrints > n || (buckets & StageBuckets(p, i)) != 0;
     counts.staged += staged;
+    // The loop with the stage on every block: where the byte after the window lies, its first hashes
+    // and the follow-up tables (Note: [Staged follow-up]); else all three hashes.
+    counts.followed += i + kPrints < n ? (buckets & FollowBuckets(p, i)) != 0 : staged;
     const bool fits = i + kPrints <= n;
     const bool hashed = (fits && HashMayHold(p + i)) || ((buckets & short_buckets_) && (!fits || ShortHashMayHold(p + i)));
     const bool anchored = hashed && AnchorHit(p, n, i, buckets);
@@ -1399,7 +1487,7 @@ struct StageTables {
   // Keeps in acc the buckets holding an anchor of the hashes of the kPrints bytes from each p[j]
   // (LineScanner::StageHashes, 32 positions at once).
   __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"), always_inline)) void Apply(
-      const char* p, __m256i acc[2]) const {
+      const char* p, __m256i acc[2], __m256i* first = nullptr, __m256i* three = nullptr, int hashes = kHashes) const {
     static_assert(kStageFirst == 0 && kStageLast == 3, "the stage hashes the anchor's four bytes");
     __m256i m[kPrints];
     for (int f = 0; f < kPrints; ++f) {
@@ -1411,6 +1499,8 @@ struct StageTables {
     const __m256i x = _mm256_xor_si256(m[0], m[2]), y = _mm256_xor_si256(m[1], m[3]);
     __m256i h[kHashes];
     h[0] = _mm256_xor_si256(x, y);
+    if (first) *first = h[0];
+    if (three) *three = _mm256_xor_si256(x, m[1]);
     if constexpr (kHashes == 3) {
       // vpermt2b on 64-byte registers reads the low 7 bits of each index byte; a 16-bit shift by 1
       // puts each byte's bits 1-7 there (the bit it brings in from the next byte lands in bit 7,
@@ -1418,7 +1508,7 @@ struct StageTables {
       h[1] = _mm256_xor_si256(x, _mm256_srli_epi16(y, 1));
       h[2] = _mm256_xor_si256(_mm256_srli_epi16(x, 1), y);
     }
-    for (int t = 0; t < kHashes; ++t) {
+    for (int t = 0; t < hashes; ++t) {
       for (int s = 0; s < 2; ++s) {
         if constexpr (kHashes == 1) {
           // vpermt2b on 32-byte registers reads the low 6 bits: the folded table's index.
@@ -1433,6 +1523,48 @@ struct StageTables {
           acc[s] = _mm256_and_si256(acc[s], reinterpret_cast<__m256i>(__builtin_shufflevector(wide, wide, 0, 1, 2, 3)));
         }
       }
+    }
+  }
+};
+
+// The stage's follow-up tables in registers (Note: [Staged follow-up]), for the AVX-512 loop's way with
+// the stage on every block.
+struct FollowTables {
+  static constexpr int kPrints = 4;  // LineScanner::kPrints
+  __m256i mix;
+  __m512i wide_low[2][2], wide_high[2][2];  // [by next byte, ending][set of 8 buckets]
+
+  __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) FollowTables(
+      const unsigned char (&m)[32], const unsigned char (&staged)[2][2][128]) {
+    mix = _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
+    for (int t = 0; t < 2; ++t) {
+      for (int s = 0; s < 2; ++s) {
+        wide_low[t][s] = _mm512_load_si512(staged[t][s]);
+        wide_high[t][s] = _mm512_load_si512(staged[t][s] + 64);
+      }
+    }
+  }
+
+  // The 128-entry table at the low 7 bits of each of the 32 indexes.
+  __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"), always_inline)) static __m256i Lookup(
+      __m512i low, __m256i index, __m512i high) {
+    const __v4di narrow = reinterpret_cast<__v4di>(index), zero = {0, 0, 0, 0};
+    const __m512i wide_index = reinterpret_cast<__m512i>(__builtin_shufflevector(narrow, zero, 0, 1, 2, 3, 4, 5, 6, 7));
+    const __v8di wide = reinterpret_cast<__v8di>(_mm512_permutex2var_epi8(low, wide_index, high));
+    return reinterpret_cast<__m256i>(__builtin_shufflevector(wide, wide, 0, 1, 2, 3));
+  }
+
+  // Keeps in acc the buckets of a keyword whose anchor may lie at each p[j] with its next byte after it
+  // (p[j + kPrints]), or that ends with its anchor; `first`: the stage's first hash of each position.
+  __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"), always_inline)) void Apply(
+      const char* p, __m256i first, __m256i three, __m256i acc[2]) const {
+    const __m256i next = _mm256_maskz_permutexvar_epi8(
+        ~__mmask32{0}, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kPrints)), mix);
+    const __m256i index = _mm256_xor_si256(first, next);
+    for (int s = 0; s < 2; ++s) {
+      const __m256i by_next = Lookup(wide_low[0][s], index, wide_high[0][s]);
+      const __m256i ending = Lookup(wide_low[1][s], three, wide_high[1][s]);
+      acc[s] = _mm256_and_si256(acc[s], _mm256_or_si256(by_next, ending));
     }
   }
 };
@@ -1602,6 +1734,7 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner
       // The stage's tables loaded for this way's run only: held through the function, they took
       // registers the other ways' loops need (HF dicts' scan, way 0, ~12% slower with them).
       const StageTables<kStageHashes> stage(mix_, staged_);
+      const FollowTables follow(follow_mix_, follow_staged_);
 #define TRIAGE_SCAN_STAGE 2
 #include "log/line_scanner_loop.inc"
 #undef TRIAGE_SCAN_STAGE

@@ -128,8 +128,10 @@ class LineScanner {
   // `staged`: of the table's positions, those the AVX-512 loop's hash stage also passes (Note: [Hash
   // stage] in line_scanner.cc); `hashed` and `anchored` count among the table's positions, as the
   // AVX2 loop meets them.
+  // `followed`: of the staged positions, those the stage's follow-up tables pass too (Note: [Staged
+  // follow-up] in line_scanner.cc), as the loop with the stage on every block meets them.
   struct Counts {
-    std::uint64_t table = 0, staged = 0, hashed = 0, anchored = 0;
+    std::uint64_t table = 0, staged = 0, hashed = 0, anchored = 0, followed = 0;
   };
   Counts CountCandidates(std::string_view text) const;
   // As CountCandidates, and calls visit(position, buckets, staged, hashed, anchored) for each position
@@ -313,6 +315,21 @@ class LineScanner {
   // runs the first hash alone on 32-byte registers (Note: [Hash stage] in line_scanner.cc).
   static constexpr unsigned kFirstHashes = 64;
   alignas(32) unsigned char staged_first_[2][kFirstHashes] = {};
+  // Note: [Staged follow-up] in line_scanner.cc: per set of 8 buckets and value, [0] the buckets
+  // holding a keyword whose anchor's first hash, XORed with follow_mix_ of the keyword's byte after
+  // the anchor (its low 5 bits), is that value; [1] the buckets holding a keyword that ends with its
+  // anchor or is 3 bytes long, by ThreeHash of its anchor, and the shorter anchors' buckets at every
+  // value.
+  alignas(32) unsigned char follow_mix_[32] = {};
+  alignas(64) unsigned char follow_staged_[2][2][1 << kStageBits] = {};  // [by next byte, ending][set][value]
+  // The buckets the loop with the stage on every block passes at p[i] (i + kPrints < n): the stage's
+  // first two hashes and the follow-up tables.
+  unsigned FollowBuckets(const char* p, size_t i) const;
+  // Fills follow_mix_ and follow_staged_ for the keywords' layout under the mix of `seed`.
+  void BuildFollowStage(int seed);
+  // kStageBits bits of the mix values of the first 3 bytes at `bytes`, XORed (Note: [Staged follow-up]).
+  static unsigned ThreeHash(const unsigned char (&mix)[kPrints][32], const char* bytes);
+  int short_bucket_[kPrints] = {-1, -1, -1, -1};  // the bucket of the keywords of each length < kPrints
   // The buckets of set `set` the first hash's table holds at some value whose low 6 bits are `folded`.
   static unsigned FirstStaged(const unsigned char (&staged)[kStageHashes][2][1 << kStageBits], int set,
                               unsigned folded);
