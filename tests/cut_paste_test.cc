@@ -169,9 +169,10 @@ std::string JupyterCut(const std::vector<std::string>& lines, const Cut& c) {
   return Join(out);
 }
 
-// The ratchet, measured on the corpus at the last raise (2026-11-30, after the batches 2026-11-30b-*: 1635
-// diagnosed logs; the embedded-exception reader, the worker re-raise rule and the new cases lifted every
-// kept count, e.g. no_exception_line 110 -> 131, jupyter_cut 87 -> 105, frames_only 70 -> 92): kept may not drop under `kept`; other may not
+// The ratchet, measured on the corpus at the last raise (2026-11-30, after the batches 2026-11-30e-*: 1677
+// diagnosed logs; the batches 2026-11-30c/d/e, the similar-case tiers and the pasted-form readers lifted every
+// kept count, e.g. tail3 902 -> 917, cut_120 560 -> 635, no_exception_line 131 -> 147; the other ceilings are
+// today's counts, with the allowance counted from today's changed logs): kept may not drop under `kept`; other may not
 // rise over `other`, plus one for each log the form changes beyond the `changed` of then (a case added to
 // the corpus since may be cut to another answer, and the lead raises the figures after merges).
 struct Floor {
@@ -189,43 +190,43 @@ struct CutForm {
 void PrintTo(const CutForm& f, std::ostream* os) { *os << f.name; }
 
 const CutForm kCutForms[] = {
-    {"tail3", Tail3, {902, 35, 997}},
-    {"tail6", Tail6, {753, 25, 815}},
-    {"tail12", Tail12, {525, 7, 556}},
-    {"no_exception_line", NoExceptionLine, {131, 26, 663}},
-    {"mid_traceback", MidTraceback, {49, 26, 610}},
-    {"error_alone", ErrorAlone, {816, 25, 864}},
-    {"error_first_line", ErrorFirstLine, {795, 29, 880}},
-    {"quoted_in_sentence", QuotedInSentence, {1059, 30, 1146}},
-    {"cut_120", Cut120, {560, 25, 808}},
-    {"cut_200", Cut200, {240, 8, 292}},
-    {"jupyter_cut", JupyterCut, {105, 11, 492}},
-    {"prose_inline", triage_test::ProseInline, {1046, 29, 1146}},
-    {"prose_cjk", triage_test::ProseCjk, {1046, 29, 1146}},
-    {"bullet_error", triage_test::BulletError, {1095, 25, 1146}},
-    {"table_cell", triage_test::TableCell, {1046, 29, 1146}},
-    {"exception_above", triage_test::ExceptionAbove, {635, 13, 663}},
-    {"frames_only", triage_test::FramesOnly, {92, 15, 663}},
-    {"one_line", triage_test::OneLine, {770, 16, 860}},
-    {"word_wrap_80", triage_test::WordWrap80, {1277, 13, 1405}},
-    {"md_fence_prose", triage_test::MdFenceProse, {1635, 0, 1635}},
-    {"md_quote", triage_test::MdQuote, {1635, 0, 1635}},
-    {"mixed_eol", triage_test::MixedEol, {1154, 0, 1154}},
-    {"rank_prefix", triage_test::RankPrefix, {1635, 0, 1635}},
-    {"dash_logging", triage_test::DashLogging, {1635, 0, 1635}},
-    {"line_numbers", triage_test::LineNumbers, {1553, 20, 1635}},
-    {"level_prefixed", triage_test::LevelPrefixed, {1096, 25, 1146}},
-    {"json_record", triage_test::JsonRecord, {1036, 30, 1146}},
-    {"repr_logged", triage_test::ReprLogged, {1058, 30, 1146}},
-    {"mail_quote", triage_test::MailQuote, {1635, 0, 1635}},
-    {"rank_then_quote", triage_test::RankThenQuote, {1632, 1, 1635}},
-    {"logging_then_quote", triage_test::LoggingThenQuote, {1625, 2, 1635}},
-    {"error_dash_question", triage_test::ErrorDashQuestion, {1061, 29, 1146}},
-    {"error_see_above", triage_test::ErrorSeeAbove, {1061, 29, 1146}},
-    {"error_asks", triage_test::ErrorAsks, {1061, 29, 1146}},
-    {"code_span_sentence", triage_test::CodeSpanSentence, {1059, 30, 1146}},
-    {"utf16le_bom", triage_test::Utf16LeBom, {1635, 0, 1635}},
-    {"utf16be_bom", triage_test::Utf16BeBom, {1635, 0, 1635}},
+    {"tail3", Tail3, {917, 35, 1014}},
+    {"tail6", Tail6, {765, 25, 828}},
+    {"tail12", Tail12, {539, 7, 569}},
+    {"no_exception_line", NoExceptionLine, {147, 28, 673}},
+    {"mid_traceback", MidTraceback, {53, 28, 619}},
+    {"error_alone", ErrorAlone, {836, 26, 878}},
+    {"error_first_line", ErrorFirstLine, {822, 30, 896}},
+    {"quoted_in_sentence", QuotedInSentence, {1092, 31, 1169}},
+    {"cut_120", Cut120, {635, 30, 831}},
+    {"cut_200", Cut200, {258, 9, 299}},
+    {"jupyter_cut", JupyterCut, {115, 11, 494}},
+    {"prose_inline", triage_test::ProseInline, {1077, 29, 1169}},
+    {"prose_cjk", triage_test::ProseCjk, {1087, 31, 1169}},
+    {"bullet_error", triage_test::BulletError, {1124, 26, 1169}},
+    {"table_cell", triage_test::TableCell, {1087, 31, 1169}},
+    {"exception_above", triage_test::ExceptionAbove, {649, 16, 673}},
+    {"frames_only", triage_test::FramesOnly, {102, 15, 673}},
+    {"one_line", triage_test::OneLine, {786, 16, 877}},
+    {"word_wrap_80", triage_test::WordWrap80, {1305, 12, 1419}},
+    {"md_fence_prose", triage_test::MdFenceProse, {1677, 0, 1677}},
+    {"md_quote", triage_test::MdQuote, {1677, 0, 1677}},
+    {"mixed_eol", triage_test::MixedEol, {1176, 0, 1176}},
+    {"rank_prefix", triage_test::RankPrefix, {1677, 0, 1677}},
+    {"dash_logging", triage_test::DashLogging, {1677, 0, 1677}},
+    {"line_numbers", triage_test::LineNumbers, {1600, 20, 1677}},
+    {"level_prefixed", triage_test::LevelPrefixed, {1125, 26, 1169}},
+    {"json_record", triage_test::JsonRecord, {1081, 31, 1169}},
+    {"repr_logged", triage_test::ReprLogged, {1091, 31, 1169}},
+    {"mail_quote", triage_test::MailQuote, {1677, 0, 1677}},
+    {"rank_then_quote", triage_test::RankThenQuote, {1674, 1, 1677}},
+    {"logging_then_quote", triage_test::LoggingThenQuote, {1667, 2, 1677}},
+    {"error_dash_question", triage_test::ErrorDashQuestion, {1095, 30, 1169}},
+    {"error_see_above", triage_test::ErrorSeeAbove, {1095, 30, 1169}},
+    {"error_asks", triage_test::ErrorAsks, {1095, 30, 1169}},
+    {"code_span_sentence", triage_test::CodeSpanSentence, {1092, 31, 1169}},
+    {"utf16le_bom", triage_test::Utf16LeBom, {1677, 0, 1677}},
+    {"utf16be_bom", triage_test::Utf16BeBom, {1677, 0, 1677}},
 };
 
 class CutPaste : public ::testing::TestWithParam<CutForm> {};
