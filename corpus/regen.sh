@@ -6,7 +6,8 @@
 #   corpus/regen.sh [--check] DIR.. limit to these case folders
 #
 # Cases whose label.yaml provenance is not `real` are skipped: their logs were formatted or
-# assembled by hand and no program reproduces them. Each program runs from its own folder (so the
+# assembled by hand and no program reproduces them. So are `runs_on: device` cases (PyTorch 2.x on a
+# GPU): corpus/regen_device.sh reruns those on the project's GPU machine. Each program runs from its own folder (so the
 # traceback paths are the ones already in the logs) with a 60 s limit. A program's own exit status
 # is not an error: broken programs are the point; a timeout is.
 set -euo pipefail
@@ -49,6 +50,10 @@ for dir in "${cases[@]}"; do
   fi
   if ! grep -Eq '^provenance:[[:space:]]*real[[:space:]]*$' "$dir/label.yaml"; then
     skipped=$((skipped + 1))
+    continue
+  fi
+  if grep -Eq '^runs_on:[[:space:]]*device[[:space:]]*$' "$dir/label.yaml"; then
+    skipped=$((skipped + 1))   # PyTorch 2.x on a GPU: corpus/regen_device.sh, on the device machine
     continue
   fi
   if [[ ! -f "$dir/program.py" ]]; then

@@ -45,11 +45,14 @@ struct Fixture {
   Small net = SeededSmall();  // seeded before construction: every fixture starts identical
   std::shared_ptr<torch::optim::Adam> adam;
   ProbeContext ctx;
-  Fixture() {
+  // The model, batch and optimizer on `device`; the batch is drawn on the CPU first, so every device starts
+  // from the same numbers.
+  explicit Fixture(torch::Device device = torch::kCPU) {
+    net->to(device);
     adam = std::make_shared<torch::optim::Adam>(net->parameters(), torch::optim::AdamOptions(1e-2));
     ctx.model = Model(net.ptr());
-    ctx.inputs = torch::randn({32, 8});
-    ctx.targets = torch::randint(0, 4, {32}, torch::kLong);
+    ctx.inputs = torch::randn({32, 8}).to(device);
+    ctx.targets = torch::randint(0, 4, {32}, torch::kLong).to(device);
     Small n = net;
     auto opt = adam;
     ctx.forward = [n](const torch::Tensor& x) mutable { return n->forward(x); };
@@ -127,8 +130,8 @@ TEST(OpTracer, FlagsTheFirstNonFiniteOutput) {
   EXPECT_TRUE(top[1].out_nonfinite);
 }
 
-TEST(ProbeState, EveryProbeLeavesTheModelAsFound) {
-  Fixture f;
+void ExpectEveryProbeLeavesTheModelAsFound(torch::Device device) {
+  Fixture f(device);
   for (const ProbeInfo& info : ProbeList()) {
     std::string before = StateHash(f.ctx);
     std::vector<ProbeEvidence> ev = RunProbe(info.name, f.ctx);
@@ -139,6 +142,8 @@ TEST(ProbeState, EveryProbeLeavesTheModelAsFound) {
     EXPECT_FALSE(f.net->fc1->bias.requires_grad()) << info.name;
   }
 }
+
+TEST(ProbeState, EveryProbeLeavesTheModelAsFound) { ExpectEveryProbeLeavesTheModelAsFound(torch::kCPU); }
 
 TEST(ProbeState, HashSeesEachKindOfState) {
   Fixture f;
@@ -157,10 +162,10 @@ TEST(ProbeState, HashSeesEachKindOfState) {
   EXPECT_NE(h2, StateHash(f.ctx)) << "params/optimizer";
 }
 
-TEST(ProbeState, TrainingTrajectoryUnchangedByProbes) {
+void ExpectTrainingTrajectoryUnchangedByProbes(torch::Device device) {
   // Same training with and without the whole probe battery in the middle: identical weights.
-  auto run = [](bool probe) {
-    Fixture f;
+  auto run = [device](bool probe) {
+    Fixture f(device);
     for (int i = 0; i < 3; ++i) f.ctx.train_step(f.ctx.inputs, f.ctx.targets);
     if (probe) Checkup(f.ctx, 60.0);
     for (int i = 0; i < 3; ++i) f.ctx.train_step(f.ctx.inputs, f.ctx.targets);
@@ -169,6 +174,53 @@ TEST(ProbeState, TrainingTrajectoryUnchangedByProbes) {
   torch::Tensor a = run(false);
   torch::Tensor b = run(true);
   EXPECT_TRUE(torch::equal(a, b)) << "max diff " << (a - b).abs().max().item<double>();
+}
+
+TEST(ProbeState, TrainingTrajectoryUnchangedByProbes) { ExpectTrainingTrajectoryUnchangedByProbes(torch::kCPU); }
+
+// The same guarantees with the model on the GPU: the probes' CUDA paths (the CUDA generators saved and
+// restored, the allocator read by memory-growth). CI has no GPU, so these skip there; they run on the
+// project's GPU machine (probes/README.md, "On a GPU").
+#define TRIAGE_NEEDS_CUDA()                                                   \
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device visible"
+
+TEST(ProbeStateCuda, EveryProbeLeavesTheModelAsFound) {
+  TRIAGE_NEEDS_CUDA();
+  ExpectEveryProbeLeavesTheModelAsFound(torch::kCUDA);
+}
+
+TEST(ProbeStateCuda, TrainingTrajectoryUnchangedByProbes) {
+  TRIAGE_NEEDS_CUDA();
+  ExpectTrainingTrajectoryUnchangedByProbes(torch::kCUDA);
+}
+
+TEST(ProbeStateCuda, HashSeesTheCudaGenerator) {
+  TRIAGE_NEEDS_CUDA();
+  Fixture f(torch::kCUDA);
+  std::string h0 = StateHash(f.ctx);
+  torch::randn({1}, torch::kCUDA);
+  EXPECT_NE(h0, StateHash(f.ctx));
+}
+
+TEST(ProbeStateCuda, MemoryGrowthReadsTheCudaAllocator) {
+  TRIAGE_NEEDS_CUDA();
+  Fixture f(torch::kCUDA);
+  // A step that keeps its 1 MiB output, graph and all, on the GPU: the classic leak.
+  auto kept = std::make_shared<std::vector<torch::Tensor>>();
+  ProbeContext ctx = f.ctx;
+  ctx.train_step = [kept](const torch::Tensor& x, const torch::Tensor&) {
+    torch::Tensor w = torch::ones({8, 1024 * 256 / 32}, x.options()).requires_grad_();
+    torch::Tensor out = x.matmul(w);
+    kept->push_back(out);
+    return out.sum().detach();
+  };
+  std::vector<ProbeEvidence> ev = RunProbe("memory-growth", ctx);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.front().category, "memory.growth") << ev.front().summary;
+  double cuda_rate = -1;
+  for (const auto& [name, value] : ev.front().facts)
+    if (name == "cuda_bytes_per_step") cuda_rate = std::stod(value);
+  EXPECT_GT(cuda_rate, 1e6) << "the allocator's growth (about 1 MiB a step) was not read";
 }
 
 TEST(ProbeRun, UnknownProbeAndMissingStepAreInconclusive) {
