@@ -358,6 +358,43 @@ TEST_F(BundledLua, ShortMemoryRiseToAnOomRanksTheLeak) {
   EXPECT_EQ(Find(host_alone, "host-memory-keeps-growing"), nullptr);
 }
 
+// Note: [One series per GPU] in metrics.cc: nvidia-smi snapshots of a two-GPU machine whose run (on GPU 1) climbs
+// to an out-of-memory error read as the leak; GPU 0's flat rows alone, as read before, showed nothing. A healthy
+// log with one table of four GPUs is one point per GPU: no diagnosis.
+TEST_F(BundledLua, NvidiaSmiSnapshotsOfTheGpuThatRanOut) {
+  std::string smi;
+  for (int i = 0; i < 5; ++i) {
+    smi += "|   0  GeForce GTX 1080    Off  | 00000000:01:00.0  On |                  N/A |\n"
+           "| 27%   38C    P8     9W / 200W |    312MiB /  8111MiB |      0%      Default |\n"
+           "+-------------------------------+----------------------+----------------------+\n"
+           "|   1  GeForce GTX 1080    Off  | 00000000:02:00.0 Off |                  N/A |\n"
+           "| 58%   70C    P2   120W / 200W |   " + std::to_string(3100 + 1200 * i) +
+           "MiB /  8111MiB |     97%      Default |\n"
+           "+-------------------------------+----------------------+----------------------+\n";
+  }
+  const std::string oom =
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 10, in <module>\n"
+      "    main()\n"
+      "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 1; 7.92 GiB total capacity; 7.41 GiB "
+      "already allocated; 3.75 MiB free; 7.55 GiB reserved in total by PyTorch)\n";
+  Report r = Diagnose(smi + oom);
+  ASSERT_GE(r.diagnoses.size(), 2u) << Warnings(r);
+  EXPECT_EQ(r.diagnoses[0].rule, "memory-keeps-growing");
+  EXPECT_EQ(r.diagnoses[1].category, "cuda.oom");
+
+  std::string healthy = "Epoch 1/10  loss 0.912  acc 0.611\n";
+  for (int g = 0; g < 4; ++g) {
+    healthy += "|   " + std::to_string(g) + "  GeForce RTX 208...  Off  | 00000000:4" + std::to_string(g) +
+               ":00.0 Off |                  N/A |\n"
+               "| 29%   34C    P2    64W / 250W |   " + std::to_string(4200 + 900 * g) +
+               "MiB / 10989MiB |     99%      Default |\n"
+               "+-------------------------------+----------------------+----------------------+\n";
+  }
+  healthy += "Epoch 2/10  loss 0.731  acc 0.702\n";
+  EXPECT_TRUE(Engine(*rules_).DiagnoseText(healthy).diagnoses.empty());
+}
+
 // Note: [Exit 137 after a stop]: Compose's exit code 137 is a memory kill only when the log shows no stop.
 TEST_F(BundledLua, ContainerExit137NeedsNoStop) {
   const std::string killed = "trainer_1  | Epoch 3:  41%|####      | 410/1000 [05:12<07:30, 1.31it/s]\n"

@@ -805,6 +805,60 @@ TEST(MetricCollector, ReadsMemoryAsSystemToolsPrintIt) {
   EXPECT_EQ(ValuesOf(Collect(logged), SeriesId::kHostMemory), (std::vector<double>{4000000.0 / 1024, 6000000.0 / 1024}));
 }
 
+// Note: [One series per GPU]: each GPU's nvidia-smi rows are a series of their own, and `memory` is the one
+// that rose most; a single table is one point per GPU, so no series.
+TEST(MetricCollector, ReadsEachGpuOfAnNvidiaSmiTableApart) {
+  // Three snapshots of a two-GPU machine, 550's layout: GPU 0 idle, the run on GPU 1 climbing.
+  auto snapshot = [](int gpu0, int gpu1) {
+    return "|   0  NVIDIA GeForce RTX 4090        Off |   00000000:4E:00.0 Off |                  Off |\n"
+           "| 30%   29C    P8             22W /  450W |" + std::string(gpu0 < 1000 ? "     " : "    ") +
+           std::to_string(gpu0) + "MiB /  24564MiB |      0%      Default |\n"
+           "|                                         |                        |                  N/A |\n"
+           "+-----------------------------------------+------------------------+----------------------+\n"
+           "|   1  NVIDIA GeForce RTX 4090        Off |   00000000:4F:00.0 Off |                  Off |\n"
+           "| 30%   61C    P2            301W /  450W |   " + std::to_string(gpu1) +
+           "MiB /  24564MiB |     97%      Default |\n"
+           "|                                         |                        |                  N/A |\n";
+  };
+  const MetricCollector rising = Collect(snapshot(507, 10240) + snapshot(509, 15872) + snapshot(507, 21504));
+  EXPECT_EQ(ValuesOf(rising, SeriesId::kMemory), (std::vector<double>{10240, 15872, 21504}));
+  // the same GPU 1 flat and GPU 0 rising a little: GPU 0's rows, as before
+  EXPECT_EQ(ValuesOf(Collect(snapshot(507, 20480) + snapshot(600, 20480)), SeriesId::kMemory),
+            (std::vector<double>{507, 600}));
+  // a tie keeps the lower index
+  EXPECT_EQ(ValuesOf(Collect(snapshot(507, 20480) + snapshot(507, 20480)), SeriesId::kMemory),
+            (std::vector<double>{507, 507}));
+  // Blanks squeezed to one (a paste through a form that collapses them): the bus id's cell still
+  // marks the header rows, so the two GPUs do not alternate in one series.
+  const std::string squeezed =
+      "| 0 GeForce GTX 1080 Off | 00000000:01:00.0 On | N/A |\n"
+      "| 58% 70C P2 67W / 200W | 1906MiB / 8111MiB | 19% Default |\n"
+      "| 1 GeForce GTX 1080 Off | 00000000:02:00.0 Off | N/A |\n"
+      "| 23% 31C P8 9W / 200W | 2MiB / 8111MiB | 0% Default |\n"
+      "| 0 GeForce GTX 1080 Off | 00000000:01:00.0 On | N/A |\n"
+      "| 58% 70C P2 67W / 200W | 5202MiB / 8111MiB | 41% Default |\n"
+      "| 1 GeForce GTX 1080 Off | 00000000:02:00.0 Off | N/A |\n"
+      "| 23% 31C P8 9W / 200W | 2MiB / 8111MiB | 0% Default |\n";
+  EXPECT_EQ(ValuesOf(Collect(squeezed), SeriesId::kMemory), (std::vector<double>{1906, 5202}));
+  // One table of four GPUs, their figures rising with the index (DataParallel's first GPU holds the most,
+  // here the last): one point per GPU, so `memory` has one point.
+  std::string table;
+  for (int g = 0; g < 4; ++g) {
+    table += "|   " + std::to_string(g) + "  GeForce RTX 208...  Off  | 00000000:4" + std::to_string(g) +
+             ":00.0 Off |                  N/A |\n"
+             "| 29%   34C    P2    64W / 250W |   " + std::to_string(4000 + 1000 * g) +
+             "MiB / 10989MiB |      0%      Default |\n"
+             "+-------------------------------+----------------------+----------------------+\n";
+  }
+  EXPECT_EQ(ValuesOf(Collect(table), SeriesId::kMemory), (std::vector<double>{4000}));
+  // The process table and a row without a performance state (a MIG device's, its BAR1 row) are not read.
+  EXPECT_TRUE(PointsOf(Collect("|    0   N/A  N/A     41234      C   python                           3097MiB |\n"
+                               "|  0    1   0   0  |   1234MiB / 40192MiB | 42      0 |  3   0    2    0    0 |\n"
+                               "|                  |      0MiB / 65535MiB |            |                       |\n"),
+                       SeriesId::kMemory)
+                  .empty());
+}
+
 // Note: [Memory API names] and [One memory figure per series].
 TEST(MetricCollector, ReadsMemoryLabelledWithTheCallThatMeasuredIt) {
   EXPECT_EQ(ValuesOf(Collect("torch.cuda.memory_allocated(0) 20971520\ntorch.cuda.memory_allocated(0) 31457280\n"),

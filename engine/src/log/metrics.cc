@@ -1830,10 +1830,46 @@ void MetricCollector::Feed(std::string_view data) {
 }
 
 void MetricCollector::FinishInput() {
-  if (partial_.empty()) return;
-  AddLine(partial_, ++lines_);
-  partial_.clear();
-  overlong_ = false;
+  if (!partial_.empty()) {
+    AddLine(partial_, ++lines_);
+    partial_.clear();
+    overlong_ = false;
+  }
+  PickSmiGpu();
+}
+
+// Note: [One series per GPU]
+// nvidia-smi prints a header row and a figures row for every GPU of the machine, each snapshot in
+// order of index. Read into one series, the GPUs' figures alternate (Note: [One device per series]);
+// read for GPU 0 alone, as before, a run on another GPU (CUDA_VISIBLE_DEVICES=1 on a shared machine,
+// `nvidia-smi -i 1`, a DataParallel replica) showed nothing, or GPU 0's flat figures. Each GPU's rows
+// are kept apart (GPU 0's in `memory` as they are read, GPUs 1 to kSmiGpus - 1 in smi_series_), and at
+// the end of the input `memory` is the GPU whose used memory rose most from its first row to its last,
+// in MiB (a leak on one GPU is the evidence a memory detector wants; an idle GPU's few MiB of noise or a
+// busy one's flat level never outranks it); on a tie, the lower index. A single table (one row per GPU)
+// gives every GPU one point, so it is no series at all, however the GPUs' figures happen to be ordered.
+void MetricCollector::PickSmiGpu() {
+  if (smi_series_.empty() || memory_name_[0] != kSmiRow) return;
+  auto rise = [](const MetricSeries& s) {
+    if (s.count() < 2) return -std::numeric_limits<double>::infinity();
+    const MetricPoint* first = s.first();
+    return first ? s.last().value - first->value : -std::numeric_limits<double>::infinity();
+  };
+  MetricSeries& memory = series_[S(SeriesId::kMemory)];
+  double best = memory.count() > 0 ? rise(memory) : -std::numeric_limits<double>::infinity();
+  size_t pick = 0;
+  for (size_t g = 1; g < smi_series_.size(); ++g) {
+    const MetricSeries& s = smi_series_[g];
+    if (s.count() == 0) continue;
+    const double r = rise(s);
+    if (r > best || (pick == 0 && memory.count() == 0 && r == best)) {
+      best = r;
+      pick = g;
+    }
+  }
+  if (pick == 0) return;
+  memory = smi_series_[pick];
+  present_[S(SeriesId::kMemory)] = true;
 }
 
 // One point per value read from a row of a CSV file or an epoch table, all at the row's step/epoch.
@@ -2227,11 +2263,16 @@ bool MetricCollector::ScanAfterLogPrefix(std::string_view text, std::uint64_t li
 // - procps' `top`: its summary row "MiB Mem :  31842.9 total,  180.4 free,  31300.2 used,  362.3 buff/cache"
 //   ("KiB Mem : ..." before 3.3.12, "GiB Mem" with E toggled): the figure before "used" is host_memory, in
 //   the row's unit. The name scan read the total after "Mem :" as the GPU's memory.
-// - nvidia-smi's device table: a header row per GPU ("|   0  Tesla V100-SXM2...  On   | ...") over its
-//   figures ("| N/A   45C    P0    64W / 300W |   4567MiB / 16160MiB |     98%      Default |"). The
-//   used figure is a point of `memory`; only the first GPU's rows are read (the points of several
-//   devices in one series would alternate between them). Its process table ("... python   4563MiB |")
-//   has no " / " total and is not read.
+// - nvidia-smi's device table: a header row per GPU ("|   0  Tesla V100-SXM2...  On   | 00000000:00:1E.0 Off |
+//   ...", the index, the name, then the bus id's cell with its ':' and '.'; one blank between index and name
+//   suffices, as in a paste whose blanks were squeezed) over its figures ("| N/A   45C    P0    64W / 300W |
+//   4567MiB / 16160MiB |     98%      Default |", the first cell holding the performance state P0-P12).
+//   The used figure is a point of that GPU's series (Note: [One series per GPU]). The pastes read for
+//   this (drivers 384, 410, 418, 470, 515, 550 and 595) keep that layout: the columns widen in the 550
+//   and 595 tables, power is "N/A /  N/A" or "83W /  N/A" on some boards, and 470 on add a third row
+//   under each GPU (its "MIG M." cell, no figures). Its process table ("... python   4563MiB |") has no
+//   " / " total, and a MIG device's rows ("|  0    1   0   0  |     107MiB / 40192MiB    |", then its
+//   BAR1 row) have no performance state: neither is read.
 // Both are tested on the line's first byte before anything else, so no shape or name scan reads them; under a
 // logger's record header (Note: [Learned prefix]) the text after the header is tested the same way.
 // Note: [One memory figure per series]. A program that watches its memory often prints several figures,
@@ -2311,16 +2352,33 @@ bool MetricCollector::ScanToolRow(std::string_view text, std::uint64_t line_no) 
   if (*p != '|') return false;
   static constexpr std::string_view kUsed = "MiB /";
   const size_t at = text.find(kUsed);
+  // The first cell: from the opening '|' to the next.
+  const size_t cell_end = text.find('|', 1);
+  if (cell_end == std::string_view::npos) return false;
   if (at == std::string_view::npos) {
-    // A device header row: "|", blanks, the GPU's index, blanks, its name.
+    // A device header row: "|", blanks, the GPU's index, a blank, its name, then the bus id's cell
+    // ("| 00000000:01:00.0 Off |", "| 0000:01:00.0     N/A |"): a ':' and a '.' before the next '|'.
     const char* q = blanks(p + 1);
     long long gpu = -1;
     const char* r = ReadInt(q, end, &gpu);
-    if (r && r > q && r + 2 < end && r[0] == ' ' && r[1] == ' ' && Class(*blanks(r)) == kAlpha &&
-        text.find(" | ") != std::string_view::npos) {
-      smi_gpu_ = static_cast<int>(gpu);
-    }
+    if (!r || r == q || r >= end || gpu < 0 || *r != ' ' || Class(*blanks(r)) != kAlpha) return false;
+    const size_t bus = cell_end + 1;
+    const size_t bus_end = text.find('|', bus);
+    if (bus_end == std::string_view::npos) return false;
+    const std::string_view cell = text.substr(bus, bus_end - bus);
+    const size_t colon = cell.find(':');
+    if (colon == std::string_view::npos || cell.find('.', colon) == std::string_view::npos) return false;
+    smi_gpu_ = gpu < kSmiGpus ? static_cast<int>(gpu) : kSmiGpus;
     return false;
+  }
+  // The figures row's first cell holds the performance state ("P0" to "P12") after a blank: a MIG
+  // device's row and its BAR1 row, which also print "MiB / ...MiB", have none.
+  {
+    bool perf = false;
+    for (size_t i = 1; i + 1 < cell_end && !perf; ++i) {
+      perf = text[i] == 'P' && IsDigit(text[i + 1]) && text[i - 1] == ' ';
+    }
+    if (!perf || at < cell_end) return false;
   }
   const char* u = p + at;
   const char* b = u;
@@ -2330,10 +2388,17 @@ bool MetricCollector::ScanToolRow(std::string_view text, std::uint64_t line_no) 
   const char* total = t;
   while (t < end && IsDigit(*t)) ++t;
   if (t == total || end - t < 3 || std::memcmp(t, "MiB", 3) != 0) return false;
-  // Another GPU's figures, or figures the program's own lines print: passed over.
-  if (smi_gpu_ > 0 || !MemoryNameAgrees(S(SeriesId::kMemory), kSmiRow, true)) return true;
+  // A GPU past the ones kept, or figures the program's own lines print: passed over.
+  const int gpu = smi_gpu_ < 0 ? 0 : smi_gpu_;
+  if (gpu >= kSmiGpus || !MemoryNameAgrees(S(SeriesId::kMemory), kSmiRow, true)) return true;
   double used = 0;
   if (ReadNumber(b, u, &used) != u) return false;
+  if (gpu > 0) {  // (Note: [One series per GPU])
+    if (smi_series_.size() <= static_cast<size_t>(gpu)) smi_series_.resize(static_cast<size_t>(gpu) + 1);
+    const double none = std::numeric_limits<double>::quiet_NaN();  // no step or epoch, as Emit gives the row
+    smi_series_[static_cast<size_t>(gpu)].Add(used, none, none, line_no);
+    return true;
+  }
   lv.have[S(SeriesId::kMemory)] = true;
   lv.found[lv.nfound++] = {S(SeriesId::kMemory), used};
   Emit(lv, line_no);

@@ -248,7 +248,8 @@ class MetricCollector {
   // next call, bounded at kMaxLine bytes) and numbers them from 1. Independent of how the caller
   // reads the same bytes, so the metric path sees every line even where the message path skips some.
   void Feed(std::string_view bytes);
-  // Ends the input: scans an unfinished last line.
+  // Ends the input: scans an unfinished last line, and gives `memory` the nvidia-smi GPU whose used
+  // memory rose most (Note: [One series per GPU] in metrics.cc).
   void FinishInput();
 
   // Returns the series, or null when the input never printed it.
@@ -301,6 +302,8 @@ class MetricCollector {
   // series of `code`: the first name read for it is kept (Note: [One memory figure per series]); with
   // `take`, a series without a name yet takes this one.
   bool MemoryNameAgrees(int code, std::uint32_t name, bool take);
+  // Gives `memory` the nvidia-smi GPU whose used memory rose most (Note: [One series per GPU] in metrics.cc).
+  void PickSmiGpu();
   static constexpr std::uint32_t kFreeRow = 2, kSmiRow = 4, kTopRow = 6;  // even: name hashes are odd (hash | 1)
   bool ScanTable(std::string_view text, std::uint64_t line_no);
   // Adds what a line holds to the series.
@@ -404,6 +407,10 @@ class MetricCollector {
   std::vector<int> table_columns_;
   std::uint32_t memory_name_[2] = {0, 0};  // memory, host_memory: the name of their first point (0: none yet)
   int smi_gpu_ = -1;  // the GPU index of nvidia-smi's last device header row, -1 before one (Note: [System tool tables])
+  // nvidia-smi's figures of GPUs 1 to kSmiGpus - 1, one series each (index 0 unused: GPU 0's rows go to
+  // `memory` as they are read); empty until a figures row of such a GPU (Note: [One series per GPU]).
+  static constexpr int kSmiGpus = 16;
+  std::vector<MetricSeries> smi_series_;
   bool table_tabs_ = false;  // the open table's header was split at tabs (Note: [Epoch tables])
   bool table_bars_ = false;  // at bars, with no bar before its first cell (the same Note)
   LogPrefix prefix_;  // the log prefix learned from the lines read (Note: [Learned prefix])
