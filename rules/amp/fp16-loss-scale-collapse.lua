@@ -109,15 +109,46 @@ local function threshold_skips(incidents)
   return triage.message_literal(incidents, THRESHOLD_SKIP) ~= nil
 end
 
+-- Note: [A low scale while training goes on]. How low the scale went is not enough: a fairseq run on a large
+-- batch lives at a scale of 0.004 for whole epochs while its loss falls (fairseq#515's log), and a scaler that
+-- dropped far for a few steps grows back once the overflows stop. The scale has collapsed only when the
+-- training stopped progressing, so a low scale is set aside when the same input shows it going on:
+--   the loss it prints is finite at every print (three or more) and ends at least 5% below where it began; or
+--   the last scale it printed (an overflow line, or a loss_scale column) is back above the collapse line.
+-- A NaN loss anywhere, or the scaler's own minimum (the `minimum` capture), keeps the diagnosis.
+local FALLEN = 0.95
+local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge end
+
+local function loss_falls(metrics)
+  local s = metrics and metrics.loss
+  if not s or (s.count or 0) < 3 or (s.nonfinite or 0) > 0 then return false end
+  local vals = s.values or {}
+  local first, last = vals[1], vals[#vals]
+  if not first or not last or not finite(first) or not finite(last) or first <= 0 then return false end
+  return last <= FALLEN * first
+end
+
+local function scale_recovered(list, metrics, below)
+  local last = list[#list]
+  local col = metrics and metrics.loss_scale
+  if col and (col.count or 0) > 0 and (col.nonfinite or 0) == 0 then
+    local v = (col.values or {})[#(col.values or {})]
+    if v and finite(v) then last = v end
+  end
+  return last ~= nil and last >= below
+end
+
 function collapse_only(ctx)
   if ctx.captures.minimum and ctx.captures.minimum ~= "" then return nil end
   if (ctx.captures.threshold or "") ~= "" then return false end
   if (ctx.captures.skipped or "") ~= "" and ctx.incidents and triage.per_input(ctx, threshold_skips) then return false end
-  local _, _, low = all_scales(ctx)
+  local list, _, low = all_scales(ctx)
   if low == nil then
     low = triage.number(ctx.captures.scale or "")
   end
-  if low ~= nil and low >= collapsed_below(ctx.incident.message or "") then return false end
+  local below = collapsed_below(ctx.incident.message or "")
+  if low ~= nil and low >= below then return false end
+  if loss_falls(ctx.metrics) or scale_recovered(list, ctx.metrics, below) then return false end
   return nil
 end
 
@@ -206,4 +237,36 @@ function test_megatron_iteration_lines()
   local note = { message = "skipping grad norm because it's too large 1523.7" }
   local skipped = { incident = inc, incidents = { note, inc }, captures = { skipped = "10", scale = "1.0" } }
   assert(collapse_only(skipped) == false)
+end
+
+function test_low_scale_while_the_loss_falls()
+  local msg = "| WARNING: overflow detected, setting loss scale to: 0.0078125\n"
+           .. "| WARNING: overflow detected, setting loss scale to: 0.00390625"
+  local inc = { message = msg }
+  local falling = { loss = { values = { 14.351, 13.689, 13.137, 12.636, 12.165 }, count = 5, nonfinite = 0 } }
+  assert(collapse_only({ incident = inc, incidents = { inc }, captures = {}, metrics = falling }) == false)
+  -- the same scale with the loss flat, or NaN once, or printed only twice: kept
+  local flat = { loss = { values = { 7.12, 7.09, 7.15, 7.11 }, count = 4, nonfinite = 0 } }
+  assert(collapse_only({ incident = inc, incidents = { inc }, captures = {}, metrics = flat }) == nil)
+  local nan = { loss = { values = { 14.3, 13.1, 0 / 0 }, count = 3, nonfinite = 1 } }
+  assert(collapse_only({ incident = inc, incidents = { inc }, captures = {}, metrics = nan }) == nil)
+  local two = { loss = { values = { 14.3, 12.1 }, count = 2, nonfinite = 0 } }
+  assert(collapse_only({ incident = inc, incidents = { inc }, captures = {}, metrics = two }) == nil)
+end
+
+function test_scale_grew_back()
+  local msg = "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 64, reducing to 32\n"
+           .. "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 4096, reducing to 2048"
+  assert(collapse_only(ctx_of(msg)) == false)
+  -- a loss_scale column back above the line decides too; one still under it does not
+  local low = "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 4, reducing to 2"
+  local inc = { message = low }
+  local back = { loss_scale = { values = { 2, 256, 512 }, count = 3, nonfinite = 0 } }
+  assert(collapse_only({ incident = inc, incidents = { inc }, captures = {}, metrics = back }) == false)
+  local still = { loss_scale = { values = { 8, 4, 2 }, count = 3, nonfinite = 0 } }
+  assert(collapse_only({ incident = inc, incidents = { inc }, captures = {}, metrics = still }) == nil)
+  -- the scaler's own minimum keeps the diagnosis whatever the loss did
+  local m = ctx_of("Current loss scale already at minimum - cannot decrease scale anymore.", { minimum = "Current loss scale already at minimum" })
+  m.metrics = { loss = { values = { 3, 2, 1 }, count = 3, nonfinite = 0 } }
+  assert(collapse_only(m) == nil)
 end
