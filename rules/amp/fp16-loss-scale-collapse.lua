@@ -115,9 +115,30 @@ end
 -- training stopped progressing, so a low scale is set aside when the same input shows it going on:
 --   the loss it prints is finite at every print (three or more) and ends at least 5% below where it began; or
 --   the last scale it printed (an overflow line, or a loss_scale column) is back above the collapse line.
--- A NaN loss anywhere, or the scaler's own minimum (the `minimum` capture), keeps the diagnosis.
+-- A NaN loss anywhere, or the scaler's own minimum (the `minimum` capture), keeps the diagnosis, and so does
+-- evidence that the optimizer is not stepping whatever the loss does: the scale pinned at a floor of 1 or less
+-- (three reports of the same lowest scale, DeepSpeed's "Attempted loss scale: 1, reducing to 1"), or a learning
+-- rate printed as 0 at every print (the scheduler advances only on steps taken). The loss of a run whose every
+-- step is skipped still moves from batch to batch (transformers#14531's T5 printed 6.07, 0.19, 0.04 at a scale of
+-- 1 and a learning rate of 0).
 local FALLEN = 0.95
 local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge end
+
+local function pinned_at_floor(list, low)
+  if low == nil or low > 1 then return false end
+  local n = 0
+  for _, s in ipairs(list) do if s == low then n = n + 1 end end
+  return n >= 3
+end
+
+local function lr_never_moved(metrics)
+  local s = metrics and metrics.lr
+  if not s or (s.count or 0) < 2 then return false end
+  for _, v in ipairs(s.values or {}) do
+    if v ~= 0 then return false end
+  end
+  return true
+end
 
 local function loss_falls(metrics)
   local s = metrics and metrics.loss
@@ -148,6 +169,7 @@ function collapse_only(ctx)
   end
   local below = collapsed_below(ctx.incident.message or "")
   if low ~= nil and low >= below then return false end
+  if pinned_at_floor(list, low) or lr_never_moved(ctx.metrics) then return nil end
   if loss_falls(ctx.metrics) or scale_recovered(list, ctx.metrics, below) then return false end
   return nil
 end
@@ -252,6 +274,12 @@ function test_low_scale_while_the_loss_falls()
   assert(collapse_only({ incident = inc, incidents = { inc }, captures = {}, metrics = nan }) == nil)
   local two = { loss = { values = { 14.3, 12.1 }, count = 2, nonfinite = 0 } }
   assert(collapse_only({ incident = inc, incidents = { inc }, captures = {}, metrics = two }) == nil)
+  -- a falling loss beside a learning rate that never left 0, or beside a scale pinned at 1: kept
+  local lr0 = { loss = falling.loss, lr = { values = { 0, 0, 0, 0, 0 }, count = 5, nonfinite = 0 } }
+  assert(collapse_only({ incident = inc, incidents = { inc }, captures = {}, metrics = lr0 }) == nil)
+  local floor = "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 1\n"
+  local pinned = { message = floor .. floor .. floor }
+  assert(collapse_only({ incident = pinned, incidents = { pinned }, captures = {}, metrics = falling }) == nil)
 end
 
 function test_scale_grew_back()
