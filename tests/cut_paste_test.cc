@@ -85,6 +85,13 @@
 // Issue 12's word-wrapped pastes (session 2026-11-30d, kb-wrap), 1660 diagnosed logs, main at fdd0cca5 -> with
 // Note: [Word-wrapped pastes] (log/hard_wrap.h); kept / lost / other of changed:
 //   word_wrap_80                883 /  483 / 39 of 1405  ->  1277 / 115 / 13 of 1405   (floor 827 -> 1277)
+// Issue 12's Windows PowerShell pastes (session 2026-11-30f, kb-norule2), main at 843981d5 (1677 diagnosed logs) ->
+// with Note: [UTF-16 appended to UTF-8] (log/utf16_input.h) and its case corpus/formats/utf16-appended-stderr
+// (1678); kept / lost / other of changed:
+//   utf16_appended             1146 / 490 / 41 of 1677  ->  1676 /  2 /  0 of 1678   (new)
+//   powershell_native          1633 /  37 /  7 of 1677  ->  1633 / 38 /  7 of 1678   (new; the record's lines
+//                              already read as ordinary output: measured, no engine change; the one more lost
+//                              is the new case itself, whose UTF-16 lines a line form cuts as bytes)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -227,6 +234,8 @@ const CutForm kCutForms[] = {
     {"code_span_sentence", triage_test::CodeSpanSentence, {1092, 31, 1169}},
     {"utf16le_bom", triage_test::Utf16LeBom, {1677, 0, 1677}},
     {"utf16be_bom", triage_test::Utf16BeBom, {1677, 0, 1677}},
+    {"utf16_appended", triage_test::Utf16Appended, {1676, 0, 1678}},
+    {"powershell_native", triage_test::PowerShellNative, {1633, 7, 1678}},
 };
 
 class CutPaste : public ::testing::TestWithParam<CutForm> {};

@@ -336,6 +336,41 @@ inline std::string WithCrlf(const std::vector<std::string>& lines) {
 inline std::string Utf16LeBom(const std::vector<std::string>& lines, const Cut&) { return Utf16(WithCrlf(lines), false, true); }
 inline std::string Utf16BeBom(const std::vector<std::string>& lines, const Cut&) { return Utf16(Join(lines), true, true); }
 
+// Issue 12's Windows PowerShell forms (session 2026-11-30f):
+//   utf16_appended     the log up to the incident as UTF-8, the incident and what follows appended as
+//                      UTF-16LE with CRLF and no byte order mark: what Windows PowerShell 5's `>>` appends
+//                      to a file a UTF-8 writer began (Note: [UTF-16 appended to UTF-8] in
+//                      engine/src/log/utf16_input.h)
+//   powershell_native  the incident's first line as Windows PowerShell 5 shows a native program's first
+//                      line on stderr under `2>&1`: behind the program's name, then its error record (the
+//                      line and column of the command, the command under a row of tildes, CategoryInfo
+//                      naming the line, cut to 15...15 characters past 40, and FullyQualifiedErrorId) and
+//                      a line of one blank; the record's layout as threads quote it (e.g. the "python :
+//                      Windows fatal exception" and "node.exe : npm warn" records find_string shows for
+//                      "FullyQualifiedErrorId : NativeCommandError")
+inline std::string Utf16Appended(const std::vector<std::string>& lines, const Cut& c) {
+  if (c.start < 0) return Join(lines);
+  const std::vector<std::string> head(lines.begin(), lines.begin() + c.start);
+  const std::vector<std::string> tail(lines.begin() + c.start, lines.end());
+  return Join(head) + Utf16(WithCrlf(tail), false, false);
+}
+inline std::string PowerShellNative(const std::vector<std::string>& lines, const Cut& c) {
+  if (c.start < 0) return Join(lines);
+  std::vector<std::string> out(lines.begin(), lines.begin() + c.start);
+  std::string first = lines[c.start];
+  if (!first.empty() && first.back() == '\r') first.pop_back();
+  const std::string shown = first.size() > 40 ? first.substr(0, 15) + "..." + first.substr(first.size() - 15) : first;
+  out.push_back("python : " + first);
+  out.push_back("At line:1 char:1");
+  out.push_back("+ python train.py 2>&1 | Tee-Object -FilePath log.txt");
+  out.push_back("+ ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~");
+  out.push_back("    + CategoryInfo          : NotSpecified: (" + shown + ":String) [], RemoteException");
+  out.push_back("    + FullyQualifiedErrorId : NativeCommandError");
+  out.push_back(" ");
+  out.insert(out.end(), lines.begin() + c.start + 1, lines.end());
+  return Join(out);
+}
+
 }  // namespace triage_test
 
 #endif  // TRIAGE_TESTS_PASTE_FORMS_H_

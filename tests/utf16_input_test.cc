@@ -160,6 +160,70 @@ TEST(Utf16Input, ALogInUtf16GivesTheReportOfItsUtf8) {
   ExpectSameReport(plain, session.Snapshot(), "snapshot");
 }
 
+// Note: [UTF-16 appended to UTF-8]: the NUL that starts appended UTF-16LE text, and NULs that do not.
+TEST(Utf16Input, StartsAppendedOnAsciiCharactersEachFollowedByANul) {
+  struct Case {
+    char before;
+    std::string from_nul;
+    bool appended;
+  };
+  const std::vector<Case> cases = {
+      {'T', std::string("\0r\0a\0c\0", 8), true},
+      {'\n', std::string("\0\r\0\n\0E", 7), true},   // a blank line first; exactly kSniffBytes - 1 bytes
+      {'T', std::string("\0r\0a\0c", 6), false},     // too few bytes to tell
+      {'\n', std::string("\0\0\0\0Tra", 8), false},  // NULs a killed writer left
+      {'\n', std::string("\0Traceba", 8), false},    // one NUL before text
+      {'\xe4', std::string("\0r\0a\0c\0", 8), false},  // not ASCII before the NUL
+      {'T', std::string("\0\xe4\0a\0c\0", 8), false},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(Utf16Input::StartsAppended(c.before, c.from_nul), c.appended) << testing::PrintToString(c.from_nul);
+  }
+}
+
+// A log a UTF-8 writer began, with its traceback appended as UTF-16LE (Windows PowerShell 5's `>>`), reads
+// as the UTF-8 log: whole, in pieces of any size (the NUL that decides at a piece's end), after a byte order
+// mark, and after NULs a killed writer left; an input whose NULs start no UTF-16 text is read as it is.
+TEST(Utf16Input, Utf16AppendedToUtf8ReadsAsTheUtf8Log) {
+  ASSERT_FALSE(kLog.empty());
+  Engine engine(Rules());
+  const std::vector<std::string> lines = triage_test::Lines(kLog);
+  const size_t split = lines.size() / 2;
+  const std::vector<std::string> head(lines.begin(), lines.begin() + static_cast<long>(split));
+  const std::vector<std::string> tail(lines.begin() + static_cast<long>(split), lines.end());
+  const Report plain = engine.DiagnoseText(kLog);
+  ASSERT_FALSE(plain.diagnoses.empty());
+  struct Form {
+    const char* name;
+    std::string bytes;
+  };
+  const std::string appended = triage_test::Utf16(triage_test::Join(tail), false, false);
+  const std::vector<Form> forms = {
+      {"appended", triage_test::Join(head) + appended},
+      {"appended-mark", triage_test::Join(head) + triage_test::Utf16(triage_test::Join(tail), false, true)},
+      {"appended-after-nuls", triage_test::Join(head) + std::string(5, '\0') + appended},
+  };
+  for (const Form& f : forms) {
+    for (size_t piece : {f.bytes.size(), size_t{1}, size_t{3}, size_t{7}, size_t{4096}}) {
+      Session session(Rules(), {}, f.name);
+      for (size_t at = 0; at < f.bytes.size(); at += piece) session.Feed(std::string_view(f.bytes).substr(at, piece));
+      const Report got = session.Finish();
+      const std::string what = std::string(f.name) + " in pieces of " + std::to_string(piece);
+      ASSERT_FALSE(got.diagnoses.empty()) << what;
+      EXPECT_EQ(got.diagnoses[0].rule, plain.diagnoses[0].rule) << what;
+      ASSERT_EQ(got.incidents.size(), plain.incidents.size()) << what;
+      EXPECT_EQ(got.incidents.back().message, plain.incidents.back().message) << what;
+      EXPECT_EQ(got.incidents.back().CulpritText(), plain.incidents.back().CulpritText()) << what;
+      EXPECT_EQ(got.bytes, f.bytes.size()) << what;
+    }
+  }
+  // NULs that start no UTF-16 text leave the rest read as UTF-8.
+  const std::string nuls = triage_test::Join(head) + std::string("\0\0\0", 3) + triage_test::Join(tail);
+  const Report r = engine.DiagnoseText(nuls);
+  ASSERT_FALSE(r.diagnoses.empty());
+  EXPECT_EQ(r.diagnoses[0].rule, plain.diagnoses[0].rule);
+}
+
 TEST(Utf16Input, ShortAndEmptyInputs) {
   Engine engine(Rules());
   for (const std::string& input : {std::string(), Bytes({0xff}), Bytes({0xff, 0xfe}), Bytes({0xff, 0xfe, 'A'}),

@@ -162,6 +162,9 @@ std::string Segmenter::Normalize(std::string_view raw, std::string* bar) {
   // Out-File -Encoding utf8BOM, or of each file concatenated into one paste. Left there, it hides an
   // exception line's type from the readers and a line's start from the rules.
   while (text::StartsWith(raw, "\xef\xbb\xbf")) raw.remove_prefix(3);
+  // A UTF-16LE byte order mark there: UTF-16 text appended to a UTF-8 input is read converted from its
+  // first character on, and its mark, before that, is read as two bytes (Note: [UTF-16 appended to UTF-8]).
+  while (text::StartsWith(raw, "\xff\xfe")) raw.remove_prefix(2);
   std::string line(raw);
   StripAnsi(&line);
   StripBareColourCodes(&line);  // Note: [Colour codes without ESC]

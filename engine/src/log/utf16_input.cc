@@ -52,6 +52,15 @@ Utf16Input::Order Utf16Input::Detect(std::string_view head, size_t* mark) {
   return little ? Order::kLittle : big ? Order::kBig : Order::kNone;
 }
 
+bool Utf16Input::StartsAppended(char before, std::string_view from_nul) {
+  if (from_nul.size() < kSniffBytes - 1 || !AsciiText(static_cast<unsigned char>(before))) return false;
+  for (size_t i = 0; i + 1 < kSniffBytes; i += 2) {
+    if (from_nul[i] != '\0') return false;
+    if (i + 1 < kSniffBytes - 1 && !AsciiText(static_cast<unsigned char>(from_nul[i + 1]))) return false;
+  }
+  return true;
+}
+
 void Utf16Input::Unit(unsigned unit, std::string* out) {
   if (high_ != 0) {
     if (unit >= 0xdc00 && unit <= 0xdfff) {

@@ -16,7 +16,19 @@
 // or a high surrogate waiting for its low half), so memory does not grow with the input. Hostile input
 // reads as text, never as an error: a lone surrogate (either half) becomes U+FFFD, and so does an odd
 // byte left at the end of the input. A NUL code unit is passed on as a NUL byte (as a UTF-8 log's NUL).
-// Not read: a UTF-16 file concatenated after a UTF-8 one (its mark in the middle of the input).
+//
+// Note: [UTF-16 appended to UTF-8]
+// Windows PowerShell 5's `>>` appends UTF-16LE to whatever the file held: a log a UTF-8 writer began
+// (a logger's file handler, cmd's `>`, an earlier `> log.txt` under PowerShell 7) goes on, after the
+// append, as ASCII characters each followed by a NUL, usually the run's stderr and so its traceback; the
+// same when a UTF-16 file is concatenated after a UTF-8 one. A UTF-8 input is therefore looked at for
+// a NUL byte (memchr, a 1 MiB slice at a time, read while it is in cache) and, where the bytes around the
+// first NUL are kSniffBytes of ASCII characters each followed by a NUL (Utf16Input::StartsAppended), the
+// input after that character is read as UTF-16LE (the character itself, ASCII, reads the same as UTF-8;
+// a UTF-16LE byte order mark just before it, two bytes at the line's start, is dropped there by
+// Segmenter::Normalize). NULs a
+// killed writer left (runs of them, or one before text: no alternation) do not switch. Not read: UTF-16BE
+// appended (no tool here writes it so), and UTF-8 appended after UTF-16 (the switch is one way).
 #ifndef TRIAGE_ENGINE_LOG_UTF16_INPUT_H_
 #define TRIAGE_ENGINE_LOG_UTF16_INPUT_H_
 
@@ -40,6 +52,12 @@ class Utf16Input {
   // order mark's length (2 or 0). `head` holds the input's first kSniffBytes bytes, or all of an input
   // that is shorter: that one is UTF-16 only when it starts with a byte order mark.
   static Order Detect(std::string_view head, size_t* mark);
+
+  // True when `before` and `from_nul`, the bytes of an input read so far as UTF-8 around a NUL (the
+  // byte before it, and the NUL with what follows), are kSniffBytes of ASCII characters each followed
+  // by a NUL: UTF-16LE text starts at `before` (Note: [UTF-16 appended to UTF-8]). False for a killed
+  // writer's NULs, and when `from_nul` holds fewer than kSniffBytes - 1 bytes.
+  static bool StartsAppended(char before, std::string_view from_nul);
 
   Utf16Input() = default;
   explicit Utf16Input(Order order) : order_(order) {}
