@@ -1313,6 +1313,64 @@ void ExpectPiecesAgree(const std::string& text, std::initializer_list<size_t> pi
   }
 }
 
+// Note: [Evaluations across epochs]: a validation value printed again unchanged after a new epoch began
+// is a new evaluation (Keras' epoch header on a line of its own, the epoch on the value's line, an HF eval
+// dict); within one epoch, on lines with no epoch, and in a tqdm bar's postfix it stays one point. The
+// replay of repeated shapes reads what the full scan reads.
+TEST(MetricCollector, RepeatedValidationValueAtANewEpochIsANewEvaluation) {
+  std::string keras;
+  for (int e = 1; e <= 12; ++e) {
+    keras += "Epoch " + std::to_string(e) + "/12\n";
+    keras += "100/100 [==============================] - 1s 10ms/step - loss: 0.69" + std::to_string(10 + e % 3) +
+             " - accuracy: 0.5000 - val_loss: 0.6931 - val_accuracy: 0.5000\n";
+  }
+  EXPECT_EQ(ValuesOf(Collect(keras), SeriesId::kValLoss), std::vector<double>(12, 0.6931));
+  EXPECT_EQ(ValuesOf(Collect(keras), SeriesId::kValAcc).size(), 12u);
+  ExpectShapesAgree(keras);
+  ExpectPiecesAgree(keras, {size_t{97}, size_t{13}});
+
+  auto inline_epoch_text = [] {
+    std::string text;
+    for (int e = 1; e <= 30; ++e) text += "Epoch " + std::to_string(e % 9 + 1) + " | loss 0.7" + std::to_string(e % 10) + " | val_loss 0.69\n";
+    return text;
+  };
+  MetricCollector inline_epoch = Collect("Epoch 1 | loss 0.90 | val_loss 0.69\nEpoch 2 | loss 0.80 | val_loss 0.69\n"
+                                         "Epoch 3 | loss 0.70 | val_loss 0.69\n");
+  EXPECT_EQ(ValuesOf(inline_epoch, SeriesId::kValLoss), (std::vector<double>{0.69, 0.69, 0.69}));
+  MetricCollector hf = Collect("{'eval_loss': 0.6931, 'eval_runtime': 1.2, 'epoch': 1.0}\n"
+                               "{'loss': 0.6932, 'learning_rate': 1e-05, 'epoch': 1.5}\n"
+                               "{'eval_loss': 0.6931, 'eval_runtime': 1.2, 'epoch': 2.0}\n");
+  EXPECT_EQ(ValuesOf(hf, SeriesId::kValLoss), (std::vector<double>{0.6931, 0.6931}));
+
+  // An epoch announced after another word ("Eval epoch: 2"), the evaluation's line without one; a best
+  // epoch announces none.
+  MetricCollector eval_epoch = Collect("Eval epoch: 1\nMean test loss of 10 batches: 0.69.\nEval epoch: 2\n"
+                                       "Mean test loss of 10 batches: 0.69.\nBest epoch: 1\n"
+                                       "Mean test loss of 10 batches: 0.69.\n");
+  EXPECT_EQ(ValuesOf(eval_epoch, SeriesId::kValLoss), (std::vector<double>{0.69, 0.69}));
+  ExpectShapesAgree(inline_epoch_text());
+  // One epoch's batches repeat the last evaluation: one point, as lines with no epoch.
+  MetricCollector batches = Collect("Epoch 1 step 10 loss 0.5 val_loss 0.7\nEpoch 1 step 20 loss 0.4 val_loss 0.7\n"
+                                    "Epoch 2 step 10 loss 0.3 val_loss 0.6\nEpoch 2 step 20 loss 0.3 val_loss 0.6\n");
+  EXPECT_EQ(ValuesOf(batches, SeriesId::kValLoss), (std::vector<double>{0.7, 0.6}));
+  // A bar's postfix keeps the value on screen into the next epoch's bar.
+  MetricCollector bar = Collect(
+      "Epoch 0: 100%|\xe2\x96\x88\xe2\x96\x88| 4/4 [00:00<00:00, 10.00it/s, loss=0.5, val_loss=0.7]\n"
+      "Epoch 1:  50%|\xe2\x96\x88 | 2/4 [00:00<00:00, 10.00it/s, loss=0.4, val_loss=0.7]\n"
+      "Epoch 1: 100%|\xe2\x96\x88\xe2\x96\x88| 4/4 [00:00<00:00, 10.00it/s, loss=0.3, val_loss=0.7]\n");
+  EXPECT_EQ(ValuesOf(bar, SeriesId::kValLoss), (std::vector<double>{0.7}));
+  // A bar wrapped at 80 columns: its postfix on a line of its own, after the rate or ending with the ']'.
+  MetricCollector wrapped = Collect(
+      "Epoch 0: 100%|\xe2\x96\x88\xe2\x96\x88| 4/4 [00:00<00:00,\n158.44it/s, loss=0.679, val_loss=0.685]\n"
+      "Epoch 1:   0%|  | 0/4 [00:00<?, ?it/s, loss=0.540,\nv_num=0, train_loss=0.540, val_loss=0.685]\n");
+  EXPECT_EQ(ValuesOf(wrapped, SeriesId::kValLoss), (std::vector<double>{0.685}));
+  // A bar glued before an evaluation's line is no postfix: the line after it is read on its own.
+  MetricCollector glued = Collect(
+      "100%|\xe2\x96\x88\xe2\x96\x88| 63/63 [00:05<00:00, 11.20it/s]{'eval_loss': 0.6931, 'epoch': 1.0}\n"
+      "100%|\xe2\x96\x88\xe2\x96\x88| 63/63 [00:05<00:00, 11.20it/s]{'eval_loss': 0.6931, 'epoch': 2.0}\n");
+  EXPECT_EQ(ValuesOf(glued, SeriesId::kValLoss), (std::vector<double>{0.6931, 0.6931}));
+}
+
 // Note: [Name marks]: lines the marks drop at once (a blank, no fragment), CSV rows among them (no
 // blank, no fragment: still read), fragments at a line's last bytes, split by a line end or '\r',
 // in upper case, and at the ends of Feed's windows: what the full scan of every line keeps.

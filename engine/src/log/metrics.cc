@@ -411,6 +411,7 @@ struct LineValues {
   double step = std::numeric_limits<double>::quiet_NaN();
   double epoch = std::numeric_limits<double>::quiet_NaN();
   long long bar_n = -1, bar_total = -1;  // a tqdm counter "| n/total ["
+  bool bar_rate = false;  // the line holds a tqdm rate ("it/s", "s/it"): a bar's postfix, maybe wrapped off its bar
 };
 
 }  // namespace metrics_internal
@@ -800,6 +801,59 @@ size_t GluedBarLength(std::string_view t) {
 // starts with an 'E' or a 'T' (either case; kMayStartBare of the first byte's lookup, which other text
 // without names pays as one test of a bit), it holds all three splits.
 bool BareSplitLine(std::string_view t) { return (BareSplits(t.data(), t.data() + t.size()) & 7) == 7; }
+
+// The epoch a line announces when it opens with the word "epoch" (any case), or with one other word
+// and then it, and a number, blanks, ':' or '[' between ("Epoch 2/6", Keras' header; "epoch:  1";
+// "Epoch [3/10]"; "Training epoch: 9", "Eval epoch: 9"), or NaN. Such a line most often holds no series
+// name, so the marks drop it before it is read, yet it begins an epoch (Note: [Evaluations across
+// epochs]). A first word "best" announces no epoch: it names the best one so far. Asked only of lines
+// that start with a letter.
+double EpochHeaderValue(std::string_view t) {
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  static constexpr char kWord[] = "epoch";
+  auto is_epoch = [&](size_t at) {
+    if (t.size() < at + 6) return false;
+    for (size_t k = 0; k < 5; ++k) {
+      if ((t[at + k] | 0x20) != kWord[k]) return false;
+    }
+    return true;
+  };
+  size_t i = 0;
+  if (!is_epoch(0)) {
+    // One word of at most 12 letters, one blank, then "epoch".
+    while (i < t.size() && i <= 12 && Class(t[i]) == kAlpha) ++i;
+    if (i == 0 || i > 12 || i >= t.size() || t[i] != ' ') return none;
+    if (i == 4 && (t[0] | 0x20) == 'b' && (t[1] | 0x20) == 'e' && (t[2] | 0x20) == 's' && (t[3] | 0x20) == 't') {
+      return none;
+    }
+    ++i;
+    if (!is_epoch(i)) return none;
+  }
+  i += 5;
+  while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == ':' || t[i] == '[')) ++i;
+  if (i == t.size() || !IsDigit(t[i])) return none;
+  double v = 0;
+  for (int digits = 0; i < t.size() && IsDigit(t[i]); ++i) {
+    if (++digits > 9) return none;
+    v = v * 10 + (t[i] - '0');
+  }
+  return v;
+}
+
+// Whether a line holds a tqdm bar's postfix away from its counter: the bar's rate ("12.3it/s",
+// "1.5s/it"), after which the postfix keeps the last values on screen, or the postfix's closing ']'
+// with no '[' on the line, where a paste wrapped the bar at 80 columns (Note: [Evaluations across
+// epochs]).
+bool HasBarRate(std::string_view t) {
+  if (t.find("it/s") != std::string_view::npos || t.find("s/it") != std::string_view::npos) return true;
+  size_t last = t.find_last_not_of(" \t");
+  return last != std::string_view::npos && t[last] == ']' && t.find('[') == std::string_view::npos;
+}
+
+// Whether a line's values include a validation value (IsEvaluation).
+bool HasEvaluation(const LineValues& lv) {
+  return lv.have[S(SeriesId::kValLoss)] || lv.have[S(SeriesId::kValAcc)] || lv.have[S(SeriesId::kF1)];
+}
 
 // Reads a tqdm counter at p, just past a '|' and known to hold " <digit>": "| 32/500 [00:01<...",
 // the bar's counter being the step within the bar. Returns its end, or null when it is none.
@@ -2454,6 +2508,9 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
   if (text.empty()) return;
   const char* const begin = text.data();
   const char* const end = begin + text.size();
+  // A line that opens by announcing an epoch (Note: [Evaluations across epochs]): first, so that every
+  // mode and every path below (a shape's replay, the marks that drop a line without a name) agree.
+  if (Class(begin[0]) == kAlpha) NoteEpoch(EpochHeaderValue(text));
   // A line of a recent shape: read only its recorded numbers (Note: [Line shapes]).
   // No shape of this length (most lines of text without metrics): one bit says so, here rather than in
   // FindShape (there the compiler computed the lengths' mask ahead of it, and saved registers first);
@@ -2481,6 +2538,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       same = (r ? static_cast<std::uint16_t>(r - begin) : kNoEnd) == e.end;
     }
     if (same) {
+      if (HasEvaluation(lv)) lv.bar_rate = HasBarRate(text);
       Emit(lv, line_no);
       return;
     }
@@ -3034,6 +3092,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     slot->words_n = static_cast<std::uint8_t>(words_n);
     slot->points_n = static_cast<std::uint8_t>(points_n);
     slot->point_eval = point_eval;
+    slot->bar_line = bar_event >= 0 || (point_eval != 0 && HasBarRate(text));
     slot->step_slot = step_slot;
     slot->epoch_slot = epoch_slot;
     slot->bar_event = bar_event;
@@ -3050,11 +3109,13 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     std::memset(slot->text + text.size(), 0, blocks - text.size());
     std::memset(slot->spread + text.size(), 0xff, blocks - text.size());
   }
+  if (HasEvaluation(lv)) lv.bar_rate = HasBarRate(text);
   Emit(lv, line_no);
 }
 
 void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
   if (lv.nfound == 0) return;
+  NoteEpoch(lv.epoch);
   double step = lv.step;
   if (std::isnan(step) && lv.bar_n >= 0) {
     step = std::isnan(lv.epoch) ? static_cast<double>(lv.bar_n)
@@ -3065,15 +3126,34 @@ void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
     const double value = lv.found[i].value;
     MetricSeries& s = series_[code];
     // A validation value (loss, accuracy, F1) shown again unchanged (progress bars keep the last one
-    // on screen) is the same evaluation, not a new point.
+    // on screen) is the same evaluation, not a new point, unless an epoch has begun since (Note:
+    // [Evaluations across epochs]).
     if (IsEvaluation(code) && s.count() > 0) {
       double last = s.last().value;
-      if (last == value || (std::isnan(last) && std::isnan(value))) continue;
+      const bool same = last == value || (std::isnan(last) && std::isnan(value));
+      if (same && (lv.bar_n >= 0 || lv.bar_rate || series_turn_[code] == epoch_turns_)) continue;
     }
     s.Add(value, step, lv.epoch, line_no);
+    series_turn_[code] = epoch_turns_;
     present_[code] = true;
   }
 }
+
+// Note: [Evaluations across epochs]
+// A validation value printed again unchanged is most often the same evaluation still on screen: a
+// progress bar's postfix keeps it for the whole next epoch, a per-batch line repeats the last one. But
+// a run whose validation loss or accuracy does not move prints the same value at each new evaluation
+// (Keras' "val_loss: 0.6931" epoch after epoch, an HF eval dict per epoch, "Epoch 7 ... val acc 0.5"),
+// and dropping those made a flat validation series look one point long. So the collector notes each
+// change of the epoch printed on a line with values, or announced by a line of its own that opens with
+// it (Keras' header "Epoch 2/6", the torchvision tutorial's "Epoch 3/24": EpochHeaderValue, asked in
+// every mode before the marks drop the line), and a repeated value is a new point when the epoch
+// changed since its series' last point, unless the line is a tqdm bar (its postfix carries the value
+// across the epoch boundary; so is a line with a tqdm rate, "it/s" or "s/it", after which a bar prints
+// its postfix, or one that ends with a ']' it never opened: a paste wrapped at 80 columns puts the
+// postfix on lines of its own, HasBarRate). Lines with no epoch
+// keep the old reading: the same value twice is one evaluation. Lines with an epoch and no value other than the header are not noted, so that the full
+// scan, which reads them, and the marks, which drop them, agree.
 
 // Note: [Replay in the loop]
 // A line of the shape matched last whose every number is read in place from one word (ReplayWord's
@@ -3258,6 +3338,13 @@ __attribute__((always_inline)) inline bool MetricCollector::ReplayInLoop(Shape& 
   // EmitValues of finite values whose series are present already (the line that recorded the shape
   // added a point to each).
   const int points_n = shape.points_n;  // in a register: the points' stores could alias the shape's bytes
+  // Note: [Evaluations across epochs]: the epoch of a line with values, or the one a line without
+  // announces (as ScanSegment asks first).
+  if (points_n) {
+    NoteEpoch(epoch);
+  } else if (Class(line[0]) == kAlpha) {
+    NoteEpoch(EpochHeaderValue(std::string_view(line, shape.len)));
+  }
   if (shape.point_eval == 0) {  // no validation value: each point added
     for (int i = 0; i < points_n; ++i) {
       series_[shape.point_code[i]].AddFinite(slots[shape.point_slot[i]], step, epoch, line_no);
@@ -3267,8 +3354,13 @@ __attribute__((always_inline)) inline bool MetricCollector::ReplayInLoop(Shape& 
   for (int i = 0; i < points_n; ++i) {
     const double value = slots[shape.point_slot[i]];
     MetricSeries& s = series_[shape.point_code[i]];
-    if (((shape.point_eval >> i) & 1) && s.count() > 0 && s.last().value == value) continue;
+    const int code = shape.point_code[i];
+    if (((shape.point_eval >> i) & 1) && s.count() > 0 && s.last().value == value &&
+        (shape.bar_line || series_turn_[code] == epoch_turns_)) {
+      continue;
+    }
     s.AddFinite(value, step, epoch, line_no);
+    series_turn_[code] = epoch_turns_;
   }
   return true;
 }

@@ -308,6 +308,14 @@ class MetricCollector {
   bool ScanTable(std::string_view text, std::uint64_t line_no);
   // Adds what a line holds to the series.
   void Emit(const metrics_internal::LineValues& values, std::uint64_t line_no);
+  // Notes an epoch printed on a line (NaN: none), with or without values (Note: [Evaluations across
+  // epochs] in metrics.cc).
+  void NoteEpoch(double epoch) {
+    if (epoch == epoch && epoch != epoch_now_) {
+      epoch_now_ = epoch;
+      ++epoch_turns_;
+    }
+  }
   // Note: [Line shapes] in metrics.cc. A recent line's layout (its bytes, and where it holds digits)
   // and what the full scan read from it: the number at each `at` and where its reading ended.
   struct ShapeEvent {
@@ -352,6 +360,7 @@ class MetricCollector {
     std::uint8_t point_code[kShapeEvents];     // their series
     std::uint8_t point_slot[kShapeEvents];     // their slots
     std::uint32_t point_eval = 0;              // bit i: point i is a validation value (see Emit)
+    bool bar_line = false;                     // the line holds a tqdm counter (Emit's lv.bar_n >= 0)
     std::uint8_t step_slot = 0, epoch_slot = 0;  // the slots of the line's step and epoch (the NaN slot: none)
     // The step from the last tqdm counter (when no step is printed): its n and total's slots (lanes, or
     // kBarSlot's two read one by one from bar_event's digits: bar_scalar).
@@ -401,6 +410,11 @@ class MetricCollector {
   std::uint64_t lines_ = 0;    // lines fed so far
   std::array<MetricSeries, kSeriesCount> series_{};
   std::array<bool, kSeriesCount> present_{};
+  // Note: [Evaluations across epochs] in metrics.cc: the epoch printed last (on any line), how many
+  // times it changed, and that count when each series got its last point.
+  double epoch_now_ = std::numeric_limits<double>::quiet_NaN();
+  std::uint32_t epoch_turns_ = 0;
+  std::array<std::uint32_t, kSeriesCount> series_turn_{};
   // CSV header columns (Note: [Metric axes]): key code per column, or -1 for an unknown column.
   std::vector<int> csv_columns_;
   // Blank-aligned table columns (Note: [Epoch tables]): key code per column, -1 for one not read.
