@@ -748,13 +748,25 @@ TEST(RuleCache, StampsSkipReadingUnchangedFilesAndMissOnAnyChange) {
   }
   ASSERT_EQ(other_key.size(), 64u);
   const std::string good = ReadText(index[0].string());
-  std::ofstream(index[0], std::ios::trunc) << "triage-rule-stamps 1\n" << stamp_key << "\n" << other_key << "\n";
+  // The index: its magic line, the stamp key, the content key, then the stamp records it was written
+  // for (Note: [Stamp records compared]), which a start compares with its own.
+  const std::string magic = "triage-rule-stamps 2\n";
+  ASSERT_GT(good.size(), magic.size() + 130);
+  ASSERT_EQ(good.substr(0, magic.size() + 65), magic + stamp_key + "\n");
+  const std::string records = good.substr(magic.size() + 130);
+  std::ofstream(index[0], std::ios::trunc | std::ios::binary) << magic << stamp_key << "\n" << other_key << "\n" << records;
   EXPECT_EQ(titles(rules), "rule-c=c1 ");
-  // Bad indexes are misses.
-  for (const std::string& bad : {std::string("triage-rule-stamps 1\n") + stamp_key + "\n" + other_key.substr(1) + "\n",
-                                 std::string("triage-rule-stamps 1\n") + other_key + "\n" + other_key + "\n",
+  // Bad indexes are misses: a short key, another stamp key, records that are not this start's (a byte
+  // changed, one missing, one more, none: version 1's form), garbage, nothing.
+  std::string changed = records;
+  changed[changed.size() / 2] = static_cast<char>(changed[changed.size() / 2] ^ 1);
+  const std::string planted = magic + stamp_key + "\n" + other_key + "\n";
+  for (const std::string& bad : {magic + stamp_key + "\n" + other_key.substr(1) + "\n" + records,
+                                 magic + other_key + "\n" + other_key + "\n" + records, planted + changed,
+                                 planted + records.substr(1), planted + records + "x", planted,
+                                 std::string("triage-rule-stamps 1\n") + stamp_key + "\n" + other_key + "\n",
                                  std::string(4096, 'x'), std::string()}) {
-    std::ofstream(index[0], std::ios::trunc) << bad;
+    std::ofstream(index[0], std::ios::trunc | std::ios::binary) << bad;
     EXPECT_EQ(titles(rules), "rule-a=a1 rule-b=b1 ");
   }
   fs::remove(index[0]);

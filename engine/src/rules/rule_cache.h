@@ -217,11 +217,13 @@ constexpr char kRulePartsFile[] = "rule-parts.bin";
 
 // Reads the stamp index for `stamp_key` from `dir` (Note: [Rule file stamps] in rule_loader.cc): the key
 // of the entry built from the rule files those stamps describe, into *content_key (64 hex digits);
-// false when there is none, it is malformed, or it is not safe to read (Note: [Cache hardening]).
-bool ReadStampIndex(const std::string& dir, const std::string& stamp_key, std::string* content_key,
-                    CacheOwner owner = CacheOwner::kUser);
-// Writes it (best effort), and keeps at most a few dozen stamp indexes in `dir`.
-void WriteStampIndex(const std::string& dir, const std::string& stamp_key, const std::string& content_key);
+// false when there is none, it is malformed, it was written for other stamp records than `records`
+// (Note: [Stamp records compared]), or it is not safe to read (Note: [Cache hardening]).
+bool ReadStampIndex(const std::string& dir, const std::string& stamp_key, std::string_view records,
+                    std::string* content_key, CacheOwner owner = CacheOwner::kUser);
+// Writes it with its records (best effort), and keeps at most a few dozen stamp indexes in `dir`.
+void WriteStampIndex(const std::string& dir, const std::string& stamp_key, std::string_view records,
+                     const std::string& content_key);
 
 // Note: [Compiled pattern sets]
 // A load that misses the whole-set entry compiles the RE2::Set at once, so that a set RE2 refuses is
