@@ -36,6 +36,9 @@ int RunExplain(int argc, char** argv);  // triage explain RULE_ID
 int RunEval(int argc, char** argv);     // triage eval DIR
 
 void PrintError(const std::string& message);  // "triage: message" to stderr
+// Starts the start-up arena (Note: [Start-up arena] in startup_arena.cc): main calls it after
+// PrepareHeap; operator new uses malloc until then.
+void StartStartupArena();
 
 // Columns to wrap text at: `asked` (--width; 0: no wrapping) when it is >= 0, else COLUMNS, else the
 // width of the terminal on `fd`, else 80 (main.cc).

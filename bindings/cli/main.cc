@@ -674,6 +674,7 @@ void PrepareHeap() {
 int main(int argc, char** argv) {
   using namespace triage::cli;
   PrepareHeap();
+  StartStartupArena();
   // A reader that goes away (triage --tee | head -1) is an EPIPE on write, not the end of the process:
   // the diagnosis still goes to stderr at the end.
   signal(SIGPIPE, SIG_IGN);

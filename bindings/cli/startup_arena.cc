@@ -1,6 +1,4 @@
 // The `triage` command's operator new and delete (Note: [Start-up arena]).
-#include <sys/mman.h>
-
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -12,15 +10,17 @@
 // entry, the patterns' literals, the prefilter's tables), nearly all kept until the process ends, and
 // glibc's malloc and free took ~6.5 M of its ~28.5 M instructions (callgrind, 2026-11-30, 606 rules):
 // ~160 a block for malloc's bins and ~60 for free. So the command's operator new hands out blocks of
-// up to kLargest bytes by bumping one atomic offset through one mapping of kArenaBytes, made at the
-// first new (before main: one thread), and operator delete leaves a block of the arena where it is;
-// anything larger, and everything once the arena is spent, comes from malloc as before, so a long
-// read of a log has malloc's reuse for what it keeps making and freeing. The cost: what is freed in
-// the arena is not reused, at most kArenaBytes (a warm start's blocks take ~2.5 MiB of it, most of
-// them alive to the end). The mapping asks for transparent huge pages as the heap does (Note: [Heap
-// on huge pages] in main.cc): a 2 MiB window is one fault where THP is on, 4 KiB pages as before
-// where it is off. The command only (this file is one of its sources): the library, the Python
-// module and the tests keep their host's operator new. Under a sanitizer, which tracks the blocks
+// up to kLargest bytes by bumping one atomic offset through one block of kArenaBytes, taken from
+// malloc by main right after PrepareHeap (StartStartupArena: one thread), so that it lies in the
+// heap's huge windows (Note: [Heap on huge pages] in main.cc) with malloc's other blocks; operator
+// delete leaves a block of the arena where it is. Anything larger, everything before main, and
+// everything once the arena is spent, comes from malloc as before, so a long read of a log has
+// malloc's reuse for what it keeps making and freeing. The cost: what is freed in the arena is not
+// reused, at most kArenaBytes (a warm start's blocks take ~2.4 MiB of it, most of them alive to the
+// end). (A mapping of its own, with MADV_HUGEPAGE, was the first form: the same instructions but
+// ~0.3 M more for its guard, and huge windows of its own to zero.) The command only (this file is
+// one of its sources): the library, the Python module and the tests keep their host's operator new.
+// Under a sanitizer, which tracks the blocks
 // of its own operator new, none of this is compiled.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define TRIAGE_NO_ARENA 1
@@ -33,37 +33,14 @@
 #ifndef TRIAGE_NO_ARENA
 namespace {
 
-constexpr std::size_t kHuge = std::size_t{2} << 20;
-constexpr std::size_t kArenaBytes = 2 * kHuge;       // two huge windows: a warm start uses ~2.5 MiB
+// Under the heap's mmap threshold (4 MiB, Note: [Heap on huge pages]), so the arena is cut from the
+// heap PrepareHeap made; a warm start uses ~2.4 MiB of it.
+constexpr std::size_t kArenaBytes = std::size_t{3} << 20;
 constexpr std::size_t kLargest = std::size_t{16} << 10;  // larger blocks from malloc (buffers, tables)
 constexpr std::size_t kAlign = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
 
-char* arena_base = nullptr;                // set once, before any block is handed out
-std::atomic<std::size_t> arena_used{0};   // bytes handed out; past kArenaBytes: spent
-
-char* MapArena() {
-  // One mapping, its start rounded up to a huge page's boundary; MAP_NORESERVE: pages nothing
-  // touches cost nothing.
-  void* const raw = ::mmap(nullptr, kArenaBytes + kHuge, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
-  const auto start = (reinterpret_cast<std::uintptr_t>(raw) + kHuge - 1) & ~(kHuge - 1);
-#ifdef MADV_HUGEPAGE
-  ::madvise(reinterpret_cast<void*>(start), kArenaBytes, MADV_HUGEPAGE);
-#endif
-  return reinterpret_cast<char*>(start);
-}
-
-// The arena, mapped at the first call (a function-local static: made once even if threads race).
-char* Arena() {
-  static char* const base = [] {
-    char* const b = MapArena();
-    if (b == nullptr) arena_used.store(kArenaBytes + 1, std::memory_order_relaxed);  // none: malloc only
-    arena_base = b;
-    return b;
-  }();
-  return base;
-}
+char* arena_base = nullptr;                  // set by StartStartupArena, before any block is handed out
+std::atomic<std::size_t> arena_used{kArenaBytes + 1};  // bytes handed out; past kArenaBytes: spent (or none yet)
 
 void* FromMalloc(std::size_t n) {
   for (;;) {
@@ -75,13 +52,10 @@ void* FromMalloc(std::size_t n) {
 }
 
 void* Allocate(std::size_t n) noexcept {
-  if (n <= kLargest) {
-    char* const base = Arena();
+  if (n <= kLargest && arena_used.load(std::memory_order_relaxed) <= kArenaBytes) {
     const std::size_t size = n == 0 ? kAlign : (n + kAlign - 1) & ~(kAlign - 1);
-    if (arena_used.load(std::memory_order_relaxed) <= kArenaBytes) {
-      const std::size_t at = arena_used.fetch_add(size, std::memory_order_relaxed);
-      if (at + size <= kArenaBytes) return base + at;
-    }
+    const std::size_t at = arena_used.fetch_add(size, std::memory_order_relaxed);
+    if (at + size <= kArenaBytes) return arena_base + at;
   }
   return FromMalloc(n);
 }
@@ -94,6 +68,15 @@ void Release(void* p) noexcept {
 }
 
 }  // namespace
+
+namespace triage::cli {
+void StartStartupArena() {
+  if (arena_base != nullptr) return;
+  // From the heap PrepareHeap made: its huge windows, which malloc's other blocks share.
+  arena_base = static_cast<char*>(std::malloc(kArenaBytes));
+  if (arena_base != nullptr) arena_used.store(0, std::memory_order_release);
+}
+}  // namespace triage::cli
 
 void* operator new(std::size_t n) {
   if (void* p = Allocate(n)) return p;
@@ -111,4 +94,8 @@ void operator delete(void* p, std::size_t) noexcept { Release(p); }
 void operator delete[](void* p, std::size_t) noexcept { Release(p); }
 void operator delete(void* p, const std::nothrow_t&) noexcept { Release(p); }
 void operator delete[](void* p, const std::nothrow_t&) noexcept { Release(p); }
+#else
+namespace triage::cli {
+void StartStartupArena() {}
+}  // namespace triage::cli
 #endif
