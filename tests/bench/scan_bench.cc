@@ -16,7 +16,8 @@
 // the log (Find from each stop to the next, as the log path calls it). The counts do not depend on the machine's load; the
 // timing does. With --top N: each bucket's anchors, and per log the N 4-byte windows (ASCII lower
 // case) that make the most table candidates, with their counts, the buckets accepting them and how
-// many of them pass the hash stage and the anchor hash: which strings of a log cost the scan. With
+// many of them pass the hash stage, its follow-up tables and the anchor hash, then the N windows of
+// the most positions past the follow-up tables: which strings of a log cost the scan. With
 // --ways (a CPU with AVX-512 VBMI): the same timing for each way of the hash stage forced (no stage, on
 // candidate blocks, on every block; Note: [Stage runs]), the same keywords, layout and filter: whether
 // the timed choice takes the cheapest.
@@ -103,11 +104,12 @@ int main(int argc, char** argv) {
     ss << in.rdbuf();
     const std::string text = ss.str();
     struct Seen {
-      std::uint64_t table = 0, staged = 0, hashed = 0;
+      std::uint64_t table = 0, staged = 0, hashed = 0, followed = 0;
       unsigned buckets = 0;
     };
     std::map<std::string, Seen> windows;
-    const triage::LineScanner::Counts c = scanner.CountCandidates(text, [&](size_t at, unsigned buckets, bool staged, bool hashed, bool) {
+    const triage::LineScanner::Counts c = scanner.CountCandidates(text, [&](size_t at, unsigned buckets, bool staged, bool hashed, bool,
+                                                                                  bool followed) {
       if (top == 0) return;
       std::string w = text.substr(at, 4);
       for (char& ch : w) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -115,6 +117,7 @@ int main(int argc, char** argv) {
       ++seen.table;
       seen.staged += staged;
       seen.hashed += hashed;
+      seen.followed += followed;
       seen.buckets |= buckets;
     });
     std::uint64_t stops = 0;
@@ -152,16 +155,24 @@ int main(int argc, char** argv) {
       }
       std::printf("\n");
     }
-    std::vector<std::pair<std::uint64_t, std::string>> most;
-    for (const auto& [w, seen] : windows) most.emplace_back(seen.table, w);
-    std::sort(most.rbegin(), most.rend());
-    for (size_t i = 0; i < most.size() && i < top; ++i) {
-      const Seen& seen = windows[most[i].second];
-      std::string shown;
-      for (char ch : most[i].second) shown += ch == '\n' ? std::string("\\n") : std::string(1, ch);
-      std::printf("  %-8s %9llu table %9llu staged %9llu hashed  buckets %04x\n", ("'" + shown + "'").c_str(),
-                  static_cast<unsigned long long>(seen.table), static_cast<unsigned long long>(seen.staged),
-                  static_cast<unsigned long long>(seen.hashed), seen.buckets);
+    // The windows of the most table candidates, then those of the most positions the loop with the
+    // stage on every block passes (followed).
+    for (const bool by_followed : {false, true}) {
+      std::vector<std::pair<std::uint64_t, std::string>> most;
+      for (const auto& [w, seen] : windows) {
+        if (!by_followed || seen.followed > 0) most.emplace_back(by_followed ? seen.followed : seen.table, w);
+      }
+      std::sort(most.rbegin(), most.rend());
+      if (by_followed && !most.empty()) std::printf("  by followed:\n");
+      for (size_t i = 0; i < most.size() && i < top; ++i) {
+        const Seen& seen = windows[most[i].second];
+        std::string shown;
+        for (char ch : most[i].second) shown += ch == '\n' ? std::string("\\n") : std::string(1, ch);
+        std::printf("  %-8s %9llu table %9llu staged %9llu followed %9llu hashed  buckets %04x\n",
+                    ("'" + shown + "'").c_str(), static_cast<unsigned long long>(seen.table),
+                    static_cast<unsigned long long>(seen.staged), static_cast<unsigned long long>(seen.followed),
+                    static_cast<unsigned long long>(seen.hashed), seen.buckets);
+      }
     }
   }
   return 0;

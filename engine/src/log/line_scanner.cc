@@ -874,8 +874,9 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
 // tests/bench/make_rulesets.py (556 keywords) the one chosen let "ests" of the general sample's
 // "python-requests" and "TTP/" of "HTTP/1.1" through all three hashes: on web-server-like text 61,000
 // of the 97,000 positions per 8 MiB that passed the stage, each a mispredicted branch on its block.
-// Now a window passing all three weighs 8 times one passing the first alone (any weight from 8 to 32
-// chose alike), and 64 seeds are tried; the sample windows the tables accept are found once, not per
+// Now a window the way on every block passes (since 2026-11-30 its own test: the first two hashes and
+// the follow-up tables, Note: [Staged follow-up]; all three where the sample ends after the window)
+// weighs 8 times one passing the first alone (any weight from 8 to 32 chose alike), and 64 seeds are tried; the sample windows the tables accept are found once, not per
 // seed, so 64 seeds cost about what 16 did (a plan made afresh, Note: [Cached mix]: a start with an
 // empty cache directory and the bundled rules, callgrind, 640.6 M -> 641.6 M instructions). Staged
 // positions per byte (tests/bench/scan_bench, first 8 MiB): 1000 rules, web text 0.0116 -> 0.0042; the
@@ -891,12 +892,17 @@ int LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& ancho
   const bool given = seed_given >= 0 && seed_given < kMixSeeds;
   // The sample windows the tables accept, with their buckets: the same under every seed, so found once.
   // (A given seed is not scored: it is the only one.)
-  std::vector<std::pair<const char*, unsigned>> accepted;
+  struct Accepted {
+    const char* window;
+    unsigned buckets;
+    bool next;  // the byte after the window lies in the sample
+  };
+  std::vector<Accepted> accepted;
   for (std::string_view sample : {kHealthyLogSample, kGeneralTextSample}) {
     if (given) break;
     for (size_t i = 0; i + kPrints <= sample.size(); ++i) {
       if (unsigned buckets = BucketsAt(sample.data(), sample.size(), i) & ~short_buckets_) {
-        accepted.emplace_back(sample.data() + i, buckets);
+        accepted.push_back({sample.data() + i, buckets, i + kPrints < sample.size()});
       }
     }
   }
@@ -926,12 +932,25 @@ int LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& ancho
     }
     // First of all, the sample windows the tables accept that the stage would pass too: what a line
     // layout repeats (" inf" of every "INFO" line) must not fall on hashes its bucket holds; one that
-    // passes all three hashes (the way on every block) weighs 8 times one that passes the first alone
-    // (the way on candidate blocks, Note: [Stage runs]).
-    for (const auto& [window, buckets] : accepted) {
+    // the way on every block passes (its first two hashes and the follow-up tables, Note: [Staged
+    // follow-up]; all three hashes where the sample ends after the window) weighs 8 times one that
+    // passes the first alone (the way on candidate blocks, Note: [Stage runs]).
+    alignas(64) unsigned char follow_staged[2][2][kHashes];
+    unsigned char follow_mix[32];
+    if (!given) MakeFollowStage(mix, seed, follow_mix, follow_staged);
+    for (const auto& [window, buckets, next] : accepted) {
       unsigned h[kStageHashes];
       StageHashes(mix, window, h);
-      if (StagePass(staged, h) & buckets) {
+      unsigned every_block = StagePass(staged, h);
+      if (next) {
+        every_block = staged[0][0][h[0]] | unsigned{staged[0][1][h[0]]} << 8;
+        for (int t = 1; t < kEveryBlockHashes; ++t) every_block &= staged[t][0][h[t]] | unsigned{staged[t][1][h[t]]} << 8;
+        const unsigned v = (h[0] ^ follow_mix[static_cast<unsigned char>(window[kPrints]) & 31]) & (kHashes - 1);
+        const unsigned t = ThreeHash(mix, window);
+        every_block &= (follow_staged[0][0][v] | unsigned{follow_staged[0][1][v]} << 8) |
+                       (follow_staged[1][0][t] | unsigned{follow_staged[1][1][t]} << 8);
+      }
+      if (every_block & buckets) {
         taken += kAllHashesWeight;
       } else {  // the first hash's folded table holds every value the first hash passes
         const unsigned folded = h[0] & (kFirstHashes - 1);
@@ -1002,19 +1021,25 @@ unsigned LineScanner::FirstStaged(const unsigned char (&staged)[kStageHashes][2]
 // the two tables the loop cost ~0.3 ms more per 8 MiB on text without candidates, tqdm bars, against
 // ~0.1 with two). A block whose last position's next byte may lie past the text is not tested (as
 // for FollowMayHold). The follow-up mix values follow the stage's from the same seed (Note: [Cached
-// mix]), so the rule cache holds nothing more; the seed is still chosen by the three hashes. scan_bench,
+// mix]), so the rule cache holds nothing more. scan_bench,
 // the first 8 MiB of web text, positions a byte passing the loop's stage: 1000 rules 0.00605 -> 0.00116
 // (3,301 of the 9,700 left are "cache" of "cache miss", a keyword that counts there), the bundled rules
-// 0.00398 -> 0.00116; the other kinds take the ways without the stage and are unchanged.
-void LineScanner::BuildFollowStage(int seed) {
+// 0.00398 -> 0.00116; the other kinds take the ways without the stage and are unchanged. The seed is
+// chosen by this loop's own test (Note: [Mix seeds]: until 2026-11-30 a sample window weighed 8 when it
+// passed all three stage hashes, which this loop does not run, so the seed could leave the samples'
+// "warn " and "nnec" of "connection" passing the follow-up tables).
+void LineScanner::BuildFollowStage(int seed) { MakeFollowStage(mix_, seed, follow_mix_, follow_staged_); }
+
+void LineScanner::MakeFollowStage(const unsigned char (&mix)[kPrints][32], int seed, unsigned char (&follow_mix)[32],
+                                  unsigned char (&follow_staged)[2][2][1 << kStageBits]) const {
   std::uint64_t x = 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(seed + 1);
   for (int v = 0; v < (kPrints + 1) * 32; ++v) {  // ChooseMix's sequence, then 32 values more
     x ^= x >> 31;
     x *= 0xbf58476d1ce4e5b9ull;
     x ^= x >> 29;
-    if (v >= kPrints * 32) follow_mix_[v - kPrints * 32] = static_cast<unsigned char>(x >> 40);
+    if (v >= kPrints * 32) follow_mix[v - kPrints * 32] = static_cast<unsigned char>(x >> 40);
   }
-  std::memset(follow_staged_, 0, sizeof follow_staged_);
+  std::memset(follow_staged, 0, sizeof follow_staged);
   constexpr unsigned kValues = 1u << kStageBits;
   for (size_t k = 0; k < keywords_.size(); ++k) {
     const std::string& kw = keywords_[k];
@@ -1022,12 +1047,12 @@ void LineScanner::BuildFollowStage(int seed) {
     const int b = layout_.buckets[k];
     const auto o = static_cast<size_t>(layout_.offsets[k]);
     unsigned h[kStageHashes];
-    StageHashes(mix_, kw.data() + o, h);
+    StageHashes(mix, kw.data() + o, h);
     const auto bit = static_cast<unsigned char>(1u << (b % 8));
     if (o + kPrints < kw.size()) {
-      follow_staged_[0][b / 8][(h[0] ^ follow_mix_[static_cast<unsigned char>(kw[o + kPrints]) & 31]) & (kValues - 1)] |= bit;
+      follow_staged[0][b / 8][(h[0] ^ follow_mix[static_cast<unsigned char>(kw[o + kPrints]) & 31]) & (kValues - 1)] |= bit;
     } else {
-      follow_staged_[1][b / 8][ThreeHash(mix_, kw.data() + o)] |= bit;
+      follow_staged[1][b / 8][ThreeHash(mix, kw.data() + o)] |= bit;
     }
   }
   // The short anchors' buckets: a 3-byte keyword by its bytes' hash, the shorter ones at every value.
@@ -1035,11 +1060,11 @@ void LineScanner::BuildFollowStage(int seed) {
   if (short_bucket_[1] == three || short_bucket_[2] == three) three = -1;  // a bucket of several lengths
   for (int b = 0; b < kBuckets; ++b) {
     if (!(short_buckets_ >> b & 1) || b == three) continue;
-    for (unsigned char& bits : follow_staged_[1][b / 8]) bits |= static_cast<unsigned char>(1u << (b % 8));
+    for (unsigned char& bits : follow_staged[1][b / 8]) bits |= static_cast<unsigned char>(1u << (b % 8));
   }
   if (three >= 0) {
     for (const std::string& kw : keywords_) {
-      if (kw.size() == 3) follow_staged_[1][three / 8][ThreeHash(mix_, kw.data())] |= static_cast<unsigned char>(1u << (three % 8));
+      if (kw.size() == 3) follow_staged[1][three / 8][ThreeHash(mix, kw.data())] |= static_cast<unsigned char>(1u << (three % 8));
     }
   }
 }
@@ -1308,11 +1333,11 @@ void LineScanner::KeywordsInFrom(const char* p, size_t n, size_t from, std::vect
 }
 
 LineScanner::Counts LineScanner::CountCandidates(std::string_view text) const {
-  return CountCandidates(text, [](size_t, unsigned, bool, bool, bool) {});
+  return CountCandidates(text, [](size_t, unsigned, bool, bool, bool, bool) {});
 }
 
 LineScanner::Counts LineScanner::CountCandidates(
-    std::string_view text, const std::function<void(size_t, unsigned, bool, bool, bool)>& visit) const {
+    std::string_view text, const std::function<void(size_t, unsigned, bool, bool, bool, bool)>& visit) const {
   Counts counts;
   const char* p = text.data();
   const size_t n = text.size();
@@ -1324,13 +1349,14 @@ LineScanner::Counts LineScanner::CountCandidates(
     counts.staged += staged;
     // The loop with the stage on every block: where the byte after the window lies, its first hashes
     // and the follow-up tables (Note: [Staged follow-up]); else all three hashes.
-    counts.followed += i + kPrints < n ? (buckets & FollowBuckets(p, i)) != 0 : staged;
+    const bool followed = i + kPrints < n ? (buckets & FollowBuckets(p, i)) != 0 : staged;
+    counts.followed += followed;
     const bool fits = i + kPrints <= n;
     const bool hashed = (fits && HashMayHold(p + i)) || ((buckets & short_buckets_) && (!fits || ShortHashMayHold(p + i)));
     const bool anchored = hashed && AnchorHit(p, n, i, buckets);
     counts.hashed += hashed;
     counts.anchored += anchored;
-    visit(i, buckets, staged, hashed, anchored);
+    visit(i, buckets, staged, hashed, anchored, followed);
   }
   return counts;
 }

@@ -134,11 +134,12 @@ class LineScanner {
     std::uint64_t table = 0, staged = 0, hashed = 0, anchored = 0, followed = 0;
   };
   Counts CountCandidates(std::string_view text) const;
-  // As CountCandidates, and calls visit(position, buckets, staged, hashed, anchored) for each position
-  // some bucket's tables accept (scan_bench --top: which windows of a log make the candidates).
+  // As CountCandidates, and calls visit(position, buckets, staged, hashed, anchored, followed) for each
+  // position some bucket's tables accept (scan_bench --top: which windows of a log make the candidates).
   Counts CountCandidates(
       std::string_view text,
-      const std::function<void(size_t at, unsigned buckets, bool staged, bool hashed, bool anchored)>& visit) const;
+      const std::function<void(size_t at, unsigned buckets, bool staged, bool hashed, bool anchored, bool followed)>& visit)
+      const;
   // Returns the keywords in use, lower-cased, in construction order.
   const std::vector<std::string>& keywords() const { return keywords_; }
   // Returns the keywords a scanner built from `keywords` uses: lower-cased, without those holding '\n'
@@ -327,6 +328,10 @@ class LineScanner {
   unsigned FollowBuckets(const char* p, size_t i) const;
   // Fills follow_mix_ and follow_staged_ for the keywords' layout under the mix of `seed`.
   void BuildFollowStage(int seed);
+  // The same into `follow_mix` and `follow_staged`, with `mix` (the stage's mix values of `seed`) in
+  // place of mix_ (ChooseMix scores each seed by them).
+  void MakeFollowStage(const unsigned char (&mix)[kPrints][32], int seed, unsigned char (&follow_mix)[32],
+                       unsigned char (&follow_staged)[2][2][1 << kStageBits]) const;
   // kStageBits bits of the mix values of the first 3 bytes at `bytes`, XORed (Note: [Staged follow-up]).
   static unsigned ThreeHash(const unsigned char (&mix)[kPrints][32], const char* bytes);
   int short_bucket_[kPrints] = {-1, -1, -1, -1};  // the bucket of the keywords of each length < kPrints
