@@ -114,6 +114,22 @@ inline std::vector<std::filesystem::path> CorpusLogs() {
   return out;
 }
 
+// Note: [One-encoding text]. A log whose bytes hold a NUL is not text in one encoding:
+// corpus/formats/utf16-appended-stderr is UTF-8 with UTF-16LE appended, as Windows PowerShell's `>>`
+// leaves a file. A person copies text through a decoder that has already chosen one encoding, so the
+// forms that rewrite a log line by line, or join several logs, are forms of one-encoding text only; the
+// appended file has its own form (utf16_appended in tests/cut_paste_test.cc) and its own case.
+inline bool OneEncodingText(const std::string& bytes) { return bytes.find('\0') == std::string::npos; }
+
+// CorpusLogs() without the logs that are not one-encoding text (Note: [One-encoding text]).
+inline std::vector<std::filesystem::path> TextCorpusLogs() {
+  std::vector<std::filesystem::path> out;
+  for (const std::filesystem::path& log : CorpusLogs()) {
+    if (OneEncodingText(ReadFile(log.string()))) out.push_back(log);
+  }
+  return out;
+}
+
 // A fresh scratch directory under the system's temporary directory, removed by the destructor.
 struct TempDir {
   explicit TempDir(const std::string& tag)
