@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "diagnose/frame_evidence.h"
@@ -119,6 +120,79 @@ TEST(FrameEvidence, EveryRowIsWellFormed) {
     }
     if (e.speaks) {
       EXPECT_FALSE(e.reading.empty() || e.test.empty() || e.fix.empty() || e.check.empty());
+    }
+  }
+}
+
+// Note: [Frame evidence gates]: the run read from a pattern, and none where it cannot be read.
+TEST(FrameEvidence, RequiredRunsAreReadOutsideGroupsAndQuantifiers) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"((^|\.)OutOfMemoryError$)", "OutOfMemoryError"},
+      {R"(^torch\._(dynamo|inductor)\.exc\.)", "torch._"},
+      {R"(torch/(cuda/)?amp/grad_scaler\.py$)", "amp/grad_scaler.py"},
+      {R"(lightning/(pytorch/)?trainer/connectors/)", "trainer/connectors/"},
+      {R"(^(ModuleNotFoundError|ImportError)$)", ""},
+      {R"(load|from_pretrained)", ""},   // an alternative of the whole pattern
+      {"abc?d", "ab"},                   // c may be absent
+      {"abc*de", "ab"},
+      {"ab+cd", "ab"},                   // "abbcd" holds ab and cd, not abcd
+      {"ab{2}cde", "cde"},               // the counted repeat's digits are no literal
+      {"ab{2,}xyz", "xyz"},
+      {"a[bc]de", "de"},
+      {"a[]x]bc", "bc"},
+      {"a[[:alpha:]]bc", "bc"},
+      {R"(\d+abc)", "abc"},
+      {R"(\x41bcd)", ""},                // an escape that is a character: not read
+      {R"(\Qa.b\E)", ""},
+      {"(?i)abc", ""},                   // flags
+      {"(?P<n>x)abc", "abc"},
+      {"(?:x)abcd?", "abc"},
+      {"foo.*barbaz", "barbaz"},
+      {"caf\xc3\xa9?", ""},             // non-ASCII
+      {"abc(", ""},
+      {"abc)", ""},
+      {"a[bc", ""},
+  };
+  for (const auto& [pattern, run] : cases) {
+    EXPECT_EQ(FrameEvidenceRequiredRun(pattern), run) << pattern;
+  }
+}
+
+// Every run read from a row's pattern is in every text the pattern matches: checked on the texts the
+// table's own tests and rows name, with each run's characters cut, changed and around it.
+TEST(FrameEvidence, TheRowsRequiredRunsAreInEveryMatch) {
+  std::vector<std::string> texts = {"torch.cuda.OutOfMemoryError", "FloatingPointError", "torch._dynamo.exc.Unsupported",
+                                    "/x/torch/cuda/amp/grad_scaler.py", "/x/torch/amp/grad_scaler.py",
+                                    "/x/lightning/pytorch/trainer/connectors/checkpoint_connector.py",
+                                    "No module named 'mmcv.runner'", "safetensors_rust.SafetensorError"};
+  int read = 0;
+  for (const FrameEvidenceEntry& e : FrameEvidenceTable()) {
+    for (const std::string* p : {&e.exception, &e.file, &e.function, &e.message}) {
+      if (p->empty()) continue;
+      const std::string run = FrameEvidenceRequiredRun(*p);
+      if (run.empty()) continue;
+      ++read;
+      texts.push_back(run);
+      texts.push_back("/x/" + run + ".py");
+      for (size_t i = 0; i < run.size(); ++i) {
+        texts.push_back(run.substr(0, i) + run.substr(i + 1));
+        std::string changed = run;
+        changed[i] = changed[i] == 'x' ? 'y' : 'x';
+        texts.push_back(changed);
+      }
+    }
+  }
+  EXPECT_GT(read, 25);
+  for (const FrameEvidenceEntry& e : FrameEvidenceTable()) {
+    for (const std::string* p : {&e.exception, &e.file, &e.function, &e.message}) {
+      if (p->empty()) continue;
+      const std::string run = FrameEvidenceRequiredRun(*p);
+      const RE2 re(*p);
+      for (const std::string& t : texts) {
+        if (RE2::PartialMatch(t, re)) {
+          EXPECT_NE(t.find(run), std::string::npos) << *p << " on " << t;
+        }
+      }
     }
   }
 }
