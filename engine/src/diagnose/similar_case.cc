@@ -1,17 +1,25 @@
 #include "diagnose/similar_case.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <mutex>
-#include <sstream>
-#include <unordered_map>
 #include <string_view>
 #include <utility>
 
 #include "rules/rule.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace triage {
 
@@ -126,14 +134,124 @@ struct SpaceTable {
 constexpr SpaceTable kSpaces;
 bool Space(char c) { return kSpaces.space[static_cast<unsigned char>(c)]; }
 
-// FNV-1a over a word: the parse's lookup of each of the index's ~19,000 words (std::hash's
-// _Hash_bytes took ~56 instructions a word).
-struct WordHash {
-  size_t operator()(std::string_view w) const {
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    for (char c : w) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-    return static_cast<size_t>(h);
+// The hash of SimilarIndex::word_slots: the word's bytes as 8-byte words (the last one zero-padded),
+// each mixed in by a multiply and shift, then the length, then a final mix.
+std::uint64_t WordHash(std::string_view w) {
+  std::uint64_t h = 0x9e3779b97f4a7c15ull;
+  const char* p = w.data();
+  size_t n = w.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
   }
+  if (n > 0) {
+    std::uint64_t v = 0;
+    for (size_t i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+    h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+  }
+  h ^= w.size();
+  h *= 0x94d049bb133111ebull;
+  return h ^ (h >> 32);
+}
+
+// The end of the word at `p` (the first space at or after it, or `end`). `limit` (>= end) is how far
+// the text may be read: 16 bytes at a time where they lie within it.
+const char* WordEnd(const char* p, const char* end, const char* limit) {
+#if defined(__SSE2__)
+  const __m128i nine = _mm_set1_epi8(9), four = _mm_set1_epi8(4), blank = _mm_set1_epi8(' ');
+  while (p < end && limit - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i control = _mm_sub_epi8(v, nine);  // \t \n \v \f \r: 0-4
+    const __m128i spaces = _mm_or_si128(_mm_cmpeq_epi8(v, blank), _mm_cmpeq_epi8(_mm_min_epu8(control, four), control));
+    const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(spaces));
+    if (mask != 0) return std::min(end, p + __builtin_ctz(mask));
+    p += 16;
+  }
+#else
+  (void)limit;
+#endif
+  while (p < end && !Space(*p)) ++p;
+  return std::min(p, end);
+}
+
+// Finds `word` (hash `h`) in `slots`: its slot, holding its id + 1, or the empty slot it would take.
+inline size_t FindSlot(const std::vector<std::pair<std::uint32_t, int>>& slots, const std::vector<std::string>& words,
+                std::string_view word, std::uint64_t h) {
+  const size_t mask = slots.size() - 1;
+  const auto low = static_cast<std::uint32_t>(h);
+  for (size_t s = static_cast<size_t>(h >> 32) & mask;; s = (s + 1) & mask) {
+    const auto& [hash, id] = slots[s];
+    if (id == 0) return s;
+    if (hash == low) {
+      const std::string& known = words[static_cast<size_t>(id - 1)];
+      if (known.size() == word.size() && std::memcmp(known.data(), word.data(), word.size()) == 0) return s;
+    }
+  }
+}
+
+// Doubles `slots`, each word placed again by its stored hash.
+void GrowSlots(std::vector<std::pair<std::uint32_t, int>>* slots, const std::vector<std::string>& words) {
+  std::vector<std::pair<std::uint32_t, int>> grown(slots->size() * 2, {0, 0});
+  const size_t mask = grown.size() - 1;
+  for (const auto& slot : *slots) {
+    if (slot.second == 0) continue;
+    size_t s = static_cast<size_t>(WordHash(words[static_cast<size_t>(slot.second - 1)]) >> 32) & mask;
+    while (grown[s].second != 0) s = (s + 1) & mask;
+    grown[s] = slot;
+  }
+  slots->swap(grown);
+}
+
+// The bytes of a file, mapped (read-only, populated: the parse reads them all) or, where it cannot be
+// mapped, read. Mapping spares the copy into fresh heap pages, each a page fault (Note: [Similar index
+// parse]).
+class FileBytes {
+ public:
+  explicit FileBytes(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      if (p != MAP_FAILED) {
+        map_ = p;
+        size_ = static_cast<size_t>(st.st_size);
+        ok_ = true;
+      }
+    }
+    if (!ok_) {  // read it
+      char buffer[4096];
+      ok_ = true;
+      for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n == 0) break;
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          ok_ = false;
+          break;
+        }
+        read_.append(buffer, static_cast<size_t>(n));
+      }
+    }
+    ::close(fd);
+  }
+  ~FileBytes() {
+    if (map_) ::munmap(map_, size_);
+  }
+  FileBytes(const FileBytes&) = delete;
+  FileBytes& operator=(const FileBytes&) = delete;
+
+  bool ok() const { return ok_; }
+  std::string_view view() const { return map_ ? std::string_view(static_cast<const char*>(map_), size_) : std::string_view(read_); }
+
+ private:
+  void* map_ = nullptr;
+  size_t size_ = 0;
+  std::string read_;
+  bool ok_ = false;
 };
 
 bool ParseCount(std::string_view s, int* out) {
@@ -157,16 +275,31 @@ bool ParseCount(std::string_view s, int* out) {
 // order: an index without them (a test's), or written before a tier was added or renamed, is fitted
 // at load as before. SimilarIndex.TheShippedIndexIsCurrent rebuilds the file (its fits included) and
 // SimilarIndex.TheStoredFitsAreAFreshFit compares the stored records with a fit of the shipped rows.
-bool ParseSimilarIndex(const std::string& text, SimilarIndex* index, std::string* error) {
+//
+// Note: [Similar index parse] A log no rule answers reads the index at its start (~280 KB, ~1,250
+// rows, ~20,000 word occurrences of ~1,750 distinct words): the parse is on that start's path. A
+// word's end is found 16 bytes at a time (WordEnd), the word hashed 8 bytes at a time (WordHash), and
+// its id looked up in SimilarIndex::word_slots, an open-addressed table of (hash, id) that is also the
+// index's word -> id map afterwards (no second map built from strings). The file is mapped (FileBytes),
+// not copied: a copy wrote ~70 fresh heap pages, a page fault each (SimilarIndex.* and the shipped
+// index's tests hold the rows, words and fits).
+bool ParseSimilarIndex(std::string_view text, SimilarIndex* index, std::string* error) {
   *index = SimilarIndex();
   std::vector<std::pair<std::string, SimilarTierFit>> stored;
   int number = 0;
   size_t pos = 0;
   std::string_view fields[5];
-  index->rows.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')));
-  // The words' ids while parsing, keyed by views into `text` (no string made to look a word up);
-  // word_ids is filled from it at the end.
-  std::unordered_map<std::string_view, int, WordHash> ids;
+  size_t lines = 0;
+  if (!text.empty()) {
+    const char* const text_stop = text.data() + text.size();
+    for (const char* nl = text.data();
+         (nl = static_cast<const char*>(std::memchr(nl, '\n', static_cast<size_t>(text_stop - nl)))) != nullptr; ++nl) {
+      ++lines;
+    }
+  }
+  index->rows.reserve(lines);
+  index->word_slots.assign(4096, {0, 0});
+  const char* const text_end = text.data() + text.size();
   std::vector<int> row_words;  // one row's ids, before sorting
   while (pos < text.size()) {
     size_t eol = text.find('\n', pos);
@@ -219,28 +352,32 @@ bool ParseSimilarIndex(const std::string& text, SimilarIndex* index, std::string
       return false;
     }
     if (fields[2] != "-") row.source = std::string(fields[2]);
-    const std::string_view words = fields[3];
+    // The words (Note: [Similar index parse]).
+    const char* p = fields[3].data();
+    const char* const end = p + fields[3].size();
     row_words.clear();
-    for (size_t w = 0; w < words.size();) {
-      while (w < words.size() && Space(words[w])) ++w;
-      size_t e = w;
-      while (e < words.size() && !Space(words[e])) ++e;
-      if (e == w) break;
-      const std::string_view word = words.substr(w, e - w);
-      auto it = ids.find(word);  // find first: emplace would make a node for every word
-      if (it == ids.end()) {
-        it = ids.emplace(word, static_cast<int>(index->words.size())).first;
+    for (;;) {
+      while (p < end && Space(*p)) ++p;
+      if (p == end) break;
+      const char* const start = p;
+      p = WordEnd(p, end, text_end);
+      const std::string_view word(start, static_cast<size_t>(p - start));
+      const std::uint64_t h = WordHash(word);
+      size_t slot = FindSlot(index->word_slots, index->words, word, h);
+      if (index->word_slots[slot].second == 0) {
+        if (2 * (index->words.size() + 1) > index->word_slots.size()) {
+          GrowSlots(&index->word_slots, index->words);
+          slot = FindSlot(index->word_slots, index->words, word, h);
+        }
         index->words.emplace_back(word);
+        index->word_slots[slot] = {static_cast<std::uint32_t>(h), static_cast<int>(index->words.size())};
       }
-      row_words.push_back(it->second);
-      w = e;
+      row_words.push_back(index->word_slots[slot].second - 1);
     }
     std::sort(row_words.begin(), row_words.end());
     row.words.assign(row_words.begin(), std::unique(row_words.begin(), row_words.end()));
     index->rows.push_back(std::move(row));
   }
-  index->word_ids.reserve(index->words.size());
-  for (size_t w = 0; w < index->words.size(); ++w) index->word_ids.emplace(index->words[w], static_cast<int>(w));
   const double n = static_cast<double>(index->rows.size());
   std::vector<int> df(index->words.size(), 0);
   for (const SimilarRow& row : index->rows) {
@@ -271,17 +408,20 @@ bool ParseSimilarIndex(const std::string& text, SimilarIndex* index, std::string
   return true;
 }
 
+int SimilarIndex::WordId(std::string_view word) const {
+  if (word_slots.empty()) return -1;
+  return word_slots[FindSlot(word_slots, words, word, WordHash(word))].second - 1;
+}
+
 const SimilarIndex* BundledSimilarIndex() {
   static std::once_flag once;
   static std::unique_ptr<SimilarIndex> index;
   std::call_once(once, [] {
-    std::ifstream in(BundledRulesDir() + "/similar/cases.tsv", std::ios::binary);
-    if (!in) return;
-    std::ostringstream text;
-    text << in.rdbuf();
+    const FileBytes text(BundledRulesDir() + "/similar/cases.tsv");
+    if (!text.ok()) return;
     auto parsed = std::make_unique<SimilarIndex>();
     std::string error;
-    if (ParseSimilarIndex(text.str(), parsed.get(), &error)) index = std::move(parsed);
+    if (ParseSimilarIndex(text.view(), parsed.get(), &error)) index = std::move(parsed);
   });
   return index.get();
 }
@@ -371,10 +511,10 @@ SimilarVote VoteOn(const SimilarIndex& index, const std::vector<SimilarNeighbour
 double QueryIds(const SimilarIndex& index, const std::vector<std::string>& words, std::vector<int>* ids) {
   double query = 0;
   for (const std::string& w : words) {
-    auto it = index.word_ids.find(w);
-    const double idf = it == index.word_ids.end() ? index.unseen_idf : index.idf[static_cast<size_t>(it->second)];
+    const int id = index.WordId(w);
+    const double idf = id < 0 ? index.unseen_idf : index.idf[static_cast<size_t>(id)];
     query += idf * idf;
-    if (it != index.word_ids.end()) ids->push_back(it->second);
+    if (id >= 0) ids->push_back(id);
   }
   return query;
 }

@@ -9,9 +9,11 @@
 #ifndef TRIAGE_ENGINE_SIMILAR_CASE_H_
 #define TRIAGE_ENGINE_SIMILAR_CASE_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "triage/triage.h"
@@ -50,7 +52,9 @@ struct SimilarTierFit {
 struct SimilarIndex {
   std::vector<SimilarRow> rows;
   std::vector<std::string> words;                // id -> word
-  std::unordered_map<std::string, int> word_ids; // word -> id
+  // word -> id: open addressing on the word's FNV-1a hash, (the hash's low 32 bits, id + 1) per slot,
+  // 0 for an empty one; a power of two of slots, at most half full (Note: [Similar index parse]).
+  std::vector<std::pair<std::uint32_t, int>> word_slots;
   std::vector<double> idf;                       // id -> weight
   std::vector<std::vector<int>> postings;        // id -> rows holding it, ascending
   // The weight of a word the index never saw (df 0).
@@ -59,6 +63,9 @@ struct SimilarIndex {
   std::vector<SimilarTierFit> tier_fits;
   // Whether tier_fits were read from the file (Note: [Stored tier fits]) rather than fitted at load.
   bool fits_stored = false;
+
+  // The id of `word`, or -1 when the index does not hold it.
+  int WordId(std::string_view word) const;
 };
 
 // Parses the index file (rules/similar/cases.tsv: `#` comment lines, then one row a line: case,
@@ -67,7 +74,7 @@ struct SimilarIndex {
 // stored fits are used when they name SimilarTiers()'s ids in its order; otherwise the tiers are fitted
 // on the rows (FitSimilarTiers: Note: [Stored tier fits] in similar_case.cc). Returns false (with *error)
 // on a malformed line.
-bool ParseSimilarIndex(const std::string& text, SimilarIndex* index, std::string* error);
+bool ParseSimilarIndex(std::string_view text, SimilarIndex* index, std::string* error);
 
 // The index under the bundled rules (BundledRulesDir()/similar/cases.tsv), read and parsed at the first
 // call (thread-safe) and kept; null when it is missing or malformed.
