@@ -69,8 +69,9 @@ const std::vector<DetectorDef>& Detectors() {
        {{"min_points", 10}, {"min_r2", 0.9}, {"min_ratio", 5}, {"loss_worsening", 0.5}},
        {"start", "value", "r2", "loss_from", "loss_to"}},
       {"chance_level", {SeriesId::kLoss, SeriesId::kAcc, SeriesId::kValAcc},
-       {{"min_points", 2}, {"log_c_tolerance", 0.005}, {"acc_tolerance", 0.01}, {"max_classes", 1000}},
-       {"value", "classes", "log_c", "accuracy"}},
+       {{"min_points", 2}, {"log_c_tolerance", 0.005}, {"acc_tolerance", 0.01}, {"max_classes", 1000}, {"min_tail", 3},
+        {"require_return", 0}, {"min_dip", 0.1}},
+       {"value", "classes", "log_c", "accuracy", "low"}},
       {"one_class", {SeriesId::kF1, SeriesId::kValAcc, SeriesId::kAcc},
        {{"f1_tolerance", 0.0015}, {"min_classes", 2}, {"max_classes", 50}},
        {"value", "accuracy", "classes", "class_f1"}},
@@ -431,7 +432,15 @@ bool DetectFlat(Ctx& c) {
 // loss passes ln C on its way down, an accuracy near 1/C may be a hard task. Both at once, for one C,
 // at the end of the run, with the loss never under ln C, are the model predicting nothing; this holds
 // even for two printed points (a notebook's first and last epoch). The accuracy may be printed as a
-// fraction or as a percentage: both readings are tried.
+// fraction or as a percentage: both readings are tried. A loss that went under ln C and came back to it
+// counts too when its last `min_tail` values all lie within `log_c_tolerance` of ln C: a run that learned a
+// little and then fell into uniform guessing (a learning rate too high for the network drives every output
+// to one constant) stays there to the printed digits, where a loss on its way down passes ln C once.
+// rowanz/r2c#43 printed this: 1.356 after the first epoch, then 1.3864 (ln 4) with an accuracy of 0.249.
+// With `require_return` the loss alone is read, and only that return: it went at least `min_dip` under
+// ln C (it learned, which no constant output does) and its last `min_tail` values lie within
+// `log_c_tolerance` of ln C. No accuracy is needed then: a loss that had learned does not come back to
+// the uniform guess's value to the printed digits and stay there unless every output became the same.
 bool DetectChanceLevel(Ctx& c) {
   const MetricSeries* loss = c.Series(0);
   if (!loss || loss->has_negative() || loss->count() < c.P("min_points")) return false;
@@ -443,8 +452,33 @@ bool DetectChanceLevel(Ctx& c) {
   const int classes = LogClasses(last, tol, static_cast<int>(c.P("max_classes")));
   if (!classes) return false;
   const double log_c = std::log(classes);
-  for (const MetricPoint& p : f) {
-    if (p.value < log_c * (1 - tol)) return false;  // it went under the guess: it learned something
+  bool went_under = false;
+  for (const MetricPoint& p : f) went_under = went_under || p.value < log_c * (1 - tol);
+  // A loss that went under the guess learned something: only a return to it that stayed counts.
+  size_t tail = 0;
+  while (tail < f.size() && std::fabs(f[f.size() - 1 - tail].value - log_c) <= tol * log_c) ++tail;
+  const double min_tail = std::max(2.0, c.P("min_tail"));
+  if (went_under && static_cast<double>(tail) < min_tail) return false;
+  if (c.P("require_return") > 0) {
+    const MetricPoint* low = &f.front();
+    for (const MetricPoint& p : f) {
+      if (p.value < low->value) low = &p;
+    }
+    if (!went_under || low->value > log_c * (1 - c.P("min_dip"))) return false;
+    std::string axis = AxisOf(pts);
+    std::string evidence = std::string(SeriesName(c.Id(0))) + " went down to " + Num(low->value) + " (" +
+                           Where(*low, axis) + ", line " + std::to_string(low->line) + "), then came back to ln " +
+                           std::to_string(classes) + " = " + Num(log_c) + " and stayed there for its last " +
+                           std::to_string(tail) + " of " + std::to_string(loss->count()) + " values, ending at " +
+                           Num(last) + " (line " + std::to_string(f.back().line) +
+                           "): the loss of uniform guessing over " + std::to_string(classes) + " classes";
+    c.hit->captures["value"] = Num(last);
+    c.hit->captures["classes"] = std::to_string(classes);
+    c.hit->captures["log_c"] = "ln " + std::to_string(classes) + " = " + Num(log_c);
+    c.hit->captures["low"] = Num(low->value);
+    Finish(c, c.Id(0), pts, f.front(), f.back(), nullptr, evidence);
+    SetBand(c, log_c * (1 - tol), "ln " + std::to_string(classes) + " less the " + Percent(tol) + " log_c_tolerance");
+    return true;
   }
   const double chance = 1.0 / classes;
   for (size_t i = 1; i < c.spec.series.size(); ++i) {
@@ -458,8 +492,11 @@ bool DetectChanceLevel(Ctx& c) {
     std::vector<MetricPoint> acc_pts = acc->Points();
     std::string evidence = std::string(SeriesName(c.Id(0))) + " ends at " + Num(last) + " (" +
                            Where(f.back(), axis) + ", line " + std::to_string(f.back().line) + ") = ln " +
-                           std::to_string(classes) + " = " + Num(log_c) + ", never below it over " +
-                           std::to_string(loss->count()) + " values, and " + SeriesName(c.Id(i)) + " ends at " +
+                           std::to_string(classes) + " = " + Num(log_c) +
+                           (went_under ? ", back at it for the last " + std::to_string(tail) + " of " +
+                                             std::to_string(loss->count()) + " values after going under it"
+                                       : ", never below it over " + std::to_string(loss->count()) + " values") +
+                           ", and " + SeriesName(c.Id(i)) + " ends at " +
                            Num(a) + (percent && !fraction ? "%" : "") + " (line " + std::to_string(acc->last().line) +
                            ") = 1/" + std::to_string(classes) +
                            ": the scores of uniform guessing over " + std::to_string(classes) + " classes";
