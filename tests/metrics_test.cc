@@ -805,6 +805,31 @@ TEST(MetricCollector, ReadsMemoryAsSystemToolsPrintIt) {
   EXPECT_EQ(ValuesOf(Collect(logged), SeriesId::kHostMemory), (std::vector<double>{4000000.0 / 1024, 6000000.0 / 1024}));
 }
 
+// Note: [GPU query rows]: nvidia-smi --query-gpu's CSV, with and without units, per GPU by its index column.
+TEST(MetricCollector, ReadsNvidiaSmiQueryRows) {
+  const MetricCollector one = Collect(
+      "timestamp, name, memory.used [MiB], memory.total [MiB]\n"
+      "2024/05/01 12:00:00.123, NVIDIA A100-SXM4-40GB, 8000 MiB, 40960 MiB\n"
+      "2024/05/01 12:00:01.124, NVIDIA A100-SXM4-40GB, 9500 MiB, 40960 MiB\n"
+      "epoch 1 loss 0.5\n"
+      "2024/05/01 12:00:02.125, NVIDIA A100-SXM4-40GB, 11000 MiB, 40960 MiB\n");
+  EXPECT_EQ(ValuesOf(one, SeriesId::kMemory), (std::vector<double>{8000, 9500, 11000}));
+  EXPECT_EQ(ValuesOf(one, SeriesId::kLoss), (std::vector<double>{0.5}));
+  // `nounits`, two GPUs by their index: GPU 1 rises, GPU 0 does not (Note: [One series per GPU])
+  const MetricCollector two = Collect(
+      "index, memory.used [MiB], utilization.gpu [%]\n"
+      "0, 500, 0\n1, 10240, 97\n0, 502, 0\n1, 15872, 98\n0, 500, 0\n1, 21504, 97\n");
+  EXPECT_EQ(ValuesOf(two, SeriesId::kMemory), (std::vector<double>{10240, 15872, 21504}));
+  // no memory.used in the header, rows of another field count, a value in another unit: nothing read
+  // the first field with its unit (the query's fields in another order)
+  EXPECT_EQ(ValuesOf(Collect("utilization.gpu [%], memory.used [MiB], memory.total [MiB], name\n"
+                             "0 %, 806 MiB, 49140 MiB, NVIDIA GeForce RTX 4090\n"),
+                     SeriesId::kMemory),
+            (std::vector<double>{806}));
+  EXPECT_TRUE(PointsOf(Collect("index, utilization.gpu [%]\n0, 97 %\n"), SeriesId::kMemory).empty());
+  EXPECT_TRUE(PointsOf(Collect("index, memory.used [MiB]\n0, 500, 1\n0, 5 GiB\n"), SeriesId::kMemory).empty());
+}
+
 // Note: [One series per GPU]: each GPU's nvidia-smi rows are a series of their own, and `memory` is the one
 // that rose most; a single table is one point per GPU, so no series.
 TEST(MetricCollector, ReadsEachGpuOfAnNvidiaSmiTableApart) {

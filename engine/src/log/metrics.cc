@@ -2459,6 +2459,82 @@ bool MetricCollector::ScanToolRow(std::string_view text, std::uint64_t line_no) 
   return true;
 }
 
+// Note: [GPU query rows]. `nvidia-smi --query-gpu=timestamp,index,memory.used,... --format=csv [-l N]`, the
+// form scripts and cluster jobs log GPU memory in, prints a header of the query's fields, each with its unit
+// in brackets ("timestamp, index, name, memory.used [MiB], memory.total [MiB]"), then one row per GPU per
+// sample, the fields separated by ", " ("2024/05/01 12:00:00.123, 0, NVIDIA A100-SXM4-40GB, 8000 MiB, 40960
+// MiB"; "8000" with `nounits`). Neither reader saw them: the name scan needs a series name (and none is in
+// a row), the CSV reader takes fields without blanks. The header (its first field a query name: small
+// letters, '.' and '_', its unit in brackets after it or none) sets the columns of memory.used and of the index; a row with as many fields, the
+// used one a number with "MiB" or none after it, is a point of that GPU's series, GPU 0's the `memory`
+// series itself, as nvidia-smi's table rows are (the same figure name: Note: [One memory figure per series];
+// Note: [One series per GPU]). Without an index column every row is read as GPU 0's (a query of one GPU,
+// `-i 0`, has none). A header without memory.used, and `noheader` output, are not read.
+bool MetricCollector::ScanSmiQuery(std::string_view text, std::uint64_t line_no) {
+  auto split = [&](std::string_view line, std::string_view* fields, int max) {
+    int n = 0;
+    size_t pos = 0;
+    while (n < max) {
+      const size_t comma = line.find(", ", pos);
+      fields[n++] = line.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+      if (comma == std::string_view::npos) return n;
+      pos = comma + 2;
+    }
+    return max + 1;  // too many
+  };
+  constexpr int kMaxFields = 32;
+  std::string_view fields[kMaxFields];
+  if (text[0] >= 'a' && text[0] <= 'z') {
+    // A header? Its first field is a query name, then ", " (most lines fail at their first blank).
+    size_t i = 0;
+    while (i < text.size() && ((text[i] >= 'a' && text[i] <= 'z') || text[i] == '.' || text[i] == '_')) ++i;
+    if (i + 2 < text.size() && text[i] == ' ' && text[i + 1] == '[') {  // its unit: "utilization.gpu [%], ..."
+      const size_t close = text.find(']', i);
+      if (close != std::string_view::npos && close - i <= 8) i = close + 1;
+    }
+    if (i + 1 < text.size() && text[i] == ',' && text[i + 1] == ' ' && text.find("memory.used") != std::string_view::npos) {
+      const int n = split(text, fields, kMaxFields);
+      if (n > kMaxFields) return false;
+      int used = -1, index = -1;
+      for (int f = 0; f < n; ++f) {
+        std::string_view name = fields[f].substr(0, fields[f].find(' '));
+        if (name == "memory.used") used = f;
+        if (name == "index") index = f;
+      }
+      if (used < 0) return false;
+      query_fields_ = n;
+      query_used_ = used;
+      query_index_ = index;
+      return true;
+    }
+  }
+  if (query_used_ < 0) return false;
+  if (text.find(", ") == std::string_view::npos || split(text, fields, kMaxFields) != query_fields_) return false;
+  std::string_view cell = fields[query_used_];
+  double used = 0;
+  const char* const c_end = cell.data() + cell.size();
+  const char* r = ReadNumber(cell.data(), c_end, &used);
+  if (!r || r == cell.data() || !(r == c_end || std::string_view(r, static_cast<size_t>(c_end - r)) == " MiB")) return false;
+  long long gpu = 0;
+  if (query_index_ >= 0) {
+    std::string_view idx = fields[query_index_];
+    const char* q = ReadInt(idx.data(), idx.data() + idx.size(), &gpu);
+    if (q != idx.data() + idx.size() || q == idx.data() || gpu < 0) return false;
+  }
+  if (gpu >= kSmiGpus || !MemoryNameAgrees(S(SeriesId::kMemory), kSmiRow, true)) return true;
+  if (gpu > 0) {  // (Note: [One series per GPU])
+    if (smi_series_.size() <= static_cast<size_t>(gpu)) smi_series_.resize(static_cast<size_t>(gpu) + 1);
+    const double none = std::numeric_limits<double>::quiet_NaN();
+    smi_series_[static_cast<size_t>(gpu)].Add(used, none, none, line_no);
+    return true;
+  }
+  LineValues lv;
+  lv.have[S(SeriesId::kMemory)] = true;
+  lv.found[lv.nfound++] = {S(SeriesId::kMemory), used};
+  Emit(lv, line_no);
+  return true;
+}
+
 // Note: [Key-value tables]. OpenAI's logger (baselines' logger.py HumanOutputFormat.writekvs, copied into
 // guided-diffusion, improved-diffusion and the repositories built on them) and Stable-Baselines3's print
 // each logging call as a block: a row of dashes, then one row per key, "| loss          | nan       |"
@@ -2566,8 +2642,10 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       return;
     }
   }
-  // Memory as `free` and nvidia-smi print it (Note: [System tool tables]).
+  // Memory as `free` and nvidia-smi print it (Note: [System tool tables]), and nvidia-smi's query rows
+  // (Note: [GPU query rows]): a header starts with a query field's name, in small letters.
   if ((begin[0] == 'M' || begin[0] == '|' || begin[0] == 'K' || begin[0] == 'G') && ScanToolRow(text, line_no)) return;
+  if ((query_used_ >= 0 || (begin[0] >= 'a' && begin[0] <= 'z')) && ScanSmiQuery(text, line_no)) return;
   // A key-value table's row (Note: [Key-value tables]).
   if (begin[0] == '|') {
     LineValues row;

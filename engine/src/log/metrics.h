@@ -34,6 +34,8 @@
 // Note: [Key-value tables] in metrics.cc), a value whose name an evaluation split qualifies in parentheses as
 // the evaluation's (`Average Loss (valid) 0.0032`: Note: [Qualified names] in metrics.cc),
 // `free`'s "Mem:" row, top's "MiB Mem :" row and nvidia-smi's device rows (Note: [System tool tables]) are read too,
+// and so are the rows of `nvidia-smi --query-gpu=...,memory.used --format=csv` under their header (Note: [GPU query
+// rows] in metrics.cc),
 // and a memory series keeps the figure of one name (Note: [One memory figure per series]). Values may be `nan`, `inf`, `-inf`, `NaN`, `tensor(0.5, ...)`; memory values may
 // carry units (B, KB, MB, GB, K, M, G, KiB, MiB, GiB) and are kept in MB; a name followed by a word
 // may be a two-word name (`memory used: 1.2 GB`, `RAM usage 5.4 GB`: Note: [Name then a word] in metrics.cc).
@@ -298,6 +300,9 @@ class MetricCollector {
   // `free`'s "Mem:" row and nvidia-smi's device rows (Note: [System tool tables] in metrics.cc); true
   // when the line was one of them.
   bool ScanToolRow(std::string_view text, std::uint64_t line_no);
+  // nvidia-smi --query-gpu's CSV (Note: [GPU query rows] in metrics.cc): a header naming memory.used sets
+  // the columns; a row with as many fields gives that GPU's used memory. True when the line was either.
+  bool ScanSmiQuery(std::string_view text, std::uint64_t line_no);
   // Whether a memory value printed under `name` (a nonzero hash of the name as printed) may join the
   // series of `code`: the first name read for it is kept (Note: [One memory figure per series]); with
   // `take`, a series without a name yet takes this one.
@@ -421,6 +426,9 @@ class MetricCollector {
   std::vector<int> table_columns_;
   std::uint32_t memory_name_[2] = {0, 0};  // memory, host_memory: the name of their first point (0: none yet)
   int smi_gpu_ = -1;  // the GPU index of nvidia-smi's last device header row, -1 before one (Note: [System tool tables])
+  // nvidia-smi --query-gpu's header (Note: [GPU query rows]): its fields, and the columns of memory.used
+  // and of the GPU's index (-1: none; query_used_ -1: no header read).
+  int query_fields_ = 0, query_used_ = -1, query_index_ = -1;
   // nvidia-smi's figures of GPUs 1 to kSmiGpus - 1, one series each (index 0 unused: GPU 0's rows go to
   // `memory` as they are read); empty until a figures row of such a GPU (Note: [One series per GPU]).
   static constexpr int kSmiGpus = 16;
