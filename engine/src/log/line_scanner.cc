@@ -949,7 +949,7 @@ int LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& ancho
           every_block &= staged[t][0][h[t]] | unsigned{staged[t][1][h[t]]} << 8;
         }
         const unsigned v = (h[0] ^ follow_mix[static_cast<unsigned char>(window[kPrints]) & 31]) & (kHashes - 1);
-        const unsigned t = ThreeHash(mix, window);
+        const unsigned t = EndingIndex(mix, window, h, buckets);
         every_block &= (follow_staged[0][0][v] | unsigned{follow_staged[0][1][v]} << 8) |
                        (follow_staged[1][0][t] | unsigned{follow_staged[1][1][t]} << 8);
       }
@@ -1032,6 +1032,22 @@ unsigned LineScanner::FirstStaged(const unsigned char (&staged)[kStageHashes][2]
 // passed all three stage hashes, which this loop does not run, so the seed chosen could leave a
 // sample's window ("nnec" of "connection") passing the follow-up tables; scan_bench, 1000 rules, web
 // text, 0.00353 -> 0.00247 a byte past this loop's stage with the rules of 2026-11-30 16:40).
+// Note: [Ending anchor hash]
+// The ending table was indexed by ThreeHash, the anchor's first three bytes, for every bucket: so a
+// keyword ending with its anchor passed every window that shared those three bytes ("ward" of
+// "forward" let every "warn" of "WARN app." through, under every seed), and its fill let random
+// windows through ("\"kub" of every "\"kube-probe", 12,174 per 8 MiB of web text with the 1000 rules of
+// tests/bench/make_rulesets.py on 2026-11-30 20:40). Only the 3-byte keywords need a 3-byte hash: in
+// the set of 8 buckets that holds their bucket (ThreeBucket) the table is indexed as before; in the
+// other set, by the stage's third hash (all four bytes, computed by the stage anyway), so an ending
+// keyword passes only windows of its own four bytes (EndingIndex). A keyword lying at a position has
+// its anchor's four bytes there up to ASCII case, so its bucket passes either index. scan_bench, the
+// first 8 MiB of web text, 1000 rules, positions a byte past the loop's stage 0.00457 -> 0.00251 (the
+// seed chosen changed with the scoring); what is left is real anchors in other words ("use " of "GC
+// pause", "tive" of "active", "ompl" of "completed", "ired" of "expired", "hard" of "shard") and a
+// seed's luck ("dule" 3,211). Tried and dropped: a third table by the byte before an ending anchor
+// ("ired" of "expired" against "required"): 0.00457 -> 0.00379, but ~0.25 ms more per 8 MiB on
+// every block, where it saved nothing (tests/bench/README.md, sp-flat5).
 void LineScanner::BuildFollowStage(int seed) { MakeFollowStage(mix_, seed, follow_mix_, follow_staged_); }
 
 void LineScanner::MakeFollowStage(const unsigned char (&mix)[kPrints][32], int seed, unsigned char (&follow_mix)[32],
@@ -1056,12 +1072,11 @@ void LineScanner::MakeFollowStage(const unsigned char (&mix)[kPrints][32], int s
     if (o + kPrints < kw.size()) {
       follow_staged[0][b / 8][(h[0] ^ follow_mix[static_cast<unsigned char>(kw[o + kPrints]) & 31]) & (kValues - 1)] |= bit;
     } else {
-      follow_staged[1][b / 8][ThreeHash(mix, kw.data() + o)] |= bit;
+      follow_staged[1][b / 8][EndingIndex(mix, kw.data() + o, h, 1u << b)] |= bit;
     }
   }
   // The short anchors' buckets: a 3-byte keyword by its bytes' hash, the shorter ones at every value.
-  int three = short_bucket_[3];
-  if (short_bucket_[1] == three || short_bucket_[2] == three) three = -1;  // a bucket of several lengths
+  const int three = ThreeBucket();
   for (int b = 0; b < kBuckets; ++b) {
     if (!(short_buckets_ >> b & 1) || b == three) continue;
     for (unsigned char& bits : follow_staged[1][b / 8]) bits |= static_cast<unsigned char>(1u << (b % 8));
@@ -1071,6 +1086,17 @@ void LineScanner::MakeFollowStage(const unsigned char (&mix)[kPrints][32], int s
       if (kw.size() == 3) follow_staged[1][three / 8][ThreeHash(mix, kw.data())] |= static_cast<unsigned char>(1u << (three % 8));
     }
   }
+}
+
+int LineScanner::ThreeBucket() const {
+  const int three = short_bucket_[3];
+  return short_bucket_[1] == three || short_bucket_[2] == three ? -1 : three;  // a bucket of several lengths: none
+}
+
+unsigned LineScanner::EndingIndex(const unsigned char (&mix)[kPrints][32], const char* bytes,
+                                  const unsigned (&h)[kStageHashes], unsigned buckets) const {
+  const int three = ThreeBucket();
+  return three >= 0 && (buckets >> (three / 8 * 8) & 0xff) ? ThreeHash(mix, bytes) : h[2];
 }
 
 unsigned LineScanner::ThreeHash(const unsigned char (&mix)[kPrints][32], const char* bytes) {
@@ -1084,9 +1110,9 @@ unsigned LineScanner::FollowBuckets(const char* p, size_t i) const {
   unsigned pass = 0xffff;
   for (int t = 0; t < kEveryBlockHashes; ++t) pass &= staged_[t][0][h[t]] | unsigned{staged_[t][1][h[t]]} << 8;
   const unsigned v = (h[0] ^ follow_mix_[static_cast<unsigned char>(p[i + kPrints]) & 31]) & ((1u << kStageBits) - 1);
-  const unsigned t = ThreeHash(mix_, p + i);
+  const unsigned t0 = EndingIndex(mix_, p + i, h, 0x00ff), t1 = EndingIndex(mix_, p + i, h, 0xff00);
   return pass & ((follow_staged_[0][0][v] | unsigned{follow_staged_[0][1][v]} << 8) |
-                 (follow_staged_[1][0][t] | unsigned{follow_staged_[1][1][t]} << 8));
+                 (follow_staged_[1][0][t0] | unsigned{follow_staged_[1][1][t1]} << 8));
 }
 
 unsigned LineScanner::StageBuckets(const char* p, size_t i) const {
@@ -1517,7 +1543,8 @@ struct StageTables {
   // Keeps in acc the buckets holding an anchor of the hashes of the kPrints bytes from each p[j]
   // (LineScanner::StageHashes, 32 positions at once).
   __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"), always_inline)) void Apply(
-      const char* p, __m256i acc[2], __m256i* first = nullptr, __m256i* three = nullptr, int hashes = kHashes) const {
+      const char* p, __m256i acc[2], __m256i* first = nullptr, __m256i* three = nullptr, int hashes = kHashes,
+      __m256i* third = nullptr) const {
     static_assert(kStageFirst == 0 && kStageLast == 3, "the stage hashes the anchor's four bytes");
     __m256i m[kPrints];
     for (int f = 0; f < kPrints; ++f) {
@@ -1537,6 +1564,7 @@ struct StageTables {
       // which is not read).
       h[1] = _mm256_xor_si256(x, _mm256_srli_epi16(y, 1));
       h[2] = _mm256_xor_si256(_mm256_srli_epi16(x, 1), y);
+      if (third) *third = h[2];
     }
     for (int t = 0; t < hashes; ++t) {
       for (int s = 0; s < 2; ++s) {
@@ -1563,9 +1591,11 @@ struct FollowTables {
   static constexpr int kPrints = 4;  // LineScanner::kPrints
   __m256i mix;
   __m512i wide_low[2][2], wide_high[2][2];  // [by next byte, ending][set of 8 buckets]
+  int three_set;  // the set of 8 buckets whose ending table ThreeHash indexes (LineScanner::EndingIndex), or -1
 
   __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) FollowTables(
-      const unsigned char (&m)[32], const unsigned char (&staged)[2][2][128]) {
+      const unsigned char (&m)[32], const unsigned char (&staged)[2][2][128], int three_bucket)
+      : three_set(three_bucket >= 0 ? three_bucket / 8 : -1) {
     mix = _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
     for (int t = 0; t < 2; ++t) {
       for (int s = 0; s < 2; ++s) {
@@ -1585,15 +1615,16 @@ struct FollowTables {
   }
 
   // Keeps in acc the buckets of a keyword whose anchor may lie at each p[j] with its next byte after it
-  // (p[j + kPrints]), or that ends with its anchor; `first`: the stage's first hash of each position.
+  // (p[j + kPrints]), or that ends with its anchor; `first`, `third`: the stage's first and third hashes
+  // of each position, `three`: their ThreeHash.
   __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"), always_inline)) void Apply(
-      const char* p, __m256i first, __m256i three, __m256i acc[2]) const {
+      const char* p, __m256i first, __m256i three, __m256i third, __m256i acc[2]) const {
     const __m256i next = _mm256_maskz_permutexvar_epi8(
         ~__mmask32{0}, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kPrints)), mix);
     const __m256i index = _mm256_xor_si256(first, next);
     for (int s = 0; s < 2; ++s) {
       const __m256i by_next = Lookup(wide_low[0][s], index, wide_high[0][s]);
-      const __m256i ending = Lookup(wide_low[1][s], three, wide_high[1][s]);
+      const __m256i ending = Lookup(wide_low[1][s], s == three_set ? three : third, wide_high[1][s]);
       acc[s] = _mm256_and_si256(acc[s], _mm256_or_si256(by_next, ending));
     }
   }
@@ -1764,7 +1795,7 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner
       // The stage's tables loaded for this way's run only: held through the function, they took
       // registers the other ways' loops need (HF dicts' scan, way 0, ~12% slower with them).
       const StageTables<kStageHashes> stage(mix_, staged_);
-      const FollowTables follow(follow_mix_, follow_staged_);
+      const FollowTables follow(follow_mix_, follow_staged_, ThreeBucket());
 #define TRIAGE_SCAN_STAGE 2
 #include "log/line_scanner_loop.inc"
 #undef TRIAGE_SCAN_STAGE

@@ -319,8 +319,8 @@ class LineScanner {
   // Note: [Staged follow-up] in line_scanner.cc: per set of 8 buckets and value, [0] the buckets
   // holding a keyword whose anchor's first hash, XORed with follow_mix_ of the keyword's byte after
   // the anchor (its low 5 bits), is that value; [1] the buckets holding a keyword that ends with its
-  // anchor or is 3 bytes long, by ThreeHash of its anchor, and the shorter anchors' buckets at every
-  // value.
+  // anchor (by EndingIndex: Note: [Ending anchor hash]) or is 3 bytes long (by ThreeHash), and the
+  // shorter anchors' buckets at every value.
   alignas(32) unsigned char follow_mix_[32] = {};
   alignas(64) unsigned char follow_staged_[2][2][1 << kStageBits] = {};  // [by next byte, ending][set][value]
   // The buckets the loop with the stage on every block passes at p[i] (i + kPrints < n): the stage's
@@ -334,6 +334,13 @@ class LineScanner {
                        unsigned char (&follow_staged)[2][2][1 << kStageBits]) const;
   // kStageBits bits of the mix values of the first 3 bytes at `bytes`, XORed (Note: [Staged follow-up]).
   static unsigned ThreeHash(const unsigned char (&mix)[kPrints][32], const char* bytes);
+  // The bucket of the 3-byte keywords, when it holds no shorter ones; else -1.
+  int ThreeBucket() const;
+  // The ending table's index of the anchor (or window) at `bytes`, with its stage hashes h, for the
+  // set of 8 buckets among `buckets` (Note: [Ending anchor hash]): ThreeHash in the set of
+  // ThreeBucket(), else the stage's third hash.
+  unsigned EndingIndex(const unsigned char (&mix)[kPrints][32], const char* bytes, const unsigned (&h)[kStageHashes],
+                       unsigned buckets) const;
   int short_bucket_[kPrints] = {-1, -1, -1, -1};  // the bucket of the keywords of each length < kPrints
   // The buckets of set `set` the first hash's table holds at some value whose low 6 bits are `folded`.
   static unsigned FirstStaged(const unsigned char (&staged)[kStageHashes][2][1 << kStageBits], int set,
