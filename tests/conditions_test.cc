@@ -107,6 +107,23 @@ TEST(EnvFacts, ReadsMoreStatementsOfThePrecision) {
   }
 }
 
+// A training script's AMP switch is an fp16 run (torch.cuda.amp's autocast is float16 on CUDA); a value that turns it
+// off, a bf16 dtype on the same line (timm's --amp-dtype) and the dtype option alone are not (command lines of the
+// D-FINE and timm threads, rules/README.md "Wordings across releases": precision fact).
+TEST(EnvFacts, ReadsAScriptsAmpSwitchAsFp16) {
+  for (const char* line :
+       {"CUDA_VISIBLE_DEVICES=0 torchrun --master_port=25350 --nproc_per_node=1 train.py -c configs/dfine/objects365/dfine_hgnetv2_${model}_obj365.yml --use-amp --seed=0 -t dfine_{model}_obj2coco.pth",
+        "python train.py /data/imagenet --model resnet50 --amp", "python main.py --use_amp --epochs 10",
+        "python train.py --amp=True"}) {
+    EXPECT_EQ(FactsOf(std::string(line) + "\n"), "precision=fp16 ") << line;
+  }
+  for (const char* line : {"python train.py --amp False", "python train.py --amp 0",
+                           "python train.py --model vit_base --amp --amp-dtype bfloat16",
+                           "python train.py --amp-dtype float16", "python train.py --ampere-only"}) {
+    EXPECT_EQ(FactsOf(std::string(line) + "\n"), "") << line;
+  }
+}
+
 // Note: [App fact]: the app's code folder in a frame or log line, or a line only the app prints (lines as the
 // corpus logs print them: ComfyUI#5278's traceback, sd-webui-controlnet#2105's portable web UI, Fooocus' log,
 // sd-scripts' LoRA trainer).

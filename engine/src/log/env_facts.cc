@@ -69,7 +69,7 @@ constexpr Pair kPairs[] = {
     {"Error occurred when executing ", 7, 7}, {"webui", 2, 4}, {"ooocus", 0, 5}, {"nvoke", 2, 5},
     {"sd-scripts", 6, 4}, {"kohya", 2, 7}, {"num_workers", 3, 1}, {"16_config", 6, 7}, {"verflow", 5, 1},
     {"VERFLOW", 3, 4}, {"Got an OOM, unloading all loaded models", 7, 6}, {"optimization level O", 14, 3},
-    {"torch.float16", 6, 7}, {"torch.bfloat16", 7, 7},
+    {"torch.float16", 6, 7}, {"torch.bfloat16", 7, 7}, {"--amp", 1, 0}, {"--use-amp", 5, 0}, {"--use_amp", 1, 0},
 };
 
 // The nibble tables, each 16 entries twice (one per 128-bit lane of an AVX2 register): a byte b is a
@@ -322,6 +322,15 @@ void EnvFacts::AddLine(std::string_view whole) {
   if ((Has(line, "torch.float16") || Has(line, "torch.bfloat16")) &&
       RE2::PartialMatch(in, Re(R"((?:dtype\s*[=:]\s*|\bunder default dtype )torch\.(float16|bfloat16)\b)"), &a)) {
     Set("precision", a == "float16" ? "fp16" : "bf16", line);
+  }
+  // A training script's AMP switch (`--amp`, `--use-amp`, `--use_amp`: argparse flags that turn on torch.cuda.amp's
+  // autocast and GradScaler, as in timm, D-FINE, RT-DETR, DEIM and many scripts), float16 on CUDA unless the script
+  // is told bfloat16: fp16, unless a value after it turns it off (`--amp False`) or the line names bf16 (timm's
+  // `--amp --amp-dtype bfloat16`; `--amp-dtype` itself is no switch: the name must end at a blank, `=` or the line's end).
+  if ((Has(line, "--amp") || Has(line, "--use-amp") || Has(line, "--use_amp")) &&
+      RE2::PartialMatch(in, Re(R"((?:^|\s)--(?:use[-_])?amp(?:$|=|\s)([\w.-]*))"), &a) &&
+      Lower(a) != "false" && a != "0" && Lower(a) != "no" && !RE2::PartialMatch(in, Re(R"(bf16|bfloat16)"))) {
+    Set("precision", "fp16", line);
   }
   // A skipped step reported by a loss scaler that exists only for float16 (Note: [NaN loss in an fp16 run] in
   // rules/amp/nan-loss-in-fp16-run.lua): apex amp (`Gradient overflow.  Skipping step, loss scaler N ...`, its first
