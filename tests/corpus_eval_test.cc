@@ -1,5 +1,9 @@
 // The labelled corpus as a gate: accuracy floors, clean negatives, no crash on any case.
 #include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -27,8 +31,8 @@ TEST(CorpusEval, EveryCaseIsReadable) {
 // The 97%/99% floors below hold for our own cases (split "ours", Note: [Eval splits]). The wild tuning
 // and held-out cases are measured by `triage eval corpus` on lines of their own; they join those floors
 // when the knowledge base reaches them. Until then the splits rules are tuned on (ours and the wild
-// tuning split) are held to clean negatives and, together, to 97% top-1; the wild tuning split alone is
-// held to the floor it has reached (a ratchet: raise it as the knowledge base improves, never lower it).
+// tuning split) are held to clean negatives and, together, to 97% top-1; each wild tuning case is held
+// to its known answer (Note: [Known misses] below: corpus/known_misses.txt lists the cases that miss).
 bool Ours(const EvalCase& c) { return c.split == "ours"; }
 bool Any(const EvalCase&) { return true; }
 bool Tunable(const EvalCase& c) { return c.split != "heldout"; }
@@ -61,30 +65,82 @@ TEST(CorpusEval, OursAndWildTuningTopOneAtLeast97Percent) {
               all.total);
 }
 
-// The wild tuning split on its own (a ratchet like the one above): 95.8% when set (587 of 613); raised to
-// 0.958 on 2026-11-28 at 736 of 768, after the 67 tuning cases of that day's batches (2026-11-28g*) were added; 0.959 at 809 of 843 after the
-// batches 2026-11-28h*; 0.963 on 2026-11-29 at 1042 of 1080 (96.5%), after the batches 2026-11-29c-*;
-// 0.966 at 1073 of 1110 (96.7%), after the batches 2026-11-29d-*; 0.967 at 1114 of 1151 (96.8%), after the
-// batches 2026-11-29e-*; 0.969 at 1170 of 1207 (96.9%), after the batches 2026-11-29f-*; 0.970 at 1200 of
-// 1237 (97.0%), after the batches 2026-11-29g-*; 0.971 at 1227 of 1263 (97.1%), after the batches 2026-11-29h-*; 0.972 at 1259 of 1295
-// (97.2%), after the batches 2026-11-29i-* (held at 0.972 at 1279 of 1315, 97.26%, after the batches
-// 2026-11-30a-*); 0.973 at 1310 of 1346 (97.3%), after the batches 2026-11-30b-* (held at 1331 of 1367, 97.37%, after 2026-11-30c-*). It gates what rule work is judged on, apart from the
-// held-out cases, whose figure only measures.
-TEST(CorpusEval, WildTuningTopOneHoldsItsFloor) {
-  EvalSlice wild = Eval().Slice([](const EvalCase& c) { return c.split == "wild"; });
-  EXPECT_GT(wild.total, 400) << "the wild tuning split lost cases";
-  EXPECT_GE(wild.top1, 0.973 * wild.total) << Eval().ToText();
+// Note: [Known misses] The wild tuning split is gated case by case, not by a share. Its top-1 and top-3
+// shares were ratchets (floors raised as batches were added, never lowered: 95.8% when set, 97.3% top-1 and
+// 98.3% top-3 from the batches 2026-11-30c-* on), and a floor that sits at the level reached turns away an
+// honest new miss: a helper of 2026-11-30h left a settled case out of its batch only because the share
+// would have fallen under the floor. A corpus that admits only the cases the engine gets right measures
+// nothing about logs nobody here wrote. corpus/known_misses.txt lists each wild tuning case the engine does
+// not get right, and how far off it is; the gate:
+//   - a wild case missing at top-1 (or at top-3) that the list does not name so is a regression: fail;
+//   - a listed case now right at top-1 (or now in the top 3) must leave the list (or be moved): fail, so the
+//     list only shrinks as the knowledge base improves;
+//   - every listed case exists.
+// A new case that misses on first contact joins the list in the commit that adds it, where the review sees
+// it. OursAndWildTuningTopOneAtLeast97Percent above still holds the tuned splits to 97% together.
+struct KnownMiss {
+  std::string how;  // "top1": right in the top 3 only; "top3": not in the top 3 either
+  bool seen = false;
+};
+
+std::map<std::string, KnownMiss> ReadKnownMisses(std::string* problems) {
+  std::map<std::string, KnownMiss> known;
+  const std::string path = std::string(TRIAGE_SOURCE_DIR) + "/corpus/known_misses.txt";
+  std::ifstream in(path);
+  if (!in) {
+    *problems += "cannot read " + path + "\n";
+    return known;
+  }
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string dir, how, rest;
+    fields >> dir >> how;
+    if (dir.empty() || (how != "top1" && how != "top3") || (fields >> rest)) {
+      *problems += path + ":" + std::to_string(number) + ": expected `wild/FAMILY/CASE top1|top3`\n";
+    } else if (!known.emplace(dir, KnownMiss{how}).second) {
+      *problems += path + ":" + std::to_string(number) + ": " + dir + " is listed twice\n";
+    }
+  }
+  return known;
 }
 
-// The wild tuning split's top-3 (a ratchet, only ever raised): set at 0.978 on 2026-11-29 at 1211 of 1237
-// (97.9%), when masked causes (Note: [Masked causes]) first listed the failure a surface error hides; 0.980 at
-// 1239 of 1263 (98.1%), after the batches 2026-11-29h-*; 0.981 at 1271 of 1295 (98.1%), after the batches
-// 2026-11-29i-*; 0.982 at 1292 of 1315 (98.25%), after the batches 2026-11-30a-* (held at
-// 0.982 at 1323 of 1346, 98.29%, after the batches 2026-11-30b-*); 0.983 at 1344 of 1367 (98.32%), after the
-// batches 2026-11-30c-*.
-TEST(CorpusEval, WildTuningTopThreeHoldsItsFloor) {
-  EvalSlice wild = Eval().Slice([](const EvalCase& c) { return c.split == "wild"; });
-  EXPECT_GE(wild.top3, 0.983 * wild.total) << Eval().ToText();
+// The case's folder under corpus/ ("wild/amp/x").
+std::string UnderCorpus(const std::string& dir) {
+  const std::string mark = "corpus/";
+  const size_t at = dir.rfind(mark);
+  return at == std::string::npos ? dir : dir.substr(at + mark.size());
+}
+
+TEST(CorpusEval, WildTuningMissesAreTheKnownOnes) {
+  std::string problems;
+  std::map<std::string, KnownMiss> known = ReadKnownMisses(&problems);
+  int wild = 0, misses = 0;
+  for (const EvalCase& c : Eval().cases) {
+    if (c.split != "wild" || c.expected == "none") continue;
+    ++wild;
+    const std::string dir = UnderCorpus(c.dir);
+    auto it = known.find(dir);
+    const std::string how = c.top1 ? "" : (c.top3 ? "top1" : "top3");
+    if (!how.empty()) ++misses;
+    if (it == known.end()) {
+      if (!how.empty()) problems += "a regression: " + dir + " misses at " + how + " (" + c.miss + "), and corpus/known_misses.txt does not list it\n";
+      continue;
+    }
+    it->second.seen = true;
+    if (how.empty()) {
+      problems += "now right: " + dir + " (remove its line from corpus/known_misses.txt)\n";
+    } else if (how != it->second.how) {
+      problems += dir + " now misses at " + how + ", listed as " + it->second.how + " (change its line)\n";
+    }
+  }
+  for (const auto& [dir, miss] : known) {
+    if (!miss.seen) problems += "corpus/known_misses.txt lists " + dir + ", which is no wild positive case\n";
+  }
+  EXPECT_GT(wild, 400) << "the wild tuning split lost cases";
+  EXPECT_EQ(problems, "");
+  std::printf("wild tuning: %d positive cases, %d known misses\n", wild, misses);
 }
 
 // Note: [Frame evidence] (engine/src/diagnose/frame_evidence.cc): a row of the frame-evidence table
