@@ -7,6 +7,12 @@
 -- values: {arg}, what the check requires of the parameter; {limits}, the constraint (or "its constraint").
 function described(ctx)
   local c = ctx.captures or {}
+  if c.param == "value" and (c.dist or "") ~= "" then
+    -- Distribution._validate_sample: the value scored by log_prob / cdf / icdf, read only when it is nan or inf
+    return { arg = string.format("the value given to %s's log_prob, cdf or icdf (shape [%s]) must lie in its support %s, and the printed entries are nan or inf, so whatever computed that value (the network's output, or the data) is already non-finite",
+                                 c.dist, c.shape or "", c.constraint or ""),
+             limits = c.constraint or "its support" }
+  end
   if (c.dist or "") ~= "" then
     return { arg = string.format("the %s of %s (shape [%s]) must satisfy %s, and some entries do not (the tensor printed below the message shows them)",
                                  c.param or "parameter", c.dist, c.shape or "", c.constraint or "its constraint"),
@@ -15,6 +21,12 @@ function described(ctx)
   return { arg = string.format("the %s must satisfy its constraint, and some entries do not (releases up to 1.9 name neither the distribution nor the constraint, and print no values)",
                                c.param or "parameter"),
            limits = "its constraint" }
+end
+
+function test_value_argument()
+  local v = described({ captures = { param = "value", dist = "Normal", shape = "65536, 4", constraint = "Real()" } })
+  assert(v.arg:find("the value given to Normal's log_prob, cdf or icdf (shape [65536, 4]) must lie in its support Real()", 1, true), v.arg)
+  assert(v.limits == "Real()")
 end
 
 function test_both_wordings()
