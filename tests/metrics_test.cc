@@ -1396,6 +1396,58 @@ TEST(MetricCollector, RepeatedValidationValueAtANewEpochIsANewEvaluation) {
   EXPECT_EQ(ValuesOf(glued, SeriesId::kValLoss), (std::vector<double>{0.6931, 0.6931}));
 }
 
+// Note: [Evaluations between training lines]: with no epoch on the lines, a validation value printed
+// again unchanged after a line of training values alone is a new evaluation (the tutorial's phase lines
+// behind a logger's time); a per-batch line that carries it with the training loss repeats one.
+TEST(MetricCollector, RepeatedValidationValueAfterTrainingLinesIsANewEvaluation) {
+  std::string phases;
+  for (int e = 0; e < 12; ++e) {
+    phases += "2021-01-01 10:" + std::to_string(10 + e) + ":00 train Loss: 0.6" + std::to_string(e % 10) +
+              "00 Acc: 0.5000\n";
+    phases += "2021-01-01 10:" + std::to_string(10 + e) + ":05 val Loss: 0.6931 Acc: 0.5000\n";
+  }
+  EXPECT_EQ(ValuesOf(Collect(phases), SeriesId::kValLoss), std::vector<double>(12, 0.6931));
+  EXPECT_EQ(ValuesOf(Collect(phases), SeriesId::kValAcc), std::vector<double>(12, 0.5));
+  EXPECT_EQ(ValuesOf(Collect(phases), SeriesId::kLoss).size(), 12u);
+  ExpectShapesAgree(phases);
+  ExpectPiecesAgree(phases, {size_t{61}, size_t{7}});
+  // Per-batch lines carry the last evaluation beside the training loss: still one point each.
+  std::string batches;
+  for (int i = 0; i < 10; ++i) batches += "step " + std::to_string(i) + " loss 0.5" + std::to_string(i) + " val_loss 0.70\n";
+  EXPECT_EQ(ValuesOf(Collect(batches), SeriesId::kValLoss), (std::vector<double>{0.70}));
+  ExpectShapesAgree(batches);
+  // Two evaluations printed one after the other with nothing between are still one.
+  EXPECT_EQ(ValuesOf(Collect("loss 0.5\nval_loss 0.7\nval_loss 0.7\nloss 0.4\nval_loss 0.7\n"), SeriesId::kValLoss),
+            (std::vector<double>{0.7, 0.7}));
+}
+
+// Note: [Time before the first word]: layumi/Person_reID_baseline_pytorch's train.py prints its time glued
+// to the phase's word ("00:44:04val Loss: 0.0100 Acc: 0.0000"): the line is the evaluation's, as when a
+// blank or a bracket separates them; a number alone before the word, or a time glued to another word,
+// changes nothing.
+TEST(MetricCollector, ReadsAnEvaluationGluedToATime) {
+  std::string log;
+  for (int e = 0; e < 10; ++e) {
+    const std::string t = "0" + std::to_string(e) + ":4" + std::to_string(e) + ":0";
+    log += t + "4Epoch " + std::to_string(19 + e) + "/59\n" + t + "4----------\n";
+    log += t + "8train Loss: 0.01" + std::to_string(30 - e) + " Acc: 0.0000\n";
+    log += t + "9val Loss: 0.0100 Acc: 0.0000\n" + t + "9\n";
+  }
+  MetricCollector m = Collect(log);
+  EXPECT_EQ(ValuesOf(m, SeriesId::kValLoss), std::vector<double>(10, 0.01));
+  EXPECT_EQ(ValuesOf(m, SeriesId::kValAcc), std::vector<double>(10, 0.0));
+  EXPECT_EQ(ValuesOf(m, SeriesId::kLoss).size(), 10u);
+  EXPECT_EQ(ValuesOf(m, SeriesId::kLoss).front(), 0.0130);
+  ExpectShapesAgree(log);
+  ExpectPiecesAgree(log, {size_t{53}, size_t{5}});
+  MetricCollector bracket = Collect("[10:00:00]train Loss: 0.70 Acc: 0.50\n[10:00:05]val Loss: 0.69 Acc: 0.50\n");
+  EXPECT_EQ(ValuesOf(bracket, SeriesId::kValLoss), (std::vector<double>{0.69}));
+  // Not a time: a count before the word ("5val" has no separator), a time before a training word.
+  MetricCollector count = Collect("5val Loss: 0.69 Acc: 0.50\n10:00:00train Loss: 0.70 Acc: 0.50\n");
+  EXPECT_EQ(ValuesOf(count, SeriesId::kLoss), (std::vector<double>{0.69, 0.70}));
+  EXPECT_EQ(count.Find(SeriesId::kValLoss), nullptr);
+}
+
 // Note: [Name marks]: lines the marks drop at once (a blank, no fragment), CSV rows among them (no
 // blank, no fragment: still read), fragments at a line's last bytes, split by a line end or '\r',
 // in upper case, and at the ends of Feed's windows: what the full scan of every line keeps.

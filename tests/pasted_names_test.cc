@@ -59,6 +59,40 @@ TEST(PastedNames, DataSetNamesMakeALineAnEvaluations) {
   EXPECT_EQ(m.Find(SeriesId::kAcc), nullptr);
 }
 
+// Note: [Names in alphabetic scripts]: the names in Spanish, Portuguese, French, German and Russian, read
+// as whole words only; the Chinese and Japanese word for accuracy (精度), which also makes a head translated.
+TEST(PastedNames, ReadsNamesInAlphabeticScriptsAsWholeWords) {
+  const std::string es = "\xc3\x89poca 1/10 - p\xc3\xa9rdida: 2.3026 - exactitud: 0.1000 - val_loss: 2.3026\n"   // Época, pérdida
+                         "\xc3\x89poca 2/10 - p\xc3\xa9rdida: 2.3025 - exactitud: 0.1000 - val_loss: 2.3026\n";
+  const PastedNames names = PastedNames::Detect(es);
+  ASSERT_TRUE(names.translated());
+  MetricCollector m;
+  m.Feed(Renamed(names, es, 5));
+  m.FinishInput();
+  ASSERT_NE(m.Find(SeriesId::kLoss), nullptr);
+  EXPECT_EQ(m.Find(SeriesId::kLoss)->Points().size(), 2u);
+  ASSERT_NE(m.Find(SeriesId::kAcc), nullptr);
+  EXPECT_DOUBLE_EQ(m.Find(SeriesId::kAcc)->Points()[0].value, 0.1);
+  EXPECT_EQ(m.Find(SeriesId::kLoss)->Points()[1].epoch, 2);
+  // Эпоха 1, потери: 0.6931, точность: 0.5000
+  const std::string ru = "\xd0\xad\xd0\xbf\xd0\xbe\xd1\x85\xd0\xb0 1, \xd0\xbf\xd0\xbe\xd1\x82\xd0\xb5\xd1\x80\xd0\xb8: 0.6931, "
+                         "\xd1\x82\xd0\xbe\xd1\x87\xd0\xbd\xd0\xbe\xd1\x81\xd1\x82\xd1\x8c: 0.5000";
+  EXPECT_EQ(Renamed(PastedNames::Detect(ru), ru + "\n", 3), " epoch  1,  loss : 0.6931,  acc : 0.5000\n");
+  // Compounds first; a word inside a longer one is left alone (perdas, Verlustfunktion).
+  const PastedNames de = PastedNames::Detect("Verlust");
+  EXPECT_EQ(Renamed(de, "Epoche 1: Trainingsverlust 0.69, Validierungsverlust 0.70, Genauigkeit 0.50\n", 4),
+            " epoch  1:  train_loss  0.69,  val_loss  0.70,  acc  0.50\n");
+  EXPECT_EQ(Renamed(de, "Verlustfunktion: MSE, perdas 3\n", 4), "Verlustfunktion: MSE, perdas 3\n");
+  // 训练精度: 0.10 验证精度: 0.10 (training and validation accuracy), with an English loss.
+  const std::string zh = "epoch 1 \xe8\xae\xad\xe7\xbb\x83\xe7\xb2\xbe\xe5\xba\xa6: 0.10 \xe9\xaa\x8c\xe8\xaf\x81\xe7\xb2\xbe\xe5\xba\xa6: 0.10 loss: 2.30\n";
+  const PastedNames zh_names = PastedNames::Detect(zh);
+  ASSERT_TRUE(zh_names.translated());
+  EXPECT_EQ(Renamed(zh_names, zh, 6), "epoch 1  acc : 0.10  val_acc : 0.10 loss: 2.30\n");
+  // A head that holds the word only inside a longer one is translated, and the line passes unchanged.
+  const std::string pt = "epoch 1 loss 0.5 perdas 3\n";
+  EXPECT_EQ(Renamed(PastedNames::Detect(pt), pt, 4), pt);
+}
+
 TEST(PastedNames, RewritesNamesForMetricExtraction) {
   const PastedNames escaped = PastedNames::Detect("val\\_loss");
   EXPECT_EQ(Renamed(escaped, "{'train\\_loss': 2.3, 'val\\_loss': 2.4}\nC:\\data\\_cache\\x.py\n", 3),

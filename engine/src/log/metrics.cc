@@ -715,6 +715,31 @@ double MemoryBeforeName(const char* begin, const char* w) {
   return v * mb;
 }
 
+// Note: [Time before the first word]. The first word of a line decides whether its bare names are an
+// evaluation's (Note: [Evaluation lines]). A program that prints its own time in front of each message
+// with nothing between them (layumi/Person_reID_baseline_pytorch's train.py and the scripts copied from
+// it print "00:44:04val Loss: 0.0100 Acc: 0.0000" and "00:43:58train Loss: ...") glues the split's word to
+// the time's last digit, where no word starts (Note: [Metric scan]: a word starts with a letter after no
+// letter or digit): the first word visited was "Loss", and the evaluation's loss and accuracy were read
+// as the training's, between the training lines' values. So a line that opens with a time (digits,
+// blanks, brackets and the separators : - . / , with at least one separator) whose last digit an
+// evaluation word follows is an evaluation's line, as one whose first word is that word. A name glued
+// to the time ("00:44:04val_loss: 0.01") is still not read: no word starts there.
+bool GluedToTime(const char* begin, const char* end) {
+  if (end - begin > 40) end = begin + 40;  // a time and a date fit; a row of numbers is not read through
+  const char* t = begin;
+  bool separator = false;
+  while (t < end && (IsDigit(*t) || *t == ' ' || *t == '\t' || *t == '[' || *t == ']' || *t == ':' || *t == '-' ||
+                     *t == '.' || *t == '/' || *t == ',')) {
+    separator = separator || *t == ':' || *t == '-' || *t == '.' || *t == '/' || *t == ',';
+    ++t;
+  }
+  if (!separator || t == begin || t >= end || !IsDigit(t[-1]) || Class(*t) != kAlpha) return false;
+  const char* a = t;
+  while (a < end && Class(*a) == kAlpha) ++a;
+  return IsEvaluationWord(t, static_cast<size_t>(a - t));
+}
+
 // Whether the word [w, w + n) opens an evaluation's line (Note: [Evaluation lines]): val, valid,
 // validation, eval, evaluation, test, testing, dev, any case.
 bool IsEvaluationWord(const char* w, size_t n) {
@@ -1162,6 +1187,9 @@ metrics_internal::NumberLayout Layout(int code, const char* at, const char* r, c
 constexpr bool IsEvaluation(int code) {
   return code == S(SeriesId::kValLoss) || code == S(SeriesId::kValAcc) || code == S(SeriesId::kF1);
 }
+
+// A training loss or accuracy (Note: [Evaluations between training lines]).
+constexpr bool IsTraining(int code) { return code == S(SeriesId::kLoss) || code == S(SeriesId::kAcc); }
 
 // Puts a replayed value of key `code` into *lv as ReadValue does: a step, an epoch or a series value.
 inline void KeepReplayed(int code, double v, LineValues* lv) {
@@ -2742,6 +2770,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       if (r) p = r;
     }
   }
+  eval_context = GluedToTime(begin, end);  // Note: [Time before the first word]
   BitCursor cursor(Starts(first_bit, first_bit + text.size()), first_bit, first_bit + text.size());
   for (size_t bit; cursor.Next(&bit);) {
     const char* at = begin + (bit - first_bit);
@@ -2776,7 +2805,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     size_t wn = static_cast<size_t>(p - w);
     if (first_word) {
       first_word = false;
-      eval_context = IsEvaluationWord(w, wn);
+      eval_context = eval_context || IsEvaluationWord(w, wn);
     }
     if (!eval_context && EvaluationMarked(begin, w, wn, p, end)) eval_context = true;
     // Note: [Evaluation fields]. A log whose fields are set off by '|' names the split in a field of its
@@ -3171,6 +3200,10 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
     slot->points_n = static_cast<std::uint8_t>(points_n);
     slot->point_eval = point_eval;
     slot->bar_line = bar_event >= 0 || (point_eval != 0 && HasBarRate(text));
+    slot->train_only = false;
+    for (int i = 0; i < points_n && point_eval == 0; ++i) {
+      slot->train_only = slot->train_only || IsTraining(slot->point_code[i]);
+    }
     slot->step_slot = step_slot;
     slot->epoch_slot = epoch_slot;
     slot->bar_event = bar_event;
@@ -3199,20 +3232,32 @@ void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
     step = std::isnan(lv.epoch) ? static_cast<double>(lv.bar_n)
                                 : lv.epoch * static_cast<double>(lv.bar_total) + static_cast<double>(lv.bar_n);
   }
+  // Note: [Evaluations between training lines]: a line of training values alone.
+  bool training = false, evaluation = false;
+  for (int i = 0; i < lv.nfound; ++i) {
+    training = training || IsTraining(lv.found[i].code);
+    evaluation = evaluation || IsEvaluation(lv.found[i].code);
+  }
+  if (training && !evaluation) ++train_turns_;
   for (int i = 0; i < lv.nfound; ++i) {
     const int code = lv.found[i].code;
     const double value = lv.found[i].value;
     MetricSeries& s = series_[code];
     // A validation value (loss, accuracy, F1) shown again unchanged (progress bars keep the last one
     // on screen) is the same evaluation, not a new point, unless an epoch has begun since (Note:
-    // [Evaluations across epochs]).
+    // [Evaluations across epochs]) or a line of training values alone was printed since (Note:
+    // [Evaluations between training lines]).
     if (IsEvaluation(code) && s.count() > 0) {
       double last = s.last().value;
       const bool same = last == value || (std::isnan(last) && std::isnan(value));
-      if (same && (lv.bar_n >= 0 || lv.bar_rate || series_turn_[code] == epoch_turns_)) continue;
+      if (same && (lv.bar_n >= 0 || lv.bar_rate ||
+                   (series_turn_[code] == epoch_turns_ && series_train_turn_[code] == train_turns_))) {
+        continue;
+      }
     }
     s.Add(value, step, lv.epoch, line_no);
     series_turn_[code] = epoch_turns_;
+    series_train_turn_[code] = train_turns_;
     present_[code] = true;
   }
 }
@@ -3232,6 +3277,17 @@ void MetricCollector::Emit(const LineValues& lv, std::uint64_t line_no) {
 // postfix on lines of its own, HasBarRate). Lines with no epoch
 // keep the old reading: the same value twice is one evaluation. Lines with an epoch and no value other than the header are not noted, so that the full
 // scan, which reads them, and the marks, which drop them, agree.
+
+// Note: [Evaluations between training lines]
+// Without an epoch on its lines, a run whose validation value does not move printed it unchanged at each
+// evaluation, between lines of training values: "train Loss: 0.70 Acc: 0.50" then "val Loss: 0.6931 Acc:
+// 0.5000", over and over (the torchvision fine-tuning tutorial's phase lines behind a logger's time), and
+// the repeats were read as the same evaluation still on screen, a flat validation series one point long.
+// A line that prints a training loss or accuracy and no validation value is printed between two
+// evaluations, never inside one, so a repeated value is a new point when such a line came since its
+// series' last point (train_turns_, counted by Emit and by the replay, whose shape knows it: train_only).
+// A per-batch line that carries the last validation value with the training loss (a tqdm postfix, a
+// "step 120 loss 0.41 val_loss 0.69" loop) counts no turn, so its repeats stay one evaluation, as before.
 
 // Note: [Replay in the loop]
 // A line of the shape matched last whose every number is read in place from one word (ReplayWord's
@@ -3424,6 +3480,7 @@ __attribute__((always_inline)) inline bool MetricCollector::ReplayInLoop(Shape& 
     NoteEpoch(EpochHeaderValue(std::string_view(line, shape.len)));
   }
   if (shape.point_eval == 0) {  // no validation value: each point added
+    train_turns_ += shape.train_only;  // (Note: [Evaluations between training lines])
     for (int i = 0; i < points_n; ++i) {
       series_[shape.point_code[i]].AddFinite(slots[shape.point_slot[i]], step, epoch, line_no);
     }
@@ -3434,11 +3491,12 @@ __attribute__((always_inline)) inline bool MetricCollector::ReplayInLoop(Shape& 
     MetricSeries& s = series_[shape.point_code[i]];
     const int code = shape.point_code[i];
     if (((shape.point_eval >> i) & 1) && s.count() > 0 && s.last().value == value &&
-        (shape.bar_line || series_turn_[code] == epoch_turns_)) {
+        (shape.bar_line || (series_turn_[code] == epoch_turns_ && series_train_turn_[code] == train_turns_))) {
       continue;
     }
     s.AddFinite(value, step, epoch, line_no);
     series_turn_[code] = epoch_turns_;
+    series_train_turn_[code] = train_turns_;
   }
   return true;
 }

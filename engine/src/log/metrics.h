@@ -366,6 +366,7 @@ class MetricCollector {
     std::uint8_t point_slot[kShapeEvents];     // their slots
     std::uint32_t point_eval = 0;              // bit i: point i is a validation value (see Emit)
     bool bar_line = false;                     // the line holds a tqdm counter (Emit's lv.bar_n >= 0)
+    bool train_only = false;                   // a training loss or accuracy and no validation value
     std::uint8_t step_slot = 0, epoch_slot = 0;  // the slots of the line's step and epoch (the NaN slot: none)
     // The step from the last tqdm counter (when no step is printed): its n and total's slots (lanes, or
     // kBarSlot's two read one by one from bar_event's digits: bar_scalar).
@@ -420,6 +421,10 @@ class MetricCollector {
   double epoch_now_ = std::numeric_limits<double>::quiet_NaN();
   std::uint32_t epoch_turns_ = 0;
   std::array<std::uint32_t, kSeriesCount> series_turn_{};
+  // Note: [Evaluations between training lines] in metrics.cc: how many lines printed training values and
+  // no validation value, and that count when each series got its last point.
+  std::uint32_t train_turns_ = 0;
+  std::array<std::uint32_t, kSeriesCount> series_train_turn_{};
   // CSV header columns (Note: [Metric axes]): key code per column, or -1 for an unknown column.
   std::vector<int> csv_columns_;
   // Blank-aligned table columns (Note: [Epoch tables]): key code per column, -1 for one not read.

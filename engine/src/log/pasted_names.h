@@ -4,15 +4,19 @@
 //   - a paste through a Markdown converter (an issue form's rich mode, a notebook's Markdown cell)
 //     escapes '_' and '*': "val\_loss: 0.71", "{'train\_loss': 2.30}";
 //   - a training script written in Chinese, Japanese or Korean prints the names in that language:
-//     "训练损失: 0.693, 验证损失: 0.701" (zh), "検証損失" (ja), "검증 손실" (ko), or prints an English name after
-//     the Chinese name of the data set it reports on: "整体测试集上的Loss: 262.6" (the whole test set's loss);
+//     "训练损失: 0.693, 验证损失: 0.701" (zh), "検証損失" (ja), "검증 손실" (ko), "训练精度" (accuracy), or prints
+//     an English name after the Chinese name of the data set it reports on: "整体测试集上的Loss: 262.6" (the
+//     whole test set's loss); and a script written in Spanish, Portuguese, French, German or Russian prints
+//     "Época 3 - pérdida: 2.30", "Trainingsverlust 0.69", "потери: 0.69, точность: 0.50" (Note: [Names in
+//     alphabetic scripts] in pasted_names.cc: whole words only);
 //   - a chat client or word processor makes quotes curly: "{‘loss’: 0.69}", "{“loss”: 0.69}" (read with
 //     straight quotes, and no-break spaces as spaces, as the segmenter reads them: Note: [Typographic
 //     characters] in formats/text.h; 5 of the corpus's logs diagnosed from metrics lost their diagnosis
 //     so before, tests/paste_forms_test.cc).
 // The input's head (the first lines a session holds to look for a hard wrap: Note: [Hard-wrapped
 // pastes] in hard_wrap.h) says which are there: a "\_" or "\*" for the escapes, the word for
-// "loss" (损失, 損失 or 손실) or an evaluation data set's name (测试集, 验证集, 測試集, 驗證集) for the
+// "loss" (损失, 損失, 손실, pérdida, perda, perte, Verlust, потери), the word for accuracy (准确率, 精度, 정확도,
+// exactitud, acurácia, Genauigkeit, точность) or an evaluation data set's name (测试集, 验证集, 測試集, 驗證集) for the
 // translated names, a curly quote for the quotes. Only then does the session hand metric
 // extraction its lines rewritten: the escapes undone as the segmenter undoes them (outside Windows
 // paths: Note: [Markdown escapes] in formats/markdown_escape.h), and the translated names replaced by
