@@ -1396,6 +1396,21 @@ TEST(MetricCollector, RepeatedValidationValueAtANewEpochIsANewEvaluation) {
   EXPECT_EQ(ValuesOf(glued, SeriesId::kValLoss), (std::vector<double>{0.6931, 0.6931}));
 }
 
+// Note: [One column per series]: a table's or a CSV file's second column of one series (a test loss beside
+// the validation loss) is not read; each row adds one point, the first column's.
+TEST(MetricCollector, ReadsOneColumnPerSeries) {
+  const std::string table =
+      "Epoch \t Time \t Train Loss \t Train ACC \t Val Loss \t Val ACC \t Test Loss \t Test ACC \t LR\n"
+      "1\t 197.8234 \t 0.0053 \t 0.8645 \t 0.0412 \t 0.1443 \t 0.0512 \t 0.1543 \t 0.0100\n"
+      "2\t 108.6638 \t 0.0084 \t 0.7311 \t 0.0272 \t 0.1443 \t 0.0372 \t 0.1543 \t 0.0100\n";
+  MetricCollector m = Collect(table);
+  EXPECT_EQ(ValuesOf(m, SeriesId::kValLoss), (std::vector<double>{0.0412, 0.0272}));
+  EXPECT_EQ(ValuesOf(m, SeriesId::kValAcc), (std::vector<double>{0.1443, 0.1443}));
+  EXPECT_EQ(ValuesOf(m, SeriesId::kLoss), (std::vector<double>{0.0053, 0.0084}));
+  MetricCollector csv = Collect("epoch,train_loss,val_loss,test_loss\n0,0.9,0.8,0.7\n1,0.6,0.5,0.4\n");
+  EXPECT_EQ(ValuesOf(csv, SeriesId::kValLoss), (std::vector<double>{0.8, 0.5}));
+}
+
 // Note: [Evaluations between training lines]: with no epoch on the lines, a validation value printed
 // again unchanged after a line of training values alone is a new evaluation (the tutorial's phase lines
 // behind a logger's time); a per-batch line that carries it with the training loss repeats one.

@@ -1988,6 +1988,8 @@ bool MetricCollector::ScanCsv(std::string_view text, std::uint64_t line_no) {
       size_t n = 0;
       int code = -1;
       if (!f.empty() && Lower(f, buf, &n)) code = Keys().Find(buf, n);
+      // Note: [One column per series]
+      if (code >= 0 && code < kSeriesCount && std::find(columns.begin(), columns.end(), code) != columns.end()) code = -1;
       if (code >= 0 && code < kSeriesCount) any = true;
       columns.push_back(code >= kKeyIgnore ? -1 : code);
     }
@@ -2014,6 +2016,13 @@ bool MetricCollector::ScanCsv(std::string_view text, std::uint64_t line_no) {
   AddRow(base, found, nfound, &series_, &present_);
   return true;
 }
+
+// Note: [One column per series]. A table or CSV header may name two columns that are one series here: a
+// validation and a test loss ("Epoch\tTime\tTrain Loss\tTrain ACC\tVal Loss\tVal ACC\tTest Loss\tTest ACC\tLR",
+// both val_loss), "loss" beside "train_loss". Read both, each row added two points to the series, the
+// validation's and the test's in turn: a series that zigzags between two curves, read by the detectors as
+// oscillation or spikes. As on a line that prints both (Note: [Evaluation lines]), the first column printed
+// is the series' and the second is not read.
 
 // Note: [Epoch tables]. fastai's Learner.fit prints one table per call: a header row of blank-separated
 // column names that starts with "epoch" ("epoch     train_loss  valid_loss  accuracy  time"), then one
@@ -2136,6 +2145,11 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
         ++parts;
       }
       whole_loss = whole_loss || code == S(SeriesId::kLoss);
+      // Note: [One column per series]: a second column of a series already in the header is not read.
+      if (code >= 0 && code < kSeriesCount && std::find(columns.begin(), columns.begin() + static_cast<std::ptrdiff_t>(i), code) !=
+                                                   columns.begin() + static_cast<std::ptrdiff_t>(i)) {
+        code = -1;
+      }
       if (code == kKeyEpoch || code == kKeyStep || code == kKeyLossPart || (code >= 0 && code < kSeriesCount)) columns[i] = code;
       any = any || (code >= 0 && code < kSeriesCount);
       val_loss = val_loss || code == S(SeriesId::kValLoss);
