@@ -75,6 +75,12 @@ const std::vector<FormatEntry>& FormatTable() {
       // (Note: [Embedded exception lines] in embedded_error.h); its keywords are the bare error line's.
       {"embedded exception line", {"Error", "Exception", "Interrupt", "Failure"}, nullptr,
        OnUnrecognised(&EmbeddedErrorReader::Unrecognised)},
+      // The shell's and gdb's reports of a segfault, which a rule recognises: the reader remembers the
+      // last command that imported a module (an "import" line no trigger took and no rule recognised; it
+      // stays ordinary output) and gives the report's incident
+      // that command as context and gdb's backtrace as frames (Note: [Native crash reports] in
+      // formats/native_crash.cc).
+      {"native crash report", {"import"}, nullptr, NativeCrashReader::Hooks()},
       // Lines read for another reason: a warnings-module line (a rule may make it an incident, whose
       // type, message, frame and source line its reader reads: formats/warnings.cc), and ESC, because
       // removing ANSI escapes can join a marker.

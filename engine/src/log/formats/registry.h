@@ -24,6 +24,7 @@
 #include "log/formats/learned_prefix.h"
 #include "log/formats/markdown_escape.h"
 #include "log/formats/mp_spawn.h"
+#include "log/formats/native_crash.h"
 #include "log/formats/notebook.h"
 #include "log/formats/pdb_prompt.h"
 #include "log/formats/pytest.h"
@@ -61,6 +62,7 @@ struct FormatReaders {
   ForwardTraceReader forward_trace;   // anomaly mode's forward-call traceback
   WarningsReader warnings;            // warnings-module lines and their source line
   MpSpawnReader mp_spawn;             // torch.multiprocessing.spawn's child-error banner
+  NativeCrashReader native_crash;     // the shell's and gdb's reports of a segfault
 };
 
 // The open block's reader, found in the readers of the segmenter reading it (a function rather than a
