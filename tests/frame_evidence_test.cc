@@ -5,11 +5,13 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "diagnose/frame_evidence.h"
+#include "log/pattern_atoms.h"
 #include "rules/rule.h"
 #include "triage/triage.h"
 
@@ -124,77 +126,51 @@ TEST(FrameEvidence, EveryRowIsWellFormed) {
   }
 }
 
-// Note: [Frame evidence gates]: the run read from a pattern, and none where it cannot be read.
-TEST(FrameEvidence, RequiredRunsAreReadOutsideGroupsAndQuantifiers) {
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {R"((^|\.)OutOfMemoryError$)", "OutOfMemoryError"},
-      {R"(^torch\._(dynamo|inductor)\.exc\.)", "torch._"},
-      {R"(torch/(cuda/)?amp/grad_scaler\.py$)", "amp/grad_scaler.py"},
-      {R"(lightning/(pytorch/)?trainer/connectors/)", "trainer/connectors/"},
-      {R"(^(ModuleNotFoundError|ImportError)$)", ""},
-      {R"(load|from_pretrained)", ""},   // an alternative of the whole pattern
-      {"abc?d", "ab"},                   // c may be absent
-      {"abc*de", "ab"},
-      {"ab+cd", "ab"},                   // "abbcd" holds ab and cd, not abcd
-      {"ab{2}cde", "cde"},               // the counted repeat's digits are no literal
-      {"ab{2,}xyz", "xyz"},
-      {"a[bc]de", "de"},
-      {"a[]x]bc", "bc"},
-      {"a[[:alpha:]]bc", "bc"},
-      {R"(\d+abc)", "abc"},
-      {R"(\x41bcd)", ""},                // an escape that is a character: not read
-      {R"(\Qa.b\E)", ""},
-      {"(?i)abc", ""},                   // flags
-      {"(?P<n>x)abc", "abc"},
-      {"(?:x)abcd?", "abc"},
-      {"foo.*barbaz", "barbaz"},
-      {"caf\xc3\xa9?", ""},             // non-ASCII
-      {"abc(", ""},
-      {"abc)", ""},
-      {"a[bc", ""},
-  };
-  for (const auto& [pattern, run] : cases) {
-    EXPECT_EQ(FrameEvidenceRequiredRun(pattern), run) << pattern;
-  }
-}
-
-// Every run read from a row's pattern is in every text the pattern matches: checked on the texts the
-// table's own tests and rows name, with each run's characters cut, changed and around it.
-TEST(FrameEvidence, TheRowsRequiredRunsAreInEveryMatch) {
+// Note: [Frame evidence gates]: most of the table's patterns are gated by their prefilter, and a gate
+// passes every text its pattern matches (checked on the texts the table's own tests name, with each of
+// a gate's atoms alone, in a path, cut by a character and changed by one).
+TEST(FrameEvidence, EveryGatePassesWhatItsPatternMatches) {
   std::vector<std::string> texts = {"torch.cuda.OutOfMemoryError", "FloatingPointError", "torch._dynamo.exc.Unsupported",
                                     "/x/torch/cuda/amp/grad_scaler.py", "/x/torch/amp/grad_scaler.py",
                                     "/x/lightning/pytorch/trainer/connectors/checkpoint_connector.py",
                                     "No module named 'mmcv.runner'", "safetensors_rust.SafetensorError"};
-  int read = 0;
+  int gated = 0;
   for (const FrameEvidenceEntry& e : FrameEvidenceTable()) {
     for (const std::string* p : {&e.exception, &e.file, &e.function, &e.message}) {
       if (p->empty()) continue;
-      const std::string run = FrameEvidenceRequiredRun(*p);
-      if (run.empty()) continue;
-      ++read;
-      texts.push_back(run);
-      texts.push_back("/x/" + run + ".py");
-      for (size_t i = 0; i < run.size(); ++i) {
-        texts.push_back(run.substr(0, i) + run.substr(i + 1));
-        std::string changed = run;
-        changed[i] = changed[i] == 'x' ? 'y' : 'x';
-        texts.push_back(changed);
-      }
-    }
-  }
-  EXPECT_GT(read, 25);
-  for (const FrameEvidenceEntry& e : FrameEvidenceTable()) {
-    for (const std::string* p : {&e.exception, &e.file, &e.function, &e.message}) {
-      if (p->empty()) continue;
-      const std::string run = FrameEvidenceRequiredRun(*p);
-      const RE2 re(*p);
-      for (const std::string& t : texts) {
-        if (RE2::PartialMatch(t, re)) {
-          EXPECT_NE(t.find(run), std::string::npos) << *p << " on " << t;
+      const std::optional<PatternPrefilter> gate = ReadPatternPrefilter(*p);
+      if (!gate || gate->atoms().empty()) continue;
+      ++gated;
+      EXPECT_FALSE(gate->PassesText("")) << *p;
+      for (const std::string& atom : gate->atoms()) {
+        texts.push_back(atom);
+        texts.push_back("/x/" + atom + ".py");
+        for (size_t i = 0; i < atom.size(); ++i) {
+          texts.push_back(atom.substr(0, i) + atom.substr(i + 1));
+          std::string changed = atom;
+          changed[i] = changed[i] == 'x' ? 'y' : 'x';
+          texts.push_back(changed);
         }
       }
     }
   }
+  EXPECT_GT(gated, 25);
+  int matched = 0;
+  for (const FrameEvidenceEntry& e : FrameEvidenceTable()) {
+    for (const std::string* p : {&e.exception, &e.file, &e.function, &e.message}) {
+      if (p->empty()) continue;
+      const std::optional<PatternPrefilter> gate = ReadPatternPrefilter(*p);
+      if (!gate) continue;
+      const RE2 re(*p);
+      for (const std::string& t : texts) {
+        if (RE2::PartialMatch(t, re)) {
+          ++matched;
+          EXPECT_TRUE(gate->PassesText(t)) << *p << " on " << t;
+        }
+      }
+    }
+  }
+  EXPECT_GT(matched, 10);
 }
 
 // The engine: a traceback whose wording no bundled rule knows (the message is made up for the test).

@@ -275,6 +275,26 @@ bool BoundHolds(const std::string& pattern, long* bound_sum = nullptr, long* exa
   return true;
 }
 
+// PassesText: the atoms a text holds, its ASCII letters in lower case, through the AND/OR of the prefilter.
+TEST(PatternPrefilter, PassesTextReadsTheAtomsTheTextHoldsInAnyCase) {
+  const std::optional<PatternPrefilter> both = ReadPatternPrefilter("CUDA out of.*memory");
+  ASSERT_TRUE(both.has_value());
+  ASSERT_FALSE(both->atoms().empty());
+  EXPECT_TRUE(both->PassesText("RuntimeError: CUDA out of GPU memory"));
+  EXPECT_TRUE(both->PassesText("cuda OUT OF memory"));  // the gate folds case; the pattern decides
+  EXPECT_FALSE(both->PassesText("CUDA out of time"));    // one side of the AND missing
+  EXPECT_FALSE(both->PassesText(""));
+  const std::optional<PatternPrefilter> either = ReadPatternPrefilter("(segfault|bus error)");
+  ASSERT_TRUE(either.has_value());
+  EXPECT_TRUE(either->PassesText("Bus error (core dumped)"));
+  EXPECT_TRUE(either->PassesText("segfault at 0"));
+  EXPECT_FALSE(either->PassesText("Killed"));
+  const std::optional<PatternPrefilter> none = ReadPatternPrefilter(R"(\d+\.\d+)");  // no literal
+  ASSERT_TRUE(none.has_value());
+  EXPECT_TRUE(none->atoms().empty());
+  EXPECT_TRUE(none->PassesText("anything"));
+}
+
 TEST(ProgramSizeBound, HoldsOnEveryBundledPattern) {
   const std::vector<std::string> patterns = BundledPatterns();
   size_t answered = 0;

@@ -2,12 +2,13 @@
 
 #include <re2/re2.h>
 
-#include <cctype>
 #include <memory>
 #include <mutex>
-#include <string_view>
+#include <optional>
+#include <vector>
 
 #include "diagnose/ranker.h"
+#include "log/pattern_atoms.h"
 #include "rules/rule.h"
 
 namespace triage {
@@ -155,134 +156,26 @@ const std::vector<FrameEvidenceEntry>& FrameEvidenceTable() {
   return table;
 }
 
+namespace {
+
 // Note: [Frame evidence gates] Compiling the table's 41 patterns took ~3.4 M instructions at every
 // start that reached ReadFrameEvidence (a log no rule answers), most of them for rows that cannot
 // apply: a numpy frame's file holds none of "torch/", "safetensors/", "accelerate/". Each pattern is
-// now compiled at its first use, and a pattern with a required run (FrameEvidenceRequiredRun: a
-// literal run every match holds) is first checked by a search for it: a text without the run cannot
-// match, so its pattern is neither compiled nor run. The answers are RE2's as before.
-std::string FrameEvidenceRequiredRun(const std::string& pattern) {
-  // After p[i] == '[': the index past the class's ']', or npos.
-  auto skip_class = [&](size_t i) -> size_t {
-    size_t j = i + 1;
-    if (j < pattern.size() && pattern[j] == '^') ++j;
-    if (j < pattern.size() && pattern[j] == ']') ++j;
-    while (j < pattern.size()) {
-      if (pattern[j] == '\\') {
-        j += 2;
-      } else if (pattern[j] == '[' && j + 1 < pattern.size() && pattern[j + 1] == ':') {
-        const size_t close = pattern.find(":]", j + 2);
-        if (close == std::string::npos) return std::string::npos;
-        j = close + 2;
-      } else if (pattern[j] == ']') {
-        return j + 1;
-      } else {
-        ++j;
-      }
-    }
-    return std::string::npos;
-  };
-  // A group's opening: plain, (?: or (?P<name>; flags and other forms make the pattern unread.
-  auto plain_group = [&](size_t i) {
-    if (i + 1 >= pattern.size() || pattern[i + 1] != '?') return true;
-    return pattern.compare(i + 1, 2, "?:") == 0 || pattern.compare(i + 1, 3, "?P<") == 0;
-  };
-  for (char c : pattern) {
-    if (static_cast<unsigned char>(c) >= 0x80) return "";  // a quantifier would apply to a whole rune
-  }
-  std::string best, run;
-  auto end_run = [&] {
-    if (run.size() > best.size()) best = run;
-    run.clear();
-  };
-  int depth = 0;
-  for (size_t i = 0; i < pattern.size();) {
-    const char c = pattern[i];
-    if (c == '\\') {
-      if (i + 1 >= pattern.size()) return "";
-      const char n = pattern[i + 1];
-      if (std::isalnum(static_cast<unsigned char>(n))) {
-        // One-character classes and assertions end a run; other escapes (\x41, \Q, \pN, \1) are
-        // not read.
-        if (std::string_view("dDwWsSbBAz").find(n) == std::string_view::npos) return "";
-        if (depth == 0) end_run();
-      } else if (depth == 0) {
-        run += n;  // an escaped punctuation character is itself
-      }
-      i += 2;
-      continue;
-    }
-    if (c == '[') {
-      if (depth == 0) end_run();
-      i = skip_class(i);
-      if (i == std::string::npos) return "";
-      continue;
-    }
-    if (c == '(') {
-      if (!plain_group(i)) return "";
-      if (depth == 0) end_run();
-      ++depth;
-      ++i;
-      continue;
-    }
-    if (c == ')') {
-      if (depth == 0) return "";
-      --depth;
-      ++i;
-      continue;
-    }
-    if (depth > 0) {
-      ++i;
-      continue;
-    }
-    switch (c) {
-      case '|':
-        return "";  // an alternative of the whole pattern: no run is required
-      case '?':
-      case '*':
-        if (!run.empty()) run.pop_back();  // the character before may be absent
-        end_run();
-        ++i;
-        break;
-      case '{': {
-        if (!run.empty()) run.pop_back();
-        end_run();
-        const size_t close = pattern.find('}', i);
-        if (close == std::string::npos) return "";
-        i = close + 1;
-        break;
-      }
-      case '+':  // the character before is there once, then maybe more of it
-      case '.':
-      case '^':
-      case '$':
-        end_run();
-        ++i;
-        break;
-      default:
-        run += c;
-        ++i;
-    }
-  }
-  if (depth != 0) return "";
-  end_run();
-  return best;
-}
-
-namespace {
-
-// One pattern of a row: compiled at its first use, after its required run was found (Note: [Frame
-// evidence gates]).
+// compiled at its first use, and first gated by its prefilter (the literals its matches must hold, read
+// by ReadPatternPrefilter, the reader the log path's prefilter uses: Note: [Literal fast path] in
+// pattern_atoms.cc): a text its atoms do not pass cannot match, so the pattern is neither compiled nor
+// run there. The answers are RE2's as before; a pattern the reader does not read is not gated.
 struct LazyPattern {
   const std::string* pattern = nullptr;  // null: the row does not check this field
-  std::string run;                       // FrameEvidenceRequiredRun(*pattern)
-  mutable std::once_flag once;
+  mutable std::once_flag gate_once, re_once;  // each read at its first use
+  mutable std::optional<PatternPrefilter> gate;  // ReadPatternPrefilter(*pattern)
   mutable std::unique_ptr<RE2> re;
 
   bool Holds(const std::string& text) const {
     if (!pattern) return true;
-    if (!run.empty() && text.find(run) == std::string::npos) return false;
-    std::call_once(once, [this] { re = std::make_unique<RE2>(*pattern); });
+    std::call_once(gate_once, [this] { gate = ReadPatternPrefilter(*pattern); });
+    if (gate && !gate->PassesText(text)) return false;
+    std::call_once(re_once, [this] { re = std::make_unique<RE2>(*pattern); });
     return RE2::PartialMatch(text, *re);
   }
 };
@@ -296,9 +189,7 @@ const std::vector<Compiled>& CompiledTable() {
     const std::vector<FrameEvidenceEntry>& table = FrameEvidenceTable();
     std::vector<Compiled> out(table.size());  // in place: a once_flag does not move
     auto set = [](LazyPattern& lazy, const std::string& p) {
-      if (p.empty()) return;
-      lazy.pattern = &p;
-      lazy.run = FrameEvidenceRequiredRun(p);
+      if (!p.empty()) lazy.pattern = &p;
     };
     for (size_t k = 0; k < table.size(); ++k) {
       set(out[k].exception, table[k].exception);

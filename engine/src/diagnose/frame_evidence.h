@@ -45,11 +45,6 @@ struct FrameReading {
 // as if no rule had matched.
 FrameReading ReadFrameEvidence(const std::vector<Incident>& incidents, int primary);
 
-// A run of literal characters every match of `pattern` (RE2 syntax) holds, the longest one read
-// outside groups, or "" when none is read: an alternative of the whole pattern, flags, escapes other
-// than punctuation and one-character classes, non-ASCII bytes (Note: [Frame evidence gates]).
-std::string FrameEvidenceRequiredRun(const std::string& pattern);
-
 // The confidence a frame reading is reported with (Note: [Frame evidence]).
 constexpr double kFrameEvidenceConfidence = 0.4;
 

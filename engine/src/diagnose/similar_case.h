@@ -52,7 +52,7 @@ struct SimilarTierFit {
 struct SimilarIndex {
   std::vector<SimilarRow> rows;
   std::vector<std::string> words;                // id -> word
-  // word -> id: open addressing on the word's FNV-1a hash, (the hash's low 32 bits, id + 1) per slot,
+  // word -> id: open addressing on the word's hash (WordHash in similar_case.cc), (its low 32 bits, id + 1) per slot,
   // 0 for an empty one; a power of two of slots, at most half full (Note: [Similar index parse]).
   std::vector<std::pair<std::uint32_t, int>> word_slots;
   std::vector<double> idf;                       // id -> weight

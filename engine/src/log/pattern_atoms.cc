@@ -954,6 +954,17 @@ bool PatternPrefilter::Passes(const std::vector<int>& present) const {
   return value[static_cast<size_t>(root_)] != 0;
 }
 
+bool PatternPrefilter::PassesText(std::string_view text) const {
+  if (root_ < 0) return true;
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(AsciiLower(static_cast<unsigned char>(c)));
+  std::vector<int> present;
+  for (size_t a = 0; a < atoms_.size(); ++a) {
+    if (lower.find(atoms_[a]) != std::string::npos) present.push_back(static_cast<int>(a));
+  }
+  return Passes(present);
+}
+
 std::optional<PatternPrefilter> ReadPatternPrefilter(const std::string& pattern) {
   if (pattern.size() > 2000) return std::nullopt;  // far below RE2's walk budget
   Node root;

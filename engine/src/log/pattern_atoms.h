@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace triage {
@@ -24,6 +25,9 @@ class PatternPrefilter {
   // Returns whether a text holding only the atoms at these indexes (into atoms(), each below its size)
   // may match: true always for a pattern without a prefilter.
   bool Passes(const std::vector<int>& present) const;
+  // Returns whether `text` may match: Passes() of the atoms it holds, its ASCII letters read in lower case
+  // (as the atoms are held).
+  bool PassesText(std::string_view text) const;
 
  private:
   friend std::optional<PatternPrefilter> ReadPatternPrefilter(const std::string& pattern);

@@ -459,25 +459,29 @@ bool DetectChanceLevel(Ctx& c) {
   while (tail < f.size() && std::fabs(f[f.size() - 1 - tail].value - log_c) <= tol * log_c) ++tail;
   const double min_tail = std::max(2.0, c.P("min_tail"));
   if (went_under && static_cast<double>(tail) < min_tail) return false;
+  const std::string axis = AxisOf(pts);
+  // What both readings report: the loss's captures, its evidence and the band under ln C.
+  auto report = [&](const std::string& evidence) {
+    c.hit->captures["value"] = Num(last);
+    c.hit->captures["classes"] = std::to_string(classes);
+    c.hit->captures["log_c"] = "ln " + std::to_string(classes) + " = " + Num(log_c);
+    Finish(c, c.Id(0), pts, f.front(), f.back(), nullptr, evidence);
+    SetBand(c, log_c * (1 - tol), "ln " + std::to_string(classes) + " less the " + Percent(tol) + " log_c_tolerance");
+  };
   if (c.P("require_return") > 0) {
     const MetricPoint* low = &f.front();
     for (const MetricPoint& p : f) {
       if (p.value < low->value) low = &p;
     }
     if (!went_under || low->value > log_c * (1 - c.P("min_dip"))) return false;
-    std::string axis = AxisOf(pts);
     std::string evidence = std::string(SeriesName(c.Id(0))) + " went down to " + Num(low->value) + " (" +
                            Where(*low, axis) + ", line " + std::to_string(low->line) + "), then came back to ln " +
                            std::to_string(classes) + " = " + Num(log_c) + " and stayed there for its last " +
                            std::to_string(tail) + " of " + std::to_string(loss->count()) + " values, ending at " +
                            Num(last) + " (line " + std::to_string(f.back().line) +
                            "): the loss of uniform guessing over " + std::to_string(classes) + " classes";
-    c.hit->captures["value"] = Num(last);
-    c.hit->captures["classes"] = std::to_string(classes);
-    c.hit->captures["log_c"] = "ln " + std::to_string(classes) + " = " + Num(log_c);
     c.hit->captures["low"] = Num(low->value);
-    Finish(c, c.Id(0), pts, f.front(), f.back(), nullptr, evidence);
-    SetBand(c, log_c * (1 - tol), "ln " + std::to_string(classes) + " less the " + Percent(tol) + " log_c_tolerance");
+    report(evidence);
     return true;
   }
   const double chance = 1.0 / classes;
@@ -488,7 +492,6 @@ bool DetectChanceLevel(Ctx& c) {
     const bool fraction = std::fabs(a - chance) <= c.P("acc_tolerance");
     const bool percent = std::fabs(a / 100 - chance) <= c.P("acc_tolerance");
     if (!fraction && !percent) continue;
-    std::string axis = AxisOf(pts);
     std::vector<MetricPoint> acc_pts = acc->Points();
     std::string evidence = std::string(SeriesName(c.Id(0))) + " ends at " + Num(last) + " (" +
                            Where(f.back(), axis) + ", line " + std::to_string(f.back().line) + ") = ln " +
@@ -500,15 +503,11 @@ bool DetectChanceLevel(Ctx& c) {
                            Num(a) + (percent && !fraction ? "%" : "") + " (line " + std::to_string(acc->last().line) +
                            ") = 1/" + std::to_string(classes) +
                            ": the scores of uniform guessing over " + std::to_string(classes) + " classes";
-    c.hit->captures["value"] = Num(last);
-    c.hit->captures["classes"] = std::to_string(classes);
-    c.hit->captures["log_c"] = "ln " + std::to_string(classes) + " = " + Num(log_c);
     c.hit->captures["accuracy"] = Num(a) + (percent && !fraction ? "%" : "");
-    Finish(c, c.Id(0), pts, f.front(), f.back(), nullptr, evidence);
+    report(evidence);
     c.hit->supporting.push_back(ToSeriesEvidence(c.Id(i), acc_pts));
     c.hit->line_start = std::min(c.hit->line_start, acc->last().line);
     c.hit->line_end = std::max(c.hit->line_end, acc->last().line);
-    SetBand(c, log_c * (1 - tol), "ln " + std::to_string(classes) + " less the " + Percent(tol) + " log_c_tolerance");
     return true;
   }
   return false;
