@@ -71,6 +71,32 @@ std::string DamageEntryText(const std::string& dir, const std::string& text) {
 // Everything observable about a load (load_observe.h).
 std::string Observe(const LoadResult& r) { return triage_test::ObserveLoad(r); }
 
+// Note: [Entry on huge pages]: a whole read (into huge pages where the kernel offers them, else a
+// mapping) and a mapping give the file's bytes, for sizes below, at and past a 2 MiB window, and
+// neither holds a byte past the file's end in its view.
+TEST(RuleCache, AWholeReadGivesTheFilesBytes) {
+  const std::string dir = TempDir("whole_read");
+  const size_t window = size_t{2} << 20;
+  for (size_t size : {size_t{1}, size_t{4095}, window - 1, window, window + 1, 2 * window + 12345}) {
+    std::string bytes(size, '\0');
+    for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>((i * 2654435761u) >> 13);
+    const std::string path = dir + "/f" + std::to_string(size);
+    std::ofstream(path, std::ios::binary) << bytes;
+    for (bool whole : {true, false}) {
+      MappedCacheFile file;
+      ASSERT_TRUE(file.Map(path, CacheOwner::kUser, whole)) << size << " " << whole;
+      EXPECT_EQ(file.view().size(), size) << whole;
+      EXPECT_TRUE(file.view() == bytes) << size << " " << whole;
+      EXPECT_FALSE(file.Map(path, CacheOwner::kUser, whole));  // one file at most
+    }
+  }
+  const std::string empty = dir + "/empty";
+  std::ofstream(empty, std::ios::binary).flush();
+  MappedCacheFile none;
+  EXPECT_FALSE(none.Map(empty, CacheOwner::kUser, /*whole=*/true));
+  fs::remove_all(dir);
+}
+
 TEST(RuleCache, ColdAndWarmLoadsEqualAFreshLoad) {
   std::string dir = TempDir("equal");
   std::string fresh = Observe(LoadBundled(false, ""));

@@ -29,11 +29,15 @@ namespace fs = std::filesystem;
 // Returns the directory of the file (shared library or executable) this function was loaded from.
 fs::path ModuleDir() {
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&ModuleDir), &info) == 0 || info.dli_fname == nullptr) return {};
   std::error_code ec;
-  fs::path file = fs::canonical(fs::path(info.dli_fname), ec);
-  if (ec) {
-    // dli_fname of the main program may be a bare name; /proc/self/exe is where it really is.
+  fs::path file;
+  if (dladdr(reinterpret_cast<void*>(&ModuleDir), &info) != 0 && info.dli_fname != nullptr) {
+    file = fs::canonical(fs::path(info.dli_fname), ec);
+  }
+  if (file.empty()) {
+    // dli_fname of the main program may be a bare name, and a static executable (Note: [Static PIE
+    // command] in bindings/cli/CMakeLists.txt) has no loader for dladdr to ask: this code is then the
+    // program's, and /proc/self/exe is where it really is.
     file = fs::canonical("/proc/self/exe", ec);
     if (ec) return {};
   }

@@ -195,14 +195,16 @@ class MappedCacheFile {
   ~MappedCacheFile();
   // Maps a regular file owned as `owner` asks, not through a symlink, of at most kMaxEntryBytes (the
   // checks of every cache read, Note: [Cache hardening]); false when it cannot (an empty file
-  // cannot be mapped). Maps one file at most; `whole`: the caller reads all of it, so its pages are
-  // mapped at once (MAP_POPULATE) rather than a batch per fault.
+  // cannot be mapped). Maps one file at most; `whole`: the caller reads all of it, so it is read at
+  // once into transparent huge pages where the kernel offers them (Note: [Entry on huge pages] in
+  // rule_cache.cc), else its pages are mapped at once (MAP_POPULATE) rather than a batch per fault.
   bool Map(const std::string& path, CacheOwner owner, bool whole = false);
   std::string_view view() const { return {static_cast<const char*>(data_), size_}; }
 
  private:
   void* data_ = nullptr;
   std::size_t size_ = 0;
+  std::size_t mapped_ = 0;  // the mapping's length (the file's size, or the huge pages' whole windows)
 };
 
 // Maps the parts file of `dir` (kRulePartsFile) into *file and indexes it into *parts (views into
