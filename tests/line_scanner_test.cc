@@ -106,6 +106,33 @@ TEST(LineScanner, FindsTheFirstLineHoldingAKeyword) {
   }
 }
 
+// The way on every block runs its stage for two 32-byte blocks at once (Note: [Wide stage blocks] in
+// line_scanner.cc): a keyword at each offset of both blocks of a pair (and of the blocks past them,
+// where the text's end leaves one block alone), upper case or not, each kind the follow-up tables
+// hold (going on past its anchor, ending with it, 3 bytes long), and a keyword's anchor followed by
+// other bytes, found where the portable scan finds it and nowhere else.
+TEST(LineScanner, EveryOffsetOfTheWideStage) {
+  const std::vector<std::string> kw = {"traceback", "collective", "warning", "hard", "ema", "pickle", "items("};
+  const LineScanner portable(kw, LineScanner::Impl::kPortable);
+  const LineScanner on_every_block(kw, LineScanner::Impl::kAvx512OnEveryBlock);
+  const LineScanner avx512(kw, LineScanner::Impl::kAvx512);
+  for (const std::string& word : {std::string("TraceBack"), std::string("collective"), std::string("WARNING"),
+                                  std::string("hard"), std::string("EMA"), std::string("items("),
+                                  std::string("pickled"), std::string("active"), std::string("warn"),
+                                  std::string("items/")}) {
+    for (size_t at = 0; at < 200; ++at) {
+      for (size_t after : {0u, 3u, 40u, 100u}) {
+        std::string text = std::string(at, 'z') + word + std::string(after, 'q');
+        if (at >= 2) text[at / 2] = '\n';
+        const LineScanner::Hit want = Naive(text, kw);
+        ASSERT_EQ(Describe(portable.Find(text)), Describe(want)) << word << " at " << at << ", " << after << " after";
+        ASSERT_EQ(Describe(on_every_block.Find(text)), Describe(want)) << word << " at " << at << ", " << after << " after";
+        ASSERT_EQ(Describe(avx512.Find(text)), Describe(want)) << word << " at " << at << ", " << after << " after";
+      }
+    }
+  }
+}
+
 // Long buffers: the newlines counted and the hit's line start over ~200 KiB of lines of 1, 16, 31,
 // 32 and 33 bytes (around the AVX2 loop's 32-byte blocks), a keyword after them or none, the last
 // line starting at several offsets of its block.

@@ -37,8 +37,9 @@ constexpr unsigned kStageRun = 512, kStageProbe = 64;
 // Each round of probes times kStageProbes runs, the three ways in turn; a way with the stage is taken
 // when its least time per block is under (kStageMargin - 1) / kStageMargin of the one before.
 constexpr unsigned kStageProbes = 6, kStageMargin = 8;
-// The stage's hashes the way on every block runs, beside the follow-up tables (Note: [Staged follow-up]).
-constexpr int kEveryBlockHashes = 2;
+// The stage's hashes the way on every block runs, beside the follow-up tables (Notes: [Staged follow-up],
+// [Wide stage blocks]).
+constexpr int kEveryBlockHashes = 3;
 
 inline unsigned char Lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 inline bool IsLowerLetter(unsigned char c) { return c >= 'a' && c <= 'z'; }
@@ -874,8 +875,9 @@ LineScanner::LineScanner(std::vector<std::string> keywords, Impl impl, const Lay
 // tests/bench/make_rulesets.py (556 keywords) the one chosen let "ests" of the general sample's
 // "python-requests" and "TTP/" of "HTTP/1.1" through all three hashes: on web-server-like text 61,000
 // of the 97,000 positions per 8 MiB that passed the stage, each a mispredicted branch on its block.
-// Now a window the way on every block passes (since 2026-11-30 its own test: the first two hashes and
-// the follow-up tables, Note: [Staged follow-up]; all three where the sample ends after the window)
+// Now a window the way on every block passes (since 2026-11-30 its own test: the stage's hashes, the
+// first two until 2026-12-01 (Note: [Wide stage blocks]), and the follow-up tables, Note: [Staged
+// follow-up]; all three hashes where the sample ends after the window)
 // weighs 8 times one passing the first alone (any weight from 8 to 32 chose alike), and 64 seeds are
 // tried; the sample windows the tables accept are found once, not per seed, so 64 seeds cost about what 16 did (a
 // plan made afresh, Note: [Cached mix]: a start with an
@@ -933,10 +935,10 @@ int LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& ancho
     }
     // First of all, the sample windows the tables accept that the stage would pass too: what a line
     // layout repeats (" inf" of every "INFO" line) must not fall on hashes its bucket holds; one that
-    // the way on every block passes (its first two hashes and the follow-up tables, Note: [Staged
+    // the way on every block passes (its kEveryBlockHashes hashes and the follow-up tables, Note: [Staged
     // follow-up]; all three hashes where the sample ends after the window) weighs 8 times one that
     // passes the first alone (the way on candidate blocks, Note: [Stage runs]).
-    alignas(64) unsigned char follow_staged[2][2][kHashes];
+    alignas(64) unsigned char follow_staged[3][2][kHashes];
     unsigned char follow_mix[32];
     if (!given) MakeFollowStage(mix, seed, follow_mix, follow_staged);
     for (const auto& [window, buckets, next] : accepted) {
@@ -948,9 +950,11 @@ int LineScanner::ChooseMix(const std::vector<std::pair<int, std::string>>& ancho
         for (int t = 1; t < kEveryBlockHashes; ++t) {
           every_block &= staged[t][0][h[t]] | unsigned{staged[t][1][h[t]]} << 8;
         }
-        const unsigned v = (h[0] ^ follow_mix[static_cast<unsigned char>(window[kPrints]) & 31]) & (kHashes - 1);
+        const unsigned fm = follow_mix[static_cast<unsigned char>(window[kPrints]) & 31];
+        const unsigned v = (h[0] ^ fm) & (kHashes - 1), v2 = (h[1] ^ (fm >> 1)) & (kHashes - 1);
         const unsigned t = EndingIndex(mix, window, h, buckets);
-        every_block &= (follow_staged[0][0][v] | unsigned{follow_staged[0][1][v]} << 8) |
+        every_block &= ((follow_staged[0][0][v] | unsigned{follow_staged[0][1][v]} << 8) &
+                        (follow_staged[2][0][v2] | unsigned{follow_staged[2][1][v2]} << 8)) |
                        (follow_staged[1][0][t] | unsigned{follow_staged[1][1][t]} << 8);
       }
       if (every_block & buckets) {
@@ -1020,9 +1024,10 @@ unsigned LineScanner::FirstStaged(const unsigned char (&staged)[kStageHashes][2]
 // at a position equals the text there up to ASCII case, which keeps every byte's low 5 bits, so its
 // bucket passes both the stage and one of these tables: nothing is missed. The tables are per keyword,
 // not per anchor-table slot, so a slot whose keywords agree on no next byte still has each one's own.
-// They take the place of the stage's third hash in that loop (kEveryBlockHashes: with all three and
+// They took the place of the stage's third hash in that loop (kEveryBlockHashes: with all three and
 // the two tables the loop cost ~0.3 ms more per 8 MiB on text without candidates, tqdm bars, against
-// ~0.1 with two). A block whose last position's next byte may lie past the text is not tested (as
+// ~0.1 with two), until the stage ran on two blocks at once (Note: [Wide stage blocks]), which took
+// the third hash back and added a second table by the next byte. A block whose last position's next byte may lie past the text is not tested (as
 // for FollowMayHold). The follow-up mix values follow the stage's from the same seed (Note: [Cached
 // mix]), so the rule cache holds nothing more. scan_bench,
 // the first 8 MiB of web text, positions a byte passing the loop's stage: 1000 rules 0.00605 -> 0.00116
@@ -1051,7 +1056,7 @@ unsigned LineScanner::FirstStaged(const unsigned char (&staged)[kStageHashes][2]
 void LineScanner::BuildFollowStage(int seed) { MakeFollowStage(mix_, seed, follow_mix_, follow_staged_); }
 
 void LineScanner::MakeFollowStage(const unsigned char (&mix)[kPrints][32], int seed, unsigned char (&follow_mix)[32],
-                                  unsigned char (&follow_staged)[2][2][1 << kStageBits]) const {
+                                  unsigned char (&follow_staged)[3][2][1 << kStageBits]) const {
   std::uint64_t x = 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(seed + 1);
   for (int v = 0; v < (kPrints + 1) * 32; ++v) {  // ChooseMix's sequence, then 32 values more
     x ^= x >> 31;
@@ -1070,7 +1075,9 @@ void LineScanner::MakeFollowStage(const unsigned char (&mix)[kPrints][32], int s
     StageHashes(mix, kw.data() + o, h);
     const auto bit = static_cast<unsigned char>(1u << (b % 8));
     if (o + kPrints < kw.size()) {
-      follow_staged[0][b / 8][(h[0] ^ follow_mix[static_cast<unsigned char>(kw[o + kPrints]) & 31]) & (kValues - 1)] |= bit;
+      const unsigned fm = follow_mix[static_cast<unsigned char>(kw[o + kPrints]) & 31];
+      follow_staged[0][b / 8][(h[0] ^ fm) & (kValues - 1)] |= bit;
+      follow_staged[2][b / 8][(h[1] ^ (fm >> 1)) & (kValues - 1)] |= bit;
     } else {
       follow_staged[1][b / 8][EndingIndex(mix, kw.data() + o, h, 1u << b)] |= bit;
     }
@@ -1109,9 +1116,11 @@ unsigned LineScanner::FollowBuckets(const char* p, size_t i) const {
   StageHashes(mix_, p + i, h);
   unsigned pass = 0xffff;
   for (int t = 0; t < kEveryBlockHashes; ++t) pass &= staged_[t][0][h[t]] | unsigned{staged_[t][1][h[t]]} << 8;
-  const unsigned v = (h[0] ^ follow_mix_[static_cast<unsigned char>(p[i + kPrints]) & 31]) & ((1u << kStageBits) - 1);
+  const unsigned fm = follow_mix_[static_cast<unsigned char>(p[i + kPrints]) & 31];
+  const unsigned v = (h[0] ^ fm) & ((1u << kStageBits) - 1), v2 = (h[1] ^ (fm >> 1)) & ((1u << kStageBits) - 1);
   const unsigned t0 = EndingIndex(mix_, p + i, h, 0x00ff), t1 = EndingIndex(mix_, p + i, h, 0xff00);
-  return pass & ((follow_staged_[0][0][v] | unsigned{follow_staged_[0][1][v]} << 8) |
+  return pass & (((follow_staged_[0][0][v] | unsigned{follow_staged_[0][1][v]} << 8) &
+                  (follow_staged_[2][0][v2] | unsigned{follow_staged_[2][1][v2]} << 8)) |
                  (follow_staged_[1][0][t0] | unsigned{follow_staged_[1][1][t1]} << 8));
 }
 
@@ -1544,7 +1553,7 @@ struct StageTables {
   // (LineScanner::StageHashes, 32 positions at once).
   __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"), always_inline)) void Apply(
       const char* p, __m256i acc[2], __m256i* first = nullptr, __m256i* three = nullptr, int hashes = kHashes,
-      __m256i* third = nullptr) const {
+      __m256i* third = nullptr, __m256i* second = nullptr) const {
     static_assert(kStageFirst == 0 && kStageLast == 3, "the stage hashes the anchor's four bytes");
     __m256i m[kPrints];
     for (int f = 0; f < kPrints; ++f) {
@@ -1565,6 +1574,7 @@ struct StageTables {
       h[1] = _mm256_xor_si256(x, _mm256_srli_epi16(y, 1));
       h[2] = _mm256_xor_si256(_mm256_srli_epi16(x, 1), y);
       if (third) *third = h[2];
+      if (second) *second = h[1];
     }
     for (int t = 0; t < hashes; ++t) {
       for (int s = 0; s < 2; ++s) {
@@ -1590,14 +1600,14 @@ struct StageTables {
 struct FollowTables {
   static constexpr int kPrints = 4;  // LineScanner::kPrints
   __m256i mix;
-  __m512i wide_low[2][2], wide_high[2][2];  // [by next byte, ending][set of 8 buckets]
+  __m512i wide_low[3][2], wide_high[3][2];  // [by next byte, ending, by next byte][set of 8 buckets]
   int three_set;  // the set of 8 buckets whose ending table ThreeHash indexes (LineScanner::EndingIndex), or -1
 
   __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) FollowTables(
-      const unsigned char (&m)[32], const unsigned char (&staged)[2][2][128], int three_bucket)
+      const unsigned char (&m)[32], const unsigned char (&staged)[3][2][128], int three_bucket)
       : three_set(three_bucket >= 0 ? three_bucket / 8 : -1) {
     mix = _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
-    for (int t = 0; t < 2; ++t) {
+    for (int t = 0; t < 3; ++t) {
       for (int s = 0; s < 2; ++s) {
         wide_low[t][s] = _mm512_load_si512(staged[t][s]);
         wide_high[t][s] = _mm512_load_si512(staged[t][s] + 64);
@@ -1618,15 +1628,95 @@ struct FollowTables {
   // (p[j + kPrints]), or that ends with its anchor; `first`, `third`: the stage's first and third hashes
   // of each position, `three`: their ThreeHash.
   __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"), always_inline)) void Apply(
-      const char* p, __m256i first, __m256i three, __m256i third, __m256i acc[2]) const {
+      const char* p, __m256i first, __m256i second, __m256i three, __m256i third, __m256i acc[2]) const {
     const __m256i next = _mm256_maskz_permutexvar_epi8(
         ~__mmask32{0}, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kPrints)), mix);
     const __m256i index = _mm256_xor_si256(first, next);
+    const __m256i index2 = _mm256_xor_si256(second, _mm256_srli_epi16(next, 1));
     for (int s = 0; s < 2; ++s) {
-      const __m256i by_next = Lookup(wide_low[0][s], index, wide_high[0][s]);
+      const __m256i by_next = _mm256_and_si256(Lookup(wide_low[0][s], index, wide_high[0][s]),
+                                               Lookup(wide_low[2][s], index2, wide_high[2][s]));
       const __m256i ending = Lookup(wide_low[1][s], s == three_set ? three : third, wide_high[1][s]);
       acc[s] = _mm256_and_si256(acc[s], _mm256_or_si256(by_next, ending));
     }
+  }
+};
+
+// Note: [Wide stage blocks]
+// The way on every block looked up its 128-entry tables with vpermt2b on 64-byte registers, 32
+// indexes in the low half and the high half's lookups thrown away (Note: [Wide stage tables]); AMD
+// Zen 4 runs such an instruction as two halves, so half the stage's cost was lookups nobody read.
+// That loop now runs the stage for two blocks at once (WideStage: 64 positions, every lookup's 64
+// results read), the first block ANDing the low halves into its buckets and the next the high halves
+// it kept; a block whose next one lies past its run or whose 64 positions' bytes (with the byte after
+// the last window) pass the text's end takes the 32-position stage as before. With the lookups
+// halved, the stage took back its third hash (kEveryBlockHashes) and the table by the next byte got
+// a second index (follow_staged_[2]: the second stage hash XORed with the next byte's mix value
+// shifted right by one, ANDed with the first table's), so a window must collide in two tables to
+// pass as a keyword that goes on past its anchor. Every keyword's bucket still passes at a position
+// where it lies: its four bytes and its next byte have the text's low 5 bits there. scan_bench, the
+// first 8 MiB, thread CPU time, best of 15 (2026-12-01, load 17-22): web text with the 1000 rules of
+// tests/bench/make_rulesets.py, the way on every block 2.77-2.80 -> 2.10 ms, positions a byte past
+// it 0.00310 -> 0.00148 (what is left is real anchors in other words: "item" of "/api/v1/items",
+// "tive" of "active", "hard" of "shard"); tqdm bars (no candidates: the stage's own cost) every block
+// 1.60-1.64 -> 1.54 ms (with the lookups halved and nothing added, 1.35); web text with 50 rules,
+// where the way without the stage had been the cheapest (2.05 ms), every block 1.76-1.82, which the
+// timed ways now take. The mix values are the stage's 32, twice: vpermb on 64-byte registers reads an
+// index's low 6 bits, so bit 5 (a letter's case) picks the same value.
+struct WideStage {
+  static constexpr int kPrints = 4;  // LineScanner::kPrints
+  __m512i mix[kPrints], next_mix;
+
+  __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) WideStage(const StageTables<3>& stage,
+                                                                                const FollowTables& follow) {
+    // (Widened by shuffles, not _mm512_broadcast_i64x4, which GCC 12 warns reads an undefined register.)
+    for (int f = 0; f < kPrints; ++f) mix[f] = Twice(stage.mix[f]);
+    next_mix = Twice(follow.mix);
+  }
+
+  // Per set of 8 buckets, the buckets the stage and the follow-up tables keep at each of the 64
+  // positions (what StageTables::Apply and FollowTables::Apply AND into a block's acc, for both
+  // blocks). The bytes p[0, 64 + kPrints) must lie in the text.
+  __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"), always_inline)) void Masks(
+      const char* p, const StageTables<3>& stage, const FollowTables& follow, __m512i mask[2]) const {
+    __m512i m[kPrints];
+    for (int f = 0; f < kPrints; ++f) m[f] = _mm512_maskz_permutexvar_epi8(~__mmask64{0}, _mm512_loadu_si512(p + f), mix[f]);
+    const __m512i x = _mm512_xor_si512(m[0], m[2]), y = _mm512_xor_si512(m[1], m[3]);
+    const __m512i first = _mm512_xor_si512(x, y);
+    const __m512i second = _mm512_xor_si512(x, _mm512_srli_epi16(y, 1));
+    const __m512i third = _mm512_xor_si512(_mm512_srli_epi16(x, 1), y);
+    const __m512i three = _mm512_xor_si512(x, m[1]);
+    const __m512i next = _mm512_maskz_permutexvar_epi8(~__mmask64{0}, _mm512_loadu_si512(p + kPrints), next_mix);
+    const __m512i index = _mm512_xor_si512(first, next);
+    const __m512i index2 = _mm512_xor_si512(second, _mm512_srli_epi16(next, 1));
+    static_assert(kEveryBlockHashes >= 2 && kEveryBlockHashes <= 3, "two or three stage hashes");
+    for (int s = 0; s < 2; ++s) {
+      __m512i staged = _mm512_and_si512(_mm512_permutex2var_epi8(stage.wide_low[0][s], first, stage.wide_high[0][s]),
+                                        _mm512_permutex2var_epi8(stage.wide_low[1][s], second, stage.wide_high[1][s]));
+      if (kEveryBlockHashes == 3) {
+        staged = _mm512_and_si512(staged, _mm512_permutex2var_epi8(stage.wide_low[2][s], third, stage.wide_high[2][s]));
+      }
+      const __m512i by_next = _mm512_and_si512(
+          _mm512_permutex2var_epi8(follow.wide_low[0][s], index, follow.wide_high[0][s]),
+          _mm512_permutex2var_epi8(follow.wide_low[2][s], index2, follow.wide_high[2][s]));
+      const __m512i ending = _mm512_permutex2var_epi8(follow.wide_low[1][s], s == follow.three_set ? three : third,
+                                                      follow.wide_high[1][s]);
+      mask[s] = _mm512_and_si512(staged, _mm512_or_si512(by_next, ending));
+    }
+  }
+
+  // The low (the first block's) and high (the second's) halves of a mask.
+  __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"), always_inline)) static __m256i Low(__m512i mask) {
+    const __v8di wide = reinterpret_cast<__v8di>(mask);
+    return reinterpret_cast<__m256i>(__builtin_shufflevector(wide, wide, 0, 1, 2, 3));
+  }
+  __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"), always_inline)) static __m256i High(__m512i mask) {
+    const __v8di wide = reinterpret_cast<__v8di>(mask);
+    return reinterpret_cast<__m256i>(__builtin_shufflevector(wide, wide, 4, 5, 6, 7));
+  }
+  __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) static __m512i Twice(__m256i half) {
+    const __v4di narrow = reinterpret_cast<__v4di>(half);
+    return reinterpret_cast<__m512i>(__builtin_shufflevector(narrow, narrow, 0, 1, 2, 3, 0, 1, 2, 3));
   }
 };
 
@@ -1796,6 +1886,7 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) LineScanner
       // registers the other ways' loops need (HF dicts' scan, way 0, ~12% slower with them).
       const StageTables<kStageHashes> stage(mix_, staged_);
       const FollowTables follow(follow_mix_, follow_staged_, ThreeBucket());
+      const WideStage wide(stage, follow);
 #define TRIAGE_SCAN_STAGE 2
 #include "log/line_scanner_loop.inc"
 #undef TRIAGE_SCAN_STAGE

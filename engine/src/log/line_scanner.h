@@ -320,18 +320,19 @@ class LineScanner {
   // holding a keyword whose anchor's first hash, XORed with follow_mix_ of the keyword's byte after
   // the anchor (its low 5 bits), is that value; [1] the buckets holding a keyword that ends with its
   // anchor (by EndingIndex: Note: [Ending anchor hash]) or is 3 bytes long (by ThreeHash), and the
-  // shorter anchors' buckets at every value.
+  // shorter anchors' buckets at every value; [2] as [0], by the second hash XORed with follow_mix_'s
+  // value shifted right by one (Note: [Wide stage blocks]).
   alignas(32) unsigned char follow_mix_[32] = {};
-  alignas(64) unsigned char follow_staged_[2][2][1 << kStageBits] = {};  // [by next byte, ending][set][value]
+  alignas(64) unsigned char follow_staged_[3][2][1 << kStageBits] = {};  // [by next byte, ending, by next byte][set][value]
   // The buckets the loop with the stage on every block passes at p[i] (i + kPrints < n): the stage's
-  // first two hashes and the follow-up tables.
+  // hashes (line_scanner.cc's kEveryBlockHashes) and the follow-up tables.
   unsigned FollowBuckets(const char* p, size_t i) const;
   // Fills follow_mix_ and follow_staged_ for the keywords' layout under the mix of `seed`.
   void BuildFollowStage(int seed);
   // The same into `follow_mix` and `follow_staged`, with `mix` (the stage's mix values of `seed`) in
   // place of mix_ (ChooseMix scores each seed by them).
   void MakeFollowStage(const unsigned char (&mix)[kPrints][32], int seed, unsigned char (&follow_mix)[32],
-                       unsigned char (&follow_staged)[2][2][1 << kStageBits]) const;
+                       unsigned char (&follow_staged)[3][2][1 << kStageBits]) const;
   // kStageBits bits of the mix values of the first 3 bytes at `bytes`, XORed (Note: [Staged follow-up]).
   static unsigned ThreeHash(const unsigned char (&mix)[kPrints][32], const char* bytes);
   // The bucket of the 3-byte keywords, when it holds no shorter ones; else -1.
