@@ -420,6 +420,7 @@ TEST(WrappedPastes, OnlyWrappedCorpusLogsAreJoined) {
       "anomalygpt-deepspeed-sigkill-minus-9-host-ram-zh",         // DeepSpeed's command list at 204 columns
       "edsr-31-dataloaderiter-renamed-windows",                   // the command line at 120 columns
       "xinference-5260-peft-hybridcache-transformers-5",          // a pull request's message wrapped at 80 columns
+      "gemma-tuner-18-mps-16gb-mac-default-profile-oom",          // the MPS message wrapped at 120 columns
   };
   std::set<std::string> found;
   int logs = 0;
