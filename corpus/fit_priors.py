@@ -73,6 +73,10 @@ MASKED_FACTOR = 0.2  # kMaskedFactor in engine/src/diagnose/ranker.cc (Ranking s
 LOW, HIGH = 0.40, 0.97
 # The ranking note of the second of two candidates that matched one error as specifically (Ranking step 3):
 # their order there is their confidence's, and the second takes x0.8. Ties further down are not modelled.
+# Ranking's cap on a warning's reading when the input also shows a failure (RankWarningsBelowFailures in
+# engine/src/diagnose/ranker.cc): the note it leaves, and its factor (kIncidentalWarning).
+WARNING_CAP = re.compile(r"Confidence lowered to x0\.9 of the \S+ diagnosis, to rank below it: this is a warning")
+INCIDENTAL_WARNING = 0.9
 TIE = re.compile(r"Confidence lowered \(x0\.8\): rule (\S+) matched the same error as specifically")
 
 
@@ -128,8 +132,28 @@ def run_all(triage, logs, bundled=None, min_confidence=None):
         # A similar-case answer (Note: [Similar known case] in engine/src/diagnose/similar_case.cc) is
         # left out: on a corpus log it would come from the case itself (triage leaves a case out only
         # under `triage eval`), and its confidence is fixed after calibration, so it has nothing to fit.
-        got.append([x for x in o["diagnoses"] if not x["rule"].startswith("similar:")])
+        incidents = o.get("incidents", [])
+        kept = []
+        for x in o["diagnoses"]:
+            if x["rule"].startswith("similar:"):
+                continue
+            i = x.get("incident", -1)
+            inc = incidents[i] if isinstance(i, int) and 0 <= i < len(incidents) else None
+            x["_kind"] = incident_kind(inc)
+            kept.append(x)
+        got.append(kept)
     return got
+
+
+def incident_kind(inc):
+    """'warning', 'signal' or 'failure' (None without an incident), as RankWarningsBelowFailures tells them
+    (engine/src/diagnose/ranker.cc, Note: [Incidental warnings]): a warning's exception type ends in
+    "Warning" in its last dotted component."""
+    if inc is None:
+        return None
+    if inc.get("kind") == "signal":
+        return "signal"
+    return "warning" if (inc.get("exception") or "").rsplit(".", 1)[-1].endswith("Warning") else "failure"
 
 
 def rule_files(rules=RULES):
@@ -223,6 +247,8 @@ class Case:
         self.masked = []  # (rule the masked cause comes from, its category), in the order shown
         self.ties = []    # (rule, the rule ahead of it as specifically on the same error): Ranking step 3
         self.incident = {}  # rule -> the incident its candidate is on (triage's JSON `incident`)
+        self.kind = {}      # rule -> its incident's kind: incident_kind()
+        self.capped = set()  # warnings' rules whose confidence the collecting run already capped
 
 
 def collect(triage, cases):
@@ -256,6 +282,9 @@ def collect(triage, cases):
                 e = 1.0 if abs(e - 1) < 0.15 else 0.0 if abs(e) < 0.15 else e
             c.cands.append((x["rule"], x["category"], p0, e))
             c.incident[x["rule"]] = x.get("incident", 0)
+            c.kind[x["rule"]] = x.get("_kind")
+            if WARNING_CAP.search(x.get("ranking", "")):
+                c.capped.add(x["rule"])
             tie = TIE.search(x.get("ranking", ""))
             if tie:
                 c.ties.append((x["rule"], tie.group(1)))
@@ -296,6 +325,20 @@ def rank(case, new, old, knots):
                     moved[i] != moved[j]):
                 pres[j] = pres[i]
                 tied[i] = tied[j] = True
+    # A warning's reading of another category than the best failure reading that clears the threshold is
+    # capped at x0.9 of that failure's (Note: [Incidental warnings] in ranker.cc). A warning the collecting
+    # run had already capped keeps no value of its own to scale: it is taken as still above the cap.
+    def calibrated(i):
+        return pres[i] if fixed_after_calibration(case.cands[i][0]) else interpolate(knots, pres[i])
+    failure = None
+    for i, (rule, _, _, _) in enumerate(case.cands):
+        if case.kind.get(rule) == "failure" and calibrated(i) >= THRESHOLD and (failure is None or pres[i] > pres[failure]):
+            failure = i
+    if failure is not None:
+        cap = pres[failure] * INCIDENTAL_WARNING
+        for i, (rule, cat, _, _) in enumerate(case.cands):
+            if case.kind.get(rule) == "warning" and cat != case.cands[failure][1] and (pres[i] > cap or rule in case.capped):
+                pres[i] = cap
     scored = []
     for i, (p, (rule, cat, _, _)) in enumerate(zip(pres, case.cands)):
         c = p if fixed_after_calibration(rule) else interpolate(knots, p)

@@ -48,6 +48,22 @@ class Ranker(unittest.TestCase):
         self.assertEqual(fp.rank(c, {"a": 0.5}, {"a": 0.5}, knots), [])
         self.assertAlmostEqual(fp.rank(c, {"a": 0.8}, {"a": 0.5}, knots)[0][0], 0.70)  # 0.25 + 0.75 * 0.3 / 0.5
 
+    def test_warning_ranks_below_a_failure_of_another_category(self):
+        # a warning's reading over the best failure reading is capped at x0.9 of it, unless the two agree
+        c = case([("warn", "a.x", 0.95, 1.0), ("fail", "b.y", 0.90, 1.0), ("agree", "a.x", 0.80, 1.0)], {"b.y"})
+        c.kind = {"warn": "warning", "fail": "failure", "agree": "failure"}
+        old = {"warn": 0.95, "fail": 0.9, "agree": 0.8}
+        shown = fp.rank(c, old, old, [])
+        self.assertEqual([s[2] for s in shown], ["fail", "warn", "agree"])
+        self.assertAlmostEqual(shown[1][0], 0.9 * fp.INCIDENTAL_WARNING)
+        # once the agreeing failure is the best one, the warning keeps its own confidence
+        shown = fp.rank(c, dict(old, agree=0.99), old, [])
+        self.assertEqual([(s[2], round(s[0], 3)) for s in shown][:2], [("agree", 0.99), ("warn", 0.95)])
+        # a failure under the threshold caps nothing
+        c.cands[1] = ("fail", "b.y", 0.30, 1.0)
+        c.cands[2] = ("agree", "a.x", 0.20, 1.0)
+        self.assertEqual(fp.rank(c, old, old, [])[0][2], "warn")
+
     def test_masked_cause(self):
         c = case([("a", "a.x", 0.80, 1.0)], {"c.z"}, masked=[("a", "c.z")])
         shown = fp.rank(c, {"a": 0.8}, {"a": 0.8}, [])
