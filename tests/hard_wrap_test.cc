@@ -421,6 +421,7 @@ TEST(WrappedPastes, OnlyWrappedCorpusLogsAreJoined) {
       "edsr-31-dataloaderiter-renamed-windows",                   // the command line at 120 columns
       "xinference-5260-peft-hybridcache-transformers-5",          // a pull request's message wrapped at 80 columns
       "gemma-tuner-18-mps-16gb-mac-default-profile-oom",          // the MPS message wrapped at 120 columns
+      "optimate-253-llama-pad-id-minus-one-index-select-wrapped",  // each kernel assertion at a terminal's 187 columns
   };
   std::set<std::string> found;
   int logs = 0;
