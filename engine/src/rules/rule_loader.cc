@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <sched.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
@@ -947,11 +948,10 @@ LoadResult Compile(ParsedRules parsed, const BuildInput& in, std::optional<std::
 // The identity of the running program: a rebuilt binary may parse rules differently, so its cache
 // entries must not be reused (Note: [Rule cache]).
 void AddProgramIdentity(CacheKey* key) {
-  std::error_code ec;
-  auto size = fs::file_size("/proc/self/exe", ec);
-  auto time = fs::last_write_time("/proc/self/exe", ec);
-  key->Add(ec ? 0 : static_cast<std::uint64_t>(size));
-  key->Add(ec ? 0 : static_cast<std::uint64_t>(time.time_since_epoch().count()));
+  struct stat st;  // one stat(2): its size and modification time
+  const bool ok = ::stat("/proc/self/exe", &st) == 0;
+  key->Add(ok ? static_cast<std::uint64_t>(st.st_size) : 0);
+  key->Add(ok ? static_cast<std::uint64_t>(st.st_mtim.tv_sec) * 1000000000 + static_cast<std::uint64_t>(st.st_mtim.tv_nsec) : 0);
   key->Add(std::string_view(TRIAGE_VERSION));
 }
 

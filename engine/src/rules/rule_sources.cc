@@ -178,9 +178,10 @@ bool WalkRuleFiles(const std::string& dir, std::vector<std::string>* files, std:
   return ok;
 }
 
-void CollectFiles(const std::string& root, int layer, const std::string& origin, bool must_exist,
-                  std::vector<SourceFile>* out, DisableList* disable, std::vector<SourceFile>* calibration,
-                  std::vector<Problem>* problems, bool contents) {
+// `root_st`: what stat(2) said of `root` (null: it could not be stat'ed).
+void CollectFiles(const std::string& root, const struct stat* root_st, int layer, const std::string& origin,
+                  bool must_exist, std::vector<SourceFile>* out, DisableList* disable,
+                  std::vector<SourceFile>* calibration, std::vector<Problem>* problems, bool contents) {
   std::error_code ec;
   fs::path p(root);
   // `listed`: the file's stamp from the walk, when it took one.
@@ -210,23 +211,27 @@ void CollectFiles(const std::string& root, int layer, const std::string& origin,
     struct stat st;
     sf.stamped = ::fstat(fd, &st) == 0;  // before reading: a later change shows in the next stamp
     if (sf.stamped) sf.stamp = StampOf(st);
-    // Up to one byte past the limit: enough to see that a file is too large.
+    // Up to one byte past the limit: enough to see that a file is too large. Read straight into the
+    // string (no buffer on the stack: its 64 KiB were fresh stack pages, faulted in one by one).
     std::string& content = sf.content;
+    size_t size = size_t{1} << 16;
     if (sf.stamped && S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) <= kMaxRuleFileBytes) {
-      content.reserve(static_cast<size_t>(st.st_size) + 1);
+      size = static_cast<size_t>(st.st_size) + 1;  // the bytes and room to see the end
     }
-    char buf[1 << 16];
-    while (content.size() <= kMaxRuleFileBytes) {
-      ssize_t n = ::read(fd, buf, sizeof buf);
+    content.resize(size);
+    size_t got = 0;
+    while (got <= kMaxRuleFileBytes) {
+      if (got == content.size()) content.resize(std::min(2 * content.size(), kMaxRuleFileBytes + 1));
+      ssize_t n = ::read(fd, &content[got], content.size() - got);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
-      content.append(buf, static_cast<size_t>(n));
+      got += static_cast<size_t>(n);
     }
     ::close(fd);
-    if (content.size() > kMaxRuleFileBytes + 1) content.resize(kMaxRuleFileBytes + 1);
+    content.resize(got);
     into->push_back(std::move(sf));
   };
-  if (fs::is_regular_file(p, ec)) {
+  if (root_st != nullptr && S_ISREG(root_st->st_mode)) {
     read(p.string(), out, contents);
     // A single rule file brings its Lua sibling along.
     fs::path lua = p;
@@ -234,7 +239,7 @@ void CollectFiles(const std::string& root, int layer, const std::string& origin,
     if (p.extension() != ".lua" && fs::is_regular_file(lua, ec)) read(lua.string(), out, contents);
     return;
   }
-  if (!fs::is_directory(p, ec)) {
+  if (root_st == nullptr || !S_ISDIR(root_st->st_mode)) {
     if (!must_exist) return;
     AddProblem(problems, Problem::Severity::kError, ProblemCode::kMissingDir, root, 0, 0, "",
                "rule directory does not exist");
@@ -256,13 +261,30 @@ void CollectFiles(const std::string& root, int layer, const std::string& origin,
 void CollectSources(const LoadOptions& options, std::vector<SourceFile>* out, DisableList* disable,
                     std::vector<SourceFile>* calibration, std::vector<Problem>* problems, bool contents) {
   int layer = 0;
-  std::set<std::string> seen;  // one directory reached twice (e.g. user == project) is read once
+  // One directory reached twice (e.g. user == project) is read once.
+  // Note: [Start-up system calls]: an entry is known by what stat(2) says of it (device and inode: the same directory or file
+  // whatever path reaches it, through symlinks or not), one call where its canonical name took a
+  // readlink(2) or stat(2) for each component of the path (~25 calls a start), and the stat then
+  // tells CollectFiles whether it is a file or a directory. An entry that cannot be stat'ed (most
+  // often one that does not exist: the system, user and project directories) is known by its
+  // canonical name, as before. One difference: a directory reached through two bind mounts was two
+  // names and read twice; now it is read once.
+  std::set<std::string> seen;
   auto add = [&](const std::string& dir, const std::string& origin, bool must_exist) {
     if (dir.empty()) return;
-    std::error_code ec;
-    std::string key = fs::weakly_canonical(dir, ec).string();
-    if (!seen.insert(ec ? dir : key).second) return;
-    CollectFiles(dir, layer++, origin, must_exist, out, disable, calibration, problems, contents);
+    struct stat st;
+    const bool found = ::stat(dir.c_str(), &st) == 0;
+    std::string key;
+    if (found) {
+      key = std::string(1, '\0') + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);  // no path begins so
+    } else {
+      std::error_code ec;
+      key = fs::weakly_canonical(dir, ec).string();
+      if (ec) key = dir;
+    }
+    if (!seen.insert(key).second) return;
+    CollectFiles(dir, found ? &st : nullptr, layer++, origin, must_exist, out, disable, calibration, problems,
+                 contents);
   };
   if (options.bundled) add(BundledRulesDir(), "bundled", true);
   if (options.system) add(SystemRulesDir(), "system", false);
