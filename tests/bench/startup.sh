@@ -6,7 +6,8 @@
 # of rules/ with its rule-cache beside it and an empty user cache), no cache at all (TRIAGE_NO_CACHE=1),
 # and `triage-probe --help`.
 # For each: CPU time (perf stat over RUNS runs, else a timed loop; the two cold starts set up each run
-# and report the mean of RUNS single runs), wall time, instructions (callgrind; `perf stat -e
+# and report the mean of RUNS single runs), wall time, page faults (perf stat; the cold starts: of one
+# set-up run), instructions (callgrind; `perf stat -e
 # instructions` where the machine counts them), peak RSS (/usr/bin/time) and, for triage-probe, the
 # shared objects loaded. Targets: warm <= 10 ms, cold <= 40 ms; triage-probe --help without LibTorch.
 # Prints figures; asserts nothing.
@@ -39,8 +40,9 @@ if [ $have_perf = yes ] && perf stat -x, -e instructions:u true 2>&1 | grep -q '
 # time_runs CMD...: mean CPU (user + system) and wall time of RUNS runs.
 time_runs() {
   if [ $have_perf = yes ]; then
-    perf stat -r "$runs" -e task-clock "$@" 2>&1 > /dev/null |
-      awk '/task-clock/ { cpu = $1 } /seconds time elapsed/ { wall = $1 * 1000 } END { printf "CPU %.2f ms, wall %.2f ms", cpu, wall }'
+    perf stat -r "$runs" -e task-clock,page-faults "$@" 2>&1 > /dev/null |
+      awk '/task-clock/ { cpu = $1 } /page-faults/ { faults = $1 } /seconds time elapsed/ { wall = $1 * 1000 }
+           END { printf "CPU %.2f ms, wall %.2f ms, %s page faults", cpu, wall, faults }'
   else
     local start end
     start=$(date +%s%N)
@@ -100,6 +102,10 @@ measure_each() {
     times=$(printf "CPU %.2f ms, wall %.2f ms (set-up included)" "$(echo "$cpu / $runs" | bc -l)" "$(echo "$wall / $runs" | bc -l)")
   else
     times=$(printf "wall %.2f ms (set-up included)" "$(echo "$wall / $runs" | bc -l)")
+  fi
+  if [ $have_perf = yes ]; then
+    "$setup"
+    times+=$(perf stat -x, -e page-faults "$@" 2>&1 > /dev/null | awk -F, '/page-faults/ { printf ", %s page faults", $1 }')
   fi
   local peak
   "$setup"
