@@ -10,9 +10,9 @@
 // bar dropped, a UTF-8 byte order mark at the start removed, ANSI escapes removed (also colour codes that lost their ESC: Note: [Colour codes without
 // ESC] in segmenter.cc), no-break spaces and curly quotes read as a space and a
 // straight quote (Note: [Typographic characters] in formats/text.h). Prefixes a format puts before the text (a rank prefix "[rank3]:",
-// srun's task label "2: ", a debugger prompt "(Pdb) ") are the formats' own: their readers' line hooks
-// strip them where the format says so and record the rank (formats/rank_prefix.h, srun_label.h,
-// pdb_prompt.h).
+// srun's task label "2: ", a debugger prompt "(Pdb) ", Ray's and vLLM's process tag "(pid=123) ") are the
+// formats' own: their readers' line hooks strip them where the format says so and record the rank
+// (formats/rank_prefix.h, srun_label.h, pdb_prompt.h, process_tag.h).
 //
 // The segmenter itself owns what every format shares: the open incident (opening it, keeping its
 // frames and message, suspending it while a nested one is read and resuming it after), streams (rank

@@ -7,12 +7,13 @@ namespace triage {
 bool MayCarryLinePrefix(std::string_view line) {
   std::string rank;
   return QuoteMarkerReader::Markers(line) > 0 || RankPrefixReader::Prefix(line, &rank) > 0 || SrunLabelReader::Label(line, &rank) > 0 ||
-         PdbPromptReader::Prompt(line) > 0;
+         PdbPromptReader::Prompt(line) > 0 || ProcessTagReader::Tag(line, &rank) > 0;
 }
 
 size_t LinePrefixLength(std::string_view line) {
   size_t n = QuoteMarkerReader::Markers(line);
   std::string rank;
+  n += ProcessTagReader::Tag(line.substr(n), &rank);
   n += RankPrefixReader::Prefix(line.substr(n), &rank);
   return n + QuoteMarkerReader::Markers(line.substr(n));  // Note: [Quote markers behind a prefix]
 }
@@ -34,6 +35,9 @@ const std::vector<FormatEntry>& FormatTable() {
       // Markdown's escapes of '_' and '*' in a paste: every line holding one is read, since an escape
       // can split a keyword ("CUDA\_HOME").
       {"markdown escapes", {"\\_", "\\*"}, nullptr, OnLine(&MarkdownEscapeReader::LineHook)},
+      // A Ray or vLLM worker's process tag, before the rank prefix a torch process inside it may write
+      // (Note: [Process tags]).
+      {"process tag", {}, nullptr, OnLine(&ProcessTagReader::LineHook)},
       {"rank prefix", {}, nullptr, OnLine(&RankPrefixReader::LineHook)},
       {"srun label", {}, nullptr, OnLine(&SrunLabelReader::LineHook)},
       {"pdb prompt", {}, nullptr, OnLine(&PdbPromptReader::LineHook)},
@@ -42,6 +46,9 @@ const std::vector<FormatEntry>& FormatTable() {
       // "Warning", the keywords of rows below (Note: [Aligned continuations]).
       {"aligned continuation", {}, nullptr, OnLine(&AlignedContinuationReader::LineHook)},
       {"learned prefix", {}, nullptr, OnLine(&LearnedPrefixReader::LineHook)},
+      // A process tag behind a learned prefix: a container runtime's or CI runner's time stamp before Ray's
+      // or vLLM's tag (Note: [Process tags]).
+      {"process tag behind a prefix", {}, nullptr, OnLine(&ProcessTagReader::LineHook)},
       // Quote markers behind one of the prefixes above (Note: [Quote markers behind a prefix]).
       {"quote markers behind a prefix", {}, nullptr, OnLine(&QuoteMarkerReader::AfterPrefixHook)},
       {"exception group", {}, nullptr, OnLine(&ExceptionGroupReader::LineHook)},

@@ -27,6 +27,7 @@
 #include "log/formats/native_crash.h"
 #include "log/formats/notebook.h"
 #include "log/formats/pdb_prompt.h"
+#include "log/formats/process_tag.h"
 #include "log/formats/pytest.h"
 #include "log/formats/quote_marker.h"
 #include "log/formats/python_traceback.h"
@@ -157,12 +158,12 @@ inline FormatHooks OnUnrecognised(bool (*f)(Segmenter&, const std::string&, std:
 }
 
 // True when a format reader's line hook may strip a prefix from this line (quote markers, a rank
-// prefix, an srun label, a debugger prompt): the log path's prefilter then lets the segmenter read the
+// prefix, an srun label, a debugger prompt, a process tag): the log path's prefilter then lets the segmenter read the
 // line rather than judging its text alone (Note: [Line prefilter] in line_scanner.h).
 bool MayCarryLinePrefix(std::string_view line);
 
 // The length of the prefixes at the start of `line` that the line hooks strip wherever they are present
-// (quote markers, then a rank prefix and the quote markers behind it), or 0: metric extraction, which reads raw lines, skips them before
+// (quote markers, then a process tag, a rank prefix and the quote markers behind them), or 0: metric extraction, which reads raw lines, skips them before
 // reading a line from its first column (Note: [Quote markers]).
 size_t LinePrefixLength(std::string_view line);
 
