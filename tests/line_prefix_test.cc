@@ -76,11 +76,5 @@ INSTANTIATE_TEST_SUITE_P(Logging, LinePrefix,
                                            "I1128 10:11:12.345678 12345 file.py:42] ",
                                            "2024-03-02T10:15:31.4812345Z "));
 
-// Process tags (Note: [Process tags]): Ray's worker tag with and without a name and an address, and vLLM
-// v1's worker tag with its rank, as they were read in public pastes.
-INSTANTIATE_TEST_SUITE_P(ProcessTag, LinePrefix,
-                         ::testing::Values("(pid=909597) ", "(RayTrainWorker pid=1193, ip=10.244.4.193) ",
-                                           "(VllmWorker rank=0 pid=18959) "));
-
 }  // namespace
 }  // namespace triage
