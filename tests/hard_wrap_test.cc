@@ -169,6 +169,15 @@ TEST(HardWrap, OrdinaryLayoutsAreNotTakenForAWrap) {
              std::to_string(1000 + i) + ".8918\n";
   }
   EXPECT_EQ(HardWrap::DetectWidth(keras), 0);
+  // Keras with verbose=2: no bar, the epoch's summary row after its "Epoch E/N" line, every row of one length
+  // (Note: [Epoch headers] in log/hard_wrap.cc; the layout of daniellerch/stegolab#1's paste).
+  std::string keras2;
+  for (int i = 1; i <= 8; ++i) {
+    keras2 += "Epoch " + std::to_string(i) + "/8\n - 37" + std::to_string(i) + "s - loss: 0." +
+              std::to_string(5000 - 100 * i) + " - acc: 0.7" + std::to_string(100 + i) + " - val_loss: 0." +
+              std::to_string(7000 + 100 * i) + " - val_acc: 0.5938\n";
+  }
+  EXPECT_EQ(HardWrap::DetectWidth(keras2), 0);
   EXPECT_EQ(HardWrap::DetectWidth(kTraceback), 0);
   // TorchScript's report: its longest line a marker under the source, then the exception line.
   const std::string marker = "        " + std::string(100, '~') + " <--- HERE";

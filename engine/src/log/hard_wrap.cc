@@ -141,6 +141,25 @@ bool HoldsAsciiBar(std::string_view row) {
   return false;
 }
 
+// Note: [Epoch headers]. Keras prints "Epoch 3/10" on a line of its own before each epoch's summary, and
+// with verbose=2 (and the PyTorch wrappers that copy its layout) that summary is a row without a bar,
+// " - 383s - loss: 0.5388 - acc: 0.7156 - val_loss: 0.7477 - val_acc: 0.5938", of one length whenever the
+// values print with the same digits (daniellerch/stegolab#1's five epochs, 73 characters each). A row
+// followed by such a header is an epoch's last line, not a row a wrap cut: a cut in mid-text does not leave
+// a line that is the header and nothing else. Like HoldsAsciiBar, this sets such rows aside.
+bool IsEpochHeader(std::string_view line) {
+  if (!StartsWith(line, "Epoch ")) return false;
+  size_t i = 6;
+  const size_t digits = i;
+  while (i < line.size() && line[i] >= '0' && line[i] <= '9') ++i;
+  if (i == digits || i >= line.size() || line[i] != '/') return false;
+  const size_t total = ++i;
+  while (i < line.size() && line[i] >= '0' && line[i] <= '9') ++i;
+  if (i == total) return false;
+  while (i < line.size() && IsBlank(line[i])) ++i;
+  return i == line.size();
+}
+
 // Key(a) == Key(b), without making either.
 bool SameKey(std::string_view a, std::string_view b) {
   size_t i = 0;
@@ -278,7 +297,10 @@ int HardWrap::DetectWidth(std::string_view head) {
     }
     // A marker drawn under a source line (Python's carets, TorchScript's "~~~~ <--- HERE").
     if (EndsWith(row, "<--- HERE") || row.find_first_not_of(" ^~") == std::string_view::npos) continue;
-    if (row.find("%|") != std::string_view::npos || HoldsAsciiBar(row) || StartsOwnLine(EndsDrawn(row), next, true)) continue;
+    if (row.find("%|") != std::string_view::npos || HoldsAsciiBar(row) || IsEpochHeader(next) ||
+        StartsOwnLine(EndsDrawn(row), next, true)) {
+      continue;
+    }
     if (!seen.insert(row).second) continue;
     // Note: [Script change at a cut]. A row that ends in ASCII before a line that opens with a character
     // of another script (a Chinese sentence after an English error line of exactly W characters, as in
