@@ -914,6 +914,7 @@ LoadResult Compile(ParsedRules parsed, const BuildInput& in, std::optional<std::
       set->SetCompiled(nullptr);  // the load that made the cache entry could not compile it
     }
     std::vector<std::string> patterns;
+    patterns.reserve(set->patterns.size());
     for (const RuleSet::PatternRef& ref : set->patterns) patterns.push_back(set->rules[ref.rule].patterns[ref.pattern].value);
     if (parsed.atoms.size() != patterns.size()) {  // not cached (or not for these patterns): the plan neither
       parsed.atoms = PatternAtoms(patterns, Segmenter::IdleKeywords());
@@ -922,8 +923,6 @@ LoadResult Compile(ParsedRules parsed, const BuildInput& in, std::optional<std::
     // A plan made here (none cached) shares its work among the threads a read of the files takes
     // (Note: [Cover on the load's threads] in line_scanner.cc); a cached plan needs none.
     const int plan_threads = parsed.plan.keywords.empty() ? LoadThreads(in.threads, in.files.size()) : 1;
-    set->prefilter = BuildLinePrefilter(std::move(patterns), parsed.atoms, Segmenter::IdleKeywords(),
-                                        std::move(parsed.plan), plan_threads);
     for (size_t p = 0; p < parsed.atoms.size(); ++p) {
       const auto& atoms = parsed.atoms[p];
       if (atoms && std::any_of(atoms->begin(), atoms->end(),
@@ -931,6 +930,9 @@ LoadResult Compile(ParsedRules parsed, const BuildInput& in, std::optional<std::
         set->newline_patterns.push_back(static_cast<int>(p));
       }
     }
+    // (The atoms go to the prefilter: its literals are made of their strings.)
+    set->prefilter = BuildLinePrefilter(std::move(patterns), std::move(parsed.atoms), Segmenter::IdleKeywords(),
+                                        std::move(parsed.plan), plan_threads);
   }
   if (std::any_of(set->rules.begin(), set->rules.end(), [](const Rule& r) { return r.has_lua(); })) {
     set->lua = std::make_shared<LuaRuntime>(set.get(), limits);
