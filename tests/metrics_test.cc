@@ -393,6 +393,29 @@ TEST(MetricCollector, ReadsEpochTables) {
   EXPECT_TRUE(PointsOf(k, SeriesId::kValLoss).empty());
 }
 
+// Note: [Two-word names in a blank-separated header]: fastai 1.0's table, whose header names hold a blank
+// ("train loss", "valid loss"), as printed (two blanks between names) and as pasted outside a code block (one
+// blank everywhere: corpus/wild/numerics/fastai-941-fp16-multilabel-table-nan-lr-too-high).
+TEST(MetricCollector, ReadsTwoWordNamesInBlankSeparatedHeaders) {
+  MetricCollector printed = Collect("epoch  train loss  valid loss  accuracy\n0  1.400000  1.900000  0.500000\n1  0.980000  1.700000  0.610000\n");
+  EXPECT_EQ(ValuesOf(printed, SeriesId::kLoss), (std::vector<double>{1.4, 0.98}));
+  EXPECT_EQ(ValuesOf(printed, SeriesId::kValLoss), (std::vector<double>{1.9, 1.7}));
+  MetricCollector pasted = Collect("epoch train loss valid loss accuracy_thresh f2_opt\n0 nan nan 0.997788 0.000000\n");
+  const std::vector<MetricPoint> loss = PointsOf(pasted, SeriesId::kLoss), val = PointsOf(pasted, SeriesId::kValLoss);
+  ASSERT_EQ(loss.size(), 1u);
+  ASSERT_EQ(val.size(), 1u);
+  EXPECT_TRUE(std::isnan(loss[0].value));
+  EXPECT_TRUE(std::isnan(val[0].value));
+  EXPECT_EQ(loss[0].epoch, 0);
+  // a first word that names a series itself is not joined to the next: "lr" and "loss" stay two columns
+  MetricCollector lr = Collect("epoch lr loss\n1 0.1 2.3\n2 0.1 2.2\n");
+  EXPECT_EQ(ValuesOf(lr, SeriesId::kLoss), (std::vector<double>{2.3, 2.2}));
+  EXPECT_EQ(ValuesOf(lr, SeriesId::kLr), (std::vector<double>{0.1, 0.1}));
+  // two blanks inside the pair are a separator, not a name's blank: no row of this header has two fields less
+  MetricCollector wide = Collect("epoch  train  loss\n1  0.5  2.3\n");
+  EXPECT_EQ(ValuesOf(wide, SeriesId::kLoss), (std::vector<double>{2.3}));
+}
+
 // Ultralytics' and YOLOv5's epoch rows (Note: [Epoch tables]): "E/N" epochs, the GPU memory with its unit, and
 // the progress bar after the last column's ':'. Rows of a real Ultralytics 8 run (Colab, without bar characters)
 // and of YOLOv5 (corpus/wild/numerics/adan-yolov5-kps-nan-epoch5-smaller-lr).

@@ -2105,6 +2105,41 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
   if (n < 3) return false;
   const bool epoch_first = EqualsNoCase(fields[0].data(), fields[0].data() + fields[0].size(), "epoch") && fields[0].size() == 5;
   const bool step_first = EqualsNoCase(fields[0].data(), fields[0].data() + fields[0].size(), "step") && fields[0].size() == 4;
+  // Note: [Two-word names in a blank-separated header]. fastai 1.0's Recorder (fastai/basic_train.py,
+  // 1.0.0 to 1.0.2x) wrote its header as '  '.join(['epoch', 'train loss', 'valid loss'] + metric names):
+  // names that hold a blank, in a header split at blanks ("epoch  train loss  valid loss  accuracy"),
+  // over rows with one field per name ("0  nan  nan  0.997788"). Pasted outside a code block the two
+  // blanks between names become one, so the name's own blank cannot be told from a separator by width.
+  // A header word that names no series (nothing, or a split: "train", "valid"), followed after exactly one
+  // blank by a word with which it names a series ("train" + "loss" = train_loss, "valid" + "loss" =
+  // valid_loss), is read as that one name; a first word that names a series itself ("lr loss") is not joined. A row is read only where its field count
+  // matches the header's (below), so a wrong join reads no row rather than a wrong one.
+  bool joined[32] = {};
+  if (epoch_first && !markdown && !tabs && table_columns_.empty()) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; ++i) {
+      std::string_view f = fields[i];
+      if (i + 1 < n && fields[i + 1].data() == f.data() + f.size() + 1 && f.data()[f.size()] == ' ') {
+        char a[kMaxKey], ab[kMaxKey];
+        size_t an = 0, abn = 0;
+        const std::string_view pair(f.data(), f.size() + 1 + fields[i + 1].size());
+        int alone = -1;
+        if (Lower(f, a, &an)) alone = Keys().Find(a, an);
+        if (an > 0 && (alone < 0 || alone >= kSeriesCount) && Lower(pair, ab, &abn)) {
+          ab[f.size()] = '_';
+          const int code = Keys().Find(ab, abn);
+          if (code >= 0 && code < kSeriesCount) {
+            joined[m] = true;
+            fields[m++] = pair;
+            ++i;
+            continue;
+          }
+        }
+      }
+      fields[m++] = f;
+    }
+    n = m;
+  }
   if (epoch_first || step_first) {
     std::vector<int> columns(n, -1);
     bool bare_acc[32] = {};
@@ -2125,7 +2160,7 @@ bool MetricCollector::ScanTable(std::string_view text, std::uint64_t line_no) {
       // Markdown header also blanks, '-', '/' and '.' between words ("Train Loss", "val/loss"), read as '_'.
       if (fields[i].empty() || Class(fields[i][0]) != kAlpha) return false;
       for (char c : fields[i]) {
-        const bool joiner = (markdown || tabs) && (c == ' ' || c == '-' || c == '/' || c == '.');
+        const bool joiner = ((markdown || tabs) && (c == ' ' || c == '-' || c == '/' || c == '.')) || (joined[i] && c == ' ');
         if (Class(c) != kAlpha && Class(c) != kDigit && !joiner) return false;
       }
       char buf[kMaxKey];
