@@ -1140,15 +1140,17 @@ TEST(RuleCache, ChecksumSameOnEveryPath) {
   }
   const std::string_view all(bytes.data(), 4096);
   ASSERT_EQ(CacheChecksum(all), CacheChecksum(all, true));
-  // The sums of format 12 (kFormat): a change of the checksum must bump the format.
-  EXPECT_EQ(CacheChecksum(""), 0x1be2b60bd573131dull);
-  EXPECT_EQ(CacheChecksum(std::string_view(bytes.data(), 100)), 0xc2962c1917679dcbull);
+  // The sums since format 14 (32 lanes, 128-byte stripes): a change of the checksum must bump the
+  // format (kFormat).
+  EXPECT_EQ(CacheChecksum(""), 0x6cf92554a72906cfull);
+  EXPECT_EQ(CacheChecksum(std::string_view(bytes.data(), 100)), 0x3418588db1e5c428ull);
+  EXPECT_EQ(CacheChecksum(std::string_view(bytes.data(), 300)), 0x9848a4e3c3ecb0f2ull);
   const std::uint64_t sum = CacheChecksum(std::string_view(bytes.data(), 256));
   for (size_t bit = 0; bit < 256 * 8; ++bit) {
     std::string damaged = bytes.substr(0, 256);
     damaged[bit / 8] = static_cast<char>(damaged[bit / 8] ^ (1 << (bit % 8)));
     ASSERT_NE(CacheChecksum(damaged), sum) << "bit " << bit;
-    char& again = damaged[bit / 8 < 224 ? bit / 8 + 32 : bit / 8 - 224];  // the same bit, a stripe on or back
+    char& again = damaged[bit / 8 < 128 ? bit / 8 + 128 : bit / 8 - 128];  // the same bit, a stripe on or back
     again = static_cast<char>(again ^ (1 << (bit % 8)));
     ASSERT_NE(CacheChecksum(damaged), sum) << "bits " << bit << " and a stripe on";
   }

@@ -40,7 +40,7 @@ static_assert(sizeof(Problem) == 144, "Problem changed: list the new field in Fi
 namespace {
 
 constexpr std::uint32_t kMagic = 0x54524331;  // "TRC1"
-constexpr std::uint32_t kFormat = 13;  // 6: checksums (Note: [Cache checksums]); 7: pattern_programs; 8: the layout's mix; 9: conditions; 10: a rule's texts and Lua code last (Note: [Texts on demand]); 11: a hypothesis' category; 12: the checksum on 32-bit lanes, the plan's checks (Note: [Cached checks]); 13: a condition's frames
+constexpr std::uint32_t kFormat = 14;  // 6: checksums (Note: [Cache checksums]); 7: pattern_programs; 8: the layout's mix; 9: conditions; 10: a rule's texts and Lua code last (Note: [Texts on demand]); 11: a hypothesis' category; 12: the checksum on 32-bit lanes, the plan's checks (Note: [Cached checks]); 13: a condition's frames; 14: 32 checksum lanes
 constexpr int kKeepEntries = 8;
 
 // Note: [Cache checksums] The structure of an entry or a part is checked as it is read (lengths,
@@ -48,16 +48,19 @@ constexpr int kKeepEntries = 8;
 // partly written block after a crash) would still read as a rule, a different one. So an entry and
 // each part end with a 64-bit checksum of all their bytes before it, checked after the structure
 // reads well: a mismatch is a miss, and the entry or part is built again. The checksum (CacheChecksum
-// below) is eight 32-bit lanes of multiply-and-rotate over 4-byte words: not a defence against
+// below) is 32 32-bit lanes of multiply-and-rotate over 4-byte words: not a defence against
 // someone who can write the directory (Note: [Cache hardening] and the key in each entry are), only
 // against damage. A damaged part the parts file keeps unused is dropped when the file is written again.
 // Each 4-byte word changes its lane by a bijection of that lane's state (add the word times an odd
 // number, rotate, times another odd number), and the length and each lane go into the result, so any
 // one damaged word, or a cut, changes its lane and so, but for a chance of about 2^-64, the sum; the
 // rotation carries a lane's top bits down, so two flips of the same bit in one lane do not cancel.
-// The eight lanes are one AVX2 register: ~7 instructions per 32 bytes, ~0.8 M for the bundled rules'
-// ~3.7 MB entry, where format 11's four 64-bit lanes (64-bit multiplies, which neither SSE nor AVX2
-// has) took ~28, 3.3 M under callgrind (2026-11-30, 605 rules). The sum is the same on every CPU, as
+// The 32 lanes are four AVX2 registers, each its own chain of dependent multiplies: ~27 instructions per
+// 128 bytes. Format 12 had eight lanes, one register, and so one chain (a multiply's latency and the
+// rotation per 32 bytes): 1.16 M instructions and ~0.34 ms for the ~4 MB entry, against ~0.87 M and
+// ~0.2 ms with four chains (a C loop over 4 MiB on the 2-vCPU EPYC VM of tests/bench/README.md,
+// 2026-12-01, format 14); format 11's four 64-bit lanes (64-bit multiplies, which neither SSE nor AVX2
+// has) took ~28 per 32 bytes. The sum is the same on every CPU, as
 // it must be for a cache directory that machines of different CPUs share: the portable rounds are the
 // reference, and RuleCache.ChecksumSameOnEveryPath compares the two.
 //
@@ -232,11 +235,11 @@ std::uint64_t Rotl(std::uint64_t v, int r) { return (v << r) | (v >> (64 - r)); 
 std::uint32_t Rotl32(std::uint32_t v, int r) { return (v << r) | (v >> (32 - r)); }
 
 constexpr std::uint32_t kLaneMul = 0x9E3779B1u, kWordMul = 0x85EBCA77u;
-constexpr size_t kLanes = 8;          // 32-bit lanes, one per 4-byte word of a 32-byte stripe
+constexpr size_t kLanes = 32;         // 32-bit lanes, one per 4-byte word of a 128-byte stripe
 constexpr size_t kStripe = 4 * kLanes;
 
 // The lanes' start and the stripes' rounds (Note: [Cache checksums]): lane k takes the k-th 4-byte word
-// (little-endian) of each 32-byte stripe.
+// (little-endian) of each 128-byte stripe.
 void StartLanes(std::uint32_t lane[kLanes]) {
   for (size_t k = 0; k < kLanes; ++k) lane[k] = kLaneMul * static_cast<std::uint32_t>(2 * k + 1) + kWordMul;
 }
@@ -251,23 +254,27 @@ void StripesPortable(const char* p, size_t stripes, std::uint32_t lane[kLanes]) 
   }
 }
 #ifdef TRIAGE_AVX2
-// The same rounds on the eight lanes at once (x86 is little-endian: a lane's word as StripesPortable
-// reads it).
+// The same rounds on the 32 lanes as four registers of eight, each its own chain of dependent
+// multiplies, so that the four overlap (x86 is little-endian: a lane's word as StripesPortable reads it).
 __attribute__((target("avx2"))) void StripesAvx2(const char* p, size_t stripes, std::uint32_t lane[kLanes]) {
-  __m256i acc = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lane));
+  __m256i acc[4];
+  for (int r = 0; r < 4; ++r) acc[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lane + 8 * r));
   const __m256i word_mul = _mm256_set1_epi32(static_cast<int>(kWordMul));
   const __m256i lane_mul = _mm256_set1_epi32(static_cast<int>(kLaneMul));
   for (size_t s = 0; s < stripes; ++s, p += kStripe) {
-    const __m256i w = _mm256_mullo_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), word_mul);
-    acc = _mm256_add_epi32(acc, w);
-    acc = _mm256_or_si256(_mm256_slli_epi32(acc, 13), _mm256_srli_epi32(acc, 19));
-    acc = _mm256_mullo_epi32(acc, lane_mul);
+    for (int r = 0; r < 4; ++r) {
+      const __m256i w =
+          _mm256_mullo_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * r)), word_mul);
+      __m256i a = _mm256_add_epi32(acc[r], w);
+      a = _mm256_or_si256(_mm256_slli_epi32(a, 13), _mm256_srli_epi32(a, 19));
+      acc[r] = _mm256_mullo_epi32(a, lane_mul);
+    }
   }
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(lane), acc);
+  for (int r = 0; r < 4; ++r) _mm256_storeu_si256(reinterpret_cast<__m256i*>(lane + 8 * r), acc[r]);
 }
 #endif
 
-// The lanes, the length and the tail of fewer than 32 bytes into 64 bits.
+// The lanes, the length and the tail of fewer than 128 bytes into 64 bits.
 std::uint64_t FinishChecksum(const std::uint32_t lane[kLanes], const char* tail, size_t n) {
   constexpr std::uint64_t kA = 0x9E3779B185EBCA87ull, kB = 0xC2B2AE3D27D4EB4Full, kC = 0x165667B19E3779F9ull;
   std::uint64_t h = static_cast<std::uint64_t>(n) * kC;
