@@ -468,7 +468,8 @@ TEST(RuleCache, AnEditThatKeepsEveryLiteralReusesThePrefilterPlan) {
 
 // Note: [Examples left out]: a load that lets the examples go has them from a miss (the files are
 // parsed) and not from the cache, where everything else is what a load that keeps them gives; an
-// entry damaged inside an example is still a miss when they are read over.
+// entry damaged inside an example is still a miss for a load that reads them, and is not read by one
+// that leaves them out (Note: [Examples apart]).
 TEST(RuleCache, ALoadWithoutExamplesLeavesThemOutOnlyFromTheCache) {
   const std::string dir = TempDir("examples");
   LoadOptions o = BundledOnly(dir);
@@ -501,16 +502,32 @@ TEST(RuleCache, ALoadWithoutExamplesLeavesThemOutOnlyFromTheCache) {
   EXPECT_EQ(count(left), 0u);
   EXPECT_TRUE(observe(left) == observe(kept)) << "a load without examples differs in more than them";
   EXPECT_TRUE(Observe(LoadBundled(true, dir)) == Observe(kept)) << "the entry lost its examples";
-  // A byte of an example's text changed in the entry: the checksum fails, the load parses again.
+  // A byte of an example's text changed in the entry (Note: [Examples apart]): a load that reads the
+  // examples finds its section's checksum failing and parses again; one that leaves them out never
+  // reads that section, and is served by the rest, whose checksum still agrees.
   const Rule& first = kept.rules->rules.at(0);
   ASSERT_FALSE(first.examples.empty());
   const std::string key = DamageEntryText(dir, first.examples[0].text);
   ASSERT_FALSE(key.empty());
   ParsedRules damaged;
-  EXPECT_FALSE(ReadRuleCache(dir, key, &damaged, CacheOwner::kUser, /*examples=*/false));
-  const LoadResult again = LoadRules(o);
+  EXPECT_FALSE(ReadRuleCache(dir, key, &damaged, CacheOwner::kUser, /*examples=*/true));
+  EXPECT_FALSE(ReadRuleCache(dir, key, &damaged, CacheOwner::kUser, /*examples=*/true, /*texts_on_demand=*/true));
+  ParsedRules lean;
+  EXPECT_TRUE(ReadRuleCache(dir, key, &lean, CacheOwner::kUser, /*examples=*/false));
+  const LoadResult still = LoadRules(o);
+  EXPECT_EQ(count(still), 0u);
+  EXPECT_TRUE(observe(still) == observe(kept));
+  const LoadResult again = LoadBundled(true, dir);
   EXPECT_EQ(count(again), count(kept));
   EXPECT_TRUE(observe(again) == observe(kept));
+  // Cut short inside the examples section: a miss for both loads (the sections' sizes no longer add up).
+  const std::string entry = dir + "/rules-" + key + ".bin";
+  std::string bytes = ReadText(entry);
+  ASSERT_GT(bytes.size(), 100u);
+  std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() - 100);
+  EXPECT_FALSE(ReadRuleCache(dir, key, &lean, CacheOwner::kUser, /*examples=*/false));
+  EXPECT_FALSE(ReadRuleCache(dir, key, &lean, CacheOwner::kUser, /*examples=*/false, /*texts_on_demand=*/true));
+  EXPECT_FALSE(ReadRuleCache(dir, key, &damaged, CacheOwner::kUser, /*examples=*/true));
   fs::remove_all(dir);
 }
 
@@ -615,8 +632,26 @@ TEST(RuleCache, TextsOnDemandGiveTheFullRulesAndTheSameReports) {
   const std::string malformed = serialise({odd});
   auto keep = std::make_shared<std::string>(malformed);
   ParsedRules back;
-  EXPECT_FALSE(ParseParsedRules(*keep, &back, /*examples=*/false, keep));
+  // (A load that leaves the examples out never reads their section: Note: [Examples apart].)
+  EXPECT_TRUE(ParseParsedRules(*keep, &back, /*examples=*/false, keep));
   EXPECT_FALSE(ParseParsedRules(*keep, &back, /*examples=*/true, keep));
+  EXPECT_FALSE(ParseParsedRules(*keep, &back, /*examples=*/true));
+  odd = first;  // a text outside the examples, read over by every load
+  ASSERT_FALSE(odd.hypotheses.empty());
+  odd.hypotheses[0].when_if.emplace_back().pos.line = 1;
+  odd.hypotheses[0].when_if.back().facts["x"] = {"y"};
+  {
+    std::string bad = serialise({odd});
+    // The fact's one value "y" (length 1) made to claim 2^40 more bytes: a length past the end, in the
+    // entry's first section, which every load reads over.
+    const std::string needle = std::string("\x01\0\0\0\0\0\0\0y", 9);
+    const size_t at = bad.find(needle);
+    ASSERT_NE(at, std::string::npos);
+    bad[at + 5] = 1;
+    keep = std::make_shared<std::string>(bad);
+    EXPECT_FALSE(ParseParsedRules(*keep, &back, /*examples=*/false, keep));
+    EXPECT_FALSE(ParseParsedRules(*keep, &back, /*examples=*/true, keep));
+  }
   const std::string good = serialise({first});
   keep = std::make_shared<std::string>(good);
   ASSERT_TRUE(ParseParsedRules(*keep, &back, /*examples=*/true, keep));
@@ -1113,8 +1148,9 @@ TEST(RuleCache, OutOfRangeEnumsAreMisses) {
   std::string bytes = SerializeParsedRules(p);
   ParsedRules back;
   ASSERT_TRUE(ParseParsedRules(bytes, &back));
-  // The severity is the first field after the magic, the format and three counts (rules, disabled, problems).
-  const size_t at = 8 * 5;
+  // The severity is the first field after the magic, the format, the two sections' sizes (Note:
+  // [Examples apart]) and three counts (rules, disabled, problems).
+  const size_t at = 8 * 7;
   ASSERT_EQ(bytes[at], static_cast<char>(Problem::Severity::kWarning));
   bytes[at] = 7;
   EXPECT_FALSE(ParseParsedRules(bytes, &back));

@@ -40,7 +40,7 @@ static_assert(sizeof(Problem) == 144, "Problem changed: list the new field in Fi
 namespace {
 
 constexpr std::uint32_t kMagic = 0x54524331;  // "TRC1"
-constexpr std::uint32_t kFormat = 14;  // 6: checksums (Note: [Cache checksums]); 7: pattern_programs; 8: the layout's mix; 9: conditions; 10: a rule's texts and Lua code last (Note: [Texts on demand]); 11: a hypothesis' category; 12: the checksum on 32-bit lanes, the plan's checks (Note: [Cached checks]); 13: a condition's frames; 14: 32 checksum lanes
+constexpr std::uint32_t kFormat = 15;  // 6: checksums (Note: [Cache checksums]); 7: pattern_programs; 8: the layout's mix; 9: conditions; 10: a rule's texts and Lua code last (Note: [Texts on demand]); 11: a hypothesis' category; 12: the checksum on 32-bit lanes, the plan's checks (Note: [Cached checks]); 13: a condition's frames; 14: 32 checksum lanes; 15: the examples apart (Note: [Examples apart])
 constexpr int kKeepEntries = 8;
 
 // Note: [Cache checksums] The structure of an entry or a part is checked as it is read (lengths,
@@ -173,7 +173,7 @@ void RuleTextFields(A& a, T& r) {
   a(r.cpp_checks);
   a(r.cpp_verify);
   a(r.refs);
-  a(r.examples);
+  a.Examples(r.examples);  // in an entry, in its examples section (Note: [Examples apart])
   for (auto& chunk : r.lua_chunks) a(chunk.code);  // one per chunk RuleMatchFields listed
 }
 template <class A, class T, IfIs<T, Rule> = 0>
@@ -322,6 +322,15 @@ class Writer {
     out_ += prefix;
   }
   void U64(std::uint64_t v) { out_.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  // Writes `v` over the 8 bytes at `at` (a size known only once what follows is written).
+  void Patch(size_t at, std::uint64_t v) { std::memcpy(&out_[at], &v, sizeof v); }
+  void Append(std::string_view bytes) { out_ += bytes; }
+  // Rules' examples written from here on go to *examples instead (Note: [Examples apart]).
+  void SplitExamples(Writer* examples) { examples_ = examples; }
+  void Examples(const std::vector<Example>& v) {
+    if (examples_ != nullptr) return (*examples_)(v);
+    (*this)(v);
+  }
   // Appends the checksum of what was written from byte `from` on (Note: [Cache checksums]).
   void Seal(size_t from) { U64(Checksum(std::string_view(out_).substr(from))); }
   size_t size() const { return out_.size(); }
@@ -372,6 +381,7 @@ class Writer {
 
  private:
   std::string out_;
+  Writer* examples_ = nullptr;  // Note: [Examples apart]
 };
 
 // Reads what Writer wrote. Any inconsistency (a short file, a length beyond the end, an enum out of
@@ -382,6 +392,12 @@ class Reader {
   // Rules read from here on leave their texts in the input (Note: [Texts on demand]): each one's span
   // goes to *spans.
   void DeferTexts(std::vector<DeferredTexts::Span>* spans) { spans_ = spans; }
+  // Note: [Examples apart]: the rules' examples are not in this input but in an entry's examples
+  // section, read by *examples (nullptr: left there, not read), each rule's in turn.
+  void SplitExamples(Reader* examples) {
+    split_ = true;
+    section_ = examples;
+  }
   bool ok() const { return ok_; }
   bool AtEnd() const { return pos_ == in_.size(); }
   // Reads a checksum and checks it against the bytes before it; true when it is the last thing in
@@ -457,7 +473,8 @@ class Reader {
   // ExplainRule): a warm `triage` start copied ~0.5 MB of them into strings it never read. A reader
   // asked to leave them out reads over them, every count, enum and length checked as when they are kept
   // (the entry's checksum too: a damaged entry is as much a miss), into one scratch example whose
-  // strings stay empty, and leaves each rule's list empty.
+  // strings stay empty, and leaves each rule's list empty. (That is how a part's examples, which are
+  // inline, are left out; an entry's are in a section of their own, not read at all: Note: [Examples apart].)
   void operator()(std::vector<Example>& v) {
     if (examples_) return operator()<Example>(v);
     const size_t n = Count();
@@ -506,15 +523,26 @@ class Reader {
   void operator()(T& x) {
     Fields(*this, x);
   }
+  // A rule's examples, where they are (Note: [Examples apart]).
+  void Examples(std::vector<Example>& v) {
+    if (!split_) return (*this)(v);
+    if (section_ == nullptr) return v.clear();  // left in the examples section
+    section_->skipping_ = skipping_;
+    examples_begin_ = section_->pos_;
+    (*section_)(v);
+    examples_end_ = section_->pos_;
+    if (!section_->ok_) Fail();
+  }
   // Note: [Texts on demand]: with spans asked for, a rule's texts are read over (checked, not kept).
   void operator()(Rule& r) {
     RuleMatchFields(*this, r);
     if (spans_ == nullptr) return RuleTextFields(*this, r);
     const size_t begin = pos_;
+    examples_begin_ = examples_end_ = 0;
     ++skipping_;
     RuleTextFields(*this, r);
     --skipping_;
-    spans_->push_back({begin, pos_});
+    spans_->push_back({begin, pos_, examples_begin_, examples_end_});
   }
 
  private:
@@ -536,6 +564,9 @@ class Reader {
   bool examples_ = true;  // false: examples read over (Note: [Examples left out])
   int skipping_ = 0;      // inside what is read over: strings, vectors and maps are not kept
   std::vector<DeferredTexts::Span>* spans_ = nullptr;  // Note: [Texts on demand]
+  bool split_ = false;          // the examples are in an examples section (Note: [Examples apart])
+  Reader* section_ = nullptr;   // its reader; nullptr: not read
+  size_t examples_begin_ = 0, examples_end_ = 0;  // the last rule's examples in the section
 };
 
 }  // namespace
@@ -572,38 +603,77 @@ std::string ShippedRuleCacheDir() {
   return (dir.parent_path() / "rule-cache").string();
 }
 
+// Note: [Examples apart]
+// A rule's examples are a third of an entry (~1.3 MB of the bundled rules' ~4 MB) and only the tools
+// read them (Note: [Examples left out]); a warm `triage` start still read them into memory (Note:
+// [Entry on huge pages]), checksummed them and read over them, every count and enum checked. So an
+// entry (format 15) is two sections, each with its checksum: first everything but the examples,
+// then the rules' examples, each rule's list in rule order. The payload starts kMagic, kFormat, the
+// first section's size (its checksum included) and the examples section's; a load that leaves the
+// examples out reads (from the file: ReadRuleCache) the first section alone, checks that the sizes
+// add up to the payload's (a truncated entry is a miss as before) and never reads the examples
+// section, whose bytes it does not use; a load that keeps them reads both and checks both sections'
+// checksums and structure, so a damaged example is a miss for every load that reads examples. The
+// parts file and the image's parts keep a rule's examples inline (RulePart: the section is an entry's).
 namespace {
 
 // `prefix`, then the serialised payload; `reserve`: the bytes to set aside (the size of the last entry
 // written, so that the output is not copied as it grows).
 std::string SerializeParsedRulesAfter(std::string_view prefix, const ParsedRules& p, size_t reserve) {
   Writer w(prefix, reserve);
+  Writer examples(std::string_view(), reserve / 2);
   w.U64(kMagic);
   w.U64(kFormat);
+  const size_t sizes = w.size();
+  w.U64(0);  // the first section's size, its checksum included
+  w.U64(0);  // the examples section's
+  w.SplitExamples(&examples);
   w(p);
   w.U64(kMagic);  // trailer: a truncated file fails here
+  examples.Seal(0);
+  w.Patch(sizes, w.size() + sizeof(std::uint64_t) - prefix.size());
+  w.Patch(sizes + sizeof(std::uint64_t), examples.size());
   w.Seal(prefix.size());
+  w.Append(examples.Take());
   return w.Take();
 }
 
-}  // namespace
-
-std::string SerializeParsedRules(const ParsedRules& p) { return SerializeParsedRulesAfter("", p, 0); }
-
-bool ParseParsedRules(std::string_view bytes, ParsedRules* out, bool examples, std::shared_ptr<const void> keep) {
-  Reader in(bytes, examples);
+// The payload's two sections' sizes (Note: [Examples apart]) from its first bytes; false when they
+// do not read or do not add up to `whole`, the payload's size.
+bool PayloadSections(std::string_view head, size_t whole, size_t* first, size_t* examples) {
+  Reader in(head);
   if (in.U64() != kMagic || in.U64() != kFormat) return false;
+  const std::uint64_t a = in.U64(), b = in.U64();
+  if (!in.ok() || a > whole || b != whole - a || a < 4 * sizeof(std::uint64_t)) return false;
+  *first = static_cast<size_t>(a);
+  *examples = static_cast<size_t>(b);
+  return true;
+}
+
+// Parses a payload of `whole` bytes of which `bytes` holds the first section at least (all of it when
+// `examples`): Note: [Examples apart].
+bool ParsePayload(std::string_view bytes, size_t whole, ParsedRules* out, bool examples, std::shared_ptr<const void> keep) {
+  size_t first = 0, rest = 0;
+  if (!PayloadSections(bytes, whole, &first, &rest) || first > bytes.size()) return false;
+  if (examples && bytes.size() != whole) return false;
+  Reader in(bytes.substr(0, first), examples);
+  Reader section(examples ? bytes.substr(first, rest) : std::string_view());
+  in.SplitExamples(examples ? &section : nullptr);
+  for (int i = 0; i < 4; ++i) in.U64();  // read by PayloadSections
   ParsedRules p;
   std::shared_ptr<DeferredTexts> deferred;
   if (keep) {  // Note: [Texts on demand]
     deferred = std::make_shared<DeferredTexts>();
     deferred->keep = std::move(keep);
-    deferred->payload = bytes;
+    deferred->payload = bytes.substr(0, first);
+    if (examples) deferred->examples_section = bytes.substr(first, rest);
     deferred->examples = examples;
+    deferred->split = true;
     in.DeferTexts(&deferred->spans);
   }
   in(p);
   if (in.U64() != kMagic || !in.ok() || !in.SealedEnd()) return false;
+  if (examples && !section.SealedEnd()) return false;
   CalibrationMap map;
   if (p.calibrated && !CalibrationMap::FromFlat(p.calibration, &map)) return false;
   if (deferred && deferred->spans.size() != p.rules.size()) return false;
@@ -612,13 +682,28 @@ bool ParseParsedRules(std::string_view bytes, ParsedRules* out, bool examples, s
   return true;
 }
 
+}  // namespace
+
+std::string SerializeParsedRules(const ParsedRules& p) { return SerializeParsedRulesAfter("", p, 0); }
+
+bool ParseParsedRules(std::string_view bytes, ParsedRules* out, bool examples, std::shared_ptr<const void> keep) {
+  return ParsePayload(bytes, bytes.size(), out, examples, std::move(keep));
+}
+
 bool ReadDeferredTexts(const DeferredTexts& texts, size_t rule, Rule* into) {
   if (rule >= texts.spans.size()) return false;
   const DeferredTexts::Span& span = texts.spans[rule];
   if (span.begin > span.end || span.end > texts.payload.size()) return false;
   Reader in(texts.payload.substr(span.begin, span.end - span.begin), texts.examples);
+  const bool section = texts.split && texts.examples;
+  if (section && (span.examples_begin > span.examples_end || span.examples_end > texts.examples_section.size())) {
+    return false;
+  }
+  Reader examples(section ? texts.examples_section.substr(span.examples_begin, span.examples_end - span.examples_begin)
+                          : std::string_view());
+  if (texts.split) in.SplitExamples(section ? &examples : nullptr);
   RuleTextFields(in, *into);
-  return in.ok() && in.AtEnd();
+  return in.ok() && in.AtEnd() && examples.ok() && examples.AtEnd();
 }
 
 // Note: [Parts file layout] The parts file is read on every load that misses the whole-set entry,
@@ -879,14 +964,20 @@ bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* 
                    bool examples, bool texts_on_demand) {
   if (dir.empty() || !SafeCacheDir(dir, /*create=*/false, owner)) return false;
   auto file = std::make_shared<MappedCacheFile>();  // Note: [Mapped cache entry]
-  if (!file->Map(EntryPath(dir, key), owner, /*whole=*/true)) return false;
+  const std::string header = std::string(kEntryMagic) + key + "\n";
+  // Without examples, only the entry's first section is read (Note: [Examples apart]): its size is
+  // the payload's third number.
+  if (!(examples ? file->Map(EntryPath(dir, key), owner, /*whole=*/true)
+                 : file->MapPrefix(EntryPath(dir, key), owner, header.size() + 2 * sizeof(std::uint64_t), header.size()))) {
+    return false;
+  }
   const std::string_view bytes = file->view();
   // The entry must say it was built for this very key: one built from other sources is a miss.
-  const std::string header = std::string(kEntryMagic) + key + "\n";
-  if (bytes.compare(0, header.size(), header) != 0) return false;
+  if (bytes.size() < header.size() || bytes.compare(0, header.size(), header) != 0) return false;
   // Parsed in place; with texts on demand the mapping stays open with the rules (Note: [Texts on demand]).
-  return ParseParsedRules(bytes.substr(header.size()), parsed, examples,
-                          texts_on_demand ? std::shared_ptr<const void>(std::move(file)) : nullptr);
+  const size_t whole = file->file_size() - header.size();
+  return ParsePayload(bytes.substr(header.size()), whole, parsed, examples,
+                      texts_on_demand ? std::shared_ptr<const void>(std::move(file)) : nullptr);
 }
 
 MappedCacheFile::~MappedCacheFile() {
@@ -929,8 +1020,9 @@ bool HugePagesOffered() {
 #endif
 }
 
-// Reads `size` bytes of `fd` into whole huge-page windows; MAP_FAILED when it cannot.
-void* ReadIntoHugePages(int fd, size_t size, size_t* mapped) {
+// Reads `size` bytes of `fd` into whole huge-page windows; MAP_FAILED when it cannot. `file_size`:
+// the file's size, of which `size` may be the first bytes only.
+void* ReadIntoHugePages(int fd, size_t size, size_t file_size, size_t* mapped) {
 #ifdef MADV_HUGEPAGE
   if (size == 0 || size > kMaxEntryBytes || !HugePagesOffered()) return MAP_FAILED;
   const size_t len = (size + kHugePage - 1) & ~(kHugePage - 1);
@@ -952,7 +1044,7 @@ void* ReadIntoHugePages(int fd, size_t size, size_t* mapped) {
     got += static_cast<size_t>(n);
   }
   char extra = 0;  // the file must end where fstat said: one more byte means it is not the file measured
-  if (got != size || ::read(fd, &extra, 1) != 0 || ::mprotect(p, len, PROT_READ) != 0) {
+  if (got != size || (size == file_size && ::read(fd, &extra, 1) != 0) || ::mprotect(p, len, PROT_READ) != 0) {
     ::munmap(p, len);
     return MAP_FAILED;
   }
@@ -961,6 +1053,7 @@ void* ReadIntoHugePages(int fd, size_t size, size_t* mapped) {
 #else
   (void)fd;
   (void)size;
+  (void)file_size;
   (void)mapped;
   return MAP_FAILED;
 #endif
@@ -969,12 +1062,27 @@ void* ReadIntoHugePages(int fd, size_t size, size_t* mapped) {
 }  // namespace
 
 bool MappedCacheFile::Map(const std::string& path, CacheOwner owner, bool whole) {
+  return MapFirst(path, owner, whole, SIZE_MAX, 0);
+}
+
+bool MappedCacheFile::MapPrefix(const std::string& path, CacheOwner owner, size_t at, size_t base) {
+  return MapFirst(path, owner, true, at, base);
+}
+
+bool MappedCacheFile::MapFirst(const std::string& path, CacheOwner owner, bool whole, size_t at, size_t base) {
   if (data_ != nullptr) return false;
-  size_t size = 0;
-  int fd = OpenOwnRegularFile(path, owner, &size);
+  size_t file_size = 0;
+  int fd = OpenOwnRegularFile(path, owner, &file_size);
   if (fd < 0) return false;
+  size_t size = file_size;
+  std::uint64_t first = 0;  // Note: [Examples apart]: the first section's length, where the file says it
+  if (at != SIZE_MAX && at <= file_size && file_size - at >= sizeof first &&
+      ::pread(fd, &first, sizeof first, static_cast<off_t>(at)) == static_cast<ssize_t>(sizeof first) &&
+      first <= file_size - base && base + first > at) {
+    size = static_cast<size_t>(base + first);
+  }
   size_t mapped = size;
-  void* p = whole ? ReadIntoHugePages(fd, size, &mapped) : MAP_FAILED;  // Note: [Entry on huge pages]
+  void* p = whole ? ReadIntoHugePages(fd, size, file_size, &mapped) : MAP_FAILED;  // Note: [Entry on huge pages]
   if (p == MAP_FAILED) {
     mapped = size;
     // A short read above left the offset moved: mmap takes its own offset, so that does not matter.
@@ -985,6 +1093,7 @@ bool MappedCacheFile::Map(const std::string& path, CacheOwner owner, bool whole)
   data_ = p;
   size_ = size;
   mapped_ = mapped;
+  file_size_ = file_size;
   return true;
 }
 

@@ -56,7 +56,8 @@ namespace triage {
 // entry holds each rule's texts after everything else of the rule (RuleTextFields in rule_cache.cc),
 // and a load asked to (LoadOptions::texts_on_demand, set by `triage` diagnosing logs) reads the rest
 // of each rule and only reads through its texts, every count, enum and length checked as when they
-// are kept, the entry's checksum too (a damaged entry is as much a miss), keeping the span each
+// are kept, the entry's checksum too (a damaged entry is as much a miss; the examples, which such a
+// load leaves out, are in a section it does not read: Note: [Examples apart]), keeping the span each
 // rule's texts take in the mapped entry. RuleSet::Full reads a rule's texts from that span the first
 // time something asks for them (the ranker, for the rules a log's messages matched; the tools), into
 // a copy of the rule kept for the set's life. The mapping stays open as long as the set: cache files
@@ -67,9 +68,12 @@ struct DeferredTexts {
   std::string_view payload;          // the serialised ParsedRules the spans index
   struct Span {
     size_t begin = 0, end = 0;
+    size_t examples_begin = 0, examples_end = 0;  // in `examples_section` (Note: [Examples apart])
   };
   std::vector<Span> spans;  // per rule, in ParsedRules::rules' order
-  bool examples = true;     // false: the examples are read over here too (Note: [Examples left out])
+  bool examples = true;     // false: the examples are left out here too (Note: [Examples left out])
+  bool split = false;       // the examples are in an examples section (Note: [Examples apart] in rule_cache.cc)
+  std::string_view examples_section;  // that section, when `examples`
 };
 // Reads rule `rule`'s texts from `texts` into *into (its other fields left as they are); false when
 // its span does not read.
@@ -199,12 +203,19 @@ class MappedCacheFile {
   // once into transparent huge pages where the kernel offers them (Note: [Entry on huge pages] in
   // rule_cache.cc), else its pages are mapped at once (MAP_POPULATE) rather than a batch per fault.
   bool Map(const std::string& path, CacheOwner owner, bool whole = false);
+  // As Map(path, owner, true), reading only the file's first `base` + L bytes, L the little-endian
+  // 64-bit number at byte `at` (an entry's first section: Note: [Examples apart] in rule_cache.cc),
+  // or the whole file where L goes past its end.
+  bool MapPrefix(const std::string& path, CacheOwner owner, size_t at, size_t base);
   std::string_view view() const { return {static_cast<const char*>(data_), size_}; }
+  std::size_t file_size() const { return file_size_; }  // the whole file's size
 
  private:
   void* data_ = nullptr;
   std::size_t size_ = 0;
   std::size_t mapped_ = 0;  // the mapping's length (the file's size, or the huge pages' whole windows)
+  std::size_t file_size_ = 0;
+  bool MapFirst(const std::string& path, CacheOwner owner, bool whole, size_t at, size_t base);
 };
 
 // Maps the parts file of `dir` (kRulePartsFile) into *file and indexes it into *parts (views into
