@@ -416,6 +416,34 @@ TEST(MetricCollector, ReadsTwoWordNamesInBlankSeparatedHeaders) {
   EXPECT_EQ(ValuesOf(wide, SeriesId::kLoss), (std::vector<double>{2.3}));
 }
 
+// Note: [Loss terms under a heading]: "loss: x ..., total ..." and "[Losses: x ..., total ...]" read "total" as the
+// loss (lines of corpus/wild/numerics/pytorch-yolo2-87-region-loss-total-nan-lr-lowered and
+// corpus/wild/numerics/pytorch-yolov3-13-xywh-cls-losses-nan-fixed-upstream); "total" without the heading stays unread.
+TEST(MetricCollector, ReadsTheTotalOfLossTermsUnderAHeading) {
+  MetricCollector yolo2 = Collect(
+      "9856: nGT 39, recall 0, proposals 0, loss: x 1692.913574, y 1690.920166, w nan, h nan, conf nan, cls nan, total nan\n"
+      "9872: nGT 42, recall 0, proposals 0, loss: x 1690.989502, y 1692.306641, w nan, h nan, conf nan, cls nan, total nan\n");
+  const std::vector<MetricPoint> total = PointsOf(yolo2, SeriesId::kLoss);
+  ASSERT_EQ(total.size(), 2u);
+  EXPECT_TRUE(std::isnan(total[0].value));
+  EXPECT_TRUE(std::isnan(total[1].value));
+  MetricCollector finite = Collect(
+      "7731: nGT 46, recall 26, proposals 0, loss: x 2.349184, y 2.490905, w 4.355775, h 3.614321, conf 39.847290, cls 65.046005, total 117.703484\n"
+      "7747: nGT 44, recall 25, proposals 0, loss: x 2.036328, y 2.825909, w 5.378100, h 3.541537, conf 31.159536, cls 77.241898, total 122.183304\n");
+  EXPECT_EQ(ValuesOf(finite, SeriesId::kLoss), (std::vector<double>{117.703484, 122.183304}));
+  MetricCollector bracketed = Collect(
+      "[Epoch 0/30, Batch 323/1313] [Losses: x 0.051, y 0.042, w 0.213, h 0.118, conf 0.755184, cls 0.31, total 1.489]\n"
+      "[Epoch 0/30, Batch 324/1313] [Losses: x nan, y nan, w nan, h nan, conf 0.760500, cls nan, total nan]\n");
+  const std::vector<MetricPoint> b = PointsOf(bracketed, SeriesId::kLoss);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[0].value, 1.489);
+  EXPECT_TRUE(std::isnan(b[1].value));
+  // no heading: "total" is a count or a time, not the loss
+  EXPECT_TRUE(PointsOf(Collect("epoch 3 total 1200 images\nepoch 4 total 1300 images\n"), SeriesId::kLoss).empty());
+  // a loss with its own value is no heading: the later "total" stays unread
+  EXPECT_EQ(ValuesOf(Collect("loss: 0.52 total 1200\nloss: 0.48 total 1300\n"), SeriesId::kLoss), (std::vector<double>{0.52, 0.48}));
+}
+
 // Ultralytics' and YOLOv5's epoch rows (Note: [Epoch tables]): "E/N" epochs, the GPU memory with its unit, and
 // the progress bar after the last column's ':'. Rows of a real Ultralytics 8 run (Colab, without bar characters)
 // and of YOLOv5 (corpus/wild/numerics/adan-yolov5-kps-nan-epoch5-smaller-lr).

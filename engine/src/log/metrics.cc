@@ -614,6 +614,26 @@ bool NumberFollows(const char* p, const char* end) {
   return p < end && (Class(*p) == kDigit || *p == '-' || *p == '.');
 }
 
+// Note: [Loss terms under a heading]. Some detectors print their loss as a heading followed by its terms and
+// their sum, with no value after the heading itself: the 2018 PyTorch-YOLOv3 ("[Losses: x 0.05, y 0.04, w 0.2,
+// h 0.1, conf 0.7, cls 0.3, total 1.4]") and pytorch-yolo2's region loss, copied by the YOLOv2/v3 ports and the
+// few-shot detectors built on it ("nGT 39, recall 0, proposals 0, loss: x 1692.9, y 1690.9, w nan, h nan, conf
+// nan, cls nan, total nan"). The terms' names are no series names, and "total" alone is a word left unread
+// (kKeyIgnore: "total time", "total images"), so such a line gave no loss at all and a run whose total had
+// turned nan showed no incident. Where a loss name is followed, after its ':' or blanks, by a term (a short
+// word and then a number) instead of a value, the line's "total" that comes after it is read as that loss. A
+// line without the heading leaves "total" unread, as before.
+bool TermFollows(const char* p, const char* end) {
+  while (p < end && *p == ' ') ++p;
+  const char* w = p;
+  while (p < end && p - w <= 16 && (Class(*p) == kAlpha)) ++p;
+  if (p == w || p - w > 16 || (p < end && Class(*p) == kDigit)) return false;
+  while (p < end && (*p == ' ' || *p == ':' || *p == '=')) ++p;
+  if (p >= end) return false;
+  if (Class(*p) == kDigit || *p == '-' || *p == '.') return true;
+  return end - p >= 3 && (EqualsNoCase(p, p + 3, "nan") || EqualsNoCase(p, p + 3, "inf"));
+}
+
 // Whether the lower-cased word [w, w + n) names the training split (train, training, tr, trn): the first half
 // of a two-word name that is the training's whatever line it is on (Note: [Summing words on an evaluation line]).
 bool IsTrainingWord(const char* w, size_t n) {
@@ -2796,6 +2816,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
   bool best_before = false;  // the last word before this name was "best" (Note: [Best so far])
   const char* best_end = nullptr;
   int bare_splits = -1;  // BareSplits of the line, once a bare split name is met
+  int loss_heading = -1;  // the loss a heading with terms after it named (Note: [Loss terms under a heading])
 
   // Visit only word starts and '|' bytes (Note: [Metric scan]): starts bit first_bit + i is text[i].
   // Whatever a visit consumes (a word, a value, a bar counter) moves p past the candidates inside it.
@@ -2967,6 +2988,12 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
         split = (bare_splits & 7) == 7 || ((bare_splits & 5) == 5 && loss_before);
         if (split) code = code == kKeyBareTrain ? S(SeriesId::kAcc) : S(SeriesId::kValAcc);
       }
+      // Note: [Loss terms under a heading]: the terms' sum after the heading is that loss (never memoized:
+      // elsewhere "total" stays unread).
+      if (loss_heading >= 0 && code == kKeyIgnore && !second_word && wn == 5 && EqualsNoCase(w, w + 5, "total")) {
+        code = loss_heading;
+        memo = nullptr;
+      }
       if (!split && (code < 0 || code >= kKeyIgnore)) {
         // Remember it: it may be the first half of a two-word name.
         std::memcpy(prev, buf, n);
@@ -3126,6 +3153,8 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       lv.found[lv.nfound++] = {code, before};
       record = false;
     } else if (!axis && wn <= kMaxKey) {
+      // Note: [Loss terms under a heading]: a loss name followed by a term instead of its value.
+      if ((code == S(SeriesId::kLoss) || code == S(SeriesId::kValLoss)) && TermFollows(q, end)) loss_heading = code;
       // Note: [Name then a word]. A series name followed by a word instead of a number may be the first
       // half of a two-word name ("memory used: 1.2 GB", "RAM usage 5.4 GB"): remember it, as an unknown
       // word is remembered, so that the next word is looked up joined to it.

@@ -16,7 +16,9 @@
 // `1m 28s (- 20m 36s) (5000 6%) 2.8552`; Note: [Tutorial progress lines] in metrics.cc), epoch tables (fastai's,
 // Markdown, pandas, a notebook's table copied with tabs, by epoch or by step, and Ultralytics/YOLOv5's rows with
 // their `E/N` epoch, `3.19G` GPU memory and progress bar: Note: [Epoch tables]; their loss is the sum of the
-// terms they print, `box_loss cls_loss dfl_loss` or `box obj cls`: Note: [Loss terms in a table]), PyTorch
+// terms they print, `box_loss cls_loss dfl_loss` or `box obj cls`: Note: [Loss terms in a table]), a loss
+// heading followed by its terms and their sum (`loss: x 2.34, y 2.49, ..., total 117.7`, `[Losses: x nan, ..., total
+// nan]`: the total is the loss, Note: [Loss terms under a heading] in metrics.cc), PyTorch
 // Geometric's bare split accuracies (`Loss: 1.94, Train: 0.21, Val: 0.20, Test: 0.22`: Note: [Bare split names]),
 // any of these after a tqdm bar glued in front of the line (Note: [Bar before a line]), and a value after
 // bracketed indices or after what its mean was taken over (`Loss [1, 100](epoch, minibatch): 9.66`, `Mean test loss
