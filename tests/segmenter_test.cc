@@ -697,6 +697,18 @@ TEST(SegmenterNormalize, StripsLineNoise) {
   EXPECT_EQ(Segmenter::Normalize("[1;35mRuntimeError[0m: [35mx[0m"), "RuntimeError: x");
   EXPECT_EQ(Segmenter::Normalize("\"\\u001b[0;31mRuntimeError\\u001b[0m\","), "\"\\u001b[0;31mRuntimeError\\u001b[0m\",");
   EXPECT_EQ(Segmenter::Normalize("took [5m 3s] # type: ignore[misc]"), "took [5m 3s] # type: ignore[misc]");
+  // Note: [Escapes in caret notation]: vLLM's coloured process tag as a viewer spelled its ESCs
+  // (vllm-project/vllm#33155), its reset "[0;0m"; arrow keys echoed into a run's output (corpus/wild/
+  // numerics/mpiifacegaze-default-lr-batch-1-loss-nan-step-100).
+  EXPECT_EQ(Segmenter::Normalize("^[[0;36m(EngineCore_DP0 pid=70073)^[[0;0m INFO 01-27 00:31:44 [gpu_model_runner.py:3808] "
+                                 "Starting to load model openai/gpt-oss-120b..."),
+            "(EngineCore_DP0 pid=70073) INFO 01-27 00:31:44 [gpu_model_runner.py:3808] Starting to load model openai/gpt-oss-120b...");
+  EXPECT_EQ(Segmenter::Normalize("^[[0;36m(EngineCore_DP0 pid=70073)^[[0;0m"), "(EngineCore_DP0 pid=70073)");
+  EXPECT_EQ(Segmenter::Normalize("^[[A^[[B[2019/06/24 16:20:47 __main__ INFO] - Epoch 1 Step 800/1500 Loss nan (nan)"),
+            "[2019/06/24 16:20:47 __main__ INFO] - Epoch 1 Step 800/1500 Loss nan (nan)");
+  // vLLM's reset with its ESC lost, and a caret that is no escape.
+  EXPECT_EQ(Segmenter::Normalize("[0;36m(VllmWorker rank=0 pid=403)[0;0m INFO x"), "(VllmWorker rank=0 pid=403) INFO x");
+  EXPECT_EQ(Segmenter::Normalize("x^[[y] ^[ 2^[3]"), "x^[[y] ^[ 2^[3]");
 }
 
 TEST(SegmenterPrefixes, EachFormatKnowsItsPrefix) {
@@ -1034,6 +1046,24 @@ TEST(Segmenter, MarkdownEscapesAreUndone) {
   EXPECT_EQ(v[0].message, "numpy.core._multiarray_umath failed to import");
 }
 
+// Note: [Level before the time stamp]: a vLLM engine's traceback relogged line by line behind its
+// logger's "LEVEL MM-DD HH:MM:SS [file.py:N] " prefix, the paste starting inside it (vllm-project/
+// vllm#14452, lines as posted, the site-packages path shortened): the prefix is learned from the first
+// line and the frames are read.
+TEST(Segmenter, LevelFirstPrefixedFramesAreRead) {
+  auto v = Segment(
+      "ERROR 04-26 20:27:52 [core.py:390]     engine_core = EngineCoreProc(*args, **kwargs)\n"
+      "ERROR 04-26 20:27:52 [core.py:390]   File \"/home/ds/site-packages/vllm/v1/engine/core.py\", line 323, in __init__\n"
+      "ERROR 04-26 20:27:52 [core.py:390]     super().__init__(vllm_config, executor_class, log_stats,\n"
+      "ERROR 04-26 20:27:52 [core.py:390]   File \"/home/ds/site-packages/vllm/v1/engine/core.py\", line 63, in __init__\n"
+      "ERROR 04-26 20:27:52 [core.py:390]     self.model_executor = executor_class(vllm_config)\n");
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].kind, Incident::Kind::kTraceback);
+  ASSERT_EQ(v[0].frames.size(), 2u) << Dump(v);
+  EXPECT_EQ(v[0].frames[0].file, "/home/ds/site-packages/vllm/v1/engine/core.py");
+  EXPECT_EQ(v[0].frames[1].source, "self.model_executor = executor_class(vllm_config)");
+}
+
 TEST(LogPrefix, RecordHeaders) {
   struct Case {
     const char* line;
@@ -1053,6 +1083,16 @@ TEST(LogPrefix, RecordHeaders) {
       {"2024-01-02 10:11:12 [rank0]: Traceback (most recent call last):", "2024-01-02 10:11:12 "},
       {"2024-01-02 10:11:12 fatal error: Python.h: No such file", "2024-01-02 10:11:12 "},
       {"2024-01-02 10:11:12 INFO   File \"a.py\", line 3", "2024-01-02 10:11:12 INFO   "},
+      // Note: [Level before the time stamp]: vLLM's logger (0.7+ with the location in brackets, before
+      // without; lines from vllm-project/vllm#14452 and #6464) and a padded level before asctime.
+      {"ERROR 04-26 20:27:52 [core.py:390]     engine_core = EngineCoreProc(*args, **kwargs)",
+       "ERROR 04-26 20:27:52 [core.py:390] "},
+      {"ERROR 07-16 09:31:45 multiproc_worker_utils.py:226]     self.model_runner.profile_run()",
+       "ERROR 07-16 09:31:45 multiproc_worker_utils.py:226] "},
+      {"INFO     2024-01-02 10:11:12,345 [train.py:42] epoch 1", "INFO     2024-01-02 10:11:12,345 [train.py:42] "},
+      // A level word alone, or before a number that is no time, starts no header.
+      {"ERROR 42 items failed", ""},
+      {"WARNING: 04-26 is a date", ""},
       // No header: an address, a CSV row, a date in a sentence, a bare time, an exception line.
       {"10.4.158.25 - - [21/Nov/2026:09:00:01 +0000] \"GET / HTTP/1.1\" 200", ""},
       {"2024-01-02,0.5,0.4", ""},

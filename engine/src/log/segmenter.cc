@@ -90,8 +90,17 @@ void StripAnsi(std::string* s) {
 // segmenter keyword (formats/registry.cc), so the line prefilter hands such a line to the segmenter.
 // Of the corpus logs with a diagnosis, 64 of 798 whose tracebacks were coloured so lost or changed it
 // (tests/paste_forms_test.cc).
+// Note: [Escapes in caret notation] A terminal log saved or viewed through a tool that shows control
+// characters as caret notation (`cat -v`, less, an editor, a container log viewer) spells each ESC "^[":
+// vLLM's coloured process tag pasted as "^[[0;36m(EngineCore_DP0 pid=70073)^[[0;0m INFO 01-27 00:31:59
+// [gpu_model_runner.py:3905] ..." (vllm-project/vllm#33155), arrow keys pressed while a run printed as
+// "^[[A^[[B" (corpus/wild/numerics/mpiifacegaze-...). "^[" before '[' is an escape whatever the rest of
+// the line holds, so such a sequence (ending in a colour's 'm', a cursor move's 'A'-'H' or 'f', an
+// erase's 'J' or 'K', a scroll's 'S' or 'T') is removed on any line, and the bare codes beside it with it. A reset is any code whose
+// parameters are all 0: vLLM ends its tag's colour with "[0;0m", not "[0m". "^[[" is a segmenter keyword.
 void StripBareColourCodes(std::string* s) {
-  if (s->find("[0m") == std::string::npos) return;
+  const bool caret = s->find("^[[") != std::string::npos;  // Note: [Escapes in caret notation]
+  if (!caret && s->find("[0m") == std::string::npos && s->find("[0;0m") == std::string::npos) return;
   auto spelled_escape = [&](size_t at) {
     const std::string_view before = std::string_view(*s).substr(0, at);
     for (std::string_view esc : {"\\u001b", "\\u001B", "\\x1b", "\\x1B", "\\033", "\\e"}) {
@@ -102,26 +111,40 @@ void StripBareColourCodes(std::string* s) {
   std::string out;
   out.reserve(s->size());
   bool reset_seen = false;
+  bool caret_seen = false;
   for (size_t i = 0; i < s->size(); ++i) {
+    // "^[" then a control sequence: '[', parameters (digits and ';', none for a cursor key's "^[[A"), a
+    // final letter of those below.
+    if (caret && (*s)[i] == '^' && i + 2 < s->size() && (*s)[i + 1] == '[' && (*s)[i + 2] == '[') {
+      size_t j = i + 3;
+      while (j < s->size() && j - i < 16 && (((*s)[j] >= '0' && (*s)[j] <= '9') || (*s)[j] == ';')) ++j;
+      // The final bytes a terminal log holds: colours, cursor moves, erases.
+      if (j < s->size() && std::string_view("mABCDEFGHJKfST").find((*s)[j]) != std::string_view::npos) {
+        caret_seen = true;
+        i = j;
+        continue;
+      }
+    }
     if ((*s)[i] == '[' && !spelled_escape(i)) {
       size_t j = i + 1;
       bool ok = true;
+      bool zeros = true;  // every parameter 0: a reset, "[0m" or vLLM's "[0;0m"
       for (;;) {
         size_t digits = 0;
-        while (j < s->size() && digits < 4 && (*s)[j] >= '0' && (*s)[j] <= '9') ++j, ++digits;
+        while (j < s->size() && digits < 4 && (*s)[j] >= '0' && (*s)[j] <= '9') zeros = zeros && (*s)[j] == '0', ++j, ++digits;
         if (digits == 0 || digits > 3) { ok = false; break; }
         if (j < s->size() && (*s)[j] == ';') { ++j; continue; }
         break;
       }
       if (ok && j < s->size() && (*s)[j] == 'm') {
-        reset_seen = reset_seen || (j == i + 2 && (*s)[i + 1] == '0');
+        reset_seen = reset_seen || (zeros && j <= i + 4);
         i = j;
         continue;
       }
     }
     out += (*s)[i];
   }
-  if (reset_seen) s->swap(out);
+  if (reset_seen || caret_seen) s->swap(out);
 }
 
 }  // namespace

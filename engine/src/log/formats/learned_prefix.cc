@@ -233,6 +233,7 @@ bool LooksLikeLogPrefix(std::string_view p) {
 size_t LogPrefix::RecordHeader(std::string_view l) {
   if (l.size() < 6 || !MayStartRecord(l[0])) return 0;
   size_t i = 0;
+  bool level_first = false;
   if (l[0] == '[') {
     // "[2024-01-02 10:11:12]", "[2024-01-02 10:11:12,345 INFO]", "[01/02 10:11:12 d2.engine]:": to the
     // bracket's end.
@@ -251,6 +252,22 @@ size_t LogPrefix::RecordHeader(std::string_view l) {
     const size_t t = Time(l, 6);
     if (t == 0) return 0;
     i = 6 + t;
+  } else if (const size_t lv = LevelWord(l, 0); lv > 0) {
+    // The level before the time (Note: [Level before the time stamp]): "ERROR 04-26 20:27:52 [core.py:390] ",
+    // "INFO     2024-01-02 10:11:12,345 [train.py:42] ".
+    size_t j = lv;
+    while (j < l.size() && IsBlank(l[j]) && j - lv < 12) ++j;
+    if (j == lv) return 0;
+    size_t t = TimeStamp(l, j);
+    // vLLM's date is a month and a day joined by '-' ("%m-%d %H:%M:%S"), a two-part date TimeStamp leaves
+    // to '/' where no level comes first.
+    if (t == 0 && Digits(l, j, 2, 2) == 2 && j + 5 < l.size() && l[j + 2] == '-' && Digits(l, j + 3, 2, 2) == 2 &&
+        l[j + 5] == ' ') {
+      if (const size_t tt = Time(l, j + 6); tt > 0) t = 6 + tt;
+    }
+    if (t == 0) return 0;
+    i = j + t;
+    level_first = true;
   } else {
     // syslog and journalctl: "Mar 02 10:15:31 host python3[48211]: "
     static const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
@@ -272,7 +289,7 @@ size_t LogPrefix::RecordHeader(std::string_view l) {
   if (end == i && !(i > 0 && l[i - 1] == ']')) return 0;  // the time stamp runs on into other text
   i = end;
   int words = 0;
-  bool level = false;  // after a level word, only tags and locations go on with the header
+  bool level = level_first;  // after a level word, only tags and locations go on with the header
   while (i < l.size() && i < kMaxPrefix && words <= 2) {
     size_t n = 0;
     bool strong = true;

@@ -9,6 +9,14 @@
 //  - it starts with a log record's header (LogPrefix::RecordHeader): a time stamp at the very start (a
 //    date and time, a time alone, glog's "I1128 10:11:12.345678", a syslog "Mar 02 10:15:31"), and after
 //    it the level, bracketed tags, a pid, a location, up to the separator before the message; or
+//    Note: [Level before the time stamp]: a formatter may put the level first, "%(levelname)s
+//    %(asctime)s [%(filename)s:%(lineno)d] %(message)s", as vLLM's logger does with the date "%m-%d"
+//    ("ERROR 04-26 20:27:52 [core.py:390] ", before 0.7 "INFO 05-01 12:00:00 llm_engine.py:100] ") and
+//    many projects' loggers with asctime's whole date, the level padded or not. A capitalised level word,
+//    blanks, then a time stamp (or that month-day date) start a record header there too; without it the
+//    prefix was learned only from a line whose header stood right after it, so a traceback whose header
+//    followed the logger's message on the same line ("EngineCore hit an exception: Traceback (most
+//    recent call last):", vLLM 0.8) was read as separate log lines, its frames and type lost;
 //  - the text before a "Traceback (most recent call last):" header on it looks like a prefix (short,
 //    ends at a separator, holds a digit or a bracket, no quote or '='; never a progress bar's text,
 //    Note: [Glued headers], nor the header's own "Original" or "Exception Group" words).

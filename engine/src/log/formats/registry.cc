@@ -99,8 +99,8 @@ const std::vector<FormatEntry>& FormatTable() {
        {"\xc2\xa0", "\xe2\x80\xaf", "\xe2\x80\x98", "\xe2\x80\x99", "\xe2\x80\x9c", "\xe2\x80\x9d"},
        nullptr},
       // A colour code that lost its ESC, removed on a line holding a reset (Note: [Colour codes without
-      // ESC] in segmenter.cc).
-      {"colour codes without ESC", {"[0m"}, nullptr},
+      // ESC] in segmenter.cc), and an ESC spelled in caret notation (Note: [Escapes in caret notation]).
+      {"colour codes without ESC", {"[0m", "[0;0m", "^[["}, nullptr},
       // Readers called by another reader, with hooks of their own.
       {"torchscript report", {}, nullptr, OnClosed(&TorchScriptReader::Closed)},
   };
