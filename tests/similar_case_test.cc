@@ -1,15 +1,22 @@
 // The similar-known-case answer (Note: [Similar known case] in engine/src/diagnose/similar_case.cc;
 // rules/README.md Ranking step 10): the words an error is compared by, the nearest case, leaving a case
 // and its thread out, and the shipped index being what the corpus gives today.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "diagnose/similar_case.h"
+#include "rules/rule_cache.h"
 #include "triage/tools.h"
 #include "triage/triage.h"
 
@@ -338,6 +345,280 @@ TEST(SimilarIndex, TheStoredFitsAreAFreshFit) {
     answers += refit.tier_fits[t].n;
   }
   EXPECT_GT(answers, 500);  // the fit voted on the shipped rows
+}
+
+
+// Note: [Similar index image]: the index file's image in the cache directory, read back for the same
+// file and program only, and every other image (damaged, cut, stale, another file's) a miss that reads
+// the text again, never a crash or another answer.
+class SimilarImage : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = (std::filesystem::temp_directory_path() /
+            ("triage_similar_image_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+               .string();
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_ + "/rules");
+    cache_ = dir_ + "/cache";
+    ASSERT_EQ(::mkdir(cache_.c_str(), 0700), 0);
+    tsv_ = dir_ + "/rules/cases.tsv";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  static std::string Read(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  // Writes `bytes` to `path` through a fresh file renamed into place (a new inode), as an editor may.
+  static void Write(const std::string& path, const std::string& bytes) {
+    const std::string tmp = path + ".tmp";
+    std::ofstream(tmp, std::ios::binary) << bytes;
+    std::filesystem::rename(tmp, path);
+  }
+  std::string ImagePath() const { return cache_ + "/" + SimilarCacheFileName(tsv_); }
+  std::unique_ptr<SimilarIndex> Load(SimilarLoad* how) const { return LoadSimilarIndex(tsv_, cache_, how, 0); }
+  // Where the image begins in a cache file: after its header, its size and its checksum.
+  static size_t ImageStart(const std::string& file) {
+    const char magic[8] = {'s', 'i', 'd', 'x', 1, 0, 0, 0};
+    const size_t at = file.find(std::string(magic, sizeof magic));
+    return at == std::string::npos ? 0 : at;
+  }
+
+  std::string dir_, cache_, tsv_;
+};
+
+// Two indexes hold the same rows, words, weights and fits.
+void ExpectSameIndex(const SimilarIndex& a, const SimilarIndex& b) {
+  ASSERT_EQ(a.rows.size(), b.rows.size());
+  ASSERT_EQ(a.WordCount(), b.WordCount());
+  for (size_t r = 0; r < a.rows.size(); ++r) {
+    const SimilarRow &x = a.rows[r], &y = b.rows[r];
+    EXPECT_EQ(x.case_path, y.case_path);
+    EXPECT_EQ(x.category, y.category);
+    EXPECT_EQ(x.source, y.source);
+    EXPECT_EQ(std::vector<std::string_view>(x.also.begin(), x.also.end()), std::vector<std::string_view>(y.also.begin(), y.also.end()));
+    EXPECT_EQ(std::vector<int>(x.words.begin(), x.words.end()), std::vector<int>(y.words.begin(), y.words.end()));
+    EXPECT_EQ(x.norm, y.norm);
+  }
+  for (size_t w = 0; w < a.WordCount(); ++w) {
+    const int id = static_cast<int>(w);
+    EXPECT_EQ(a.Word(id), b.Word(id));
+    EXPECT_EQ(a.idf[w], b.idf[w]);
+    EXPECT_EQ(a.WordId(a.Word(id)), id);
+    EXPECT_EQ(b.WordId(a.Word(id)), id);
+    EXPECT_EQ(std::vector<int>(a.Postings(id).begin(), a.Postings(id).end()),
+              std::vector<int>(b.Postings(id).begin(), b.Postings(id).end()));
+  }
+  EXPECT_EQ(a.WordId("no-such-word-anywhere"), -1);
+  EXPECT_EQ(b.WordId("no-such-word-anywhere"), -1);
+  EXPECT_EQ(a.unseen_idf, b.unseen_idf);
+  EXPECT_EQ(a.fits_stored, b.fits_stored);
+  EXPECT_EQ(SimilarTierFitLines(a), SimilarTierFitLines(b));
+  ASSERT_EQ(a.tier_fits.size(), b.tier_fits.size());
+  for (size_t t = 0; t < a.tier_fits.size(); ++t) EXPECT_EQ(a.tier_fits[t].confidence, b.tier_fits[t].confidence);
+}
+
+TEST_F(SimilarImage, TheShippedIndexReadsTheSameFromItsImage) {
+  const std::string text = Read(std::string(TRIAGE_SOURCE_DIR) + "/rules/similar/cases.tsv");
+  Write(tsv_, text);
+  SimilarIndex parsed;
+  std::string error;
+  ASSERT_TRUE(ParseSimilarIndex(text, &parsed, &error)) << error;
+  SimilarLoad how;
+  const std::unique_ptr<SimilarIndex> first = Load(&how);
+  ASSERT_NE(first, nullptr);
+  EXPECT_FALSE(how.from_cache);
+  EXPECT_TRUE(how.written);
+  const std::unique_ptr<SimilarIndex> cached = Load(&how);
+  ASSERT_NE(cached, nullptr);
+  EXPECT_TRUE(how.from_cache);
+  EXPECT_FALSE(how.written);
+  EXPECT_TRUE(cached->fits_stored);
+  ExpectSameIndex(parsed, *first);
+  ExpectSameIndex(parsed, *cached);
+  // The same votes, each row read as a query with its own thread left out (a copy shares the image).
+  const SimilarIndex copy = *cached;
+  for (size_t r = 0; r < parsed.rows.size(); r += 7) {
+    std::vector<std::string> words;
+    for (int w : parsed.rows[r].words) words.emplace_back(parsed.Word(w));
+    const std::vector<std::string> out = {std::string(parsed.rows[r].source)};
+    const SimilarVote a = VoteSimilarCases(parsed, words, out), b = VoteSimilarCases(copy, words, out);
+    ASSERT_EQ(a.nearest.row == nullptr, b.nearest.row == nullptr);
+    if (a.nearest.row == nullptr) continue;
+    EXPECT_EQ(a.nearest.row->case_path, b.nearest.row->case_path);
+    EXPECT_EQ(a.nearest.score, b.nearest.score);
+    EXPECT_EQ(a.nearest.shared, b.nearest.shared);
+    EXPECT_EQ(a.tier, b.tier);
+    EXPECT_EQ(a.agreeing, b.agreeing);
+    ASSERT_EQ(a.threads.size(), b.threads.size());
+  }
+}
+
+// Fits the file does not store are fitted once, from the text, and the image keeps them.
+TEST_F(SimilarImage, FitsMadeFromTheRowsAreKept) {
+  Write(tsv_, kVoteIndex);
+  SimilarIndex parsed;
+  std::string error;
+  ASSERT_TRUE(ParseSimilarIndex(kVoteIndex, &parsed, &error)) << error;
+  SimilarLoad how;
+  ASSERT_NE(Load(&how), nullptr);
+  ASSERT_TRUE(how.written);
+  const std::unique_ptr<SimilarIndex> cached = Load(&how);
+  ASSERT_NE(cached, nullptr);
+  EXPECT_TRUE(how.from_cache);
+  EXPECT_FALSE(cached->fits_stored);
+  ExpectSameIndex(parsed, *cached);
+  EXPECT_EQ(cached->rows[3].also[0], "dtype.x");
+}
+
+// Every byte of a cache file changed in turn: the checksum (or the header) refuses it, the text is
+// read, and the answer is the text's. With the checksum made to agree, the bounds checks still hold:
+// no read past the image, whatever it then answers.
+TEST_F(SimilarImage, AChangedByteIsAMiss) {
+  Write(tsv_, kVoteIndex);
+  SimilarLoad how;
+  ASSERT_NE(Load(&how), nullptr);
+  const std::string good = Read(ImagePath());
+  const size_t image = ImageStart(good);
+  ASSERT_GT(image, 16u);
+  SimilarIndex parsed;
+  std::string error;
+  ASSERT_TRUE(ParseSimilarIndex(kVoteIndex, &parsed, &error)) << error;
+  const std::vector<std::string> q = SimilarWords("RuntimeError", "alpha beta gamma delta");
+  int refused = 0;
+  // Every byte of the header and the image's first 512 (its counts, fits, rows, references), then every
+  // 7th.
+  for (size_t at = 0; at < good.size(); at += at < image + 512 ? 1 : 7) {
+    std::string bad = good;
+    bad[at] = static_cast<char>(bad[at] ^ 0x41);
+    Write(ImagePath(), bad);
+    const std::unique_ptr<SimilarIndex> index = Load(&how);
+    ASSERT_NE(index, nullptr) << at;
+    EXPECT_FALSE(how.from_cache) << at;
+    EXPECT_TRUE(how.written) << at;
+    EXPECT_EQ(VoteSimilarCases(*index, q, {}).nearest.row->case_path, "wild/x/a1") << at;
+    if (at >= image) {  // the same damage behind an agreeing checksum
+      const std::uint64_t sum = CacheChecksum(std::string_view(bad).substr(image));
+      std::memcpy(&bad[image - 8], &sum, sizeof sum);
+      Write(ImagePath(), bad);
+      const std::unique_ptr<SimilarIndex> forged = Load(&how);
+      ASSERT_NE(forged, nullptr) << at;
+      refused += !how.from_cache;
+      if (forged->WordCount() > 0) VoteSimilarCases(*forged, q, {});
+    }
+  }
+  EXPECT_GT(refused, 0);
+  Write(ImagePath(), good);
+  ASSERT_NE(Load(&how), nullptr);
+  EXPECT_TRUE(how.from_cache);
+}
+
+// A cut file, an empty one, one grown by a byte, and a directory in its place are misses.
+TEST_F(SimilarImage, ACutOrGrownImageIsAMiss) {
+  Write(tsv_, kVoteIndex);
+  SimilarLoad how;
+  ASSERT_NE(Load(&how), nullptr);
+  const std::string good = Read(ImagePath());
+  for (size_t keep : {size_t{0}, size_t{7}, ImageStart(good) - 1, ImageStart(good), ImageStart(good) + 48, good.size() / 2,
+                      good.size() - 8, good.size() - 1}) {
+    Write(ImagePath(), good.substr(0, keep));
+    ASSERT_NE(Load(&how), nullptr) << keep;
+    EXPECT_FALSE(how.from_cache) << keep;
+  }
+  Write(ImagePath(), good + "x");
+  ASSERT_NE(Load(&how), nullptr);
+  EXPECT_FALSE(how.from_cache);
+  std::filesystem::remove(ImagePath());
+  std::filesystem::create_directory(ImagePath());
+  ASSERT_NE(Load(&how), nullptr);
+  EXPECT_FALSE(how.from_cache);
+  EXPECT_FALSE(how.written);
+}
+
+// An edited index file (another size; the same size in a file renamed into place; a touch) is read
+// again, and its image written for it; another file's image, copied under this file's name, is a miss.
+TEST_F(SimilarImage, AnEditedIndexFileIsReadAgain) {
+  Write(tsv_, kVoteIndex);
+  SimilarLoad how;
+  ASSERT_NE(Load(&how), nullptr);
+  std::string edited = kVoteIndex;
+  edited += "wild/z/c2\tindex.z\thttps://example.org/t/5\tclass:valueerror omega psi chi\n";
+  Write(tsv_, edited);
+  std::unique_ptr<SimilarIndex> index = Load(&how);
+  ASSERT_NE(index, nullptr);
+  EXPECT_FALSE(how.from_cache);
+  EXPECT_EQ(index->rows.size(), 6u);
+  index = Load(&how);
+  EXPECT_TRUE(how.from_cache);
+  EXPECT_EQ(index->rows.size(), 6u);
+
+  std::string relabelled = edited;
+  relabelled.replace(relabelled.find("index.z\thttps://example.org/t/5"), 7, "index.y");  // the same size
+  Write(tsv_, relabelled);
+  index = Load(&how);
+  EXPECT_FALSE(how.from_cache);
+  EXPECT_EQ(index->rows[5].category, "index.y");
+  index = Load(&how);
+  EXPECT_TRUE(how.from_cache);
+  EXPECT_EQ(index->rows[5].category, "index.y");
+
+  ASSERT_EQ(::utimensat(AT_FDCWD, tsv_.c_str(), nullptr, 0), 0);  // touched: its times move
+  index = Load(&how);
+  EXPECT_FALSE(how.from_cache);
+
+  // Another index file's image under this one's name.
+  const std::string other = dir_ + "/rules/other.tsv";
+  Write(other, kVoteIndex);
+  ASSERT_NE(LoadSimilarIndex(other, cache_, &how, 0), nullptr);
+  ASSERT_TRUE(how.written);
+  std::filesystem::copy_file(cache_ + "/" + SimilarCacheFileName(other), ImagePath(),
+                             std::filesystem::copy_options::overwrite_existing);
+  index = Load(&how);
+  ASSERT_NE(index, nullptr);
+  EXPECT_FALSE(how.from_cache);
+  EXPECT_EQ(index->rows.size(), 6u);
+}
+
+// No index file, no index, whatever the cache holds; a malformed one gives none and writes nothing.
+TEST_F(SimilarImage, AMissingOrMalformedIndexFileGivesNone) {
+  Write(tsv_, kVoteIndex);
+  SimilarLoad how;
+  ASSERT_NE(Load(&how), nullptr);
+  std::filesystem::remove(tsv_);
+  EXPECT_EQ(Load(&how), nullptr);
+  EXPECT_FALSE(how.from_cache);
+  std::filesystem::remove(ImagePath());
+  Write(tsv_, "wild/a\tcuda.oom\twords only three fields\n");
+  EXPECT_EQ(Load(&how), nullptr);
+  EXPECT_FALSE(how.written);
+  EXPECT_FALSE(std::filesystem::exists(ImagePath()));
+}
+
+// A file changed within the settling time is not cached (an edit in the same timestamp tick could
+// keep its stamp); no cache directory reads the text each time.
+TEST_F(SimilarImage, AFreshFileOrNoCacheDirectoryReadsTheText) {
+  Write(tsv_, kVoteIndex);
+  SimilarLoad how;
+  ASSERT_NE(LoadSimilarIndex(tsv_, cache_, &how), nullptr);  // the default: two seconds
+  EXPECT_FALSE(how.written);
+  EXPECT_FALSE(std::filesystem::exists(ImagePath()));
+  ASSERT_NE(LoadSimilarIndex(tsv_, "", &how, 0), nullptr);
+  EXPECT_FALSE(how.written);
+  EXPECT_FALSE(how.from_cache);
+  // A cache directory others may write is neither read nor written (Note: [Cache hardening]).
+  ASSERT_EQ(::chmod(cache_.c_str(), 0777), 0);
+  ASSERT_NE(Load(&how), nullptr);
+  EXPECT_FALSE(std::filesystem::exists(ImagePath()));
+  ASSERT_EQ(::chmod(cache_.c_str(), 0700), 0);
+  ASSERT_NE(Load(&how), nullptr);
+  EXPECT_TRUE(how.written);
+  ASSERT_EQ(::chmod(cache_.c_str(), 0777), 0);
+  ASSERT_NE(Load(&how), nullptr);
+  EXPECT_FALSE(how.from_cache);
+  ASSERT_EQ(::chmod(cache_.c_str(), 0700), 0);
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 #include "diagnose/similar_case.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,11 +10,14 @@
 #include <cstring>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <ctime>
 #include <mutex>
 #include <string_view>
 #include <utility>
 
 #include "rules/rule.h"
+#include "rules/rule_cache.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -134,7 +136,7 @@ struct SpaceTable {
 constexpr SpaceTable kSpaces;
 bool Space(char c) { return kSpaces.space[static_cast<unsigned char>(c)]; }
 
-// The hash of SimilarIndex::word_slots: the word's bytes as 8-byte words (the last one zero-padded),
+// The hash of SimilarIndex::slots: the word's bytes as 8-byte words (the last one zero-padded),
 // each mixed in by a multiply and shift, then the length, then a final mix.
 std::uint64_t WordHash(std::string_view w) {
   std::uint64_t h = 0x9e3779b97f4a7c15ull;
@@ -147,8 +149,18 @@ std::uint64_t WordHash(std::string_view w) {
     h ^= h >> 31;
   }
   if (n > 0) {
-    std::uint64_t v = 0;
-    for (size_t i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+    // The last 1-7 bytes, zero-padded, from two overlapping loads (4-7 bytes: bytes 0-3 and n-4 to n-1,
+    // the overlap the same bits either way) or three single bytes (1-3: 0, n/2 and n-1), not a loop.
+    std::uint64_t v;
+    if (n >= 4) {
+      std::uint32_t first, last;
+      std::memcpy(&first, p, 4);
+      std::memcpy(&last, p + n - 4, 4);
+      v = first | static_cast<std::uint64_t>(last) << (8 * (n - 4));
+    } else {
+      auto byte = [p](size_t i) { return static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i); };
+      v = byte(0) | byte(n / 2) | byte(n - 1);
+    }
     h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
     h ^= h >> 31;
   }
@@ -177,82 +189,34 @@ const char* WordEnd(const char* p, const char* end, const char* limit) {
   return std::min(p, end);
 }
 
-// Finds `word` (hash `h`) in `slots`: its slot, holding its id + 1, or the empty slot it would take.
-inline size_t FindSlot(const std::vector<std::pair<std::uint32_t, int>>& slots, const std::vector<std::string>& words,
-                std::string_view word, std::uint64_t h) {
-  const size_t mask = slots.size() - 1;
+// Finds `word` (hash `h`) in `slots` (2 * (mask + 1) numbers: a slot's hash, then its id + 1, 0 when
+// empty; never full), `word_of(id)` giving the word of an id: its slot, holding its id + 1, or the
+// empty slot it would take.
+template <typename WordOf>
+inline size_t FindSlot(const std::uint32_t* slots, size_t mask, std::string_view word, std::uint64_t h,
+                       const WordOf& word_of) {
   const auto low = static_cast<std::uint32_t>(h);
   for (size_t s = static_cast<size_t>(h >> 32) & mask;; s = (s + 1) & mask) {
-    const auto& [hash, id] = slots[s];
-    if (id == 0) return s;
-    if (hash == low) {
-      const std::string& known = words[static_cast<size_t>(id - 1)];
-      if (known.size() == word.size() && std::memcmp(known.data(), word.data(), word.size()) == 0) return s;
-    }
+    const std::uint32_t id1 = slots[2 * s + 1];
+    if (id1 == 0) return s;
+    if (slots[2 * s] == low && word_of(id1 - 1) == word) return s;
   }
 }
 
-// Doubles `slots`, each word placed again by its stored hash.
-void GrowSlots(std::vector<std::pair<std::uint32_t, int>>* slots, const std::vector<std::string>& words) {
-  std::vector<std::pair<std::uint32_t, int>> grown(slots->size() * 2, {0, 0});
-  const size_t mask = grown.size() - 1;
-  for (const auto& slot : *slots) {
-    if (slot.second == 0) continue;
-    size_t s = static_cast<size_t>(WordHash(words[static_cast<size_t>(slot.second - 1)]) >> 32) & mask;
-    while (grown[s].second != 0) s = (s + 1) & mask;
-    grown[s] = slot;
+// Doubles `slots`, each word placed again by its hash.
+void GrowSlots(std::vector<std::uint32_t>* slots, const std::vector<std::string_view>& words) {
+  std::vector<std::uint32_t> grown(slots->size() * 2, 0);
+  const size_t mask = grown.size() / 2 - 1;
+  for (size_t s = 0; s < slots->size(); s += 2) {
+    const std::uint32_t id1 = (*slots)[s + 1];
+    if (id1 == 0) continue;
+    size_t t = static_cast<size_t>(WordHash(words[id1 - 1]) >> 32) & mask;
+    while (grown[2 * t + 1] != 0) t = (t + 1) & mask;
+    grown[2 * t] = (*slots)[s];
+    grown[2 * t + 1] = id1;
   }
   slots->swap(grown);
 }
-
-// The bytes of a file, mapped (read-only, populated: the parse reads them all) or, where it cannot be
-// mapped, read. Mapping spares the copy into fresh heap pages, each a page fault (Note: [Similar index
-// parse]).
-class FileBytes {
- public:
-  explicit FileBytes(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    struct stat st;
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-      void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-      if (p != MAP_FAILED) {
-        map_ = p;
-        size_ = static_cast<size_t>(st.st_size);
-        ok_ = true;
-      }
-    }
-    if (!ok_) {  // read it
-      char buffer[4096];
-      ok_ = true;
-      for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n == 0) break;
-        if (n < 0) {
-          if (errno == EINTR) continue;
-          ok_ = false;
-          break;
-        }
-        read_.append(buffer, static_cast<size_t>(n));
-      }
-    }
-    ::close(fd);
-  }
-  ~FileBytes() {
-    if (map_) ::munmap(map_, size_);
-  }
-  FileBytes(const FileBytes&) = delete;
-  FileBytes& operator=(const FileBytes&) = delete;
-
-  bool ok() const { return ok_; }
-  std::string_view view() const { return map_ ? std::string_view(static_cast<const char*>(map_), size_) : std::string_view(read_); }
-
- private:
-  void* map_ = nullptr;
-  size_t size_ = 0;
-  std::string read_;
-  bool ok_ = false;
-};
 
 bool ParseCount(std::string_view s, int* out) {
   if (s.empty() || s.size() > 9) return false;
@@ -265,45 +229,116 @@ bool ParseCount(std::string_view s, int* out) {
   return true;
 }
 
-}  // namespace
+// The image (Note: [Similar index image]): an ImageHead, then per tier its fit's answers and right
+// (u32 each), the rows (an ImageRow each), the `also:` categories' and the words' (offset, size) in
+// the text (u32 each), the words' idf (f64), the word -> id table's slots (hash, id + 1: u32 each), the
+// postings' starts (words + 1 of them), the rows' word ids and the postings (row ids), the text (every
+// string), zero bytes up to a multiple of 8. Little-endian, as the machine that wrote it.
+constexpr std::uint32_t kImageMagic = 0x78646973;  // "sidx"
+constexpr std::uint32_t kImageFormat = 1;
+struct ImageHead {
+  std::uint32_t magic, format;
+  std::uint32_t rows, words, also, slots, tiers, row_words, text;
+  std::uint32_t fits_stored;  // 1: the fits were read from the index file, 0: fitted from its rows
+  double unseen_idf;
+};
+static_assert(sizeof(ImageHead) == 48, "ImageHead's layout changed: bump kImageFormat");
+struct ImageRow {
+  std::uint32_t case_at, case_size, category_at, category_size, source_at, source_size;
+  std::uint32_t also_at, also_count, words_at, words_count;
+  double norm;
+};
+static_assert(sizeof(ImageRow) == 48, "ImageRow's layout changed: bump kImageFormat");
+static_assert(sizeof(int) == 4 && sizeof(double) == 8, "the image holds 4-byte ids and 8-byte weights");
 
-// Note: [Stored tier fits] Fitting the tiers (FitSimilarTiers) votes on every row of the index: ~130 M
-// instructions, ~19 ms, paid by every run that reads the index (a log no rule matches) when it was done
-// at load. `triage rules similar-index` fits them once, on the rows it writes, and stores each tier's
-// record as a line `!fit<TAB>TIER<TAB>N<TAB>RIGHT` after the rows; the confidence, RIGHT / N, is computed
-// as the fit computes it. The stored records are used only when they name SimilarTiers()'s ids, in its
-// order: an index without them (a test's), or written before a tier was added or renamed, is fitted
-// at load as before. SimilarIndex.TheShippedIndexIsCurrent rebuilds the file (its fits included) and
-// SimilarIndex.TheStoredFitsAreAFreshFit compares the stored records with a fit of the shipped rows.
-//
-// Note: [Similar index parse] A log no rule answers reads the index at its start (~280 KB, ~1,250
-// rows, ~20,000 word occurrences of ~1,750 distinct words): the parse is on that start's path. A
-// word's end is found 16 bytes at a time (WordEnd), the word hashed 8 bytes at a time (WordHash), and
-// its id looked up in SimilarIndex::word_slots, an open-addressed table of (hash, id) that is also the
-// index's word -> id map afterwards (no second map built from strings). The file is mapped (FileBytes),
-// not copied: a copy wrote ~70 fresh heap pages, a page fault each (SimilarIndex.* and the shipped
-// index's tests hold the rows, words and fits).
-bool ParseSimilarIndex(std::string_view text, SimilarIndex* index, std::string* error) {
-  *index = SimilarIndex();
-  std::vector<std::pair<std::string, SimilarTierFit>> stored;
+// Where each part of an image with `h`'s counts begins, from the image's start, and where it ends.
+struct ImageLayout {
+  std::uint64_t fits, rows, also, words, idf, slots, starts, row_words, postings, text, end;
+};
+ImageLayout LayoutOf(const ImageHead& h) {
+  ImageLayout l;
+  std::uint64_t at = sizeof(ImageHead);
+  auto take = [&at](std::uint64_t bytes) {
+    const std::uint64_t here = at;
+    at += bytes;
+    return here;
+  };
+  l.fits = take(8 * std::uint64_t{h.tiers});
+  l.rows = take(sizeof(ImageRow) * std::uint64_t{h.rows});
+  l.also = take(8 * std::uint64_t{h.also});
+  l.words = take(8 * std::uint64_t{h.words});
+  l.idf = take(8 * std::uint64_t{h.words});
+  l.slots = take(8 * std::uint64_t{h.slots});
+  l.starts = take(4 * (std::uint64_t{h.words} + 1));
+  l.row_words = take(4 * std::uint64_t{h.row_words});
+  l.postings = take(4 * std::uint64_t{h.row_words});
+  l.text = take(h.text);
+  l.end = (at + 7) & ~std::uint64_t{7};
+  return l;
+}
+
+// What an index's views point into: the image (or a cache file holding it) and the rows' views.
+struct SimilarStorage {
+  std::unique_ptr<char[]> bytes;
+  size_t size = 0;
+  std::vector<SimilarRow> rows;
+  std::vector<std::string_view> also;
+};
+
+// Copies `n` values of `v` into the image at byte `at`.
+template <typename T>
+void Put(char* image, std::uint64_t at, const T* v, size_t n) {
+  if (n > 0) std::memcpy(image + at, v, n * sizeof(T));
+}
+
+// Writes the tiers' fits into an image's fits part.
+void PutFits(char* image, const std::vector<SimilarTierFit>& fits) {
+  std::vector<std::uint32_t> numbers;
+  for (const SimilarTierFit& f : fits) {
+    numbers.push_back(static_cast<std::uint32_t>(f.n));
+    numbers.push_back(static_cast<std::uint32_t>(f.right));
+  }
+  Put(image, sizeof(ImageHead), numbers.data(), numbers.size());
+}
+
+// Reads the index file's text into an image (Note: [Similar index parse]); *fits_current false when it
+// stores no current fits (the image's are then zero: the caller fits the rows and puts them in).
+// False (with *error) on a malformed line.
+bool BuildImage(std::string_view text, SimilarStorage* image, bool* fits_current, std::string* error) {
+  if (text.size() >= (std::uint64_t{1} << 31)) {
+    *error = "the index file is too large";
+    return false;
+  }
+  std::vector<std::pair<std::string_view, SimilarTierFit>> stored;
+  std::string pool;                      // the image's text: every string
+  std::vector<ImageRow> rows;
+  std::vector<std::uint32_t> also;       // (offset, size) per `also:` category
+  std::vector<std::string_view> words;   // id -> word (views into `text`)
+  std::vector<std::uint32_t> word_refs;  // (offset, size) per word
+  std::vector<std::uint32_t> slots(2 * 4096, 0);
+  std::vector<int> row_words;            // every row's ids, row after row
+  std::vector<int> ids;                  // one row's ids, before sorting
+  size_t lines = 0;
+  for (const char* nl = text.data(); !text.empty() &&
+       (nl = static_cast<const char*>(std::memchr(nl, '\n', static_cast<size_t>(text.data() + text.size() - nl)))) != nullptr;
+       ++nl) {
+    ++lines;
+  }
+  rows.reserve(lines);
+  pool.reserve(text.size());
+  row_words.reserve(text.size() / 8);
+  auto put = [&pool](std::string_view s, std::uint32_t* at, std::uint32_t* size) {
+    *at = static_cast<std::uint32_t>(pool.size());
+    *size = static_cast<std::uint32_t>(s.size());
+    pool.append(s);
+  };
+  const char* const text_end = text.data() + text.size();
   int number = 0;
   size_t pos = 0;
   std::string_view fields[5];
-  size_t lines = 0;
-  if (!text.empty()) {
-    const char* const text_stop = text.data() + text.size();
-    for (const char* nl = text.data();
-         (nl = static_cast<const char*>(std::memchr(nl, '\n', static_cast<size_t>(text_stop - nl)))) != nullptr; ++nl) {
-      ++lines;
-    }
-  }
-  index->rows.reserve(lines);
-  index->word_slots.assign(4096, {0, 0});
-  const char* const text_end = text.data() + text.size();
-  std::vector<int> row_words;  // one row's ids, before sorting
   while (pos < text.size()) {
     size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) eol = text.size();
+    if (eol == std::string_view::npos) eol = text.size();
     const std::string_view line(text.data() + pos, eol - pos);
     pos = eol + 1;
     ++number;
@@ -324,105 +359,449 @@ bool ParseSimilarIndex(std::string_view text, SimilarIndex* index, std::string* 
         *error = "line " + std::to_string(number) + ": expected !fit, tier, answers, right (tab-separated)";
         return false;
       }
-      fit.confidence = fit.n ? static_cast<double>(fit.right) / fit.n : 0;
-      stored.emplace_back(std::string(fields[1]), fit);
+      stored.emplace_back(fields[1], fit);
       continue;
     }
     if (count != 4 || fields[0].empty() || fields[1].empty()) {
       *error = "line " + std::to_string(number) + ": expected case, category, source, words (tab-separated)";
       return false;
     }
-    SimilarRow row;
-    row.case_path = std::string(fields[0]);
+    ImageRow row{};
+    put(fields[0], &row.case_at, &row.case_size);
+    row.also_at = static_cast<std::uint32_t>(also.size() / 2);
+    bool category = false;
     for (size_t c = 0; c <= fields[1].size();) {
       size_t comma = fields[1].find(',', c);
       if (comma == std::string_view::npos) comma = fields[1].size();
       if (comma > c) {
-        std::string label(fields[1].substr(c, comma - c));
-        if (row.category.empty()) {
-          row.category = std::move(label);
+        const std::string_view label = fields[1].substr(c, comma - c);
+        if (!category) {
+          put(label, &row.category_at, &row.category_size);
+          category = true;
         } else {
-          row.also.push_back(std::move(label));
+          also.resize(also.size() + 2);
+          put(label, &also[also.size() - 2], &also[also.size() - 1]);
         }
       }
       c = comma + 1;
     }
-    if (row.category.empty()) {
+    if (!category) {
       *error = "line " + std::to_string(number) + ": no category";
       return false;
     }
-    if (fields[2] != "-") row.source = std::string(fields[2]);
+    row.also_count = static_cast<std::uint32_t>(also.size() / 2) - row.also_at;
+    if (fields[2] != "-") put(fields[2], &row.source_at, &row.source_size);
     // The words (Note: [Similar index parse]).
     const char* p = fields[3].data();
     const char* const end = p + fields[3].size();
-    row_words.clear();
+    ids.clear();
     for (;;) {
       while (p < end && Space(*p)) ++p;
       if (p == end) break;
-      const char* const start = p;
+      const char* const begin = p;
       p = WordEnd(p, end, text_end);
-      const std::string_view word(start, static_cast<size_t>(p - start));
+      const std::string_view word(begin, static_cast<size_t>(p - begin));
       const std::uint64_t h = WordHash(word);
-      size_t slot = FindSlot(index->word_slots, index->words, word, h);
-      if (index->word_slots[slot].second == 0) {
-        if (2 * (index->words.size() + 1) > index->word_slots.size()) {
-          GrowSlots(&index->word_slots, index->words);
-          slot = FindSlot(index->word_slots, index->words, word, h);
+      auto word_of = [&words](std::uint32_t id) { return words[id]; };
+      size_t slot = FindSlot(slots.data(), slots.size() / 2 - 1, word, h, word_of);
+      if (slots[2 * slot + 1] == 0) {
+        if (2 * (words.size() + 1) > slots.size() / 2) {
+          GrowSlots(&slots, words);
+          slot = FindSlot(slots.data(), slots.size() / 2 - 1, word, h, word_of);
         }
-        index->words.emplace_back(word);
-        index->word_slots[slot] = {static_cast<std::uint32_t>(h), static_cast<int>(index->words.size())};
+        words.push_back(word);
+        word_refs.resize(word_refs.size() + 2);
+        put(word, &word_refs[word_refs.size() - 2], &word_refs[word_refs.size() - 1]);
+        slots[2 * slot] = static_cast<std::uint32_t>(h);
+        slots[2 * slot + 1] = static_cast<std::uint32_t>(words.size());
       }
-      row_words.push_back(index->word_slots[slot].second - 1);
+      ids.push_back(static_cast<int>(slots[2 * slot + 1] - 1));
     }
-    std::sort(row_words.begin(), row_words.end());
-    row.words.assign(row_words.begin(), std::unique(row_words.begin(), row_words.end()));
-    index->rows.push_back(std::move(row));
+    std::sort(ids.begin(), ids.end());
+    row.words_at = static_cast<std::uint32_t>(row_words.size());
+    row_words.insert(row_words.end(), ids.begin(), std::unique(ids.begin(), ids.end()));
+    row.words_count = static_cast<std::uint32_t>(row_words.size()) - row.words_at;
+    rows.push_back(row);
   }
-  const double n = static_cast<double>(index->rows.size());
-  std::vector<int> df(index->words.size(), 0);
-  for (const SimilarRow& row : index->rows) {
-    for (int w : row.words) ++df[static_cast<size_t>(w)];
+  // The word -> id table at its final size, the least power of two at most half full (the parse's grew
+  // by doubling from 4,096 slots), the words placed again in id order.
+  size_t final_slots = 16;
+  while (final_slots < 2 * words.size()) final_slots *= 2;
+  if (final_slots != slots.size() / 2) {
+    slots.assign(2 * final_slots, 0);
+    for (size_t w = 0; w < words.size(); ++w) {
+      const std::uint64_t h = WordHash(words[w]);
+      size_t s = static_cast<size_t>(h >> 32) & (final_slots - 1);
+      while (slots[2 * s + 1] != 0) s = (s + 1) & (final_slots - 1);
+      slots[2 * s] = static_cast<std::uint32_t>(h);
+      slots[2 * s + 1] = static_cast<std::uint32_t>(w + 1);
+    }
   }
-  index->postings.assign(index->words.size(), {});
-  for (size_t w = 0; w < df.size(); ++w) index->postings[w].reserve(static_cast<size_t>(df[w]));
-  for (size_t r = 0; r < index->rows.size(); ++r) {
-    for (int w : index->rows[r].words) index->postings[static_cast<size_t>(w)].push_back(static_cast<int>(r));
+  // The weights, the postings (each word's rows, ascending) and the rows' lengths.
+  const double n = static_cast<double>(rows.size());
+  std::vector<int> df(words.size(), 0);
+  for (int w : row_words) ++df[static_cast<size_t>(w)];
+  std::vector<std::uint32_t> starts(words.size() + 1, 0);
+  for (size_t w = 0; w < words.size(); ++w) starts[w + 1] = starts[w] + static_cast<std::uint32_t>(df[w]);
+  std::vector<int> postings(row_words.size());
+  std::vector<std::uint32_t> next(starts.begin(), starts.end() - 1);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (std::uint32_t k = rows[r].words_at; k < rows[r].words_at + rows[r].words_count; ++k) {
+      postings[next[static_cast<size_t>(row_words[k])]++] = static_cast<int>(r);
+    }
   }
-  index->idf.resize(df.size());
-  for (size_t w = 0; w < df.size(); ++w) index->idf[w] = std::log((n + 1) / (df[w] + 1));
-  index->unseen_idf = std::log(n + 1);
-  for (SimilarRow& row : index->rows) {
+  std::vector<double> idf(words.size());
+  for (size_t w = 0; w < df.size(); ++w) idf[w] = std::log((n + 1) / (df[w] + 1));
+  for (ImageRow& row : rows) {
     double sum = 0;
-    for (int w : row.words) sum += index->idf[static_cast<size_t>(w)] * index->idf[static_cast<size_t>(w)];
+    for (std::uint32_t k = row.words_at; k < row.words_at + row.words_count; ++k) {
+      sum += idf[static_cast<size_t>(row_words[k])] * idf[static_cast<size_t>(row_words[k])];
+    }
     row.norm = std::sqrt(sum);
   }
   const std::vector<SimilarTier>& tiers = SimilarTiers();
   bool current = stored.size() == tiers.size();
   for (size_t t = 0; current && t < tiers.size(); ++t) current = stored[t].first == tiers[t].id;
+  *fits_current = current;
+
+  ImageHead head{};
+  head.magic = kImageMagic;
+  head.format = kImageFormat;
+  head.rows = static_cast<std::uint32_t>(rows.size());
+  head.words = static_cast<std::uint32_t>(words.size());
+  head.also = static_cast<std::uint32_t>(also.size() / 2);
+  head.slots = static_cast<std::uint32_t>(slots.size() / 2);
+  head.tiers = static_cast<std::uint32_t>(tiers.size());
+  head.row_words = static_cast<std::uint32_t>(row_words.size());
+  head.text = static_cast<std::uint32_t>(pool.size());
+  head.fits_stored = current ? 1 : 0;
+  head.unseen_idf = std::log(n + 1);
+  const ImageLayout l = LayoutOf(head);
+  image->size = static_cast<size_t>(l.end);
+  image->bytes.reset(new char[image->size]);  // every part is written below but the padding
+  char* const out = image->bytes.get();
+  std::memset(out + l.text + pool.size(), 0, static_cast<size_t>(l.end - l.text) - pool.size());
+  Put(out, 0, &head, 1);
+  std::vector<SimilarTierFit> fits(tiers.size());
   if (current) {
-    for (const auto& [id, fit] : stored) index->tier_fits.push_back(fit);
-    index->fits_stored = true;
-  } else {
+    for (size_t t = 0; t < tiers.size(); ++t) fits[t] = stored[t].second;
+  }
+  PutFits(out, fits);
+  Put(out, l.rows, rows.data(), rows.size());
+  Put(out, l.also, also.data(), also.size());
+  Put(out, l.words, word_refs.data(), word_refs.size());
+  Put(out, l.idf, idf.data(), idf.size());
+  Put(out, l.slots, slots.data(), slots.size());
+  Put(out, l.starts, starts.data(), starts.size());
+  Put(out, l.row_words, row_words.data(), row_words.size());
+  Put(out, l.postings, postings.data(), postings.size());
+  Put(out, l.text, pool.data(), pool.size());
+  return true;
+}
+
+// Opens the image at byte `at` of storage->bytes into *index, every count, offset and id checked
+// against the image's bounds (a cut or damaged image is refused, never read past); false when it
+// does not read.
+bool OpenImage(const std::shared_ptr<SimilarStorage>& storage, size_t at, SimilarIndex* index) {
+  if (at > storage->size) return false;
+  const char* const base = storage->bytes.get() + at;
+  const size_t size = storage->size - at;
+  if (reinterpret_cast<std::uintptr_t>(base) % alignof(double) != 0 || size < sizeof(ImageHead)) return false;
+  ImageHead h;
+  std::memcpy(&h, base, sizeof h);
+  if (h.magic != kImageMagic || h.format != kImageFormat || h.tiers != SimilarTiers().size() || h.fits_stored > 1) {
+    return false;
+  }
+  const ImageLayout l = LayoutOf(h);
+  if (l.end != size) return false;
+  const auto* const fits = reinterpret_cast<const std::uint32_t*>(base + l.fits);
+  const auto* const also = reinterpret_cast<const std::uint32_t*>(base + l.also);
+  const auto* const word_refs = reinterpret_cast<const std::uint32_t*>(base + l.words);
+  const auto* const slots = reinterpret_cast<const std::uint32_t*>(base + l.slots);
+  const auto* const starts = reinterpret_cast<const std::uint32_t*>(base + l.starts);
+  const auto* const row_words = reinterpret_cast<const std::uint32_t*>(base + l.row_words);
+  const auto* const postings = reinterpret_cast<const std::uint32_t*>(base + l.postings);
+  const char* const text = base + l.text;
+  // The checks are written as reductions over whole arrays, without a branch per value, so that the
+  // compiler runs them 8 values at a time: this is a warm start's path.
+  auto in_text = [&h](std::uint32_t offset, std::uint32_t length) { return length <= h.text && offset <= h.text - length; };
+  // The word -> id table: a power of two of slots, more than the words, so that a search always meets
+  // an empty slot; as many taken as there are words, each naming one.
+  if (h.slots == 0 || (h.slots & (h.slots - 1)) != 0 || h.slots <= h.words) return false;
+  std::uint32_t taken = 0, out_of_range = 0;
+  for (size_t s = 0; s < h.slots; ++s) {
+    taken += slots[2 * s + 1] != 0;
+    out_of_range |= slots[2 * s + 1] > h.words;
+  }
+  if (taken != h.words || out_of_range != 0) return false;
+  std::uint32_t refs_out = 0;
+  for (size_t w = 0; w < h.words; ++w) refs_out |= !in_text(word_refs[2 * w], word_refs[2 * w + 1]);
+  std::uint32_t starts_down = starts[0];
+  for (size_t w = 0; w < h.words; ++w) starts_down |= starts[w] > starts[w + 1];
+  if (refs_out != 0 || starts_down != 0 || starts[h.words] != h.row_words) return false;
+  for (size_t k = 0; k < h.row_words; ++k) out_of_range |= postings[k] >= h.rows;
+  // Every id names a word, and a row's ids ascend (a binary search reads them): the rows' ids lie one
+  // row after another (checked row by row below), so an id not above the one before it may only begin
+  // a row; the descents are counted over the whole array and those at a row's first id below.
+  for (size_t k = 0; k < h.row_words; ++k) out_of_range |= row_words[k] >= h.words;
+  std::uint32_t descents = 0, row_descents = 0;
+  for (size_t k = 1; k < h.row_words; ++k) descents += row_words[k] <= row_words[k - 1];
+  if (out_of_range != 0) return false;
+  storage->also.reserve(h.also);
+  for (size_t a = 0; a < h.also; ++a) {
+    if (!in_text(also[2 * a], also[2 * a + 1])) return false;
+    storage->also.emplace_back(text + also[2 * a], also[2 * a + 1]);
+  }
+  storage->rows.reserve(h.rows);
+  std::uint32_t next_word = 0;  // where the next row's ids must begin
+  for (size_t r = 0; r < h.rows; ++r) {
+    ImageRow in;
+    std::memcpy(&in, base + l.rows + r * sizeof(ImageRow), sizeof in);
+    if (!in_text(in.case_at, in.case_size) || !in_text(in.category_at, in.category_size) || in.category_size == 0 ||
+        !in_text(in.source_at, in.source_size) || in.also_count > h.also || in.also_at > h.also - in.also_count ||
+        in.words_at != next_word || in.words_count > h.row_words - in.words_at) {
+      return false;
+    }
+    if (in.words_at > 0 && in.words_count > 0) row_descents += row_words[in.words_at] <= row_words[in.words_at - 1];
+    next_word += in.words_count;
+    SimilarRow row;
+    row.case_path = std::string_view(text + in.case_at, in.case_size);
+    row.category = std::string_view(text + in.category_at, in.category_size);
+    row.also = SimilarSpan<std::string_view>(storage->also.data() + in.also_at, in.also_count);
+    row.source = std::string_view(text + in.source_at, in.source_size);
+    row.words = SimilarSpan<int>(reinterpret_cast<const int*>(row_words) + in.words_at, in.words_count);
+    row.norm = in.norm;
+    storage->rows.push_back(row);
+  }
+  if (next_word != h.row_words || descents != row_descents) return false;
+  SimilarIndex out;
+  out.tier_fits.resize(h.tiers);
+  for (size_t t = 0; t < h.tiers; ++t) {
+    SimilarTierFit& fit = out.tier_fits[t];
+    if (fits[2 * t] > 0x7fffffffu || fits[2 * t + 1] > fits[2 * t]) return false;
+    fit.n = static_cast<int>(fits[2 * t]);
+    fit.right = static_cast<int>(fits[2 * t + 1]);
+    fit.confidence = fit.n ? static_cast<double>(fit.right) / fit.n : 0;
+  }
+  out.fits_stored = h.fits_stored == 1;
+  out.rows = SimilarSpan<SimilarRow>(storage->rows.data(), storage->rows.size());
+  out.idf = SimilarSpan<double>(reinterpret_cast<const double*>(base + l.idf), h.words);
+  out.unseen_idf = h.unseen_idf;
+  out.text = text;
+  out.word_refs = word_refs;
+  out.posting_starts = starts;
+  out.postings = reinterpret_cast<const int*>(postings);
+  out.slots = slots;
+  out.slot_count = h.slots;
+  out.storage = storage;
+  *index = std::move(out);
+  return true;
+}
+
+// Reads the index file's text into a fresh storage and opens it, fitting the tiers when the file
+// stores no current fits (Note: [Stored tier fits]).
+bool ParseInto(std::string_view text, std::shared_ptr<SimilarStorage>* storage, SimilarIndex* index, std::string* error) {
+  *storage = std::make_shared<SimilarStorage>();
+  bool fits_current = false;
+  if (!BuildImage(text, storage->get(), &fits_current, error)) return false;
+  if (!OpenImage(*storage, 0, index)) {
+    *error = "the index's image does not read back";
+    return false;
+  }
+  if (!fits_current) {
     FitSimilarTiers(index);
+    PutFits((*storage)->bytes.get(), index->tier_fits);
   }
   return true;
 }
 
+}  // namespace
+
+// Note: [Stored tier fits] Fitting the tiers (FitSimilarTiers) votes on every row of the index: ~130 M
+// instructions, ~19 ms, paid by every run that reads the index (a log no rule matches) when it was done
+// at load. `triage rules similar-index` fits them once, on the rows it writes, and stores each tier's
+// record as a line `!fit<TAB>TIER<TAB>N<TAB>RIGHT` after the rows; the confidence, RIGHT / N, is computed
+// as the fit computes it. The stored records are used only when they name SimilarTiers()'s ids, in its
+// order: an index without them (a test's), or written before a tier was added or renamed, is fitted
+// at load as before (and its image, Note: [Similar index image], keeps that fit). SimilarIndex.TheShippedIndexIsCurrent rebuilds the file (its fits included) and
+// SimilarIndex.TheStoredFitsAreAFreshFit compares the stored records with a fit of the shipped rows.
+//
+// Note: [Similar index parse] A log no rule answers reads the index at its start (~300 KB, ~1,340
+// rows, ~20,000 word occurrences of ~1,750 distinct words). Read from its text (the first such start
+// after the file changed, or with no cache: Note: [Similar index image]), a word's end is found 16
+// bytes at a time (WordEnd), the word hashed 8 bytes at a time (WordHash), and its id looked up in an
+// open-addressed table of (hash, id + 1) slots, at most half full, that is also the index's word -> id
+// map afterwards; rows, words and postings go into flat arrays, strings into one text, never a string
+// or vector per row or word (SimilarIndex.* and the shipped index's tests hold the rows, words and
+// fits).
+//
+// Note: [Similar index image] The parse cost ~6 M instructions of a ~19 M warm start on such a log
+// (tests/bench/README.md, twenty-ninth pass). So what it produces is one image (BuildImage: counts,
+// then the rows' (offset, size) records, the ids, the postings, the weights, the row lengths, the
+// word table and every string, in arrays of fixed-size numbers) that the index only points into
+// (OpenImage: a view per row, no parse). LoadSimilarIndex keeps the image in the rule cache's
+// directory (DefaultRuleCacheDir(), Note: [Rule cache] in rules/rule_cache.h), as
+// similar-HASH.bin (HASH of the index file's path; the newest kKeepSimilarImages kept), after a header
+// that records what it was built from: the index file's path and stat(2) stamp (device, inode, size,
+// modification and status-change times in ns) and the program's identity (its size and modification
+// time, the version, as the rule cache's key has them), then the image's size and checksum (Note:
+// [Cache checksums] in rules/rule_cache.cc). A start stat(2)s the index file and reads the image only
+// when that header is byte for byte its own, the size and checksum agree, and OpenImage's bounds checks
+// pass; anything else (an edited, replaced or touched file, another build, a cut, damaged or planted
+// image) is a miss: the text is parsed as before and the image written again. As for the rule files'
+// stamps (Note: [Rule file stamps] in rules/rule_loader.cc), an image is written only for a file whose
+// modification and status-change times are two seconds older than the read began, and for the stamp
+// of the open file the bytes were read from (fstat), so an edit within the file system's timestamp
+// granularity is never served stale. The directory's checks are the rule cache's (Note: [Cache
+// hardening] in rules/rule_cache.h); TRIAGE_NO_CACHE=1 parses the text at every start. The text in
+// rules/similar/ stays the source of truth: the image is never shipped nor read without it.
+namespace {
+
+constexpr int kKeepSimilarImages = 4;
+constexpr char kSimilarCacheMagic[] = "triage-similar-index 1\n";
+
+// The header a cached image of the index file at `path`, whose stamp is `st`, must begin with (Note:
+// [Similar index image]), zero-padded to a multiple of 8 bytes.
+std::string CacheHeader(const std::string& path, const struct stat& st) {
+  std::string out = kSimilarCacheMagic;
+  auto u64 = [&out](std::uint64_t v) {
+    char le[8];
+    for (int i = 0; i < 8; ++i) le[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+    out.append(le, sizeof le);
+  };
+  auto ns = [](const timespec& t) { return static_cast<std::uint64_t>(t.tv_sec) * 1000000000 + static_cast<std::uint64_t>(t.tv_nsec); };
+  u64(static_cast<std::uint64_t>(st.st_dev));
+  u64(static_cast<std::uint64_t>(st.st_ino));
+  u64(static_cast<std::uint64_t>(st.st_size));
+  u64(ns(st.st_mtim));
+  u64(ns(st.st_ctim));
+  struct stat exe;  // the program (as AddProgramIdentity in rules/rule_loader.cc keys it)
+  const bool ok = ::stat("/proc/self/exe", &exe) == 0;
+  u64(ok ? static_cast<std::uint64_t>(exe.st_size) : 0);
+  u64(ok ? ns(exe.st_mtim) : 0);
+  const std::string_view version(TRIAGE_VERSION);
+  u64(version.size());
+  out += version;
+  u64(path.size());
+  out += path;
+  out.append((8 - out.size() % 8) % 8, '\0');
+  return out;
+}
+
+std::int64_t Nanoseconds(const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
+
+// Reads the file at `path` whole into *bytes (*size of them), and its stamp when opened into *st; false
+// when it is not a regular file or cannot be read.
+bool ReadIndexFile(const std::string& path, std::unique_ptr<char[]>* bytes, size_t* size, struct stat* st) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = ::fstat(fd, st) == 0 && S_ISREG(st->st_mode);
+  size_t got = 0;
+  if (ok) {
+    size_t room = static_cast<size_t>(st->st_size) + 1;  // one more: a file grown since fstat is read on
+    bytes->reset(new char[room]);
+    for (;;) {
+      if (got == room) {
+        std::unique_ptr<char[]> more(new char[2 * room]);
+        std::memcpy(more.get(), bytes->get(), got);
+        *bytes = std::move(more);
+        room *= 2;
+      }
+      const ssize_t n = ::read(fd, bytes->get() + got, room - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ok = n == 0;
+        break;
+      }
+      got += static_cast<size_t>(n);
+    }
+  }
+  ::close(fd);
+  *size = got;
+  return ok;
+}
+
+}  // namespace
+
+bool ParseSimilarIndex(std::string_view text, SimilarIndex* index, std::string* error) {
+  std::shared_ptr<SimilarStorage> storage;
+  SimilarIndex parsed;
+  if (!ParseInto(text, &storage, &parsed, error)) return false;
+  *index = std::move(parsed);
+  return true;
+}
+
+std::string SimilarCacheFileName(const std::string& path) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(CacheChecksum(path)));
+  return std::string("similar-") + hex + ".bin";
+}
+
+std::unique_ptr<SimilarIndex> LoadSimilarIndex(const std::string& path, const std::string& cache_dir, SimilarLoad* how,
+                                               std::int64_t settle_ns) {
+  SimilarLoad ignored;
+  if (how == nullptr) how = &ignored;
+  *how = SimilarLoad();
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return nullptr;
+  auto index = std::make_unique<SimilarIndex>();
+  const std::string name = cache_dir.empty() ? "" : SimilarCacheFileName(path);
+  if (!cache_dir.empty()) {  // Note: [Similar index image]
+    const std::string header = CacheHeader(path, st);
+    auto storage = std::make_shared<SimilarStorage>();
+    if (ReadCacheFile(cache_dir, name, &storage->bytes, &storage->size) && storage->size >= header.size() + 16 &&
+        std::memcmp(storage->bytes.get(), header.data(), header.size()) == 0) {
+      const char* const bytes = storage->bytes.get();
+      std::uint64_t size = 0, sum = 0;
+      std::memcpy(&size, bytes + header.size(), 8);
+      std::memcpy(&sum, bytes + header.size() + 8, 8);
+      const size_t at = header.size() + 16;
+      if (size == storage->size - at && sum == CacheChecksum(std::string_view(bytes + at, storage->size - at)) &&
+          OpenImage(storage, at, index.get())) {
+        how->from_cache = true;
+        return index;
+      }
+    }
+  }
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  std::unique_ptr<char[]> text;
+  size_t text_size = 0;
+  struct stat read_st;
+  if (!ReadIndexFile(path, &text, &text_size, &read_st)) return nullptr;
+  std::shared_ptr<SimilarStorage> storage;
+  std::string error;
+  if (!ParseInto(std::string_view(text.get(), text_size), &storage, index.get(), &error)) return nullptr;
+  const std::int64_t settled = Nanoseconds(now) - settle_ns;
+  if (!cache_dir.empty() && Nanoseconds(read_st.st_mtim) < settled && Nanoseconds(read_st.st_ctim) < settled) {
+    const std::string header = CacheHeader(path, read_st);  // the stamp of the bytes read
+    const std::string_view image(storage->bytes.get(), storage->size);
+    std::uint64_t size_sum[2] = {image.size(), CacheChecksum(image)};
+    how->written = WriteCacheFile(cache_dir, name, {header, std::string_view(reinterpret_cast<const char*>(size_sum), sizeof size_sum), image},
+                                  "similar-", ".bin", kKeepSimilarImages);
+  }
+  return index;
+}
+
+std::string_view SimilarIndex::Word(int id) const {
+  return std::string_view(text + word_refs[2 * static_cast<size_t>(id)], word_refs[2 * static_cast<size_t>(id) + 1]);
+}
+
+SimilarSpan<int> SimilarIndex::Postings(int id) const {
+  const std::uint32_t from = posting_starts[static_cast<size_t>(id)], to = posting_starts[static_cast<size_t>(id) + 1];
+  return SimilarSpan<int>(postings + from, to - from);
+}
+
 int SimilarIndex::WordId(std::string_view word) const {
-  if (word_slots.empty()) return -1;
-  return word_slots[FindSlot(word_slots, words, word, WordHash(word))].second - 1;
+  if (slot_count == 0) return -1;
+  const size_t s = FindSlot(slots, slot_count - 1, word, WordHash(word), [this](std::uint32_t id) { return Word(static_cast<int>(id)); });
+  return static_cast<int>(slots[2 * s + 1]) - 1;
 }
 
 const SimilarIndex* BundledSimilarIndex() {
   static std::once_flag once;
   static std::unique_ptr<SimilarIndex> index;
-  std::call_once(once, [] {
-    const FileBytes text(BundledRulesDir() + "/similar/cases.tsv");
-    if (!text.ok()) return;
-    auto parsed = std::make_unique<SimilarIndex>();
-    std::string error;
-    if (ParseSimilarIndex(text.view(), parsed.get(), &error)) index = std::move(parsed);
-  });
+  std::call_once(once, [] { index = LoadSimilarIndex(BundledRulesDir() + "/similar/cases.tsv", DefaultRuleCacheDir()); });
   return index.get();
 }
 
@@ -447,7 +826,7 @@ namespace {
 // The rows that share at least kMinSharedWords message words with a query (`ids`: its words the index
 // knows; `query`: its squared length, unknown words included), left-out rows skipped, with their
 // cosine, in row order.
-std::vector<SimilarNeighbour> ScoreRows(const SimilarIndex& index, const std::vector<int>& ids, double query,
+std::vector<SimilarNeighbour> ScoreRows(const SimilarIndex& index, SimilarSpan<int> ids, double query,
                                         const std::vector<std::string>& leave_out) {
   std::vector<SimilarNeighbour> out;
   if (ids.empty() || query <= 0) return out;
@@ -455,8 +834,8 @@ std::vector<SimilarNeighbour> ScoreRows(const SimilarIndex& index, const std::ve
   std::vector<int> shared(index.rows.size(), 0);  // shared message words (the class not counted)
   for (int w : ids) {
     const double idf = index.idf[static_cast<size_t>(w)];
-    const bool is_class = index.words[static_cast<size_t>(w)].rfind("class:", 0) == 0;
-    for (int r : index.postings[static_cast<size_t>(w)]) {
+    const bool is_class = index.Word(w).substr(0, 6) == "class:";
+    for (int r : index.Postings(w)) {
       dot[static_cast<size_t>(r)] += idf * idf;
       shared[static_cast<size_t>(r)] += !is_class;
     }
@@ -468,10 +847,10 @@ std::vector<SimilarNeighbour> ScoreRows(const SimilarIndex& index, const std::ve
   return out;
 }
 
-std::string ThreadOf(const SimilarRow& row) { return row.source.empty() ? row.case_path : row.source; }
+std::string_view ThreadOf(const SimilarRow& row) { return row.source.empty() ? row.case_path : row.source; }
 
 // The vote on scored rows (ScoreRows); `ids` are the query's known words (for the shared words).
-SimilarVote VoteOn(const SimilarIndex& index, const std::vector<SimilarNeighbour>& scored, const std::vector<int>& ids) {
+SimilarVote VoteOn(const SimilarIndex& index, const std::vector<SimilarNeighbour>& scored, SimilarSpan<int> ids) {
   SimilarVote vote;
   const SimilarNeighbour* best = nullptr;
   for (const SimilarNeighbour& n : scored) {  // the first of (nearly) equal scores, as ever
@@ -481,14 +860,14 @@ SimilarVote VoteOn(const SimilarIndex& index, const std::vector<SimilarNeighbour
   SimilarReading& reading = vote.nearest;
   reading.row = best->row;
   reading.score = best->score;
-  std::vector<std::pair<double, std::string>> common;
+  std::vector<std::pair<double, std::string_view>> common;
   for (int w : ids) {
     if (std::binary_search(reading.row->words.begin(), reading.row->words.end(), w)) {
-      common.emplace_back(index.idf[static_cast<size_t>(w)], index.words[static_cast<size_t>(w)]);
+      common.emplace_back(index.idf[static_cast<size_t>(w)], index.Word(w));
     }
   }
   std::stable_sort(common.begin(), common.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (size_t k = 0; k < common.size() && k < 6; ++k) reading.shared.push_back(common[k].second);
+  for (size_t k = 0; k < common.size() && k < 6; ++k) reading.shared.emplace_back(common[k].second);
   // The threads in the window: each one's most similar row, the nearest case's thread first.
   std::vector<SimilarNeighbour> near;
   for (const SimilarNeighbour& n : scored) {
@@ -497,7 +876,7 @@ SimilarVote VoteOn(const SimilarIndex& index, const std::vector<SimilarNeighbour
   std::stable_sort(near.begin(), near.end(), [](const SimilarNeighbour& a, const SimilarNeighbour& b) { return a.score > b.score; });
   vote.threads.push_back(*best);
   for (const SimilarNeighbour& n : near) {
-    const std::string thread = ThreadOf(*n.row);
+    const std::string_view thread = ThreadOf(*n.row);
     if (std::none_of(vote.threads.begin(), vote.threads.end(), [&](const SimilarNeighbour& t) { return ThreadOf(*t.row) == thread; })) {
       vote.threads.push_back(n);
     }
@@ -530,7 +909,8 @@ SimilarVote VoteSimilarCases(const SimilarIndex& index, const std::vector<std::s
                              const std::vector<std::string>& leave_out) {
   std::vector<int> ids;
   const double query = QueryIds(index, words, &ids);
-  return VoteOn(index, ScoreRows(index, ids, query, leave_out), ids);
+  const SimilarSpan<int> known(ids.data(), ids.size());
+  return VoteOn(index, ScoreRows(index, known, query, leave_out), known);
 }
 
 const std::vector<SimilarTier>& SimilarTiers() {
@@ -565,12 +945,12 @@ int SimilarTierOf(double score, int agreeing, int threads) {
 void FitSimilarTiers(SimilarIndex* index) {
   index->tier_fits.assign(SimilarTiers().size(), SimilarTierFit());
   for (const SimilarRow& row : index->rows) {
-    const std::vector<std::string> leave_out = {row.case_path, row.source};
+    const std::vector<std::string> leave_out = {std::string(row.case_path), std::string(row.source)};
     const SimilarVote vote = VoteOn(*index, ScoreRows(*index, row.words, row.norm * row.norm, leave_out), row.words);
     if (vote.tier < 0 || vote.nearest.row->category == "none") continue;
     SimilarTierFit& fit = index->tier_fits[static_cast<size_t>(vote.tier)];
     ++fit.n;
-    const std::string& answer = vote.nearest.row->category;
+    const std::string_view answer = vote.nearest.row->category;
     fit.right += answer == row.category || std::find(row.also.begin(), row.also.end(), answer) != row.also.end();
   }
   for (SimilarTierFit& fit : index->tier_fits) fit.confidence = fit.n ? static_cast<double>(fit.right) / fit.n : 0;
@@ -610,8 +990,9 @@ std::vector<std::string> SimilarWordsOf(const std::vector<Incident>& incidents, 
 Diagnosis SimilarCaseDiagnosis(const SimilarIndex& index, const SimilarVote& vote, int incident) {
   const SimilarReading& reading = vote.nearest;
   const SimilarRow& row = *reading.row;
-  const std::string name = row.case_path.substr(row.case_path.find_last_of('/') + 1);
-  auto where_of = [](const SimilarRow& r) { return r.source.empty() ? "corpus/" + r.case_path : r.source; };
+  const std::string name(row.case_path.substr(row.case_path.find_last_of('/') + 1));
+  const std::string category(row.category);
+  auto where_of = [](const SimilarRow& r) { return r.source.empty() ? "corpus/" + std::string(r.case_path) : std::string(r.source); };
   const std::string where = where_of(row);
   std::string words;
   for (size_t k = 0; k < reading.shared.size(); ++k) {
@@ -634,7 +1015,7 @@ Diagnosis SimilarCaseDiagnosis(const SimilarIndex& index, const SimilarVote& vot
       if (named++ < 3) agree += std::string(agree.empty() ? "" : ", ") + where_of(r) + " (" + fixed2(vote.threads[t].score) + ")";
     } else {
       ++others;
-      if (disagree.find(r.category) == std::string::npos) disagree += (disagree.empty() ? "" : ", ") + r.category;
+      if (disagree.find(r.category) == std::string::npos) disagree.append(disagree.empty() ? "" : ", ").append(r.category);
     }
   }
   const SimilarTier& tier = SimilarTiers()[static_cast<size_t>(vote.tier)];
@@ -642,17 +1023,17 @@ Diagnosis SimilarCaseDiagnosis(const SimilarIndex& index, const SimilarVote& vot
       static_cast<size_t>(vote.tier) < index.tier_fits.size() ? index.tier_fits[static_cast<size_t>(vote.tier)] : SimilarTierFit();
   Diagnosis d;
   d.rule = "similar:" + name;
-  d.category = row.category;
+  d.category = category;
   d.confidence = fit.confidence;
-  d.title = CategoryTitle(row.category);
+  d.title = CategoryTitle(category);
   d.incident = incident;
-  d.captures["similar_case"] = row.case_path;
+  d.captures["similar_case"] = std::string(row.case_path);
   d.captures["source"] = where;
   d.captures["similarity"] = score;
   d.captures["similar_tier"] = tier.id;
   d.captures["agreeing_threads"] = std::to_string(vote.agreeing);
   d.explanation = "No rule knows this error's wording and its frames name no category; its words are closest to "
-                  "a known case's (" + where + "), whose cause was " + row.category + ". They share " + words +
+                  "a known case's (" + where + "), whose cause was " + category + ". They share " + words +
                   " (similarity " + score + ").";
   if (named > 0) {
     d.explanation += " " + std::to_string(named) + " other thread" + (named == 1 ? "" : "s") + " as similar (within " +
@@ -668,11 +1049,11 @@ Diagnosis SimilarCaseDiagnosis(const SimilarIndex& index, const SimilarVote& vot
               std::to_string(fit.n) + " known cases, each read with its own thread left out; that is the confidence.";
   Hypothesis h;
   h.id = "similar-case";
-  h.text = "This error reads like the known case " + where + ", whose cause was " + row.category + " (" + d.title + ").";
+  h.text = "This error reads like the known case " + where + ", whose cause was " + category + " (" + d.title + ").";
   h.test = "Read " + where + " and compare its error, and the cause found there, with this run.";
-  h.fix = "The fixes of that category's rules apply if the cause is the same: triage explain " + row.category;
+  h.fix = "The fixes of that category's rules apply if the cause is the same: triage explain " + category;
   d.hypotheses.push_back(std::move(h));
-  d.checks.push_back("triage explain " + row.category + "  # the rules of this category: their checks and fixes");
+  d.checks.push_back("triage explain " + category + "  # the rules of this category: their checks and fixes");
   d.verify = "The run gets past the step that raised this error.";
   return d;
 }

@@ -27,14 +27,34 @@ namespace triage {
 // words are kept (Note: [Similar known case] says why).
 std::vector<std::string> SimilarWords(const std::string& exception, const std::string& message);
 
-// One known case: a corpus case's primary error, read by the engine, and the label it carries.
+// A read-only run of values held by an index's storage (SimilarIndex::storage): its rows, a row's word
+// ids, a word's postings. Copies of an index share the storage, so a span stays valid with any of them.
+template <typename T>
+class SimilarSpan {
+ public:
+  SimilarSpan() = default;
+  SimilarSpan(const T* data, size_t size) : data_(data), size_(size) {}
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  const T* data() const { return data_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const T& operator[](size_t i) const { return data_[i]; }
+
+ private:
+  const T* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// One known case: a corpus case's primary error, read by the engine, and the label it carries. Its
+// strings and ids are views into the index's storage (Note: [Similar index image] in similar_case.cc).
 struct SimilarRow {
-  std::string case_path;  // relative to the corpus root: "wild/cuda/some-case"
-  std::string category;   // the label ("none" for a negative case: the fallback then stays silent)
-  std::vector<std::string> also;  // the label's other accepted categories (label.yaml `also:`)
-  std::string source;     // the thread it came from (wild cases), else ""
-  std::vector<int> words; // ids into SimilarIndex::words, ascending
-  double norm = 0;        // the row's weight vector's length
+  std::string_view case_path;  // relative to the corpus root: "wild/cuda/some-case"
+  std::string_view category;   // the label ("none" for a negative case: the fallback then stays silent)
+  SimilarSpan<std::string_view> also;  // the label's other accepted categories (label.yaml `also:`)
+  std::string_view source;     // the thread it came from (wild cases), else ""
+  SimilarSpan<int> words;      // ids into the index's words, ascending
+  double norm = 0;             // the row's weight vector's length
 };
 
 // A tier's record when every row of the index is voted on with its own case and thread left out:
@@ -48,24 +68,39 @@ struct SimilarTierFit {
 };
 
 // The known cases and their words' weights: idf(w) = ln((N + 1) / (df(w) + 1)), N rows, df(w) rows
-// holding w, so a word every case has weighs nothing and a rare word a lot.
+// holding w, so a word every case has weighs nothing and a rare word a lot. Everything but the tiers'
+// fits is a view into one image (Note: [Similar index image] in similar_case.cc), built from the
+// index file's text or read from the cache (LoadSimilarIndex), and shared by copies.
 struct SimilarIndex {
-  std::vector<SimilarRow> rows;
-  std::vector<std::string> words;                // id -> word
-  // word -> id: open addressing on the word's hash (WordHash in similar_case.cc), (its low 32 bits, id + 1) per slot,
-  // 0 for an empty one; a power of two of slots, at most half full (Note: [Similar index parse]).
-  std::vector<std::pair<std::uint32_t, int>> word_slots;
-  std::vector<double> idf;                       // id -> weight
-  std::vector<std::vector<int>> postings;        // id -> rows holding it, ascending
+  SimilarSpan<SimilarRow> rows;
+  SimilarSpan<double> idf;  // id -> weight; its size is the number of words
   // The weight of a word the index never saw (df 0).
   double unseen_idf = 0;
   // Per SimilarTiers() entry, the vote's record on the index's own rows (FitSimilarTiers).
   std::vector<SimilarTierFit> tier_fits;
-  // Whether tier_fits were read from the file (Note: [Stored tier fits]) rather than fitted at load.
+  // Whether tier_fits were read from the index file (Note: [Stored tier fits]) rather than fitted
+  // from its rows.
   bool fits_stored = false;
 
+  size_t WordCount() const { return idf.size(); }
+  // Word `id` (0 <= id < WordCount()).
+  std::string_view Word(int id) const;
+  // The rows holding word `id`, ascending.
+  SimilarSpan<int> Postings(int id) const;
   // The id of `word`, or -1 when the index does not hold it.
   int WordId(std::string_view word) const;
+
+  // What holds the bytes the views point into (the image, the rows' views), shared by copies.
+  std::shared_ptr<const void> storage;
+  // Into the image: the words' (offset, length) in `text`; the postings' starts (WordCount() + 1) and
+  // the postings; the word -> id table, (the word's hash's low 32 bits, id + 1) per slot, 0 for an
+  // empty one, a power of two of slots, never full (Note: [Similar index parse]).
+  const char* text = nullptr;
+  const std::uint32_t* word_refs = nullptr;
+  const std::uint32_t* posting_starts = nullptr;
+  const int* postings = nullptr;
+  const std::uint32_t* slots = nullptr;
+  size_t slot_count = 0;
 };
 
 // Parses the index file (rules/similar/cases.tsv: `#` comment lines, then one row a line: case,
@@ -76,9 +111,26 @@ struct SimilarIndex {
 // on a malformed line.
 bool ParseSimilarIndex(std::string_view text, SimilarIndex* index, std::string* error);
 
-// The index under the bundled rules (BundledRulesDir()/similar/cases.tsv), read and parsed at the first
-// call (thread-safe) and kept; null when it is missing or malformed.
+// The index under the bundled rules (BundledRulesDir()/similar/cases.tsv), loaded at the first call
+// (thread-safe: LoadSimilarIndex with DefaultRuleCacheDir()) and kept; null when it is missing or
+// malformed.
 const SimilarIndex* BundledSimilarIndex();
+
+// How LoadSimilarIndex went (for tests and benchmarks).
+struct SimilarLoad {
+  bool from_cache = false;  // the cache's image was used
+  bool written = false;     // the image was built from the text and written to the cache
+};
+// Loads the index file at `path` (Note: [Similar index image] in similar_case.cc): from its image in
+// `cache_dir` when one was written for this very file (its path and stat(2) stamp) by this very
+// program and reads back whole, else from its text, then keeping the image in `cache_dir` (best
+// effort; not for a file modified less than `settle_ns` before). `cache_dir` "": no cache. Null when
+// the file is missing or malformed.
+std::unique_ptr<SimilarIndex> LoadSimilarIndex(const std::string& path, const std::string& cache_dir,
+                                               SimilarLoad* how = nullptr,
+                                               std::int64_t settle_ns = 2'000'000'000);
+// The name of the image of index file `path` in a cache directory: similar-HASH.bin.
+std::string SimilarCacheFileName(const std::string& path);
 
 // The nearest known case for `words` (IDF-weighted cosine over word sets), skipping every row
 // `leave_out` names: an entry that is a row's source, its case path, or ends with "/" + its case path.

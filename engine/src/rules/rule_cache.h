@@ -238,6 +238,17 @@ bool ReadStampIndex(const std::string& dir, const std::string& stamp_key, std::s
 void WriteStampIndex(const std::string& dir, const std::string& stamp_key, std::string_view records,
                      const std::string& content_key);
 
+// Reads file `name` of cache directory `dir` whole into a fresh *bytes of *size bytes (read(2) into the
+// heap, not zeroed first: in the command the heap is on huge pages, Note: [Heap on huge pages] in
+// bindings/cli/main.cc), with the checks of every cache read (Note: [Cache hardening]); false when it
+// cannot. For other caches than the rules' (Note: [Similar index image] in diagnose/similar_case.cc).
+bool ReadCacheFile(const std::string& dir, const std::string& name, std::unique_ptr<char[]>* bytes, size_t* size);
+// Writes `pieces` as file `name` of `dir` (best effort, as WriteRuleCache: a fresh temporary file
+// renamed into place, `dir` made 0700 when missing), then keeps the newest `keep` files of `dir` whose
+// names begin with `prefix` and end with `extension`; false when it was not written.
+bool WriteCacheFile(const std::string& dir, const std::string& name, const std::vector<std::string_view>& pieces,
+                    const std::string& prefix, const std::string& extension, int keep);
+
 // Note: [Compiled pattern sets]
 // A load that misses the whole-set entry compiles the RE2::Set at once, so that a set RE2 refuses is
 // reported (Note: [Pattern set] in rule.h): ~9 ms of CPU, a quarter of a start after a rule edit
