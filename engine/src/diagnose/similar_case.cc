@@ -279,7 +279,9 @@ ImageLayout LayoutOf(const ImageHead& h) {
 
 // What an index's views point into: the image (or a cache file holding it) and the rows' views.
 struct SimilarStorage {
-  std::unique_ptr<char[]> bytes;
+  std::unique_ptr<char[]> bytes;  // an image built from the text
+  MappedCacheFile file;           // or a cache file read back
+  const char* data = nullptr;     // the one of the two in use
   size_t size = 0;
   std::vector<SimilarRow> rows;
   std::vector<std::string_view> also;
@@ -480,6 +482,7 @@ bool BuildImage(std::string_view text, SimilarStorage* image, bool* fits_current
   image->size = static_cast<size_t>(l.end);
   image->bytes.reset(new char[image->size]);  // every part is written below but the padding
   char* const out = image->bytes.get();
+  image->data = out;
   std::memset(out + l.text + pool.size(), 0, static_cast<size_t>(l.end - l.text) - pool.size());
   Put(out, 0, &head, 1);
   std::vector<SimilarTierFit> fits(tiers.size());
@@ -499,12 +502,12 @@ bool BuildImage(std::string_view text, SimilarStorage* image, bool* fits_current
   return true;
 }
 
-// Opens the image at byte `at` of storage->bytes into *index, every count, offset and id checked
+// Opens the image at byte `at` of storage->data into *index, every count, offset and id checked
 // against the image's bounds (a cut or damaged image is refused, never read past); false when it
 // does not read.
 bool OpenImage(const std::shared_ptr<SimilarStorage>& storage, size_t at, SimilarIndex* index) {
   if (at > storage->size) return false;
-  const char* const base = storage->bytes.get() + at;
+  const char* const base = storage->data + at;
   const size_t size = storage->size - at;
   if (reinterpret_cast<std::uintptr_t>(base) % alignof(double) != 0 || size < sizeof(ImageHead)) return false;
   ImageHead h;
@@ -749,9 +752,11 @@ std::unique_ptr<SimilarIndex> LoadSimilarIndex(const std::string& path, const st
   if (!cache_dir.empty()) {  // Note: [Similar index image]
     const std::string header = CacheHeader(path, st);
     auto storage = std::make_shared<SimilarStorage>();
-    if (ReadCacheFile(cache_dir, name, &storage->bytes, &storage->size) && storage->size >= header.size() + 16 &&
-        std::memcmp(storage->bytes.get(), header.data(), header.size()) == 0) {
-      const char* const bytes = storage->bytes.get();
+    if (MapCacheFile(cache_dir, name, &storage->file) && storage->file.view().size() >= header.size() + 16 &&
+        std::memcmp(storage->file.view().data(), header.data(), header.size()) == 0) {
+      storage->data = storage->file.view().data();
+      storage->size = storage->file.view().size();
+      const char* const bytes = storage->data;
       std::uint64_t size = 0, sum = 0;
       std::memcpy(&size, bytes + header.size(), 8);
       std::memcpy(&sum, bytes + header.size() + 8, 8);

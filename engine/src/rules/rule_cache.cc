@@ -1275,20 +1275,8 @@ void WritePrefilterPlan(const std::string& dir, const std::string& plan_key, con
   KeepNewest(dir, "plan-", ".bin", kKeepPlans);
 }
 
-bool ReadCacheFile(const std::string& dir, const std::string& name, std::unique_ptr<char[]>* bytes, size_t* size) {
-  if (dir.empty() || !SafeCacheDir(dir, /*create=*/false)) return false;
-  const int fd = OpenOwnRegularFile(dir + "/" + name, CacheOwner::kUser, size);
-  if (fd < 0) return false;
-  bytes->reset(new char[*size]);
-  size_t got = 0;
-  while (got < *size) {
-    const ssize_t n = ::read(fd, bytes->get() + got, *size - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  return got == *size;
+bool MapCacheFile(const std::string& dir, const std::string& name, MappedCacheFile* file) {
+  return !dir.empty() && SafeCacheDir(dir, /*create=*/false) && file->Map(dir + "/" + name, CacheOwner::kUser, /*whole=*/true);
 }
 
 bool WriteCacheFile(const std::string& dir, const std::string& name, const std::vector<std::string_view>& pieces,

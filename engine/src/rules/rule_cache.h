@@ -238,11 +238,11 @@ bool ReadStampIndex(const std::string& dir, const std::string& stamp_key, std::s
 void WriteStampIndex(const std::string& dir, const std::string& stamp_key, std::string_view records,
                      const std::string& content_key);
 
-// Reads file `name` of cache directory `dir` whole into a fresh *bytes of *size bytes (read(2) into the
-// heap, not zeroed first: in the command the heap is on huge pages, Note: [Heap on huge pages] in
-// bindings/cli/main.cc), with the checks of every cache read (Note: [Cache hardening]); false when it
-// cannot. For other caches than the rules' (Note: [Similar index image] in diagnose/similar_case.cc).
-bool ReadCacheFile(const std::string& dir, const std::string& name, std::unique_ptr<char[]>* bytes, size_t* size);
+// Maps file `name` of cache directory `dir` whole into *file (MappedCacheFile::Map with `whole`: read
+// into huge pages where the kernel offers them, Note: [Entry on huge pages] in rule_cache.cc), with the
+// checks of every cache read (Note: [Cache hardening]); false when it cannot. For other caches than the
+// rules' (Note: [Similar index image] in diagnose/similar_case.cc).
+bool MapCacheFile(const std::string& dir, const std::string& name, MappedCacheFile* file);
 // Writes `pieces` as file `name` of `dir` (best effort, as WriteRuleCache: a fresh temporary file
 // renamed into place, `dir` made 0700 when missing), then keeps the newest `keep` files of `dir` whose
 // names begin with `prefix` and end with `extension`; false when it was not written.
