@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -619,6 +620,42 @@ TEST_F(SimilarImage, AFreshFileOrNoCacheDirectoryReadsTheText) {
   ASSERT_NE(Load(&how), nullptr);
   EXPECT_FALSE(how.from_cache);
   ASSERT_EQ(::chmod(cache_.c_str(), 0700), 0);
+}
+
+// The ranker keeps the bundled index's image in the rule set's own cache directory: none when the rules
+// were loaded without a cache, the host's when it named one (never the default directory behind its back).
+TEST_F(SimilarImage, TheRankerUsesTheRuleSetsCacheDirectory) {
+  const std::string log =
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 3, in <module>\n"
+      "    main()\n"
+      "ValueError: the widget frobnicator refused the quux\n";
+  auto images = [&] {
+    int n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(cache_)) {
+      n += e.path().filename().string().rfind("similar-", 0) == 0;
+    }
+    return n;
+  };
+  LoadOptions off;
+  off.system = off.user = off.project = off.env_path = false;
+  off.cache = false;
+  off.cache_dir = cache_;  // ignored: the cache is off
+  LoadResult no_cache = LoadRules(off);
+  EXPECT_EQ(no_cache.rules->cache_dir, "");
+  // Even where the default directory is this one, a set loaded without a cache writes nothing.
+  const char* had = std::getenv("TRIAGE_CACHE_DIR");
+  const std::string before = had ? had : "";
+  ::setenv("TRIAGE_CACHE_DIR", cache_.c_str(), 1);
+  Engine(no_cache.rules).DiagnoseText(log);
+  if (had) ::setenv("TRIAGE_CACHE_DIR", before.c_str(), 1); else ::unsetenv("TRIAGE_CACHE_DIR");
+  EXPECT_EQ(images(), 0);
+  LoadOptions on = off;
+  on.cache = true;
+  LoadResult cached = LoadRules(on);
+  EXPECT_EQ(cached.rules->cache_dir, cache_);
+  Engine(cached.rules).DiagnoseText(log);
+  EXPECT_EQ(images(), 1);  // the same log reaches the vote: the index is read, its image kept here
 }
 
 }  // namespace

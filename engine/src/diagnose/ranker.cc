@@ -903,7 +903,7 @@ void Diagnose(const RuleSet& rules, const DiagnoseOptions& options, Report* repo
       // Note: [Similar known case] (similar_case.cc): nor did its frames; the nearest known cases may,
       // from the bundled index (read at the first call), in a tier of their vote that speaks, at the
       // tier's fitted confidence.
-      const SimilarIndex* index = BundledSimilarIndex();
+      const SimilarIndex* index = BundledSimilarIndex(rules.cache_dir);
       const std::vector<std::string> words = index ? SimilarWordsOf(incidents, primary) : std::vector<std::string>();
       if (!words.empty()) {
         const SimilarVote vote = VoteSimilarCases(*index, words, options.similar_leave_out);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <mutex>
 #include <string_view>
 #include <utility>
@@ -805,12 +806,20 @@ int SimilarIndex::WordId(std::string_view word) const {
   return static_cast<int>(slots[2 * s + 1]) - 1;
 }
 
-const SimilarIndex* BundledSimilarIndex() {
-  static std::once_flag once;
-  static std::unique_ptr<SimilarIndex> index;
-  std::call_once(once, [] { index = LoadSimilarIndex(BundledRulesDir() + "/similar/cases.tsv", DefaultRuleCacheDir()); });
-  return index.get();
+const SimilarIndex* BundledSimilarIndex(const std::string& cache_dir) {
+  // One index per cache directory a process uses (almost always one); a map's nodes never move, so a
+  // pointer handed out stays valid, and the load runs under the lock once per directory.
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<SimilarIndex>> loaded;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = loaded.find(cache_dir);
+  if (it == loaded.end()) {
+    it = loaded.emplace(cache_dir, LoadSimilarIndex(BundledRulesDir() + "/similar/cases.tsv", cache_dir)).first;
+  }
+  return it->second.get();
 }
+
+const SimilarIndex* BundledSimilarIndex() { return BundledSimilarIndex(DefaultRuleCacheDir()); }
 
 namespace {
 

@@ -111,9 +111,13 @@ struct SimilarIndex {
 // on a malformed line.
 bool ParseSimilarIndex(std::string_view text, SimilarIndex* index, std::string* error);
 
-// The index under the bundled rules (BundledRulesDir()/similar/cases.tsv), loaded at the first call
-// (thread-safe: LoadSimilarIndex with DefaultRuleCacheDir()) and kept; null when it is missing or
-// malformed.
+// The index under the bundled rules (BundledRulesDir()/similar/cases.tsv), loaded at the first call for
+// `cache_dir` (thread-safe: LoadSimilarIndex with that directory; empty: parsed from the text, nothing
+// written) and kept for the process; null when it is missing or malformed. The ranker passes the rule
+// set's RuleSet::cache_dir, so a host that loaded its rules with LoadOptions::cache false, or with its
+// own cache_dir, gets no file written elsewhere.
+const SimilarIndex* BundledSimilarIndex(const std::string& cache_dir);
+// The same for DefaultRuleCacheDir() (tools and tests).
 const SimilarIndex* BundledSimilarIndex();
 
 // How LoadSimilarIndex went (for tests and benchmarks).

@@ -440,7 +440,7 @@ EvalReport EvaluateCorpus(const Engine& engine, const std::string& dir) {
       const int primary = PrimaryIncident(r.incidents);
       const FrameReading fr = ReadFrameEvidence(r.incidents, primary);
       if (fr.entry) c.frame_row = fr.entry->id;
-      const SimilarIndex* index = BundledSimilarIndex();
+      const SimilarIndex* index = BundledSimilarIndex(engine.rules().cache_dir);
       const std::vector<std::string> words = index ? SimilarWordsOf(r.incidents, primary) : std::vector<std::string>();
       if (!words.empty()) {
         const SimilarVote vote = VoteSimilarCases(*index, words, options.similar_leave_out);

@@ -223,6 +223,9 @@ class RuleSet {
   // The map the ranker applies to every final confidence (Note: [Calibration map]); null: none.
   std::shared_ptr<const CalibrationMap> calibration;
   std::vector<RuleSource> sources;                 // non-bundled directories rules came from (Report)
+  // The cache directory the load used (LoadOptions::cache_dir or DefaultRuleCacheDir()); empty when
+  // the load used no cache. The similar-case index keeps its stored form there (BundledSimilarIndex).
+  std::string cache_dir;
 
   // Returns the indexes of the patterns that match `text`, ascending (empty when none; Note: [Pattern
   // set]).

@@ -145,6 +145,7 @@ struct BuildInput {
   const RuleSet* previous = nullptr;  // a reload keeps the last good version of a broken file's rule
   bool examples = true;  // LoadOptions::examples: false lets a set read from the cache leave them out
   bool texts_on_demand = false;  // LoadOptions::texts_on_demand (Note: [Texts on demand] in rule_cache.h)
+  std::string cache_dir;  // the load's cache directory (empty: none), kept as RuleSet::cache_dir
 };
 
 // Lua checks shared by every rule of one load: one lua_State runs them all (Note: [Shared check
@@ -902,6 +903,7 @@ LoadResult Compile(ParsedRules parsed, const BuildInput& in, std::optional<std::
   set->rules = std::move(parsed.rules);
   set->DeferTexts(std::move(parsed.deferred));  // Note: [Texts on demand]
   set->sources = ExtraSources(set->rules, in.files);
+  set->cache_dir = in.cache_dir;
   set->disabled = std::move(parsed.disabled);
   std::vector<Problem> problems = std::move(parsed.problems);
   if (!set->rules.empty()) {
@@ -1233,6 +1235,7 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
         ((ReadStampIndex(cache_dir, probe->stamp_key, probe->records, &content_key) && entry(content_key)) ||
          (use_shipped && ReadStampIndex(shipped, probe->stamp_key, probe->records, &content_key, CacheOwner::kUserOrRoot) &&
           entry(content_key)))) {
+      probe->in.cache_dir = cache_dir;
       return Compile(std::move(parsed), probe->in, std::nullopt);
     }
   }
@@ -1243,6 +1246,7 @@ LoadResult LoadRulesKeeping(const LoadOptions& options, const RuleSet* previous)
   in.previous = previous;
   in.examples = options.examples;
   in.texts_on_demand = options.texts_on_demand;
+  in.cache_dir = cache_dir;
   CollectSources(options, &in.files, &in.disable, &in.calibration, &in.problems);
   return Build(std::move(in), cache_dir, probe ? &*probe : nullptr);
 }
