@@ -82,6 +82,12 @@ local function nonfinite_loss_line(l)
      or l:find("losse?s? contains? nan") or l:find("losses[^%w]*%-?nan%f[%W]") or l:find("loss_[%w_]+[:=] *nan%f[%W]") then
     return true
   end
+  -- the loss turning NaN told as a verb ("the loss nans immediately", facebookresearch/xformers#96; "loss goes to
+  -- nan", "the loss became nan")
+  if l:find("loss nans%f[%W]") then return true end
+  for _, verb in ipairs({ "goes", "went", "turns", "turned", "becomes", "became" }) do
+    if l:find("loss " .. verb .. " to nan%f[%W]") or l:find("loss " .. verb .. " nan%f[%W]") then return true end
+  end
   -- the loss named in Chinese or Japanese ("损失：nan", "损失值为 nan", "損失: nan")
   for _, w in ipairs({ "\230\141\159\229\164\177", "\230\144\141\229\164\177" }) do
     local _, e = l:find(w, 1, true)
