@@ -444,6 +444,35 @@ TEST(MetricCollector, ReadsTheTotalOfLossTermsUnderAHeading) {
   EXPECT_EQ(ValuesOf(Collect("loss: 0.52 total 1200\nloss: 0.48 total 1300\n"), SeriesId::kLoss), (std::vector<double>{0.52, 0.48}));
 }
 
+// Note: [One-element loss tensors]: "Loss:  tensor([4152.4517], ...)" reads the number inside the list (lines of
+// nlesc-dirac/pytorch#4's optimizer loop, its vector prints between them); a list of several numbers stays unread.
+TEST(MetricCollector, ReadsALossTensorOfOneElement) {
+  MetricCollector lbfgs = Collect(
+      "Parametri:  tensor([1.0000, 1.0000, 1.0000, 2.0000, 0.4000], device='cuda:0',\n"
+      "       requires_grad=True)\n"
+      "Gradiente:  tensor([ 2954.1091,   917.6224,  -725.3356, -1112.6702,   542.8693],\n"
+      "       device='cuda:0')\n"
+      "Loss:  tensor([4152.4517], device='cuda:0', grad_fn=<NegBackward0>)\n"
+      "Parametri:  tensor([1.0014e-05, 1.0014e-05, 7.2634e+02, 1.1147e+03, 1.0014e-05],\n"
+      "       device='cuda:0', requires_grad=True)\n"
+      "Gradiente:  tensor([-1.1364e+08,  0.0000e+00,         nan,         nan,  0.0000e+00],\n"
+      "       device='cuda:0')\n"
+      "Loss:  tensor([13100.3057], device='cuda:0', grad_fn=<NegBackward0>)\n");
+  EXPECT_EQ(ValuesOf(lbfgs, SeriesId::kLoss), (std::vector<double>{4152.4517, 13100.3057}));
+  const std::vector<MetricPoint> turned = PointsOf(
+      Collect("loss: tensor([0.6931], device='cuda:0', grad_fn=<MeanBackward1>)\n"
+              "loss: tensor([nan], device='cuda:0', grad_fn=<MeanBackward1>)\n"),
+      SeriesId::kLoss);
+  ASSERT_EQ(turned.size(), 2u);
+  EXPECT_EQ(turned[0].value, 0.6931);
+  EXPECT_TRUE(std::isnan(turned[1].value));
+  // DataParallel's gathered losses, one per device: not one loss
+  EXPECT_TRUE(PointsOf(Collect("loss: tensor([0.5123, 0.4987], device='cuda:0', grad_fn=<GatherBackward>)\n"
+                               "loss: tensor([0.5011, 0.4876], device='cuda:0', grad_fn=<GatherBackward>)\n"),
+                       SeriesId::kLoss)
+                  .empty());
+}
+
 // Ultralytics' and YOLOv5's epoch rows (Note: [Epoch tables]): "E/N" epochs, the GPU memory with its unit, and
 // the progress bar after the last column's ':'. Rows of a real Ultralytics 8 run (Colab, without bar characters)
 // and of YOLOv5 (corpus/wild/numerics/adan-yolov5-kps-nan-epoch5-smaller-lr).

@@ -473,6 +473,20 @@ const char* ReadValue(int code, const char* q, const char* end, bool keep, LineV
   return p;
 }
 
+// Note: [One-element loss tensors]. A loss kept with a dimension of one (a sum over a [N, 1] output, a
+// loss averaged over dim 0, a criterion with reduction='none' on one sample) prints as a list of one
+// number inside the tensor: "Loss:  tensor([4152.4517], device='cuda:0', grad_fn=<NegBackward0>)"
+// (nlesc-dirac/pytorch#4's optimizer loop). `q` is the first byte after "tensor("; where a bracket
+// holds exactly one number the value is read inside it. A list of several numbers (DataParallel's
+// gathered per-device losses, "tensor([0.51, 0.49], ...)", a vector of per-item values) is not one
+// loss and stays unread, as before.
+const char* AfterTensorOpen(const char* q, const char* end) {
+  if (q >= end || *q != '[') return q;
+  double v = 0;
+  const char* r = ReadNumber(q + 1, end, &v);
+  return r && r < end && *r == ']' ? q + 1 : q;
+}
+
 // Note: [Indices before a value]. A name followed by a bracketed list of integers is labelled with
 // indices, and its value comes after them: "Loss [1, 100](epoch, minibatch):  9.6596" (a notebook's
 // print of epoch and minibatch, then the loss), which was read as a loss of 1, the epoch. Integers with
@@ -3090,7 +3104,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       continue;
     }
     while (q < end && *q == ' ') ++q;  // column-aligned output pads with many blanks
-    if (EqualsNoCase(q, end, "tensor(")) q += 7;
+    if (EqualsNoCase(q, end, "tensor(")) q = AfterTensorOpen(q + 7, end);
     // Note: [Summary lines]: a top-1 accuracy alone on its line is the evaluation's.
     if (code == S(SeriesId::kAcc) && wn == 4 && lv.nfound == 0 && EqualsNoCase(w, w + 4, "top1") && AloneOnItsLine(q, end)) {
       code = S(SeriesId::kValAcc);
