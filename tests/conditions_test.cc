@@ -51,6 +51,10 @@ TEST(EnvFacts, ReadsWhatTheLinesState) {
   EXPECT_EQ(FactsOf("accelerate launch --mixed_precision=\"bf16\" train.py\n"), "precision=bf16 ");
   EXPECT_EQ(FactsOf("Using 16bit None Automatic Mixed Precision (AMP)\n"), "precision=fp16 ");
   EXPECT_EQ(FactsOf("Using native 16bit precision.\n"), "precision=fp16 ");
+  // the AMP mixin of Lightning 0.x up to 0.7 (trainer/auto_mix_precision.py, `log.info('Using 16bit precision.')`), as
+  // Lightning-AI/pytorch-lightning#1844 shows it behind an absl prefix
+  EXPECT_EQ(FactsOf("I0515 10:03:17.552285 12848 auto_mix_precision.py:52] Using 16bit precision.\n"), "precision=fp16 ");
+  EXPECT_EQ(FactsOf("this run will NOT use 16 bit precision\n"), "");
   EXPECT_EQ(FactsOf("Using amp fp16 backend\n"), "precision=fp16 ");
   EXPECT_EQ(FactsOf("Using bfloat16 Automatic Mixed Precision (AMP)\n"), "precision=bf16 ");
 }

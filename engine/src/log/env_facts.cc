@@ -296,14 +296,15 @@ void EnvFacts::AddLine(std::string_view whole) {
     if (which.empty() && RE2::PartialMatch(in, Re(R"(\bprecision\s*[:=]\s*['"]?(16|bf16)(?:-mixed|-true)?\b)"), &a)) {
       which = a == "16" ? "fp16" : "bf16";
     }
-    // Lightning's banners (1.0-1.2 `Using APEX 16bit precision.`, 1.2-1.5 `Using native 16bit precision.`, 1.6+
+    // Lightning's banners (0.x up to 0.7 `Using 16bit precision.`, logged by its AMP mixin whether apex or native AMP ran,
+    // both float16 (bf16 came to Lightning in 1.5); 1.0-1.2 `Using APEX 16bit precision.`, 1.2-1.5 `Using native 16bit precision.`, 1.6+
     // `Using 16bit native Automatic Mixed Precision (AMP)`, 1.7-1.9 `... None ...`, 2.0 `Using 16bit Automatic ...`,
     // later Fabric and Trainer `Using 16-bit Automatic Mixed Precision (AMP)`, `Using bfloat16 ...`) and
     // transformers 4.0-4.9's `Using amp fp16 backend`.
     if (which.empty() && RE2::PartialMatch(in, Re(R"(\bUsing (16bit|16-bit|bfloat16) (?:None |native )?(?:Automatic|Native) Mixed Precision)"), &a)) {
       which = a == "bfloat16" ? "bf16" : "fp16";
     }
-    if (which.empty() && RE2::PartialMatch(in, Re(R"(\bUsing (?:(?:native|APEX) 16bit precision|(?:amp|apex) fp16 backend)\b)"))) {
+    if (which.empty() && RE2::PartialMatch(in, Re(R"(\bUsing (?:(?:(?:native|APEX) )?16bit precision|(?:amp|apex) fp16 backend)\b)"))) {
       which = "fp16";
     }
     // DeepSpeed's config printout once its precision settings became pydantic models (runtime/precision_config.py,
