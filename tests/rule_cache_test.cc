@@ -97,6 +97,37 @@ TEST(RuleCache, AWholeReadGivesTheFilesBytes) {
   fs::remove_all(dir);
 }
 
+// Note: [Shared huge windows]: a whole read that fits in what the last read's windows left lies
+// there (where the kernel offers huge pages), and its bytes outlive the first file's.
+TEST(RuleCache, AWholeReadSharesTheLastReadsWindows) {
+  const std::string dir = TempDir("shared_windows");
+  auto make = [&](const std::string& name, size_t size, unsigned seed) {
+    std::string bytes(size, '\0');
+    for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>(((i + seed) * 2654435761u) >> 13);
+    std::ofstream(dir + "/" + name, std::ios::binary) << bytes;
+    return bytes;
+  };
+  const size_t a_size = (size_t{3} << 20) + 5, b_size = 300001, c_size = 800000;
+  const std::string a = make("a", a_size, 1), b = make("b", b_size, 2), c = make("c", c_size, 3);
+  std::string thp;
+  std::getline(std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled"), thp);
+  const bool offered = thp.find("[always]") != std::string::npos || thp.find("[madvise]") != std::string::npos;
+  auto first = std::make_unique<MappedCacheFile>();
+  ASSERT_TRUE(first->Map(dir + "/a", CacheOwner::kUser, /*whole=*/true));
+  MappedCacheFile second, third;
+  ASSERT_TRUE(second.Map(dir + "/b", CacheOwner::kUser, /*whole=*/true));
+  ASSERT_TRUE(third.Map(dir + "/c", CacheOwner::kUser, /*whole=*/true));  // too big for what is left
+  if (offered) {
+    EXPECT_EQ(second.view().data(), first->view().data() + ((a_size + 63) & ~size_t{63}));
+    EXPECT_NE(third.view().data(), second.view().data() + ((b_size + 63) & ~size_t{63}));
+  }
+  EXPECT_TRUE(first->view() == a);
+  first.reset();
+  EXPECT_TRUE(second.view() == b) << "the windows went with the first file";
+  EXPECT_TRUE(third.view() == c);
+  fs::remove_all(dir);
+}
+
 TEST(RuleCache, ColdAndWarmLoadsEqualAFreshLoad) {
   std::string dir = TempDir("equal");
   std::string fresh = Observe(LoadBundled(false, ""));

@@ -486,7 +486,8 @@ bool DiagnoseInput(const std::string& name, const std::shared_ptr<const RuleSet>
   bool ok = true;
   bool cut = false;  // a mapped file cut shorter while read: its end was read, read(2) adds nothing
   struct stat st;
-  if (fd != STDIN_FILENO && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= kMapAtLeast) {
+  const bool regular = fd != STDIN_FILENO && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular && st.st_size >= kMapAtLeast) {
     const off_t fed = FeedMapped(fd, st.st_size, name, &session, &tee, &cut);
     if (cut) {
       std::fprintf(stderr, "triage: note: %s was cut shorter while it was read (a rotated log?); the diagnosis covers what was read before the cut\n", name.c_str());
@@ -497,9 +498,15 @@ bool DiagnoseInput(const std::string& name, const std::shared_ptr<const RuleSet>
     }
   }
   // Not zeroed: a short log touches the pages it reads into, not 1 MiB of them (~256 page faults).
-  std::unique_ptr<char[]> buf(ok && !cut ? new char[kReadBuffer] : nullptr);
+  // A short regular file's buffer holds it and one byte more (at least 4 KiB, in case it grows): a
+  // 1 MiB block for a 20-line log took the heap's top past its third huge window, whose 2 MiB the
+  // kernel then zeroed for a few pages (Note: [Heap on huge pages]; tests/bench/README.md, thirtieth pass).
+  const size_t buffer = regular && st.st_size < static_cast<off_t>(kReadBuffer)
+                            ? std::max<size_t>(static_cast<size_t>(st.st_size) + 1, 4096)
+                            : kReadBuffer;
+  std::unique_ptr<char[]> buf(ok && !cut ? new char[buffer] : nullptr);
   while (ok && !cut) {
-    ssize_t n = read(fd, buf.get(), kReadBuffer);
+    ssize_t n = read(fd, buf.get(), buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       *error = "error reading " + name + ": " + std::strerror(errno);
@@ -640,7 +647,12 @@ void* volatile held[12];
 void PrepareHeap() {
 #if defined(__GLIBC__) && defined(MADV_HUGEPAGE) && defined(M_TOP_PAD) && !defined(__SANITIZE_ADDRESS__)
   constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
-  constexpr size_t kHeapPad = 4 * kHuge;       // two whole windows or more wherever the heap's end lies
+  // Six windows' worth: past the fill below the first boundary (up to ~2.5 MiB), at least four whole
+  // windows, more than a warm start's heap takes (~5.5-6.5 MiB past the boundary on a no-rule log).
+  // With four (8 MiB) the third window came out cut short where the heap began just above a boundary
+  // (its pages then 4 KiB ones, ~130 more faults, ~1 start in 30), and the heap's next extension
+  // (not advised: 4 KiB pages) was reached on every no-rule start (tests/bench/README.md, thirtieth pass).
+  constexpr size_t kHeapPad = 6 * kHuge;
   constexpr size_t kBlock = size_t{64} << 10;  // what the heap's top (~132 KiB at first) gives at once
   if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(2 * kHuge)) == 0 || mallopt(M_TOP_PAD, static_cast<int>(kHeapPad)) == 0) {
     return;
@@ -655,14 +667,17 @@ void PrepareHeap() {
     if (block == nullptr) return;
     after = reinterpret_cast<std::uintptr_t>(sbrk(0));
   }
-  const std::uintptr_t window = (before + kHuge - 1) & ~(kHuge - 1);
-  if (after < window + kHuge) return;  // not extended (another malloc), or no whole window
-  // A block is cut from the start of the heap's top: the next one shows where that is.
+  if (after == before) return;  // not extended (another malloc)
+  // A block is cut from the start of the heap's top: the next one shows where that is. The windows
+  // begin at the first boundary past it: the blocks above may have crossed the first one past
+  // `before` (a heap that began a few 64 KiB blocks below a boundary, ~1 start in 20 by ASLR: those
+  // starts had no huge window at all, ~1,000 page faults; tests/bench/README.md, thirtieth pass).
   void* const next = std::malloc(kBlock);
   held[n++] = next;
   if (next == nullptr) return;
   const std::uintptr_t top = reinterpret_cast<std::uintptr_t>(next) + kBlock;
-  if (top >= window) return;  // past the boundary already (cannot be: the top began below `before`)
+  const std::uintptr_t window = (top + kHuge - 1) & ~(kHuge - 1);
+  if (after < window + kHuge) return;  // no whole window
   if (window - top > 4096) held[n++] = std::malloc(window - top - 64);  // ends just below the window
   madvise(reinterpret_cast<void*>(window), after - window, MADV_HUGEPAGE);
 #endif

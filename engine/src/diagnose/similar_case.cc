@@ -660,7 +660,13 @@ bool ParseInto(std::string_view text, std::shared_ptr<SimilarStorage>* storage, 
 // of the open file the bytes were read from (fstat), so an edit within the file system's timestamp
 // granularity is never served stale. The directory's checks are the rule cache's (Note: [Cache
 // hardening] in rules/rule_cache.h); TRIAGE_NO_CACHE=1 parses the text at every start. The text in
-// rules/similar/ stays the source of truth: the image is never shipped nor read without it.
+// rules/similar/ stays the source of truth: an image is never read without it. `cmake --install`
+// ships one (cmake/ship_rule_cache.cmake runs the installed command on a log of an error no rule
+// knows, with the cache directory set to the shipped one, Note: [Shipped rule cache]); a load whose
+// own directory has no image reads the shipped one (its directory and file may be root's, never
+// writable by others), which names the installed file and program as any image does, and copies
+// nothing. The image lies in the rule entry's huge windows when they have room (Note: [Shared huge
+// windows] in rules/rule_cache.cc).
 namespace {
 
 constexpr int kKeepSimilarImages = 4;
@@ -744,7 +750,7 @@ std::string SimilarCacheFileName(const std::string& path) {
 }
 
 std::unique_ptr<SimilarIndex> LoadSimilarIndex(const std::string& path, const std::string& cache_dir, SimilarLoad* how,
-                                               std::int64_t settle_ns) {
+                                               std::int64_t settle_ns, const std::string& shipped_dir) {
   SimilarLoad ignored;
   if (how == nullptr) how = &ignored;
   *how = SimilarLoad();
@@ -754,20 +760,27 @@ std::unique_ptr<SimilarIndex> LoadSimilarIndex(const std::string& path, const st
   const std::string name = cache_dir.empty() ? "" : SimilarCacheFileName(path);
   if (!cache_dir.empty()) {  // Note: [Similar index image]
     const std::string header = CacheHeader(path, st);
-    auto storage = std::make_shared<SimilarStorage>();
-    if (MapCacheFile(cache_dir, name, &storage->file) && storage->file.view().size() >= header.size() + 16 &&
-        std::memcmp(storage->file.view().data(), header.data(), header.size()) == 0) {
-      storage->data = storage->file.view().data();
-      storage->size = storage->file.view().size();
-      const char* const bytes = storage->data;
-      std::uint64_t size = 0, sum = 0;
-      std::memcpy(&size, bytes + header.size(), 8);
-      std::memcpy(&sum, bytes + header.size() + 8, 8);
-      const size_t at = header.size() + 16;
-      if (size == storage->size - at && sum == CacheChecksum(std::string_view(bytes + at, storage->size - at)) &&
-          OpenImage(storage, at, index.get())) {
-        how->from_cache = true;
-        return index;
+    // The user's image, else the install's (Note: [Shipped rule cache]: its directory may be root's).
+    for (const std::string* dir : {&cache_dir, &shipped_dir}) {
+      if (dir->empty() || (dir == &shipped_dir && shipped_dir == cache_dir)) continue;
+      const CacheOwner owner = dir == &cache_dir ? CacheOwner::kUser : CacheOwner::kUserOrRoot;
+      auto storage = std::make_shared<SimilarStorage>();
+      if (MapCacheFile(*dir, name, &storage->file, owner) && storage->file.view().size() >= header.size() + 16 &&
+          std::memcmp(storage->file.view().data(), header.data(), header.size()) == 0) {
+        storage->data = storage->file.view().data();
+        storage->size = storage->file.view().size();
+        const char* const bytes = storage->data;
+        std::uint64_t size = 0, sum = 0;
+        std::memcpy(&size, bytes + header.size(), 8);
+        std::memcpy(&sum, bytes + header.size() + 8, 8);
+        const size_t at = header.size() + 16;
+        if (size == storage->size - at && sum == CacheChecksum(std::string_view(bytes + at, storage->size - at)) &&
+            OpenImage(storage, at, index.get())) {
+          how->from_cache = true;
+          how->from_shipped = dir == &shipped_dir;
+          return index;
+        }
+        *index = SimilarIndex();  // what a failed OpenImage left
       }
     }
   }
@@ -814,7 +827,8 @@ const SimilarIndex* BundledSimilarIndex(const std::string& cache_dir) {
   std::lock_guard<std::mutex> lock(mu);
   auto it = loaded.find(cache_dir);
   if (it == loaded.end()) {
-    it = loaded.emplace(cache_dir, LoadSimilarIndex(BundledRulesDir() + "/similar/cases.tsv", cache_dir)).first;
+    it = loaded.emplace(cache_dir, LoadSimilarIndex(BundledRulesDir() + "/similar/cases.tsv", cache_dir, nullptr,
+                                                    2'000'000'000, ShippedRuleCacheDir())).first;
   }
   return it->second.get();
 }

@@ -123,16 +123,20 @@ const SimilarIndex* BundledSimilarIndex();
 // How LoadSimilarIndex went (for tests and benchmarks).
 struct SimilarLoad {
   bool from_cache = false;  // the cache's image was used
+  bool from_shipped = false;  // the shipped directory's image was used (from_cache too)
   bool written = false;     // the image was built from the text and written to the cache
 };
 // Loads the index file at `path` (Note: [Similar index image] in similar_case.cc): from its image in
 // `cache_dir` when one was written for this very file (its path and stat(2) stamp) by this very
 // program and reads back whole, else from its text, then keeping the image in `cache_dir` (best
-// effort; not for a file modified less than `settle_ns` before). `cache_dir` "": no cache. Null when
+// effort; not for a file modified less than `settle_ns` before). `cache_dir` "": no cache. Where
+// `cache_dir` has no image of its own, one in `shipped_dir` (the install's, Note: [Shipped rule cache]
+// in rules/rule_cache.h; its checks let root own it) serves as well, and nothing is written. Null when
 // the file is missing or malformed.
 std::unique_ptr<SimilarIndex> LoadSimilarIndex(const std::string& path, const std::string& cache_dir,
                                                SimilarLoad* how = nullptr,
-                                               std::int64_t settle_ns = 2'000'000'000);
+                                               std::int64_t settle_ns = 2'000'000'000,
+                                               const std::string& shipped_dir = "");
 // The name of the image of index file `path` in a cache directory: similar-HASH.bin.
 std::string SimilarCacheFileName(const std::string& path);
 

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <type_traits>
 
@@ -981,7 +982,7 @@ bool ReadRuleCache(const std::string& dir, const std::string& key, ParsedRules* 
 }
 
 MappedCacheFile::~MappedCacheFile() {
-  if (data_ != nullptr) ::munmap(data_, mapped_);
+  if (data_ != nullptr && windows_ == nullptr) ::munmap(data_, mapped_);
 }
 
 namespace {
@@ -993,8 +994,8 @@ namespace {
 // did: ~2.5 ms of a ~11 ms start. Read with read(2) into anonymous memory on transparent huge pages,
 // the same bytes cost ~1.4 ms (two or three faults, each zeroing a 2 MiB page, and the kernel's copy).
 // So where /sys/kernel/mm/transparent_hugepage/enabled offers huge pages (`always`, or `madvise`, as
-// MADV_HUGEPAGE asks), a whole read takes a private anonymous mapping of whole 2 MiB windows, aligned,
-// reads the file into it and makes it read-only; elsewhere (THP `never`, no such file, a read that
+// MADV_HUGEPAGE asks), a whole read takes a private anonymous mapping of whole 2 MiB windows, aligned
+// (or the rest of the last read's: Note: [Shared huge windows]), and reads the file into it; elsewhere (THP `never`, no such file, a read that
 // fails or comes short) the file is mapped as before, since 4 KiB anonymous pages would each fault
 // (~1,000 faults: slower than the mapping). Where the kernel has no huge page at hand when the
 // windows are first written, they fault 4 KiB at a time (the risk Note: [Heap on huge pages] takes
@@ -1020,22 +1021,68 @@ bool HugePagesOffered() {
 #endif
 }
 
-// Reads `size` bytes of `fd` into whole huge-page windows; MAP_FAILED when it cannot. `file_size`:
-// the file's size, of which `size` may be the first bytes only.
-void* ReadIntoHugePages(int fd, size_t size, size_t file_size, size_t* mapped) {
+// Note: [Shared huge windows]
+// Each whole read took windows of its own: the entry's 3.27 MB two (4 MiB), the similar-case index's
+// image (Note: [Similar index image] in diagnose/similar_case.cc, 468 KB) a third, and the kernel
+// zeroes each 2 MiB page at its first write, ~14% of a warm start's CPU samples for the six huge pages
+// a no-rule start touched (three of them the heap's; tests/bench/README.md, thirtieth pass). So the
+// windows a read maps are shared: what is left of them after the read (the entry's last ~0.7 MiB)
+// serves the next read that fits, which holds them as long as the first does (a reference count:
+// the windows are unmapped when the last file reading them goes). The similar image thus lies in the
+// entry's second window, zeroed already: one huge page fewer, and no mmap, munmap and madvise of its
+// own. The windows stay writable (they were made read-only after each read: mprotect's TLB flush
+// cost ~0.1-0.25 ms here, and a read into the rest of a window needs it writable): the views handed
+// out are const, and a stray write could only change this process's copy, never the file. A host that
+// keeps the similar index (one per cache directory, for the process's life) keeps the windows it
+// lies in, at most one entry's (4 MiB for the bundled rules).
+struct HugeWindows {
+  char* base = nullptr;
+  size_t len = 0;
+  HugeWindows(char* b, size_t l) : base(b), len(l) {}
+  HugeWindows(const HugeWindows&) = delete;
+  HugeWindows& operator=(const HugeWindows&) = delete;
+  ~HugeWindows() { ::munmap(base, len); }
+};
+
+std::mutex windows_mu;
+std::weak_ptr<HugeWindows> last_windows;  // the windows of the last read, while a file reads them
+size_t last_windows_used = 0;             // bytes of them taken, a multiple of 64
+
+// Reads `size` bytes of `fd` into whole huge-page windows (the rest of the last read's when they fit,
+// else new ones); MAP_FAILED when it cannot. `file_size`: the file's size, of which `size` may be the
+// first bytes only. *windows: the windows read into, which own the mapping.
+void* ReadIntoHugePages(int fd, size_t size, size_t file_size, std::shared_ptr<void>* windows) {
 #ifdef MADV_HUGEPAGE
   if (size == 0 || size > kMaxEntryBytes || !HugePagesOffered()) return MAP_FAILED;
-  const size_t len = (size + kHugePage - 1) & ~(kHugePage - 1);
-  void* const raw = ::mmap(nullptr, len + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return MAP_FAILED;
-  // Keep the aligned `len` bytes, give back the rest (before and after).
-  const auto start = reinterpret_cast<std::uintptr_t>(raw);
-  const std::uintptr_t aligned = (start + kHugePage - 1) & ~(std::uintptr_t{kHugePage} - 1);
-  if (aligned > start) ::munmap(raw, aligned - start);
-  const std::uintptr_t end = start + len + kHugePage;
-  if (end > aligned + len) ::munmap(reinterpret_cast<void*>(aligned + len), end - (aligned + len));
-  char* const p = reinterpret_cast<char*>(aligned);
-  ::madvise(p, len, MADV_HUGEPAGE);
+  std::shared_ptr<HugeWindows> w;
+  char* p = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(windows_mu);
+    w = last_windows.lock();
+    if (w != nullptr && w->len - last_windows_used >= size) {
+      p = w->base + last_windows_used;
+      last_windows_used += (size + 63) & ~size_t{63};  // taken even when the read fails below
+    } else {
+      w = nullptr;
+    }
+  }
+  if (w == nullptr) {
+    const size_t len = (size + kHugePage - 1) & ~(kHugePage - 1);
+    void* const raw = ::mmap(nullptr, len + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return MAP_FAILED;
+    // Keep the aligned `len` bytes, give back the rest (before and after).
+    const auto start = reinterpret_cast<std::uintptr_t>(raw);
+    const std::uintptr_t aligned = (start + kHugePage - 1) & ~(std::uintptr_t{kHugePage} - 1);
+    if (aligned > start) ::munmap(raw, aligned - start);
+    const std::uintptr_t end = start + len + kHugePage;
+    if (end > aligned + len) ::munmap(reinterpret_cast<void*>(aligned + len), end - (aligned + len));
+    p = reinterpret_cast<char*>(aligned);
+    ::madvise(p, len, MADV_HUGEPAGE);
+    w = std::make_shared<HugeWindows>(p, len);
+    std::lock_guard<std::mutex> lock(windows_mu);
+    last_windows = w;
+    last_windows_used = (size + 63) & ~size_t{63};
+  }
   size_t got = 0;
   while (got < size) {
     ssize_t n = ::read(fd, p + got, size - got);
@@ -1044,17 +1091,14 @@ void* ReadIntoHugePages(int fd, size_t size, size_t file_size, size_t* mapped) {
     got += static_cast<size_t>(n);
   }
   char extra = 0;  // the file must end where fstat said: one more byte means it is not the file measured
-  if (got != size || (size == file_size && ::read(fd, &extra, 1) != 0) || ::mprotect(p, len, PROT_READ) != 0) {
-    ::munmap(p, len);
-    return MAP_FAILED;
-  }
-  *mapped = len;
+  if (got != size || (size == file_size && ::read(fd, &extra, 1) != 0)) return MAP_FAILED;  // `w` unmaps unshared windows
+  *windows = std::move(w);
   return p;
 #else
   (void)fd;
   (void)size;
   (void)file_size;
-  (void)mapped;
+  (void)windows;
   return MAP_FAILED;
 #endif
 }
@@ -1082,7 +1126,8 @@ bool MappedCacheFile::MapFirst(const std::string& path, CacheOwner owner, bool w
     size = static_cast<size_t>(base + first);
   }
   size_t mapped = size;
-  void* p = whole ? ReadIntoHugePages(fd, size, file_size, &mapped) : MAP_FAILED;  // Note: [Entry on huge pages]
+  std::shared_ptr<void> windows;
+  void* p = whole ? ReadIntoHugePages(fd, size, file_size, &windows) : MAP_FAILED;  // Note: [Entry on huge pages]
   if (p == MAP_FAILED) {
     mapped = size;
     // A short read above left the offset moved: mmap takes its own offset, so that does not matter.
@@ -1094,6 +1139,7 @@ bool MappedCacheFile::MapFirst(const std::string& path, CacheOwner owner, bool w
   size_ = size;
   mapped_ = mapped;
   file_size_ = file_size;
+  windows_ = std::move(windows);
   return true;
 }
 
@@ -1275,8 +1321,8 @@ void WritePrefilterPlan(const std::string& dir, const std::string& plan_key, con
   KeepNewest(dir, "plan-", ".bin", kKeepPlans);
 }
 
-bool MapCacheFile(const std::string& dir, const std::string& name, MappedCacheFile* file) {
-  return !dir.empty() && SafeCacheDir(dir, /*create=*/false) && file->Map(dir + "/" + name, CacheOwner::kUser, /*whole=*/true);
+bool MapCacheFile(const std::string& dir, const std::string& name, MappedCacheFile* file, CacheOwner owner) {
+  return !dir.empty() && SafeCacheDir(dir, /*create=*/false, owner) && file->Map(dir + "/" + name, owner, /*whole=*/true);
 }
 
 bool WriteCacheFile(const std::string& dir, const std::string& name, const std::vector<std::string_view>& pieces,

@@ -146,7 +146,9 @@ std::string DefaultRuleCacheDir();
 // else from the install's (copying the ~2.8 MB entry and parsing every text to write it again took a
 // first run from the shipped cache ~4,100 page faults against a warm start's ~890, and 31-35 ms of
 // CPU against 8-12). The shipped directory is trusted as the installed program is: it and its files
-// must be owned by root or by this user and writable by no one else.
+// must be owned by root or by this user and writable by no one else. It holds the similar-case
+// index's image too (Note: [Similar index image] in diagnose/similar_case.cc), made by a second run
+// of the install on a log no rule knows, read where the user's directory has none.
 //
 // Returns the shipped cache directory: rule-cache beside the bundled rules directory.
 std::string ShippedRuleCacheDir();
@@ -215,6 +217,7 @@ class MappedCacheFile {
   std::size_t size_ = 0;
   std::size_t mapped_ = 0;  // the mapping's length (the file's size, or the huge pages' whole windows)
   std::size_t file_size_ = 0;
+  std::shared_ptr<void> windows_;  // huge windows shared with other reads (Note: [Shared huge windows]); unmapped by it
   bool MapFirst(const std::string& path, CacheOwner owner, bool whole, size_t at, size_t base);
 };
 
@@ -241,8 +244,10 @@ void WriteStampIndex(const std::string& dir, const std::string& stamp_key, std::
 // Maps file `name` of cache directory `dir` whole into *file (MappedCacheFile::Map with `whole`: read
 // into huge pages where the kernel offers them, Note: [Entry on huge pages] in rule_cache.cc), with the
 // checks of every cache read (Note: [Cache hardening]); false when it cannot. For other caches than the
-// rules' (Note: [Similar index image] in diagnose/similar_case.cc).
-bool MapCacheFile(const std::string& dir, const std::string& name, MappedCacheFile* file);
+// rules' (Note: [Similar index image] in diagnose/similar_case.cc). `owner`: kUserOrRoot for the
+// install's directory (Note: [Shipped rule cache]).
+bool MapCacheFile(const std::string& dir, const std::string& name, MappedCacheFile* file,
+                  CacheOwner owner = CacheOwner::kUser);
 // Writes `pieces` as file `name` of `dir` (best effort, as WriteRuleCache: a fresh temporary file
 // renamed into place, `dir` made 0700 when missing), then keeps the newest `keep` files of `dir` whose
 // names begin with `prefix` and end with `extension`; false when it was not written.
