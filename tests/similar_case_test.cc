@@ -622,6 +622,40 @@ TEST_F(SimilarImage, AFreshFileOrNoCacheDirectoryReadsTheText) {
   ASSERT_EQ(::chmod(cache_.c_str(), 0700), 0);
 }
 
+// Note: [Shipped rule cache]: the install's image serves a load whose own cache directory has none,
+// and is not copied; one that others may write is not read; the user's own image comes first.
+TEST_F(SimilarImage, TheShippedImageServesAFirstLoad) {
+  Write(tsv_, kVoteIndex);
+  SimilarIndex parsed;
+  std::string error;
+  ASSERT_TRUE(ParseSimilarIndex(kVoteIndex, &parsed, &error)) << error;
+  const std::string shipped = dir_ + "/shipped";
+  ASSERT_EQ(::mkdir(shipped.c_str(), 0755), 0);
+  SimilarLoad how;
+  ASSERT_NE(LoadSimilarIndex(tsv_, shipped, &how, 0), nullptr);  // what the install runs
+  ASSERT_TRUE(how.written);
+  const std::unique_ptr<SimilarIndex> first = LoadSimilarIndex(tsv_, cache_, &how, 0, shipped);
+  ASSERT_NE(first, nullptr);
+  EXPECT_TRUE(how.from_cache);
+  EXPECT_TRUE(how.from_shipped);
+  EXPECT_FALSE(how.written);
+  EXPECT_FALSE(std::filesystem::exists(ImagePath())) << "the shipped image was copied";
+  ExpectSameIndex(parsed, *first);
+  // A shipped directory others may write is not read: the text is, and the user's image written.
+  ASSERT_EQ(::chmod(shipped.c_str(), 0775), 0);
+  ASSERT_NE(LoadSimilarIndex(tsv_, cache_, &how, 0, shipped), nullptr);
+  EXPECT_FALSE(how.from_cache);
+  EXPECT_TRUE(how.written);
+  ASSERT_EQ(::chmod(shipped.c_str(), 0755), 0);
+  // The user's own image comes first.
+  ASSERT_NE(LoadSimilarIndex(tsv_, cache_, &how, 0, shipped), nullptr);
+  EXPECT_TRUE(how.from_cache);
+  EXPECT_FALSE(how.from_shipped);
+  // No cache at all: neither is read.
+  ASSERT_NE(LoadSimilarIndex(tsv_, "", &how, 0, shipped), nullptr);
+  EXPECT_FALSE(how.from_cache);
+}
+
 // The ranker keeps the bundled index's image in the rule set's own cache directory: none when the rules
 // were loaded without a cache, the host's when it named one (never the default directory behind its back).
 TEST_F(SimilarImage, TheRankerUsesTheRuleSetsCacheDirectory) {

@@ -26,6 +26,9 @@ done
 # installed triage at install time, readable by every user, writable by its owner only.
 ls "$P"/share/triage/rule-cache/rules-*.bin > /dev/null 2>&1 || fail "no shipped rule cache in share/triage/rule-cache"
 [ "$(stat -c %a "$P/share/triage/rule-cache")" = 755 ] || fail "share/triage/rule-cache is not mode 755"
+# The similar-case index's image too (Note: [Similar index image]): a first run on an error no rule
+# knows reads it instead of parsing rules/similar/cases.tsv.
+ls "$P"/share/triage/rule-cache/similar-*.bin > /dev/null 2>&1 || fail "no similar-case index image in share/triage/rule-cache"
 libdir=$(dirname "$(find "$P" -name triageConfig.cmake)")/../..
 [ -e "$libdir/pkgconfig/triage.pc" ] || fail "not installed: triage.pc"
 
