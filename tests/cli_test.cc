@@ -64,6 +64,25 @@ TEST(Cli, TextPutsTheVerdictFirst) {
   EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "no colour when not a terminal";
 }
 
+// Ray's "(pid=909597) " tag names a process, not a rank (Note: [Process tags]): the report says
+// "pid 909597"; a launcher's "[rank4]:" prefix names a rank. Both lines are from posted logs.
+TEST(Cli, AProcessTagIsAPidAndARankPrefixARank) {
+  // The bundled rules: a diagnosis prints where its incident is, the rank or process with it.
+  const auto Triage = [](const std::string& args) { return "NO_COLOR=1 TRIAGE_RULES_PATH= " + kBin + " " + args; };
+  const std::string ray = kSrc + "/corpus/wild/distributed/ray-lightning-nccl-ipc-handle-217-peer-access/log.txt";
+  ShellResult text = Shell("head -1 " + ray + " | " + Triage("-"));
+  EXPECT_NE(text.out.find(", line 1 of stdin, pid 909597\n"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("rank 909597"), std::string::npos) << text.out;
+  ShellResult json = Shell("head -1 " + ray + " | " + Triage("--format json -"));
+  YAML::Node j = YAML::Load(json.out);
+  ASSERT_TRUE(j["incidents"].IsSequence()) << json.out;
+  ASSERT_GE(j["incidents"].size(), 1u) << json.out;
+  EXPECT_EQ(j["incidents"][0]["rank"].as<std::string>(), "pid 909597");
+  const std::string grpo = kSrc + "/corpus/wild/shape/video-r1-grpo-last-iter-rank4/log.txt";
+  ShellResult rank = Shell("grep -m1 '^\\[rank4\\]: RuntimeError' " + grpo + " | " + Triage("-"));
+  EXPECT_NE(rank.out.find(", line 1 of stdin, rank 4\n"), std::string::npos) << rank.out;
+}
+
 TEST(Cli, ColourOnlyWhenAskedAndNeverWithNoColor) {
   EXPECT_NE(Shell(Triage("--color always " + kFixture)).out.find('\x1b'), std::string::npos);
   // NO_COLOR wins over auto (Triage() sets it); --color never always wins.

@@ -16,23 +16,23 @@ TEST(ProcessTag, ReadsRayAndVllmTags) {
   struct Case {
     const char* line;
     const char* rest;     // the line after the tag
-    const char* process;  // the rank the line gets
+    const char* process;  // the rank the line gets: the tag's rank, else "pid N" (a report never calls a pid a rank)
   } cases[] = {
       {"(pid=909597) RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:784, unhandled cuda error",
-       "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:784, unhandled cuda error", "909597"},
+       "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:784, unhandled cuda error", "pid 909597"},
       {"(RayTrainWorker pid=1193, ip=10.244.4.193) Setting up process group for: env:// [rank=0, world_size=2]",
-       "Setting up process group for: env:// [rank=0, world_size=2]", "1193"},
+       "Setting up process group for: env:// [rank=0, world_size=2]", "pid 1193"},
       {"(VllmWorkerProcess pid=2421) ERROR 10-14 12:32:47 multiproc_worker_utils.py:233] Traceback (most recent call last):",
-       "ERROR 10-14 12:32:47 multiproc_worker_utils.py:233] Traceback (most recent call last):", "2421"},
+       "ERROR 10-14 12:32:47 multiproc_worker_utils.py:233] Traceback (most recent call last):", "pid 2421"},
       // vLLM v1 names the worker's rank: the rank, not the pid, tells its lines apart
       {"(VllmWorker rank=0 pid=18959)   File \"loader.py\", line 364, in load_model", "  File \"loader.py\", line 364, in load_model", "0"},
       {"(EngineCore_DP0 pid=469) ERROR 03-11 17:57:10 [multiproc_executor.py:783] WorkerProc failed to start.",
-       "ERROR 03-11 17:57:10 [multiproc_executor.py:783] WorkerProc failed to start.", "469"},
+       "ERROR 03-11 17:57:10 [multiproc_executor.py:783] WorkerProc failed to start.", "pid 469"},
       // a name of two words, an IPv6 address, an empty line of a worker
-      {"(_RayTrainWorker__execute train_func pid=7, ip=fe80::1) x", "x", "7"},
-      {"(RayTrainWorker pid=43515)", "", "43515"},
+      {"(_RayTrainWorker__execute train_func pid=7, ip=fe80::1) x", "x", "pid 7"},
+      {"(RayTrainWorker pid=43515)", "", "pid 43515"},
       // torch's own rank prefix inside the tag stays for the rank prefix reader
-      {"(RayTrainWorker pid=43515) [rank1]: Traceback (most recent call last):", "[rank1]: Traceback (most recent call last):", "43515"},
+      {"(RayTrainWorker pid=43515) [rank1]: Traceback (most recent call last):", "[rank1]: Traceback (most recent call last):", "pid 43515"},
       // Ray's daemon, on this node and another
       {"(raylet) x", "x", "raylet"},
       {"(raylet, ip=10.0.0.5) x", "x", "raylet"},

@@ -74,7 +74,9 @@ struct Incident {
   int caused_by = -1;                // index of the incident that caused this one (chained / wrapped), or -1
   std::vector<std::string> context;  // nearby lines kept as evidence (e.g. kernel assertions), bounded
   int count = 1;                     // identical incidents merged into this one (ranks, repeated lines)
-  std::string rank;                  // process rank prefix when the lines carried one ("3"), else empty
+  std::string rank;                  // process rank prefix when the lines carried one ("3"), a process
+                                     // that is not a rank as its tag names it ("pid 909597", "raylet"),
+                                     // else empty
   bool handled = false;              // the process went on after it: ordinary output of the same stream
                                      // followed it, then another unchained exception (a caught-and-logged
                                      // error, not the one that ended the run); see Note: [Handled]

@@ -217,7 +217,11 @@ std::string Where(const Incident& inc, const std::string& src) {
   } else if (culprit.empty()) {
     where += (where.empty() ? "" : ", ") + std::string("reported by ") + src;
   }
-  if (!inc.rank.empty()) where += ", rank " + inc.rank;
+  // A rank is a number; a process that is not one is named as its reader named it ("pid 909597").
+  if (!inc.rank.empty()) {
+    const bool number = inc.rank.find_first_not_of("0123456789") == std::string::npos;
+    where += (number ? ", rank " : ", ") + inc.rank;
+  }
   return where;
 }
 

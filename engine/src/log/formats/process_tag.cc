@@ -63,7 +63,7 @@ size_t ProcessTagReader::Tag(std::string_view line, std::string* process) {
     while (end < in.size() && (IsAsciiXDigit(in[end]) || in[end] == '.' || in[end] == ':')) ++end;
     if (end == i + 5 || end != in.size()) return 0;
   }
-  *process = std::string(!rank.empty() ? rank : !pid.empty() ? pid : std::string_view("raylet"));
+  *process = !rank.empty() ? std::string(rank) : !pid.empty() ? "pid " + std::string(pid) : std::string("raylet");
   size_t cut = close + 1;
   if (cut < line.size() && line[cut] == ' ') ++cut;
   return cut;

@@ -9,12 +9,12 @@
 // the very start of the line (or right after a prefix the learned-prefix reader removed, such as a
 // container runtime's time stamp), at most two name words and a "rank=N", then "pid=" and digits, an
 // address, ')'; nothing else is read as one. The reader removes it from that line and records the
-// process as the line's rank (the tag's rank where it names one, else the pid), so that the lines of
-// several workers that land between each other's traceback lines are told apart (Note: [Streams] in
-// segmenter.cc). Ray's log deduplication appends " [repeated 3x across cluster]" to a line it has seen
-// from several workers, and once per run " (Ray deduplicates logs by default. ...)" after that: on a
-// tagged line both are removed too, since they are not part of what the worker wrote (an exception
-// line would carry them into its message).
+// process as the line's rank (the tag's rank where it names one, else "pid " and the pid: a report says
+// "pid 909597", never "rank 909597"), so that the lines of several workers that land between each
+// other's traceback lines are told apart (Note: [Streams] in segmenter.cc). Ray's log deduplication
+// appends " [repeated 3x across cluster]" to a line it has seen from several workers, and once per run
+// " (Ray deduplicates logs by default. ...)" after that: on a tagged line both are removed too, since
+// they are not part of what the worker wrote (an exception line would carry them into its message).
 //
 // Bounded: a tag is looked for in a line's first kMaxTag bytes only, and the deduplication note in its
 // last kMaxNote bytes.
@@ -38,7 +38,7 @@ class ProcessTagReader {
   // the line's rank (Segmenter::set_rank). Tried twice: before the learned prefix is removed and after it.
   static bool LineHook(Segmenter& s, std::string* line);
   // The length of the process tag at the start of `line` with the blank after it (0 when none), and in
-  // *process the process it names (the rank it gives, else the pid, else the daemon's name).
+  // *process the process it names (the rank it gives, else "pid N", else the daemon's name).
   static size_t Tag(std::string_view line, std::string* process);
   // Where Ray's deduplication note starts at the end of `line` (" [repeated 2x across cluster]", maybe
   // followed by Ray's one-time explanation in parentheses); line.size() when there is none.
