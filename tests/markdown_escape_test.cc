@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_support.h"
+#include "log/formats/markdown_escape.h"
 #include "triage/triage.h"
 
 namespace triage {
@@ -84,6 +85,20 @@ TEST(MarkdownEscapes, EscapedPasteKeepsTheDiagnosis) {
   std::printf("markdown escapes: %d of %d escaped logs diagnosed from messages keep their diagnosis (%d such logs); "
               "%d of %d escaped logs diagnosed from metrics keep it (%d such logs)\n",
               kept, escaped, cases, metrics_kept, metrics_escaped, from_metrics);
+}
+
+// A word that escapes some '_' and leaves others bare was not escaped by a converter (it escapes them
+// all): the frame line is faulthandler's, from a frozen Windows app (setiastro/setiastrosuitepro#25,
+// the example of rules/env/native-crash-loading-torch-dlls.yaml).
+TEST(MarkdownEscapes, APathBackslashBeforeAnUnderscoreStays) {
+  std::string frame = "  File \"importlib\\__init__.py\", line 90 in import_module";
+  const std::string before = frame;
+  EXPECT_FALSE(MarkdownEscapeReader::Unescape(&frame));
+  EXPECT_EQ(frame, before);
+  // The other words of the line are still unescaped where a converter escaped them.
+  std::string escaped = "  File \"importlib\\__init__.py\", line 90 in import\\_module";
+  EXPECT_TRUE(MarkdownEscapeReader::Unescape(&escaped));
+  EXPECT_EQ(escaped, before);
 }
 
 }  // namespace

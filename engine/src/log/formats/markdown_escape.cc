@@ -24,6 +24,22 @@ bool IsWindowsPath(std::string_view word) {
   return false;
 }
 
+// True for a word with an escaped '_' or '*' and one left bare: a converter escapes every one of a word
+// ("\_\_init\_\_"), so in "importlib\__init__.py" (a Windows path whose backslash happens to stand
+// before an underscore) the backslash is the path's own.
+bool MixesEscapes(std::string_view word) {
+  bool escaped = false, bare = false;
+  for (size_t k = 0; k < word.size(); ++k) {
+    if (!IsEscaped(word[k])) continue;
+    if (k > 0 && word[k - 1] == '\\') {
+      escaped = true;
+    } else {
+      bare = true;
+    }
+  }
+  return escaped && bare;
+}
+
 }  // namespace
 
 bool MarkdownEscapeReader::Unescape(std::string* line) {
@@ -42,7 +58,7 @@ bool MarkdownEscapeReader::Unescape(std::string* line) {
     size_t end = i;
     while (end < n && data[end] != ' ' && data[end] != '\t') ++end;
     const std::string_view word(data + i, end - i);
-    if (word.find('\\') == std::string_view::npos || IsWindowsPath(word)) {
+    if (word.find('\\') == std::string_view::npos || IsWindowsPath(word) || MixesEscapes(word)) {
       out.append(word);
     } else {
       for (size_t k = 0; k < word.size(); ++k) {
