@@ -69,6 +69,16 @@ function outside_memory(ctx)
                                 .. "this GPU (check nvidia-smi).", triage.format_bytes(a.outside)) }
 end
 
+-- when (other-process): the memory outside this allocator is more than a CUDA context needs and more than
+-- the live tensors of this process: the card is mostly someone else's. A smaller gap stays a note.
+function others_hold_card(ctx)
+  local a = amounts(ctx)
+  if not a or a.outside <= CONTEXT_ALLOWANCE or a.outside <= a.allocated then return false end
+  return string.format("%s of the %s card is held outside this process's allocator (%s reserved, %s free)",
+                       triage.format_bytes(a.outside), triage.format_bytes(a.total),
+                       triage.format_bytes(a.reserved), triage.format_bytes(a.free))
+end
+
 local function ctx_of(requested, total, allocated, free, reserved)
   return { captures = { requested = requested, total = total, allocated = allocated, free = free, reserved = reserved } }
 end
@@ -92,4 +102,14 @@ function test_other_process()
   local r = outside_memory(ctx_of("2.00 GiB", "23.69 GiB", "9.50 GiB", "100.00 MiB", "10.00 GiB"))
   assert(r and r.note:find("another process", 1, true))
   assert(live_tensors_fill_card(ctx_of("2.00 GiB", "23.69 GiB", "9.50 GiB", "100.00 MiB", "10.00 GiB")) == false)
+end
+
+function test_card_held_outside_the_allocator()
+  -- wild FastMRI_challenge#238: 7.92 GiB - 86 MiB reserved - 24.56 MiB free, 69.17 MiB of live tensors
+  local ctx = ctx_of("216.00 MiB", "7.92 GiB", "69.17 MiB", "24.56 MiB", "86.00 MiB")
+  assert(tostring(others_hold_card(ctx)):find("held outside", 1, true))
+  -- a 1.19 GiB gap next to 13.92 GiB of tensors is the CUDA context, not a neighbour
+  assert(others_hold_card(ctx_of("392.00 MiB", "15.78 GiB", "13.92 GiB", "265.75 MiB", "14.33 GiB")) == false)
+  -- 13.59 GiB outside next to 9.50 GiB of tensors: someone else holds more of the card than this process
+  assert(others_hold_card(ctx_of("2.00 GiB", "23.69 GiB", "9.50 GiB", "100.00 MiB", "10.00 GiB")))
 end
