@@ -51,6 +51,23 @@ end
 
 -- True when the evidence line itself turns float16 off: autocast or a scaler built with enabled=False,
 -- autocast on the CPU (which runs in bf16), a switch followed by false.
+-- Note: [Half precision named in words, vetoed]. A report's sentence that names fp16 (Note: [Half precision named
+-- in a report's words] in the YAML) is no evidence when the same line also names float32 (a comparison: "NaN in fp32
+-- as well as in fp16") or says the half type was off or not used: "without fp16", "w/o fp16", "instead of fp16",
+-- "no fp16", "not fp16", "disable(d) fp16", "turn(ed) off", "fp16 off"; in Chinese 关闭 (turned off), 不用 / 不使用 /
+-- 没用 (not used), 禁用 (disabled), 单精度 / fp32 (single precision).
+local NOT_HALF = { "without", "w/o", "instead of", "no fp16", "not fp16", "not in fp16", "disable", "turn off",
+                   "turned off", "turn it off", "fp16 off", "fp32", "float32", "full precision",
+                   "\229\133\179\233\151\173", "\228\184\141\231\148\168", "\228\184\141\228\189\191\231\148\168",
+                   "\230\178\161\231\148\168", "\231\166\129\231\148\168", "\229\141\149\231\178\190\229\186\166" }
+
+local function names_no_half(l)
+  for _, w in ipairs(NOT_HALF) do
+    if l:find(w, 1, true) then return true end
+  end
+  return false
+end
+
 local function line_not_fp16(line)
   local l = line:lower()
   if l:find("enabled%s*=%s*false") or l:find("torch%.cpu%.amp") or l:find("device_type%s*=%s*['\"]cpu")
@@ -198,9 +215,12 @@ end
 
 -- score: the fp16 reading needs a non-finite loss beside float16, and no bf16 in the input.
 function nan_loss_in_fp16(ctx)
-  if BF16[(ctx.captures or {}).dtype or ""] then return false end
+  local caps = ctx.captures or {}
+  if BF16[(caps.dtype or caps.told or ""):lower()] then return false end
   local own = ((ctx.incident or {}).message or ""):match("^%s*([^\n]*)") or ""
   if bf16_line(own:lower()) or line_not_fp16(own) then return false end
+  -- a report's words (the `told` patterns) count only where they do not turn the half type down
+  if caps.told and names_no_half(own:lower()) then return false end
   local bf16, nan_line = triage.per_input(ctx, read_input)
   if bf16 then return false end
   local series, count, last = nonfinite_series(ctx)
@@ -340,4 +360,19 @@ function test_divergence_before_the_nan_demotes()
   local k = nan_loss_in_fp16(ctx_with("16bit", { "Using 16bit Automatic Mixed Precision (AMP)" },
                                       { count = 6, nonfinite = 2, values = { 0.53, 1.55, 2.33, 1.14, nan, nan } }))
   assert(type(k) == "table" and k.confidence == 0.8, k and k.note)
+end
+
+function test_half_precision_named_in_words()
+  local kept = ctx_with(nil, { "fp16 mode, after 10k steps the loss is nan" }, nil)
+  kept.captures = { told = "fp16" }
+  assert(nan_loss_in_fp16(kept))
+  local upper = ctx_with(nil, { "Loss NaN after some time with BF16" }, nil)
+  upper.captures = { told = "BF16" }
+  assert(nan_loss_in_fp16(upper) == false)
+  for _, line in ipairs({ "trained without fp16 training, the loss is nan", "the loss is nan in fp16 and in fp32",
+                          "\229\133\179\233\151\173fp16\230\168\161\229\188\143\229\144\142loss\228\184\186nan" }) do
+    local c = ctx_with(nil, { line }, nil)
+    c.captures = { told = "fp16" }
+    assert(nan_loss_in_fp16(c) == false, line)
+  end
 end
