@@ -49,8 +49,6 @@ local function bf16_line(l)
   return false
 end
 
--- True when the evidence line itself turns float16 off: autocast or a scaler built with enabled=False,
--- autocast on the CPU (which runs in bf16), a switch followed by false.
 -- Note: [Half precision named in words, vetoed]. A report's sentence that names fp16 (Note: [Half precision named
 -- in a report's words] in the YAML) is no evidence when the same line also names float32 (a comparison: "NaN in fp32
 -- as well as in fp16") or says the half type was off or not used: "without fp16", "w/o fp16", "instead of fp16",
@@ -68,6 +66,8 @@ local function names_no_half(l)
   return false
 end
 
+-- True when the evidence line itself turns float16 off: autocast or a scaler built with enabled=False,
+-- autocast on the CPU (which runs in bf16), a switch followed by false.
 local function line_not_fp16(line)
   local l = line:lower()
   if l:find("enabled%s*=%s*false") or l:find("torch%.cpu%.amp") or l:find("device_type%s*=%s*['\"]cpu")
