@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Wild tuning cases that share a thread with a held-out case (Note: [Shared threads] in corpus/README.md).
+
+usage: tests/heldout_threads.py                  the check (ctest: Corpus.HeldoutThreads)
+       tests/heldout_threads.py --independent TRIAGE
+                                                 the held-out figure without the shared threads
+
+A wild case whose `source:` is also a held-out case's can teach the held-out case's cause to whoever tunes
+on it. corpus/heldout_shared_threads.txt lists the wild side of every such pair known (wild case folders,
+never a held-out one). The check fails when another wild case shares a thread with a held-out case (drop
+it: `corpus/source_used.py URL` says `heldout` for its thread) or when a listed case no longer does
+(take it off the list). It prints wild case names only; the held-out split is read for its `source:`
+lines alone, as corpus/source_used.py reads it.
+
+--independent copies the held-out cases whose thread no wild case shares into a temporary `heldout`
+folder, runs `TRIAGE eval` on it and prints only its summary lines: the generalisation figure on threads
+nothing was tuned on.
+"""
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "corpus")
+LIST = os.path.join(CORPUS, "heldout_shared_threads.txt")
+
+_spec = importlib.util.spec_from_file_location("source_used", os.path.join(CORPUS, "source_used.py"))
+source_used = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(source_used)
+
+
+def case_sources(split):
+    """{case folder relative to corpus/: its source key} for every case under corpus/SPLIT."""
+    found = {}
+    for root, _, files in os.walk(os.path.join(CORPUS, split)):
+        if "label.yaml" not in files:
+            continue
+        with open(os.path.join(root, "label.yaml"), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("source:"):
+                    found[os.path.relpath(root, CORPUS)] = source_used.key(line.split(":", 1)[1])
+                    break
+    return found
+
+
+def shared_keys():
+    return {k for k, splits in source_used.sources().items() if "wild" in splits and "heldout" in splits}
+
+
+def check():
+    shared = shared_keys()
+    wild_side = sorted(case for case, k in case_sources("wild").items() if k in shared)
+    with open(LIST, encoding="utf-8") as f:
+        listed = sorted(line.strip() for line in f if line.strip() and not line.startswith("#"))
+    new = sorted(set(wild_side) - set(listed))
+    gone = sorted(set(listed) - set(wild_side))
+    for case in new:
+        print(f"{case}: shares its thread with a held-out case; drop it (corpus/source_used.py says heldout)")
+    for case in gone:
+        print(f"{case}: listed in corpus/heldout_shared_threads.txt but shares no thread with a held-out case now")
+    if new or gone:
+        return 1
+    print(f"{len(wild_side)} wild cases share a thread with a held-out case, all of them the listed ones")
+    return 0
+
+
+def independent(triage):
+    shared = shared_keys()
+    kept = dropped = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for case, k in case_sources("heldout").items():
+            if k in shared:
+                dropped += 1
+                continue
+            shutil.copytree(os.path.join(CORPUS, case), os.path.join(tmp, case))
+            kept += 1
+        out = subprocess.run([triage, "eval", tmp], capture_output=True, text=True).stdout
+    print(f"held-out cases on threads no wild case shares: {kept} ({dropped} left out)")
+    for line in out.splitlines():
+        if line.startswith("eval"):
+            print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--independent":
+        sys.exit(independent(sys.argv[2]))
+    if len(sys.argv) != 1:
+        print(__doc__.strip(), file=sys.stderr)
+        sys.exit(2)
+    sys.exit(check())
