@@ -96,6 +96,22 @@ TEST(Ranker, MissingTypeLowersConfidence) {
   EXPECT_DOUBLE_EQ(bare.diagnoses[0].confidence, 0.8 * 0.85);
 }
 
+// An issue title that quotes the error after other words (sgadgil6/cnslab_fmri#4, a wild case): no reader
+// takes it as an exception line, but its type is shown, so the confidence is not lowered; a type glued to
+// another word ("XRuntimeError: ") is not the type.
+TEST(Ranker, ATypeQuotedInsideALineIsShown) {
+  Engine e = Make({{"a.yaml", MakeRule("a", "autograd.backward_twice", "Trying to backward through the graph a second time",
+                                       "  exception: [RuntimeError]\n", "confidence: 0.8\n")}});
+  Report r = e.DiagnoseText(
+      "Basic S-CNN - RuntimeError: Trying to backward through the graph a second time; try [retain_graph=True]\n");
+  ASSERT_EQ(r.diagnoses.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.diagnoses[0].confidence, 0.8);
+  EXPECT_TRUE(r.diagnoses[0].ranking.empty()) << r.diagnoses[0].ranking;
+  Report glued = e.DiagnoseText("Basic S-CNN - XRuntimeError: Trying to backward through the graph a second time\n");
+  ASSERT_EQ(glued.diagnoses.size(), 1u);
+  EXPECT_DOUBLE_EQ(glued.diagnoses[0].confidence, 0.8 * 0.85);
+}
+
 TEST(Ranker, BareErrorPrefixCountsAsNoType) {
   Engine e = Make({{"a.yaml", MakeRule("a", "cuda.arch_mismatch", "Unexpected error from cudaGetDeviceCount",
                                        "  exception: [RuntimeError]\n", "confidence: 0.8\n")}});

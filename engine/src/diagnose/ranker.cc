@@ -39,6 +39,20 @@ std::string LastComponent(const std::string& type) {
 // ..."). Such an incident is matched as one without a type, not refused as a different type.
 bool NamesNoType(const Incident& inc) { return inc.exception.empty() || inc.exception == "Error"; }
 
+// True when `text` shows one of the rule's types before a colon, as a whole name: "Basic S-CNN -
+// RuntimeError: Trying to backward through the graph a second time" (an issue title), an error quoted
+// inside a sentence. No reader takes such a line as an exception line, so the incident names no type,
+// but the type is there for the reader of the report: its rule's confidence is not lowered for it.
+bool TextShowsType(const Rule& rule, std::string_view text) {
+  for (const std::string& t : rule.exceptions) {
+    const std::string name = LastComponent(t) + ": ";
+    for (size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+      if (at == 0 || !(IsAsciiAlnum(text[at - 1]) || text[at - 1] == '_')) return true;
+    }
+  }
+  return false;
+}
+
 // Note: [Wrapped exception types] torch.compile first runs the captured graph on fake tensors, and an
 // error there is raised again as torch._dynamo.exc.TorchRuntimeError, whose message carries the eager
 // error: 2.3+ names its type ("Dynamo failed to run FX node with fake tensors: call_function ...: got
@@ -449,7 +463,7 @@ std::vector<Candidate> MatchText(const RuleSet& rules, const Incident& inc, int 
                                           : LiteralChars(rule.patterns[static_cast<size_t>(ref.pattern)].value) +
                                                 (rule.context.value.empty() ? 0 : 20);
     c.confidence = rule.prior;
-    if (!rule.exceptions.empty() && NamesNoType(inc)) {
+    if (!rule.exceptions.empty() && NamesNoType(inc) && !TextShowsType(rule, text)) {
       c.confidence *= 0.85;
       std::string types;
       for (size_t k = 0; k < rule.exceptions.size(); ++k) types += (k ? " or " : "") + rule.exceptions[k];
