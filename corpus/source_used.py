@@ -22,18 +22,25 @@ def key(url):
     return url.rstrip("/").lower()
 
 
-def sources():
-    found = {}
+def cases():
+    """(case folder relative to corpus/, split, source key) for every `source:` line of every case."""
     for root, _, files in os.walk(HERE):
         if "label.yaml" not in files:
             continue
-        rel = os.path.relpath(root, HERE).split(os.sep)[0]
-        split = rel if rel in ("wild", "heldout") else "ours"
+        case = os.path.relpath(root, HERE)
+        top = case.split(os.sep)[0]
+        split = top if top in ("wild", "heldout") else "ours"
         with open(os.path.join(root, "label.yaml"), encoding="utf-8", errors="replace") as f:
             for line in f:
                 m = re.match(r"source:\s*(\S+)", line)
                 if m:
-                    found.setdefault(key(m.group(1)), set()).add(split)
+                    yield case, split, key(m.group(1))
+
+
+def sources():
+    found = {}
+    for _, split, k in cases():
+        found.setdefault(k, set()).add(split)
     return found
 
 

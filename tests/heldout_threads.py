@@ -32,27 +32,14 @@ source_used = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(source_used)
 
 
-def case_sources(split):
-    """{case folder relative to corpus/: its source key} for every case under corpus/SPLIT."""
-    found = {}
-    for root, _, files in os.walk(os.path.join(CORPUS, split)):
-        if "label.yaml" not in files:
-            continue
-        with open(os.path.join(root, "label.yaml"), encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if line.startswith("source:"):
-                    found[os.path.relpath(root, CORPUS)] = source_used.key(line.split(":", 1)[1])
-                    break
-    return found
-
-
-def shared_keys():
-    return {k for k, splits in source_used.sources().items() if "wild" in splits and "heldout" in splits}
+def shared_cases(split):
+    """The case folders of `split` (wild or heldout) whose thread is also a case of the other split."""
+    shared = {k for k, splits in source_used.sources().items() if "wild" in splits and "heldout" in splits}
+    return {case for case, s, k in source_used.cases() if s == split and k in shared}
 
 
 def check():
-    shared = shared_keys()
-    wild_side = sorted(case for case, k in case_sources("wild").items() if k in shared)
+    wild_side = sorted(shared_cases("wild"))
     with open(LIST, encoding="utf-8") as f:
         listed = sorted(line.strip() for line in f if line.strip() and not line.startswith("#"))
     new = sorted(set(wild_side) - set(listed))
@@ -68,17 +55,14 @@ def check():
 
 
 def independent(triage):
-    shared = shared_keys()
-    kept = dropped = 0
+    left_out = shared_cases("heldout")
+    kept = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for case, k in case_sources("heldout").items():
-            if k in shared:
-                dropped += 1
-                continue
+        for case in sorted({case for case, s, _ in source_used.cases() if s == "heldout"} - left_out):
             shutil.copytree(os.path.join(CORPUS, case), os.path.join(tmp, case))
             kept += 1
         out = subprocess.run([triage, "eval", tmp], capture_output=True, text=True).stdout
-    print(f"held-out cases on threads no wild case shares: {kept} ({dropped} left out)")
+    print(f"held-out cases on threads no wild case shares: {kept} ({len(left_out)} left out)")
     for line in out.splitlines():
         if line.startswith("eval"):
             print(line)
