@@ -14,6 +14,7 @@
 #include "log/formats/aligned_continuation.h"
 #include "log/segmenter.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "diagnose/audience.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

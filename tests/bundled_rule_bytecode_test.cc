@@ -11,6 +11,7 @@
 #include <lua.hpp>
 
 #include "rules/bundled_lua.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

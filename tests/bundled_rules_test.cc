@@ -11,6 +11,7 @@
 #include "rules/rule.h"
 #include "triage/tools.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {
@@ -56,7 +57,7 @@ struct PythonOnly {
 const PythonOnly& PythonOnlyRules() {
   static const PythonOnly kList = [] {
     PythonOnly p;
-    p.rows = doc_tables::SectionRows(TRIAGE_SOURCE_DIR "/rules/README.md", "#### Rules a C++ trainer cannot meet",
+    p.rows = doc_tables::SectionRows(std::string(TRIAGE_SOURCE_DIR) + "/rules/README.md", "#### Rules a C++ trainer cannot meet",
                                      std::regex(R"(\| `([a-z0-9_.-]+)` \| (.+) \|)"), &p.found);
     for (const std::string& row : p.rows) {
       const std::string name = row.substr(0, row.find(" | "));
@@ -122,7 +123,7 @@ TEST(BundledRules, EveryRuleACxxTrainerCanMeetHasCxxAdvice) {
 TEST(BundledRules, WordingsTableNamesRulesWithMatchExamples) {
   bool found = false;
   const std::vector<std::string> rows = doc_tables::SectionRows(
-      TRIAGE_SOURCE_DIR "/rules/README.md", "## Wordings across releases",
+      std::string(TRIAGE_SOURCE_DIR) + "/rules/README.md", "## Wordings across releases",
       std::regex(R"(\| (.+?) \| (.+) \| (.+) \|)"), &found);
   ASSERT_TRUE(found) << "rules/README.md lost its section 'Wordings across releases'";
   std::map<std::string, const Rule*> by_id;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace {
 
@@ -26,7 +27,7 @@ std::string Take(char* s) {
   return s != nullptr ? std::string(s) : std::string();
 }
 
-const std::string kLog = ReadFile(TRIAGE_SOURCE_DIR "/corpus/shape/linear-flattened-conv/log.txt");
+const std::string kLog = ReadFile(std::string(TRIAGE_SOURCE_DIR) + "/corpus/shape/linear-flattened-conv/log.txt");
 constexpr unsigned kBundledOnly = TRIAGE_LOAD_ONLY_DIRS | TRIAGE_LOAD_NO_CACHE;
 
 class CApi : public ::testing::Test {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage_test {
 

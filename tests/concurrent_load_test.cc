@@ -24,6 +24,7 @@
 #include "rules/rule_trust.h"
 #include "triage/triage.h"
 #include "../bindings/c/triage_c.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

@@ -15,6 +15,7 @@
 #include "lua_test_rules.h"
 #include "triage/tools.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

@@ -8,6 +8,7 @@
 
 #include "triage/tools.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

@@ -28,6 +28,7 @@
 #include "log/hard_wrap.h"
 #include "paste_forms.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

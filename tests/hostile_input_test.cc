@@ -10,6 +10,7 @@
 
 #include "log/segmenter.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {
@@ -216,7 +217,7 @@ TEST(HostileInput, BinaryGarbage) {
 }
 
 TEST(HostileInput, CrlfGivesTheSameDiagnosisAsLf) {
-  std::string lf = ReadFile(TRIAGE_SOURCE_DIR "/corpus/formats/cpp-stacktraces-env/log.txt");
+  std::string lf = ReadFile(std::string(TRIAGE_SOURCE_DIR) + "/corpus/formats/cpp-stacktraces-env/log.txt");
   ASSERT_FALSE(lf.empty());
   std::string crlf;
   for (char c : lf) {

@@ -35,6 +35,7 @@
 #include "cli_support.h"
 #include "log/segmenter.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

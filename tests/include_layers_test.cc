@@ -10,6 +10,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include "source_paths.h"
 
 namespace {
 namespace fs = std::filesystem;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

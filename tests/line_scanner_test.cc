@@ -23,6 +23,7 @@
 #include "log/simd.h"
 #include "rules/rule.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {
@@ -908,7 +909,7 @@ void ExpectCandidatesAsMayMatch(const LinePrefilter& pf, std::string_view text, 
 
 // Calls f(line) for every line of every file under corpus/ but corpus/heldout (never read).
 void ForEachCorpusLine(const std::function<void(const std::string&)>& f) {
-  for (auto it = std::filesystem::recursive_directory_iterator(TRIAGE_SOURCE_DIR "/corpus");
+  for (auto it = std::filesystem::recursive_directory_iterator(std::string(TRIAGE_SOURCE_DIR) + "/corpus");
        it != std::filesystem::recursive_directory_iterator(); ++it) {
     if (it->path().filename() == "heldout") {
       it.disable_recursion_pending();  // never read
@@ -1118,7 +1119,7 @@ TEST(LinePrefilter, CorpusReportsUnchanged) {
   ASSERT_TRUE(with.rules->prefilter);
   std::shared_ptr<const RuleSet> without = WithoutPrefilter(LoadRules(options));
   int cases = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(TRIAGE_SOURCE_DIR "/corpus")) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(TRIAGE_SOURCE_DIR) + "/corpus")) {
     if (entry.path().filename() != "log.txt") continue;
     std::string text = ReadFile(entry.path());
     // Progress lines before the failure move every line number: the skipped lines must be counted.
@@ -1227,7 +1228,7 @@ TEST(LinePrefilter, LogPathBringsTheChosenLayoutIn) {
   ASSERT_TRUE(lazy.rules->prefilter);
   const LinePrefilter& pf = *lazy.rules->prefilter;
   std::shared_ptr<const RuleSet> without = WithoutPrefilter(BundledWithoutCache());
-  const std::string shortlog = ReadFile(TRIAGE_SOURCE_DIR "/corpus/shape/linear-flattened-conv/log.txt");
+  const std::string shortlog = ReadFile(std::string(TRIAGE_SOURCE_DIR) + "/corpus/shape/linear-flattened-conv/log.txt");
   EXPECT_EQ(ToJson(FeedInPieces(lazy.rules, shortlog, shortlog.size() + 1)),
             ToJson(FeedInPieces(without, shortlog, shortlog.size() + 1)));
   EXPECT_EQ(&pf.Scanner(), pf.first_scanner.get());
@@ -1236,7 +1237,7 @@ TEST(LinePrefilter, LogPathBringsTheChosenLayoutIn) {
     text += "Epoch 1:  40%|####      | " + std::to_string(i) + "/24000 [00:10<00:15, 41.5it/s, loss=0.693]\n";
     if (i % 6000 == 5999) text += shortlog;
   }
-  text += ReadFile(TRIAGE_SOURCE_DIR "/corpus/formats/cpp-caught-what/log.txt");
+  text += ReadFile(std::string(TRIAGE_SOURCE_DIR) + "/corpus/formats/cpp-caught-what/log.txt");
   ASSERT_GT(text.size(), LinePrefilter::kChosenLayoutAfter + (1 << 18));
   const std::string want = ToJson(FeedInPieces(without, text, text.size() + 1));
   EXPECT_EQ(ToJson(FeedInPieces(lazy.rules, text, 65536)), want);
@@ -1325,7 +1326,7 @@ TEST(LinePrefilter, PreviousLineContextSurvivesSkipping) {
   std::string log;
   for (int i = 0; i < 1000; ++i) log += "request " + std::to_string(i) + ": ok [3, 16]\n";
   log += "\n   \n";  // blank lines do not replace the previous line
-  log += ReadFile(TRIAGE_SOURCE_DIR "/corpus/formats/cpp-caught-what/log.txt");
+  log += ReadFile(std::string(TRIAGE_SOURCE_DIR) + "/corpus/formats/cpp-caught-what/log.txt");
   // A rule set none of whose keywords occurs in the message line.
   const std::string rule = R"(id: unrelated
 category: autograd.no_grad_fn

@@ -16,6 +16,7 @@
 #include "log/regex.h"
 #include "rules/rule.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {
@@ -88,7 +89,7 @@ TEST(LineShapes, BlindPatternsIgnoreWhichDigits) {
   for (const Rule& rule : bundled.rules->rules) {
     for (const Example& e : rule.examples) texts.push_back(e.text);
   }
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(TRIAGE_SOURCE_DIR "/corpus")) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(TRIAGE_SOURCE_DIR) + "/corpus")) {
     if (entry.path().filename() != "log.txt" || entry.path().string().find("/heldout/") != std::string::npos) continue;
     std::istringstream in(ReadFile(entry.path()));
     for (std::string line; std::getline(in, line);) {

@@ -15,6 +15,7 @@
 #include "rules/rule.h"
 #include "rules/rule_cache.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage_test {
 

@@ -24,6 +24,7 @@
 #include "triage/locale_free.h"
 #include "triage/tools.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

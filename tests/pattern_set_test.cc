@@ -18,6 +18,7 @@
 #include "log/line_scanner.h"
 #include "rules/rule.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

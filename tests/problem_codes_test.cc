@@ -11,6 +11,7 @@
 #include "doc_tables.h"
 #include "rules/problem_codes.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {
@@ -34,7 +35,7 @@ TEST(ProblemCodes, NamesAreUniqueKebabCase) {
 TEST(ProblemCodes, RulesReadmeListsTheTable) {
   bool found = false;
   const std::vector<std::string> got =
-      doc_tables::SectionRows(TRIAGE_SOURCE_DIR "/rules/README.md", "## Problem codes",
+      doc_tables::SectionRows(std::string(TRIAGE_SOURCE_DIR) + "/rules/README.md", "## Problem codes",
                               std::regex("^\\| `([^`]+)` \\| (error|warning) \\| (.*) \\|$"), &found);
   ASSERT_TRUE(found) << "rules/README.md has no \"## Problem codes\" section";
   std::vector<std::string> want;

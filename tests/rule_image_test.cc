@@ -15,6 +15,7 @@
 #include "rules/rule_loader.h"
 #include "scoped_env.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

@@ -16,6 +16,7 @@
 #include "rules/rule_trust.h"
 #include "scoped_env.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

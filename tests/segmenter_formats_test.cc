@@ -22,6 +22,7 @@
 
 #include "diagnose/ranker.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "log/segmenter.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

@@ -15,11 +15,12 @@
 #include "rules/yaml_tree.h"
 #include "triage/tools.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {
 
-const std::string kCorpus = TRIAGE_SOURCE_DIR "/corpus/signals";
+const std::string kCorpus = std::string(TRIAGE_SOURCE_DIR) + "/corpus/signals";
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

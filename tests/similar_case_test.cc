@@ -20,6 +20,7 @@
 #include "rules/rule_cache.h"
 #include "triage/tools.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {

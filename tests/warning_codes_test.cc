@@ -15,6 +15,7 @@
 #include "lua_test_rules.h"
 #include "triage/evidence.h"
 #include "triage/triage.h"
+#include "source_paths.h"
 
 namespace triage {
 namespace {
@@ -32,7 +33,7 @@ TEST(WarningCodes, NamesAreUniqueKebabCase) {
 TEST(WarningCodes, EngineReadmeListsTheTable) {
   bool found = false;
   const std::vector<std::string> got = doc_tables::SectionRows(
-      TRIAGE_SOURCE_DIR "/engine/README.md", "### Warning codes", std::regex("^\\| `([^`]+)` \\| (.*) \\|$"), &found);
+      std::string(TRIAGE_SOURCE_DIR) + "/engine/README.md", "### Warning codes", std::regex("^\\| `([^`]+)` \\| (.*) \\|$"), &found);
   ASSERT_TRUE(found) << "engine/README.md has no \"### Warning codes\" section";
   std::vector<std::string> want;
   std::string rows;

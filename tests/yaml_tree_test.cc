@@ -3,6 +3,7 @@
 // subset's edges, a text the reader accepts gives the tree YAML::Load gives (kinds, scalars, marks),
 // and a text it refuses is parsed by yaml-cpp with yaml-cpp's answer or error.
 #include "rules/yaml_tree.h"
+#include "source_paths.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "log/segmenter.h"
+#include "../source_paths.h"
 
 namespace triage {
 namespace {
