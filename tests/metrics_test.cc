@@ -1543,6 +1543,48 @@ TEST(MetricCollector, ReadsAnEvaluationGluedToATime) {
   EXPECT_EQ(count.Find(SeriesId::kValLoss), nullptr);
 }
 
+// Note: [Bracketed split after a record header]: pytorch/pytorch#2293's printed run (its first lines,
+// as posted: corpus/wild/training/pytorch-2293-...) reads its "[TEST]" lines as the evaluation's with or
+// without a logging formatter's header on every line, the header's shapes those of
+// tests/line_prefix_test.cc and tests/paste_forms_test.cc's timed_logging and loguru forms; a bracketed
+// split word inside the message, or a bracketed training word, changes nothing.
+TEST(MetricCollector, ReadsABracketedSplitAfterARecordHeader) {
+  const std::string run =
+      "[TEST] Loss: 2.3440, Error: 8999/10000 (90%)\n"
+      "\n"
+      "[TRAIN Epoch 1] Loss: 2.33110598225, Error: 44996/50000\n"
+      "[TEST] Loss: 2.3364, Error: 9027/10000 (90%)\n"
+      "\n"
+      "[TRAIN Epoch 2] Loss: 2.33058553279, Error: 45001/50000\n"
+      "[TEST] Loss: 2.3342, Error: 9025/10000 (90%)\n"
+      "\n"
+      "[TRAIN Epoch 3] Loss: 2.33120793699, Error: 44981/50000\n"
+      "[TEST] Loss: 2.3358, Error: 9030/10000 (90%)\n";
+  const std::vector<double> test = {2.3440, 2.3364, 2.3342, 2.3358};
+  const std::vector<double> train = {2.33110598225, 2.33058553279, 2.33120793699};
+  for (const std::string prefix : {std::string(), std::string("2024-01-02 10:11:12,345 INFO "),
+                                   std::string("[2024-01-02 10:11:12] [ERROR] "),
+                                   std::string("I1128 10:11:12.345678 12345 file.py:42] "),
+                                   std::string("2024-05-01 12:00:01.137 | ERROR    | __main__:train:41 - ")}) {
+    std::string log;
+    size_t at = 0;
+    while (at < run.size()) {
+      const size_t nl = run.find('\n', at);
+      log += prefix + run.substr(at, nl + 1 - at);
+      at = nl + 1;
+    }
+    MetricCollector m = Collect(log);
+    EXPECT_EQ(ValuesOf(m, SeriesId::kValLoss), test) << "prefix \"" << prefix << "\"";
+    EXPECT_EQ(ValuesOf(m, SeriesId::kLoss), train) << "prefix \"" << prefix << "\"";
+    ExpectShapesAgree(log);
+  }
+  // Inside the message, or a training word in brackets: the line stays the training's.
+  MetricCollector inside = Collect("2024-01-02 10:11:12,345 INFO epoch 1 [test] loss: 0.50\n"
+                                   "2024-01-02 10:11:13,345 INFO [train] loss: 0.40\n");
+  EXPECT_EQ(ValuesOf(inside, SeriesId::kLoss), (std::vector<double>{0.50, 0.40}));
+  EXPECT_EQ(inside.Find(SeriesId::kValLoss), nullptr);
+}
+
 // Note: [Name marks]: lines the marks drop at once (a blank, no fragment), CSV rows among them (no
 // blank, no fragment: still read), fragments at a line's last bytes, split by a line end or '\r',
 // in upper case, and at the ends of Feed's windows: what the full scan of every line keeps.

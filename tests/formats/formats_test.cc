@@ -204,11 +204,13 @@ TEST(LogFormats, EachTriggerTakesFixtureLinesHoldingItsKeywords) {
     Segmenter seg(SegmenterOptions(), ClassifierOf(f.classify));
     for (size_t i = 0; i < f.lines.size(); ++i) {
       const bool idle = seg.idle();
+      const bool wanted = seg.WantsLine(f.lines[i]);
       seg.AddLine(f.lines[i]);
       const FormatEntry* t = seg.taken_by();
       if (!t) continue;
       fired.insert(t->name);
       if (!idle) continue;  // read because a block was open: the prefilter does not apply
+      if (wanted) continue;  // read because a line hook asked for it (Segmenter::ReadNextLine): likewise
       const std::string lower = Lower(f.lines[i]);
       EXPECT_TRUE(std::any_of(t->keywords.begin(), t->keywords.end(),
                               [&](const std::string& k) { return lower.find(Lower(k)) != std::string::npos; }))

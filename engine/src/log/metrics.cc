@@ -2892,6 +2892,29 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
       eval_context = eval_context || IsEvaluationWord(w, wn);
     }
     if (!eval_context && EvaluationMarked(begin, w, wn, p, end)) eval_context = true;
+    // Note: [Bracketed split after a record header]. A split's word in brackets that opens the message,
+    // "[TEST] Loss: 2.3440, Error: 8999/10000 (90%)" (pytorch/pytorch#2293's CIFAR-10 loop), is the
+    // line's first word as printed, and so an evaluation's line (Note: [Evaluation lines]); behind a
+    // logger's record header on every line ("2024-05-01 12:00:00,123 INFO [TEST] Loss: ...") the first
+    // word was the header's, the line was read as the training's, and its loss joined the training
+    // series between the training lines' values. So a bracketed split word where the record header
+    // ends (Note: [Learned prefix]: LogPrefix::RecordHeader, or the learned prefix's length) marks the
+    // line as an evaluation's too: right after the header, blanks between them or none, or as the
+    // header's last bracketed tag (the header reader takes "[TEST] " for one). Asked only of such a
+    // word, so the header is read on few lines.
+    if (!eval_context && w > begin && w[-1] == '[' && p < end && *p == ']' && IsEvaluationWord(w, wn)) {
+      size_t h = LogPrefix::RecordHeader(text);
+      if (h == 0 && prefix_.learned()) h = prefix_.Match(text);
+      if (h > 0) {
+        const char* open = w - 1;
+        const char* a = open;  // the blanks before the bracket
+        while (a > begin && (a[-1] == ' ' || a[-1] == '\t')) --a;
+        const char* z = p + 1;  // the blanks after it
+        while (z < end && (*z == ' ' || *z == '\t')) ++z;
+        const char* e = begin + h;
+        eval_context = (e >= a && e <= open) || (e > p && e <= z);
+      }
+    }
     // Note: [Evaluation fields]. A log whose fields are set off by '|' names the split in a field of its
     // own: fairseq's "| epoch 001 | valid on 'valid' subset | loss 7.102 | nll_loss 6.51" and, after a
     // logger's header, "| INFO | valid | epoch 001 | ... | loss 7.102". The loss after it is the

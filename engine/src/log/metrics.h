@@ -27,6 +27,8 @@
 // naming the evaluation split in a '|' field of its own (fairseq's `| valid on 'valid' subset | loss 7.1`) is the
 // evaluation's (Note: [Evaluation fields]), and so are MMEngine's `Epoch(val)` lines and the `* Acc@1` summary of
 // the ImageNet example and DeiT, also behind a logger's header as Swin prints it (Note: [Marked evaluation lines]),
+// a split's word in brackets where a logger's record header ends (`2024-01-02 10:11:12,345 INFO [TEST] Loss: 2.34`: Note:
+// [Bracketed split after a record header] in metrics.cc),
 // and ST-GCN's `\tTop1: 88.36%` alone on its line (Note: [Summary lines] in metrics.cc); MMEngine's `Epoch(train)
 // [1][ 100/391]` and `Iter(train) [ 50/1000]` give the epoch and step as mmcv's `Epoch [1][100/391]` does (Note:
 // [MMEngine's axis] in metrics.cc), and memory printed before its name (`using 0.2GB of RSS RAM`, `1.5 GB RSS`) is

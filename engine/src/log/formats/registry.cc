@@ -6,8 +6,11 @@ namespace triage {
 
 bool MayCarryLinePrefix(std::string_view line) {
   std::string rank;
+  std::string_view service;
+  size_t bar = 0;
   return QuoteMarkerReader::Markers(line) > 0 || RankPrefixReader::Prefix(line, &rank) > 0 || SrunLabelReader::Label(line, &rank) > 0 ||
-         PdbPromptReader::Prompt(line) > 0 || ProcessTagReader::Tag(line, &rank) > 0;
+         PdbPromptReader::Prompt(line) > 0 || ProcessTagReader::Tag(line, &rank) > 0 ||
+         ComposePrefixReader::Prefix(line, &service, &bar) > 0;
 }
 
 size_t LinePrefixLength(std::string_view line) {
@@ -40,6 +43,8 @@ const std::vector<FormatEntry>& FormatTable() {
       {"process tag", {}, nullptr, OnLine(&ProcessTagReader::LineHook)},
       {"rank prefix", {}, nullptr, OnLine(&RankPrefixReader::LineHook)},
       {"srun label", {}, nullptr, OnLine(&SrunLabelReader::LineHook)},
+      // Docker Compose's service prefix, once the input shows it (Note: [Compose service prefixes]).
+      {"compose service prefix", {}, nullptr, OnLine(&ComposePrefixReader::LineHook)},
       {"pdb prompt", {}, nullptr, OnLine(&PdbPromptReader::LineHook)},
       // A log record wrapped to its message's column: read with the prefix a later hook may learn to
       // strip, and its lines after the line prefixes above are gone. Its record lines hold "Error" or
@@ -51,6 +56,11 @@ const std::vector<FormatEntry>& FormatTable() {
       {"process tag behind a prefix", {}, nullptr, OnLine(&ProcessTagReader::LineHook)},
       // Quote markers behind one of the prefixes above (Note: [Quote markers behind a prefix]).
       {"quote markers behind a prefix", {}, nullptr, OnLine(&QuoteMarkerReader::AfterPrefixHook)},
+      // VS Code's exception panel: the header naming the type is removed and the type written before
+      // the message line under it (Note: [Debugger exception panels]). Its keywords: a header whose type
+      // holds none of the bare error line's (a label or pydevd's note then names it).
+      {"debugger exception panel", {"xception has occurred", "full exception trace is shown"}, nullptr,
+       OnLine(&DebuggerPanelReader::LineHook)},
       {"exception group", {}, nullptr, OnLine(&ExceptionGroupReader::LineHook)},
       // A warning a person broke by hand in mid-sentence: its next line, at the first column, joined to it
       // (Note: [Hand-wrapped warnings] in formats/warnings.h). Its warning lines hold "Warning", the

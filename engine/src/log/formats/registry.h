@@ -12,7 +12,9 @@
 
 #include "log/formats/aligned_continuation.h"
 #include "log/formats/block.h"
+#include "log/formats/compose_prefix.h"
 #include "log/formats/cxx_error.h"
+#include "log/formats/debugger_panel.h"
 #include "log/formats/elastic_summary.h"
 #include "log/formats/embedded_error.h"
 #include "log/formats/escaped.h"
@@ -48,8 +50,10 @@ struct FormatReaders {
   QuoteMarkerReader quote_marker;     // "> " before every line of a quoted log
   EscapedReader escaped;              // tracebacks flattened with "\n" escapes, JSON strings (raw lines)
   SrunLabelReader srun_label;         // srun --label's task numbers, once the input shows them
+  ComposePrefixReader compose_prefix; // Docker Compose's "service_1  | ", once the input shows them
   AlignedContinuationReader aligned_continuation;  // a log record wrapped to its message's column
   LearnedPrefixReader learned_prefix; // a per-line log prefix (timestamps, levels, pids)
+  DebuggerPanelReader debugger_panel; // VS Code's exception panel: its type header over the message
   ExceptionGroupReader exception_group;
   PythonTracebackReader python;       // "Traceback (most recent call last):", chains, bare error lines
   InterleavedReader interleaved;      // two tracebacks written line by line at once
