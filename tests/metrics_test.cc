@@ -1562,7 +1562,7 @@ TEST(MetricCollector, ReadsABracketedSplitAfterARecordHeader) {
       "[TEST] Loss: 2.3358, Error: 9030/10000 (90%)\n";
   const std::vector<double> test = {2.3440, 2.3364, 2.3342, 2.3358};
   const std::vector<double> train = {2.33110598225, 2.33058553279, 2.33120793699};
-  for (const std::string prefix : {std::string(), std::string("2024-01-02 10:11:12,345 INFO "),
+  for (const std::string& prefix : {std::string(), std::string("2024-01-02 10:11:12,345 INFO "),
                                    std::string("[2024-01-02 10:11:12] [ERROR] "),
                                    std::string("I1128 10:11:12.345678 12345 file.py:42] "),
                                    std::string("2024-05-01 12:00:01.137 | ERROR    | __main__:train:41 - ")}) {
