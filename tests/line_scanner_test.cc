@@ -664,6 +664,31 @@ TEST(RequiredLiterals, TellsPatternsWithAndWithoutARequiredLiteral) {
   }
 }
 
+// Of a pattern's ORs of atoms the scanner needs one; words ordinary text prints (connectives, function
+// words) are not the one kept while another OR holds none (Note: [Atoms of ordinary text]): before, the
+// OR of " in ", " after " and " when " outscored a short OR no sample prints, and sent every web-server
+// line with " in " to the rules.
+TEST(RequiredLiterals, KeepsAnOrOrdinaryTextDoesNotPrint) {
+  struct Case {
+    std::string pattern;
+    std::vector<std::string> atoms;  // sorted
+  } cases[] = {
+      {R"((?:xid|nvml) (?:\w+ )?(?:after|when|while) )", {"nvml ", "xid "}},
+      {R"(NaN (?:\w+ )?(?:after|when|while) )", {"nan "}},
+      // nan-during-training-in-words' second form: its NaN/inf OR, with the blank, not the connectives
+      // (and not "inf" alone, inside every "INFO")
+      {R"((?i)(?:^|[^\w])(?:nan|nans|nan's|inf|infs|inf's) (?:[a-z]+ )?(?:values? |loss(?:es)? |outputs? )?)"
+       R"((?:during|while|in|when|after) (?:the |my |our )?(?:training|train|fine-tuning|finetuning|fine tuning)\b)",
+       {"inf ", "inf's ", "infs ", "nan ", "nan's ", "nans "}},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> atoms;
+    EXPECT_TRUE(RequiredLiterals(c.pattern, &atoms)) << c.pattern;
+    std::sort(atoms.begin(), atoms.end());
+    EXPECT_EQ(atoms, c.atoms) << c.pattern;
+  }
+}
+
 // GreedyCover keeps counts in a heap and recounts only the top: its picks must be those of recounting
 // every candidate before each pick, ties included (count, then specific, then length, then index).
 std::vector<size_t> GreedyCoverByRecount(const std::vector<CoverCandidate>& cover, size_t items) {
@@ -744,7 +769,9 @@ TEST(CoverKeywords, EveryBundledAtomContainsAKeyword) {
   // sent a fifth of a web server's lines to the rules; later "work" and "trying", inside every
   // "worker" and "retrying", an eighth).
   for (const char* common : {"loss", "epoch", "step", "tensor", "cuda", "index", "worker", "process", "request",
-                             "failed", "found", "input", "file", "that", "work", "trying", "backend", "address"}) {
+                             "failed", "found", "input", "file", "that", "work", "trying", "backend", "address", " in ",
+                             " after ", " when ", " while ", " during ", "in ", "after ", "when ", "while ",
+                             "during "}) {
     EXPECT_EQ(std::count(keywords.begin(), keywords.end(), common), 0) << common;
   }
   std::printf("[ INFO     ] %zu atoms covered by %zu keywords\n", atoms.size(), keywords.size());
