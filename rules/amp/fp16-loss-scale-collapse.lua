@@ -149,12 +149,24 @@ local function loss_falls(metrics)
   return last <= FALLEN * first
 end
 
+-- Note: [A summary column printed before the collapse]. The metric series carry no line numbers, so a
+-- loss_scale column cannot be ordered against the overflow lines. Its last value stands for the scale now
+-- only when the column itself went below the threshold (it was printed while the scale was down, so a
+-- later, higher value is a recovery); a column that never went low was printed before the overflow run
+-- (fairseq#512: an epoch summary at loss_scale 0.500, then twelve halvings to 0.000122 and the cut-off
+-- traceback). fairseq and DeepSpeed double the scale only after a window of hundreds of clean updates, longer
+-- than a log interval, so a scale that fell low and came back shows its low values in the column.
 local function scale_recovered(list, metrics, below)
   local last = list[#list]
   local col = metrics and metrics.loss_scale
   if col and (col.count or 0) > 0 and (col.nonfinite or 0) == 0 then
-    local v = (col.values or {})[#(col.values or {})]
-    if v and finite(v) then last = v end
+    local vals = col.values or {}
+    local v = vals[#vals]
+    local went_low = false
+    for _, x in ipairs(vals) do
+      if finite(x) and x < below then went_low = true end
+    end
+    if v and finite(v) and went_low then last = v end
   end
   return last ~= nil and last >= below
 end
@@ -233,6 +245,16 @@ end
 
 function test_healthy_scaling_is_vetoed()
   assert(collapse_only(ctx_of("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0")) == false)
+end
+
+function test_column_printed_before_the_run_is_no_recovery()
+  local msg = ""
+  for i = 2, 13 do msg = msg .. "| WARNING: overflow detected, setting loss scale to: " .. fmt(1 / 2 ^ i) .. "\n" end
+  local inc = { message = msg }
+  local before = { loss_scale = { values = { 0.5 }, count = 1, nonfinite = 0 } }
+  assert(collapse_only({ incident = inc, incidents = { inc }, captures = {}, metrics = before }) == nil)
+  local after = { loss_scale = { values = { 0.5, 0.004, 0.008, 2.0 }, count = 4, nonfinite = 0 } }
+  assert(collapse_only({ incident = inc, incidents = { inc }, captures = {}, metrics = after }) == false)
 end
 
 function test_minimum()
