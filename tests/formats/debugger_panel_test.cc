@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "log/formats/compose_prefix.h"
 #include "log/formats/debugger_panel.h"
@@ -91,6 +92,38 @@ TEST(ComposePrefix, ReadsServicePrefixes) {
     std::string_view service;
     size_t bar = 0;
     EXPECT_EQ(ComposePrefixReader::Prefix(line, &service, &bar), 0u) << line;
+  }
+}
+
+// Note: [Compose runs]: the prefix is shown by a name Compose numbered itself from the first line on, by
+// two lines in a row of one service otherwise, and never by capitalised names or a table's rows.
+TEST(ComposePrefix, StripsOnceShown) {
+  struct Line {
+    const char* text;
+    size_t stripped;  // the length Strip removes, 0 for none
+  };
+  const std::vector<std::vector<Line>> inputs = {
+      // AbdBarho/stable-diffusion-webui-docker#64's console output (Compose 2.x's own numbered name):
+      // removed from its first line, no traceback needed.
+      {{"webui-docker-automatic1111-1  | + /docker/mount.sh", 32},
+       {"webui-docker-automatic1111-1  | Mounted model.ckpt", 32}},
+      // ggml-org/llama.cpp#1866's service, named in the file (container_name): shown by the second line.
+      {{"llama-cpp    | ggml_cuda_init: failed to initialize CUDA: unknown error", 0},
+       {"llama-cpp    | llm_load_tensors: offloading 80 repeating layers to GPU", 15},
+       {"llama-cpp    | llm_load_tensors: offloaded 81/81 layers to GPU", 15}},
+      // Made up: a line of other text between two lines of one service breaks the run.
+      {{"llama-cpp    | one", 0}, {"something else", 0}, {"llama-cpp    | two", 0}},
+      // Made up: a table's header and rows, and a logger's level before a bar, are no service.
+      {{"Epoch  | Loss   | Acc", 0}, {"1      | 2.3026 | 0.10", 0}, {"2      | 2.3019 | 0.11", 0},
+       {"INFO     | train:main:12 - start", 0}, {"INFO     | train:main:13 - epoch 1", 0}, {"epoch | loss", 0},
+       {"1     | 0.5", 0}},
+  };
+  for (const std::vector<Line>& input : inputs) {
+    ComposePrefixReader r;
+    for (const Line& line : input) {
+      std::string_view service;
+      EXPECT_EQ(r.Strip(line.text, &service), line.stripped) << line.text;
+    }
   }
 }
 

@@ -2695,6 +2695,16 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
   if (text.empty()) return;
   const char* const begin = text.data();
   const char* const end = begin + text.size();
+  // A Docker Compose service's name before the line (Note: [Compose runs] in formats/compose_prefix.h):
+  // once the input has shown such prefixes the line is read as the text after it; before, a prefixed
+  // line records no shape, so that the next one is seen here too.
+  std::string_view service;
+  if (Class(begin[0]) == kAlpha || Class(begin[0]) == kDigit) {
+    if (const size_t n = compose_.Strip(text, &service)) {
+      ScanSegment(text.substr(n), line_no, first_bit + n, limit);
+      return;
+    }
+  }
   // A line that opens by announcing an epoch (Note: [Evaluations across epochs]): first, so that every
   // mode and every path below (a shape's replay, the marks that drop a line without a name) agree.
   if (Class(begin[0]) == kAlpha) NoteEpoch(EpochHeaderValue(text));
@@ -2803,7 +2813,7 @@ __attribute__((noinline)) void MetricCollector::ScanSegment(std::string_view tex
   // Record the line's shape when it may have one: a short line with a blank (ScanCsv read none of it).
   ShapeEvent events[kShapeEvents];
   int events_n = 0;
-  bool record = shapes_mode_ != Shapes::kFullScan && text.size() <= kShapeMax &&
+  bool record = shapes_mode_ != Shapes::kFullScan && service.empty() && text.size() <= kShapeMax &&
                 (std::memchr(begin, ' ', text.size()) || std::memchr(begin, '\t', text.size()));
   auto note = [&](int code, const char* at, const char* r) {
     if (!record) return;

@@ -69,6 +69,7 @@
 #include <string_view>
 #include <vector>
 
+#include "log/formats/compose_prefix.h"
 #include "log/formats/learned_prefix.h"
 
 namespace triage {
@@ -445,6 +446,7 @@ class MetricCollector {
   bool table_tabs_ = false;  // the open table's header was split at tabs (Note: [Epoch tables])
   bool table_bars_ = false;  // at bars, with no bar before its first cell (the same Note)
   LogPrefix prefix_;  // the log prefix learned from the lines read (Note: [Learned prefix])
+  ComposePrefixReader compose_;  // Docker Compose's service prefixes (Note: [Compose runs])
   size_t prefix_guess_ = 0;  // the length of the last prefix matched
   std::vector<std::uint64_t> bits_;  // ScanLines' scratch: candidate and end bits, one per byte
   struct StartMarks {

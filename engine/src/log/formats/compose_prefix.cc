@@ -10,6 +10,21 @@ namespace {
 
 bool NameByte(char c) { return IsAsciiAlnum(c) || c == '_' || c == '-' || c == '.'; }
 
+bool HasCapital(std::string_view name) {
+  for (char c : name) {
+    if (c >= 'A' && c <= 'Z') return true;
+  }
+  return false;
+}
+
+// Compose's own name for a service's container: the project, the service and the replica's number,
+// "qna-transformers_1" (1.x) or "webui-docker-auto-1" (2.x), in small letters (Note: [Compose runs]).
+bool NumberedName(std::string_view name) {
+  size_t i = name.size();
+  while (i > 0 && IsAsciiDigit(name[i - 1])) --i;
+  return i < name.size() && i >= 2 && (name[i - 1] == '_' || name[i - 1] == '-') && !HasCapital(name);
+}
+
 }  // namespace
 
 size_t ComposePrefixReader::Prefix(std::string_view line, std::string_view* service, size_t* bar) {
@@ -34,21 +49,36 @@ size_t ComposePrefixReader::Prefix(std::string_view line, std::string_view* serv
   return i;
 }
 
-bool ComposePrefixReader::LineHook(Segmenter& s, std::string* line) {
-  ComposePrefixReader& r = s.readers().compose_prefix;
-  std::string_view service;
+size_t ComposePrefixReader::Strip(std::string_view line, std::string_view* service) {
   size_t bar = 0;
-  const size_t n = Prefix(*line, &service, &bar);
-  if (n == 0) return true;
-  if (!r.shown_) {
-    const std::string_view rest = text::Trim(std::string_view(*line).substr(n));
-    r.shown_ = text::StartsWith(rest, "Traceback (most recent call last)") || text::StartsWith(rest, "File \"") ||
-               text::IsExceptionLine(rest);
-    if (!r.shown_) return true;
-    r.bar_ = bar;
-  } else if (bar != r.bar_) {
-    return true;
+  const size_t n = Prefix(line, service, &bar);
+  if (n == 0) {
+    if (!shown_ && !text::Trim(line).empty()) last_.clear();
+    return 0;
   }
+  if (shown_) return bar == bar_ ? n : 0;
+  const std::string_view rest = text::Trim(line.substr(n));
+  const bool run = !last_.empty() && *service == last_ && bar == last_bar_;  // Note: [Compose runs]
+  shown_ = run || NumberedName(*service) || text::StartsWith(rest, "Traceback (most recent call last)") || text::StartsWith(rest, "File \"") ||
+           text::IsExceptionLine(rest);
+  if (!shown_) {
+    if (HasCapital(*service)) {
+      last_.clear();
+    } else {
+      last_.assign(*service);
+      last_bar_ = bar;
+    }
+    return 0;
+  }
+  bar_ = bar;
+  last_.clear();
+  return n;
+}
+
+bool ComposePrefixReader::LineHook(Segmenter& s, std::string* line) {
+  std::string_view service;
+  const size_t n = s.readers().compose_prefix.Strip(*line, &service);
+  if (n == 0) return true;
   std::string rank(service);
   line->erase(0, n);
   s.set_rank(std::move(rank));

@@ -1,5 +1,6 @@
 #include "log/formats/registry.h"
 
+#include "log/formats/json_record.h"
 #include "log/formats/text.h"
 
 namespace triage {
@@ -29,6 +30,9 @@ const std::vector<FormatEntry>& FormatTable() {
   static const std::vector<FormatEntry> kTable = {
       // Readers of raw and normalised lines, before any other reader sees them.
       {"jupyter notebook", {}, nullptr, OnRawLine(&NotebookReader::RawLineHook)},
+      // A JSON log record's text (Note: [JSON log records]), before the escaped-traceback reader, which
+      // would read the record's other fields as a line of the traceback.
+      {"json log record", {}, nullptr, OnRawLine(&JsonRecordReader::RawLineHook)},
       {"escaped traceback", {}, nullptr, OnRawLine(&EscapedReader::RawLineHook)},
       {"one-line traceback", {}, nullptr, OnRawLine(&EscapedReader::OneLineHook)},
       // Line prefixes a format puts before the text: each reader strips its own where it is present
@@ -45,6 +49,8 @@ const std::vector<FormatEntry>& FormatTable() {
       {"srun label", {}, nullptr, OnLine(&SrunLabelReader::LineHook)},
       // Docker Compose's service prefix, once the input shows it (Note: [Compose service prefixes]).
       {"compose service prefix", {}, nullptr, OnLine(&ComposePrefixReader::LineHook)},
+      // torch's rank prefix inside a Compose service's output ("trainer_1  | [rank0]: ...").
+      {"rank prefix behind a service", {}, nullptr, OnLine(&RankPrefixReader::LineHook)},
       {"pdb prompt", {}, nullptr, OnLine(&PdbPromptReader::LineHook)},
       // A log record wrapped to its message's column: read with the prefix a later hook may learn to
       // strip, and its lines after the line prefixes above are gone. Its record lines hold "Error" or
