@@ -76,6 +76,8 @@ INSTANTIATE_TEST_SUITE_P(Logging, LinePrefix,
                                            "I1128 10:11:12.345678 12345 file.py:42] ",
                                            "2024-03-02T10:15:31.4812345Z "));
 
+// Docker Compose's service prefix with the names Compose gives containers itself, 1.x's and 2.x's (Note:
+// [Compose runs]): read from the first line whether or not the log holds a traceback.
 INSTANTIATE_TEST_SUITE_P(Compose, LinePrefix,
                          ::testing::Values("trainer_1  | ", "webui-docker-auto-1  | "));
 
