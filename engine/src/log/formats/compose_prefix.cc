@@ -1,5 +1,7 @@
 #include "log/formats/compose_prefix.h"
 
+#include <cstring>
+
 #include "log/formats/text.h"
 #include "log/segmenter.h"
 #include "triage/locale_free.h"
@@ -29,6 +31,9 @@ bool NumberedName(std::string_view name) {
 
 size_t ComposePrefixReader::Prefix(std::string_view line, std::string_view* service, size_t* bar) {
   if (line.empty() || !IsAsciiAlnum(line[0])) return 0;
+  // Metric extraction asks this of every line; most have no bar at all, and one memchr says so faster
+  // than the name's bytes are read (web-server-like text: ~260 instructions a line, 2.6 a byte, before).
+  if (!std::memchr(line.data(), '|', line.size())) return 0;
   size_t i = 0;
   bool letter = false;
   while (i < line.size() && i <= kMaxName && NameByte(line[i])) {
