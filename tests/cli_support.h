@@ -74,6 +74,17 @@ inline std::string Triage(const std::string& args) {
   return "NO_COLOR=1 TRIAGE_RULES_PATH= " + kBin + " --no-bundled --rules " + RuleDir() + " " + args;
 }
 
+// The rules every default load gives (bundled, user, project, cache; not TRIAGE_RULES_PATH), loaded
+// once a process.
+inline std::shared_ptr<const triage::RuleSet> DefaultRulesOnce() {
+  static const triage::LoadResult kLoaded = [] {
+    triage::LoadOptions o;
+    o.env_path = false;
+    return triage::LoadRules(o);
+  }();
+  return kLoaded.rules;
+}
+
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream ss;

@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 
+#include "cli_support.h"
 #include "log/segmenter.h"
 #include "triage/triage.h"
 #include "source_paths.h"
@@ -132,14 +133,7 @@ class JsonChecker {
   std::string error_;
 };
 
-std::shared_ptr<const RuleSet> Rules() {
-  static const LoadResult kLoaded = [] {
-    LoadOptions o;
-    o.env_path = false;
-    return LoadRules(o);
-  }();
-  return kLoaded.rules;
-}
+std::shared_ptr<const RuleSet> Rules() { return triage_test::DefaultRulesOnce(); }
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -161,6 +161,8 @@ options:
   --no-bundled            do not load the bundled rules
   --strict                rule warnings are errors
   --color auto|always|never   colour in text output (default auto: only on a terminal, never with NO_COLOR)
+  --threads N             1: read on one thread; 2 (the default on two cores or more): a large log's metric
+                          series are read on a second thread beside the scan (the same report, sooner)
   -v, --verbose           show hypotheses and checks for every diagnosis, not only the first
   -h, --help              this text
 
@@ -313,6 +315,13 @@ int ParseArgs(int argc, char** argv, Options* o) {
         return kExitUsage;
       }
       o->color = v;
+    } else if (is("--threads")) {
+      double n = 0;
+      if (!value("--threads", &v) || !ParseNumber(v, &n) || n < 1 || n > 4096 || n != static_cast<int>(n)) {
+        PrintError("--threads needs a positive whole number (1: one thread; 2 or more: metric series beside the scan)");
+        return kExitUsage;
+      }
+      o->diagnose.threads = n >= 2 ? 0 : 1;
     } else if (a == "--tee") {
       o->tee = true;
     } else if (is("--follow")) {

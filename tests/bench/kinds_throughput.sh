@@ -1,6 +1,8 @@
 #!/bin/bash
 # Throughput on each kind of log people have (issue 15): triage (default: every bundled rule, metric
-# signatures on), triage with the signal rules off, and `rg --no-unicode -c -f` with the rules'
+# signatures on, metric series read beside the scan on a second core: Note: [Metrics beside the scan]),
+# the same on one thread (`--threads 1`), triage with the signal rules off, and `rg --no-unicode -c -f`
+# (one thread on one file) with the rules'
 # message patterns, interleaved rounds on the inputs gen_kinds.py writes. Prints MB/s, triage/rg and
 # max RSS per input, and the load average (the machine may be shared: figures move with it).
 # Asserts nothing about speed; it does check that every incident of `construction` is a closed one
@@ -58,7 +60,8 @@ ratios() { echo "$(ratio "${BEST[$1]}") ($(awk -v a="$(median rg)" -v b="$(media
 
 echo "triage: $TRIAGE${BEFORE:+ (before: $BEFORE)}; rules: $ALL bundled, rg patterns: $(wc -l < "$PAT"); $RUNS interleaved rounds, best (median)"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-14s %6s %11s %11s %11s %13s %13s %7s%s\n' input MB "rg MB/s" "triage" "no-sig" "triage/rg" "no-sig/rg" "RSS MB" \
+printf '%-14s %6s %11s %11s %11s %11s %13s %13s %13s %7s%s\n' input MB "rg MB/s" "triage" "1 thread" "no-sig" \
+  "triage/rg" "1 thread/rg" "no-sig/rg" "RSS MB" \
   "${BEFORE:+   before  before/rg}"
 for k in $KINDS; do
   LOG=$LOGS/$k.log
@@ -69,11 +72,13 @@ for k in $KINDS; do
   for _ in $(seq "$RUNS"); do
     measure rg rg --no-unicode -c -f "$PAT" "$LOG"
     measure all env -u TRIAGE_RULES_PATH "$TRIAGE" --format json "$LOG"
+    measure one env -u TRIAGE_RULES_PATH "$TRIAGE" --threads 1 --format json "$LOG"
     measure msg env -u TRIAGE_RULES_PATH "$TRIAGE" --no-bundled --rules "$DIR/no-signals" --format json "$LOG"
     [ -z "$BEFORE" ] || measure before env -u TRIAGE_RULES_PATH "$BEFORE" --format json "$LOG"
   done
-  printf '%-14s %6.0f %11s %11s %11s %13s %13s %7s%s\n' "$k" "$(awk -v b="$BYTES" 'BEGIN { print b / 1e6 }')" \
-    "$(both rg)" "$(both all)" "$(both msg)" "$(ratios all)" "$(ratios msg)" "$((${RSS[all]} / 1024))" \
+  printf '%-14s %6.0f %11s %11s %11s %11s %13s %13s %13s %7s%s\n' "$k" "$(awk -v b="$BYTES" 'BEGIN { print b / 1e6 }')" \
+    "$(both rg)" "$(both all)" "$(both one)" "$(both msg)" "$(ratios all)" "$(ratios one)" "$(ratios msg)" \
+    "$((${RSS[all]} / 1024))" \
     "${BEFORE:+   $(both before)  $(ratios before)}"
   if [ "$k" = construction ]; then
     /usr/bin/python3 - "$DIR/out-all" <<'EOF'

@@ -371,6 +371,11 @@ struct DiagnoseOptions {
   // ending in the case's corpus path). `triage eval` and the corpus tests name the case being read, so
   // that it is never answered from its own label.
   std::vector<std::string> similar_leave_out;
+  // Threads a Session reads with: 0 (the default) reads the metric series of large pieces of input
+  // (64 KiB and more) on a second thread beside the keyword scan when the machine has two cores or
+  // more; 1 keeps all reading on the caller's thread. The report is the same either way (Note: [Metrics
+  // beside the scan] in engine/src/diagnose/engine.cc).
+  int threads = 0;
 };
 
 // Diagnoses whole inputs. Cheap to copy; thread-safe.
