@@ -3,6 +3,7 @@
 #define TRIAGE_ENGINE_BESIDE_THREAD_H_
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -19,9 +20,9 @@ namespace triage {
 // - The thread is started at the first Start and lives until the object dies; a machine with one core,
 //   a thread that cannot be started, or a process forked since it started (the thread is not in the
 //   child) make Start answer false, and the caller does the job itself.
-// - Each side waits for the other by spinning a short while (a piece takes ~0.1 ms to read; waking a
-//   sleeping thread costs tens of microseconds on a virtual machine), then sleeps on a condition
-//   variable: an idle session holds no core.
+// - Each side waits for the other by spinning a while (the thread up to 1 ms, through the caller's read
+//   of a piece, ~0.2 ms; waking a sleeping thread cost ~0.1 ms on a virtual machine), then sleeps on a
+//   condition variable: an idle session holds no core.
 // - It pays only while a core is free for it: on a busy machine the second thread waits for a core,
 //   and the caller waits for it longer than doing the job itself would take. Each job's CPU time (on
 //   its thread) is set against the caller's wait for it; when over a window of kWindow jobs the waits
@@ -80,7 +81,7 @@ class BesideThread {
   enum Phase : int { kIdle, kPosted, kDone, kStop };
   void Run() noexcept;
   template <typename Ready>
-  void Await(Ready ready);
+  void Await(std::chrono::microseconds spin, Ready ready);
 
   std::thread thread_;
   bool broken_ = false;     // no thread can be had here: every Start answers false
