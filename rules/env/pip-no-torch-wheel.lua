@@ -9,6 +9,22 @@ local function python_of_tag(tag)
   return tag
 end
 
+-- "==2.1.2+cu118" -> "2.1.2+cu118", "2.1.2"; nil when the pin has no local build tag
+local function local_build_pin(spec)
+  local build = (spec or ""):gsub("^[=<>!~]+", "")
+  local bare, tag = build:match("^([%w%.]+)%+(%w+)$")
+  if bare and (tag:find("^cu") or tag:find("^rocm")) then return build, bare end
+  return nil
+end
+
+-- whether the comma-separated versions list holds exactly v
+local function listed(versions, v)
+  for item in (versions or ""):gmatch("[^,%s]+") do
+    if item == v then return true end
+  end
+  return false
+end
+
 function wheel_story(ctx)
   local c = ctx.captures
   if c.python_tag and c.python_tag ~= "" then
@@ -28,10 +44,35 @@ function wheel_story(ctx)
   elseif versions ~= "" then
     story = " pip saw other releases (" .. versions:gsub("^(.-,.-,.-),.*$", "%1, ...") .. ") for this interpreter, but not the one pinned: that release has no wheel for this Python version."
   end
-  if spec:find("+cu", 1, true) and versions == "none" then
-    story = story .. " The pin names a CUDA build (" .. spec:gsub("^[=<>!~]+", "") .. "), which PyPI does not carry."
+  local build, bare = local_build_pin(spec)
+  if build and versions == "none" then
+    story = story .. " The pin names a CUDA build (" .. build .. "), which PyPI does not carry."
+  elseif build and listed(versions, bare) then
+    -- the release itself is there for this interpreter: only its local CUDA/ROCm build is missing
+    story = " pip saw " .. bare .. " itself for this interpreter, but not the build " .. build .. " that is pinned: builds with a local tag"
+            .. " (+cu118, +rocm5.6) are only on PyTorch's own index, and there are none for macOS."
   end
-  return { story = story, spec = spec }
+  return { story = story, spec = spec, build = build or "", bare = bare or "" }
+end
+
+-- the pinned release exists for this interpreter and only its +cuXXX / +rocmX build is missing
+function local_build_only_missing(ctx)
+  local c = ctx.captures
+  local build, bare = local_build_pin(c.spec)
+  if build and listed(c.versions, bare) then
+    return bare .. " is in the versions pip lists; only " .. build .. " is not"
+  end
+  return false
+end
+
+function test_local_build_only_missing()
+  -- wild (Nerogar/OneTrainer#169): a +cu118 pin on an Apple M2, the plain 2.1.2 listed
+  local ctx = { captures = { spec = "==2.1.2+cu118", versions = "1.11.0, 2.1.1, 2.1.2, 2.2.0" } }
+  assert(local_build_only_missing(ctx))
+  assert(wheel_story(ctx).story:find("pip saw 2.1.2 itself", 1, true))
+  assert(not local_build_only_missing({ captures = { spec = "==2.1.2+cu118", versions = "2.2.0, 2.2.1" } }))
+  assert(not local_build_only_missing({ captures = { spec = "==2.1.2", versions = "2.1.2" } }))
+  assert(not local_build_only_missing({ captures = { spec = "==1.11.0+cu113", versions = "none" } }))
 end
 
 function test_story_none_and_cuda()
