@@ -2270,5 +2270,41 @@ TEST(MetricCollector, ReadsKeyValueTableRows) {
   EXPECT_TRUE(PointsOf(Collect("| loss | acc |\n| epoch | loss |\n| loss |  |\n"), SeriesId::kLoss).empty());
 }
 
+// Megatron's iteration line (megatron/training.py training_log, and its copies in Megatron-DeepSpeed and
+// Megatron-LLM): the loss, the loss scale and the grad norm are columns of one line ("| lm loss: 2.382640E+00 |
+// loss scale: 1.0 | grad norm: 0.227 |"). Read from real pastes: epfLLM/Megatron-LLM#11 (bf16, loss scale 1.0),
+// NVIDIA/Megatron-LM#602 (fp16, every step of the interval skipped: no loss column, the scale at 16384),
+// bigscience-workshop/Megatron-DeepSpeed#396 (grad norm: nan, no loss column).
+TEST(MetricCollector, ReadsMegatronIterationColumns) {
+  const MetricCollector bf16 = Collect(
+      " iteration      182/  250000 | consumed samples:       186368 | elapsed time per iteration (ms): 126995.3 | "
+      "learning rate: 1.365E-05 | global batch size:  1024 | lm loss: 2.382640E+00 | loss scale: 1.0 | grad norm: "
+      "0.227 | number of skipped iterations:   0 | number of nan iterations:   0 |\n"
+      " iteration      183/  250000 | consumed samples:       187392 | elapsed time per iteration (ms): 125553.7 | "
+      "learning rate: 1.372E-05 | global batch size:  1024 | lm loss: 2.471678E+00 | loss scale: 1.0 | grad norm: "
+      "0.134 | number of skipped iterations:   0 | number of nan iterations:   0 |\n");
+  EXPECT_EQ(ValuesOf(bf16, SeriesId::kLoss), (std::vector<double>{2.38264, 2.471678}));
+  EXPECT_EQ(ValuesOf(bf16, SeriesId::kLossScale), (std::vector<double>{1.0, 1.0}));
+  EXPECT_EQ(ValuesOf(bf16, SeriesId::kGradNorm), (std::vector<double>{0.227, 0.134}));
+  EXPECT_EQ(ValuesOf(bf16, SeriesId::kLr), (std::vector<double>{1.365e-05, 1.372e-05}));
+  const MetricCollector skipped = Collect(
+      " iteration        2/ 2753818 | consumed samples:           16 | elapsed time per iteration (ms): 1152.3 | "
+      "learning rate: 1.000E-07 | global batch size:     8 | loss scale: 16384.0 | number of skipped iterations:   1 | "
+      "number of nan iterations:   0 |\n"
+      " iteration        3/ 2753818 | consumed samples:           24 | elapsed time per iteration (ms): 1118.1 | "
+      "learning rate: 1.000E-07 | global batch size:     8 | loss scale: 16384.0 | number of skipped iterations:   1 | "
+      "number of nan iterations:   0 |\n");
+  EXPECT_EQ(ValuesOf(skipped, SeriesId::kLoss), (std::vector<double>{}));
+  EXPECT_EQ(ValuesOf(skipped, SeriesId::kLossScale), (std::vector<double>{16384.0, 16384.0}));
+  const MetricCollector nan_norm = Collect(
+      " iteration     5426/  250000 | consumed samples:        43408 | consumed tokens:     88899584 | elapsed time per "
+      "iteration (ms): 4247.9 | learning rate: 2.999E-04 | global batch size:     8 | loss scale: 1.0 | grad norm: nan | "
+      "actual seqlen:  2048 | number of skipped iterations:   0 | number of nan iterations:   0 | samples per second: "
+      "1.883 | TFLOPs: 78.36 |\n");
+  EXPECT_EQ(ValuesOf(nan_norm, SeriesId::kLoss), (std::vector<double>{}));
+  ASSERT_EQ(ValuesOf(nan_norm, SeriesId::kGradNorm).size(), 1u);
+  EXPECT_TRUE(std::isnan(ValuesOf(nan_norm, SeriesId::kGradNorm)[0]));
+}
+
 }  // namespace
 }  // namespace triage
