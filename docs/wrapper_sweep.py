@@ -142,7 +142,7 @@ def main():
              "bitsandbytes' loader, against main at 11949ab5; the rows after them, from the AUTOMATIC1111 web UI to the end,",
              "the apps and libraries logs come through, against main at cfa10791 with `--unrecorded`; the data-loading libraries'",
              "rows from Pillow on, against main at 604cd97f with `--unrecorded`, and each later batch against the main of its",
-             "session; the last 59, from tokenizers' untagged-enum message to the end, the libraries under and around PyTorch",
+             "session; the last 60, from tokenizers' untagged-enum message to the end, the libraries under and around PyTorch",
              "(tokenizers, SentencePiece, safetensors, NumPy, torchtext, torchaudio, torchvision's io and ops, xFormers, apex,",
              "torch.onnx, TorchScript, torch.fx and torch.export, TRL, PEFT, llama.cpp's converter), against main at 061c3251),",
              "`now`: this tree's rules.",
