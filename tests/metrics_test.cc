@@ -674,6 +674,22 @@ TEST(MetricCollector, ReadsSummedValuesOnAnEvaluationLine) {
             (std::vector<double>{0.7812}));
 }
 
+// Note: [Split-prefixed top-1] in metrics.cc. DeiT-style JSON epoch lines (as yuhuan-wu/P2T#13's author posted his
+// ImageNet log, corpus/wild/negative/p2t-13-author-imagenet-log-train-loss-3.7-mid-run) print the evaluation's top-1
+// as test_acc1; timm's summary.csv as eval_top1. Both are the evaluation's accuracy; the top-5 beside them is not.
+TEST(MetricCollector, ReadsSplitPrefixedTopOne) {
+  const MetricCollector deit = Collect(
+      "{\"train_lr\": 0.0007614233696396924, \"train_loss\": 3.748048622735875, \"epoch\": 99, \"n_parameters\": 11590840}\n"
+      "{\"train_lr\": 0.000756975500796447, \"train_loss\": 3.762699702232004, \"test_loss\": 1.2603078159212155, "
+      "\"test_acc1\": 71.27800225585938, \"test_acc5\": 90.97800259765626, \"epoch\": 100, \"n_parameters\": 11590840}\n");
+  EXPECT_EQ(ValuesOf(deit, SeriesId::kValAcc), (std::vector<double>{71.27800225585938}));
+  EXPECT_EQ(ValuesOf(deit, SeriesId::kValLoss), (std::vector<double>{1.2603078159212155}));
+  EXPECT_EQ(ValuesOf(deit, SeriesId::kLoss), (std::vector<double>{3.748048622735875, 3.762699702232004}));
+  EXPECT_TRUE(ValuesOf(deit, SeriesId::kAcc).empty());
+  const MetricCollector timm = Collect("epoch,train_loss,eval_loss,eval_top1,eval_top5\n0,6.71,5.93,4.11,12.87\n1,6.02,5.12,9.35,24.40\n");
+  EXPECT_EQ(ValuesOf(timm, SeriesId::kValAcc), (std::vector<double>{4.11, 9.35}));
+}
+
 // NeMo's Megatron models log "reduced_train_loss" (the loss averaged over data-parallel ranks); Lightning 1.x put its
 // own running "loss=" in front (NVIDIA-NeMo/Speech#5928), Lightning 2.x prints only the logged names, so before
 // the alias such a bar gave no loss series at all.

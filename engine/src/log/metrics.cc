@@ -134,6 +134,15 @@ constexpr Alias kAliases[] = {
     {"epoch", kKeyEpoch},
     {"test_loss", S(SeriesId::kValLoss)},  {"test_acc", S(SeriesId::kValAcc)},
     {"test_accuracy", S(SeriesId::kValAcc)}, {"val", kKeyBareEval},
+    // Note: [Split-prefixed top-1]. The JSON lines DeiT's main.py writes each epoch (and the many trainers
+    // copied from it: ConvNeXt, MAE's fine-tuning, PVT, P2T) prefix the metric logger's names with the split,
+    // {"train_lr": ..., "train_loss": ..., "test_loss": ..., "test_acc1": 71.28, "test_acc5": 90.98, ...}, and
+    // timm's summary.csv heads its columns eval_loss, eval_top1, eval_top5. The top-1 is the split's accuracy
+    // (read with its own scale: a percent stays a percent); top-5 is not tracked, as acc5 above.
+    {"test_acc1", S(SeriesId::kValAcc)},    {"test_acc5", kKeyIgnore},
+    {"val_acc1", S(SeriesId::kValAcc)},     {"val_acc5", kKeyIgnore},
+    {"train_acc1", S(SeriesId::kAcc)},      {"train_acc5", kKeyIgnore},
+    {"eval_top1", S(SeriesId::kValAcc)},    {"eval_top5", kKeyIgnore},
     {"eval", kKeyIgnore},                   {"valid", kKeyBareEval},
     {"validation", kKeyBareEval},           {"test", kKeyBareEval},
     {"train", kKeyBareTrain},               {"training", kKeyIgnore},
