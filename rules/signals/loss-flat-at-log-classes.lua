@@ -45,8 +45,51 @@ local function intervals_before(steps)
   return steps[1] / g
 end
 
--- score: demoted when the window opens late and the loss still moves in it; the prior otherwise.
+-- Note: [Accuracy above chance]. A classifier whose scores are the same for every class has a loss of
+-- ln C and picks one class for everything, so its accuracy is the share of that class: 1/C on balanced
+-- data. When the same input prints an accuracy far above that, the loss near ln C is a coincidence of its
+-- value (above ln 9 every loss lies within the detector's 3% of some ln C), not a model stuck at uniform
+-- scores: a DeiT-style ImageNet run pasted at epochs 98-109 sits at a training loss of 3.75 (ln 42, mixup
+-- and label smoothing keep it high) beside a test top-1 of 71% (yuhuan-wu/P2T#13, a healthy run). The last
+-- accuracy the input printed (the evaluation's or the training's, whichever is higher; a value above 1
+-- makes its series a percentage) demotes the reading under the abstention threshold with the reason when
+-- it is at least ACC_LEARNED and at least ACC_TIMES_CHANCE times 1/C. Half is kept as the floor so that a
+-- few classes with one large one (uniform scores pick one class, whose share can be large) never veto.
+local ACC_LEARNED = 0.5
+local ACC_TIMES_CHANCE = 3
+
+-- The last finite accuracy of a series as a fraction; a value above 1 makes the series a percentage.
+local function last_accuracy(s)
+  local v = s and s.values and triage.finite(s.values)
+  if not v or #v == 0 then return nil end
+  for _, x in ipairs(v) do
+    if x > 1 then return v[#v] / 100 end
+  end
+  return v[#v]
+end
+
+local function accuracy_above_chance(ctx)
+  local m = ctx.metrics
+  if not m then return nil end
+  local classes = triage.number(ctx.captures and ctx.captures.classes or "")
+  if not classes or classes < 2 then return nil end
+  local a, b = last_accuracy(m.val_acc), last_accuracy(m.acc)
+  local acc = (a and b) and math.max(a, b) or a or b
+  if not acc then return nil end
+  local floor = math.max(ACC_LEARNED, ACC_TIMES_CHANCE / classes)
+  if acc < floor then return nil end
+  return { confidence = math.min(ctx.confidence, DEMOTED),
+           note = string.format("Demoted: the input also prints an accuracy of %.1f%% (its last value), far above the %.1f%% " ..
+                                "that uniform guessing over %d classes scores; a model stuck at ln %d would not reach it, " ..
+                                "so the loss near ln %d is a coincidence of its value.", 100 * acc, 100 / classes,
+                                classes, classes, classes) }
+end
+
+-- score: demoted when the input prints an accuracy far above chance (Note: [Accuracy above chance]), or
+-- when the window opens late and the loss still moves in it; the prior otherwise.
 function unless_late_window(ctx)
+  local learned = accuracy_above_chance(ctx)
+  if learned then return learned end
   local s = ctx.metrics and ctx.metrics.loss
   if not s or not s.steps then return nil end
   local n = intervals_before(s.steps)
@@ -84,6 +127,32 @@ function test_late_but_unmoving_keeps_prior()
   local steps, values = {}, {}
   for i = 1, 12 do steps[i] = 99 + i; values[i] = 4.6 end
   assert(unless_late_window(ctx_with(steps, values)) == nil)
+end
+
+local function ctx_acc(classes, acc_name, acc_values)
+  local steps, values = {}, {}
+  for i = 1, 12 do steps[i] = 97 + i; values[i] = (i % 2 == 0) and 3.75 or 3.73 end
+  local m = { loss = { steps = steps, values = values } }
+  m[acc_name] = { steps = { 100 }, values = acc_values }
+  return { confidence = 0.8, captures = { classes = tostring(classes) }, metrics = m }
+end
+
+function test_accuracy_far_above_chance_demotes()
+  -- yuhuan-wu/P2T#13: a training loss at ln 42 beside a test top-1 of 71.28 (percent).
+  local r = unless_late_window(ctx_acc(42, "val_acc", { 71.27800225585938 }))
+  assert(r and r.confidence < 0.35 and r.note:find("71.3%", 1, true), r and r.note)
+  -- a fraction works the same
+  assert(unless_late_window(ctx_acc(42, "acc", { 0.2, 0.7 })))
+end
+
+function test_accuracy_at_chance_keeps_prior()
+  -- ln 10 with 10% accuracy is the reading itself, as a percent or a fraction
+  assert(unless_late_window(ctx_acc(10, "val_acc", { 10.0, 9.8 })) == nil)
+  assert(unless_late_window(ctx_acc(10, "acc", { 0.1 })) == nil)
+  -- two classes: uniform scores can score any share of the class they pick, so no veto below 1.5
+  assert(unless_late_window(ctx_acc(2, "acc", { 0.9 })) == nil)
+  -- a NaN accuracy is no evidence
+  assert(unless_late_window(ctx_acc(42, "val_acc", { 0 / 0 })) == nil)
 end
 
 function test_positions_keep_prior()
