@@ -373,112 +373,22 @@ int ParseArgs(int argc, char** argv, Options* o) {
   return -1;
 }
 
-// Note: [Mapped input]
-// A regular file is read through windows of a shared read-only mapping instead of read(2): the pages
-// of the page cache are read where they are, without the kernel's copy into a buffer (on a 64 MiB log
-// held in the page cache in 4 KiB pages, ~12 ms of copying and page lookups against ~7 ms of mapping).
-// Memory stays bounded: a window (kMapWindow) is mapped and advised as read once in order (its pages
-// come in by the kernel's fault-around, 16 at a fault; MAP_POPULATE measured ~0.5-1 ms slower per
-// 64 MiB), handed to the session in pieces of kFeedPiece bytes (each piece is still in the core's
-// cache when the metric path reads it after the line scanner: 256 KiB pieces measured ~1 ms faster
-// per 64 MiB than 1 MiB ones; read(2) keeps its 1 MiB buffer, kReadBuffer, as smaller reads cost more
-// calls), and unmapped before the next window is mapped, so at most one window of the file counts in
-// the resident set. A line that straddles two windows or two pieces is joined by the session as for
-// any split input. Pipes, terminals, standard input and files under kMapAtLeast bytes keep read(2).
-// The mapping covers the size the file had when opened; what a writer appended since is then read
-// with read(2) to the end, as before. A file cut shorter while it is read (a log rotated with
-// copytruncate) is diagnosed as far as it was read, with a note: its size is checked before each piece
-// (one fstat per 256 KiB), and a cut that lands while a piece is read makes the next access past the
-// new end fault (SIGBUS); the handler (MappedFileShrank) puts zero pages over the rest of the window,
-// so that piece ends in NUL bytes, and reading stops there.
-constexpr size_t kFeedPiece = size_t{256} << 10;
+// Note: [Read input]
+// Every input, a regular file too, is read with read(2) into one buffer of kReadBuffer bytes and fed
+// to the session a buffer at a time. Until 2026-12-02 a regular file of a MiB or more was read through
+// 4 MiB windows of a shared read-only mapping instead (no copy out of the page cache: ~7 ms against
+// ~12 ms a 64 MiB log when it was measured). On this project's VM (Firecracker, Linux 6.18 with DAMON
+// watching physical memory) reading mapped page-cache pages came to cost several times a copy:
+// memchr over a 512 MiB log ran at 1.35-1.5 GB/s mapped and 6.6 GB/s read(2) into a 1 MiB buffer, and
+// triage took 0.6-0.9 s mapped against 0.25-0.34 s read on the bench's metric logs (tests/bench/README.md,
+// 2026-12-02). A copy costs about the same on every machine; what a mapping costs depends on the kernel
+// and the hypervisor. A file cut shorter while it is read (a log rotated with copytruncate) ends where
+// read(2) meets its new end; when that is before the size the file had when opened, the report covers
+// what was read and a note says so.
 constexpr size_t kReadBuffer = size_t{1} << 20;
-constexpr size_t kMapWindow = size_t{4} << 20;
-constexpr off_t kMapAtLeast = off_t{1} << 20;
-
-// The file being read through a mapping and its window, for the SIGBUS handler (plain data: the
-// handler may only read memory and make system calls).
-char g_mapped_name[512];
-char* volatile g_window = nullptr;
-volatile size_t g_window_len = 0;
-size_t g_page = 4096;
-volatile sig_atomic_t g_cut = 0;
-
-// A page of the window past the file's new end faulted: the rest of the window is replaced with zero
-// pages so that the piece being read ends (as a line of NUL bytes), and the cut is noted for the
-// caller. A fault anywhere else, or a window that cannot be replaced, ends the program with an error.
-extern "C" void MappedFileShrank(int, siginfo_t* info, void*) {
-  char* at = static_cast<char*>(info->si_addr);
-  char* base = g_window;
-  const size_t len = g_window_len;
-  if (base != nullptr && at >= base && at < base + len) {
-    char* page = base + (static_cast<size_t>(at - base) / g_page) * g_page;
-    void* zero = mmap(page, static_cast<size_t>(base + len - page), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-    if (zero != MAP_FAILED) {
-      g_cut = 1;
-      return;
-    }
-  }
-  static const char kHead[] = "triage: ";
-  static const char kTail[] = " was cut shorter while being read\n";
-  ssize_t ignored = write(STDERR_FILENO, kHead, sizeof kHead - 1);
-  ignored = write(STDERR_FILENO, g_mapped_name, strnlen(g_mapped_name, sizeof g_mapped_name));
-  ignored = write(STDERR_FILENO, kTail, sizeof kTail - 1);
-  (void)ignored;
-  _exit(kExitUsage);  // an input error, as a file that cannot be read
-}
-
-// Feeds the first `size` bytes of the regular file `fd` to the session through mapped windows
-// (Note: [Mapped input]). Returns the bytes fed: `size`, or fewer when a window cannot be mapped (the
-// caller reads the rest with read(2) from there) or the file was cut shorter (*cut).
-off_t FeedMapped(int fd, off_t size, const std::string& name, Session* session, bool* tee, bool* cut) {
-  std::snprintf(g_mapped_name, sizeof g_mapped_name, "%s", name.c_str());
-  const long page = sysconf(_SC_PAGESIZE);
-  g_page = page > 0 ? static_cast<size_t>(page) : 4096;
-  g_cut = 0;
-  struct sigaction on_bus {}, before {};
-  on_bus.sa_sigaction = MappedFileShrank;
-  on_bus.sa_flags = SA_SIGINFO;
-  sigemptyset(&on_bus.sa_mask);
-  sigaction(SIGBUS, &on_bus, &before);
-  off_t done = 0;
-  while (done < size && !*cut) {
-    const size_t len = static_cast<size_t>(std::min<off_t>(static_cast<off_t>(kMapWindow), size - done));
-    void* map = mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, done);
-    if (map == MAP_FAILED) break;
-    madvise(map, len, MADV_SEQUENTIAL);
-    const char* p = static_cast<const char*>(map);
-    g_window_len = len;
-    g_window = static_cast<char*>(map);
-    size_t at = 0;
-    while (at < len) {
-      size_t n = std::min(kFeedPiece, len - at);
-      // A file cut shorter since it was opened (a log rotated with copytruncate) ends where it now
-      // ends, as read(2) would; a cut while a piece is read is caught by MappedFileShrank.
-      struct stat now;
-      if (fstat(fd, &now) == 0 && now.st_size < done + static_cast<off_t>(at + n)) {
-        n = static_cast<size_t>(std::max<off_t>(now.st_size - done - static_cast<off_t>(at), 0));
-        *cut = true;
-      }
-      if (n > 0) {
-        if (*tee && !WriteAll(STDOUT_FILENO, p + at, n)) *tee = false;  // reader went away
-        session->Feed(std::string_view(p + at, n));
-      }
-      at += n;
-      if (g_cut) *cut = true;
-      if (*cut) break;
-    }
-    g_window = nullptr;
-    munmap(map, len);
-    done += static_cast<off_t>(at);
-  }
-  sigaction(SIGBUS, &before, nullptr);
-  return done;
-}
 
 // Reads one input through a Session in pieces as they arrive (read(2), so a pipe is forwarded
-// promptly with --tee; a regular file through a mapping, Note: [Mapped input]). Returns false (with
-// *error) when it cannot be read.
+// promptly with --tee; Note: [Read input]). Returns false (with *error) when it cannot be read.
 bool DiagnoseInput(const std::string& name, const std::shared_ptr<const RuleSet>& rules,
                    const DiagnoseOptions& options, bool tee, Report* report, std::string* error) {
   int fd = name == "-" ? STDIN_FILENO : open(name.c_str(), O_RDONLY);
@@ -493,19 +403,8 @@ bool DiagnoseInput(const std::string& name, const std::shared_ptr<const RuleSet>
   }
   Session session(rules, options, name);
   bool ok = true;
-  bool cut = false;  // a mapped file cut shorter while read: its end was read, read(2) adds nothing
   struct stat st;
   const bool regular = fd != STDIN_FILENO && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  if (regular && st.st_size >= kMapAtLeast) {
-    const off_t fed = FeedMapped(fd, st.st_size, name, &session, &tee, &cut);
-    if (cut) {
-      std::fprintf(stderr, "triage: note: %s was cut shorter while it was read (a rotated log?); the diagnosis covers what was read before the cut\n", name.c_str());
-    }
-    if (lseek(fd, fed, SEEK_SET) != fed) {
-      *error = "error reading " + name + ": " + std::strerror(errno);
-      ok = false;
-    }
-  }
   // Not zeroed: a short log touches the pages it reads into, not 1 MiB of them (~256 page faults).
   // A short regular file's buffer holds it and one byte more (at least 4 KiB, in case it grows): a
   // 1 MiB block for a 20-line log took the heap's top past its third huge window, whose 2 MiB the
@@ -513,8 +412,9 @@ bool DiagnoseInput(const std::string& name, const std::shared_ptr<const RuleSet>
   const size_t buffer = regular && st.st_size < static_cast<off_t>(kReadBuffer)
                             ? std::max<size_t>(static_cast<size_t>(st.st_size) + 1, 4096)
                             : kReadBuffer;
-  std::unique_ptr<char[]> buf(ok && !cut ? new char[buffer] : nullptr);
-  while (ok && !cut) {
+  std::unique_ptr<char[]> buf(new char[buffer]);
+  off_t got = 0;
+  while (ok) {
     ssize_t n = read(fd, buf.get(), buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
@@ -523,8 +423,12 @@ bool DiagnoseInput(const std::string& name, const std::shared_ptr<const RuleSet>
       break;
     }
     if (n == 0) break;
+    got += n;
     if (tee && !WriteAll(STDOUT_FILENO, buf.get(), static_cast<size_t>(n))) tee = false;  // reader went away
     session.Feed(std::string_view(buf.get(), static_cast<size_t>(n)));
+  }
+  if (ok && regular && got < st.st_size) {  // Note: [Read input]
+    std::fprintf(stderr, "triage: note: %s was cut shorter while it was read (a rotated log?); the diagnosis covers what was read before the cut\n", name.c_str());
   }
   if (fd != STDIN_FILENO) close(fd);
   if (!ok) return false;
