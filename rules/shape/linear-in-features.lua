@@ -69,6 +69,29 @@ function flattened_map(ctx)
   return false
 end
 
+-- when (unflattened-input): Note: [Unflattened input] in linear-in-features.yaml. The layer was built for
+-- C x W x W features (a channel count C, a square W x W map) and the rows are B x C x W: the product saw the
+-- map's last dimension only. Widths under 4 are left out (too many chance splits).
+local function is_channel_count(c)
+  if c == 1 then return true end
+  for _, k in ipairs(CHANNELS) do if k == c then return true end end
+  return false
+end
+
+function unflattened_input(ctx)
+  local got, want = numbers(ctx)
+  local rows = math.tointeger(triage.number(ctx.captures.rows))
+  if not got or not want or not rows or got < 4 or rows < 1 then return false end
+  if want % (got * got) ~= 0 then return false end
+  local c = want // (got * got)
+  if not is_channel_count(c) then return false end
+  if rows % (c * got) ~= 0 then return false end
+  local batch = rows // (c * got)
+  return string.format("in_features %d = %d x %d x %d (channels x height x width), and the %d rows = %d x %d x %d: "
+                       .. "%d sample(s) x %d channel(s) x %d map rows, so the map reached the layer unflattened",
+                       want, c, got, got, rows, batch, c, got, batch, c, got)
+end
+
 -- score: a note with the arithmetic, so the explanation itself carries it.
 function note_split(ctx)
   local got, want = numbers(ctx)
@@ -100,4 +123,19 @@ end
 function test_small_vectors_are_not_feature_maps()
   assert(flattened_map({ captures = { got = "16", want = "8" } }) == false)
   assert(split_features({ captures = { got = "16", want = "8" } }) == nil)
+end
+
+function test_unflattened_batch_reads_as_image_rows()
+  -- a batch of 64 28 x 28 images into Linear(784, ...) without a flatten: 64 x 28 rows of 28 values
+  local why = unflattened_input({ captures = { rows = "1792", got = "28", want = "784" } })
+  assert(type(why) == "string" and why:find("784 = 1 x 28 x 28", 1, true) and why:find("64 sample(s)", 1, true), tostring(why))
+  -- a 16-channel 6 x 6 map of one sample into Linear(576, ...)
+  assert(unflattened_input({ captures = { rows = "96", got = "6", want = "576" } }))
+end
+
+function test_other_widths_are_not_unflattened()
+  assert(unflattened_input({ captures = { rows = "1920", got = "2048", want = "4096" } }) == false)
+  assert(unflattened_input({ captures = { rows = "4", got = "57600", want = "64" } }) == false)
+  assert(unflattened_input({ captures = { rows = "1", got = "2", want = "8" } }) == false)      -- width under 4
+  assert(unflattened_input({ captures = { rows = "100", got = "28", want = "784" } }) == false) -- 100 is no multiple of 28
 end
