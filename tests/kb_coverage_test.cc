@@ -32,6 +32,9 @@ const std::map<std::string, std::string>& PendingCategories() {
   // collection batch 2026-11-28c. A category added later without a rule or three
   // cases goes here with the reason, until it is covered.
   static const std::map<std::string, std::string> kPending = {
+      {"distributed.launcher_hangup",
+       "added by batch 2026-12-02c-kb-natural2 with two wild cases (ChatGLM2-6B#262, SparK#19); a dozen more "
+       "torchrun SIGHUP threads were read, but the stored windows showed no settlement for a third"},
       {"data.pin_memory_device",
        "added by batch 2026-12-01c-kb-memidx3 with two wild cases (GCNN#2, darts#436); the stored threads held "
        "no third with a settled cause, and no device machine was lent to run one"},
