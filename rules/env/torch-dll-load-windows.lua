@@ -22,6 +22,14 @@ function dll_story(ctx)
       blocked = "no",
     }
   end
+  -- Note: [Loader suffix alone] in the YAML: the DLL is named, Windows' code and reason are not
+  if c.bare_dll and c.bare_dll ~= "" then
+    return {
+      what = c.bare_dll:match("([^\\/]+)$") or c.bare_dll,
+      story = "The error line is cut or reprinted without Windows' error code and reason, so only the DLL is known; for a DLL that torch ships, a missing system runtime it depends on is the usual cause, not the file itself.",
+      blocked = "no",
+    }
+  end
   local what
   if c.dll and c.dll ~= "" then
     what = (c.dll:match("([^\\/]+)$") or c.dll) .. (c.code and (" (WinError " .. c.code .. ")") or "")
@@ -79,6 +87,13 @@ function test_cut_needs_the_loader_frame()
   assert(torch_frame_for_old_wording({ captures = { cut = "raise err" }, incident = { frames = { loader, own } } }) == false)
   local deps = { file = "/usr/lib/python3/dist-packages/torch/__init__.py", func = "_load_global_deps", source = "raise err" }
   assert(torch_frame_for_old_wording({ captures = { cut = "raise err" }, incident = { frames = { deps } } }) == false)
+end
+
+function test_bare_suffix_names_the_dll()
+  local v = dll_story({ captures = { bare_dll = "D:\\AI\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll" } })
+  assert(v.what == "fbgemm.dll")
+  assert(v.blocked == "no")
+  assert(torch_frame_for_old_wording({ captures = { bare_dll = "x\\torch\\lib\\c10.dll" }, incident = { frames = {} } }) == nil)
 end
 
 function test_old_wording_needs_a_torch_frame()
