@@ -131,6 +131,29 @@ end
   EXPECT_NE(note.find("[share ok]"), std::string::npos) << note;
 }
 
+// triage.last_accuracy: the higher of the evaluation's and the training's last finite accuracy, as a fraction
+// (a series with a value above 1 is a percentage, judged per series), with the name of its series; nil for no
+// finite value or no table.
+TEST(LuaRules, LastAccuracyReadsTheHigherSeriesAsAFraction) {
+  const std::string lua = R"lua(
+function found(ctx)
+  local a, an = triage.last_accuracy({ val_acc = { values = { 12.5, 71.25, 0 / 0 } }, acc = { values = { 0.4, 0.6 } } })
+  local b, bn = triage.last_accuracy({ val_acc = { values = { 0.3 } }, acc = { values = { 0.2, 0.9 } } })
+  local c = triage.last_accuracy({ acc = { values = { 1 / 0 } } })
+  local d = triage.last_accuracy(nil)
+  local e, en = triage.last_accuracy({ val_acc = { values = { 0.5 } }, acc = { values = { 50 } } })
+  if a == 0.7125 and an == "val_acc" and b == 0.9 and bn == "acc" and c == nil and d == nil
+     and e == 0.5 and en == "val_acc" then
+    return { confidence = 0.5, note = "[accuracy ok]" }
+  end
+  return { confidence = 0.5, note = "[" .. tostring(a) .. " " .. tostring(an) .. " " .. tostring(b) .. " " ..
+                                    tostring(bn) .. " " .. tostring(c) .. " " .. tostring(e) .. "]" }
+end
+)lua";
+  const std::string note = NoteOfFound(lua);
+  EXPECT_NE(note.find("[accuracy ok]"), std::string::npos) << note;
+}
+
 // triage.embedding_table: the innermost frame calling a known table decides (a token table in an outer frame
 // does not), with its kind, name, frame and evidence text; nil for no such call and for bad arguments.
 // triage.embedding_evidence: that text for the kind asked, false for another kind, true for "none" only

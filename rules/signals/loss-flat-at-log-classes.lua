@@ -58,23 +58,12 @@ end
 local ACC_LEARNED = 0.5
 local ACC_TIMES_CHANCE = 3
 
--- The last finite accuracy of a series as a fraction; a value above 1 makes the series a percentage.
-local function last_accuracy(s)
-  local v = s and s.values and triage.finite(s.values)
-  if not v or #v == 0 then return nil end
-  for _, x in ipairs(v) do
-    if x > 1 then return v[#v] / 100 end
-  end
-  return v[#v]
-end
-
 local function accuracy_above_chance(ctx)
   local m = ctx.metrics
   if not m then return nil end
   local classes = triage.number(ctx.captures and ctx.captures.classes or "")
   if not classes or classes < 2 then return nil end
-  local a, b = last_accuracy(m.val_acc), last_accuracy(m.acc)
-  local acc = (a and b) and math.max(a, b) or a or b
+  local acc = triage.last_accuracy(m)   -- Note: [Last accuracy] in lua_setup.inc
   if not acc then return nil end
   local floor = math.max(ACC_LEARNED, ACC_TIMES_CHANCE / classes)
   if acc < floor then return nil end

@@ -23,16 +23,6 @@ local function intervals_before(steps)
   return steps[1] / gap
 end
 
--- The last finite accuracy of a series as a fraction; a value above 1 makes the series a percentage.
-local function last_accuracy(s)
-  local v = s and s.values and triage.finite(s.values)
-  if not v or #v == 0 then return nil end
-  for _, x in ipairs(v) do
-    if x > 1 then return v[#v] / 100 end
-  end
-  return v[#v]
-end
-
 -- score: demoted for a late window beside a learned accuracy; the prior otherwise.
 function unless_learned_late(ctx)
   local m = ctx.metrics
@@ -40,8 +30,7 @@ function unless_learned_late(ctx)
   if not s or not s.steps then return nil end
   local n = intervals_before(s.steps)
   if not n or n < LATE then return nil end
-  local a, b = last_accuracy(m.val_acc), last_accuracy(m.acc)
-  local acc = (a and b) and math.max(a, b) or a or b
+  local acc = triage.last_accuracy(m)   -- Note: [Last accuracy] in lua_setup.inc
   if not acc or acc < ACC_LEARNED then return nil end
   return { confidence = math.min(ctx.confidence, DEMOTED),
            note = string.format("Demoted: the printed loss starts %d print intervals into the run, so the log does not show " ..
