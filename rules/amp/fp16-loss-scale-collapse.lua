@@ -86,6 +86,59 @@ local function all_scales(ctx)
   return list, steps, low
 end
 
+-- Note: [Megatron's skipped intervals]. Megatron's iteration line (training_log) prints the scale the scaler is at
+-- now, how many iterations of the interval were skipped, and a loss (`lm loss`, gpt-neox's `lm_loss`, ...) only
+-- when at least one iteration of the interval advanced: a line with skipped iterations and no loss is an interval
+-- in which the optimizer never stepped. Two readings follow from that.
+--   Stalled: three or more such lines in a row at the same scale. A dynamic scaler halves its scale after
+--   `hysteresis` overflows in a row (2 by default), so its calibration at the start of a healthy fp16 run changes
+--   the scale at least every second fully skipped iteration; a scale that stays put while every iteration is
+--   skipped is a static scale (--loss-scale) or a floor, and every update is lost whatever its size
+--   (NVIDIA/Megatron-LM#602: iterations 1-4 at 16384, each skipped, the optimizer state never created). Kept
+--   however large the scale.
+--   Skipped to the end: the newest such line has no loss, so the loss the input printed comes from earlier
+--   intervals, before the collapse. A loss that fell then says nothing about training going on now, and the
+--   `loss_falls` veto below is not asked (it used to set aside a collapse to 1 whose earlier lm loss had fallen).
+local MEGATRON_LINE = "| loss scale: ([%d.]+) |"
+local function megatron_lines(incidents)
+  local out = {}
+  for _, inc in ipairs(incidents) do
+    for line in (inc.message or ""):gmatch("[^\n]+") do
+      local scale = line:match(MEGATRON_LINE)
+      local skipped = line:match("| number of skipped iterations: +(%d+) |")
+      if scale and skipped then
+        local rest = line:gsub("loss scale:", "")
+        out[#out + 1] = { scale = tonumber(scale), skipped = tonumber(skipped), loss = rest:find("loss: ", 1, true) ~= nil }
+      end
+    end
+  end
+  return out
+end
+
+local STALLED_LINES = 3
+local function megatron_reading(lines)
+  local last = lines[#lines]
+  if not last or last.skipped == 0 or last.loss then return nil end
+  local run = 0
+  for i = #lines, 1, -1 do
+    local l = lines[i]
+    if l.skipped == 0 or l.loss or l.scale ~= last.scale then break end
+    run = run + 1
+  end
+  if run >= STALLED_LINES then return "stalled" end
+  return "skipped"
+end
+
+local function megatron_of(incidents)
+  return megatron_reading(megatron_lines(incidents))
+end
+
+local function megatron(ctx)
+  if (ctx.captures.skipped or "") == "" then return nil end
+  if ctx.incidents then return triage.per_input(ctx, megatron_of) end
+  return megatron_reading(megatron_lines({ ctx.incident }))
+end
+
 -- values: {history}, a clause telling how many overflows the log reported (each rank and each scaler
 -- line reports one; a skipped step may be reported more than once) and where the scale ended.
 function scale_history(ctx)
@@ -94,6 +147,9 @@ function scale_history(ctx)
     return { history = " until it reached the minimum the scaler allows" }
   end
   -- Megatron prints the scale it is at, not the one an overflow reduced: say what its iteration line counts
+  if megatron(ctx) == "stalled" then
+    return { history = string.format(" (Megatron's iteration lines skip every iteration at a scale of %s that no longer changes, so no update is ever taken)", fmt(list[#list])) }
+  end
   if (ctx.captures.skipped or "") ~= "" and low then
     return { history = string.format(" (Megatron's iteration lines count skipped iterations with the scale down at %s)", fmt(low)) }
   end
@@ -175,12 +231,15 @@ function collapse_only(ctx)
   if ctx.captures.minimum and ctx.captures.minimum ~= "" then return nil end
   if (ctx.captures.threshold or "") ~= "" then return false end
   if (ctx.captures.skipped or "") ~= "" and ctx.incidents and triage.per_input(ctx, threshold_skips) then return false end
+  local stalled = megatron(ctx)   -- Note: [Megatron's skipped intervals]
+  if stalled == "stalled" then return nil end
   local list, _, low = all_scales(ctx)
   if low == nil then
     low = triage.number(ctx.captures.scale or "")
   end
   local below = collapsed_below(ctx.incident.message or "")
   if low ~= nil and low >= below then return false end
+  if stalled == "skipped" then return nil end
   if pinned_at_floor(list, low) or lr_never_moved(ctx.metrics) then return nil end
   if loss_falls(ctx.metrics) or scale_recovered(list, ctx.metrics, below) then return false end
   return nil
@@ -281,6 +340,42 @@ function test_megatron_iteration_lines()
   local note = { message = "skipping grad norm because it's too large 1523.7" }
   local skipped = { incident = inc, incidents = { note, inc }, captures = { skipped = "10", scale = "1.0" } }
   assert(collapse_only(skipped) == false)
+end
+
+local function megatron_line(it, scale, skipped, loss)
+  return string.format(" iteration %8d/  500000 | learning rate: 4.000E-05 | global batch size:   128 |%s loss scale: %s |%s number of skipped iterations: %3d | number of nan iterations:   0 |",
+    it, loss and string.format(" lm loss: %.6E |", loss) or "", scale, loss and " grad norm: 2.110 |" or "", skipped)
+end
+
+function test_megatron_every_iteration_skipped_at_a_static_scale()
+  -- Megatron-LM#602: iterations 1-4 skipped at 16384, no loss printed: kept however large the scale
+  local msg = ""
+  for i = 1, 4 do msg = msg .. megatron_line(i, "16384.0", 1) .. "\n" end
+  local inc = { message = msg }
+  local ctx = { incident = inc, incidents = { inc }, captures = { skipped = "1", scale = "16384.0" } }
+  assert(collapse_only(ctx) == nil)
+  local h = scale_history(ctx).history
+  assert(h:find("skip every iteration at a scale of 16384", 1, true), h)
+  -- a healthy start: the scale halves every second skipped iteration (hysteresis 2): vetoed by its size
+  local start = megatron_line(1, "4294967296.0", 1) .. "\n" .. megatron_line(2, "2147483648.0", 1) .. "\n"
+             .. megatron_line(3, "2147483648.0", 1) .. "\n" .. megatron_line(4, "1073741824.0", 1)
+  local s = { message = start }
+  assert(collapse_only({ incident = s, incidents = { s }, captures = { skipped = "1", scale = "1073741824.0" } }) == false)
+end
+
+function test_megatron_collapse_after_a_falling_loss()
+  -- the lm loss fell while the run still stepped; the newest intervals skip every iteration at a scale of 1 and
+  -- print no loss, so the falling loss does not veto
+  local msg = megatron_line(200, "1024.0", 6, 8.01) .. "\n" .. megatron_line(300, "8.0", 14, 7.31) .. "\n"
+           .. megatron_line(400, "1.0", 100) .. "\n" .. megatron_line(500, "1.0", 100)
+  local inc = { message = msg }
+  local falling = { loss = { values = { 9.51, 8.01, 7.31 }, count = 3, nonfinite = 0 } }
+  local ctx = { incident = inc, incidents = { inc }, captures = { skipped = "100", scale = "1.0" }, metrics = falling }
+  assert(collapse_only(ctx) == nil)
+  -- the same run whose newest interval advanced again and printed a lower loss: the loss decides (vetoed)
+  local back = { message = msg .. "\n" .. megatron_line(600, "2.0", 3, 6.90) }
+  local later = { loss = { values = { 9.51, 8.01, 7.31, 6.90 }, count = 4, nonfinite = 0 } }
+  assert(collapse_only({ incident = back, incidents = { back }, captures = { skipped = "3", scale = "2.0" }, metrics = later }) == false)
 end
 
 function test_low_scale_while_the_loss_falls()
