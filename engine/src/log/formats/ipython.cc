@@ -156,8 +156,41 @@ static size_t CythonFrameEnd(std::string_view t) {
   return !call.empty() && call.back() == ')' && call.find('(') != std::string_view::npos ? in : std::string_view::npos;
 }
 
+// Note: [VS Code notebook links]: VS Code's notebook output shows a frame's path, a cell's line and each
+// numbered context line as links, and a copy keeps them as Markdown: `Cell In[5], [line 1](vscode-
+// notebook-cell:?execution_count=5&line=1)`, `File [~/envs/x/.../torch/nn/modules/module.py:1194](https:
+// //...vscode-cdn.net/...), in Module._call_impl(...)`, `   [1190](https://...) # If we don't ...`, `->
+// [1194](https://...)     return forward_call(...)` (a `file:///...?line=N` target in older releases).
+// Read as printed, a linked frame line ended the frame section: the traceback was cut in two there and
+// the part with the frames lost its type. Each link whose target is a URL (http, https, file or a
+// vscode- scheme, no blank in it) is read as its text; brackets and parentheses of source code
+// (`self.layers[0](x)`) are no such link.
+static std::string WithoutUrlLinks(std::string_view t) {
+  if (t.find("](") == std::string_view::npos) return std::string(t);
+  std::string out;
+  size_t from = 0;
+  for (size_t close = t.find("]("); close != std::string_view::npos; close = t.find("](", close + 2)) {
+    const size_t open = t.rfind('[', close);
+    if (open == std::string_view::npos || open < from || open + 1 == close) continue;
+    const size_t end = t.find(')', close + 2);
+    if (end == std::string_view::npos) break;
+    const std::string_view target = t.substr(close + 2, end - close - 2);
+    if (target.find(' ') != std::string_view::npos ||
+        !(StartsWith(target, "http://") || StartsWith(target, "https://") || StartsWith(target, "file:") ||
+          StartsWith(target, "vscode-"))) {
+      continue;
+    }
+    out.append(t.substr(from, open - from));
+    out.append(t.substr(open + 1, close - open - 1));
+    from = end + 1;
+    close = end - 1;  // the next search starts right after the link
+  }
+  out.append(t.substr(from));
+  return out;
+}
+
 bool IPythonReader::ParseFrameLine(Segmenter& s, std::string_view linked) {
-  const std::string unlinked = WithoutFrameLink(linked);
+  const std::string unlinked = WithoutUrlLinks(WithoutFrameLink(linked));  // Note: [VS Code notebook links]
   const std::string_view t = unlinked;
   Frame f;
   if (StartsWith(t, "Input In [")) {
@@ -212,7 +245,8 @@ bool IPythonReader::SectionLine(Segmenter& s, std::string_view t) {
   size_t dashes = t.find_first_not_of('-');
   if (dashes != std::string_view::npos && t[dashes] == '>' && (dashes > 0 || t.size() > 1)) {
     // "----> 3     return head(feats)": the arrow names the line that ran.
-    std::string_view rest = LTrim(t.substr(dashes + 1));
+    const std::string unlinked = WithoutUrlLinks(LTrim(t.substr(dashes + 1)));  // Note: [VS Code notebook links]
+    std::string_view rest = unlinked;
     int line = 0;
     size_t n = ParseInt(rest, &line);
     Incident& open = s.open();

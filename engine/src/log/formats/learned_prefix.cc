@@ -211,9 +211,28 @@ std::string ShapeOf(std::string_view p) {
   return shape;
 }
 
+// Note: [Stream labels]. A program that runs Python as a child and relays its output line by line may
+// write the stream's name before each line: `stderr: `, `│ stderr: ` (a contract runner's box), `Python
+// stderr: ` (a launcher's logger, after its time stamp), `[stdout] ` is a bracket already. Such a prefix
+// holds no digit when nothing else is before it, so it taught no prefix and the traceback behind it
+// kept its type but lost its frames. The text before a traceback header whose last word, before its
+// colon, is `stderr` or `stdout` (any case) is such a prefix.
+bool EndsWithStreamLabel(std::string_view p) {
+  while (!p.empty() && (p.back() == ' ' || p.back() == '\t')) p.remove_suffix(1);
+  if (p.empty() || p.back() != ':') return false;
+  p.remove_suffix(1);
+  if (p.size() < 6) return false;
+  std::string word(p.substr(p.size() - 6));
+  for (char& c : word) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (word != "stderr" && word != "stdout") return false;
+  const char before = p.size() > 6 ? p[p.size() - 7] : ' ';
+  return !((before >= 'a' && before <= 'z') || (before >= 'A' && before <= 'Z') || (before >= '0' && before <= '9') || before == '_');
+}
+
 // True for text that can be a per-line log prefix before a traceback header: short, ends at a
-// separator, holds a digit or a bracket (a time, a pid, a level tag), and no quote or '=' (which mean
-// the header sits inside a value: `error="Traceback ...`).
+// separator, holds a digit or a bracket (a time, a pid, a level tag) or ends with a stream's name (Note:
+// [Stream labels]), and no quote or '=' (which mean the header sits inside a value: `error="Traceback
+// ...`).
 bool LooksLikeLogPrefix(std::string_view p) {
   if (p.empty() || p.size() > 100) return false;
   char last = p.back();
@@ -225,7 +244,7 @@ bool LooksLikeLogPrefix(std::string_view p) {
       p.find("%|") != std::string_view::npos) {
     return false;
   }
-  return p.find_first_of("0123456789]") != std::string_view::npos;
+  return p.find_first_of("0123456789]") != std::string_view::npos || EndsWithStreamLabel(p);
 }
 
 }  // namespace
@@ -498,14 +517,17 @@ bool LearnedPrefixReader::Strip(std::string* line, bool may_learn, bool may_lear
     return true;
   }
   if (!may_learn || line->empty()) return false;
-  // A record header, or the text before a traceback header, teaches the prefix.
-  if (may_learn_record && LogPrefix::MayStartRecord((*line)[0])) {
+  size_t p = line->find("Traceback (most recent call last):");
+  // A record header, or the text before a traceback header, teaches the prefix. A relay's stream label
+  // after a record header (`2025/10/16 13:37:51 Python stderr: Traceback ...`) is part of the prefix
+  // that line teaches (Note: [Stream labels]).
+  const bool relayed = p != std::string::npos && p > 0 && EndsWithStreamLabel(std::string_view(*line).substr(0, p));
+  if (may_learn_record && !relayed && LogPrefix::MayStartRecord((*line)[0])) {
     if (size_t n = prefix_.LearnRecord(*line); n > 0) {
       Erase(line, n);
       return true;
     }
   }
-  size_t p = line->find("Traceback (most recent call last):");
   // The header's own first word is not part of the prefix: a DataLoader worker's "Original Traceback" and
   // an ExceptionGroup's "Exception Group Traceback" keep it (a logged worker re-raise would otherwise
   // teach "... - ERROR - Original " and lose the wrapper).

@@ -302,9 +302,70 @@ bool PythonTracebackReader::ParseFrameLine(Segmenter& s, const std::string& line
   return ParseFrameLine(s, line, &s.open());
 }
 
+namespace {
+
+// A frame's function as Python prints it: a dotted name (`main`, `Trainer.train`) or a name in angle
+// brackets (`<module>`, `<lambda>`, `<listcomp>`).
+bool IsFunctionName(std::string_view f) {
+  if (f.size() > 2 && f.front() == '<' && f.back() == '>') f = f.substr(1, f.size() - 2);
+  if (f.empty() || !(IsAsciiAlpha(f[0]) || f[0] == '_')) return false;
+  for (char c : f) {
+    if (!(IsAsciiAlnum(c) || c == '_' || c == '.')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// Note: [Plain IPython frames]. IPython 8's plain traceback mode, the one Spyder's console prints
+// (5.2 and later, IPython >= 8), writes Python's header and exception line but its own frame lines,
+// without quotes and with the line number after a colon: `  File ~\anaconda3\...\spyder_kernels\py3compat.py:356
+// in compat_exec` (one line), and for module-level code no function at all:
+// `  File c:\users\me\train.py:40`; each frame and its source line are followed by a blank line. Read
+// as Python's, these lines were source lines, and the traceback kept its type and message but no
+// frame. A plain frame is `File PATH:N` or `File PATH:N in F`, PATH absolute, under ~ or on a drive
+// letter (IPython shortens the home directory to ~ and Spyder lower-cases the script's path), N a line
+// number, F a function's name as Python prints it. Windows paths hold blanks, so PATH ends at the last
+// ':' followed by a number. IPython's verbose frames (`File PATH:N, in f(x)`, under its own header) stay
+// IPythonReader's.
+bool PythonTracebackReader::ParsePlainFrame(std::string_view t, Frame* f) {
+  t = Trim(t);
+  if (!StartsWith(t, "File ") || t.size() < 9) return false;
+  std::string_view head = t.substr(5);
+  const char c = head[0];
+  const bool rooted = c == '/' || c == '~' ||
+                      (IsAsciiAlpha(c) && head[1] == ':' && (head[2] == '\\' || head[2] == '/'));
+  if (!rooted) return false;
+  std::string_view function;
+  if (const size_t in = head.rfind(" in "); in != std::string_view::npos && IsFunctionName(Trim(head.substr(in + 4)))) {
+    function = Trim(head.substr(in + 4));
+    head = head.substr(0, in);
+  }
+  const size_t colon = head.rfind(':');
+  if (colon == std::string_view::npos || colon < 2 || colon + 1 >= head.size()) return false;
+  int line_no = 0;
+  for (size_t i = colon + 1; i < head.size(); ++i) {
+    if (!IsAsciiDigit(head[i]) || line_no > 10000000) return false;
+    line_no = line_no * 10 + (head[i] - '0');
+  }
+  f->file = std::string(head.substr(0, colon));
+  f->line = line_no;
+  f->function = std::string(function);
+  return true;
+}
+
 bool PythonTracebackReader::ParseFrameLine(Segmenter& s, const std::string& line, Incident* into) {
   std::string_view t = LTrim(line);
-  if (!StartsWith(t, "File \"")) return false;
+  if (!StartsWith(t, "File \"")) {
+    // Note: [Plain IPython frames]
+    Frame f;
+    if (!ParsePlainFrame(t, &f)) return false;
+    f.user = !text::IsLibraryFile(f.file);
+    s.KeepFrame(into, std::move(f));
+    expects_source_ = true;
+    function_next_ = false;
+    return true;
+  }
   size_t end_quote = t.find("\", line ", 6);
   if (end_quote == std::string_view::npos) return false;
   Frame f;
@@ -350,17 +411,6 @@ namespace {
 std::string_view FirstWord(std::string_view t) {
   t = Trim(t);
   return t.substr(0, t.find_first_of(" \t"));
-}
-
-// A frame's function as Python prints it: a dotted name (`main`, `Trainer.train`) or a name in angle
-// brackets (`<module>`, `<lambda>`, `<listcomp>`).
-bool IsFunctionName(std::string_view f) {
-  if (f.size() > 2 && f.front() == '<' && f.back() == '>') f = f.substr(1, f.size() - 2);
-  if (f.empty() || !(IsAsciiAlpha(f[0]) || f[0] == '_')) return false;
-  for (char c : f) {
-    if (!(IsAsciiAlnum(c) || c == '_' || c == '.')) return false;
-  }
-  return true;
 }
 
 // `File "P", line N, in F` (leading blanks aside) with F a function's name; *joined: more text follows F.
@@ -442,7 +492,24 @@ bool PythonTracebackReader::StartHeader(Segmenter& s, const std::string& line, s
 // F is a name (`main`, `<module>`, `Foo.bar`). A frame line with more after F (its source line joined
 // onto it, a whole traceback flattened onto one line) starts a traceback only as the second of two such
 // lines in a row: one alone is as likely a sentence or a flattened error, and stays a log line.
+//
+// A plain IPython frame (Note: [Plain IPython frames]: Spyder's `  File ~\...\py3compat.py:356 in
+// compat_exec`) starts one too, at column 0 or two blanks, when its path names a Python file (`.py` before
+// the line number) and its function is given, or it is the script's own frame (no function; IPython
+// prints none for module-level code). Such a paste's frames are followed by blank lines, which the frame
+// section reads through.
 bool PythonTracebackReader::StartHeaderless(Segmenter& s, const std::string& line, std::string_view trimmed) {
+  if (StartsWith(trimmed, "File ") && !StartsWith(trimmed, "File \"") &&
+      (StartsWith(line, "File ") || (StartsWith(line, "  File ") && !StartsWith(line, "   ")))) {
+    Frame f;
+    if (!ParsePlainFrame(trimmed, &f) || !text::EndsWith(f.file, ".py") || s.line_prefix_blanks() == 2) return false;
+    s.ClassifyLine(line, trimmed);
+    PythonTracebackReader& python = s.readers().python;
+    python.StartTraceback(s);
+    python.SetHeaderIndent("T");
+    python.ParseFrameLine(s, line);
+    return true;
+  }
   const bool column0 = StartsWith(line, "File \"");
   if (!(column0 || StartsWith(line, "  File \"")) || !StartsWith(trimmed, "File \"")) return false;
   // Behind a prefix that ended with two blanks, the frame was at column 1 in the paste (after a one-blank

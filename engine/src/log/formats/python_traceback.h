@@ -132,6 +132,9 @@ class PythonTracebackReader final : public IncidentReader {
   // none is given); true when it was one: then the frame's source line may follow (expects_source()).
   bool ParseFrameLine(Segmenter& s, const std::string& line, Incident* into);
   bool ParseFrameLine(Segmenter& s, const std::string& line);
+  // Note: [Plain IPython frames]: reads `File PATH:N` or `File PATH:N in F` (leading blanks aside) into
+  // *f; false when `t` is not such a frame line.
+  static bool ParsePlainFrame(std::string_view t, Frame* f);
   // Reads "Type: message" (or a line of message alone) into inc's exception and message.
   static void ParseExceptionLine(Segmenter& s, const std::string& line, Incident* inc);
   // True while the next indented line may be the source line of the last frame read.

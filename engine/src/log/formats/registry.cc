@@ -76,7 +76,10 @@ const std::vector<FormatEntry>& FormatTable() {
       {"anomaly forward trace", {"Traceback"}, &ForwardTraceReader::Start, OnEmit(&ForwardTraceReader::Attach)},
       {"python traceback", {"Traceback"}, &PythonTracebackReader::StartHeader,
        OnInterrupt(&PythonTracebackReader::IsHeader)},
-      {"python traceback without header", {"File \""}, &PythonTracebackReader::StartHeaderless},
+      // Python's frame line, or IPython's plain one (Note: [Plain IPython frames]: a rooted path, as the
+      // IPython row below reads them).
+      {"python traceback without header", {"File \"", "File /", "File ~", "File c:", "File d:", "File e:"},
+       &PythonTracebackReader::StartHeaderless},
       {"pytest report", {"Failure", "Error"}, &PytestReader::Start},
       {"rich traceback", {"Traceback"}, &RichReader::Start},
       {"ipython traceback", {"Traceback"}, &IPythonReader::Start},
