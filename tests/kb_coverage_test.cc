@@ -35,6 +35,14 @@ const std::map<std::string, std::string>& PendingCategories() {
       {"distributed.launcher_hangup",
        "added by batch 2026-12-02c-kb-natural2 with two wild cases (ChatGLM2-6B#262, SparK#19); a dozen more "
        "torchrun SIGHUP threads were read, but the stored windows showed no settlement for a third"},
+      {"export.onnx_unsupported_op", "added by batch 2026-12-02c-kb-export1 with two wild cases (flight-net#3, pytorch#41179)"},
+      {"export.onnx_opset_too_low", "added by batch 2026-12-02c-kb-export1 with two wild cases (nemo#16, optimum#1331)"},
+      {"export.torchscript_type", "added by batch 2026-12-02c-kb-export1 with two wild cases (pytorch#37200, wespeaker#422)"},
+      {"export.trace_non_tensor",
+       "added by batch 2026-12-02c-kb-export1 with two wild cases (pytorch_advanced#157, pytorch#28206)"},
+      {"export.fx_control_flow",
+       "added by batch 2026-12-02c-kb-export1 with one wild case (MQBench#253); no other fx tracing thread read "
+       "had a settled cause"},
       {"data.pin_memory_device",
        "added by batch 2026-12-01c-kb-memidx3 with two wild cases (GCNN#2, darts#436); the stored threads held "
        "no third with a settled cause, and no device machine was lent to run one"},
