@@ -312,6 +312,10 @@ int HardWrap::DetectWidth(std::string_view head) {
     // blank after the quotation by an editor or an issue form, which drops that blank: a cut at a width keeps
     // it, at the start of the next row. Such a row of exactly W characters is a coincidence of lengths.
     if (row.back() == '"' && std::count(row.begin(), row.end(), '"') % 2 == 0 && IsLower(next[0])) continue;
+    // Note: [Ends with a colon]. A row ending in ':' announces what its next line holds (TorchScript's
+    // "... is currently not supported in Torchscript:" before "at /path/rnn.py:251:8", a heading before its
+    // list): a line that ends there, not a cut, however long it is (pytorch#23390's 132 characters).
+    if (row.back() == ':') continue;
     // "Mem: ..." then "Swap: ...": rows of one table. Not a row that stops inside a word whose next line
     // goes on in small letters ("... Dropout(3).training=Tr" then "ue BatchNorm1d(5)..."): the words
     // of one table's rows begin it.
