@@ -281,7 +281,7 @@ bool PythonTracebackReader::IsHeader(std::string_view trimmed) {
 }
 
 void PythonTracebackReader::StartTraceback(Segmenter& s) {
-  flush_left_ = started_flush_left_ = false;
+  flush_left_ = started_flush_left_ = message_next_line_ = false;
   Incident inc;
   inc.kind = Incident::Kind::kTraceback;
   inc.line_start = static_cast<int>(s.line_no());
@@ -398,7 +398,9 @@ void PythonTracebackReader::ParseExceptionLine(Segmenter& s, const std::string& 
     inc->message.clear();
     s.AppendMessage(inc, msg);
     if (msg.empty()) inc->message.clear();
+    s.readers().python.message_next_line_ = msg.empty() && n < t.size();
   } else {
+    s.readers().python.message_next_line_ = false;
     inc->exception.clear();
     inc->message.clear();
     s.AppendMessage(inc, t);
@@ -798,6 +800,21 @@ bool PythonTracebackReader::MessageLine(Segmenter& s, const std::string& line, s
       ++wrap_joins_;
       return false;
     }
+  }
+  // Note: [Message on the next line]. Python prints "Type: " and nothing after the colon only when the
+  // message itself begins with a newline, as the TorchScript compiler's reports do ("RuntimeError: " then
+  // "Unknown builtin op: aten::type." or "Arguments for call are not valid."); an empty message prints the
+  // bare type without a colon. So the line right under such an exception line, when it starts with a
+  // letter (not a separator row, a blank, a header or a frame), is the message's first line, and the
+  // incident keeps its frames: the rules that read where the error was raised (torch.jit.script's frames
+  // against a saved model's load) see them.
+  const bool first_line = message_next_line_ && open.message.empty() && !body.empty() && IsAsciiAlpha(body[0]) &&
+                          !StartsWithHeader(trimmed) && !text::IsExceptionLine(trimmed);
+  message_next_line_ = false;
+  if (first_line) {
+    s.AppendMessage(&open, body);
+    open.line_end = static_cast<int>(s.line_no());
+    return false;
   }
   // torch.compile's TorchRuntimeError of 2.0-2.2 puts the wrapped error's message on the line after
   // "Failed running call_function <fn>(*(...), **{}):" (Note: [Wrapped exception types] in ranker.cc).

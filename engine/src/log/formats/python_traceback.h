@@ -178,6 +178,9 @@ class PythonTracebackReader final : public IncidentReader {
   int wrap_joins_ = 0;
   // Note: [Padded rows]: the message's last line so far ended with padding blanks.
   bool padded_ = false;
+  // Note: [Message on the next line]: the exception line ended at its colon ("RuntimeError: "), and no
+  // line of the message has been read since.
+  bool message_next_line_ = false;
   // Note: [Headerless tracebacks]: the open traceback started at a frame line at column 0
   // (started_flush_left_), and the last frame line read was at column 0 too, so its source line may be.
   bool flush_left_ = false;
