@@ -101,5 +101,18 @@ TEST(MarkdownEscapes, APathBackslashBeforeAnUnderscoreStays) {
   EXPECT_EQ(escaped, before);
 }
 
+// A converter escapes backticks too: the error line of hiyouga/ChatGLM-Efficient-Tuning#75 (wild:
+// chatglm-efficient-tuning-75-accelerate-lora-cublas-not-initialized-zh) quotes cuBLAS's call as
+// "\`cublasCreate(handle)\`", which cublas-error reads once the escapes are gone. A word with an escaped
+// and a bare backtick was not written by a converter and stays as it is.
+TEST(MarkdownEscapes, EscapedBackticksAreUndone) {
+  std::string line = "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling \\`cublasCreate(handle)\\`";
+  EXPECT_TRUE(MarkdownEscapeReader::Unescape(&line));
+  EXPECT_EQ(line, "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`");
+  std::string mixed = "echo \\`date` x\\_y";
+  EXPECT_TRUE(MarkdownEscapeReader::Unescape(&mixed));
+  EXPECT_EQ(mixed, "echo \\`date` x_y");
+}
+
 }  // namespace
 }  // namespace triage

@@ -10,7 +10,9 @@ namespace {
 using text::IsDigit;
 using text::IsLetter;
 
-bool IsEscaped(char c) { return c == '_' || c == '*'; }
+// '_' and '*', and the backtick, which a converter escapes as well ("when calling \`cublasCreate(handle)\`",
+// wild: hiyouga/ChatGLM-Efficient-Tuning#75).
+bool IsEscaped(char c) { return c == '_' || c == '*' || c == '`'; }
 
 // True for a word that is (or holds) a Windows path: its backslashes are the path's own.
 bool IsWindowsPath(std::string_view word) {
@@ -26,18 +28,21 @@ bool IsWindowsPath(std::string_view word) {
 
 // True for a word with an escaped '_' or '*' and one left bare: a converter escapes every one of a word
 // ("\_\_init\_\_"), so in "importlib\__init__.py" (a Windows path whose backslash happens to stand
-// before an underscore) the backslash is the path's own.
+// before an underscore) the backslash is the path's own. Backticks are judged apart from the other two (an
+// escaped backtick and a bare one in the same word), so a word's backticks never change how its '_' and '*'
+// are read.
 bool MixesEscapes(std::string_view word) {
-  bool escaped = false, bare = false;
+  bool escaped = false, bare = false, tick_escaped = false, tick_bare = false;
   for (size_t k = 0; k < word.size(); ++k) {
     if (!IsEscaped(word[k])) continue;
-    if (k > 0 && word[k - 1] == '\\') {
-      escaped = true;
+    const bool esc = k > 0 && word[k - 1] == '\\';
+    if (word[k] == '`') {
+      (esc ? tick_escaped : tick_bare) = true;
     } else {
-      bare = true;
+      (esc ? escaped : bare) = true;
     }
   }
-  return escaped && bare;
+  return (escaped && bare) || (tick_escaped && tick_bare);
 }
 
 }  // namespace

@@ -39,9 +39,9 @@ const std::vector<FormatEntry>& FormatTable() {
       // (quote markers, a rank prefix, a debugger prompt) or once the input shows the format (srun's
       // task labels). Quote markers first: a quoted log keeps the prefixes its lines had.
       {"quote markers", {}, nullptr, OnLine(&QuoteMarkerReader::LineHook)},
-      // Markdown's escapes of '_' and '*' in a paste: every line holding one is read, since an escape
+      // Markdown's escapes of '_', '*' and '`' in a paste: every line holding one is read, since an escape
       // can split a keyword ("CUDA\_HOME").
-      {"markdown escapes", {"\\_", "\\*"}, nullptr, OnLine(&MarkdownEscapeReader::LineHook)},
+      {"markdown escapes", {"\\_", "\\*", "\\`"}, nullptr, OnLine(&MarkdownEscapeReader::LineHook)},
       // A Ray or vLLM worker's process tag, before the rank prefix a torch process inside it may write
       // (Note: [Process tags]).
       {"process tag", {}, nullptr, OnLine(&ProcessTagReader::LineHook)},
