@@ -37,8 +37,8 @@ case $cmd in
     # or metric lines: Noise/*, Forms/*). They repeat the same code on the same logs many times over
     # (about a third of the ordinary build's unit-test time; with Noise/* and Forms/* in it, this run
     # took 31 minutes on CI's 2 cores, against ~9 before them), while one sanitized pass over every
-    # corpus case stays here (CorpusEval.EveryCaseIsReadable) and
-    # Fuzz.fuzz_log_reader, seeded with every corpus log, mutates them under the same sanitizers.
+    # corpus case stays here (CorpusEval.EveryCaseIsReadable), Fuzz.fuzz_log_reader runs every corpus
+    # log once through a Session and every report, then mutates real logs, under the same sanitizers.
     # The ordinary build runs all of them.
     exclude+=:Pastes/*:Cuts/*:*/LinePrefix.*:WrappedPastes.*:MarkdownEscapes.*:Noise/*:Forms/*
     exclude+=:LinePrefilter.CorpusReportsUnchanged
@@ -67,10 +67,23 @@ case $cmd in
     rm -rf "$work" && mkdir -p "$work/new" "$work/seeds"
     case $target in
       fuzz_log_reader)
-        # Real logs (the frozen held-out split is left alone), the format fixtures, hostile shapes.
-        seeds=()
-        for d in "$src"/corpus/*/; do [ "$(basename "$d")" = heldout ] || seeds+=("$d"); done
-        seeds+=("$src/tests/fixtures" "$src/tests/formats")
+        # Two passes. First every real log (the frozen held-out split is left alone), the format fixtures
+        # and the hostile shapes, each run once (-runs=0: no mutation, no time limit). Then mutations for
+        # SECONDS from the fixtures and 100 corpus logs spread evenly over the sorted corpus. libFuzzer
+        # runs every seed before it mutates any, inside -max_total_time: seeded with all ~2,400 corpus
+        # logs, that pass alone took 578 s of a 60 s budget in a fresh clone of 2026-12-02 ("INITED" and
+        # "DONE" at the same run count), so CI's run had mutated nothing.
+        every=("$src/tests/fixtures" "$src/tests/formats")
+        for d in "$src"/corpus/*/; do [ "$(basename "$d")" = heldout ] || every+=("$d"); done
+        mkdir -p "$work/pass"
+        "$out/tests/fuzz/$target" -runs=0 -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
+          -artifact_prefix="$work/" "$work/pass" "${every[@]}"
+        mapfile -t logs < <(cd "$src" && find corpus -name log.txt -not -path 'corpus/heldout/*' | LC_ALL=C sort)
+        step=$(( (${#logs[@]} + 99) / 100 ))
+        for ((i = 0; i < ${#logs[@]}; i += step)); do
+          cp "$src/${logs[$i]}" "$work/seeds/$(echo "${logs[$i]}" | tr / _)"
+        done
+        seeds=("$work/seeds" "$src/tests/fixtures" "$src/tests/formats")
         ;;
       fuzz_rule_loader)
         # Each bundled rule: its YAML, and its Lua file after a "--lua--" line.
