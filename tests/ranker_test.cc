@@ -288,6 +288,42 @@ TEST(Ranker, MaskedCauseWithItsEvidenceRanksAheadOfTheError) {
   EXPECT_NE(surface.ranking.find("Ranked below index.out_of_range"), std::string::npos) << surface.ranking;
 }
 
+// Note: [Promoted cause already answered]: where a rule of the promoted category already answered below the
+// surface diagnosis, that diagnosis is lifted to the surface one's confidence and ranked just ahead of it
+// (no masked copy is added); without the evidence, or when it already ranks ahead, nothing moves.
+TEST(Ranker, PromotedCauseAlreadyAnsweredIsLiftedAheadOfTheError) {
+  const std::string masking =
+      "id: a\ncategory: cuda.library_error\ntitle: t\nconfidence: 0.9\nmatch:\n  message: 'CUBLAS_STATUS_(?P<status>\\w+)'\n"
+      "explain: e\nhypotheses:\n"
+      "  - id: library\n    text: the library\n    test: t\n    fix: f\n"
+      "  - id: earlier-index\n    category: index.out_of_range\n    first: { input: 'index out of range in self' }\n"
+      "    text: 'an index before {status}'\n    test: t2\n    fix: f2\nverify: v\nexamples:\n  - match: 'CUBLAS_STATUS_X'\n";
+  Engine e = Make({{"a.yaml", masking},
+                   {"b.yaml", MakeRule("b", "index.out_of_range", "index out of range in self", "", "confidence: 0.5\n")}});
+  const std::string bare = "CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling cublasSgemm\n";
+  Report r = e.DiagnoseText("IndexError: index out of range in self\nepoch 2\n" + bare);
+  ASSERT_GE(r.diagnoses.size(), 2u);
+  const Diagnosis& lifted = r.diagnoses[0];
+  const Diagnosis& surface = r.diagnoses[1];
+  EXPECT_EQ(lifted.category, "index.out_of_range");
+  EXPECT_EQ(lifted.rule, "b");
+  EXPECT_TRUE(lifted.from_hypothesis.empty());
+  EXPECT_EQ(surface.category, "cuda.library_error");
+  EXPECT_DOUBLE_EQ(lifted.confidence, surface.confidence);
+  EXPECT_NE(lifted.ranking.find("Raised to the confidence of the cuda.library_error diagnosis"), std::string::npos)
+      << lifted.ranking;
+  EXPECT_NE(lifted.ranking.find("index out of range in self"), std::string::npos) << lifted.ranking;
+  EXPECT_NE(surface.ranking.find("Ranked below index.out_of_range"), std::string::npos) << surface.ranking;
+  for (const Diagnosis& d : r.diagnoses) EXPECT_TRUE(d.from_hypothesis.empty()) << "no masked copy: " << d.rule;
+  // A rule of that category more confident than the surface one keeps its own confidence and place.
+  Engine strong = Make({{"a.yaml", masking},
+                        {"b.yaml", MakeRule("b", "index.out_of_range", "index out of range in self", "", "confidence: 0.99\n")}});
+  Report rs = strong.DiagnoseText("IndexError: index out of range in self\nepoch 2\n" + bare);
+  ASSERT_GE(rs.diagnoses.size(), 2u);
+  EXPECT_EQ(rs.diagnoses[0].rule, "b");
+  EXPECT_EQ(rs.diagnoses[0].ranking.find("Raised to the confidence"), std::string::npos) << rs.diagnoses[0].ranking;
+}
+
 // Note: [Call-site evidence]: a `first:` with `frames:` reads the traceback, not the message, so it promotes a
 // masked cause as an `input:` line does; the same error line without those frames (or with a frame that calls no
 // embedding) keeps the surface reading first. The frames are those of corpus/index/embedding-negative-padding

@@ -625,6 +625,16 @@ static void AddMaskedCauses(const RuleSet& rules, ConditionReader* conditions, s
   std::vector<Masked> masked;  // one per category, in the order the hypotheses are shown
   std::set<std::string> present;
   for (const Diagnosis& d : *out) present.insert(d.category);
+  // Note: [Promoted cause already answered]. Where the promoted category is one a diagnosis ranked below the
+  // surface one already has (a NaN loss read by loss-is-nan beside the BCE assertion it caused), no masked copy
+  // is added: that diagnosis itself is lifted to the surface diagnosis' confidence and ranked just ahead of it,
+  // with the same evidence in its ranking note. One already ranked ahead is left alone.
+  struct Lift {
+    size_t target = 0;  // index in *out of the diagnosis lifted
+    size_t parent = 0;  // index in *out of the diagnosis whose hypothesis named its category
+    std::string note;
+  };
+  std::vector<Lift> lifts;
   for (size_t p = 0; p < out->size(); ++p) {
     const Diagnosis& d = (*out)[p];
     auto at = index_of.find(d.rule);
@@ -634,7 +644,21 @@ static void AddMaskedCauses(const RuleSet& rules, ConditionReader* conditions, s
       const Hypothesis& h = d.hypotheses[k];
       auto spec = std::find_if(rule.hypotheses.begin(), rule.hypotheses.end(),
                                [&](const HypothesisSpec& s) { return s.id == h.id; });
-      if (spec == rule.hypotheses.end() || spec->category.empty() || present.count(spec->category)) continue;
+      if (spec == rule.hypotheses.end() || spec->category.empty()) continue;
+      if (present.count(spec->category)) {
+        std::string lift_why;
+        // A diagnosis that is lifted itself does not lift another (it leaves its place; keep one move).
+        if (std::any_of(lifts.begin(), lifts.end(), [&](const Lift& l) { return l.target == p; })) continue;
+        if (spec->first.empty() || !conditions->Holds(spec->first, d.incident, &lift_why) || lift_why.empty()) continue;
+        size_t q = 0;
+        while (q < out->size() && (*out)[q].category != spec->category) ++q;
+        if (q <= p || q >= out->size() || (*out)[q].confidence >= d.confidence) continue;
+        if (std::any_of(lifts.begin(), lifts.end(), [&](const Lift& l) { return l.target == q; })) continue;
+        lifts.push_back({q, p,
+                         "Raised to the confidence of the " + d.category + " diagnosis and ranked ahead of it: rule " +
+                             d.rule + " names this category as one of its causes (" + h.id + "), and " + lift_why + "."});
+        continue;
+      }
       std::string why;
       // Only evidence from elsewhere in the input (a line, a frame, a fact) promotes: a `first:` that reads the
       // error's own message chooses among its readings and says nothing the surface rule did not see.
@@ -675,7 +699,23 @@ static void AddMaskedCauses(const RuleSet& rules, ConditionReader* conditions, s
   // keeps it there), which says why it ranks below; the others follow at the end.
   std::vector<Diagnosis> result;
   result.reserve(out->size() + masked.size());
+  std::vector<bool> lifted(out->size(), false);
+  for (const Lift& l : lifts) lifted[l.target] = true;
   for (size_t p = 0; p < out->size(); ++p) {
+    if (lifted[p]) continue;
+    for (const Lift& l : lifts) {
+      if (l.parent != p) continue;
+      Diagnosis& t = (*out)[l.target];
+      t.confidence = (*out)[p].confidence;
+      t.ranking += std::string(t.ranking.empty() ? "" : " ") + l.note;
+      std::string& note = (*out)[p].ranking;
+      note += std::string(note.empty() ? "" : " ") + "Ranked below " + t.category +
+              ", one of its causes that the input shows evidence for.";
+      for (Masked& m : masked) {  // the lifted diagnosis' own promoted causes go with it
+        if (m.promoted && m.parent == l.target) result.push_back(std::move(m.d));
+      }
+      result.push_back(std::move(t));
+    }
     for (Masked& m : masked) {
       if (!m.promoted || m.parent != p) continue;
       std::string& note = (*out)[p].ranking;
