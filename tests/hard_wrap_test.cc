@@ -265,6 +265,33 @@ TEST(HardWrap, ABreakAfterAClosingQuoteIsNoCut) {
   EXPECT_EQ(HardWrap::DetectWidth(HardWrap::Head(WrapAt(text, 80))), 80);
 }
 
+// Note: [Ends with a directory]: corpus/wild/data/fast-neural-style-2-coco-found-0-images-no-subfolder-quoted's
+// ImageFolder error ends with a Windows directory and its trailing separator at exactly 80 code points, before
+// torchvision's own second line: a line that ended there, not a row of a paste wrapped at 80.
+TEST(HardWrap, ARowEndingInADirectoryBeforeASentenceIsNoCut) {
+  const std::string text = triage_test::ReadFile(
+      std::string(TRIAGE_SOURCE_DIR) + "/corpus/wild/data/fast-neural-style-2-coco-found-0-images-no-subfolder-quoted/log.txt");
+  const size_t nl = text.find('\n');
+  ASSERT_EQ(nl, 80u);
+  ASSERT_EQ(text[nl - 1], '\\');
+  EXPECT_EQ(HardWrap::DetectWidth(HardWrap::Head(text)), 0);
+  // The same on a POSIX path.
+  const std::string posix = "RuntimeError: Found 0 files in subfolders of: /home/someone/datasets/coco/train/\n"
+                            "Supported extensions are: .jpg,.jpeg,.png\n";
+  ASSERT_EQ(posix.find('\n'), 80u);
+  EXPECT_EQ(HardWrap::DetectWidth(posix), 0);
+  // A cut inside a path goes on with the path's rest: still a split (a separator in the next line's second
+  // word, or no blank after its first word).
+  const std::string spaced = "FileNotFoundError: [Errno 2] No such file or directory: 'C:\\Users\\someo\\Program\\\n"
+                             "Files x\\data\\train.csv'\n";
+  ASSERT_EQ(spaced.find('\n'), 80u);
+  EXPECT_EQ(HardWrap::DetectWidth(spaced), 80);
+  const std::string deeper = "FileNotFoundError: [Errno 2] No such file or directory: '/home/someone/datasets/\n"
+                             "Coco/train/0001.png'\n";
+  ASSERT_EQ(deeper.find('\n'), 80u);
+  EXPECT_EQ(HardWrap::DetectWidth(deeper), 80);
+}
+
 TEST(HardWrap, HeadIsWhatASessionDecidesFrom) {
   std::string many;
   for (int i = 0; i < 300; ++i) many += "line " + std::to_string(i) + "\n";

@@ -259,6 +259,27 @@ bool CutShort(std::string_view row) {
          !EndsWith(row.substr(w), "Warning");
 }
 
+// Note: [Ends with a directory]. A message that names a directory often prints it with its trailing separator and
+// ends its line there, the next line a sentence of its own (torchvision's ImageFolder: "Found 0 images in subfolders
+// of: K:\data\train\" then "Supported image extensions are: ..."). A row of exactly a usual width that ends so is a
+// coincidence of lengths when its last word is a path (two separators or more) and the next line opens with a
+// capitalised word of letters, a blank and a second word with no separator: a cut inside a path goes on with the
+// path's rest ("Program" then "Files\x" keeps a separator in its second word).
+bool EndsWithDirectory(std::string_view row, std::string_view next) {
+  auto separator = [](char c) { return c == '/' || c == '\\'; };
+  if (row.empty() || !separator(row.back())) return false;
+  const size_t blank = row.find_last_of(" \t");
+  const std::string_view last = blank == std::string_view::npos ? row : row.substr(blank + 1);
+  if (std::count_if(last.begin(), last.end(), separator) < 2) return false;
+  if (next.empty() || !IsUpper(next[0])) return false;
+  size_t i = 1;
+  while (i < next.size() && (IsLower(next[i]) || IsUpper(next[i]))) ++i;
+  if (i == next.size() || next[i] != ' ') return false;
+  const size_t end = std::min(next.find_first_of(" \t", i + 1), next.size());
+  const std::string_view second = next.substr(i + 1, end - i - 1);
+  return !second.empty() && std::none_of(second.begin(), second.end(), separator);
+}
+
 }  // namespace
 
 int HardWrap::DetectWidth(std::string_view head) {
@@ -316,6 +337,7 @@ int HardWrap::DetectWidth(std::string_view head) {
     // "... is currently not supported in Torchscript:" before "at /path/rnn.py:251:8", a heading before its
     // list): a line that ends there, not a cut, however long it is (pytorch#23390's 132 characters).
     if (row.back() == ':') continue;
+    if (EndsWithDirectory(row, next)) continue;  // Note: [Ends with a directory]
     // "Mem: ..." then "Swap: ...": rows of one table. Not a row that stops inside a word whose next line
     // goes on in small letters ("... Dropout(3).training=Tr" then "ue BatchNorm1d(5)..."): the words
     // of one table's rows begin it.
