@@ -857,6 +857,37 @@ TEST(Segmenter, PdbPromptBeforeTracebackHeader) {
   EXPECT_EQ(v[0].CulpritText(), "script.py:7 in <module>: y = net(x)");
 }
 
+// Note: [Debugger answers]: an expression typed at a pdb or ipdb prompt and its one-line value under it are
+// one record for the rules (corpus/wild/numerics/pytorch-cuda-log-softmax-nan-from-finite-logits-ipdb); the
+// program's output after a control command, pdb's "***" error line, the next prompt and a value of several
+// lines are not joined.
+TEST(Segmenter, PdbAnswerIsReadWithItsCommand) {
+  auto hit = [](std::string_view line) {
+    return line.find(".sum() 7733") != std::string_view::npos || line.find("any() tensor(True") != std::string_view::npos ? 3
+                                                                                                                        : -1;
+  };
+  auto v = Segment("ipdb> np.isnan(x).sum()\n0\nipdb> np.isnan(F.log_softmax(x).numpy()).sum()\n7733\n", hit);
+  ASSERT_EQ(v.size(), 1u) << Dump(v);
+  EXPECT_EQ(v[0].kind, Incident::Kind::kLogLine);
+  EXPECT_EQ(v[0].message, "np.isnan(F.log_softmax(x).numpy()).sum() 7733");
+  EXPECT_EQ(v[0].line_start, 3);
+  EXPECT_EQ(v[0].line_end, 4);
+  auto p = Segment("(Pdb) p torch.isnan(out).any()\ntensor(True, device='cuda:0')\n", hit);
+  ASSERT_EQ(p.size(), 1u) << Dump(p);
+  EXPECT_EQ(p[0].message, "p torch.isnan(out).any() tensor(True, device='cuda:0')");
+  // not an answer: the program's output after "c", the next prompt, a line far below, another stream
+  EXPECT_TRUE(Segment("ipdb> c\nstep.sum() 7733\n", [](std::string_view l) {
+                return l.find("c step") != std::string_view::npos ? 0 : -1;
+              }).empty());
+  EXPECT_TRUE(Segment("ipdb> x.sum()\nipdb> 7733\n", hit).empty());
+  EXPECT_TRUE(Segment("ipdb> x.sum()\n\n7733\n", hit).empty());
+  EXPECT_TRUE(PdbPromptReader::MayBeAnswer("tensor(2994, device='cuda:0')"));
+  EXPECT_FALSE(PdbPromptReader::MayBeAnswer("*** NameError: name 'err' is not defined"));
+  EXPECT_FALSE(PdbPromptReader::MayBeAnswer("ipdb> x"));
+  EXPECT_FALSE(PdbPromptReader::MayBeAnswer("RuntimeError: CUDA error: device-side assert triggered"));
+  EXPECT_FALSE(PdbPromptReader::MayBeAnswer(""));
+}
+
 // Regression: a traceback cut before its exception line kept `raise ValueError("...")` as the message
 // with no type, so no rule saw the real message (corpus/formats/cut-before-final-line).
 TEST(Segmenter, CutTracebackRecoversTypeAndMessageFromRaise) {

@@ -146,6 +146,9 @@ struct Session::Impl {
     if (LogPrefix::MayStartRecord(line[0])) {
       if (size_t n = segmenter.readers().learned_prefix.prefix().Match(line); n > 0) {
         line.remove_prefix(n);
+        // a debugger prompt behind it: its reader reads the command with the answer under it (Note:
+        // [Debugger answers] in log/formats/pdb_prompt.h)
+        if (PdbPromptReader::Prompt(line) > 0) return false;
       } else if (LogPrefix::RecordHeader(line) > 0) {
         return false;
       }

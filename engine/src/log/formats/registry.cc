@@ -57,6 +57,9 @@ const std::vector<FormatEntry>& FormatTable() {
       // "Warning", the keywords of rows below (Note: [Aligned continuations]).
       {"aligned continuation", {}, nullptr, OnLine(&AlignedContinuationReader::LineHook)},
       {"learned prefix", {}, nullptr, OnLine(&LearnedPrefixReader::LineHook)},
+      // A debugger's prompt behind a learned prefix (a session's lines pasted from a logger's output): the
+      // same hook, which reads each line once more (Note: [Debugger answers]).
+      {"pdb prompt behind a prefix", {}, nullptr, OnLine(&PdbPromptReader::LineHook)},
       // A process tag behind a learned prefix: a container runtime's or CI runner's time stamp before Ray's
       // or vLLM's tag (Note: [Process tags]).
       {"process tag behind a prefix", {}, nullptr, OnLine(&ProcessTagReader::LineHook)},

@@ -48,6 +48,7 @@ class Segmenter;
 struct FormatReaders {
   NotebookReader notebook;            // .ipynb error outputs (raw lines)
   QuoteMarkerReader quote_marker;     // "> " before every line of a quoted log
+  PdbPromptReader pdb_prompt;         // a debugger's prompt; a command with its one-line answer
   EscapedReader escaped;              // tracebacks flattened with "\n" escapes, JSON strings (raw lines)
   SrunLabelReader srun_label;         // srun --label's task numbers, once the input shows them
   ComposePrefixReader compose_prefix; // Docker Compose's "service_1  | ", once the input shows them
