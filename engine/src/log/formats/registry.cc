@@ -42,6 +42,10 @@ const std::vector<FormatEntry>& FormatTable() {
       // Markdown's escapes of '_', '*' and '`' in a paste: every line holding one is read, since an escape
       // can split a keyword ("CUDA\_HOME").
       {"markdown escapes", {"\\_", "\\*", "\\`"}, nullptr, OnLine(&MarkdownEscapeReader::LineHook)},
+      // Markdown emphasis around a whole pasted traceback: the opener before its header, first frame or exception
+      // line, the closer after its last line (Note: [Emphasis across lines]). Those lines hold the keywords of
+      // the traceback rows below.
+      {"markdown emphasis across lines", {}, nullptr, OnLine(&MarkdownEmphasisReader::LineHook)},
       // A Ray or vLLM worker's process tag, before the rank prefix a torch process inside it may write
       // (Note: [Process tags]).
       {"process tag", {}, nullptr, OnLine(&ProcessTagReader::LineHook)},

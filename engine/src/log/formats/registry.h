@@ -24,6 +24,7 @@
 #include "log/formats/interleaved.h"
 #include "log/formats/ipython.h"
 #include "log/formats/learned_prefix.h"
+#include "log/formats/markdown_emphasis.h"
 #include "log/formats/markdown_escape.h"
 #include "log/formats/mp_spawn.h"
 #include "log/formats/native_crash.h"
@@ -48,6 +49,7 @@ class Segmenter;
 struct FormatReaders {
   NotebookReader notebook;            // .ipynb error outputs (raw lines)
   QuoteMarkerReader quote_marker;     // "> " before every line of a quoted log
+  MarkdownEmphasisReader markdown_emphasis;  // "**" around a whole pasted traceback
   PdbPromptReader pdb_prompt;         // a debugger's prompt; a command with its one-line answer
   EscapedReader escaped;              // tracebacks flattened with "\n" escapes, JSON strings (raw lines)
   SrunLabelReader srun_label;         // srun --label's task numbers, once the input shows them
