@@ -14,6 +14,7 @@
 #include "log/formats/aligned_continuation.h"
 #include "log/segmenter.h"
 #include "triage/triage.h"
+#include "segment_text.h"
 #include "source_paths.h"
 
 namespace triage {
@@ -26,16 +27,7 @@ Segmenter::Classifier Hits(std::string word) {
 }
 
 std::vector<Incident> Read(const std::string& text, Segmenter::Classifier classify) {
-  Segmenter seg(SegmenterOptions(), std::move(classify));
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t nl = text.find('\n', at);
-    if (nl == std::string::npos) nl = text.size();
-    seg.AddLine(std::string_view(text).substr(at, nl - at));
-    at = nl + 1;
-  }
-  seg.Finish();
-  return seg.incidents();
+  return triage_test::SegmentText(text, std::move(classify));
 }
 
 const std::string kRecord = "02:54:18-197331 ERROR    Could not load torch: [WinError 126] Error loading";

@@ -6,22 +6,12 @@
 
 #include "log/formats/markdown_emphasis.h"
 #include "log/segmenter.h"
+#include "../segment_text.h"
 
 namespace triage {
 namespace {
 
-std::vector<Incident> Read(const std::string& text) {
-  Segmenter s(SegmenterOptions{}, [](std::string_view) { return -1; });
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t nl = text.find('\n', at);
-    if (nl == std::string::npos) nl = text.size();
-    s.AddLine(std::string_view(text).substr(at, nl - at));
-    at = nl + 1;
-  }
-  s.Finish();
-  return s.kept();
-}
+std::vector<Incident> Read(const std::string& text) { return triage_test::SegmentText(text); }
 
 TEST(MarkdownEmphasis, OpensOnlyBeforeATraceback) {
   EXPECT_EQ(MarkdownEmphasisReader::Opener("**Traceback (most recent call last):"), "**");
