@@ -108,12 +108,13 @@ local function nonfinite_loss_line(l)
   -- Note: [A NaN told during an fp16 run]. A person's sentence that NaN came out during training, a verb of getting
   -- (a few letters or words between) then NaN, quoted or bracketed, and later on the line a word of the loop ("I got
   -- a [nan.0] value at each step during training", declare-lab/flan-alpaca#19, Lightning's printed nan.0): in a run
-  -- the same input shows in float16 that value is the loss.
+  -- the same input shows in float16 that value is the loss. The loop word "iter" covers iteration and the
+  -- abbreviation ("I got the nan issue ... after ~6000 iters", karpathy/nanoGPT#167 with dtype = 'float16').
   for _, verb in ipairs({ "got", "get", "gets", "getting", "saw", "seeing" }) do
     local b, e = l:find("%f[%w]" .. verb .. " [%a ]-[%[\"'`]?nan%f[%W]")
     local before = b and l:sub(math.max(1, b - 8), b - 1) or ""
     if e and not (before:find("not ", 1, true) or before:find("n't ", 1, true) or before:find("never ", 1, true)) then
-      for _, word in ipairs({ "step", "training", "epoch", "iteration", "batch" }) do
+      for _, word in ipairs({ "step", "training", "epoch", "iter", "batch" }) do
         if l:find(word, e, true) then return true end
       end
     end
@@ -307,7 +308,8 @@ function test_nan_loss_wordings()
   for _, l in ipairs({ "loss is nan, stopping training", "train loss nan | learning rate 0.0", "nan loss detected",
                        "floatingpointerror: loss became infinite or nan at iteration=27!", "{'loss': nan, 'epoch': 0.1}",
                        "step 12 | loss=inf", "runtimeerror: training failed: nan persisted for 4 epochs",
-                       "1) after updating \"precision\" to \"16-mixed\", i got a [nan.0] value at each step during training." }) do
+                       "1) after updating \"precision\" to \"16-mixed\", i got a [nan.0] value at each step during training.",
+                       "hi, i got the nan issue (as #136), even reducing learning rate to `1e-5`, after ~6000 iters." }) do
     assert(nonfinite_loss_line(l), l)
   end
   assert(nonfinite_loss_line("tensor(nan, device='cuda:0', dtype=torch.float16, grad_fn=<mselossbackward0>)"))
