@@ -257,16 +257,20 @@ TEST(Ranker, MaskedCauseRanksBelowTheErrorItHidesBehind) {
   EXPECT_TRUE(e.DiagnoseText(text, strict).diagnoses.empty());
 }
 
+// A cuBLAS-status rule whose second hypothesis names index.out_of_range, promoted by an index error's line
+// elsewhere in the input (the masked-cause tests below).
+const char* const kMaskingRule =
+    "id: a\ncategory: cuda.library_error\ntitle: t\nconfidence: 0.9\nmatch:\n  message: 'CUBLAS_STATUS_(?P<status>\\w+)'\n"
+    "explain: e\nhypotheses:\n"
+    "  - id: library\n    text: the library\n    test: t\n    fix: f\n"
+    "  - id: earlier-index\n    category: index.out_of_range\n    first: { input: 'index out of range in self' }\n"
+    "    text: 'an index before {status}'\n    test: t2\n    fix: f2\nverify: v\nexamples:\n  - match: 'CUBLAS_STATUS_X'\n";
+
 // Note: [Masked causes]: a masked cause whose `first:` holds (the input shows its evidence) takes the
 // confidence of the error it hides behind and ranks just ahead of it; both ranking notes say why. Without
 // that evidence it stays at 0.2 below.
 TEST(Ranker, MaskedCauseWithItsEvidenceRanksAheadOfTheError) {
-  const std::string masking =
-      "id: a\ncategory: cuda.library_error\ntitle: t\nconfidence: 0.9\nmatch:\n  message: 'CUBLAS_STATUS_(?P<status>\\w+)'\n"
-      "explain: e\nhypotheses:\n"
-      "  - id: library\n    text: the library\n    test: t\n    fix: f\n"
-      "  - id: earlier-index\n    category: index.out_of_range\n    first: { input: 'index out of range in self' }\n"
-      "    text: 'an index before {status}'\n    test: t2\n    fix: f2\nverify: v\nexamples:\n  - match: 'CUBLAS_STATUS_X'\n";
+  const std::string masking = kMaskingRule;
   Engine e = Make({{"a.yaml", masking}});
   const std::string bare = "CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling cublasSgemm\n";
   Report silent = e.DiagnoseText(bare);
@@ -292,12 +296,7 @@ TEST(Ranker, MaskedCauseWithItsEvidenceRanksAheadOfTheError) {
 // surface diagnosis, that diagnosis is lifted to the surface one's confidence and ranked just ahead of it
 // (no masked copy is added); without the evidence, or when it already ranks ahead, nothing moves.
 TEST(Ranker, PromotedCauseAlreadyAnsweredIsLiftedAheadOfTheError) {
-  const std::string masking =
-      "id: a\ncategory: cuda.library_error\ntitle: t\nconfidence: 0.9\nmatch:\n  message: 'CUBLAS_STATUS_(?P<status>\\w+)'\n"
-      "explain: e\nhypotheses:\n"
-      "  - id: library\n    text: the library\n    test: t\n    fix: f\n"
-      "  - id: earlier-index\n    category: index.out_of_range\n    first: { input: 'index out of range in self' }\n"
-      "    text: 'an index before {status}'\n    test: t2\n    fix: f2\nverify: v\nexamples:\n  - match: 'CUBLAS_STATUS_X'\n";
+  const std::string masking = kMaskingRule;
   Engine e = Make({{"a.yaml", masking},
                    {"b.yaml", MakeRule("b", "index.out_of_range", "index out of range in self", "", "confidence: 0.5\n")}});
   const std::string bare = "CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling cublasSgemm\n";
