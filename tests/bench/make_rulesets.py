@@ -3,9 +3,11 @@
 
 usage: tests/bench/make_rulesets.py [--variants words|alternation] RULES_DIR OUT_DIR N [N...]
 
-For each N, OUT_DIR/rN/ holds N rules: the first N bundled rules (sorted by path) when there are that
-many, else every bundled rule plus synthesised variants, copies of bundled rules (their Lua, advice and
-examples kept) under new ids with new message patterns:
+For each N, OUT_DIR/rN/ holds the signal rules (rules/signals/, which read metric series; copied as they
+are into every set, so metric signatures are on at every N, as they are by default) and N message rules:
+the first N other bundled rules with message patterns (sorted by path) when there are that many, else
+every one of them plus synthesised variants, copies of bundled rules (their Lua, advice and examples
+kept) under new ids with new message patterns:
 
 - `words` (the default): each pattern keeps its regex syntax, but about half of its literal words of
   four letters or more (at least one) become other words of the bundled patterns' vocabulary, drawn by
@@ -166,11 +168,14 @@ def main():
     rules_dir, out_dir, sizes = args[0], args[1], [int(n) for n in args[2:]]
     files = sorted(f for f in glob.glob(os.path.join(rules_dir, "**", "*.yaml"), recursive=True)
                    if os.path.basename(f) != "taxonomy.yaml")
-    rules = []
+    signals_dir = os.path.join(rules_dir, "signals") + os.sep
+    rules, signals = [], []
     for f in files:
         with open(f) as fh:
             rule = yaml.safe_load(fh)
-        if isinstance(rule, dict) and patterns_of(rule):
+        if f.startswith(signals_dir):
+            signals.append(f)
+        elif isinstance(rule, dict) and patterns_of(rule):
             rules.append((f, rule))
     vocab = vocabulary([p for _, rule in rules for p in patterns_of(rule)])
     os.makedirs(out_dir, exist_ok=True)
@@ -179,6 +184,12 @@ def main():
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
         pats = []
+        for f in signals:
+            for src in (f, os.path.splitext(f)[0] + ".lua"):
+                if os.path.exists(src):
+                    shutil.copy(src, d)
+            with open(f) as fh:
+                pats.extend(patterns_of(yaml.safe_load(fh) or {}))
         for i in range(n):
             path, rule = rules[i % len(rules)]
             stem = os.path.splitext(os.path.basename(path))[0]
@@ -206,7 +217,7 @@ def main():
             # ripgrep joins the lines into one regex, where repeated group names are an error; plain
             # groups match the same text.
             fh.write("\n".join(ascii_only(line_oriented(unnamed(p))) for p in pats) + "\n")
-        print("make_rulesets.py: %s: %d rules, %d patterns" % (d, n, len(pats)))
+        print("make_rulesets.py: %s: %d rules and %d signal rules, %d patterns" % (d, n, len(signals), len(pats)))
 
 
 if __name__ == "__main__":

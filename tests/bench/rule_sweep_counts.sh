@@ -25,14 +25,7 @@ SWEEP=${SWEEP:-"50 1000"}
 KINDS=${*:-tqdm hf kv web traceback1pct}
 [ -x "$TRIAGE" ] || { echo "rule_sweep_counts.sh: no triage binary at $TRIAGE (set TRIAGE)" >&2; exit 2; }
 command -v valgrind > /dev/null || { echo "rule_sweep_counts.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
-mkdir -p "$DIR/logs-$SIZE"
-LOGS=$DIR/logs-$SIZE
-for k in $KINDS; do
-  [ -f "$LOGS/$k.log" ] || /usr/bin/python3 "$ROOT/tests/bench/gen_kinds.py" "$LOGS" --size "$SIZE" "$k" > /dev/null
-done
-: > "$DIR/empty.log"
-# shellcheck disable=SC2086  # SWEEP is a list of numbers
-/usr/bin/python3 "$ROOT/tests/bench/make_rulesets.py" "$ROOT/rules" "$DIR/rulesets" $SWEEP > /dev/null
+. "$ROOT/tests/bench/sweep_inputs.sh"
 
 # count N LOG: callgrind's instruction count of one run. Under valgrind the program's identity is the
 # tool's, and it is part of the rule cache's key (Note: [Rule cache]): the first run for a rule set

@@ -603,14 +603,34 @@ LineScanner::Layout LineScanner::ChooseLayout(const std::vector<std::string>& ke
   return out;
 }
 
-// The buckets full-length anchors get: kBuckets less one per length of the keywords shorter than
-// kPrints (at most kBuckets / 2 of them).
+// Note: [Short keyword groups]
+// Keywords shorter than kPrints take buckets of their own, one per group: the ASCII ones by length
+// (a short anchor accepts any byte past its end, so one of another length in the bucket would widen
+// it), and every one that starts with a non-ASCII byte (a CJK character, a typographic quote, a
+// no-break space) in one bucket whatever its length: its first byte already keeps ASCII text out,
+// whatever the bucket accepts after it. Kept with the ASCII ones of its length, a non-ASCII keyword's
+// bytes lent their low nibbles to ASCII anchors' high nibbles: with "ema", "net" and "bmm" beside
+// "在", "是" and "第" in the 3-byte bucket, " lo" of every " loss" was a table candidate (tqdm, HF and
+// key=value lines: one or two a line, each thrown away by the follow-up hash). The bucket is taken
+// from the long keywords (twelve instead of thirteen with the bundled rules). scan_bench, bundled
+// rules, 8 MiB: tqdm 1.60 -> 0.86 ms, key=value 1.55 -> 0.88, 1% tracebacks 1.71 -> 0.95, web-server-like
+// text 4.21 -> 2.89, HF 1.59 -> 1.57. Tried and dropped: the non-ASCII keywords in the 1-byte bucket
+// (ESC's), which keeps thirteen long buckets; it kept the 50-rule bench set's web text at 1.73 ms
+// (1.71 before, 2.08 with a bucket of their own) but left the bundled rules at key=value 1.28, 1%
+// tracebacks 1.33, web 3.48 ms: the long keywords' greedy placement into twelve buckets happened to
+// suit those inputs better than into thirteen.
+size_t LineScanner::ShortGroup(std::string_view keyword) {
+  return static_cast<unsigned char>(keyword[0]) >= 0x80 ? static_cast<size_t>(kPrints) : keyword.size();
+}
+
+// The buckets full-length anchors get: kBuckets less one per group of the keywords shorter than
+// kPrints (at most kBuckets / 2 of them; Note: [Short keyword groups]).
 int LineScanner::LongBuckets(const std::vector<std::string>& keywords) {
-  std::set<size_t> short_lengths;
+  std::set<size_t> short_groups;
   for (const std::string& k : keywords) {
-    if (!k.empty() && k.size() < static_cast<size_t>(kPrints)) short_lengths.insert(k.size());
+    if (!k.empty() && k.size() < static_cast<size_t>(kPrints)) short_groups.insert(ShortGroup(k));
   }
-  return kBuckets - std::min<int>(static_cast<int>(short_lengths.size()), kBuckets / 2);
+  return kBuckets - std::min<int>(static_cast<int>(short_groups.size()), kBuckets / 2);
 }
 
 LineScanner::Layout LineScanner::ChooseLayout(const std::vector<std::string>& keywords) {
@@ -657,7 +677,7 @@ LineScanner::LineScanner(std::vector<std::string> keywords, UsableTag, Impl impl
     std::string anchor;
     Anchored at;
   };
-  std::map<size_t, std::vector<Item>> shorter;  // by length
+  std::map<size_t, std::vector<Item>> shorter;  // by ShortGroup
   size_t long_count = 0;
   for (size_t i = 0; i < keywords_.size(); ++i) {
     const std::string& k = keywords_[i];
@@ -665,12 +685,12 @@ LineScanner::LineScanner(std::vector<std::string> keywords, UsableTag, Impl impl
     unsigned char f = static_cast<unsigned char>(k[0]);
     first_[f].push_back(static_cast<std::uint32_t>(i));
     has_first_[f] = true;
-    if (k.size() < static_cast<size_t>(kPrints)) shorter[k.size()].push_back({k, {static_cast<std::uint32_t>(i), 0}});
+    if (k.size() < static_cast<size_t>(kPrints)) shorter[ShortGroup(k)].push_back({k, {static_cast<std::uint32_t>(i), 0}});
     else ++long_count;
   }
-  // Buckets: short keywords take the last buckets, one per length (at most kBuckets / 2 lengths share
-  // them, then the longest lengths join the last one: correct, only less selective); anchors are
-  // placed by BucketAnchors.
+  // Buckets: short keywords take the last buckets, one per group (Note: [Short keyword groups]; at
+  // most kBuckets / 2 groups share them, then the last groups join the last one: correct, only less
+  // selective); anchors are placed by BucketAnchors.
   const int short_n = std::min<int>(static_cast<int>(shorter.size()), kBuckets / 2);
   const int long_n = kBuckets - short_n;
   // A given layout is used when it places every long keyword's anchor inside it and in a long bucket.
@@ -696,10 +716,10 @@ LineScanner::LineScanner(std::vector<std::string> keywords, UsableTag, Impl impl
     if (keywords_[i].size() >= static_cast<size_t>(kPrints)) placed.emplace_back(layout_.buckets[i], &longer[l++]);
   }
   int s = 0;
-  for (const auto& [len, items] : shorter) {
+  for (const auto& [group, items] : shorter) {
     int b = long_n + std::min(s++, short_n - 1);
     short_buckets_ |= 1u << b;
-    if (len < sizeof short_bucket_ / sizeof short_bucket_[0]) short_bucket_[len] = b;
+    if (group < sizeof short_bucket_ / sizeof short_bucket_[0]) short_bucket_[group] = b;  // an ASCII length
     for (const Item& item : items) placed.emplace_back(b, &item);
   }
   anchors_.assign((size_t{1} << kHashBits) / 64, 0);
@@ -1094,7 +1114,7 @@ void LineScanner::MakeFollowStage(const unsigned char (&mix)[kPrints][32], int s
   }
   if (three >= 0) {
     for (const std::string& kw : keywords_) {
-      if (kw.size() == 3) follow_staged[1][three / 8][ThreeHash(mix, kw.data())] |= static_cast<unsigned char>(1u << (three % 8));
+      if (kw.size() == 3 && static_cast<unsigned char>(kw[0]) < 0x80) follow_staged[1][three / 8][ThreeHash(mix, kw.data())] |= static_cast<unsigned char>(1u << (three % 8));
     }
   }
 }

@@ -187,6 +187,9 @@ class LineScanner {
 
   static Layout ChooseLayout(const std::vector<std::string>& keywords, int long_n);
   static int LongBuckets(const std::vector<std::string>& keywords);
+  // The bucket group of a keyword shorter than kPrints (Note: [Short keyword groups] in line_scanner.cc):
+  // its length when it starts with an ASCII byte, else kPrints (one group for every length).
+  static size_t ShortGroup(std::string_view keyword);
   static std::vector<std::pair<int, int>> BucketAnchors(const std::vector<std::vector<std::string>>& choices,
                                                         int buckets);
   // A keyword's anchors offered to BucketAnchors: at most kAnchorChoices, each scored (AnchorScore in
@@ -347,7 +350,7 @@ class LineScanner {
   // ThreeBucket(), else the stage's third hash.
   unsigned EndingIndex(const unsigned char (&mix)[kPrints][32], const char* bytes, const unsigned (&h)[kStageHashes],
                        unsigned buckets) const;
-  int short_bucket_[kPrints] = {-1, -1, -1, -1};  // the bucket of the keywords of each length < kPrints
+  int short_bucket_[kPrints] = {-1, -1, -1, -1};  // the bucket of the ASCII keywords of each length < kPrints
   // The buckets of set `set` the first hash's table holds at some value whose low 6 bits are `folded`.
   static unsigned FirstStaged(const unsigned char (&staged)[kStageHashes][2][1 << kStageBits], int set,
                               unsigned folded);
