@@ -177,6 +177,17 @@ def read_priors(files):
     return priors
 
 
+def masked_categories(files):
+    """rule -> the categories its hypotheses name (`category:` under `hypotheses:`), in file order: the
+    masked causes its diagnosis adds (Ranking step 8 in rules/README.md)."""
+    out = {}
+    for rule, path in files.items():
+        m = re.search(r"^hypotheses:\n(.*?)(?=^\S|\Z)", read(path), re.M | re.S)
+        if m:
+            out[rule] = re.findall(r"^    category:\s*(\S+)", m.group(1), re.M)
+    return out
+
+
 def read(path):
     with open(path, encoding="utf-8") as f:
         return f.read()
@@ -245,6 +256,7 @@ class Case:
         self.accepted = accepted
         self.cands = []   # (rule, category, confidence before calibration, elasticity), ranked
         self.masked = []  # (rule the masked cause comes from, its category), in the order shown
+        self.masked_of = {}  # rule -> the masked categories it names: those shown first, then its file's others
         self.ties = []    # (rule, the rule ahead of it as specifically on the same error): Ranking step 3
         self.incident = {}  # rule -> the incident its candidate is on (triage's JSON `incident`)
         self.kind = {}      # rule -> its incident's kind: incident_kind()
@@ -267,6 +279,7 @@ def collect(triage, cases):
         scaled = run_all(triage, logs, scaled_dir, 0)
     shown = run_all(triage, logs)
     known = taxonomy_categories()
+    named = masked_categories(rule_files())
     out = []
     for (d, category, accepted), b, s, o in zip(cases, base, scaled, shown):
         c = Case(os.path.relpath(d, WILD), category, accepted)
@@ -293,6 +306,20 @@ def collect(triage, cases):
             if x.get("from_hypothesis") and (x["rule"], x["category"]) not in seen:
                 seen.add((x["rule"], x["category"]))
                 c.masked.append((x["rule"], x["category"]))
+        # A rule's masked causes that the run did not show (another rule's diagnosis had the category, the
+        # more confident one shows it) become visible when priors move. For a rule the run showed one or
+        # more masked causes of (so its diagnosis adds them here: not a warning, its hypotheses shown), the
+        # list is its file's order, unless the run showed them in another order (a `first:` that holds
+        # moved them ahead): then those, then the rest. Other rules keep what the run showed: none.
+        # Only a category the run had elsewhere (a diagnosis, another rule's masked cause) counts as hidden
+        # by the dedup; a hypothesis not shown for another reason stays out.
+        elsewhere = {x[1] for x in c.cands} | {cat for _, cat in c.masked}
+        for rule in {x[0] for x in c.cands}:
+            shown = [cat for r, cat in c.masked if r == rule]
+            filed = [cat for cat in named.get(rule, []) if cat in shown or cat in elsewhere]
+            in_file = [cat for cat in filed if cat in shown]
+            c.masked_of[rule] = (shown if not shown else filed if in_file == shown
+                                 else shown + [cat for cat in filed if cat not in shown])
         out.append(c)
     return out
 
@@ -348,13 +375,14 @@ def rank(case, new, old, knots):
     scored.sort(key=lambda t: (-t[0], t[1]))
     shown = [(c, cat, rule, False, p) for p, _, c, cat, rule in scored]
     present = {s[1] for s in shown}
-    of = {s[2]: s for s in shown}
+    # Each diagnosis, most confident first, adds the masked causes its rule names whose category no
+    # diagnosis has and no more confident diagnosis added (of two rules naming one category, the more
+    # confident wins).
     masked = {}
-    for rule, cat in case.masked:
-        if rule in of and cat not in present:
-            c = of[rule][0] * MASKED_FACTOR
-            if cat not in masked or masked[cat][0] < c:
-                masked[cat] = (c, cat, rule, True, of[rule][4] * MASKED_FACTOR)
+    for c, _, rule, _, p in list(shown):
+        for cat in case.masked_of.get(rule, [c2 for r, c2 in case.masked if r == rule]):
+            if cat not in present and cat not in masked:
+                masked[cat] = (c * MASKED_FACTOR, cat, rule, True, p * MASKED_FACTOR)
     shown += list(masked.values())
     shown.sort(key=lambda t: -t[0])  # stable: masked causes follow the diagnoses they tie with
     return shown

@@ -148,6 +148,9 @@ class RankFit(unittest.TestCase):
         self.assertLess(new["over"], 0.9)
 
 
+LIFT = "Raised to the confidence of the"  # the ranking note of a lift (ranker.cc)
+
+
 @unittest.skipUnless(len(sys.argv) > 1 or TRIAGE, "needs the triage binary")
 class AgainstTriage(unittest.TestCase):
     """The simulator is only worth what it agrees with the ranker in engine/src/diagnose/ranker.cc."""
@@ -166,8 +169,14 @@ class AgainstTriage(unittest.TestCase):
         thousandths). The simulator scales a confidence in proportion to the prior where a run at x0.9
         showed it does; a Lua `score:` or a folded signature that is not proportional over a larger move
         (loss-is-nan's min() with its demoted value) leaves the confidence approximate, not the order."""
-        differ = []
+        differ, lifted = [], []
         for c, ds in zip(self.sim, diagnoses):
+            # A lift (Note: [Promoted cause already answered] in ranker.cc) is not simulated: where the
+            # lifted rule already ranked ahead in the collecting run, nothing there shows that the promotion
+            # holds. Such a case is left out, and counted.
+            if any(LIFT in (d.get("ranking") or "") for d in ds[:3]):
+                lifted.append(c.name)
+                continue
             mine = fp.rank(c, new, self.old, self.knots)[:3]
             theirs = ds[:3]
             if ([(s[1], s[2]) for s in mine] != [(d["category"], d["rule"]) for d in theirs] or confidences and
@@ -175,6 +184,7 @@ class AgainstTriage(unittest.TestCase):
                 differ.append(f"{c.name}: simulated {[(s[2], round(s[0], 3)) for s in mine]}, "
                               f"triage {[(d['rule'], d['confidence']) for d in theirs]}")
         self.assertEqual(differ, [])
+        self.assertLess(len(lifted), len(self.sim) // 50, f"too many lifted cases left out: {lifted}")
 
     def test_current_priors(self):
         self.agree(self.old, fp.run_all(TRIAGE, [os.path.join(d, "log.txt") for d, _, _ in self.cases]), True)
