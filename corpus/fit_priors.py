@@ -307,10 +307,9 @@ def collect(triage, cases):
                 seen.add((x["rule"], x["category"]))
                 c.masked.append((x["rule"], x["category"]))
         # A rule's masked causes that the run did not show (another rule's diagnosis had the category, the
-        # more confident one shows it) become visible when priors move. For a rule the run showed one or
-        # more masked causes of (so its diagnosis adds them here: not a warning, its hypotheses shown), the
-        # list is its file's order, unless the run showed them in another order (a `first:` that holds
-        # moved them ahead): then those, then the rest. Other rules keep what the run showed: none.
+        # more confident one shows it, or a diagnosis of that category was listed) become visible when
+        # priors move. Each rule's list is its file's order, unless the run showed them in another order (a
+        # `first:` that holds moved them ahead): then those, then the rest.
         # Only a category the run had elsewhere (a diagnosis, another rule's masked cause) counts as hidden
         # by the dedup; a hypothesis not shown for another reason stays out.
         elsewhere = {x[1] for x in c.cands} | {cat for _, cat in c.masked}
@@ -318,8 +317,7 @@ def collect(triage, cases):
             shown = [cat for r, cat in c.masked if r == rule]
             filed = [cat for cat in named.get(rule, []) if cat in shown or cat in elsewhere]
             in_file = [cat for cat in filed if cat in shown]
-            c.masked_of[rule] = (shown if not shown else filed if in_file == shown
-                                 else shown + [cat for cat in filed if cat not in shown])
+            c.masked_of[rule] = filed if in_file == shown else shown + [cat for cat in filed if cat not in shown]
         out.append(c)
     return out
 
